@@ -1,0 +1,37 @@
+# tenzrod — the two commands: `make devnet` and `make test`.
+GO        ?= go
+BIN       := bin/tenzrod
+FUZZTIME  ?= 4s
+DEVNET_DIR ?= .devnet
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/tenzrod/tenzrod/node.Version=$(VERSION)
+
+.PHONY: all build devnet test vet unit fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tenzrod
+
+## devnet: 3 validators, 3 providers and a gateway on loopback (Ctrl-C stops them all)
+devnet: build
+	./$(BIN) devnet --dir $(DEVNET_DIR) --validators 3 --providers 3 --gateways 1
+
+## test: go vet, every test under the race detector, then a short pass of every fuzz target
+test: vet unit fuzz
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) scripts/fuzz-short
+
+## bench: the benchmarks named in the issues (figures, not assertions)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./gossip/ ./receipts/...
+
+clean:
+	rm -rf bin $(DEVNET_DIR)

@@ -1,0 +1,152 @@
+package devnet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options configure a devnet.
+type Options struct {
+	Dir        string
+	Binary     string // the tenzrod executable the children run
+	Network    string
+	KeyBackend string // identity backend of validators and providers
+	Validators int
+	Providers  int
+	Gateways   int
+	Fresh      bool // remove previous node homes under Dir first
+	Out        io.Writer
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Dir == "" {
+		errs = append(errs, errors.New("devnet: --dir is required"))
+	}
+	if o.Validators < 1 || o.Validators > 32 {
+		errs = append(errs, fmt.Errorf("devnet: --validators %d outside 1..32", o.Validators))
+	}
+	if o.Providers < 0 || o.Providers > 32 {
+		errs = append(errs, fmt.Errorf("devnet: --providers %d outside 0..32", o.Providers))
+	}
+	if o.Gateways < 0 || o.Gateways > 8 {
+		errs = append(errs, fmt.Errorf("devnet: --gateways %d outside 0..8", o.Gateways))
+	}
+	if o.Binary == "" {
+		errs = append(errs, errors.New("devnet: no tenzrod binary to run"))
+	}
+	return errors.Join(errs...)
+}
+
+// NodeEntry is one node in devnet.json.
+type NodeEntry struct {
+	Name string   `json:"name"`
+	Role string   `json:"role"`
+	PID  int      `json:"pid"`
+	API  string   `json:"api"`
+	P2P  []string `json:"p2p"`
+	Home string   `json:"home"`
+}
+
+// Manifest is devnet.json.
+type Manifest struct {
+	Network string      `json:"network"`
+	Nodes   []NodeEntry `json:"nodes"`
+	Gateway string      `json:"gateway"`
+}
+
+// ManifestFile is the manifest's name inside Dir.
+const ManifestFile = "devnet.json"
+
+// Run builds and starts the devnet, blocks until ctx ends, then stops every
+// child and returns.
+func Run(ctx context.Context, o Options) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	o.Dir = dir
+	plans, err := plan(o)
+	if err != nil {
+		return err
+	}
+	sup := newSupervisor(o.Out)
+	defer sup.stopAll(10 * time.Second)
+	for _, p := range plans {
+		if err := sup.start(o.Binary, p); err != nil {
+			return err
+		}
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	for _, p := range plans {
+		if err := waitHealthy(waitCtx, p.entry.API, sup, p.entry.Name); err != nil {
+			return fmt.Errorf("devnet: %s did not come up (see %s): %w", p.entry.Name, p.logPath(), err)
+		}
+	}
+	m := Manifest{Network: o.Network}
+	for _, p := range plans {
+		e := p.entry
+		e.PID = sup.pid(e.Name)
+		m.Nodes = append(m.Nodes, e)
+		if e.Role == "gateway" && m.Gateway == "" {
+			m.Gateway = e.API
+		}
+	}
+	if m.Gateway == "" {
+		m.Gateway = m.Nodes[0].API
+	}
+	if err := writeManifest(filepath.Join(dir, ManifestFile), m); err != nil {
+		return err
+	}
+	printWelcome(o, m)
+	<-ctx.Done()
+	fmt.Fprintln(o.Out, "\nstopping the devnet…")
+	return nil
+}
+
+func writeManifest(path string, m Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	return os.Rename(tmp, path)
+}
+
+func printWelcome(o Options, m Manifest) {
+	bin := o.Binary
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, bin); err == nil && len(rel) < len(bin) {
+			bin = "./" + rel
+		}
+	}
+	w := o.Out
+	fmt.Fprintf(w, "\ndevnet %q is up: %d validators, %d providers, %d gateways\n", o.Network, o.Validators, o.Providers, o.Gateways)
+	for _, n := range m.Nodes {
+		fmt.Fprintf(w, "  %-12s %-10s pid %-7d %s\n", n.Name, n.Role, n.PID, n.API)
+	}
+	fmt.Fprintf(w, "\n  gateway   %s\n  manifest  %s\n  logs      %s/<node>/node.log\n", m.Gateway, filepath.Join(o.Dir, ManifestFile), o.Dir)
+	fmt.Fprintf(w, "\nTry:\n")
+	fmt.Fprintf(w, "  %s shell --api %s -c providers\n", bin, m.Gateway)
+	fmt.Fprintf(w, "  %s shell --api %s -c \"tail heartbeat -n 5\"\n", bin, m.Gateway)
+	fmt.Fprintf(w, "  %s shell --api %s          # interactive; type help\n", bin, m.Gateway)
+	fmt.Fprintf(w, "  curl -s %s/rpc -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tenzro_listProviders\"}'\n", m.Gateway)
+	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
+}

@@ -1,0 +1,157 @@
+package devnet
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/p2p"
+)
+
+// nodePlan is one node's home, config and command line.
+type nodePlan struct {
+	entry NodeEntry
+	args  []string
+}
+
+func (p nodePlan) logPath() string { return filepath.Join(p.entry.Home, "node.log") }
+
+// providerRegions spreads devnet providers over a few coarse regions.
+var providerRegions = []string{"DE", "FR", "US", "JP", "Europe"}
+
+// plan writes every node's home and config and returns how to start them.
+func plan(o Options) ([]nodePlan, error) {
+	if o.Fresh {
+		entries, _ := os.ReadDir(o.Dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				if _, err := os.Stat(filepath.Join(o.Dir, e.Name(), node.ConfigFile)); err == nil {
+					if err := os.RemoveAll(filepath.Join(o.Dir, e.Name())); err != nil {
+						return nil, fmt.Errorf("devnet: %w", err)
+					}
+				}
+			}
+		}
+		_ = os.Remove(filepath.Join(o.Dir, ManifestFile))
+	}
+	type spec struct {
+		name string
+		role node.Role
+		idx  int
+	}
+	var specs []spec
+	for i := 0; i < o.Validators; i++ {
+		specs = append(specs, spec{fmt.Sprintf("validator-%d", i), node.RoleValidator, i})
+	}
+	for i := 0; i < o.Providers; i++ {
+		specs = append(specs, spec{fmt.Sprintf("provider-%d", i), node.RoleProvider, i})
+	}
+	for i := 0; i < o.Gateways; i++ {
+		specs = append(specs, spec{fmt.Sprintf("gateway-%d", i), node.RoleGateway, i})
+	}
+	ports, err := freePorts(len(specs))
+	if err != nil {
+		return nil, err
+	}
+	cfgs := make([]node.Config, len(specs))
+	plans := make([]nodePlan, len(specs))
+	var seeds []string // validators' addresses: everyone bootstraps off them
+	for i, s := range specs {
+		cfg := node.Default(s.role)
+		cfg.Home = filepath.Join(o.Dir, s.name)
+		cfg.Network = o.Network
+		cfg.API.Listen = fmt.Sprintf("127.0.0.1:%d", ports[i].api)
+		cfg.P2P.Listen = []string{
+			fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", ports[i].tcp),
+			fmt.Sprintf("/ip4/127.0.0.1/udp/%d/quic-v1", ports[i].udp),
+		}
+		cfg.Identity.Backend = o.KeyBackend
+		if s.role == node.RoleGateway {
+			cfg.Identity.Backend = "software"
+		}
+		if s.role == node.RoleProvider {
+			cfg.Provider.Region = providerRegions[s.idx%len(providerRegions)]
+			cfg.Provider.AnnounceInterval = 5 * time.Second
+			cfg.Provider.Models = []node.ModelConfig{node.DevnetModel()}
+		}
+		if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
+			return nil, fmt.Errorf("devnet: %w", err)
+		}
+		if _, err := p2p.LoadOrCreateKey(cfg.P2PConfig().KeyFile); err != nil {
+			return nil, err
+		}
+		pid, err := p2p.PeerIDFromKeyFile(cfg.P2PConfig().KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		full := make([]string, len(cfg.P2P.Listen))
+		for j, a := range cfg.P2P.Listen {
+			full[j] = a + "/p2p/" + pid.String()
+		}
+		if s.role == node.RoleValidator && len(seeds) < 3 {
+			seeds = append(seeds, full[0])
+		}
+		cmd := string(s.role)
+		if s.role == node.RoleGateway {
+			cmd = "join"
+		}
+		cfgs[i] = cfg
+		plans[i] = nodePlan{
+			entry: NodeEntry{Name: s.name, Role: string(s.role), API: "http://" + cfg.API.Listen, P2P: full, Home: cfg.Home},
+			args:  []string{cmd, "--home", cfg.Home},
+		}
+	}
+	for i := range cfgs {
+		for _, s := range seeds {
+			if s != plans[i].entry.P2P[0] {
+				cfgs[i].P2P.Bootstrap = append(cfgs[i].P2P.Bootstrap, s)
+			}
+		}
+		if err := node.WriteConfig(cfgs[i], true); err != nil {
+			return nil, fmt.Errorf("devnet: %s: %w", plans[i].entry.Name, err)
+		}
+	}
+	return plans, nil
+}
+
+type nodePorts struct{ api, tcp, udp int }
+
+// freePorts reserves n sets of loopback ports by holding listeners on all
+// of them at once, so no two nodes get the same port; they are released
+// just before the children bind them.
+func freePorts(n int) ([]nodePorts, error) {
+	var closers []func() error
+	defer func() {
+		for _, c := range closers {
+			_ = c()
+		}
+	}()
+	tcp := func() (int, error) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("devnet: reserve port: %w", err)
+		}
+		closers = append(closers, l.Close)
+		return l.Addr().(*net.TCPAddr).Port, nil
+	}
+	out := make([]nodePorts, n)
+	for i := range out {
+		var err error
+		if out[i].api, err = tcp(); err != nil {
+			return nil, err
+		}
+		if out[i].tcp, err = tcp(); err != nil {
+			return nil, err
+		}
+		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("devnet: reserve port: %w", err)
+		}
+		closers = append(closers, c.Close)
+		out[i].udp = c.LocalAddr().(*net.UDPAddr).Port
+	}
+	return out, nil
+}

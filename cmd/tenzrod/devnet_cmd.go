@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+)
+
+func newDevnetCmd() *cobra.Command {
+	o := devnet.Options{}
+	cmd := &cobra.Command{
+		Use:   "devnet --dir DIR",
+		Short: "Run a whole network on loopback, each node its own process",
+		Long: `devnet writes a home per node under --dir (config, keys, log), starts every
+node as a child process on free loopback ports, waits until all are healthy,
+writes DIR/devnet.json and prints what to try. Ctrl-C (or SIGTERM) stops every
+child; none is left behind.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			o.Binary = exe
+			o.Out = cmd.OutOrStdout()
+			return devnet.Run(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Dir, "dir", ".devnet", "directory for the nodes' homes and devnet.json")
+	f.IntVar(&o.Validators, "validators", 3, "number of validators")
+	f.IntVar(&o.Providers, "providers", 3, "number of providers")
+	f.IntVar(&o.Gateways, "gateways", 1, "number of gateways")
+	f.StringVar(&o.Network, "network", "devnet", "network name")
+	f.StringVar(&o.KeyBackend, "key-backend", "tpm-sim", "identity backend of validators and providers (gateways use software)")
+	f.BoolVar(&o.Fresh, "fresh", true, "delete DIR's previous nodes first (keys included)")
+	return cmd
+}

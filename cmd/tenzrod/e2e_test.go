@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+)
+
+// buildBinary compiles tenzrod once for the end-to-end tests.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tenzrod")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// rpcCall posts one JSON-RPC call and decodes its result.
+func rpcCall(api, method string, params, result any) error {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	resp, err := (&http.Client{Timeout: 3 * time.Second}).Post(api+"/rpc", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var r struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		return err
+	}
+	if r.Error != nil {
+		return fmt.Errorf("rpc %d: %s", r.Error.Code, r.Error.Message)
+	}
+	return json.Unmarshal(r.Result, result)
+}
+
+type providerStatus struct {
+	PeerID string `json:"peer_id"`
+	Status string `json:"status"`
+}
+
+// statusAt returns peer's status as the node at api sees it ("" if unknown).
+func statusAt(api, peer string) string {
+	var ps []providerStatus
+	if err := rpcCall(api, "tenzro_listProviders", nil, &ps); err != nil {
+		return ""
+	}
+	for _, p := range ps {
+		if p.PeerID == peer {
+			return p.Status
+		}
+	}
+	return ""
+}
+
+func peerOf(e devnet.NodeEntry) string {
+	a := e.P2P[0]
+	return a[strings.LastIndex(a, "/")+1:]
+}
+
+func alive(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == nil
+}
+
+// waitAll polls every observer until cond(api) holds at all of them and
+// returns, per observer, how long that took.
+func waitAll(t *testing.T, observers []devnet.NodeEntry, limit time.Duration, what string, cond func(api string) bool) []time.Duration {
+	t.Helper()
+	start := time.Now()
+	took := make([]time.Duration, len(observers))
+	pending := len(observers)
+	for pending > 0 {
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not seen by every node within %s", what, limit)
+		}
+		for i, o := range observers {
+			if took[i] == 0 && cond(o.API) {
+				took[i] = time.Since(start)
+				pending--
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return took
+}
+
+// TestDevnetKillProviderGoesDown runs the real binary: a devnet of 2
+// validators, 2 providers and a gateway as separate processes. A provider
+// is killed with SIGKILL; every other node must mark it down within the
+// protocol's 6 s (plus polling slack), then up again once it is restarted.
+// TENZRO_E2E_KILLS sets how many kill/restart rounds to run (default 1);
+// scripts/bench-killdown runs 10 and reports the distribution.
+func TestDevnetKillProviderGoesDown(t *testing.T) {
+	kills := 1
+	if s := os.Getenv("TENZRO_E2E_KILLS"); s != "" {
+		kills, _ = strconv.Atoi(s)
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	dn := exec.Command(bin, "devnet", "--dir", dir, "--validators", "2", "--providers", "2", "--gateways", "1")
+	dn.Stdout, dn.Stderr = &out, &out
+	if err := dn.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var restarted []*exec.Cmd
+	var m devnet.Manifest
+	defer func() {
+		for _, c := range restarted {
+			_ = c.Process.Signal(syscall.SIGTERM)
+			_ = c.Wait()
+		}
+		_ = dn.Process.Signal(syscall.SIGINT)
+		done := make(chan error, 1)
+		go func() { done <- dn.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = dn.Process.Kill()
+			t.Errorf("devnet did not stop within 30 s")
+		}
+		for _, n := range m.Nodes {
+			if alive(n.PID) {
+				t.Errorf("%s (pid %d) still running after the devnet stopped", n.Name, n.PID)
+				_ = syscall.Kill(n.PID, syscall.SIGKILL)
+			}
+		}
+		if t.Failed() {
+			t.Logf("devnet output:\n%s", out.String())
+		}
+	}()
+
+	manifest := filepath.Join(dir, devnet.ManifestFile)
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		if b, err := os.ReadFile(manifest); err == nil && json.Unmarshal(b, &m) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 120 s", manifest)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var providers, others []devnet.NodeEntry
+	for _, n := range m.Nodes {
+		if n.Role == "provider" {
+			providers = append(providers, n)
+		}
+	}
+	if len(providers) != 2 || m.Gateway == "" {
+		t.Fatalf("manifest: %+v", m)
+	}
+	for _, p := range providers {
+		waitAll(t, m.Nodes, 60*time.Second, p.Name+" up", func(api string) bool { return statusAt(api, peerOf(p)) == "up" })
+	}
+
+	var downTimes []time.Duration
+	for k := 0; k < kills; k++ {
+		victim := providers[k%len(providers)]
+		others = others[:0]
+		for _, n := range m.Nodes {
+			if n.Name != victim.Name {
+				others = append(others, n)
+			}
+		}
+		pid := victim.PID
+		if k >= len(providers) {
+			pid = restarted[len(restarted)-len(providers)].Process.Pid
+		}
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill %s: %v", victim.Name, err)
+		}
+		took := waitAll(t, others, 15*time.Second, victim.Name+" down", func(api string) bool {
+			return statusAt(api, peerOf(victim)) == "down"
+		})
+		for i, d := range took {
+			if d > 7*time.Second {
+				t.Errorf("%s saw %s down only after %s (rule: no clean heartbeat for 6 s)", others[i].Name, victim.Name, d)
+			}
+		}
+		downTimes = append(downTimes, took...)
+
+		c := exec.Command(bin, "provider", "--home", victim.Home)
+		logf, _ := os.OpenFile(filepath.Join(victim.Home, "node.log"), os.O_WRONLY|os.O_APPEND, 0)
+		c.Stdout, c.Stderr = logf, logf
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		restarted = append(restarted, c)
+		up := waitAll(t, others, 30*time.Second, victim.Name+" back up", func(api string) bool {
+			return statusAt(api, peerOf(victim)) == "up"
+		})
+		t.Logf("round %d: %s killed; down at others after %v; restarted, up after %v", k+1, victim.Name, took, up)
+	}
+	sort.Slice(downTimes, func(i, j int) bool { return downTimes[i] < downTimes[j] })
+	if len(downTimes) > 0 {
+		t.Logf("kill-to-down over %d observations (%d kills): min %s median %s max %s",
+			len(downTimes), kills, downTimes[0].Round(time.Millisecond),
+			downTimes[len(downTimes)/2].Round(time.Millisecond), downTimes[len(downTimes)-1].Round(time.Millisecond))
+	}
+}

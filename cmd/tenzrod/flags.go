@@ -1,0 +1,58 @@
+package main
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// nodeFlags are the config keys that can be overridden on the command line.
+// Only flags the user actually set override the config file.
+type nodeFlags struct {
+	network    string
+	apiListen  string
+	p2pListen  []string
+	bootstrap  []string
+	keyBackend string
+	logLevel   string
+	logFormat  string
+	region     string
+}
+
+func (f *nodeFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.network, "network", "", "network name (config: network)")
+	fs.StringVar(&f.apiListen, "api-listen", "", "HTTP API listen address, e.g. 127.0.0.1:8545 (config: api.listen)")
+	fs.StringSliceVar(&f.p2pListen, "p2p-listen", nil, "libp2p listen multiaddrs (config: p2p.listen)")
+	fs.StringSliceVar(&f.bootstrap, "bootstrap", nil, "bootstrap peer multiaddrs ending in /p2p/<id> (config: p2p.bootstrap)")
+	fs.StringVar(&f.keyBackend, "key-backend", "", "hardware identity backend: tpm | tpm-sim | software (config: identity.backend)")
+	fs.StringVar(&f.logLevel, "log-level", "", "debug | info | warn | error (config: log.level)")
+	fs.StringVar(&f.logFormat, "log-format", "", "text | json (config: log.format)")
+	fs.StringVar(&f.region, "region", "", "provider region: ISO 3166-1 country code or continent (config: provider.region)")
+}
+
+func (f *nodeFlags) apply(cfg *node.Config, fs *pflag.FlagSet) {
+	if fs.Changed("network") {
+		cfg.Network = f.network
+	}
+	if fs.Changed("api-listen") {
+		cfg.API.Listen = f.apiListen
+	}
+	if fs.Changed("p2p-listen") {
+		cfg.P2P.Listen = f.p2pListen
+	}
+	if fs.Changed("bootstrap") {
+		cfg.P2P.Bootstrap = f.bootstrap
+	}
+	if fs.Changed("key-backend") {
+		cfg.Identity.Backend = f.keyBackend
+	}
+	if fs.Changed("log-level") {
+		cfg.Log.Level = f.logLevel
+	}
+	if fs.Changed("log-format") {
+		cfg.Log.Format = f.logFormat
+	}
+	if fs.Changed("region") {
+		cfg.Provider.Region = f.region
+	}
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// newRunCmd builds `tenzrod validator` and `tenzrod provider`.
+func newRunCmd(role, short, long string) *cobra.Command {
+	var (
+		home string
+		nf   nodeFlags
+	)
+	cmd := &cobra.Command{
+		Use:   role + " --home DIR",
+		Short: short,
+		Long:  long + "\n\nThe config is read from HOME/config.toml (create it with `tenzrod init --role " + role + "`); flags override it.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := requireHome(home); err != nil {
+				return err
+			}
+			cfg, err := node.Load(home)
+			if err != nil {
+				return err
+			}
+			if cfg.Role != node.Role(role) {
+				return fmt.Errorf("config: role: %s is configured as %q, not %q", home, cfg.Role, role)
+			}
+			nf.apply(&cfg, cmd.Flags())
+			return runNode(cmd.Context(), cfg)
+		},
+	}
+	cmd.Flags().StringVar(&home, "home", "", "node home directory (required)")
+	nf.register(cmd.Flags())
+	return cmd
+}
+
+func newLogger(cfg node.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.Log.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Log.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// runNode runs a node until ctx ends (SIGINT/SIGTERM), then stops it.
+func runNode(ctx context.Context, cfg node.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	log := newLogger(cfg)
+	slog.SetDefault(log)
+	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	n, err := node.New(startCtx, cfg, node.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	if err := n.Start(startCtx); err != nil {
+		return err
+	}
+	info := n.Info()
+	log.Info("ready", "api", info.API, "peer", info.PeerID, "machine", info.MachineID, "key_backend", describeBackend(info.KeyBackend))
+	<-ctx.Done()
+	log.Info("shutting down")
+	stopCtx, cancelStop := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancelStop()
+	return n.Stop(stopCtx)
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
+)
+
+func newShellCmd() *cobra.Command {
+	var (
+		api     string
+		command string
+		history string
+	)
+	cmd := &cobra.Command{
+		Use:   "shell --api URL [-c CMD]",
+		Short: "Debug shell against a node's API",
+		Long: `shell is an interactive client of a node's JSON-RPC API: list peers and topics,
+tail decoded gossip live with each message's validation verdict, list
+providers, and look providers up in the DHT. Type "help" inside it.
+
+With -c it runs one command and exits (non-zero on error), for scripts.`,
+		Example: `  tenzrod shell --api http://127.0.0.1:8545
+  tenzrod shell --api http://127.0.0.1:8545 -c providers
+  tenzrod shell --api http://127.0.0.1:8545 -c "tail heartbeat -n 5"`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return shell.Run(cmd.Context(), shell.Config{
+				API: api, HistoryFile: history, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(),
+			}, command)
+		},
+	}
+	cmd.Flags().StringVar(&api, "api", "http://127.0.0.1:8545", "node API base URL")
+	cmd.Flags().StringVarP(&command, "command", "c", "", "run one command and exit")
+	cmd.Flags().StringVar(&history, "history", defaultHome("shell_history"), "history file")
+	return cmd
+}

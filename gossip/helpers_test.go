@@ -1,0 +1,110 @@
+package gossip
+
+import (
+	"crypto/rand"
+	"testing"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// testProvider is a real software-backed machine identity with a session
+// certified for a fresh libp2p peer ID.
+type testProvider struct {
+	id   *identity.Identity
+	peer peer.ID
+	sess *identity.Session
+	seq  uint64
+}
+
+func newTestProvider(t testing.TB, now time.Time) *testProvider {
+	t.Helper()
+	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { id.Close() })
+	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := peer.IDFromPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newTestSession(t, id, pid, now)
+}
+
+func newTestSession(t testing.TB, id *identity.Identity, pid peer.ID, now time.Time) *testProvider {
+	t.Helper()
+	sess, err := id.IssueSession(pid, now.Add(-time.Minute), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testProvider{id: id, peer: pid, sess: sess, seq: 100}
+}
+
+func (p *testProvider) machine() []byte { m := p.id.MachineID(); return m[:] }
+
+func (p *testProvider) heartbeat(now time.Time) *Heartbeat {
+	p.seq++
+	return &Heartbeat{
+		MachineID: p.machine(), Seq: p.seq, TimeMs: now.UnixMilli(),
+		Models:   []ModelStatus{{ModelID: testModelID[:], State: StateWarm}},
+		InFlight: 1, Capacity: 4, QueueDepth: 0,
+	}
+}
+
+func (p *testProvider) announcement(now time.Time) *Announcement {
+	p.seq++
+	return &Announcement{
+		MachineID: p.machine(), Seq: p.seq, TimeMs: now.UnixMilli(),
+		Models: []ModelOffer{{
+			ModelID: testModelID[:], Name: "tiny", WeightsHash: testModelID[:], Engine: "embedded",
+			RateCard:     RateCard{InputTokens: 1, OutputTokens: 2, Minimum: 10},
+			Verification: []string{VerifyNone, VerifyReceipt},
+		}},
+		Region: "DE", HardwareClass: "cpu-generic", Capacity: 4,
+	}
+}
+
+var testModelID = [32]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32}
+
+// seal signs msg as kind with the provider's session and returns the bytes
+// as they would travel on the topic.
+func (p *testProvider) seal(t testing.TB, kind Kind, msg any) []byte {
+	t.Helper()
+	spec, _ := Spec(kind)
+	payload, err := cborx.Marshal(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := p.sess.Seal(spec.Domain, spec.PayloadType, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := env.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func newTestValidator(now time.Time) (*Validator, *clock.Mock) {
+	clk := clock.NewMock()
+	clk.Set(now)
+	return NewValidator("test", 0, clk, NewFirstSeenPins()), clk
+}
+
+func wantVerdict(t *testing.T, r Result, v Verdict, reason string) {
+	t.Helper()
+	if r.Verdict != v || r.Reason != reason {
+		t.Fatalf("got %s/%s (%v), want %s/%s", r.Verdict, r.Reason, r.Err, v, reason)
+	}
+}

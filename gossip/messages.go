@@ -1,0 +1,190 @@
+package gossip
+
+import (
+	"errors"
+	"fmt"
+	"unicode"
+)
+
+// ModelState is a provider's readiness for one model.
+type ModelState string
+
+const (
+	StateCold    ModelState = "cold"
+	StateWarming ModelState = "warming"
+	StateWarm    ModelState = "warm"
+)
+
+// Verification levels a provider can offer (DESIGN.md, Pricing and quotes).
+const (
+	VerifyNone       = "none"
+	VerifyReceipt    = "receipt"
+	VerifyOptimistic = "optimistic"
+	VerifyTEE        = "tee"
+)
+
+// Structural limits; anything larger is rejected before it is stored.
+const (
+	maxModels        = 64
+	maxNameLen       = 128
+	maxEngineLen     = 64
+	maxHWClassLen    = 64
+	hashLen          = 32
+	maxVerifyLevels  = 4
+	maxCapacityValue = 1 << 20
+)
+
+// Heartbeat is a provider's liveness and load report, sent every 2 s.
+type Heartbeat struct {
+	MachineID  HexBytes      `cbor:"1,keyasint" json:"machine_id"`
+	Seq        uint64        `cbor:"2,keyasint" json:"seq"`
+	TimeMs     int64         `cbor:"3,keyasint" json:"time_ms"`
+	Models     []ModelStatus `cbor:"4,keyasint" json:"models"`
+	InFlight   uint32        `cbor:"5,keyasint" json:"in_flight"`
+	Capacity   uint32        `cbor:"6,keyasint" json:"capacity"`
+	QueueDepth uint32        `cbor:"7,keyasint" json:"queue_depth"`
+	Degraded   bool          `cbor:"8,keyasint" json:"degraded"`
+}
+
+// ModelStatus is the state of one served model inside a heartbeat.
+type ModelStatus struct {
+	ModelID HexBytes   `cbor:"1,keyasint" json:"model_id"`
+	State   ModelState `cbor:"2,keyasint" json:"state"`
+}
+
+// Announcement lists what a provider serves and at what price.
+type Announcement struct {
+	MachineID     HexBytes     `cbor:"1,keyasint" json:"machine_id"`
+	Seq           uint64       `cbor:"2,keyasint" json:"seq"`
+	TimeMs        int64        `cbor:"3,keyasint" json:"time_ms"`
+	Models        []ModelOffer `cbor:"4,keyasint" json:"models"`
+	Region        string       `cbor:"5,keyasint" json:"region"`
+	HardwareClass string       `cbor:"6,keyasint" json:"hardware_class"`
+	Capacity      uint32       `cbor:"7,keyasint" json:"capacity"`
+}
+
+// ModelOffer is one catalog model a provider serves.
+type ModelOffer struct {
+	ModelID      HexBytes `cbor:"1,keyasint" json:"model_id"`
+	Name         string   `cbor:"2,keyasint" json:"name"`
+	WeightsHash  HexBytes `cbor:"3,keyasint" json:"weights_hash"`
+	Engine       string   `cbor:"4,keyasint" json:"engine"`
+	RateCard     RateCard `cbor:"5,keyasint" json:"rate_card"`
+	Verification []string `cbor:"6,keyasint" json:"verification"`
+}
+
+// RateCard prices each unit in integer micro-units, plus a per-call minimum.
+type RateCard struct {
+	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens" toml:"input_tokens"`
+	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens" toml:"output_tokens"`
+	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens" toml:"cached_tokens"`
+	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps" toml:"pixel_steps"`
+	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms" toml:"audio_ms"`
+	Minimum      uint64 `cbor:"6,keyasint" json:"minimum" toml:"minimum"`
+}
+
+// errInvalid marks a structurally invalid message; validators reject it.
+var errInvalid = errors.New("invalid message")
+
+// Check validates a heartbeat's structure.
+func (h *Heartbeat) Check() error {
+	if len(h.MachineID) != hashLen {
+		return fmt.Errorf("%w: machine_id must be %d bytes", errInvalid, hashLen)
+	}
+	if len(h.Models) > maxModels {
+		return fmt.Errorf("%w: %d models (max %d)", errInvalid, len(h.Models), maxModels)
+	}
+	if h.Capacity > maxCapacityValue || h.InFlight > maxCapacityValue || h.QueueDepth > maxCapacityValue {
+		return fmt.Errorf("%w: load figures out of range", errInvalid)
+	}
+	seen := make(map[string]bool, len(h.Models))
+	for i, m := range h.Models {
+		if len(m.ModelID) != hashLen {
+			return fmt.Errorf("%w: models[%d].model_id must be %d bytes", errInvalid, i, hashLen)
+		}
+		switch m.State {
+		case StateCold, StateWarming, StateWarm:
+		default:
+			return fmt.Errorf("%w: models[%d].state %q", errInvalid, i, m.State)
+		}
+		if seen[string(m.ModelID)] {
+			return fmt.Errorf("%w: models[%d] repeats a model", errInvalid, i)
+		}
+		seen[string(m.ModelID)] = true
+	}
+	return nil
+}
+
+// Check validates an announcement's structure, including its region.
+func (a *Announcement) Check() error {
+	if len(a.MachineID) != hashLen {
+		return fmt.Errorf("%w: machine_id must be %d bytes", errInvalid, hashLen)
+	}
+	if err := CheckRegion(a.Region); err != nil {
+		return err
+	}
+	if err := checkText("hardware_class", a.HardwareClass, maxHWClassLen); err != nil {
+		return err
+	}
+	if a.Capacity > maxCapacityValue {
+		return fmt.Errorf("%w: capacity out of range", errInvalid)
+	}
+	if len(a.Models) == 0 || len(a.Models) > maxModels {
+		return fmt.Errorf("%w: %d models (want 1..%d)", errInvalid, len(a.Models), maxModels)
+	}
+	seen := make(map[string]bool, len(a.Models))
+	for i := range a.Models {
+		m := &a.Models[i]
+		if err := m.check(); err != nil {
+			return fmt.Errorf("models[%d]: %w", i, err)
+		}
+		if seen[string(m.ModelID)] {
+			return fmt.Errorf("%w: models[%d] repeats a model", errInvalid, i)
+		}
+		seen[string(m.ModelID)] = true
+	}
+	return nil
+}
+
+func (m *ModelOffer) check() error {
+	if len(m.ModelID) != hashLen {
+		return fmt.Errorf("%w: model_id must be %d bytes", errInvalid, hashLen)
+	}
+	if len(m.WeightsHash) != hashLen {
+		return fmt.Errorf("%w: weights_hash must be %d bytes", errInvalid, hashLen)
+	}
+	if err := checkText("name", m.Name, maxNameLen); err != nil {
+		return err
+	}
+	if err := checkText("engine", m.Engine, maxEngineLen); err != nil {
+		return err
+	}
+	if len(m.Verification) == 0 || len(m.Verification) > maxVerifyLevels {
+		return fmt.Errorf("%w: verification must list 1..%d levels", errInvalid, maxVerifyLevels)
+	}
+	seen := map[string]bool{}
+	for _, v := range m.Verification {
+		switch v {
+		case VerifyNone, VerifyReceipt, VerifyOptimistic, VerifyTEE:
+		default:
+			return fmt.Errorf("%w: unknown verification level %q", errInvalid, v)
+		}
+		if seen[v] {
+			return fmt.Errorf("%w: verification level %q repeated", errInvalid, v)
+		}
+		seen[v] = true
+	}
+	return nil
+}
+
+func checkText(field, s string, max int) error {
+	if s == "" || len(s) > max {
+		return fmt.Errorf("%w: %s must be 1..%d bytes", errInvalid, field, max)
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%w: %s has a non-printable character", errInvalid, field)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package gossip
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	pb "github.com/libp2p/go-libp2p-pubsub/pb"
+	"github.com/libp2p/go-libp2p/core/discovery"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config configures the gossip service.
+type Config struct {
+	Network string
+	// Window is the freshness window for message timestamps (±).
+	Window time.Duration
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Network == "" {
+		return errors.New("gossip: network must be set")
+	}
+	if c.Window < time.Second || c.Window > 10*time.Minute {
+		return fmt.Errorf("gossip.window: %s outside 1s..10m", c.Window)
+	}
+	return nil
+}
+
+// Deps are the service's collaborators.
+type Deps struct {
+	Host       host.Host
+	Discovery  discovery.Discovery // optional: finds topic peers beyond bootstrap
+	Pins       Pins                // nil means first-seen pinning
+	Clock      clock.Clock         // nil means the wall clock
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+}
+
+// Service joins the tenzro topics, validates what arrives and hands accepted
+// messages to handlers.
+type Service struct {
+	cfg       Config
+	log       *slog.Logger
+	ps        *pubsub.PubSub
+	validator *Validator
+	metrics   *Metrics
+	tap       *Tap
+
+	topics map[Kind]*pubsub.Topic
+	subs   map[Kind]*pubsub.Subscription
+
+	onHeartbeat    func(*VerifiedHeartbeat)
+	onAnnouncement func(*VerifiedAnnouncement)
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// MessageID is content addressing: identical bytes are one message,
+// whoever forwards them.
+func MessageID(m *pb.Message) string {
+	h := sha256.Sum256(m.Data)
+	return string(h[:])
+}
+
+// New creates the pubsub router and joins every topic of the table.
+func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if d.Pins == nil {
+		d.Pins = NewFirstSeenPins()
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	names := make([]string, 0, len(Topics))
+	maxSize := 0
+	for _, s := range Topics {
+		names = append(names, TopicName(cfg.Network, s.Kind))
+		maxSize = max(maxSize, s.MaxSize)
+	}
+	params, thresholds := scoreParams(names)
+	opts := []pubsub.Option{
+		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
+		pubsub.WithNoAuthor(),
+		pubsub.WithMessageIdFn(MessageID),
+		pubsub.WithPeerScore(params, thresholds),
+		pubsub.WithMaxMessageSize(maxSize + 1024),
+		pubsub.WithPeerExchange(true),
+	}
+	if d.Discovery != nil {
+		opts = append(opts, pubsub.WithDiscovery(d.Discovery))
+	}
+	ps, err := pubsub.NewGossipSub(ctx, d.Host, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("gossip: start gossipsub: %w", err)
+	}
+	m, err := newMetrics(d.Registerer, names)
+	if err != nil {
+		return nil, fmt.Errorf("gossip: metrics: %w", err)
+	}
+	s := &Service{
+		cfg:       cfg,
+		log:       d.Logger.With("component", "gossip"),
+		ps:        ps,
+		validator: NewValidator(cfg.Network, cfg.Window, d.Clock, d.Pins),
+		metrics:   m,
+		tap:       NewTap(2048),
+		topics:    make(map[Kind]*pubsub.Topic),
+		subs:      make(map[Kind]*pubsub.Subscription),
+	}
+	for _, spec := range Topics {
+		if err := s.join(spec.Kind); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Service) validateFn(kind Kind) func([]byte) Result {
+	switch kind {
+	case KindHeartbeat:
+		return s.validator.ValidateHeartbeat
+	case KindAnnounce:
+		return s.validator.ValidateAnnouncement
+	}
+	panic(fmt.Sprintf("gossip: no validator for %q", kind))
+}
+
+func (s *Service) join(kind Kind) error {
+	name := TopicName(s.cfg.Network, kind)
+	validate := s.validateFn(kind)
+	fn := func(_ context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+		res := validate(m.Data)
+		s.metrics.observe(name, res)
+		ev := Event{Time: time.Now().UTC(), Topic: name, Kind: kind, Verdict: res.Verdict.String(),
+			Reason: res.Reason, ReceivedFrom: from.String(), Message: res.Message}
+		if res.Err != nil {
+			ev.Error = res.Err.Error()
+		}
+		s.tap.record(ev)
+		if res.Verdict == Reject {
+			s.log.Debug("gossip message rejected", "topic", name, "from", from, "reason", res.Reason, "err", res.Err)
+		}
+		if res.Verdict == Accept {
+			m.ValidatorData = res.Value
+		}
+		return res.Verdict.pubsub()
+	}
+	if err := s.ps.RegisterTopicValidator(name, fn); err != nil {
+		return fmt.Errorf("gossip: validator for %s: %w", name, err)
+	}
+	t, err := s.ps.Join(name)
+	if err != nil {
+		return fmt.Errorf("gossip: join %s: %w", name, err)
+	}
+	sub, err := t.Subscribe()
+	if err != nil {
+		return fmt.Errorf("gossip: subscribe %s: %w", name, err)
+	}
+	s.topics[kind] = t
+	s.subs[kind] = sub
+	return nil
+}

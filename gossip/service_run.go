@@ -1,0 +1,122 @@
+package gossip
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// OnHeartbeat sets the handler of accepted heartbeats; call before Start.
+func (s *Service) OnHeartbeat(fn func(*VerifiedHeartbeat)) { s.onHeartbeat = fn }
+
+// OnAnnouncement sets the handler of accepted announcements; call before Start.
+func (s *Service) OnAnnouncement(fn func(*VerifiedAnnouncement)) { s.onAnnouncement = fn }
+
+// Start delivers accepted messages to the handlers until Stop.
+func (s *Service) Start(ctx context.Context) error {
+	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for kind, sub := range s.subs {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for {
+				msg, err := sub.Next(ctx)
+				if err != nil {
+					return
+				}
+				s.deliver(kind, msg.ValidatorData)
+			}
+		}()
+	}
+	return nil
+}
+
+func (s *Service) deliver(kind Kind, v any) {
+	switch kind {
+	case KindHeartbeat:
+		if hb, ok := v.(*VerifiedHeartbeat); ok && s.onHeartbeat != nil {
+			s.onHeartbeat(hb)
+		}
+	case KindAnnounce:
+		if an, ok := v.(*VerifiedAnnouncement); ok && s.onAnnouncement != nil {
+			s.onAnnouncement(an)
+		}
+	}
+}
+
+// Stop cancels subscriptions and leaves the topics.
+func (s *Service) Stop(context.Context) error {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	for _, sub := range s.subs {
+		sub.Cancel()
+	}
+	s.wg.Wait()
+	var errs []error
+	for _, t := range s.topics {
+		if err := t.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Publish seals msg with the session key under kind's domain and publishes
+// it. The local validator runs first, so an invalid message is refused here.
+func (s *Service) Publish(ctx context.Context, sess *identity.Session, kind Kind, msg any) error {
+	spec, ok := Spec(kind)
+	if !ok {
+		return fmt.Errorf("gossip: unknown kind %q", kind)
+	}
+	payload, err := cborx.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("gossip: %s: %w", kind, err)
+	}
+	env, err := sess.Seal(spec.Domain, spec.PayloadType, payload)
+	if err != nil {
+		return fmt.Errorf("gossip: seal %s: %w", kind, err)
+	}
+	data, err := env.Marshal()
+	if err != nil {
+		return fmt.Errorf("gossip: encode %s: %w", kind, err)
+	}
+	if err := s.topics[kind].Publish(ctx, data); err != nil {
+		return fmt.Errorf("gossip: publish %s: %w", kind, err)
+	}
+	return nil
+}
+
+// TopicInfo describes one joined topic.
+type TopicInfo struct {
+	Topic    string `json:"topic"`
+	Kind     Kind   `json:"kind"`
+	Peers    int    `json:"peers"`
+	Accepted uint64 `json:"accepted"`
+	Ignored  uint64 `json:"ignored"`
+	Rejected uint64 `json:"rejected"`
+}
+
+// Topics lists joined topics with their peer counts and verdict totals.
+func (s *Service) Topics() []TopicInfo {
+	out := make([]TopicInfo, 0, len(s.topics))
+	for kind, t := range s.topics {
+		a, i, r := s.metrics.Counts(t.String())
+		out = append(out, TopicInfo{Topic: t.String(), Kind: kind, Peers: len(t.ListPeers()), Accepted: a, Ignored: i, Rejected: r})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Topic < out[j].Topic })
+	return out
+}
+
+// Tap returns the recent validation events.
+func (s *Service) Tap() *Tap { return s.tap }
+
+// Validator returns the topic validators' shared state.
+func (s *Service) Validator() *Validator { return s.validator }
+
+// Network returns the network name the topics belong to.
+func (s *Service) Network() string { return s.cfg.Network }

@@ -1,0 +1,165 @@
+package gossip
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// DefaultWindow is how far a message's own timestamp may be from the
+// receiver's clock before the message is ignored as stale.
+const DefaultWindow = 30 * time.Second
+
+// Bounds on validator memory: an attacker can mint many machine identities,
+// so per-machine state is kept in LRU caches rather than unbounded maps.
+const (
+	certCacheSize = 4096
+	seqCacheSize  = 65536
+)
+
+// Sender is who signed an accepted message, as proven by its certificate.
+type Sender struct {
+	Peer     peer.ID
+	Machine  identity.MachineID
+	Backend  string
+	Cert     identity.Certificate
+	Received time.Time
+}
+
+// VerifiedHeartbeat is an accepted heartbeat and its proven sender.
+type VerifiedHeartbeat struct {
+	Sender
+	Heartbeat
+}
+
+// VerifiedAnnouncement is an accepted announcement and its proven sender.
+type VerifiedAnnouncement struct {
+	Sender
+	Announcement
+}
+
+// Validator holds the state the topic validators share: the pin store,
+// verified certificates and the last sequence number seen per machine.
+type Validator struct {
+	network string
+	window  time.Duration
+	clock   clock.Clock
+	pins    Pins
+
+	certs *lru.Cache[[32]byte, struct{}]
+
+	seqMu sync.Mutex
+	seqs  *lru.Cache[seqKey, uint64]
+}
+
+type seqKey struct {
+	kind    Kind
+	machine identity.MachineID
+}
+
+// NewValidator returns a validator. A zero window means DefaultWindow; a nil
+// clock means the wall clock.
+func NewValidator(network string, window time.Duration, clk clock.Clock, pins Pins) *Validator {
+	if window <= 0 {
+		window = DefaultWindow
+	}
+	if clk == nil {
+		clk = clock.New()
+	}
+	certs, _ := lru.New[[32]byte, struct{}](certCacheSize)
+	seqs, _ := lru.New[seqKey, uint64](seqCacheSize)
+	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: certs, seqs: seqs}
+}
+
+// Pins returns the pin store the validator checks against.
+func (v *Validator) Pins() Pins { return v.pins }
+
+// open decodes and authenticates an envelope for kind: size, encoding,
+// domain, certificate chain and signature. It does not check pinning.
+func (v *Validator) open(kind Kind, data []byte) (*identity.Envelope, Sender, *Result) {
+	spec, _ := Spec(kind)
+	if len(data) > spec.MaxSize {
+		r := reject(ReasonTooLarge, fmt.Errorf("gossip: %s message of %d bytes exceeds %d", kind, len(data), spec.MaxSize))
+		return nil, Sender{}, &r
+	}
+	env, err := identity.UnmarshalEnvelope(data, spec.MaxSize)
+	if err != nil {
+		r := reject(ReasonMalformed, fmt.Errorf("gossip: %s: %w", kind, err))
+		return nil, Sender{}, &r
+	}
+	if env.Domain != spec.Domain || env.PayloadType != spec.PayloadType {
+		r := reject(ReasonWrongDomain, fmt.Errorf("gossip: %s: domain %q type %q", kind, env.Domain, env.PayloadType))
+		return nil, Sender{}, &r
+	}
+	now := v.clock.Now()
+	if r := v.checkCert(&env.Cert, now); r != nil {
+		return nil, Sender{}, r
+	}
+	if err := env.VerifySignature(); err != nil {
+		r := reject(ReasonBadSignature, fmt.Errorf("gossip: %s: %w", kind, err))
+		return nil, Sender{}, &r
+	}
+	pid, err := env.Cert.Peer()
+	if err != nil {
+		r := reject(ReasonBadCert, fmt.Errorf("gossip: %s: %w", kind, err))
+		return nil, Sender{}, &r
+	}
+	var m identity.MachineID
+	copy(m[:], env.Cert.MachineID)
+	return env, Sender{Peer: pid, Machine: m, Backend: env.Cert.Backend, Cert: env.Cert, Received: now}, nil
+}
+
+// checkCert verifies a certificate's chain once and caches the result; the
+// validity period is checked on every message.
+func (v *Validator) checkCert(c *identity.Certificate, now time.Time) *Result {
+	h := c.Hash()
+	if v.certs.Contains(h) {
+		nb, na := c.Validity()
+		if now.Before(nb.Add(-identity.ClockSkew)) || now.After(na.Add(identity.ClockSkew)) {
+			r := reject(ReasonCertExpired, fmt.Errorf("gossip: %w: valid %s..%s", identity.ErrCertExpired,
+				nb.UTC().Format(time.RFC3339), na.UTC().Format(time.RFC3339)))
+			return &r
+		}
+		return nil
+	}
+	if err := c.Verify(identity.MachineID{}, now); err != nil {
+		reason := ReasonBadCert
+		if errors.Is(err, identity.ErrCertExpired) {
+			reason = ReasonCertExpired
+		}
+		r := reject(reason, fmt.Errorf("gossip: %w", err))
+		return &r
+	}
+	v.certs.Add(h, struct{}{})
+	return nil
+}
+
+// fresh reports whether a message stamped at ms is inside the window.
+func (v *Validator) fresh(ms int64, now time.Time) error {
+	d := now.Sub(time.UnixMilli(ms))
+	if d > v.window || d < -v.window {
+		return fmt.Errorf("gossip: message time %s is %s from local time (window ±%s)",
+			time.UnixMilli(ms).UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond), v.window)
+	}
+	return nil
+}
+
+// advanceSeq records seq for (kind, machine) if it is strictly greater than
+// the last accepted one.
+func (v *Validator) advanceSeq(kind Kind, m identity.MachineID, seq uint64) error {
+	v.seqMu.Lock()
+	defer v.seqMu.Unlock()
+	k := seqKey{kind, m}
+	if last, ok := v.seqs.Get(k); ok && seq <= last {
+		return fmt.Errorf("gossip: %s seq %d not above last %d", kind, seq, last)
+	}
+	v.seqs.Add(k, seq)
+	return nil
+}

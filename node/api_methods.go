@@ -1,0 +1,161 @@
+package node
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/rpc"
+)
+
+// Version is the node software version, set at build time with -ldflags.
+var Version = "dev"
+
+// NodeInfo is the result of tenzro_nodeInfo.
+type NodeInfo struct {
+	PeerID      string   `json:"peer_id"`
+	ListenAddrs []string `json:"listen_addrs"`
+	Role        Role     `json:"role"`
+	Network     string   `json:"network"`
+	MachineID   string   `json:"machine_id"`
+	KeyBackend  string   `json:"key_backend"`
+	Hardware    bool     `json:"hardware_key"`
+	Version     string   `json:"version"`
+	API         string   `json:"api"`
+}
+
+// PeerView is one connected peer in tenzro_listPeers.
+type PeerView struct {
+	PeerID    string   `json:"peer_id"`
+	Addrs     []string `json:"addrs"`
+	Direction string   `json:"direction"`
+	LatencyMs float64  `json:"latency_ms"`
+	Agent     string   `json:"agent,omitempty"`
+}
+
+// TailParams are tenzro_tailGossip's parameters.
+type TailParams struct {
+	Topic  string `json:"topic"`
+	After  uint64 `json:"after"`
+	Limit  int    `json:"limit"`
+	WaitMs int    `json:"wait_ms"`
+}
+
+// TailResult is tenzro_tailGossip's result.
+type TailResult struct {
+	Events []gossip.Event `json:"events"`
+	Next   uint64         `json:"next"`
+}
+
+// FindParams are tenzro_findProviders' parameters.
+type FindParams struct {
+	Model string `json:"model"`
+	Max   int    `json:"max"`
+}
+
+// FoundProvider is one DHT result.
+type FoundProvider struct {
+	PeerID string   `json:"peer_id"`
+	Addrs  []string `json:"addrs"`
+}
+
+const maxTailWait = 30 * time.Second
+
+func registerMethods(s *rpc.Server, n *Node) {
+	s.Register("tenzro_nodeInfo", func(context.Context, json.RawMessage) (any, error) {
+		return n.Info(), nil
+	})
+	s.Register("tenzro_listProviders", func(context.Context, json.RawMessage) (any, error) {
+		return n.table.List(), nil
+	})
+	s.Register("tenzro_listPeers", func(context.Context, json.RawMessage) (any, error) {
+		out := []PeerView{}
+		for _, p := range n.host.Peers() {
+			out = append(out, PeerView{PeerID: p.ID.String(), Addrs: p.Addrs, Direction: p.Direction,
+				LatencyMs: float64(p.Latency.Microseconds()) / 1000, Agent: p.AgentVersion})
+		}
+		return out, nil
+	})
+	s.Register("tenzro_listTopics", func(context.Context, json.RawMessage) (any, error) {
+		return n.gossip.Topics(), nil
+	})
+	s.Register("tenzro_tailGossip", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		return n.tail(ctx, raw)
+	})
+	s.Register("tenzro_findProviders", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		return n.findProviders(ctx, raw)
+	})
+	s.Register("tenzro_rpcMethods", func(context.Context, json.RawMessage) (any, error) {
+		return s.Methods(), nil
+	})
+}
+
+// Info describes this node.
+func (n *Node) Info() NodeInfo {
+	return NodeInfo{
+		PeerID: n.host.ID().String(), ListenAddrs: n.host.Addrs(), Role: n.cfg.Role, Network: n.cfg.Network,
+		MachineID: n.id.MachineID().String(), KeyBackend: string(n.id.Backend()), Hardware: n.id.Backend().Hardware(),
+		Version: Version, API: n.api.URL(),
+	}
+}
+
+func (n *Node) tail(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, err := rpc.Params[TailParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	var kind gossip.Kind
+	if p.Topic != "" {
+		if kind, err = gossip.ParseTopic(n.cfg.Network, p.Topic); err != nil {
+			return nil, rpc.InvalidParams("topic: %v", err)
+		}
+	}
+	tap := n.gossip.Tap()
+	if p.After == 0 {
+		return TailResult{Events: []gossip.Event{}, Next: tap.Head()}, nil
+	}
+	if p.Limit <= 0 || p.Limit > 1000 {
+		p.Limit = 100
+	}
+	wait := min(time.Duration(max(p.WaitMs, 0))*time.Millisecond, maxTailWait)
+	events, next := tap.Since(ctx, p.After, kind, p.Limit, wait)
+	if events == nil {
+		events = []gossip.Event{}
+	}
+	return TailResult{Events: events, Next: next}, nil
+}
+
+func (n *Node) findProviders(ctx context.Context, raw json.RawMessage) (any, error) {
+	p, err := rpc.Params[FindParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	b, err := hex.DecodeString(p.Model)
+	if err != nil || len(b) != 32 {
+		return nil, rpc.InvalidParams("model: %q is not a 64-hex-digit catalog model ID", p.Model)
+	}
+	var id [32]byte
+	copy(id[:], b)
+	if p.Max <= 0 || p.Max > 100 {
+		p.Max = 20
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	found, err := n.host.FindModelProviders(ctx, id, p.Max)
+	if err != nil {
+		return nil, rpc.Unavailable("dht: %v", err)
+	}
+	out := []FoundProvider{}
+	for _, ai := range found {
+		n.table.AddDHTProvider(ai, id)
+		fp := FoundProvider{PeerID: ai.ID.String(), Addrs: []string{}}
+		for _, a := range ai.Addrs {
+			fp.Addrs = append(fp.Addrs, a.String())
+		}
+		out = append(out, fp)
+	}
+	return out, nil
+}
+

@@ -1,0 +1,65 @@
+package node
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestConfigRoundTrip(t *testing.T) {
+	for _, role := range []Role{RoleValidator, RoleProvider, RoleGateway} {
+		cfg := testConfig(t, role, "software", []string{"/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWGzBQHvCmHEh5dC6b9c1jTbtXpsjqovfDD7bHTCGWRGZ2"})
+		if err := WriteConfig(cfg, false); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(cfg.Home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, cfg) {
+			t.Fatalf("%s: round trip changed the config:\n got %+v\nwant %+v", role, got, cfg)
+		}
+		if err := WriteConfig(cfg, false); err == nil || !strings.Contains(err.Error(), "--force") {
+			t.Fatalf("overwrite without force: %v", err)
+		}
+	}
+}
+
+// TestConfigErrorsNameTheKey edits one key of a valid file at a time and
+// expects the error to name that key.
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	cases := []struct{ from, to, key string }{
+		{`role = "provider"`, `role = "miner"`, "role"},
+		{`level = "info"`, `level = "loud"`, "log.level"},
+		{`listen = "127.0.0.1:0"`, `listen = "nowhere"`, "api.listen"},
+		{`conn_low = 64`, `conn_low = 0`, "p2p.conn_low"},
+		{`backend = "software"`, `backend = "hsm"`, "identity.backend"},
+		{`window = "30s"`, `window = "1h"`, "gossip.window"},
+		{`region = "DE"`, `region = "US-CA"`, "provider.region"},
+		{`capacity = 4`, `capacity = 0`, "provider.capacity"},
+		{`verification = ["none", "receipt"]`, `verification = ["blind-trust"]`, "provider.models[0]"},
+		{`engine = "embedded"`, "engine = \"embedded\"\nenigne = 1", "enigne"},
+		{`session_ttl = "24h0m0s"`, `session_ttl = "soon"`, "session_ttl"},
+	}
+	for _, c := range cases {
+		cfg := testConfig(t, RoleProvider, "software", nil)
+		if err := WriteConfig(cfg, false); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(cfg.Home, ConfigFile)
+		raw, _ := os.ReadFile(path)
+		if !strings.Contains(string(raw), c.from) {
+			t.Fatalf("template lacks %q", c.from)
+		}
+		os.WriteFile(path, []byte(strings.Replace(string(raw), c.from, c.to, 1)), 0o600)
+		loaded, err := Load(cfg.Home)
+		if err == nil {
+			err = loaded.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s → %s: error %v does not name %q", c.from, c.to, err, c.key)
+		}
+	}
+}

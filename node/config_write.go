@@ -1,0 +1,142 @@
+package node
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+)
+
+// configTemplate renders a Config as commented TOML. Every key Load accepts
+// appears here, so an operator reads the whole surface in one file.
+var configTemplate = template.Must(template.New("config").Funcs(template.FuncMap{
+	"q":    strconv.Quote,
+	"list": quoteList,
+	"dur":  func(d time.Duration) string { return strconv.Quote(d.String()) },
+}).Parse(`# tenzrod node configuration. Flags given on the command line override it.
+# Relative paths are relative to this file's directory (the node's --home).
+
+# validator | provider | gateway
+role = {{q (print .Role)}}
+# Network name. Nodes of different networks share no DHT and no topics.
+network = {{q .Network}}
+
+[log]
+# debug | info | warn | error
+level = {{q .Log.Level}}
+# text | json
+format = {{q .Log.Format}}
+
+[api]
+# HTTP API: /healthz, /metrics, /rpc (JSON-RPC 2.0). Keep it on loopback
+# unless a reverse proxy with authentication stands in front of it.
+listen = {{q .API.Listen}}
+
+[p2p]
+# libp2p listen addresses (TCP and QUIC v1).
+listen = {{list .P2P.Listen}}
+# Peers dialled at start: multiaddrs ending in /p2p/<peer id>. Public IPFS
+# bootstrap nodes are never used.
+bootstrap = {{list .P2P.Bootstrap}}
+# Persisted libp2p peer key (Ed25519), created on first start.
+key_file = {{q .P2P.KeyFile}}
+# Answer DHT queries (validators and providers); laptops only ask.
+dht_server = {{.P2P.DHTServer}}
+# Connection manager watermarks.
+conn_low = {{.P2P.ConnLow}}
+conn_high = {{.P2P.ConnHigh}}
+
+[identity]
+# Hardware identity key: tpm (/dev/tpmrm0) | tpm-sim (TPM simulator, state
+# under identity/) | software (a key file; shown as "software" everywhere).
+backend = {{q .Identity.Backend}}
+device = {{q .Identity.Device}}
+# Lifetime of each session certificate; renewed when a quarter remains.
+session_ttl = {{dur .Identity.SessionTTL}}
+
+[gossip]
+# Messages stamped further than this from local time are ignored.
+window = {{dur .Gossip.Window}}
+{{if eq (print .Role) "provider"}}
+[provider]
+# Coarse region only: an ISO 3166-1 country code ("DE") or a continent
+# ("Europe"). Anything finer is rejected by every peer.
+region = {{q .Provider.Region}}
+# Your hardware class; buyers see it labelled as your claim.
+hardware_class = {{q .Provider.HardwareClass}}
+# Requests served concurrently.
+capacity = {{.Provider.Capacity}}
+# How often the announcement is repeated for nodes that join later.
+announce_interval = {{dur .Provider.AnnounceInterval}}
+{{range .Provider.Models}}
+[[provider.models]]
+name = {{q .Name}}
+# Catalog model ID (Merkle root of the model files) and the hash of the
+# weights actually served.
+id = {{q .ID}}
+weights_hash = {{q .WeightsHash}}
+engine = {{q .Engine}}
+# Verification levels offered: none | receipt | optimistic | tee
+verification = {{list .Verification}}
+# Prices per unit in integer micro-units, and the per-call minimum.
+[provider.models.rate_card]
+input_tokens = {{.RateCard.InputTokens}}
+output_tokens = {{.RateCard.OutputTokens}}
+cached_tokens = {{.RateCard.CachedTokens}}
+pixel_steps = {{.RateCard.PixelSteps}}
+audio_ms = {{.RateCard.AudioMs}}
+minimum = {{.RateCard.Minimum}}
+{{end}}{{end}}`))
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// RenderConfig returns cfg as commented TOML.
+func RenderConfig(cfg Config) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := configTemplate.Execute(&buf, cfg); err != nil {
+		return nil, fmt.Errorf("config: render: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteConfig writes cfg to HOME/config.toml (cfg.Home), refusing to
+// overwrite an existing file unless force is set.
+func WriteConfig(cfg Config, force bool) error {
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	b, err := RenderConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	path := filepath.Join(cfg.Home, ConfigFile)
+	flag := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if !force {
+		flag |= os.O_EXCL
+	}
+	f, err := os.OpenFile(path, flag, 0o600)
+	if err != nil {
+		if os.IsExist(err) {
+			return fmt.Errorf("config: %s exists (use --force to overwrite)", path)
+		}
+		return fmt.Errorf("config: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("config: %w", err)
+	}
+	return f.Close()
+}

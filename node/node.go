@@ -1,0 +1,213 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router"
+)
+
+// Lifecycle is a component that runs between Start and Stop.
+type Lifecycle interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+}
+
+// Node is one assembled tenzrod node.
+type Node struct {
+	cfg   Config
+	log   *slog.Logger
+	clock clock.Clock
+	reg   *prometheus.Registry
+
+	id      *identity.Identity
+	session *sessionKeeper
+	host    *p2p.Host
+	gossip  *gossip.Service
+	table   *router.Table
+	api     *apiServer
+
+	// life bounds what must outlive New's context (the pubsub router
+	// stops when its context ends); Stop cancels it.
+	life     context.Context
+	lifeStop context.CancelFunc
+
+	parts   []Lifecycle // started in order, stopped in reverse
+	started []Lifecycle
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// Options are assembly hooks for tests.
+type Options struct {
+	Logger *slog.Logger
+	Clock  clock.Clock
+	// Listener, if set, serves the API instead of listening on cfg.API.Listen.
+	Listener net.Listener
+}
+
+// New assembles a node from cfg. Nothing runs until Start.
+func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Clock == nil {
+		o.Clock = clock.New()
+	}
+	n = &Node{cfg: cfg, log: o.Logger.With("role", cfg.Role), clock: o.Clock, reg: prometheus.NewRegistry()}
+	n.life, n.lifeStop = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			n.closeEarly()
+		}
+	}()
+	n.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	if n.id, err = identity.Open(cfg.HWKeyConfig()); err != nil {
+		return nil, fmt.Errorf("node: identity: %w", err)
+	}
+	if n.host, err = p2p.New(ctx, cfg.P2PConfig(), p2p.WithLogger(n.log)); err != nil {
+		return nil, err
+	}
+	n.session = newSessionKeeper(n.id, n.host.ID(), cfg.Identity.SessionTTL, o.Clock, n.log)
+	if _, err := n.session.current(); err != nil {
+		return nil, err
+	}
+	n.gossip, err = gossip.New(n.life, gossip.Config{Network: cfg.Network, Window: cfg.Gossip.Window}, gossip.Deps{
+		Host:       n.host.Host(),
+		Discovery:  drouting.NewRoutingDiscovery(n.host.DHT()),
+		Clock:      o.Clock,
+		Registerer: n.reg,
+		Logger:     n.log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	n.table = router.NewTable(o.Clock, n.log)
+	n.gossip.OnAnnouncement(n.table.ApplyAnnouncement)
+	n.gossip.OnHeartbeat(n.table.ApplyHeartbeat)
+	if n.api, err = newAPIServer(n, o.Listener); err != nil {
+		return nil, err
+	}
+	n.parts = []Lifecycle{n.host, n.gossip}
+	if cfg.Role == RoleProvider {
+		pl, err := newProviderLoop(n)
+		if err != nil {
+			return nil, err
+		}
+		n.parts = append(n.parts, pl)
+	}
+	n.parts = append(n.parts, n.api)
+	return n, nil
+}
+
+// closeEarly releases what New opened when assembly fails half-way.
+func (n *Node) closeEarly() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if n.gossip != nil {
+		_ = n.gossip.Stop(ctx)
+	}
+	if n.host != nil {
+		_ = n.host.Stop(ctx)
+	}
+	n.lifeStop()
+	if n.id != nil {
+		_ = n.id.Close()
+	}
+}
+
+// Start starts every component in order; on failure it stops those started.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, p := range n.parts {
+		if err := p.Start(ctx); err != nil {
+			n.stopLocked(context.WithoutCancel(ctx))
+			return fmt.Errorf("node: start %T: %w", p, err)
+		}
+		n.started = append(n.started, p)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	n.cancel = cancel
+	n.wg.Add(1)
+	go n.sweepLoop(runCtx)
+	n.log.Info("node started", "peer", n.host.ID(), "machine", n.id.MachineID(), "key_backend", n.id.Backend(),
+		"api", n.api.URL(), "p2p", n.host.Addrs())
+	return nil
+}
+
+// Stop stops components in reverse order and closes the identity.
+func (n *Node) Stop(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	err := n.stopLocked(ctx)
+	n.lifeStop()
+	return errors.Join(err, n.id.Close())
+}
+
+func (n *Node) stopLocked(ctx context.Context) error {
+	if n.cancel != nil {
+		n.cancel()
+		n.wg.Wait()
+		n.cancel = nil
+	}
+	var errs []error
+	for i := len(n.started) - 1; i >= 0; i-- {
+		if err := n.started[i].Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("node: stop %T: %w", n.started[i], err))
+		}
+	}
+	n.started = nil
+	return errors.Join(errs...)
+}
+
+// sweepLoop logs provider status transitions as they happen.
+func (n *Node) sweepLoop(ctx context.Context) {
+	defer n.wg.Done()
+	t := n.clock.Ticker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n.table.Sweep()
+		}
+	}
+}
+
+// APIURL is the base URL of the node's HTTP API.
+func (n *Node) APIURL() string { return n.api.URL() }
+
+// Host returns the libp2p host.
+func (n *Node) Host() *p2p.Host { return n.host }
+
+// Table returns the provider table.
+func (n *Node) Table() *router.Table { return n.table }
+
+// Gossip returns the gossip service.
+func (n *Node) Gossip() *gossip.Service { return n.gossip }
+
+// Identity returns the machine identity.
+func (n *Node) Identity() *identity.Identity { return n.id }
+
+// Config returns the node's configuration.
+func (n *Node) Config() Config { return n.cfg }

@@ -1,0 +1,125 @@
+package node
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/router"
+)
+
+// providerLoop publishes the provider's announcement and heartbeats and
+// provides its models in the DHT.
+type providerLoop struct {
+	n      *Node
+	offers []gossip.ModelOffer
+	seq    atomic.Uint64
+
+	degraded atomic.Bool
+	inFlight atomic.Uint32
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func newProviderLoop(n *Node) (*providerLoop, error) {
+	p := &providerLoop{n: n}
+	for _, m := range n.cfg.Provider.Models {
+		o, err := m.Offer()
+		if err != nil {
+			return nil, err
+		}
+		p.offers = append(p.offers, o)
+	}
+	return p, nil
+}
+
+// nextSeq returns a sequence number above every one used before, across
+// restarts: it never falls below the wall clock in milliseconds, and a
+// provider sends far fewer than one message per millisecond.
+func (p *providerLoop) nextSeq() uint64 {
+	now := uint64(p.n.clock.Now().UnixMilli())
+	for {
+		prev := p.seq.Load()
+		next := max(prev+1, now)
+		if p.seq.CompareAndSwap(prev, next) {
+			return next
+		}
+	}
+}
+
+func (p *providerLoop) Start(ctx context.Context) error {
+	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for _, o := range p.offers {
+		var id [32]byte
+		copy(id[:], o.ModelID)
+		if err := p.n.host.ProvideModel(ctx, id); err != nil {
+			p.n.log.Warn("provide model in DHT", "model", o.Name, "err", err)
+		}
+	}
+	p.wg.Add(1)
+	go p.run(ctx)
+	return nil
+}
+
+func (p *providerLoop) Stop(context.Context) error {
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.wg.Wait()
+	return nil
+}
+
+func (p *providerLoop) run(ctx context.Context) {
+	defer p.wg.Done()
+	clk := p.n.clock
+	beat := clk.Ticker(router.HeartbeatInterval)
+	defer beat.Stop()
+	announce := clk.Ticker(p.n.cfg.Provider.AnnounceInterval)
+	defer announce.Stop()
+	p.announce(ctx)
+	p.heartbeat(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-beat.C:
+			p.heartbeat(ctx)
+		case <-announce.C:
+			p.announce(ctx)
+		}
+	}
+}
+
+func (p *providerLoop) announce(ctx context.Context) {
+	cfg := p.n.cfg.Provider
+	m := p.n.id.MachineID()
+	an := &gossip.Announcement{
+		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.n.clock.Now().UnixMilli(),
+		Models: p.offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
+	}
+	p.publish(ctx, gossip.KindAnnounce, an)
+}
+
+func (p *providerLoop) heartbeat(ctx context.Context) {
+	m := p.n.id.MachineID()
+	hb := &gossip.Heartbeat{
+		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.n.clock.Now().UnixMilli(),
+		InFlight: p.inFlight.Load(), Capacity: p.n.cfg.Provider.Capacity, Degraded: p.degraded.Load(),
+	}
+	for _, o := range p.offers {
+		hb.Models = append(hb.Models, gossip.ModelStatus{ModelID: o.ModelID, State: gossip.StateWarm})
+	}
+	p.publish(ctx, gossip.KindHeartbeat, hb)
+}
+
+func (p *providerLoop) publish(ctx context.Context, kind gossip.Kind, msg any) {
+	sess, err := p.n.session.current()
+	if err == nil {
+		err = p.n.gossip.Publish(ctx, sess, kind, msg)
+	}
+	if err != nil && ctx.Err() == nil {
+		p.n.log.Warn("publish failed", "kind", kind, "err", err)
+	}
+}

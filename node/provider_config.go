@@ -1,0 +1,113 @@
+package node
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tenzrod/tenzrod/gossip"
+)
+
+// ProviderConfig is the [provider] section: what a provider serves and how
+// it describes itself.
+type ProviderConfig struct {
+	// Region is coarse on purpose: an ISO 3166-1 country code or a
+	// continent name, never anything finer.
+	Region string `toml:"region"`
+	// HardwareClass is shown to buyers as the provider's claim.
+	HardwareClass string `toml:"hardware_class"`
+	// Capacity is the number of requests served concurrently.
+	Capacity uint32 `toml:"capacity"`
+	// AnnounceInterval is how often the announcement is repeated so that
+	// nodes joining later learn the provider without asking.
+	AnnounceInterval time.Duration `toml:"announce_interval"`
+	Models           []ModelConfig `toml:"models"`
+}
+
+// ModelConfig is one served model.
+type ModelConfig struct {
+	Name         string          `toml:"name"`
+	ID           string          `toml:"id"`           // catalog model ID (hex Merkle root)
+	WeightsHash  string          `toml:"weights_hash"` // hash of the weights actually served (hex)
+	Engine       string          `toml:"engine"`
+	Verification []string        `toml:"verification"`
+	RateCard     gossip.RateCard `toml:"rate_card"`
+}
+
+// DefaultProviderConfig returns provider defaults (no models).
+func DefaultProviderConfig() ProviderConfig {
+	return ProviderConfig{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second}
+}
+
+// Validate checks the section, naming each bad key.
+func (p ProviderConfig) Validate() error {
+	var errs []error
+	if err := gossip.CheckRegion(p.Region); err != nil {
+		errs = append(errs, fmt.Errorf("provider.region: %w", err))
+	}
+	if p.HardwareClass == "" || len(p.HardwareClass) > 64 {
+		errs = append(errs, errors.New("provider.hardware_class: must be 1..64 bytes"))
+	}
+	if p.Capacity == 0 || p.Capacity > 4096 {
+		errs = append(errs, fmt.Errorf("provider.capacity: %d outside 1..4096", p.Capacity))
+	}
+	if p.AnnounceInterval < time.Second || p.AnnounceInterval > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("provider.announce_interval: %s outside 1s..10m", p.AnnounceInterval))
+	}
+	if len(p.Models) == 0 {
+		errs = append(errs, errors.New("provider.models: a provider must serve at least one model"))
+	}
+	for i, m := range p.Models {
+		if _, err := m.Offer(); err != nil {
+			errs = append(errs, fmt.Errorf("provider.models[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Offer converts the model config into the announced offer.
+func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
+	id, err := decodeHash(m.ID)
+	if err != nil {
+		return gossip.ModelOffer{}, fmt.Errorf("id: %w", err)
+	}
+	wh := id
+	if m.WeightsHash != "" {
+		if wh, err = decodeHash(m.WeightsHash); err != nil {
+			return gossip.ModelOffer{}, fmt.Errorf("weights_hash: %w", err)
+		}
+	}
+	verif := m.Verification
+	if len(verif) == 0 {
+		verif = []string{gossip.VerifyNone}
+	}
+	o := gossip.ModelOffer{ModelID: id, Name: m.Name, WeightsHash: wh, Engine: m.Engine, RateCard: m.RateCard, Verification: verif}
+	// Reuse the gossip validator's structural rules so config and wire agree.
+	an := gossip.Announcement{MachineID: make([]byte, 32), Region: "DE", HardwareClass: "x", Models: []gossip.ModelOffer{o}}
+	if err := an.Check(); err != nil {
+		return gossip.ModelOffer{}, err
+	}
+	return o, nil
+}
+
+func decodeHash(s string) ([]byte, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		return nil, fmt.Errorf("%q is not 64 hex digits", s)
+	}
+	return b, nil
+}
+
+// DevnetModel is the model devnet providers announce until they serve a
+// generated model through the embedded engine: its ID is a fixed hash, not
+// yet a catalog root.
+func DevnetModel() ModelConfig {
+	id := sha256.Sum256([]byte("tenzro/devnet/placeholder-model/v0"))
+	return ModelConfig{
+		Name: "tenzro-devnet-tiny", ID: hex.EncodeToString(id[:]), WeightsHash: hex.EncodeToString(id[:]),
+		Engine: "embedded", Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt},
+		RateCard: gossip.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
+	}
+}

@@ -1,0 +1,9 @@
+// Package rpc is a small JSON-RPC 2.0 server over HTTP POST.
+//
+// It exists because the node's methods take named parameter objects
+// (`{"model": ..., "units": ...}`), which the maintained Go JSON-RPC servers
+// served here either do not accept (go-ethereum's rpc takes positional
+// arrays only) or tie to a single connection stream (jsonrpc2). Requests,
+// notifications and batches follow the specification; errors use its
+// standard codes with a message that says what was wrong.
+package rpc

@@ -1,0 +1,233 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+)
+
+// Standard JSON-RPC 2.0 error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	// CodeUnavailable is a server-defined code: the method exists but what
+	// it needs (a subsystem, a peer) is not available right now.
+	CodeUnavailable = -32000
+)
+
+// MaxBody caps a request body; a larger one is a parse error.
+const MaxBody = 1 << 20
+
+// maxBatch caps the calls in one batch.
+const maxBatch = 100
+
+// Error is a JSON-RPC error object. Handlers return it to choose the code;
+// any other error becomes an internal error carrying its message.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("rpc error %d: %s", e.Code, e.Message) }
+
+// InvalidParams returns a CodeInvalidParams error.
+func InvalidParams(format string, args ...any) *Error {
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unavailable returns a CodeUnavailable error.
+func Unavailable(format string, args ...any) *Error {
+	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(format, args...)}
+}
+
+// Handler answers one method. params is the raw "params" member (nil when
+// absent).
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Server dispatches JSON-RPC 2.0 requests to registered handlers.
+type Server struct {
+	methods map[string]Handler
+	log     *slog.Logger
+}
+
+// NewServer returns a server with no methods.
+func NewServer(log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{methods: make(map[string]Handler), log: log}
+}
+
+// Register adds a method; registering a name twice is a programming error.
+func (s *Server) Register(name string, h Handler) {
+	if _, dup := s.methods[name]; dup {
+		panic("rpc: method registered twice: " + name)
+	}
+	s.methods[name] = h
+}
+
+// Methods lists the registered method names, sorted.
+func (s *Server) Methods() []string {
+	out := make([]string, 0, len(s.methods))
+	for m := range s.methods {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+type response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// ServeHTTP handles POST requests carrying a call or a batch.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "JSON-RPC 2.0 expects POST", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		writeJSON(w, errorResponse(nil, CodeParseError, "reading body: "+err.Error()))
+		return
+	}
+	if len(body) > MaxBody {
+		writeJSON(w, errorResponse(nil, CodeParseError, fmt.Sprintf("body exceeds %d bytes", MaxBody)))
+		return
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		s.serveBatch(w, r.Context(), trimmed)
+		return
+	}
+	resp, notify := s.call(r.Context(), trimmed)
+	if notify {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, resp)
+}
+
+func (s *Server) serveBatch(w http.ResponseWriter, ctx context.Context, body []byte) {
+	var items []json.RawMessage
+	if err := json.Unmarshal(body, &items); err != nil {
+		writeJSON(w, errorResponse(nil, CodeParseError, "invalid JSON: "+err.Error()))
+		return
+	}
+	if len(items) == 0 || len(items) > maxBatch {
+		writeJSON(w, errorResponse(nil, CodeInvalidRequest, fmt.Sprintf("batch must hold 1..%d calls", maxBatch)))
+		return
+	}
+	var out []*response
+	for _, it := range items {
+		if resp, notify := s.call(ctx, it); !notify {
+			out = append(out, resp)
+		}
+	}
+	if len(out) == 0 {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, out)
+}
+
+// call runs one request; notify reports a notification (no response).
+func (s *Server) call(ctx context.Context, raw []byte) (resp *response, notify bool) {
+	var req request
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return errorResponse(nil, CodeParseError, "invalid JSON: "+err.Error()), false
+		}
+		return errorResponse(nil, CodeInvalidRequest, "not a JSON-RPC 2.0 request object: "+err.Error()), false
+	}
+	if req.JSONRPC != "2.0" {
+		return errorResponse(req.ID, CodeInvalidRequest, `"jsonrpc" must be "2.0"`), false
+	}
+	if req.Method == "" {
+		return errorResponse(req.ID, CodeInvalidRequest, `"method" is missing`), false
+	}
+	notify = len(req.ID) == 0
+	h, ok := s.methods[req.Method]
+	if !ok {
+		return errorResponse(req.ID, CodeMethodNotFound, fmt.Sprintf("method %q not found", req.Method)), notify
+	}
+	result, err := safeCall(ctx, h, req.Params)
+	if err != nil {
+		var re *Error
+		if !errors.As(err, &re) {
+			s.log.Warn("rpc method failed", "method", req.Method, "err", err)
+			re = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		return &response{JSONRPC: "2.0", ID: idOrNull(req.ID), Error: re}, notify
+	}
+	if result == nil {
+		result = struct{}{}
+	}
+	return &response{JSONRPC: "2.0", ID: idOrNull(req.ID), Result: result}, notify
+}
+
+// safeCall turns a handler panic (a bug) into an internal error rather than
+// tearing down the HTTP connection without an answer.
+func safeCall(ctx context.Context, h Handler, params json.RawMessage) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return h(ctx, params)
+}
+
+func idOrNull(id json.RawMessage) json.RawMessage {
+	if len(id) == 0 {
+		return json.RawMessage("null")
+	}
+	return id
+}
+
+func errorResponse(id json.RawMessage, code int, msg string) *response {
+	return &response{JSONRPC: "2.0", ID: idOrNull(id), Error: &Error{Code: code, Message: msg}}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Params decodes params into a T, refusing unknown fields; absent params
+// decode as T's zero value.
+func Params[T any](raw json.RawMessage) (T, error) {
+	var v T
+	if len(raw) == 0 || string(raw) == "null" {
+		return v, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, InvalidParams("params: %v", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,55 @@
+// Package p2p runs a node's libp2p host, the network's private Kademlia DHT,
+// and the length-prefixed framing every tenzro stream protocol uses.
+//
+// # Host
+//
+// New builds a host with TCP and QUIC v1 transports; TCP connections are
+// secured with Noise only and multiplexed with yamux, QUIC uses its built-in
+// TLS 1.3. Identify and ping are on. The peer identity is an Ed25519 key
+// persisted in Config.KeyFile (LoadOrCreateKey).
+//
+// Resources are bounded twice: a connection manager trims connections above
+// Config.ConnHigh down to Config.ConnLow, and a resource manager applies
+// libp2p's default limits scaled to the machine (rcmgr.DefaultLimits with
+// libp2p's default service limits, AutoScale'd to 1/8 of RAM and half the file
+// descriptors, via rcmgr.NewFixedLimiter). The system connection limits are
+// raised to at least ConnHigh so that the connection manager, not the
+// resource manager, decides the steady-state peer count. Loopback is exempt
+// from libp2p's per-IP connection caps, so a devnet of many nodes on
+// 127.0.0.1 works.
+//
+// The network runs on loopback, LANs and servers with reachable addresses, so
+// there is no circuit relay, no hole punching and no NAT port mapping, and
+// private and loopback addresses are advertised.
+//
+// # DHT
+//
+// The DHT speaks /tenzro/<network>/kad/1.0.0, so it never mixes with the
+// public IPFS DHT or another tenzro network, and it only ever bootstraps from
+// Config.Bootstrap. Validators and providers run it in server mode; gateways
+// on laptops in client mode. Its default filters accept private and loopback
+// addresses (kad-dht only filters them when configured to, e.g. by its dual
+// LAN/WAN wrapper, which is not used here). Value records are disabled; the
+// network uses provider records only.
+//
+// Each catalog model ID (a SHA-256 Merkle root) maps to one key, ModelCID: a
+// CIDv1, codec raw, whose sha2-256 multihash digest is the model ID itself.
+// ProvideModel announces the host as a provider and re-announces every five
+// minutes (faster, with back-off, after failures or when the host regains
+// peers after being isolated); provider records expire after 30 minutes on
+// the peers that hold them, so a provider that leaves drops out of lookups.
+// FindModelProviders returns providers other than the caller.
+//
+// Start dials the bootstrap peers concurrently with a 5 s timeout each and
+// does not fail when they are unreachable: nodes start in any order. While
+// the host has neither a DHT peer nor a bootstrap peer it redials them every
+// 3 s (clearing libp2p's dial back-off, which would otherwise hold retries
+// off for 5 s to 5 min).
+//
+// # Framing
+//
+// WriteFrame and ReadFrame carry one message per frame: an unsigned varint
+// length (minimally encoded) followed by the payload. ReadFrame enforces a
+// caller-chosen maximum before reading or allocating the payload. Keep one
+// bufio.Reader per stream.
+package p2p

@@ -1,0 +1,96 @@
+package p2p
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/libp2p/go-libp2p"
+	"github.com/libp2p/go-libp2p/core/crypto"
+)
+
+// Option adjusts how New builds a Host.
+type Option func(*options) error
+
+type options struct {
+	key    crypto.PrivKey
+	log    *slog.Logger
+	timing timing
+	libp2p []libp2p.Option
+}
+
+// timing holds the host's protocol timers. Production uses the defaults;
+// package tests shorten them.
+type timing struct {
+	// dialTimeout bounds each bootstrap dial, so a dead or black-holed
+	// bootstrap address delays Start by at most this long.
+	dialTimeout time.Duration
+	// retryInterval is how often a host connected to no peer at all dials its
+	// bootstrap peers again, and the first back-off of a failed provide.
+	retryInterval time.Duration
+	// maxBackoff caps the back-off between failed provides of one model.
+	maxBackoff time.Duration
+	// reprovideInterval is how often every provided model is announced again.
+	reprovideInterval time.Duration
+	// opTimeout bounds one provide or provider lookup, including the wait for
+	// a non-empty routing table, when the caller's context has no earlier
+	// deadline.
+	opTimeout time.Duration
+}
+
+func defaultOptions() options {
+	return options{
+		log: slog.Default().With("component", "p2p"),
+		timing: timing{
+			dialTimeout:       5 * time.Second,
+			retryInterval:     3 * time.Second,
+			maxBackoff:        time.Minute,
+			reprovideInterval: 5 * time.Minute,
+			opTimeout:         time.Minute,
+		},
+	}
+}
+
+// WithKey makes New use key as the peer identity instead of Config.KeyFile
+// (which is then neither read nor written).
+func WithKey(key crypto.PrivKey) Option {
+	return func(o *options) error {
+		if key == nil {
+			return errors.New("WithKey: nil key")
+		}
+		o.key = key
+		return nil
+	}
+}
+
+// WithLogger sets the structured logger (default: slog.Default() with
+// component=p2p).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) error {
+		if l == nil {
+			return errors.New("WithLogger: nil logger")
+		}
+		o.log = l
+		return nil
+	}
+}
+
+// withTiming replaces the protocol timers (tests).
+func withTiming(t timing) Option {
+	return func(o *options) error {
+		if t.dialTimeout <= 0 || t.retryInterval <= 0 || t.maxBackoff <= 0 ||
+			t.reprovideInterval <= 0 || t.opTimeout <= 0 {
+			return errors.New("withTiming: all durations must be positive")
+		}
+		o.timing = t
+		return nil
+	}
+}
+
+// withLibp2pOptions appends raw libp2p options (tests: connection gaters).
+func withLibp2pOptions(opts ...libp2p.Option) Option {
+	return func(o *options) error {
+		o.libp2p = append(o.libp2p, opts...)
+		return nil
+	}
+}
