@@ -1,7 +1,7 @@
 # tenzrod — the two commands: `make devnet` and `make test`.
 GO        ?= go
 BIN       := bin/tenzrod
-FUZZTIME  ?= 4s
+FUZZTIME  ?= 3000x
 DEVNET_DIR ?= .devnet
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/tenzrod/tenzrod/node.Version=$(VERSION)

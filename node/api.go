@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/tenzrod/tenzrod/node/rpc"
@@ -35,7 +36,10 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	registerMethods(a.rpc, n)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(n.reg, promhttp.HandlerOpts{Registry: n.reg}))
+	// The node's own registry plus the process-wide default one, where
+	// libp2p registers its metrics and the Go and process collectors live.
+	gather := prometheus.Gatherers{n.reg, prometheus.DefaultGatherer}
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
 	mux.Handle("/rpc", a.rpc)
 	a.srv = &http.Server{
 		Handler:           mux,

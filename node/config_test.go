@@ -63,3 +63,38 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLoadConfig: any config file content gives a config or an error, never
+// a panic, and a config that loads and validates renders back to one that
+// loads to the same value.
+func FuzzLoadConfig(f *testing.F) {
+	cfg := Default(RoleProvider)
+	cfg.Provider.Models = []ModelConfig{DevnetModel()}
+	seed, _ := RenderConfig(cfg)
+	f.Add(string(seed))
+	f.Add("role = \"gateway\"\n[api]\nlisten = \"x\"\n")
+	f.Add("[[provider.models]]\nname = 1\n")
+	f.Fuzz(func(t *testing.T, content string) {
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, ConfigFile), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(home)
+		if err != nil {
+			return
+		}
+		if c.Validate() != nil {
+			return
+		}
+		out, err := RenderConfig(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, ConfigFile), out, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(home); err != nil {
+			t.Fatalf("re-rendered valid config does not load: %v\n%s", err, out)
+		}
+	})
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/filecoin-project/go-clock"
 	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/p2p"
@@ -78,7 +77,6 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 			n.closeEarly()
 		}
 	}()
-	n.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	if n.id, err = identity.Open(cfg.HWKeyConfig()); err != nil {
 		return nil, fmt.Errorf("node: identity: %w", err)

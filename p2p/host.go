@@ -55,7 +55,6 @@ const (
 
 // Host is a libp2p host with the network's private Kademlia DHT.
 type Host struct {
-	cfg       Config
 	log       *slog.Logger
 	t         timing
 	host      host.Host
@@ -122,7 +121,6 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Host, error) {
 		return nil, err
 	}
 	hst := &Host{
-		cfg:       cfg,
 		log:       o.log.With("peer", self.String()),
 		t:         o.timing,
 		host:      h,

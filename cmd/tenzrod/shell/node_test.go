@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -73,7 +74,11 @@ func (n *fakeNode) serve(w http.ResponseWriter, r *http.Request) {
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 {
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil || req.JSONRPC != "2.0" || len(req.ID) == 0 {
 		n.t.Errorf("fake node: bad JSON-RPC request (err %v): %+v", err, req)
 		writeResponse(w, json.RawMessage("null"), nil, &RPCError{Code: -32600, Message: "invalid request"})
 		return

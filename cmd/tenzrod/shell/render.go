@@ -151,7 +151,7 @@ func renderPeers(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	fmt.Fprintln(tw, "PEER\tDIRECTION\tLATENCY\tADDRS")
 	for _, p := range peers {
 		lat := "-"
-		if p.LatencyMS != nil {
+		if p.LatencyMS != nil && *p.LatencyMS > 0 {
 			lat = formatMillis(*p.LatencyMS)
 		}
 		writeRows(tw, p.Addrs, p.PeerID, orDash(p.Direction), lat)

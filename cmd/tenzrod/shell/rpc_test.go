@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -122,10 +123,19 @@ func TestUnreachableNode(t *testing.T) {
 }
 
 func TestTimeoutAndCancel(t *testing.T) {
+	// The handler holds every request until the client gives up or the test
+	// ends; release makes sure srv.Close never waits on a connection whose
+	// close the server has not noticed yet.
+	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
+		_, _ = io.ReadAll(r.Body)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
 	}))
 	defer srv.Close()
+	defer close(release)
 	c, _ := NewClient(srv.URL)
 	c.timeout = 50 * time.Millisecond
 	_, err := c.Call(t.Context(), "tenzro_slow", nil)

@@ -108,18 +108,29 @@ func (s *session) interact(ctx context.Context, rlc *readline.Config) error {
 	rlc.Prompt = "tenzrod> "
 	rlc.AutoComplete = newCompleter(s)
 	rlc.Stdout, rlc.Stderr = s.out, s.errOut
+	var in io.Reader = os.Stdin
+	if rlc.Stdin != nil {
+		in = rlc.Stdin
+	}
+	// Closing this reader is what ends a pending read of the line editor;
+	// readline's own Close does not reach the underlying stdin.
+	stdin := readline.NewCancelableStdin(in)
+	rlc.Stdin = stdin
 	rl, err := readline.NewEx(rlc)
 	if err != nil {
 		return fmt.Errorf("shell: start line editor: %w", err)
 	}
-	defer rl.Close()
+	defer func() {
+		stdin.Close()
+		rl.Close()
+	}()
 
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() {
 		if !isInterrupt(context.Cause(ctx)) {
 			cancel()
-			rl.Close()
+			stdin.Close()
 		}
 	})
 	defer stop()

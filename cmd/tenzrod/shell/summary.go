@@ -26,7 +26,7 @@ var summaryKeys = []struct{ key, label string }{
 var summaryHidden = map[string]bool{
 	"signature": true, "sig": true, "cert": true, "certificate": true, "session_cert": true,
 	"pubkey": true, "public_key": true, "payload": true, "envelope": true,
-	"time": true, "timestamp": true, "in_flight": true, "capacity": true, "degraded": true,
+	"time": true, "time_ms": true, "timestamp": true, "degraded": true,
 }
 
 // summarizeMessage renders a decoded gossip message as key=value pairs:
@@ -66,6 +66,7 @@ func summarizeMessage(raw json.RawMessage) string {
 			c = "?"
 		}
 		add("load", fmt.Sprintf("%v/%v", f, c))
+		used["in_flight"], used["capacity"] = true, true
 	}
 	if d, ok := m["degraded"].(bool); ok && d {
 		parts = append(parts, "DEGRADED")

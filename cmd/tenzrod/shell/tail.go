@@ -37,6 +37,7 @@ type gossipEvent struct {
 	Topic        string          `json:"topic"`
 	Verdict      string          `json:"verdict"`
 	Reason       string          `json:"reason"`
+	Error        string          `json:"error"`
 	ReceivedFrom string          `json:"received_from"`
 	Message      json.RawMessage `json:"message"`
 }
@@ -122,8 +123,12 @@ func formatEvent(ev gossipEvent) string {
 	if t, err := time.Parse(time.RFC3339Nano, ev.Time); err == nil {
 		ts = t.Format("15:04:05.000")
 	}
+	reason := orDash(ev.Reason)
+	if ev.Error != "" {
+		reason += " (" + ev.Error + ")"
+	}
 	line := fmt.Sprintf("%-12s  %-6s  %-9s  %s  from %s", orDash(ts), orDash(ev.Verdict),
-		topicShortName(ev.Topic), orDash(ev.Reason), orDash(shortID(ev.ReceivedFrom)))
+		topicShortName(ev.Topic), reason, orDash(shortID(ev.ReceivedFrom)))
 	if sum := summarizeMessage(ev.Message); sum != "" {
 		line += "  " + sum
 	}
