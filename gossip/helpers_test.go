@@ -17,8 +17,9 @@ import (
 // testProvider is a real software-backed machine identity with a session
 // certified for a fresh libp2p peer ID.
 type testProvider struct {
-	id   *identity.Identity
-	peer peer.ID
+	id      *identity.Identity
+	peerKey crypto.PrivKey
+	peer    peer.ID
 	sess *identity.Session
 	seq  uint64
 }
@@ -30,24 +31,27 @@ func newTestProvider(t testing.TB, now time.Time) *testProvider {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { id.Close() })
-	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
+	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid, err := peer.IDFromPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newTestSession(t, id, pid, now)
+	return newTestSession(t, id, key, now)
 }
 
-func newTestSession(t testing.TB, id *identity.Identity, pid peer.ID, now time.Time) *testProvider {
+// newTestSession certifies a session of machine id for the peer of key.
+// Tests that give it another provider's peer key model an attacker who stole
+// a libp2p key but not the machine's hardware key.
+func newTestSession(t testing.TB, id *identity.Identity, key crypto.PrivKey, now time.Time) *testProvider {
 	t.Helper()
-	sess, err := id.IssueSession(pid, now.Add(-time.Minute), now.Add(time.Hour))
+	sess, err := id.IssueSession(key, now.Add(-time.Minute), now.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testProvider{id: id, peer: pid, sess: sess, seq: 100}
+	pid, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testProvider{id: id, peerKey: key, peer: pid, sess: sess, seq: 100}
 }
 
 func (p *testProvider) machine() []byte { m := p.id.MachineID(); return m[:] }

@@ -48,8 +48,9 @@ func TestForgedHeartbeats(t *testing.T) {
 	t.Run("signed by another machine's key", func(t *testing.T) {
 		v, p := pinned(t, now)
 		other := newTestProvider(t, now)
-		// The attacker certifies its own session for the victim's peer ID.
-		forger := newTestSession(t, other.id, p.peer, now)
+		// The attacker holds the victim's libp2p key (not its hardware key)
+		// and certifies its own machine's session for the victim's peer.
+		forger := newTestSession(t, other.id, p.peerKey, now)
 		hb := forger.heartbeat(now)
 		wantVerdict(t, v.ValidateHeartbeat(forger.seal(t, KindHeartbeat, hb)), Reject, ReasonMachineMismatch)
 	})
@@ -57,14 +58,14 @@ func TestForgedHeartbeats(t *testing.T) {
 	t.Run("body names the pinned machine but the cert is another's", func(t *testing.T) {
 		v, p := pinned(t, now)
 		other := newTestProvider(t, now)
-		forger := newTestSession(t, other.id, p.peer, now)
+		forger := newTestSession(t, other.id, p.peerKey, now)
 		hb := p.heartbeat(now)
 		wantVerdict(t, v.ValidateHeartbeat(forger.seal(t, KindHeartbeat, hb)), Reject, ReasonMachineMismatch)
 	})
 
 	t.Run("signature from a key other than the certified session key", func(t *testing.T) {
 		v, p := pinned(t, now)
-		spare := newTestSession(t, p.id, p.peer, now)
+		spare := newTestSession(t, p.id, p.peerKey, now)
 		good := p.seal(t, KindHeartbeat, p.heartbeat(now))
 		env, err := identity.UnmarshalEnvelope(good, 1<<16)
 		if err != nil {
@@ -162,7 +163,7 @@ func TestForgedAnnouncements(t *testing.T) {
 	t.Run("another machine after the pin", func(t *testing.T) {
 		v, p := pinned(t, now)
 		other := newTestProvider(t, now)
-		forger := newTestSession(t, other.id, p.peer, now)
+		forger := newTestSession(t, other.id, p.peerKey, now)
 		wantVerdict(t, v.ValidateAnnouncement(forger.seal(t, KindAnnounce, forger.announcement(now))), Reject, ReasonMachineMismatch)
 	})
 

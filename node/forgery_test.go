@@ -55,7 +55,7 @@ func TestForgedGossipIsDroppedOverTheNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer id.Close()
-	sess, err := id.IssueSession(rogueHost.ID(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	sess, err := id.IssueSession(rogueHost.Host().Peerstore().PrivKey(rogueHost.ID()), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,11 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if n.host, err = p2p.New(ctx, cfg.P2PConfig(), p2p.WithLogger(n.log)); err != nil {
 		return nil, err
 	}
-	n.session = newSessionKeeper(n.id, n.host.ID(), cfg.Identity.SessionTTL, o.Clock, n.log)
+	peerKey := n.host.Host().Peerstore().PrivKey(n.host.ID())
+	if peerKey == nil {
+		return nil, fmt.Errorf("node: no private key for peer %s", n.host.ID())
+	}
+	n.session = newSessionKeeper(n.id, peerKey, cfg.Identity.SessionTTL, o.Clock, n.log)
 	if _, err := n.session.current(); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -17,7 +17,7 @@ import (
 // with a certificate its peers would refuse.
 type sessionKeeper struct {
 	id    *identity.Identity
-	peer  peer.ID
+	peer  crypto.PrivKey
 	ttl   time.Duration
 	clock clock.Clock
 	log   *slog.Logger
@@ -26,7 +26,7 @@ type sessionKeeper struct {
 	sess *identity.Session
 }
 
-func newSessionKeeper(id *identity.Identity, p peer.ID, ttl time.Duration, clk clock.Clock, log *slog.Logger) *sessionKeeper {
+func newSessionKeeper(id *identity.Identity, p crypto.PrivKey, ttl time.Duration, clk clock.Clock, log *slog.Logger) *sessionKeeper {
 	return &sessionKeeper{id: id, peer: p, ttl: ttl, clock: clk, log: log}
 }
 

@@ -210,6 +210,11 @@ func TestDevnetKillProviderGoesDown(t *testing.T) {
 			return statusAt(api, peerOf(victim)) == "up"
 		})
 		t.Logf("round %d: %s killed; down at others after %v; restarted, up after %v", k+1, victim.Name, took, up)
+		// The restarted node must know every provider again before the
+		// next round judges what it sees.
+		for _, p := range providers {
+			waitAll(t, m.Nodes, 30*time.Second, p.Name+" known to all", func(api string) bool { return statusAt(api, peerOf(p)) == "up" })
+		}
 	}
 	sort.Slice(downTimes, func(i, j int) bool { return downTimes[i] < downTimes[j] })
 	if len(downTimes) > 0 {

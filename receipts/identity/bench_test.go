@@ -61,7 +61,7 @@ func BenchmarkSeal(b *testing.B) {
 
 func benchmarkIssueSession(b *testing.B, backend hwkey.Backend) {
 	id := openIdentity(b, backend, b.TempDir())
-	p := newPeerID(b)
+	p := newPeerKey(b)
 	for b.Loop() {
 		if _, err := id.IssueSession(p, t0, t0.Add(time.Hour)); err != nil {
 			b.Fatal(err)

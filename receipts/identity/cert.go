@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
@@ -26,7 +27,8 @@ const (
 	// MaxCertSize bounds an encoded certificate (about 5.6 KB in practice).
 	MaxCertSize = 8 << 10
 
-	maxHWSigSize = 72 // ASN.1 DER ECDSA P-256 signature
+	maxHWSigSize   = 72 // ASN.1 DER ECDSA P-256 signature
+	maxPeerSigSize = 64 // Ed25519
 )
 
 // Certificate binds a session P-256 key to a machine and a libp2p peer for
@@ -44,6 +46,7 @@ type Certificate struct {
 	NotAfter   int64  `cbor:"9,keyasint"`  // unix ms
 	HWSig      []byte `cbor:"10,keyasint"` // ECDSA (hardware key) over SHA-256(tbs), DER
 	PQSig      []byte `cbor:"11,keyasint"` // ML-DSA-65 over tbs, empty context
+	PeerSig    []byte `cbor:"12,keyasint"` // libp2p peer key over tbs: the peer consents to the binding
 }
 
 // Marshal returns the certificate's deterministic CBOR encoding.
@@ -80,16 +83,16 @@ func (c *Certificate) Hash() [32]byte {
 // Clone returns a deep copy of c.
 func (c *Certificate) Clone() Certificate {
 	d := *c
-	for _, p := range []*[]byte{&d.HWPub, &d.PQPub, &d.MachineID, &d.SessionPub, &d.PeerID, &d.HWSig, &d.PQSig} {
+	for _, p := range []*[]byte{&d.HWPub, &d.PQPub, &d.MachineID, &d.SessionPub, &d.PeerID, &d.HWSig, &d.PQSig, &d.PeerSig} {
 		*p = bytes.Clone(*p)
 	}
 	return d
 }
 
-// tbs returns the bytes both signatures cover.
+// tbs returns the bytes all three signatures cover.
 func (c *Certificate) tbs() ([]byte, error) {
 	u := *c
-	u.HWSig, u.PQSig = nil, nil
+	u.HWSig, u.PQSig, u.PeerSig = nil, nil, nil
 	enc, err := u.Marshal()
 	if err != nil {
 		return nil, err
@@ -153,6 +156,10 @@ func (c *Certificate) Verify(pinned MachineID, now time.Time) error {
 	if err != nil {
 		return err
 	}
+	peerPub, err := c.peerKey()
+	if err != nil {
+		return err
+	}
 	if ComputeMachineID(c.HWPub, c.PQPub) != MachineID(c.MachineID) {
 		return ErrBadMachineID
 	}
@@ -179,6 +186,9 @@ func (c *Certificate) Verify(pinned MachineID, now time.Time) error {
 	if !mldsa65.Verify(pqPub, tbs, nil, c.PQSig) {
 		return fmt.Errorf("%w: ml-dsa-65 key", ErrBadCertSignature)
 	}
+	if ok, err := peerPub.Verify(tbs, c.PeerSig); err != nil || !ok {
+		return fmt.Errorf("%w: libp2p peer key", ErrBadCertSignature)
+	}
 	return nil
 }
 
@@ -195,6 +205,9 @@ func (c *Certificate) checkFields() (*ecdsa.PublicKey, *mldsa65.PublicKey, error
 	}
 	if len(c.PQSig) != mldsa65.SignatureSize {
 		return nil, nil, fmt.Errorf("%w: ml-dsa-65 signature is %d bytes", ErrMalformedCert, len(c.PQSig))
+	}
+	if len(c.PeerSig) == 0 || len(c.PeerSig) > maxPeerSigSize {
+		return nil, nil, fmt.Errorf("%w: peer signature is %d bytes", ErrMalformedCert, len(c.PeerSig))
 	}
 	if len(c.HWSig) == 0 || len(c.HWSig) > maxHWSigSize {
 		return nil, nil, fmt.Errorf("%w: hardware signature is %d bytes", ErrMalformedCert, len(c.HWSig))
@@ -217,6 +230,21 @@ func (c *Certificate) checkFields() (*ecdsa.PublicKey, *mldsa65.PublicKey, error
 		return nil, nil, fmt.Errorf("%w: ml-dsa-65 key: %w", ErrMalformedCert, err)
 	}
 	return hwPub, &pqPub, nil
+}
+
+// peerKey extracts the public key embedded in the certified peer ID. Only
+// peer IDs that embed their key (Ed25519, as tenzrod creates) can be bound,
+// so a certificate can never name a peer that did not sign it.
+func (c *Certificate) peerKey() (crypto.PubKey, error) {
+	id, err := c.Peer()
+	if err != nil {
+		return nil, err
+	}
+	pub, err := id.ExtractPublicKey()
+	if err != nil {
+		return nil, fmt.Errorf("%w: peer ID does not embed its public key: %w", ErrMalformedCert, err)
+	}
+	return pub, nil
 }
 
 func parseP256(der []byte) (*ecdsa.PublicKey, error) {

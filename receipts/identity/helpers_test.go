@@ -19,13 +19,18 @@ const (
 	announceDomain  = "tenzro/v1/announce"
 )
 
-func newPeerID(t testing.TB) peer.ID {
+func newPeerKey(t testing.TB) crypto.PrivKey {
 	t.Helper()
-	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
+	priv, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := peer.IDFromPublicKey(pub)
+	return priv
+}
+
+func peerOf(t testing.TB, k crypto.PrivKey) peer.ID {
+	t.Helper()
+	id, err := peer.IDFromPrivateKey(k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +49,7 @@ func openIdentity(t testing.TB, b hwkey.Backend, dir string) *Identity {
 
 func newSession(t testing.TB, id *Identity) *Session {
 	t.Helper()
-	s, err := id.IssueSession(newPeerID(t), t0, t0.Add(time.Hour))
+	s, err := id.IssueSession(newPeerKey(t), t0, t0.Add(time.Hour))
 	if err != nil {
 		t.Fatalf("IssueSession: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
@@ -98,10 +99,17 @@ func (id *Identity) PQPublicKey() *mldsa65.PublicKey { return id.pqPub }
 func (id *Identity) Close() error { return id.hw.Close() }
 
 // IssueSession creates a fresh software P-256 session key and a certificate
-// for it, bound to peerID and valid from notBefore to notAfter (millisecond
-// precision), signed by the hardware key and the ML-DSA-65 key.
-func (id *Identity) IssueSession(peerID peer.ID, notBefore, notAfter time.Time) (*Session, error) {
-	if err := peerID.Validate(); err != nil {
+// for it, bound to the libp2p peer of peerKey and valid from notBefore to
+// notAfter (millisecond precision). The hardware key, the ML-DSA-65 key and
+// the peer key all sign it: the machine vouches for the session, and the
+// peer consents to being bound to this machine, so nobody can certify a
+// session for someone else's peer ID.
+func (id *Identity) IssueSession(peerKey crypto.PrivKey, notBefore, notAfter time.Time) (*Session, error) {
+	if peerKey == nil {
+		return nil, errors.New("identity: issue session: no peer key")
+	}
+	peerID, err := peer.IDFromPrivateKey(peerKey)
+	if err != nil {
 		return nil, fmt.Errorf("identity: issue session: peer ID: %w", err)
 	}
 	if !notAfter.After(notBefore) {
@@ -138,6 +146,9 @@ func (id *Identity) IssueSession(peerID peer.ID, notBefore, notAfter time.Time) 
 	c.PQSig = make([]byte, mldsa65.SignatureSize)
 	if err := mldsa65.SignTo(id.pq, tbs, nil, true, c.PQSig); err != nil {
 		return nil, fmt.Errorf("identity: issue session: ml-dsa-65 sign: %w", err)
+	}
+	if c.PeerSig, err = peerKey.Sign(tbs); err != nil {
+		return nil, fmt.Errorf("identity: issue session: peer key sign: %w", err)
 	}
 	if err := c.Verify(id.id, time.UnixMilli(c.NotBefore)); err != nil {
 		return nil, fmt.Errorf("identity: issue session: self-check: %w", err)

@@ -2,9 +2,11 @@ package identity
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,8 +23,9 @@ func TestEndToEnd(t *testing.T) {
 			if id.Backend() != b {
 				t.Fatalf("Backend() = %s", id.Backend())
 			}
-			pid := newPeerID(t)
-			s, err := id.IssueSession(pid, t0, t0.Add(time.Hour))
+			pk := newPeerKey(t)
+			pid := peerOf(t, pk)
+			s, err := id.IssueSession(pk, t0, t0.Add(time.Hour))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,6 +211,8 @@ func TestTamperedCertificateFails(t *testing.T) {
 		{"bad peer id", func(c *Certificate) { c.PeerID = []byte{0xff} }, ErrMalformedCert},
 		{"inverted window", func(c *Certificate) { c.NotBefore = c.NotAfter + 1 }, ErrMalformedCert},
 		{"no hw sig", func(c *Certificate) { c.HWSig = nil }, ErrMalformedCert},
+		{"peer sig", func(c *Certificate) { c.PeerSig[0] ^= 1 }, ErrBadCertSignature},
+		{"no peer sig", func(c *Certificate) { c.PeerSig = nil }, ErrMalformedCert},
 		// Another machine's hardware key with a consistent machine ID: the
 		// hardware signature no longer verifies.
 		{"swapped hw key", func(c *Certificate) {
@@ -239,6 +244,35 @@ func TestTamperedCertificateFails(t *testing.T) {
 	}
 }
 
+// TestCertCannotClaimAnotherPeer: a machine that certifies a session for a
+// peer ID whose key it does not hold cannot produce the peer signature, even
+// with valid hardware and ML-DSA signatures over the claim.
+func TestCertCannotClaimAnotherPeer(t *testing.T) {
+	attacker := openIdentity(t, hwkey.BackendSoftware, t.TempDir())
+	victim := peerOf(t, newPeerKey(t))
+	s, err := attacker.IssueSession(newPeerKey(t), t0, t0.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Cert.Clone()
+	c.PeerID = []byte(victim)
+	tbs, err := c.tbs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256.Sum256(tbs)
+	if c.HWSig, err = attacker.hw.Sign(digest[:]); err != nil {
+		t.Fatal(err)
+	}
+	if err := mldsa65.SignTo(attacker.pq, tbs, nil, true, c.PQSig); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Verify(attacker.MachineID(), t0)
+	if !errors.Is(err, ErrBadCertSignature) || !strings.Contains(err.Error(), "peer key") {
+		t.Fatalf("cert claiming the victim's peer ID: %v", err)
+	}
+}
+
 func TestConcurrentIdentitiesInOneProcess(t *testing.T) {
 	const perBackend = 5
 	type node struct {
@@ -261,7 +295,7 @@ func TestConcurrentIdentitiesInOneProcess(t *testing.T) {
 				errs <- err
 				return
 			}
-			s, err := id.IssueSession(newPeerID(t), t0, t0.Add(time.Hour))
+			s, err := id.IssueSession(newPeerKey(t), t0, t0.Add(time.Hour))
 			if err != nil {
 				errs <- err
 				return
@@ -316,10 +350,10 @@ func TestOpenErrors(t *testing.T) {
 
 func TestIssueSessionRejectsBadInput(t *testing.T) {
 	id := openIdentity(t, hwkey.BackendSoftware, t.TempDir())
-	if _, err := id.IssueSession("", t0, t0.Add(time.Hour)); err == nil {
-		t.Error("empty peer ID accepted")
+	if _, err := id.IssueSession(nil, t0, t0.Add(time.Hour)); err == nil {
+		t.Error("missing peer key accepted")
 	}
-	if _, err := id.IssueSession(newPeerID(t), t0, t0); err == nil {
+	if _, err := id.IssueSession(newPeerKey(t), t0, t0); err == nil {
 		t.Error("empty validity window accepted")
 	}
 	s := newSession(t, id)
