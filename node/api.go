@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/node/rpc"
 )
 
@@ -41,6 +42,9 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	gather := prometheus.Gatherers{n.reg, prometheus.DefaultGatherer}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
 	mux.Handle("/rpc", a.rpc)
+	if n.models != nil {
+		openai.NewHandler(localBackend{set: n.models}).Register(mux)
+	}
 	a.srv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,

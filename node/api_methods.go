@@ -158,4 +158,3 @@ func (n *Node) findProviders(ctx context.Context, raw json.RawMessage) (any, err
 	}
 	return out, nil
 }
-

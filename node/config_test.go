@@ -69,7 +69,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 // loads to the same value.
 func FuzzLoadConfig(f *testing.F) {
 	cfg := Default(RoleProvider)
-	cfg.Provider.Models = []ModelConfig{DevnetModel()}
+	cfg.Provider.Models = []ModelConfig{DevnetModel("models/m", "")}
 	seed, _ := RenderConfig(cfg)
 	f.Add(string(seed))
 	f.Add("role = \"gateway\"\n[api]\nlisten = \"x\"\n")

@@ -75,8 +75,12 @@ announce_interval = {{dur .Provider.AnnounceInterval}}
 {{range .Provider.Models}}
 [[provider.models]]
 name = {{q .Name}}
+# Model directory served by the embedded engine (its catalog root is the
+# model ID; the files are verified against it before loading).
+dir = {{q .Dir}}
 # Catalog model ID (Merkle root of the model files) and the hash of the
-# weights actually served.
+# weights actually served. With dir set, id may be empty (taken from the
+# directory) or must match it.
 id = {{q .ID}}
 weights_hash = {{q .WeightsHash}}
 engine = {{q .Engine}}

@@ -37,6 +37,7 @@ type Node struct {
 	host    *p2p.Host
 	gossip  *gossip.Service
 	table   *router.Table
+	models  *modelSet // providers only
 	api     *apiServer
 
 	// life bounds what must outlive New's context (the pubsub router
@@ -105,16 +106,15 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	n.table = router.NewTable(o.Clock, n.log)
 	n.gossip.OnAnnouncement(n.table.ApplyAnnouncement)
 	n.gossip.OnHeartbeat(n.table.ApplyHeartbeat)
-	if n.api, err = newAPIServer(n, o.Listener); err != nil {
-		return nil, err
-	}
 	n.parts = []Lifecycle{n.host, n.gossip}
 	if cfg.Role == RoleProvider {
-		pl, err := newProviderLoop(n)
-		if err != nil {
+		if n.models, err = newModelSet(cfg, n.log); err != nil {
 			return nil, err
 		}
-		n.parts = append(n.parts, pl)
+		n.parts = append(n.parts, newProviderLoop(n, n.models))
+	}
+	if n.api, err = newAPIServer(n, o.Listener); err != nil {
+		return nil, err
 	}
 	n.parts = append(n.parts, n.api)
 	return n, nil

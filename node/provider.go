@@ -13,26 +13,18 @@ import (
 // provides its models in the DHT.
 type providerLoop struct {
 	n      *Node
-	offers []gossip.ModelOffer
+	models *modelSet
 	seq    atomic.Uint64
+	loaded chan struct{} // closed when every model has been tried
 
 	degraded atomic.Bool
-	inFlight atomic.Uint32
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func newProviderLoop(n *Node) (*providerLoop, error) {
-	p := &providerLoop{n: n}
-	for _, m := range n.cfg.Provider.Models {
-		o, err := m.Offer()
-		if err != nil {
-			return nil, err
-		}
-		p.offers = append(p.offers, o)
-	}
-	return p, nil
+func newProviderLoop(n *Node, models *modelSet) *providerLoop {
+	return &providerLoop{n: n, models: models, loaded: make(chan struct{})}
 }
 
 // nextSeq returns a sequence number above every one used before, across
@@ -51,14 +43,19 @@ func (p *providerLoop) nextSeq() uint64 {
 
 func (p *providerLoop) Start(ctx context.Context) error {
 	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	for _, o := range p.offers {
-		var id [32]byte
-		copy(id[:], o.ModelID)
-		if err := p.n.host.ProvideModel(ctx, id); err != nil {
-			p.n.log.Warn("provide model in DHT", "model", o.Name, "err", err)
+	p.wg.Add(2)
+	go func() {
+		defer p.wg.Done()
+		defer close(p.loaded)
+		p.models.load(ctx)
+		for _, o := range p.models.offers() {
+			var id [32]byte
+			copy(id[:], o.ModelID)
+			if err := p.n.host.ProvideModel(ctx, id); err != nil && ctx.Err() == nil {
+				p.n.log.Warn("provide model in DHT", "model", o.Name, "err", err)
+			}
 		}
-	}
-	p.wg.Add(1)
+	}()
 	go p.run(ctx)
 	return nil
 }
@@ -80,10 +77,16 @@ func (p *providerLoop) run(ctx context.Context) {
 	defer announce.Stop()
 	p.announce(ctx)
 	p.heartbeat(ctx)
+	loaded := p.loaded
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-loaded:
+			// Model IDs of directory-backed models are known now.
+			loaded = nil
+			p.announce(ctx)
+			p.heartbeat(ctx)
 		case <-beat.C:
 			p.heartbeat(ctx)
 		case <-announce.C:
@@ -94,22 +97,29 @@ func (p *providerLoop) run(ctx context.Context) {
 
 func (p *providerLoop) announce(ctx context.Context) {
 	cfg := p.n.cfg.Provider
+	offers := p.models.offers()
+	if len(offers) == 0 {
+		return // nothing to announce until a model's ID is known
+	}
 	m := p.n.id.MachineID()
 	an := &gossip.Announcement{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.n.clock.Now().UnixMilli(),
-		Models: p.offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
+		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
 	}
 	p.publish(ctx, gossip.KindAnnounce, an)
 }
 
 func (p *providerLoop) heartbeat(ctx context.Context) {
 	m := p.n.id.MachineID()
+	statuses := p.models.statuses()
+	if len(statuses) == 0 {
+		return
+	}
 	hb := &gossip.Heartbeat{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.n.clock.Now().UnixMilli(),
-		InFlight: p.inFlight.Load(), Capacity: p.n.cfg.Provider.Capacity, Degraded: p.degraded.Load(),
-	}
-	for _, o := range p.offers {
-		hb.Models = append(hb.Models, gossip.ModelStatus{ModelID: o.ModelID, State: gossip.StateWarm})
+		InFlight: uint32(max(p.models.inFlight.Load(), 0)), Capacity: p.n.cfg.Provider.Capacity,
+		QueueDepth: uint32(max(p.models.queued.Load(), 0)), Degraded: p.degraded.Load(),
+		Models: statuses,
 	}
 	p.publish(ctx, gossip.KindHeartbeat, hb)
 }

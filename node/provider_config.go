@@ -1,7 +1,6 @@
 package node
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -28,7 +27,11 @@ type ProviderConfig struct {
 
 // ModelConfig is one served model.
 type ModelConfig struct {
-	Name         string          `toml:"name"`
+	Name string `toml:"name"`
+	// Dir is the model directory the embedded engine serves (relative to
+	// the home). Its catalog root is the model ID; if ID is set too, a
+	// directory with another root is refused.
+	Dir          string          `toml:"dir"`
 	ID           string          `toml:"id"`           // catalog model ID (hex Merkle root)
 	WeightsHash  string          `toml:"weights_hash"` // hash of the weights actually served (hex)
 	Engine       string          `toml:"engine"`
@@ -67,11 +70,27 @@ func (p ProviderConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Offer converts the model config into the announced offer.
+// Offer converts the model config into the announced offer. A model
+// served from a directory without a configured ID gets its ID from the
+// directory's catalog root when it is loaded; until then it is all zeros.
 func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
-	id, err := decodeHash(m.ID)
-	if err != nil {
-		return gossip.ModelOffer{}, fmt.Errorf("id: %w", err)
+	if m.Dir != "" && m.Engine != EngineEmbedded {
+		return gossip.ModelOffer{}, fmt.Errorf("engine: %q cannot serve dir %q (only %q serves a model directory)", m.Engine, m.Dir, EngineEmbedded)
+	}
+	if m.Dir == "" && m.Engine == EngineEmbedded {
+		return gossip.ModelOffer{}, fmt.Errorf("dir: the %q engine needs a model directory", EngineEmbedded)
+	}
+	var id []byte
+	var err error
+	switch {
+	case m.ID != "":
+		if id, err = decodeHash(m.ID); err != nil {
+			return gossip.ModelOffer{}, fmt.Errorf("id: %w", err)
+		}
+	case m.Dir != "":
+		id = make([]byte, 32)
+	default:
+		return gossip.ModelOffer{}, fmt.Errorf("id: a model without a dir needs its catalog id")
 	}
 	wh := id
 	if m.WeightsHash != "" {
@@ -100,14 +119,18 @@ func decodeHash(s string) ([]byte, error) {
 	return b, nil
 }
 
-// DevnetModel is the model devnet providers announce until they serve a
-// generated model through the embedded engine: its ID is a fixed hash, not
-// yet a catalog root.
-func DevnetModel() ModelConfig {
-	id := sha256.Sum256([]byte("tenzro/devnet/placeholder-model/v0"))
+// EngineEmbedded is the pure-Go engine serving a model directory.
+const EngineEmbedded = "embedded"
+
+// DevnetModelName is the name devnet providers serve their generated model as.
+const DevnetModelName = "tenzro-devnet"
+
+// DevnetModel is a served model entry for a generated model in dir (its ID,
+// if known, pins the directory's catalog root).
+func DevnetModel(dir, id string) ModelConfig {
 	return ModelConfig{
-		Name: "tenzro-devnet-tiny", ID: hex.EncodeToString(id[:]), WeightsHash: hex.EncodeToString(id[:]),
-		Engine: "embedded", Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt},
-		RateCard: gossip.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
+		Name: DevnetModelName, Dir: dir, ID: id, Engine: EngineEmbedded,
+		Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt},
+		RateCard:     gossip.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
 	}
 }

@@ -3,15 +3,49 @@ package node
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
 
-// testModel is a catalog model ID the test providers serve.
+// testModel is an ID no provider serves (for messages built by hand).
 var testModel = sha256.Sum256([]byte("tenzro test model"))
+
+// sharedModel is one generated model every test provider serves, made once
+// per test binary.
+var sharedModel struct {
+	once    sync.Once
+	dir, id string
+	err     error
+}
+
+func testModelDir(t *testing.T) (dir, id string) {
+	t.Helper()
+	sharedModel.once.Do(func() {
+		d, err := os.MkdirTemp("", "tenzro-node-test-model")
+		if err != nil {
+			sharedModel.err = err
+			return
+		}
+		sharedModel.dir = filepath.Join(d, "model")
+		sharedModel.id, sharedModel.err = EnsureDevnetModel(sharedModel.dir)
+	})
+	if sharedModel.err != nil {
+		t.Fatal(sharedModel.err)
+	}
+	return sharedModel.dir, sharedModel.id
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if sharedModel.dir != "" {
+		os.RemoveAll(filepath.Dir(sharedModel.dir))
+	}
+	os.Exit(code)
+}
 
 func testLogger() *slog.Logger {
 	level := slog.LevelWarn
@@ -34,10 +68,8 @@ func testConfig(t *testing.T, role Role, backend string, bootstrap []string) Con
 	if role == RoleProvider {
 		cfg.Provider.Region = "DE"
 		cfg.Provider.AnnounceInterval = time.Second
-		cfg.Provider.Models = []ModelConfig{{
-			Name: "tiny", ID: hex.EncodeToString(testModel[:]), Engine: "embedded",
-			Verification: []string{"none", "receipt"},
-		}}
+		dir, id := testModelDir(t)
+		cfg.Provider.Models = []ModelConfig{DevnetModel(dir, id)}
 	}
 	return cfg
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -32,7 +33,15 @@ node's peer ID, machine ID and key backend.`,
 			cfg := node.Default(node.Role(role))
 			cfg.Home = home
 			if cfg.Role == node.RoleProvider {
-				cfg.Provider.Models = []node.ModelConfig{node.DevnetModel()}
+				// Serve a generated test model until the operator lists
+				// real ones, so a fresh provider runs end to end.
+				dir := filepath.Join(home, "models", node.DevnetModelName)
+				id, err := node.EnsureDevnetModel(dir)
+				if err != nil {
+					return err
+				}
+				cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(filepath.Join("models", node.DevnetModelName), id)}
+				fmt.Fprintf(cmd.OutOrStdout(), "generated a test model in %s; list your own in [[provider.models]]\n", dir)
 			}
 			nf.apply(&cfg, cmd.Flags())
 			if err := node.WriteConfig(cfg, force); err != nil {

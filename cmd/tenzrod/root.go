@@ -29,6 +29,7 @@ Start a whole network on loopback with:  tenzrod devnet --dir .devnet`,
 		newDevnetCmd(),
 		newShellCmd(),
 		newKeysCmd(),
+		newModelCmd(),
 		newVersionCmd(),
 	)
 	return root

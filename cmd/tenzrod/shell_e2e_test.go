@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/node"
 )
 
-func startTestNode(t *testing.T, role node.Role, boot []string) *node.Node {
+func startTestNode(t *testing.T, role node.Role, boot []string, model ...string) *node.Node {
 	t.Helper()
 	cfg := node.Default(role)
 	cfg.Home = t.TempDir()
@@ -26,7 +27,7 @@ func startTestNode(t *testing.T, role node.Role, boot []string) *node.Node {
 	if role == node.RoleProvider {
 		cfg.Provider.Region = "FR"
 		cfg.Provider.AnnounceInterval = time.Second
-		cfg.Provider.Models = []node.ModelConfig{node.DevnetModel()}
+		cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(model[0], model[1])}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -45,7 +46,12 @@ func startTestNode(t *testing.T, role node.Role, boot []string) *node.Node {
 // real validator that sees a real provider.
 func TestShellAgainstRealNodes(t *testing.T) {
 	v := startTestNode(t, node.RoleValidator, nil)
-	p := startTestNode(t, node.RoleProvider, v.Host().Addrs()[:1])
+	modelDir := filepath.Join(t.TempDir(), "model")
+	modelID, err := node.EnsureDevnetModel(modelDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startTestNode(t, node.RoleProvider, v.Host().Addrs()[:1], modelDir, modelID)
 	deadline := time.Now().Add(20 * time.Second)
 	for v.Table().Status(p.Host().ID()) != "up" {
 		if time.Now().After(deadline) {
@@ -65,13 +71,13 @@ func TestShellAgainstRealNodes(t *testing.T) {
 	}
 	machine := p.Identity().MachineID().String()
 	for cmd, wants := range map[string][]string{
-		"info":                                   {v.Host().ID().String(), "validator", "software"},
-		"providers":                              {machine[:8], "up", "FR", "claimed", "tenzro-devnet-tiny"},
-		"topics":                                 {"/tenzro/shelltest/heartbeat/1", "/tenzro/shelltest/announce/1"},
-		"peers":                                  {p.Host().ID().String()},
-		"tail heartbeat -n 2":                    {"accept", "heartbeat"},
-		"dht providers " + node.DevnetModel().ID: {p.Host().ID().String()},
-		"rpc tenzro_nodeInfo":                    {`"role": "validator"`},
+		"info":                     {v.Host().ID().String(), "validator", "software"},
+		"providers":                {machine[:8], "up", "FR", "claimed", "tenzro-devnet(warm)"},
+		"topics":                   {"/tenzro/shelltest/heartbeat/1", "/tenzro/shelltest/announce/1"},
+		"peers":                    {p.Host().ID().String()},
+		"tail heartbeat -n 2":      {"accept", "heartbeat"},
+		"dht providers " + modelID: {p.Host().ID().String()},
+		"rpc tenzro_nodeInfo":      {`"role": "validator"`},
 	} {
 		out := run(cmd)
 		for _, w := range wants {
@@ -81,7 +87,7 @@ func TestShellAgainstRealNodes(t *testing.T) {
 		}
 	}
 	var out, errOut bytes.Buffer
-	err := shell.Run(context.Background(), shell.Config{API: v.APIURL(), HistoryFile: os.DevNull, Out: &out, Err: &errOut}, "frobnicate")
+	err = shell.Run(context.Background(), shell.Config{API: v.APIURL(), HistoryFile: os.DevNull, Out: &out, Err: &errOut}, "frobnicate")
 	if err == nil || !strings.Contains(err.Error(), "frobnicate") {
 		t.Fatalf("unknown command: %v", err)
 	}

@@ -52,6 +52,11 @@ func plan(o Options) ([]nodePlan, error) {
 	for i := 0; i < o.Gateways; i++ {
 		specs = append(specs, spec{fmt.Sprintf("gateway-%d", i), node.RoleGateway, i})
 	}
+	modelDir := filepath.Join(o.Dir, "models", node.DevnetModelName)
+	modelID, err := node.EnsureDevnetModel(modelDir)
+	if err != nil {
+		return nil, err
+	}
 	ports, err := freePorts(len(specs))
 	if err != nil {
 		return nil, err
@@ -75,7 +80,7 @@ func plan(o Options) ([]nodePlan, error) {
 		if s.role == node.RoleProvider {
 			cfg.Provider.Region = providerRegions[s.idx%len(providerRegions)]
 			cfg.Provider.AnnounceInterval = 5 * time.Second
-			cfg.Provider.Models = []node.ModelConfig{node.DevnetModel()}
+			cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(modelDir, modelID)}
 		}
 		if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 			return nil, fmt.Errorf("devnet: %w", err)

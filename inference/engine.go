@@ -1,0 +1,119 @@
+package inference
+
+import (
+	"context"
+	"encoding/hex"
+)
+
+// ModelID identifies a model by the Merkle root of its files (see
+// inference/catalog).
+type ModelID [32]byte
+
+// String returns the ID as lowercase hex.
+func (id ModelID) String() string { return hex.EncodeToString(id[:]) }
+
+// ModelInfo describes a loaded model.
+type ModelInfo struct {
+	Name          string  // general.name, or the directory name
+	ID            ModelID // catalog Merkle root of the model directory
+	Arch          string  // general.architecture, e.g. "llama"
+	VocabSize     int
+	ContextLength int    // the longest sequence the engine accepts (prompt + output)
+	Quant         string // tensor type of the projection weights: "F32", "F16", "Q8_0" or "mixed"
+	Params        int64  // number of weights
+	Layers        int
+	Experts       int // 0 for a dense model
+	ExpertsUsed   int // experts chosen per token (top-k of the gate)
+	Template      string
+}
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"` // "system", "user", "assistant"
+	Content string `json:"content"`
+}
+
+// Sampling holds the sampling parameters of a request.
+type Sampling struct {
+	// Temperature 0 selects greedy decoding (argmax, lowest ID on ties).
+	Temperature float64 `json:"temperature"`
+	// TopP keeps the smallest set of most likely tokens whose probability
+	// reaches TopP; 0 or >= 1 disables it.
+	TopP float64 `json:"top_p"`
+	// TopK keeps the TopK most likely tokens; 0 disables it.
+	TopK int `json:"top_k"`
+	// Seed keys the sampler's randomness together with the token position.
+	Seed uint64 `json:"seed"`
+	// MaxTokens bounds the output tokens, counting Continuation tokens;
+	// 0 means up to the context length.
+	MaxTokens int `json:"max_tokens"`
+	// Stop sequences end the output; the matched text is not returned.
+	Stop []string `json:"stop,omitempty"`
+}
+
+// GenerateRequest is one generation.
+type GenerateRequest struct {
+	// Messages are rendered with the model's chat template (with the
+	// assistant turn opened). If empty, Prompt is used as raw text.
+	Messages []Message
+	Prompt   string
+	// PromptTokens, if set, is used as the prompt as-is (no template, no BOS).
+	PromptTokens []int
+	// Continuation holds output tokens already emitted for this request by a
+	// previous run: they are prefilled after the prompt and generation
+	// resumes at the next position. ContinuationText is tokenized and used
+	// instead when Continuation is empty (exact only when the tokenizer
+	// reproduces the emitted tokens from their text).
+	Continuation     []int
+	ContinuationText string
+	Sampling         Sampling
+	// LogProbs asks for the top LogProbs log-probs of every decode step.
+	LogProbs int
+}
+
+// LogProb is one entry of a top-k distribution.
+type LogProb struct {
+	ID      int     `json:"id"`
+	LogProb float32 `json:"logprob"`
+}
+
+// Token is one generated token.
+type Token struct {
+	ID   int    // token ID
+	Pos  int    // absolute position in the sequence (prompt tokens come first)
+	Text string // text released with this token (see the package doc)
+	TopK []LogProb
+}
+
+// Finish reasons.
+const (
+	FinishStop   = "stop"   // end-of-turn token or stop sequence
+	FinishLength = "length" // MaxTokens or the context length
+)
+
+// Result summarises a finished generation.
+type Result struct {
+	Text   string
+	Prompt []int // the prompt tokens the model saw
+	// Tokens are the output tokens of this run (Continuation excluded), in
+	// emission order, including a final end-of-turn token.
+	Tokens       []int
+	FinishReason string
+	// StopToken is the end-of-turn token that ended the generation (also the
+	// last of Tokens), or -1.
+	StopToken int
+}
+
+// Engine runs one model.
+type Engine interface {
+	Info() ModelInfo
+	// Generate streams tokens through emit; an error from emit aborts.
+	Generate(ctx context.Context, req GenerateRequest, emit func(Token) error) (Result, error)
+	// Score prefills prompt+output once and returns the top-k log-probs of
+	// the distribution that predicted each output token.
+	Score(ctx context.Context, prompt, output []int, k int) ([][]LogProb, error)
+	// EncodePrompt returns the prompt tokens Generate would use for req.
+	EncodePrompt(req GenerateRequest) ([]int, error)
+	Tokenize(text string) ([]int, error)
+	Detokenize(ids []int) string
+}

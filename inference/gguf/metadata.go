@@ -1,0 +1,200 @@
+package gguf
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	parser "github.com/gpustack/gguf-parser-go"
+)
+
+// Keys returns the metadata keys in sorted order.
+func (f *File) Keys() []string {
+	ks := make([]string, 0, len(f.meta))
+	for k := range f.meta {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Has reports whether key is present.
+func (f *File) Has(key string) bool { _, ok := f.meta[key]; return ok }
+
+// String returns a string value; ok is false when the key is absent.
+func (f *File) String(key string) (v string, ok bool, err error) {
+	kv, ok := f.meta[key]
+	if !ok {
+		return "", false, nil
+	}
+	s, isStr := kv.Value.(string)
+	if kv.ValueType != parser.GGUFMetadataValueTypeString || !isStr {
+		return "", true, fmt.Errorf("gguf: metadata %q is a %v, want a string", key, kv.ValueType)
+	}
+	return s, true, nil
+}
+
+// Uint returns a non-negative integer value of any integer type.
+func (f *File) Uint(key string) (v uint64, ok bool, err error) {
+	kv, ok := f.meta[key]
+	if !ok {
+		return 0, false, nil
+	}
+	v, err = toUint(kv.Value)
+	if err != nil {
+		return 0, true, fmt.Errorf("gguf: metadata %q: %w", key, err)
+	}
+	return v, true, nil
+}
+
+// Float returns a floating-point (or integer) value.
+func (f *File) Float(key string) (v float64, ok bool, err error) {
+	kv, ok := f.meta[key]
+	if !ok {
+		return 0, false, nil
+	}
+	switch x := kv.Value.(type) {
+	case float32:
+		v = float64(x)
+	case float64:
+		v = x
+	default:
+		u, err := toInt(kv.Value)
+		if err != nil {
+			return 0, true, fmt.Errorf("gguf: metadata %q: want a number: %w", key, err)
+		}
+		v = float64(u)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, true, fmt.Errorf("gguf: metadata %q is not finite", key)
+	}
+	return v, true, nil
+}
+
+// Bool returns a bool value.
+func (f *File) Bool(key string) (v bool, ok bool, err error) {
+	kv, ok := f.meta[key]
+	if !ok {
+		return false, false, nil
+	}
+	b, isBool := kv.Value.(bool)
+	if !isBool {
+		return false, true, fmt.Errorf("gguf: metadata %q is a %v, want a bool", key, kv.ValueType)
+	}
+	return b, true, nil
+}
+
+func (f *File) array(key string, want parser.GGUFMetadataValueType) (parser.GGUFMetadataKVArrayValue, bool, error) {
+	kv, ok := f.meta[key]
+	if !ok {
+		return parser.GGUFMetadataKVArrayValue{}, false, nil
+	}
+	av, isArr := kv.Value.(parser.GGUFMetadataKVArrayValue)
+	if !isArr {
+		return av, true, fmt.Errorf("gguf: metadata %q is a %v, want an array", key, kv.ValueType)
+	}
+	if uint64(len(av.Array)) != av.Len {
+		return av, true, fmt.Errorf("gguf: metadata %q: array items were not loaded", key)
+	}
+	if want != parser.GGUFMetadataValueTypeArray && av.Type != want {
+		return av, true, fmt.Errorf("gguf: metadata %q holds %v items, want %v", key, av.Type, want)
+	}
+	return av, true, nil
+}
+
+// Strings returns an array of strings.
+func (f *File) Strings(key string) ([]string, bool, error) {
+	av, ok, err := f.array(key, parser.GGUFMetadataValueTypeString)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	out := make([]string, len(av.Array))
+	for i, x := range av.Array {
+		s, isStr := x.(string)
+		if !isStr {
+			return nil, true, fmt.Errorf("gguf: metadata %q item %d is not a string", key, i)
+		}
+		out[i] = s
+	}
+	return out, true, nil
+}
+
+// Float32s returns an array of numbers as float32.
+func (f *File) Float32s(key string) ([]float32, bool, error) {
+	av, ok, err := f.array(key, parser.GGUFMetadataValueTypeArray)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	out := make([]float32, len(av.Array))
+	for i, x := range av.Array {
+		switch v := x.(type) {
+		case float32:
+			out[i] = v
+		case float64:
+			out[i] = float32(v)
+		default:
+			n, err := toInt(x)
+			if err != nil {
+				return nil, true, fmt.Errorf("gguf: metadata %q item %d: %w", key, i, err)
+			}
+			out[i] = float32(n)
+		}
+	}
+	return out, true, nil
+}
+
+// Ints returns an array of integers.
+func (f *File) Ints(key string) ([]int64, bool, error) {
+	av, ok, err := f.array(key, parser.GGUFMetadataValueTypeArray)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	out := make([]int64, len(av.Array))
+	for i, x := range av.Array {
+		n, err := toInt(x)
+		if err != nil {
+			return nil, true, fmt.Errorf("gguf: metadata %q item %d: %w", key, i, err)
+		}
+		out[i] = n
+	}
+	return out, true, nil
+}
+
+func toInt(x any) (int64, error) {
+	switch v := x.(type) {
+	case int8:
+		return int64(v), nil
+	case int16:
+		return int64(v), nil
+	case int32:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case uint8:
+		return int64(v), nil
+	case uint16:
+		return int64(v), nil
+	case uint32:
+		return int64(v), nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return 0, fmt.Errorf("integer %d out of range", v)
+		}
+		return int64(v), nil
+	}
+	return 0, fmt.Errorf("%T is not an integer", x)
+}
+
+func toUint(x any) (uint64, error) {
+	if v, ok := x.(uint64); ok {
+		return v, nil
+	}
+	n, err := toInt(x)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("negative value %d", n)
+	}
+	return uint64(n), nil
+}

@@ -1,0 +1,119 @@
+package gguf
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Type is a GGML tensor type. The values are the ggml ones.
+type Type uint32
+
+// Tensor types this package writes and whose rows it can decode.
+const (
+	TypeF32  Type = 0
+	TypeF16  Type = 1
+	TypeQ8_0 Type = 8
+)
+
+// Q8BlockSize is the number of weights in one Q8_0 block; Q8BlockBytes is
+// its encoded size (an fp16 scale followed by 32 int8 quants).
+const (
+	Q8BlockSize  = 32
+	Q8BlockBytes = 34
+)
+
+// MaxDims is the largest number of dimensions a tensor may have (GGML_MAX_DIMS).
+const MaxDims = 4
+
+func (t Type) String() string {
+	switch t {
+	case TypeF32:
+		return "F32"
+	case TypeF16:
+		return "F16"
+	case TypeQ8_0:
+		return "Q8_0"
+	}
+	return fmt.Sprintf("type(%d)", uint32(t))
+}
+
+// ParseType maps a name such as "F32", "f16" or "q8_0" to its Type.
+func ParseType(name string) (Type, error) {
+	switch name {
+	case "F32", "f32":
+		return TypeF32, nil
+	case "F16", "f16":
+		return TypeF16, nil
+	case "Q8_0", "q8_0", "Q8", "q8":
+		return TypeQ8_0, nil
+	}
+	return 0, fmt.Errorf("gguf: unknown tensor type %q (want F32, F16 or Q8_0)", name)
+}
+
+// Supported reports whether the package can encode and decode rows of t.
+func (t Type) Supported() bool {
+	return t == TypeF32 || t == TypeF16 || t == TypeQ8_0
+}
+
+// layout returns the elements per block and bytes per block of t.
+func (t Type) layout() (block, size uint64, ok bool) {
+	switch t {
+	case TypeF32:
+		return 1, 4, true
+	case TypeF16:
+		return 1, 2, true
+	case TypeQ8_0:
+		return Q8BlockSize, Q8BlockBytes, true
+	}
+	return 0, 0, false
+}
+
+// RowBytes returns the encoded size of a row of n elements of type t.
+func (t Type) RowBytes(n int) (int, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("gguf: negative row length %d", n)
+	}
+	switch t {
+	case TypeF32:
+		return 4 * n, nil
+	case TypeF16:
+		return 2 * n, nil
+	case TypeQ8_0:
+		if n%Q8BlockSize != 0 {
+			return 0, fmt.Errorf("gguf: Q8_0 row length %d is not a multiple of %d", n, Q8BlockSize)
+		}
+		return n / Q8BlockSize * Q8BlockBytes, nil
+	}
+	return 0, fmt.Errorf("gguf: unsupported tensor type %v", t)
+}
+
+// tensorBytes returns the byte size of a tensor of the given shape whose
+// blocks hold blockSize elements in typeSize bytes, refusing overflow and rows
+// that do not fill whole blocks.
+func tensorBytes(shape []uint64, blockSize, typeSize uint64) (elems, size uint64, err error) {
+	if len(shape) == 0 || len(shape) > MaxDims {
+		return 0, 0, fmt.Errorf("%d dimensions (want 1..%d)", len(shape), MaxDims)
+	}
+	if blockSize == 0 || typeSize == 0 {
+		return 0, 0, fmt.Errorf("type has no block layout")
+	}
+	elems = 1
+	for i, d := range shape {
+		if d == 0 {
+			return 0, 0, fmt.Errorf("dimension %d is zero", i)
+		}
+		hi, lo := bits.Mul64(elems, d)
+		if hi != 0 || lo > 1<<52 {
+			return 0, 0, fmt.Errorf("element count overflows")
+		}
+		elems = lo
+	}
+	if shape[0]%blockSize != 0 {
+		return 0, 0, fmt.Errorf("row length %d is not a multiple of the block size %d", shape[0], blockSize)
+	}
+	hi, lo := bits.Mul64(elems/blockSize, typeSize)
+	if hi != 0 || lo > 1<<62 {
+		return 0, 0, fmt.Errorf("byte size overflows")
+	}
+	return elems, lo, nil
+}

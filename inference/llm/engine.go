@@ -1,0 +1,199 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/catalog"
+	"github.com/tenzrod/tenzrod/inference/gguf"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Threads is the number of goroutines for matrix work; 0 uses every CPU.
+	// Results do not depend on it.
+	Threads int
+	// MaxContext caps the sequence length (prompt + output); 0 keeps the
+	// model's context length, capped at 8192.
+	MaxContext int
+	// PrefillChunk is the number of tokens per prefill batch (default 64).
+	// Results do not depend on it.
+	PrefillChunk int
+	// ModelID, if set, is the catalog root the model directory must have;
+	// a directory that does not match is refused before it is loaded.
+	ModelID *inference.ModelID
+	// Expert runs MoE expert batches (default: locally).
+	Expert ExpertFunc
+}
+
+// Engine is the embedded engine: a Model behind the inference.Engine
+// interface. It is safe for concurrent use; each call has its own KV cache.
+type Engine struct {
+	m      *Model
+	info   inference.ModelInfo
+	opts   Options
+	format ChatFormat
+}
+
+var _ inference.Engine = (*Engine)(nil)
+
+// ModelFile returns the GGUF file of a model directory: model.gguf, or the
+// directory's only .gguf file.
+func ModelFile(dir string) (string, error) {
+	p := filepath.Join(dir, "model.gguf")
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	matches, err := filepath.Glob(filepath.Join(dir, "*.gguf"))
+	if err != nil {
+		return "", fmt.Errorf("llm: %w", err)
+	}
+	if len(matches) != 1 {
+		return "", fmt.Errorf("llm: %s: want model.gguf or exactly one .gguf file, found %d", dir, len(matches))
+	}
+	return matches[0], nil
+}
+
+// Open verifies a model directory against the catalog (its Merkle root is
+// the model ID; opts.ModelID, if set, must match) and loads its GGUF file.
+func Open(dir string, opts Options) (*Engine, error) {
+	path, err := ModelFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, root, err := catalog.Build(dir)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	if opts.ModelID != nil && inference.ModelID(root) != *opts.ModelID {
+		return nil, fmt.Errorf("llm: %s: model ID %s, want %s: %w", dir, root, opts.ModelID, catalog.ErrMismatch)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	defer f.Close()
+	m, err := LoadModel(f)
+	if err != nil {
+		return nil, err
+	}
+	e := New(m, inference.ModelID(root), opts)
+	if e.info.Name == "" {
+		e.info.Name = filepath.Base(dir)
+	}
+	if t, _, _ := f.String("tokenizer.chat_template"); t != "" {
+		e.info.Template = t
+	}
+	e.format = DetectChatFormat(e.info.Template)
+	return e, nil
+}
+
+// New wraps a loaded model.
+func New(m *Model, id inference.ModelID, opts Options) *Engine {
+	if opts.Threads <= 0 {
+		opts.Threads = runtime.NumCPU()
+	}
+	if opts.PrefillChunk <= 0 {
+		opts.PrefillChunk = 64
+	}
+	ctxLen := min(m.Cfg.Context, 8192)
+	if opts.MaxContext > 0 {
+		ctxLen = min(m.Cfg.Context, opts.MaxContext)
+	}
+	opts.MaxContext = ctxLen
+	return &Engine{
+		m:    m,
+		opts: opts,
+		info: inference.ModelInfo{
+			Name: m.Cfg.Name, ID: id, Arch: m.Cfg.Arch, VocabSize: m.Cfg.Vocab,
+			ContextLength: ctxLen, Quant: m.Quant, Params: m.Params, Layers: m.Cfg.Layers,
+			Experts: m.Cfg.Experts, ExpertsUsed: m.Cfg.ExpertsUsed,
+		},
+		format: ChatML,
+	}
+}
+
+// Model returns the loaded model.
+func (e *Engine) Model() *Model { return e.m }
+
+// Info describes the model.
+func (e *Engine) Info() inference.ModelInfo { return e.info }
+
+// Tokenize tokenizes text (special-token text becomes special tokens; no BOS).
+func (e *Engine) Tokenize(text string) ([]int, error) { return e.m.Tok.Encode(text), nil }
+
+// Detokenize returns the text of ids.
+func (e *Engine) Detokenize(ids []int) string { return e.m.Tok.Decode(ids) }
+
+// EncodePrompt returns the prompt tokens of req.
+func (e *Engine) EncodePrompt(req inference.GenerateRequest) ([]int, error) {
+	switch {
+	case len(req.PromptTokens) > 0:
+		for _, t := range req.PromptTokens {
+			if t < 0 || t >= e.m.Cfg.Vocab {
+				return nil, fmt.Errorf("llm: prompt token %d outside the vocabulary of %d", t, e.m.Cfg.Vocab)
+			}
+		}
+		return append([]int(nil), req.PromptTokens...), nil
+	case len(req.Messages) > 0:
+		return e.m.Tok.EncodeChat(e.format, req.Messages)
+	case req.Prompt != "":
+		return e.m.Tok.EncodePrompt(req.Prompt), nil
+	}
+	return nil, errors.New("llm: empty prompt")
+}
+
+// prefill feeds tokens to seq in chunks and returns the logits of the last.
+func (e *Engine) prefill(ctx context.Context, seq *Sequence, tokens []int) ([][]float32, error) {
+	var out [][]float32
+	for i := 0; i < len(tokens); i += e.opts.PrefillChunk {
+		end := min(i+e.opts.PrefillChunk, len(tokens))
+		from := end - i // no logits for a chunk that is not the last
+		if end == len(tokens) {
+			from--
+		}
+		logits, err := seq.Forward(ctx, tokens[i:end], from)
+		if err != nil {
+			return nil, err
+		}
+		out = logits
+	}
+	return out, nil
+}
+
+// Score prefills prompt+output once and returns, for each output token, the
+// top-k log-probs of the distribution that predicted it.
+func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]inference.LogProb, error) {
+	if len(prompt) == 0 {
+		return nil, errors.New("llm: score: empty prompt")
+	}
+	if k <= 0 || k > MaxLogProbs {
+		return nil, fmt.Errorf("llm: score: k = %d outside 1..%d", k, MaxLogProbs)
+	}
+	if len(output) == 0 {
+		return nil, nil
+	}
+	all := append(append([]int(nil), prompt...), output[:len(output)-1]...)
+	if len(all)+1 > e.opts.MaxContext {
+		return nil, fmt.Errorf("llm: score: %d tokens exceed the context length %d", len(all)+1, e.opts.MaxContext)
+	}
+	seq := e.m.NewSequence(e.opts.Threads, len(all), e.opts.Expert)
+	out := make([][]inference.LogProb, 0, len(output))
+	for i := 0; i < len(all); i += e.opts.PrefillChunk {
+		end := min(i+e.opts.PrefillChunk, len(all))
+		from := max(0, len(prompt)-1-i)
+		logits, err := seq.Forward(ctx, all[i:end], from)
+		if err != nil {
+			return nil, fmt.Errorf("llm: score: %w", err)
+		}
+		for _, l := range logits {
+			out = append(out, TopLogProbs(l, k))
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,188 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// Sequence is one token sequence being processed: its KV cache, position
+// and scratch space. A Sequence is used by one goroutine at a time; many
+// Sequences can share a Model.
+type Sequence struct {
+	m       *Model
+	threads int
+	expert  ExpertFunc
+	maxLen  int
+	n       int         // positions in the cache
+	k, v    [][]float32 // per layer: positions x KVDim
+	sc      scratch     // matmul row buffers
+	att     scratch     // attention score buffers
+	bufs    map[string][]float32
+}
+
+// NewSequence starts an empty sequence of at most maxLen positions, computed
+// on threads goroutines. expert, if not nil, runs MoE expert batches.
+func (m *Model) NewSequence(threads, maxLen int, expert ExpertFunc) *Sequence {
+	return &Sequence{
+		m: m, threads: max(threads, 1), expert: expert,
+		maxLen: min(max(maxLen, 1), m.Cfg.Context),
+		k:      make([][]float32, m.Cfg.Layers), v: make([][]float32, m.Cfg.Layers),
+		bufs: map[string][]float32{},
+	}
+}
+
+// Len is the number of positions processed so far.
+func (s *Sequence) Len() int { return s.n }
+
+func (s *Sequence) buf(name string, n int) []float32 {
+	b := s.bufs[name]
+	if cap(b) < n {
+		b = make([]float32, n)
+		s.bufs[name] = b
+	}
+	return b[:n]
+}
+
+// grow makes room in the cache for n positions.
+func (s *Sequence) grow(n int) {
+	kv := s.m.Cfg.KVDim()
+	if len(s.k[0]) >= n*kv {
+		return
+	}
+	c := min(max(n, 2*len(s.k[0])/kv, 64), s.maxLen)
+	for l := range s.k {
+		k := make([]float32, c*kv)
+		copy(k, s.k[l])
+		v := make([]float32, c*kv)
+		copy(v, s.v[l])
+		s.k[l], s.v[l] = k, v
+	}
+}
+
+// Forward runs tokens through the model at the next positions, appending
+// their keys and values to the cache, and returns the logits of
+// tokens[from:] (nil when from >= len(tokens)).
+func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]float32, error) {
+	cfg := &s.m.Cfg
+	B := len(tokens)
+	if B == 0 {
+		return nil, nil
+	}
+	if s.n+B > s.maxLen {
+		return nil, fmt.Errorf("llm: sequence of %d tokens exceeds the context length %d", s.n+B, s.maxLen)
+	}
+	for _, t := range tokens {
+		if t < 0 || t >= cfg.Vocab {
+			return nil, fmt.Errorf("llm: token %d outside the vocabulary of %d", t, cfg.Vocab)
+		}
+	}
+	s.grow(s.n + B)
+	dim, kvDim := cfg.Dim, cfg.KVDim()
+	x := s.buf("x", B*dim)
+	xb := s.buf("xb", B*dim)
+	q := s.buf("q", B*dim)
+	kb := s.buf("k", B*kvDim)
+	vb := s.buf("v", B*kvDim)
+	att := s.buf("att", B*dim)
+	tmp := s.buf("tmp", dim)
+	for b, t := range tokens {
+		copy(x[b*dim:(b+1)*dim], s.m.Embed.Row(t, tmp))
+	}
+	for l := range s.m.Layers {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("llm: %w", err)
+		}
+		layer := &s.m.Layers[l]
+		for b := 0; b < B; b++ {
+			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.AttnNorm, cfg.Eps)
+		}
+		matmul(s.threads, &s.sc, q, layer.Q, xb, B)
+		matmul(s.threads, &s.sc, kb, layer.K, xb, B)
+		matmul(s.threads, &s.sc, vb, layer.V, xb, B)
+		for b := 0; b < B; b++ {
+			pos := s.n + b
+			rope(q[b*dim:(b+1)*dim], cfg.Heads, cfg.HeadDim, cfg.RopeDim, pos, s.m.invFreq)
+			rope(kb[b*kvDim:(b+1)*kvDim], cfg.KVHeads, cfg.HeadDim, cfg.RopeDim, pos, s.m.invFreq)
+		}
+		copy(s.k[l][s.n*kvDim:], kb)
+		copy(s.v[l][s.n*kvDim:], vb)
+		s.attention(l, q, att, B)
+		matmul(s.threads, &s.sc, xb, layer.O, att, B)
+		add(x, xb)
+		for b := 0; b < B; b++ {
+			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.FFNNorm, cfg.Eps)
+		}
+		out := s.buf("ffnout", B*dim)
+		if layer.FFN != nil {
+			s.ffn(layer.FFN, xb, out, B)
+		} else if err := s.moe(ctx, l, xb, out, B); err != nil {
+			return nil, err
+		}
+		add(x, out)
+	}
+	s.n += B
+	if from >= B {
+		return nil, nil
+	}
+	n := B - from
+	for b := from; b < B; b++ {
+		rmsNorm(xb[(b-from)*dim:(b-from+1)*dim], x[b*dim:(b+1)*dim], s.m.OutNorm, cfg.Eps)
+	}
+	flat := make([]float32, n*cfg.Vocab)
+	matmul(s.threads, &s.sc, flat, s.m.Output, xb, n)
+	logits := make([][]float32, n)
+	for i := range logits {
+		logits[i] = flat[i*cfg.Vocab : (i+1)*cfg.Vocab : (i+1)*cfg.Vocab]
+	}
+	return logits, nil
+}
+
+func add(x, y []float32) {
+	y = y[:len(x)]
+	for i := range x {
+		x[i] += y[i]
+	}
+}
+
+// attention computes causal grouped-query attention for the batch's queries
+// against the cache; each (token, head) is one job computed in a fixed order.
+func (s *Sequence) attention(l int, q, out []float32, B int) {
+	cfg := &s.m.Cfg
+	dim, kvDim, hd := cfg.Dim, cfg.KVDim(), cfg.HeadDim
+	group := cfg.Heads / cfg.KVHeads
+	scale := float32(1 / math.Sqrt(float64(hd)))
+	kc, vc := s.k[l], s.v[l]
+	for w := 0; w < s.threads; w++ {
+		s.att.get(w, s.n+B)
+	}
+	parallelFor(s.threads, B*cfg.Heads, 1, func(w, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			b, h := j/cfg.Heads, j%cfg.Heads
+			pos := s.n + b
+			qh := q[b*dim+h*hd : b*dim+(h+1)*hd]
+			off := (h / group) * hd
+			sc := s.att.bufs[w][:pos+1]
+			for p := range sc {
+				sc[p] = dot(qh, kc[p*kvDim+off:p*kvDim+off+hd]) * scale
+			}
+			softmaxInPlace(sc)
+			o := out[b*dim+h*hd : b*dim+(h+1)*hd]
+			clear(o)
+			for p, wt := range sc {
+				axpy(o, wt, vc[p*kvDim+off:p*kvDim+off+hd])
+			}
+		}
+	})
+}
+
+// ffn runs a SwiGLU block over B rows of in, writing B rows to out.
+func (s *Sequence) ffn(f *FFN, in, out []float32, B int) {
+	hidden := f.Gate.Rows
+	g := s.buf("hb", B*hidden)
+	u := s.buf("hb2", B*hidden)
+	matmul(s.threads, &s.sc, g, f.Gate, in, B)
+	matmul(s.threads, &s.sc, u, f.Up, in, B)
+	swiglu(g, u)
+	matmul(s.threads, &s.sc, out, f.Down, g, B)
+}

@@ -1,0 +1,14 @@
+// Package modelgen writes small random-weight llama-family models with a
+// real tokenizer, for devnet and tests (`tenzrod model gen`). Nothing is
+// downloaded: the tokenizer's merges are learned from a short English text
+// embedded in the package, and the weights come from a seeded PRNG, so the
+// same options always produce the same file, byte for byte.
+//
+// The tokenizer is byte-level BPE ("gpt2": all 256 bytes plus learned
+// merges) or SentencePiece BPE ("llama": byte-fallback tokens, the corpus's
+// characters and learned pieces scored by merge order). Both carry ChatML
+// control tokens and a ChatML chat template, so chat requests render the way
+// they do for common instruction-tuned models. The vocabulary is padded with
+// unused reserved tokens up to GenOptions.Vocab when the corpus yields fewer
+// merges.
+package modelgen

@@ -1,0 +1,12 @@
+// Package openai serves the OpenAI-compatible routes every node exposes:
+// POST /v1/chat/completions (stream and non-stream), POST /v1/completions
+// and GET /v1/models, in the exact shapes OpenAI clients expect, including
+// server-sent events with `data: [DONE]` and stream_options.include_usage.
+//
+// The package only translates HTTP to a Backend and back. A provider's
+// backend runs its local engine; a gateway's backend routes the request to
+// providers. Errors use OpenAI's error object with a matching HTTP status;
+// an error after a stream has started is sent as an explicit error event and
+// the stream ends without [DONE], so a truncated answer is never reported as
+// complete.
+package openai

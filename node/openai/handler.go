@@ -1,0 +1,144 @@
+package openai
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// MaxBody caps a request body.
+const MaxBody = 4 << 20
+
+// Handler serves the OpenAI routes over a Backend.
+type Handler struct {
+	backend Backend
+	now     func() time.Time
+}
+
+// NewHandler returns the routes' handler.
+func NewHandler(b Backend) *Handler { return &Handler{backend: b, now: time.Now} }
+
+// Register adds the routes to mux.
+func (h *Handler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /v1/chat/completions", h.chat)
+	mux.HandleFunc("POST /v1/completions", h.completions)
+	mux.HandleFunc("GET /v1/models", h.models)
+}
+
+func (h *Handler) models(w http.ResponseWriter, r *http.Request) {
+	ms := h.backend.Models(r.Context())
+	if ms == nil {
+		ms = []Model{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": ms})
+}
+
+func decodeBody(r *http.Request, v any) *Error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		return BadRequest("", "reading the request body: %v", err)
+	}
+	if len(body) > MaxBody {
+		return BadRequest("", "request body exceeds %d bytes", MaxBody)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return BadRequest(te.Field, "%s: expected %s", te.Field, te.Type)
+		}
+		return BadRequest("", "invalid JSON body: %v", err)
+	}
+	return nil
+}
+
+func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
+	var cr ChatRequest
+	if e := decodeBody(r, &cr); e != nil {
+		writeError(w, e)
+		return
+	}
+	req, e := chatToRequest(&cr)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	req.Header = r.Header
+	includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
+	h.serve(w, r.Context(), req, "chatcmpl-", includeUsage)
+}
+
+func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
+	var cr CompletionRequest
+	if e := decodeBody(r, &cr); e != nil {
+		writeError(w, e)
+		return
+	}
+	req, e := completionToRequest(&cr)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	req.Header = r.Header
+	includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
+	h.serve(w, r.Context(), req, "cmpl-", includeUsage)
+}
+
+func (h *Handler) serve(w http.ResponseWriter, ctx context.Context, req *Request, idPrefix string, includeUsage bool) {
+	id := idPrefix + randomID()
+	created := h.now().Unix()
+	if req.Stream {
+		h.stream(w, ctx, req, id, created, includeUsage)
+		return
+	}
+	res, err := h.backend.Complete(ctx, req, func(Delta) error { return nil })
+	if err != nil {
+		writeError(w, asError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, finalBody(req, res, id, created))
+}
+
+func randomID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// randomSeed fixes a request's seed when the client gave none, so that a
+// continuation elsewhere and the receipt use the same randomness.
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func asError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Status: http.StatusGatewayTimeout, Type: "server_error", Code: "timeout", Message: err.Error()}
+	}
+	return &Error{Status: http.StatusInternalServerError, Type: "server_error", Message: err.Error()}
+}
+
+func writeError(w http.ResponseWriter, e *Error) {
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
+	}
+	writeJSON(w, e.Status, map[string]any{"error": e})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

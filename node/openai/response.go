@@ -1,0 +1,95 @@
+package openai
+
+// Response and chunk bodies, built as ordered structs so that field names
+// and nulls match OpenAI's exactly.
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type logProbsContent struct {
+	Content []TokenLogProbs `json:"content"`
+}
+
+type chatChoice struct {
+	Index        int              `json:"index"`
+	Message      chatMessage      `json:"message"`
+	LogProbs     *logProbsContent `json:"logprobs"`
+	FinishReason string           `json:"finish_reason"`
+}
+
+type textLogProbs struct {
+	Tokens        []string             `json:"tokens"`
+	TokenLogProbs []float32            `json:"token_logprobs"`
+	TopLogProbs   []map[string]float32 `json:"top_logprobs"`
+	TextOffset    []int                `json:"text_offset"`
+}
+
+type textChoice struct {
+	Index        int           `json:"index"`
+	Text         string        `json:"text"`
+	LogProbs     *textLogProbs `json:"logprobs"`
+	FinishReason *string       `json:"finish_reason"`
+}
+
+type body struct {
+	ID      string `json:"id"`
+	Object  string `json:"object"`
+	Created int64  `json:"created"`
+	Model   string `json:"model"`
+	Choices any    `json:"choices"`
+	Usage   *Usage `json:"usage,omitempty"`
+	Tenzro  any    `json:"tenzro,omitempty"`
+}
+
+func finalBody(req *Request, res *Result, id string, created int64) body {
+	u := res.Usage
+	b := body{ID: id, Created: created, Model: res.Model, Usage: &u, Tenzro: res.Tenzro}
+	if req.Chat {
+		b.Object = "chat.completion"
+		c := chatChoice{Message: chatMessage{Role: "assistant", Content: res.Text}, FinishReason: res.FinishReason}
+		if req.TopLogProbs > 0 {
+			c.LogProbs = &logProbsContent{Content: res.LogProbs}
+		}
+		b.Choices = []chatChoice{c}
+		return b
+	}
+	b.Object = "text_completion"
+	fr := res.FinishReason
+	c := textChoice{Text: res.Text, FinishReason: &fr}
+	if req.TopLogProbs > 0 {
+		c.LogProbs = textLogProbsOf(res.LogProbs)
+	}
+	b.Choices = []textChoice{c}
+	return b
+}
+
+func textLogProbsOf(lps []TokenLogProbs) *textLogProbs {
+	out := &textLogProbs{Tokens: []string{}, TokenLogProbs: []float32{}, TopLogProbs: []map[string]float32{}, TextOffset: []int{}}
+	off := 0
+	for _, lp := range lps {
+		out.Tokens = append(out.Tokens, lp.Token)
+		out.TokenLogProbs = append(out.TokenLogProbs, lp.LogProb)
+		top := make(map[string]float32, len(lp.Top))
+		for _, t := range lp.Top {
+			top[t.Token] = t.LogProb
+		}
+		out.TopLogProbs = append(out.TopLogProbs, top)
+		out.TextOffset = append(out.TextOffset, off)
+		off += len(lp.Token)
+	}
+	return out
+}
+
+type chunkDelta struct {
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+}
+
+type chatChunkChoice struct {
+	Index        int              `json:"index"`
+	Delta        chunkDelta       `json:"delta"`
+	LogProbs     *logProbsContent `json:"logprobs"`
+	FinishReason *string          `json:"finish_reason"`
+}

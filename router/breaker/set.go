@@ -1,0 +1,94 @@
+package breaker
+
+import (
+	"sync"
+
+	"github.com/filecoin-project/go-clock"
+)
+
+// lockedRand lets the breakers of a Set share one jitter source.
+type lockedRand struct {
+	mu sync.Mutex
+	r  Rand
+}
+
+func (l *lockedRand) Float64() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Float64()
+}
+
+// Set is one Breaker per key (a provider's peer ID), created closed on
+// first use, all with the same config, clock and jitter source. It is safe
+// for concurrent use.
+type Set[K comparable] struct {
+	cfg   Config
+	clock clock.Clock
+	rand  Rand
+	hook  func(k K, from, to State)
+
+	mu sync.Mutex
+	m  map[K]*Breaker
+}
+
+// NewSet validates cfg and returns an empty set. cfg.OnStateChange, if set,
+// is shared by every breaker; use NewSetFunc to know which one changed.
+func NewSet[K comparable](clk clock.Clock, rnd Rand, cfg Config) (*Set[K], error) {
+	if _, err := cfg.withDefaults(); err != nil {
+		return nil, err
+	}
+	if rnd != nil {
+		rnd = &lockedRand{r: rnd}
+	}
+	return &Set[K]{cfg: cfg, clock: clk, rand: rnd, m: make(map[K]*Breaker)}, nil
+}
+
+// NewSetFunc is NewSet with a state-change hook that is told the key.
+func NewSetFunc[K comparable](clk clock.Clock, rnd Rand, cfg Config, onChange func(k K, from, to State)) (*Set[K], error) {
+	s, err := NewSet[K](clk, rnd, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.hook = onChange
+	return s, nil
+}
+
+// Get returns k's breaker, creating it.
+func (s *Set[K]) Get(k K) *Breaker {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[k]
+	if !ok {
+		cfg := s.cfg
+		if s.hook != nil {
+			cfg.OnStateChange = func(from, to State) { s.hook(k, from, to) }
+		}
+		b, _ = New(s.clock, s.rand, cfg) // cfg validated by NewSet
+		s.m[k] = b
+	}
+	return b
+}
+
+// Ready reports whether k's breaker would admit a request now; a key never
+// seen is ready.
+func (s *Set[K]) Ready(k K) bool {
+	s.mu.Lock()
+	b, ok := s.m[k]
+	s.mu.Unlock()
+	return !ok || b.Ready()
+}
+
+// Snapshots returns every breaker's figures.
+func (s *Set[K]) Snapshots() map[K]Snapshot {
+	s.mu.Lock()
+	bs := make(map[K]*Breaker, len(s.m))
+	for k, b := range s.m {
+		bs[k] = b
+	}
+	s.mu.Unlock()
+	out := make(map[K]Snapshot, len(bs))
+	for k, b := range bs {
+		out[k] = b.Snapshot()
+	}
+	return out
+}

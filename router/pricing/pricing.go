@@ -1,0 +1,123 @@
+package pricing
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+
+	"github.com/tenzrod/tenzrod/gossip"
+)
+
+// Errors Price returns, wrapped.
+var (
+	ErrOverflow     = errors.New("pricing: overflow")
+	ErrUnknownLevel = errors.New("pricing: unknown verification level")
+)
+
+// Units are what one request consumes, per billed dimension.
+type Units struct {
+	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens"`
+	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens"`
+	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"`
+	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`
+	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`
+}
+
+// Surcharges are the governed flat surcharges, in micro-units per call, of
+// each verification level. Consensus governs them; until it does, the node
+// configures them.
+type Surcharges struct {
+	None       uint64 `cbor:"1,keyasint" json:"none" toml:"none"`
+	Receipt    uint64 `cbor:"2,keyasint" json:"receipt" toml:"receipt"`
+	Optimistic uint64 `cbor:"3,keyasint" json:"optimistic" toml:"optimistic"`
+	TEE        uint64 `cbor:"4,keyasint" json:"tee" toml:"tee"`
+}
+
+// For returns the surcharge of level, one of the gossip.Verify* names.
+func (s Surcharges) For(level string) (uint64, error) {
+	switch level {
+	case gossip.VerifyNone:
+		return s.None, nil
+	case gossip.VerifyReceipt:
+		return s.Receipt, nil
+	case gossip.VerifyOptimistic:
+		return s.Optimistic, nil
+	case gossip.VerifyTEE:
+		return s.TEE, nil
+	default:
+		return 0, fmt.Errorf("%w: %q", ErrUnknownLevel, level)
+	}
+}
+
+// Breakdown is how a price was reached, every figure in micro-units.
+type Breakdown struct {
+	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens"`  // units × unit price
+	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens"` // units × unit price
+	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"` // units × unit price
+	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`   // units × unit price
+	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`      // units × unit price
+	Usage        uint64 `cbor:"6,keyasint" json:"usage"`         // Σ of the five above
+	Minimum      uint64 `cbor:"7,keyasint" json:"minimum"`       // the rate card's per-call minimum
+	Base         uint64 `cbor:"8,keyasint" json:"base"`          // max(Minimum, Usage)
+	Surcharge    uint64 `cbor:"9,keyasint" json:"surcharge"`     // of the verification level
+	Total        uint64 `cbor:"10,keyasint" json:"total"`        // Base + Surcharge
+}
+
+// MinimumApplied reports whether the per-call minimum set the base price.
+func (b Breakdown) MinimumApplied() bool { return b.Minimum > b.Usage }
+
+// Price prices units on card at verification level:
+//
+//	total = max(card.Minimum, Σ units × unit price) + surcharge(level)
+//
+// in checked uint64 arithmetic: any product or sum that would exceed
+// 2^64-1 micro-units is an ErrOverflow, never a wrapped value.
+func Price(card gossip.RateCard, u Units, level string, s Surcharges) (Breakdown, error) {
+	sur, err := s.For(level)
+	if err != nil {
+		return Breakdown{}, err
+	}
+	var b Breakdown
+	dims := []struct {
+		name        string
+		units, unit uint64
+		out         *uint64
+	}{
+		{"input_tokens", u.InputTokens, card.InputTokens, &b.InputTokens},
+		{"output_tokens", u.OutputTokens, card.OutputTokens, &b.OutputTokens},
+		{"cached_tokens", u.CachedTokens, card.CachedTokens, &b.CachedTokens},
+		{"pixel_steps", u.PixelSteps, card.PixelSteps, &b.PixelSteps},
+		{"audio_ms", u.AudioMs, card.AudioMs, &b.AudioMs},
+	}
+	for _, d := range dims {
+		if *d.out, err = mul(d.units, d.unit); err != nil {
+			return Breakdown{}, fmt.Errorf("%w: %s: %d units × %d", err, d.name, d.units, d.unit)
+		}
+		if b.Usage, err = add(b.Usage, *d.out); err != nil {
+			return Breakdown{}, fmt.Errorf("%w: usage sum at %s", err, d.name)
+		}
+	}
+	b.Minimum = card.Minimum
+	b.Base = max(b.Minimum, b.Usage)
+	b.Surcharge = sur
+	if b.Total, err = add(b.Base, sur); err != nil {
+		return Breakdown{}, fmt.Errorf("%w: base %d + %s surcharge %d", err, b.Base, level, sur)
+	}
+	return b, nil
+}
+
+func mul(a, b uint64) (uint64, error) {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 {
+		return 0, ErrOverflow
+	}
+	return lo, nil
+}
+
+func add(a, b uint64) (uint64, error) {
+	sum, carry := bits.Add64(a, b, 0)
+	if carry != 0 {
+		return 0, ErrOverflow
+	}
+	return sum, nil
+}
