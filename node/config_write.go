@@ -83,7 +83,11 @@ dir = {{q .Dir}}
 # directory) or must match it.
 id = {{q .ID}}
 weights_hash = {{q .WeightsHash}}
+# embedded (dir) | upstream (an OpenAI-compatible engine at upstream_url;
+# its API key, if any, comes from $TENZRO_UPSTREAM_API_KEY)
 engine = {{q .Engine}}
+upstream_url = {{q .UpstreamURL}}
+upstream_model = {{q .UpstreamModel}}
 # Verification levels offered: none | receipt | optimistic | tee
 verification = {{list .Verification}}
 # Prices per unit in integer micro-units, and the per-call minimum.

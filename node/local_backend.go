@@ -30,8 +30,13 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 	if m == nil {
 		return nil, openai.NotFound(req.Model)
 	}
+	opts, oerr := openai.ParseOptions(req.Tenzro, req.Header)
+	if oerr != nil {
+		return nil, oerr
+	}
 	o, st, eng := m.snapshot()
-	if eng == nil {
+	up := m.upstream()
+	if eng == nil && up == nil {
 		return nil, &openai.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "model_" + string(st),
 			Message: fmt.Sprintf("model %q is %s here", o.Name, st), RetryAfter: 1}
 	}
@@ -45,6 +50,9 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 	}
 	b.set.inFlight.Add(1)
 	defer func() { <-b.set.slots; b.set.inFlight.Add(-1) }()
+	if up != nil {
+		return completeUpstream(ctx, up, o.Name, req, opts, onDelta)
+	}
 
 	gr := inference.GenerateRequest{Sampling: req.Sampling, LogProbs: req.TopLogProbs}
 	if req.Chat {

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/upstream"
 )
 
 // servedModel is one model a provider serves and its load state.
@@ -21,7 +22,14 @@ type servedModel struct {
 	offer gossip.ModelOffer
 	state gossip.ModelState
 	eng   inference.Engine
+	up    *upstream.Client // engine = "upstream"
 	err   error
+}
+
+func (m *servedModel) upstream() *upstream.Client {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.up
 }
 
 func (m *servedModel) snapshot() (gossip.ModelOffer, gossip.ModelState, inference.Engine) {
@@ -58,9 +66,14 @@ func (s *modelSet) load(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		if m.cfg.Dir == "" {
+		if m.cfg.Engine == EngineUpstream {
+			up, err := upstream.New(m.cfg.upstreamConfig())
 			m.mu.Lock()
-			m.state = gossip.StateWarm
+			if err != nil {
+				m.err = err
+			} else {
+				m.up, m.state = up, gossip.StateWarm
+			}
 			m.mu.Unlock()
 			continue
 		}

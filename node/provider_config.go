@@ -4,9 +4,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference/upstream"
 )
 
 // ProviderConfig is the [provider] section: what a provider serves and how
@@ -31,7 +33,11 @@ type ModelConfig struct {
 	// Dir is the model directory the embedded engine serves (relative to
 	// the home). Its catalog root is the model ID; if ID is set too, a
 	// directory with another root is refused.
-	Dir          string          `toml:"dir"`
+	Dir string `toml:"dir"`
+	// UpstreamURL and UpstreamModel front an OpenAI-compatible engine
+	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
+	UpstreamURL   string `toml:"upstream_url"`
+	UpstreamModel string `toml:"upstream_model"`
 	ID           string          `toml:"id"`           // catalog model ID (hex Merkle root)
 	WeightsHash  string          `toml:"weights_hash"` // hash of the weights actually served (hex)
 	Engine       string          `toml:"engine"`
@@ -80,6 +86,13 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 	if m.Dir == "" && m.Engine == EngineEmbedded {
 		return gossip.ModelOffer{}, fmt.Errorf("dir: the %q engine needs a model directory", EngineEmbedded)
 	}
+	if m.Engine == EngineUpstream {
+		if err := m.upstreamConfig().Validate(); err != nil {
+			return gossip.ModelOffer{}, fmt.Errorf("upstream_url/upstream_model: %w", err)
+		}
+	} else if m.UpstreamURL != "" {
+		return gossip.ModelOffer{}, fmt.Errorf("upstream_url: set, but engine is %q, not %q", m.Engine, EngineUpstream)
+	}
 	var id []byte
 	var err error
 	switch {
@@ -119,8 +132,21 @@ func decodeHash(s string) ([]byte, error) {
 	return b, nil
 }
 
-// EngineEmbedded is the pure-Go engine serving a model directory.
-const EngineEmbedded = "embedded"
+// Engines a provider can serve a model with.
+const (
+	// EngineEmbedded is the pure-Go engine serving a model directory.
+	EngineEmbedded = "embedded"
+	// EngineUpstream fronts an OpenAI-compatible engine by base URL.
+	EngineUpstream = "upstream"
+)
+
+// UpstreamKeyEnv names the environment variable holding the upstream's API
+// key, so the secret stays out of config files.
+const UpstreamKeyEnv = "TENZRO_UPSTREAM_API_KEY"
+
+func (m ModelConfig) upstreamConfig() upstream.Config {
+	return upstream.Config{BaseURL: m.UpstreamURL, Model: m.UpstreamModel, APIKey: os.Getenv(UpstreamKeyEnv)}
+}
 
 // DevnetModelName is the name devnet providers serve their generated model as.
 const DevnetModelName = "tenzro-devnet"

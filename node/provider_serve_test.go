@@ -89,7 +89,7 @@ func TestProviderServesOpenAIRoutes(t *testing.T) {
 }
 
 func TestProviderRouteErrors(t *testing.T) {
-	p := startNode(t, testConfig(t, RoleProvider, "software", nil))
+	p := waitWarm(t, startNode(t, testConfig(t, RoleProvider, "software", nil)))
 	for _, c := range []struct {
 		body   string
 		status int

@@ -40,6 +40,7 @@ func testModelDir(t *testing.T) (dir, id string) {
 }
 
 func TestMain(m *testing.M) {
+	slog.SetDefault(testLogger())
 	code := m.Run()
 	if sharedModel.dir != "" {
 		os.RemoveAll(filepath.Dir(sharedModel.dir))

@@ -1,0 +1,78 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Options are a request's tenzro routing options, from the body's `tenzro`
+// object or X-Tenzro-* headers (the body wins where both are given).
+type Options struct {
+	Strategy     string  `json:"strategy,omitempty"`     // price | latency | standing | random | weighted
+	Verification string  `json:"verification,omitempty"` // none | receipt | optimistic | tee
+	Hedge        *bool   `json:"hedge,omitempty"`        // false opts out of hedging
+	MaxPrice     *uint64 `json:"max_price,omitempty"`    // micro-units
+	Provider     string  `json:"provider,omitempty"`     // pin: peer ID
+	Region       string  `json:"region,omitempty"`       // pin: country code or continent
+}
+
+var (
+	strategies    = map[string]bool{"": true, "price": true, "latency": true, "standing": true, "random": true, "weighted": true}
+	verifications = map[string]bool{"": true, "none": true, "receipt": true, "optimistic": true, "tee": true}
+)
+
+// ParseOptions reads and checks the routing options of a request.
+func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
+	var o Options
+	if v := h.Get("X-Tenzro-Strategy"); v != "" {
+		o.Strategy = v
+	}
+	if v := h.Get("X-Tenzro-Verification"); v != "" {
+		o.Verification = v
+	}
+	if v := h.Get("X-Tenzro-Hedge"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, BadRequest("X-Tenzro-Hedge", "X-Tenzro-Hedge must be true or false")
+		}
+		o.Hedge = &b
+	}
+	if v := h.Get("X-Tenzro-Max-Price"); v != "" {
+		p, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return o, BadRequest("X-Tenzro-Max-Price", "X-Tenzro-Max-Price must be an integer number of micro-units")
+		}
+		o.MaxPrice = &p
+	}
+	if v := h.Get("X-Tenzro-Provider"); v != "" {
+		o.Provider = v
+	}
+	if v := h.Get("X-Tenzro-Region"); v != "" {
+		o.Region = v
+	}
+	if len(bytes.TrimSpace(raw)) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o); err != nil {
+			return o, BadRequest("tenzro", "tenzro options: %v", err)
+		}
+	}
+	o.Strategy = strings.ToLower(o.Strategy)
+	o.Verification = strings.ToLower(o.Verification)
+	if !strategies[o.Strategy] {
+		return o, BadRequest("tenzro.strategy", "unknown strategy %q (price, latency, standing, random, weighted)", o.Strategy)
+	}
+	if !verifications[o.Verification] {
+		return o, BadRequest("tenzro.verification", "unknown verification level %q (none, receipt, optimistic, tee)", o.Verification)
+	}
+	if o.Verification == "" {
+		o.Verification = "none"
+	}
+	return o, nil
+}
+
+// NeedsCommitments reports whether the level asks for logit commitments.
+func (o Options) NeedsCommitments() bool { return o.Verification == "optimistic" }

@@ -1,0 +1,71 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/tenzrod/tenzrod/inference/upstream"
+	"github.com/tenzrod/tenzrod/node/openai"
+)
+
+// commitTopK is how many log-probs per step a logit commitment covers.
+const commitTopK = 4
+
+// completeUpstream serves a request through the upstream engine. A request
+// whose verification level needs commitments asks the upstream for
+// log-probs and is refused if the upstream does not return them.
+func completeUpstream(ctx context.Context, up *upstream.Client, name string, req *openai.Request, opts openai.Options, onDelta func(openai.Delta) error) (*openai.Result, error) {
+	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs}
+	if opts.NeedsCommitments() {
+		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
+	}
+	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
+		od := openai.Delta{Text: d.Text}
+		if req.TopLogProbs > 0 {
+			od.LogProbs = relayLogProbs(d.LogProbs)
+		}
+		return onDelta(od)
+	})
+	if err != nil {
+		return nil, upstreamError(ctx, err)
+	}
+	out := &openai.Result{Model: name, Text: res.Text, FinishReason: res.FinishReason,
+		Usage: openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens}}
+	if req.TopLogProbs > 0 {
+		out.LogProbs = relayLogProbs(res.LogProbs)
+	}
+	return out, nil
+}
+
+func relayLogProbs(in []upstream.TokenLogProb) []openai.TokenLogProbs {
+	out := make([]openai.TokenLogProbs, len(in))
+	for i, lp := range in {
+		out[i] = openai.TokenLogProbs{Token: lp.Token, LogProb: lp.LogProb, Bytes: bytesOf(lp.Token)}
+		for _, t := range lp.Top {
+			out[i].Top = append(out[i].Top, openai.TopLogProb{Token: t.Token, LogProb: t.LogProb, Bytes: bytesOf(t.Token)})
+		}
+	}
+	return out
+}
+
+// upstreamError keeps the upstream's status and reason, so a 400 such as a
+// context-length refusal reaches the buyer (and the router) as a 400.
+func upstreamError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var se *upstream.StatusError
+	switch {
+	case errors.As(err, &se):
+		typ := se.Type
+		if typ == "" {
+			typ = "upstream_error"
+		}
+		return &openai.Error{Status: se.Status, Type: typ, Code: se.Code, Message: se.Message, RetryAfter: int(se.RetryAfter.Seconds())}
+	case errors.Is(err, upstream.ErrNoLogProbs):
+		return &openai.Error{Status: http.StatusUnprocessableEntity, Type: "invalid_request_error", Code: "logprobs_unavailable", Message: err.Error()}
+	default:
+		return &openai.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_failed", Message: err.Error()}
+	}
+}
