@@ -20,8 +20,8 @@ type testProvider struct {
 	id      *identity.Identity
 	peerKey crypto.PrivKey
 	peer    peer.ID
-	sess *identity.Session
-	seq  uint64
+	sess    *identity.Session
+	seq     uint64
 }
 
 func newTestProvider(t testing.TB, now time.Time) *testProvider {

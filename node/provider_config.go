@@ -36,13 +36,13 @@ type ModelConfig struct {
 	Dir string `toml:"dir"`
 	// UpstreamURL and UpstreamModel front an OpenAI-compatible engine
 	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
-	UpstreamURL   string `toml:"upstream_url"`
-	UpstreamModel string `toml:"upstream_model"`
-	ID           string          `toml:"id"`           // catalog model ID (hex Merkle root)
-	WeightsHash  string          `toml:"weights_hash"` // hash of the weights actually served (hex)
-	Engine       string          `toml:"engine"`
-	Verification []string        `toml:"verification"`
-	RateCard     gossip.RateCard `toml:"rate_card"`
+	UpstreamURL   string          `toml:"upstream_url"`
+	UpstreamModel string          `toml:"upstream_model"`
+	ID            string          `toml:"id"`           // catalog model ID (hex Merkle root)
+	WeightsHash   string          `toml:"weights_hash"` // hash of the weights actually served (hex)
+	Engine        string          `toml:"engine"`
+	Verification  []string        `toml:"verification"`
+	RateCard      gossip.RateCard `toml:"rate_card"`
 }
 
 // DefaultProviderConfig returns provider defaults (no models).
