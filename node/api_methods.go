@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
 // Version is the node software version, set at build time with -ldflags.
@@ -87,6 +88,9 @@ func registerMethods(s *rpc.Server, n *Node) {
 	s.Register("tenzro_findProviders", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		return n.findProviders(ctx, raw)
 	})
+	s.Register("tenzro_quoteInference", func(_ context.Context, raw json.RawMessage) (any, error) {
+		return n.quote(raw)
+	})
 	s.Register("tenzro_rpcMethods", func(context.Context, json.RawMessage) (any, error) {
 		return s.Methods(), nil
 	})
@@ -157,4 +161,29 @@ func (n *Node) findProviders(ctx context.Context, raw json.RawMessage) (any, err
 		out = append(out, fp)
 	}
 	return out, nil
+}
+
+// QuoteParams are tenzro_quoteInference's parameters.
+type QuoteParams struct {
+	Model        string        `json:"model"`
+	Units        pricing.Units `json:"units"`
+	Verification string        `json:"verification"`
+}
+
+func (n *Node) quote(raw json.RawMessage) (any, error) {
+	p, err := rpc.Params[QuoteParams](raw)
+	if err != nil {
+		return nil, err
+	}
+	if p.Model == "" {
+		return nil, rpc.InvalidParams("model: required (a model name or hex catalog ID)")
+	}
+	if p.Verification == "" {
+		p.Verification = gossip.VerifyNone
+	}
+	lines, qerr := n.table.Quotes(p.Model, p.Units, p.Verification, n.cfg.Router.Surcharges)
+	if qerr != nil {
+		return nil, rpc.InvalidParams("%v", qerr)
+	}
+	return lines, nil
 }

@@ -38,6 +38,7 @@ type Config struct {
 	Identity IdentityConfig `toml:"identity"`
 	Gossip   GossipConfig   `toml:"gossip"`
 	Provider ProviderConfig `toml:"provider"`
+	Router   RouterConfig   `toml:"router"`
 
 	// Home is the directory the config was read from; relative paths in
 	// the config are relative to it.
@@ -82,6 +83,7 @@ func Default(role Role) Config {
 		Identity: IdentityConfig{Backend: string(defaultBackend(role)), Device: hwkey.DefaultDevice, SessionTTL: 24 * time.Hour},
 		Gossip:   GossipConfig{Window: gossip.DefaultWindow},
 		Provider: DefaultProviderConfig(),
+		Router:   DefaultRouterConfig(),
 	}
 }
 
@@ -182,6 +184,9 @@ func (c Config) Validate() error {
 	}
 	if c.Gossip.Window < time.Second || c.Gossip.Window > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("gossip.window: %s outside 1s..10m", c.Gossip.Window))
+	}
+	if err := c.Router.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Role == RoleProvider {
 		if err := c.Provider.Validate(); err != nil {

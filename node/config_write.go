@@ -61,6 +61,20 @@ session_ttl = {{dur .Identity.SessionTTL}}
 [gossip]
 # Messages stamped further than this from local time are ignored.
 window = {{dur .Gossip.Window}}
+
+[router]
+# Whole-request deadline (failovers and continuation included), and the
+# stream limits that trigger failover instead of waiting.
+deadline = {{dur .Router.Deadline}}
+first_token_timeout = {{dur .Router.FirstTokenTimeout}}
+stall_timeout = {{dur .Router.StallTimeout}}
+
+# Surcharge per call of each verification level, in micro-units.
+[router.surcharges]
+none = {{.Router.Surcharges.None}}
+receipt = {{.Router.Surcharges.Receipt}}
+optimistic = {{.Router.Surcharges.Optimistic}}
+tee = {{.Router.Surcharges.TEE}}
 {{if eq (print .Role) "provider"}}
 [provider]
 # Coarse region only: an ISO 3166-1 country code ("DE") or a continent

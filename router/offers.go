@@ -1,0 +1,107 @@
+package router
+
+import (
+	"encoding/hex"
+	"sort"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Offer is one provider's offer of one model, with its live state.
+type Offer struct {
+	Peer       peer.ID
+	Machine    identity.MachineID
+	Backend    string
+	Region     string
+	Model      gossip.ModelOffer
+	State      gossip.ModelState // from the latest heartbeat; "" if none
+	Status     Status
+	InFlight   uint32
+	Capacity   uint32
+	QueueDepth uint32
+}
+
+// Serves reports whether the offer includes verification level.
+func (o Offer) Serves(level string) bool {
+	for _, v := range o.Model.Verification {
+		if v == level {
+			return true
+		}
+	}
+	return false
+}
+
+// Offers returns every announced offer of model (a name or a hex catalog
+// ID), sorted by peer ID.
+func (t *Table) Offers(model string) []Offer {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	now := t.clock.Now()
+	var out []Offer
+	for _, e := range sortedEntries(t.providers) {
+		if e.announce == nil {
+			continue
+		}
+		for _, m := range e.announce.Models {
+			if m.Name != model && hex.EncodeToString(m.ModelID) != model {
+				continue
+			}
+			o := Offer{Peer: e.peer, Machine: e.machine, Backend: e.backend, Region: e.announce.Region, Model: m, Status: t.status(e, now)}
+			if hb := e.heartbeat; hb != nil {
+				o.InFlight, o.Capacity, o.QueueDepth = hb.InFlight, hb.Capacity, hb.QueueDepth
+				for _, s := range hb.Models {
+					if string(s.ModelID) == string(m.ModelID) {
+						o.State = s.State
+					}
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// ModelSummary is one model known to the network.
+type ModelSummary struct {
+	Name      string
+	ID        string
+	Providers int // providers up with the model warm
+}
+
+// Models lists the models announced by providers, by name.
+func (t *Table) Models() []ModelSummary {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	now := t.clock.Now()
+	byID := map[string]*ModelSummary{}
+	for _, e := range t.providers {
+		if e.announce == nil {
+			continue
+		}
+		up := t.status(e, now) == StatusUp
+		for _, m := range e.announce.Models {
+			id := hex.EncodeToString(m.ModelID)
+			s, ok := byID[id]
+			if !ok {
+				s = &ModelSummary{Name: m.Name, ID: id}
+				byID[id] = s
+			}
+			if up && e.heartbeat != nil {
+				for _, st := range e.heartbeat.Models {
+					if string(st.ModelID) == string(m.ModelID) && st.State == gossip.StateWarm {
+						s.Providers++
+					}
+				}
+			}
+		}
+	}
+	out := make([]ModelSummary, 0, len(byID))
+	for _, s := range byID {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID })
+	return out
+}
