@@ -1,0 +1,93 @@
+package consensus
+
+import (
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	cmtcfg "github.com/cometbft/cometbft/config"
+)
+
+// Config configures one in-process CometBFT node running the App.
+type Config struct {
+	Home        string        // CometBFT home: config/ (keys, genesis) and data/ (blocks, app state)
+	Moniker     string        // human-readable node name
+	P2PListen   string        // e.g. "tcp://127.0.0.1:26656"
+	RPCListen   string        // CometBFT RPC listen address; "" runs no RPC server
+	Peers       []string      // persistent peers, "nodeid@host:port"
+	GenesisFile string        // CometBFT genesis JSON; "" = Home/config/genesis.json
+	BlockTime   time.Duration // timeout_commit: pause after each block; 0 = 1s
+	// EmptyBlocksInterval is the longest gap between blocks when there are
+	// no transactions; 0 makes a block every BlockTime.
+	EmptyBlocksInterval time.Duration
+	Logger              *slog.Logger // nil = slog.Default()
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Home == "" {
+		return fmt.Errorf("consensus: config: home directory is required")
+	}
+	if !strings.HasPrefix(c.P2PListen, "tcp://") {
+		return fmt.Errorf("consensus: config: p2p listen address %q must be tcp://host:port", c.P2PListen)
+	}
+	if c.RPCListen != "" && !strings.HasPrefix(c.RPCListen, "tcp://") && !strings.HasPrefix(c.RPCListen, "unix://") {
+		return fmt.Errorf("consensus: config: rpc listen address %q must be tcp:// or unix://", c.RPCListen)
+	}
+	for _, p := range c.Peers {
+		id, addr, ok := strings.Cut(p, "@")
+		if !ok || len(id) != 40 || addr == "" {
+			return fmt.Errorf("consensus: config: peer %q must be <40 hex node ID>@host:port", p)
+		}
+	}
+	if c.BlockTime < 0 || c.EmptyBlocksInterval < 0 {
+		return fmt.Errorf("consensus: config: negative durations")
+	}
+	return nil
+}
+
+// genesisPath is the genesis file the node reads.
+func (c Config) genesisPath() string {
+	if c.GenesisFile != "" {
+		return c.GenesisFile
+	}
+	return filepath.Join(c.Home, "config", "genesis.json")
+}
+
+// cometConfig builds CometBFT's configuration.
+func (c Config) cometConfig() *cmtcfg.Config {
+	cfg := cmtcfg.DefaultConfig()
+	cfg.SetRoot(c.Home)
+	cfg.Moniker = c.Moniker
+	cfg.Genesis = c.genesisPath()
+	cfg.P2P.ListenAddress = c.P2PListen
+	cfg.P2P.PersistentPeers = strings.Join(c.Peers, ",")
+	cfg.P2P.AddrBookStrict = false
+	cfg.P2P.AllowDuplicateIP = true
+	cfg.P2P.PexReactor = false
+	cfg.RPC.ListenAddress = c.RPCListen
+	cfg.GRPC.ListenAddress = ""
+	cfg.Instrumentation.Prometheus = false
+	bt := c.BlockTime
+	if bt == 0 {
+		bt = time.Second
+	}
+	cfg.Consensus.TimeoutCommit = bt
+	cfg.Consensus.CreateEmptyBlocks = true
+	cfg.Consensus.CreateEmptyBlocksInterval = c.EmptyBlocksInterval
+	if bt < time.Second {
+		// Short blocks (devnets, tests): scale the round timeouts down too.
+		cfg.Consensus.TimeoutPropose = 10 * bt
+		cfg.Consensus.TimeoutProposeDelta = bt
+		cfg.Consensus.TimeoutPrevote = 2 * bt
+		cfg.Consensus.TimeoutPrevoteDelta = bt
+		cfg.Consensus.TimeoutPrecommit = 2 * bt
+		cfg.Consensus.TimeoutPrecommitDelta = bt
+		cfg.Consensus.PeerGossipSleepDuration = 10 * time.Millisecond
+	}
+	cfg.Mempool.Recheck = true
+	cfg.Mempool.Size = 20000
+	return cfg
+}

@@ -1,0 +1,156 @@
+package consensus_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+const testChain = "tenzro-unit"
+
+// chain drives an App directly through the ABCI calls CometBFT makes.
+type chain struct {
+	t    testing.TB
+	app  *consensus.App
+	now  time.Time
+	vals []*consensus.Signer // validator operators, equal power
+}
+
+func newKey(t testing.TB) ed25519.PrivateKey {
+	t.Helper()
+	_, k, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// seedKey is a deterministic key, so two chains can share a genesis.
+func seedKey(name string, i int) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte(fmt.Sprintf("%s-%d", name, i)))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// signer returns a deterministic signer and its genesis funding.
+func signer(name string, balance uint64) (*consensus.Signer, consensus.GenesisAccount) {
+	s := consensus.NewSigner(seedKey(name, 0), testChain)
+	return s, consensus.GenesisAccount{Account: s.Account(), Balance: balance}
+}
+
+// newChain starts an app in dir ("" = memory) with nVals validators and
+// the given funded accounts.
+func newChain(t testing.TB, dir string, genesis time.Time, params consensus.Params, nVals int, accts ...consensus.GenesisAccount) *chain {
+	t.Helper()
+	app, err := consensus.NewApp(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = app.Close() })
+	c := &chain{t: t, app: app, now: genesis}
+	g := consensus.AppGenesis{Params: params, Accounts: accts}
+	for i := range nVals {
+		s := consensus.NewSigner(seedKey("validator", i), testChain)
+		c.vals = append(c.vals, s)
+		g.Validators = append(g.Validators, consensus.GenesisValidator{
+			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * consensus.PowerUnit,
+		})
+	}
+	state, err := json.Marshal(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := app.InitChain(context.Background(), &abci.InitChainRequest{
+		Time: genesis, ChainId: testChain, AppStateBytes: state, InitialHeight: 1,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// block finalizes and commits a block one second after the previous one.
+func (c *chain) block(txs ...[]byte) *abci.FinalizeBlockResponse {
+	c.t.Helper()
+	c.now = c.now.Add(time.Second)
+	res, err := c.app.FinalizeBlock(context.Background(), &abci.FinalizeBlockRequest{
+		Txs: txs, Height: c.app.Height() + 1, Time: c.now,
+	})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if _, err := c.app.Commit(context.Background(), &abci.CommitRequest{}); err != nil {
+		c.t.Fatal(err)
+	}
+	return res
+}
+
+// mustApply commits txs in one block and fails unless each applied.
+func (c *chain) mustApply(txs ...[]byte) *abci.FinalizeBlockResponse {
+	c.t.Helper()
+	res := c.block(txs...)
+	for i, r := range res.TxResults {
+		if r.Code != 0 {
+			c.t.Fatalf("tx %d: code %d: %s", i, r.Code, r.Log)
+		}
+	}
+	return res
+}
+
+// query runs a query and verifies its single proof against the app hash.
+func (c *chain) query(path string, v any) bool {
+	c.t.Helper()
+	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: path})
+	if err != nil || res.Code != 0 {
+		c.t.Fatalf("query %s: %v %s", path, err, res.GetLog())
+	}
+	if err := consensus.VerifyQuery(c.app.AppHash(), res.Value, res.ProofOps.Ops); err != nil {
+		c.t.Fatalf("query %s: %v", path, err)
+	}
+	if len(res.Value) == 0 {
+		return false
+	}
+	if err := cborx.UnmarshalCanonical(res.Value, consensus.MaxValueBytes, v); err != nil {
+		c.t.Fatal(err)
+	}
+	return true
+}
+
+func (c *chain) account(id consensus.AccountID) consensus.Account {
+	c.t.Helper()
+	var a consensus.Account
+	c.query("account/"+id.String(), &a)
+	return a
+}
+
+// sign signs payload with s at the account's next nonce.
+func (c *chain) sign(s *consensus.Signer, payload any) []byte {
+	c.t.Helper()
+	return c.signAt(s, c.account(s.Account()).Nonce, payload)
+}
+
+func (c *chain) signAt(s *consensus.Signer, nonce uint64, payload any) []byte {
+	c.t.Helper()
+	raw, err := s.SignTx(nonce, payload)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return raw
+}
+
+func testParams() consensus.Params {
+	p := consensus.DefaultParams()
+	p.MinServingBond = 1000
+	p.SLAWindowHours = 6
+	p.VotingPeriodBlocks = 20
+	return p
+}

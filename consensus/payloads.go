@@ -1,0 +1,149 @@
+package consensus
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Hash32 is a SHA-256 digest.
+type Hash32 [32]byte
+
+// TxHash is the hash CometBFT indexes a transaction by: SHA-256 of its bytes.
+func TxHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
+
+// Transfer moves Amount micro-units from the signer to To.
+type Transfer struct {
+	To     AccountID `cbor:"1,keyasint"`
+	Amount uint64    `cbor:"2,keyasint"`
+}
+
+func (p *Transfer) validate() error { return nonZero("transfer amount", p.Amount) }
+
+// ValidatorStake bonds Amount from the signer's balance as validator stake
+// for the Ed25519 consensus key ConsPubKey; the first stake creates the
+// validator. Power is stake / PowerUnit.
+type ValidatorStake struct {
+	ConsPubKey []byte `cbor:"1,keyasint"`
+	Amount     uint64 `cbor:"2,keyasint"`
+}
+
+func (p *ValidatorStake) validate() error {
+	if len(p.ConsPubKey) != ed25519.PublicKeySize {
+		return reject(CodeMalformed, "consensus key is %d bytes, want %d", len(p.ConsPubKey), ed25519.PublicKeySize)
+	}
+	return nonZero("stake amount", p.Amount)
+}
+
+// ValidatorUnstake returns Amount of the signer's validator stake to its
+// balance; a validator whose power falls to 0 leaves the set.
+type ValidatorUnstake struct {
+	Amount uint64 `cbor:"1,keyasint"`
+}
+
+func (p *ValidatorUnstake) validate() error { return nonZero("unstake amount", p.Amount) }
+
+// ProviderRegister registers a machine with the signer as operator and
+// bonds Bond from the signer's balance.
+type ProviderRegister struct {
+	MachineID     identity.MachineID `cbor:"1,keyasint"`
+	HWPubDER      []byte             `cbor:"2,keyasint"` // PKIX DER of the P-256 hardware key
+	PQPub         []byte             `cbor:"3,keyasint"` // packed ML-DSA-65 public key
+	PeerID        string             `cbor:"4,keyasint"` // libp2p peer ID
+	Bond          uint64             `cbor:"5,keyasint"`
+	UnbondingSecs uint64             `cbor:"6,keyasint"` // delay between unbond and withdraw
+}
+
+func (p *ProviderRegister) validate() error { return checkRegistration(p) }
+
+// ProviderUnbond starts the unbonding of a provider's serving bond; its
+// standing is 0 from then on.
+type ProviderUnbond struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+}
+
+// ProviderWithdraw returns an unbonded serving bond to the operator and
+// removes the registration, once the unbonding delay has passed.
+type ProviderWithdraw struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+}
+
+// ParamProposal proposes replacing the governed parameters with Params. It
+// counts as the proposer's yes vote.
+type ParamProposal struct {
+	Params Params `cbor:"1,keyasint"`
+}
+
+func (p *ParamProposal) validate() error { return p.Params.Validate() }
+
+// ParamVote is a validator's vote on a proposal. Only yes votes count
+// toward the > 2/3 threshold.
+type ParamVote struct {
+	ProposalID uint64 `cbor:"1,keyasint"`
+	Approve    bool   `cbor:"2,keyasint"`
+}
+
+// EscrowFund moves Amount from the signer's balance into the signer's spend
+// escrow. A non-zero Settler names the account (a gateway) allowed to
+// settle against it besides the signer; it replaces any earlier one.
+type EscrowFund struct {
+	Amount  uint64    `cbor:"1,keyasint"`
+	Settler AccountID `cbor:"2,keyasint"`
+}
+
+func (p *EscrowFund) validate() error { return nonZero("escrow amount", p.Amount) }
+
+// EscrowWithdraw moves Amount from the signer's escrow back to its balance.
+type EscrowWithdraw struct {
+	Amount uint64 `cbor:"1,keyasint"`
+}
+
+func (p *EscrowWithdraw) validate() error { return nonZero("withdraw amount", p.Amount) }
+
+// PaymentRecord binds one served call to its price: it debits Payer's
+// escrow and credits the operator of Provider.
+type PaymentRecord struct {
+	Payer         AccountID          `cbor:"1,keyasint"`
+	Provider      identity.MachineID `cbor:"2,keyasint"`
+	RequestDigest Hash32             `cbor:"3,keyasint"`
+	QuoteDigest   Hash32             `cbor:"4,keyasint"`
+	Price         uint64             `cbor:"5,keyasint"`
+	ReceiptHash   Hash32             `cbor:"6,keyasint"`
+}
+
+// Settlement applies a batch of payment records; the signer must be each
+// record's payer or the settler its escrow names.
+type Settlement struct {
+	Records []PaymentRecord `cbor:"1,keyasint"`
+}
+
+func (p *Settlement) validate() error {
+	if len(p.Records) == 0 {
+		return reject(CodeMalformed, "settlement has no records")
+	}
+	if len(p.Records) > MaxRecordsPerTx {
+		return reject(CodeTooLarge, "settlement has %d records, limit %d", len(p.Records), MaxRecordsPerTx)
+	}
+	for i := range p.Records {
+		if p.Records[i].Price == 0 {
+			return reject(CodeMalformed, "record %d has price 0", i)
+		}
+	}
+	return nil
+}
+
+// SLAVerdict is a validator's finding on whether a provider was available
+// during hour Hour (hours count from genesis time, HourSeconds long).
+type SLAVerdict struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+	Hour      uint64             `cbor:"2,keyasint"`
+	Available bool               `cbor:"3,keyasint"`
+}
+
+func nonZero(what string, v uint64) error {
+	if v == 0 {
+		return reject(CodeMalformed, "%s is 0", what)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package consensus
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
+	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Query paths. Raw paths return the canonical CBOR state value (empty when
+// absent) and one proof op; computed paths return JSON and one proof op
+// per state key that went into it.
+//
+//	account/<hex>                 Account            (raw)
+//	validator/<operator hex>      Validator          (raw)
+//	provider/<machine hex>        Provider           (raw)
+//	escrow/<payer hex>            Escrow             (raw)
+//	record/<payer hex>/<req hex>  SettledRecord      (raw)
+//	proposal/<id>                 Proposal           (raw)
+//	tally/<machine hex>/<hour>    HourTally          (raw)
+//	params                        Params             (raw)
+//	meta                          ChainMeta          (raw)
+//	standing/<machine hex>        Standing           (JSON)
+//	validators                    []Validator        (JSON, at most MaxListed)
+//	records/<payer hex>           []SettledRecord    (JSON, at most MaxListed)
+const MaxListed = 1000
+
+// Query answers a query at the requested height (0 = last committed).
+func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	height := req.Height
+	if height == 0 {
+		height = a.store.Height()
+	}
+	fail := func(c Code, err error) (*abci.QueryResponse, error) {
+		return &abci.QueryResponse{Code: uint32(c), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
+	}
+	root, err := a.store.RootAt(height)
+	if err != nil {
+		return fail(CodeMalformed, err)
+	}
+	t, err := a.store.Open(root)
+	if err != nil {
+		return fail(CodeInternal, err)
+	}
+	resp, err := query(t, req.Path)
+	if err != nil {
+		return fail(CodeOf(err), err)
+	}
+	resp.Height = height
+	return resp, nil
+}
+
+// recorder is a read-only kv that remembers the keys read.
+type recorder struct {
+	kv   trieKV
+	keys [][]byte
+	seen map[string]bool
+}
+
+func (r *recorder) get(key []byte) ([]byte, error) {
+	if !r.seen[string(key)] {
+		r.seen[string(key)] = true
+		r.keys = append(r.keys, key)
+	}
+	return r.kv.get(key)
+}
+func (r *recorder) set([]byte, []byte) {}
+func (r *recorder) del([]byte)         {}
+
+func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
+	parts := strings.Split(path, "/")
+	rawKey := func(key []byte, err error) (*abci.QueryResponse, error) {
+		if err != nil {
+			return nil, err
+		}
+		v, err := t.Get(key)
+		if err != nil {
+			return nil, fmt.Errorf("consensus: read %q: %w", key, err)
+		}
+		op, err := proofOp(t, key)
+		if err != nil {
+			return nil, err
+		}
+		return &abci.QueryResponse{Key: key, Value: v, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
+	}
+	switch {
+	case len(parts) == 2 && parts[0] == "account":
+		return rawKey(withAccount(parts[1], KeyAccount))
+	case len(parts) == 2 && parts[0] == "validator":
+		return rawKey(withAccount(parts[1], KeyValidator))
+	case len(parts) == 2 && parts[0] == "escrow":
+		return rawKey(withAccount(parts[1], KeyEscrow))
+	case len(parts) == 2 && parts[0] == "provider":
+		m, err := parseMachine(parts[1])
+		return rawKey(KeyProvider(m), err)
+	case len(parts) == 3 && parts[0] == "record":
+		p, err := ParseAccountID(parts[1])
+		d, err2 := parseHash(parts[2])
+		if err == nil {
+			err = err2
+		}
+		return rawKey(KeyRecord(p, d), err)
+	case len(parts) == 2 && parts[0] == "proposal":
+		id, err := strconv.ParseUint(parts[1], 10, 64)
+		return rawKey(KeyProposal(id), badPath(err))
+	case len(parts) == 3 && parts[0] == "tally":
+		m, err := parseMachine(parts[1])
+		h, err2 := strconv.ParseUint(parts[2], 10, 64)
+		if err == nil {
+			err = badPath(err2)
+		}
+		return rawKey(KeyHourTally(m, h), err)
+	case path == "params":
+		return rawKey(keyParams, nil)
+	case path == "meta":
+		return rawKey(keyMeta, nil)
+	case len(parts) == 2 && parts[0] == "standing":
+		m, err := parseMachine(parts[1])
+		if err != nil {
+			return nil, err
+		}
+		return computed(t, func(r *recorder) (any, error) { return computeStanding(r, m) })
+	case path == "validators":
+		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
+	case len(parts) == 2 && parts[0] == "records":
+		p, err := ParseAccountID(parts[1])
+		if err != nil {
+			return nil, badPath(err)
+		}
+		return computed(t, func(r *recorder) (any, error) { return list[SettledRecord](t, r, KeyRecord(p, Hash32{})[:34]) })
+	}
+	return nil, reject(CodeMalformed, "unknown query path %q", path)
+}
+
+// computed runs f over a recording view and proves every key it read.
+func computed(t *trie.Trie, f func(*recorder) (any, error)) (*abci.QueryResponse, error) {
+	r := &recorder{kv: trieKV{t: t}, seen: map[string]bool{}}
+	v, err := f(r)
+	if err != nil {
+		return nil, err
+	}
+	js, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: encode query result: %w", err)
+	}
+	ops := make([]cmtcrypto.ProofOp, 0, len(r.keys))
+	for _, k := range r.keys {
+		op, err := proofOp(t, k)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, op)
+	}
+	return &abci.QueryResponse{Value: js, ProofOps: &cmtcrypto.ProofOps{Ops: ops}}, nil
+}
+
+// list decodes up to MaxListed values under prefix, reading each through r
+// so it is proven.
+func list[T any](t *trie.Trie, r *recorder, prefix []byte) ([]T, error) {
+	nit, err := t.NodeIteratorWithPrefix(prefix)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: iterate %q: %w", prefix, err)
+	}
+	it := trie.NewIterator(nit)
+	var keys [][]byte
+	for len(keys) < MaxListed && it.Next() {
+		keys = append(keys, bytes.Clone(it.Key))
+	}
+	if it.Err != nil {
+		return nil, fmt.Errorf("consensus: iterate %q: %w", prefix, it.Err)
+	}
+	out := make([]T, len(keys))
+	for i, k := range keys {
+		if _, err := load(r, k, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func withAccount(s string, key func(AccountID) []byte) ([]byte, error) {
+	a, err := ParseAccountID(s)
+	if err != nil {
+		return nil, badPath(err)
+	}
+	return key(a), nil
+}
+
+func parseMachine(s string) (identity.MachineID, error) {
+	m, err := identity.ParseMachineID(s)
+	return m, badPath(err)
+}
+
+func parseHash(s string) (Hash32, error) {
+	var h Hash32
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(h) {
+		return h, reject(CodeMalformed, "digest %q: want %d hex bytes", s, len(h))
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+func badPath(err error) error {
+	if err == nil {
+		return nil
+	}
+	return reject(CodeMalformed, "query path: %v", err)
+}

@@ -1,0 +1,69 @@
+package testnet_test
+
+import (
+	"context"
+	"encoding/binary"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+)
+
+// BenchmarkSettlement measures payment records settled per second on an
+// in-process chain of 4 validators (timeout_commit 100ms): each op is one
+// settlement transaction of 1000 records, broadcast to one node and waited
+// for in a committed block. It also reports the mean block time under that
+// load and with empty blocks.
+func BenchmarkSettlement(b *testing.B) {
+	const perTx = 1000
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	params := consensus.DefaultParams()
+	params.MinServingBond = 1
+	buyer, op := seedKey("bench-buyer"), seedKey("bench-op")
+	id := func(k string) consensus.AccountID { return consensus.NewSigner(seedKey(k), "").Account() }
+	net, err := testnet.Start(ctx, b.TempDir(), testnet.Options{
+		Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
+		Accounts: []consensus.GenesisAccount{{Account: id("bench-buyer"), Balance: 1 << 62}, {Account: id("bench-op"), Balance: 10}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer net.Stop(context.Background())
+	s := newSender(net)
+	n0 := net.Nodes[0]
+	prov, err := testnet.NewProvider()
+	if err != nil {
+		b.Fatal(err)
+	}
+	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, prov.Register(1, 0)))
+
+	h0, t0 := n0.App().Height(), time.Now()
+	time.Sleep(2 * time.Second)
+	emptyBlock := time.Since(t0) / time.Duration(max(1, n0.App().Height()-h0))
+
+	txs := make([][]byte, b.N)
+	for i := range txs {
+		recs := make([]consensus.PaymentRecord, perTx)
+		for j := range recs {
+			var d consensus.Hash32
+			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
+			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID,
+				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: d}
+		}
+		txs[i] = s.sign(b, buyer, &consensus.Settlement{Records: recs})
+	}
+	b.ResetTimer()
+	start, h1 := time.Now(), n0.App().Height()
+	submit(ctx, b, n0, txs...)
+	elapsed := time.Since(start)
+	blocks := n0.App().Height() - h1
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*perTx)/elapsed.Seconds(), "records/s")
+	b.ReportMetric(float64(elapsed.Milliseconds())/float64(max(1, blocks)), "ms/block")
+	b.ReportMetric(float64(emptyBlock.Milliseconds()), "ms/empty-block")
+	if e, _, err := n0.Escrow(ctx, id("bench-buyer")); err != nil || e.Balance != 1<<61-uint64(3*perTx*b.N) {
+		b.Fatalf("escrow after %d records: %+v %v", b.N*perTx, e, err)
+	}
+}

@@ -1,0 +1,98 @@
+package testnet_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+)
+
+func seedKey(name string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte(name))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// sender signs with per-account nonces it tracks itself.
+type sender struct {
+	mu     sync.Mutex
+	net    *testnet.Net
+	nonces map[consensus.AccountID]uint64
+}
+
+func newSender(n *testnet.Net) *sender {
+	return &sender{net: n, nonces: map[consensus.AccountID]uint64{}}
+}
+
+func (s *sender) signer(k ed25519.PrivateKey) *consensus.Signer {
+	return consensus.NewSigner(k, s.net.ChainID)
+}
+
+// sign signs payload at the account's next tracked nonce.
+func (s *sender) sign(t testing.TB, k ed25519.PrivateKey, payload any) []byte {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sg := s.signer(k)
+	raw, err := sg.SignTx(s.nonces[sg.Account()], payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.nonces[sg.Account()]++
+	return raw
+}
+
+// submit broadcasts raw txs through node and waits for each to commit
+// with code 0.
+func submit(ctx context.Context, t testing.TB, node *consensus.Node, raws ...[]byte) []consensus.TxResult {
+	t.Helper()
+	var hashes [][32]byte
+	for _, raw := range raws {
+		h, err := node.BroadcastTx(ctx, raw)
+		if err != nil {
+			t.Fatalf("broadcast: %v", err)
+		}
+		hashes = append(hashes, h)
+	}
+	var out []consensus.TxResult
+	for _, h := range hashes {
+		r, err := node.WaitTx(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Code != 0 {
+			t.Fatalf("tx %x: %v: %s", h[:6], r.Code, r.Log)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// sameAppHash checks that every running node committed the same app hash
+// at height h.
+func sameAppHash(ctx context.Context, net *testnet.Net, h int64) ([]byte, error) {
+	if err := net.WaitHeight(ctx, h); err != nil {
+		return nil, err
+	}
+	var want []byte
+	for i, nd := range net.Running() {
+		got, err := nd.App().AppHashAt(h)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			want = got
+		} else if string(got) != string(want) {
+			return nil, fmt.Errorf("node %s app hash at %d = %x, node 0 = %x", nd.NodeID(), h, got, want)
+		}
+	}
+	if want == nil {
+		return nil, errors.New("no running node")
+	}
+	return want, nil
+}

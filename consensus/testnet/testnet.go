@@ -1,0 +1,216 @@
+package testnet
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+)
+
+// Options configure a network.
+type Options struct {
+	Validators  int                        // default 4
+	ChainID     string                     // default "tenzro-testnet"
+	GenesisTime time.Time                  // default now
+	BlockTime   time.Duration              // timeout_commit; default 150ms
+	Params      *consensus.Params          // default consensus.DefaultParams()
+	Accounts    []consensus.GenesisAccount // funded at genesis
+	Stake       uint64                     // per validator; default 100 power
+	Logger      *slog.Logger               // default: discard
+}
+
+// Net is a running network of validators.
+type Net struct {
+	ChainID   string
+	Operators []ed25519.PrivateKey // validator operator account keys, by node index
+	Configs   []consensus.Config
+	Nodes     []*consensus.Node // nil while a node is stopped
+}
+
+// Start creates the homes under dir, writes one genesis, starts every
+// validator and waits until each has committed height 2 and left block
+// sync. On error the nodes already started are stopped.
+func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
+	if opt.Validators == 0 {
+		opt.Validators = 4
+	}
+	if opt.ChainID == "" {
+		opt.ChainID = "tenzro-testnet"
+	}
+	if opt.GenesisTime.IsZero() {
+		opt.GenesisTime = time.Now()
+	}
+	if opt.BlockTime == 0 {
+		opt.BlockTime = 150 * time.Millisecond
+	}
+	if opt.Params == nil {
+		p := consensus.DefaultParams()
+		opt.Params = &p
+	}
+	if opt.Stake == 0 {
+		opt.Stake = 100 * consensus.PowerUnit
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	n := &Net{ChainID: opt.ChainID}
+	app := consensus.AppGenesis{Params: *opt.Params, Accounts: opt.Accounts}
+	ids := make([]string, opt.Validators)
+	ports := make([]int, opt.Validators)
+	for i := range opt.Validators {
+		home := filepath.Join(dir, fmt.Sprintf("v%d", i))
+		keys, err := consensus.InitHome(home)
+		if err != nil {
+			return nil, err
+		}
+		_, op, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, fmt.Errorf("testnet: operator key: %w", err)
+		}
+		n.Operators = append(n.Operators, op)
+		app.Validators = append(app.Validators, consensus.GenesisValidator{
+			Operator: consensus.AccountOf(op.Public().(ed25519.PublicKey)), ConsPubKey: keys.ConsPubKey, Stake: opt.Stake,
+		})
+		if ports[i], err = freePort(); err != nil {
+			return nil, err
+		}
+		ids[i] = keys.NodeID
+		n.Configs = append(n.Configs, consensus.Config{
+			Home: home, Moniker: fmt.Sprintf("v%d", i), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", ports[i]),
+			GenesisFile: filepath.Join(dir, "genesis.json"), BlockTime: opt.BlockTime, Logger: opt.Logger,
+		})
+	}
+	for i := range n.Configs {
+		for j := range n.Configs {
+			if i != j {
+				n.Configs[i].Peers = append(n.Configs[i].Peers, fmt.Sprintf("%s@127.0.0.1:%d", ids[j], ports[j]))
+			}
+		}
+	}
+	doc, err := consensus.NewGenesisDoc(opt.ChainID, opt.GenesisTime, app)
+	if err != nil {
+		return nil, err
+	}
+	if err := consensus.WriteGenesisDoc(doc, filepath.Join(dir, "genesis.json")); err != nil {
+		return nil, err
+	}
+	n.Nodes = make([]*consensus.Node, opt.Validators)
+	for i := range n.Nodes {
+		if err := n.StartNode(ctx, i); err != nil {
+			return nil, errors.Join(err, n.Stop(ctx))
+		}
+	}
+	if err := n.WaitHeight(ctx, 2); err != nil {
+		return nil, errors.Join(err, n.Stop(ctx))
+	}
+	if err := n.WaitSynced(ctx); err != nil {
+		return nil, errors.Join(err, n.Stop(ctx))
+	}
+	return n, nil
+}
+
+// StartNode (re)starts node i from its home directory.
+func (n *Net) StartNode(ctx context.Context, i int) error {
+	if n.Nodes[i] != nil {
+		return fmt.Errorf("testnet: node %d is running", i)
+	}
+	nd, err := consensus.New(n.Configs[i])
+	if err != nil {
+		return err
+	}
+	if err := nd.Start(ctx); err != nil {
+		return errors.Join(err, nd.Stop(ctx))
+	}
+	n.Nodes[i] = nd
+	return nil
+}
+
+// StopNode stops node i and closes its state.
+func (n *Net) StopNode(ctx context.Context, i int) error {
+	nd := n.Nodes[i]
+	if nd == nil {
+		return nil
+	}
+	n.Nodes[i] = nil
+	return nd.Stop(ctx)
+}
+
+// Stop stops every running node.
+func (n *Net) Stop(ctx context.Context) error {
+	var errs []error
+	for i := range n.Nodes {
+		errs = append(errs, n.StopNode(ctx, i))
+	}
+	return errors.Join(errs...)
+}
+
+// Running returns the running nodes.
+func (n *Net) Running() []*consensus.Node {
+	var out []*consensus.Node
+	for _, nd := range n.Nodes {
+		if nd != nil {
+			out = append(out, nd)
+		}
+	}
+	return out
+}
+
+// WaitHeight waits until every running node has committed height h.
+func (n *Net) WaitHeight(ctx context.Context, h int64) error {
+	for _, nd := range n.Running() {
+		for nd.App().Height() < h {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("testnet: %s stuck at height %d < %d: %w", nd.NodeID(), nd.App().Height(), h, ctx.Err())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// WaitSynced waits until no running node is block-syncing.
+func (n *Net) WaitSynced(ctx context.Context) error {
+	for _, nd := range n.Running() {
+		for {
+			busy, err := nd.CatchingUp(ctx)
+			if err != nil {
+				return err
+			}
+			if !busy {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("testnet: %s still catching up: %w", nd.NodeID(), ctx.Err())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// MaxHeight is the highest committed height among running nodes.
+func (n *Net) MaxHeight() int64 {
+	var h int64
+	for _, nd := range n.Running() {
+		h = max(h, nd.App().Height())
+	}
+	return h
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("testnet: free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

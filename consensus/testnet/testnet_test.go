@@ -1,0 +1,165 @@
+package testnet_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+)
+
+// TestFourValidators runs one 4-validator chain through a transfer, a
+// registration, escrow and settlement, a parameter change, rejected
+// transactions, SLA verdicts and standing, and a validator stop/restart.
+func TestFourValidators(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Second)
+	defer cancel()
+	params := consensus.DefaultParams()
+	params.MinServingBond = 1000
+	params.SLAWindowHours = 6
+	buyer, op := seedKey("buyer"), seedKey("op")
+	id := func(name string) consensus.AccountID { return consensus.NewSigner(seedKey(name), "").Account() }
+	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{
+		Validators: 4, Params: &params,
+		// Hour 10 of the chain lasts for the whole test.
+		GenesisTime: time.Now().Add(-10*time.Hour - 20*time.Minute),
+		Accounts: []consensus.GenesisAccount{
+			{Account: id("buyer"), Balance: 1_000_000}, {Account: id("op"), Balance: 10_000},
+			{Account: id("rich"), Balance: ^uint64(0) - 5},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := net.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	s := newSender(net)
+	n0, n1, n2 := net.Nodes[0], net.Nodes[1], net.Nodes[2]
+	prov, err := testnet.NewProvider()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Ledger: transfer, registration, escrow, settlement, param change —
+	// sent through different nodes.
+	next := params
+	next.SurchargeTEE = 4242
+	submit(ctx, t, n0, s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 100}),
+		s.sign(t, buyer, &consensus.EscrowFund{Amount: 10_000}))
+	submit(ctx, t, n1, s.sign(t, op, prov.Register(1000, 60)))
+	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{1},
+		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: consensus.Hash32{3}}
+	submit(ctx, t, n2, s.sign(t, buyer, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}}))
+	submit(ctx, t, n0, s.sign(t, net.Operators[0], &consensus.ParamProposal{Params: next}))
+	submit(ctx, t, n1, s.sign(t, net.Operators[1], &consensus.ParamVote{ProposalID: 0, Approve: true}),
+		s.sign(t, net.Operators[2], &consensus.ParamVote{ProposalID: 0, Approve: true}))
+	h := net.MaxHeight()
+	if _, err := sameAppHash(ctx, net, h); err != nil {
+		t.Fatal(err)
+	}
+	for i, nd := range net.Running() {
+		b, _, err1 := nd.Account(ctx, id("bob"))
+		o, _, err2 := nd.Account(ctx, id("op"))
+		p, err3 := nd.Params(ctx)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			t.Fatal(err)
+		}
+		if b.Balance != 100 || o.Balance != 10_000-1000+300 || p != next {
+			t.Fatalf("node %d: bob %+v operator %+v params %+v", i, b, o, p)
+		}
+	}
+
+	// Invalid transactions are refused with their codes; state is unchanged.
+	before, _, _ := n0.Account(ctx, id("buyer"))
+	escrowBefore, _, _ := n0.Escrow(ctx, id("buyer"))
+	good := s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 1})
+	s.nonces[id("buyer")]--
+	badSig := append([]byte(nil), good...)
+	badSig[len(badSig)-1] ^= 1
+	stale, _ := s.signer(buyer).SignTx(0, &consensus.Transfer{To: id("bob"), Amount: 2})
+	overdraft, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Transfer{To: id("bob"), Amount: 2_000_000})
+	overflow, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Transfer{To: id("rich"), Amount: 6})
+	other, _ := testnet.NewProvider()
+	unknown, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Settlement{Records: []consensus.PaymentRecord{{
+		Payer: id("buyer"), Provider: other.MachineID, Price: 1}}})
+	for name, tc := range map[string]struct {
+		raw  []byte
+		code consensus.Code
+	}{
+		"bad signature": {badSig, consensus.CodeBadSignature}, "replayed nonce": {stale, consensus.CodeStaleNonce},
+		"overdraft": {overdraft, consensus.CodeOverdraft}, "overflow": {overflow, consensus.CodeOverflow},
+		"unknown provider": {unknown, consensus.CodeUnknownProvider},
+	} {
+		_, err := n0.BroadcastTx(ctx, tc.raw)
+		if got := consensus.CodeOf(err); got != tc.code {
+			t.Errorf("%s: %v (%v), want %v", name, got, err, tc.code)
+		}
+	}
+	if err := net.WaitHeight(ctx, net.MaxHeight()+2); err != nil {
+		t.Fatal(err)
+	}
+	for i, nd := range net.Running() {
+		after, _, _ := nd.Account(ctx, id("buyer"))
+		escrowAfter, _, _ := nd.Escrow(ctx, id("buyer"))
+		if after != before || escrowAfter != escrowBefore {
+			t.Fatalf("node %d: buyer %+v escrow %+v changed from %+v %+v", i, after, escrowAfter, before, escrowBefore)
+		}
+	}
+
+	// Standing: hours 4 and 5 of the window 4..9 unavailable (k = 2 of N = 6).
+	var verdicts [][]byte
+	for hour := uint64(4); hour <= 9; hour++ {
+		for v := range 4 {
+			avail := hour > 5 || (hour == 5 && v < 2) // hour 5: only 2 of 4 say available
+			verdicts = append(verdicts, s.sign(t, net.Operators[v], &consensus.SLAVerdict{MachineID: prov.MachineID, Hour: hour, Available: avail}))
+		}
+	}
+	res := submit(ctx, t, n0, verdicts...)
+	h = res[len(res)-1].Height
+	if _, err := sameAppHash(ctx, net, h); err != nil {
+		t.Fatal(err)
+	}
+	want := params.StandingBondedBP + params.StandingAvailBP*4/6
+	var first []byte
+	for i, nd := range net.Running() {
+		st, err := nd.Standing(ctx, prov.MachineID, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.CurrentHour != 10 || st.AvailableHours != 4 || st.StandingBP != want {
+			t.Fatalf("node %d standing %+v, want 4 of 6 hours, %d bp", i, st, want)
+		}
+		js, _ := json.Marshal(st)
+		if i == 0 {
+			first = js
+		} else if string(js) != string(first) {
+			t.Fatalf("node %d standing %s differs from node 0 %s", i, js, first)
+		}
+	}
+
+	// One validator down: the chain goes on; restarted, it catches up.
+	if err := net.StopNode(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	stopped := net.MaxHeight()
+	submit(ctx, t, n0, s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 5}))
+	if err := net.WaitHeight(ctx, stopped+3); err != nil {
+		t.Fatal("chain stalled with 3 of 4 validators: ", err)
+	}
+	if err := net.StartNode(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	target := n0.App().Height() + 2
+	if _, err := sameAppHash(ctx, net, target); err != nil {
+		t.Fatal("restarted validator: ", err)
+	}
+	if b, _, err := net.Nodes[3].Account(ctx, id("bob")); err != nil || b.Balance != 105 {
+		t.Fatalf("restarted node: bob %+v %v, want 105", b, err)
+	}
+}
