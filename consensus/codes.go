@@ -36,6 +36,8 @@ const (
 	CodeBadIdentity     Code = 21 // machine ID does not match the keys, or a key or peer ID does not parse
 	CodeUnknownEscrow   Code = 22 // payer has no escrow
 	CodeLastValidator   Code = 23 // the change would leave no validator
+	CodeBadReceipt      Code = 24 // receipt envelope malformed, not hashing to ReceiptHash, expired or badly signed
+	CodeWrongMachine    Code = 25 // receipt signed by another machine than the record's registered provider
 	CodeInternal        Code = 99 // store failure; the block is not applied
 )
 
@@ -49,7 +51,8 @@ var codeNames = map[Code]string{
 	CodeProposalClosed: "proposal closed", CodeBadHour: "bad SLA hour",
 	CodeDuplicateRecord: "duplicate payment record", CodeNotAuthorized: "not authorized",
 	CodeUnbonding: "unbonding", CodeTooLarge: "too large", CodeBadIdentity: "bad identity",
-	CodeUnknownEscrow: "unknown escrow", CodeLastValidator: "last validator", CodeInternal: "internal error",
+	CodeUnknownEscrow: "unknown escrow", CodeLastValidator: "last validator",
+	CodeBadReceipt: "bad receipt", CodeWrongMachine: "receipt from another machine", CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

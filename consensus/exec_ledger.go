@@ -1,5 +1,11 @@
 package consensus
 
+import (
+	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
 func (r *txRun) escrow(payer AccountID) (Escrow, bool, error) {
 	var e Escrow
 	ok, err := load(r.st, KeyEscrow(payer), &e)
@@ -43,9 +49,11 @@ func (r *txRun) withdrawEscrow(p *EscrowWithdraw) error {
 }
 
 // settle applies payment records in order; any failing record rejects the
-// whole batch.
+// whole batch. Each record is stored under KeyRecord and indexed under
+// KeyRecordIndex by the settling height.
 func (r *txRun) settle(s *Settlement) error {
 	signer := r.tx.Body.Signer
+	receipts := newReceiptChecker(r.blk.time)
 	for i := range s.Records {
 		rec := &s.Records[i]
 		e, ok, err := r.escrow(rec.Payer)
@@ -65,6 +73,12 @@ func (r *txRun) settle(s *Settlement) error {
 		if err != nil {
 			return err
 		}
+		checked := len(rec.Receipt) > 0
+		if checked {
+			if err := receipts.check(i, rec, prov.MachineID); err != nil {
+				return err
+			}
+		}
 		key := KeyRecord(rec.Payer, rec.RequestDigest)
 		seen, err := r.st.get(key)
 		if err != nil {
@@ -82,9 +96,15 @@ func (r *txRun) settle(s *Settlement) error {
 		if err := r.credit(prov.Operator, rec.Price, "payment"); err != nil {
 			return err
 		}
-		if err := store(r.st, key, SettledRecord{Record: *rec, Height: r.blk.height, TxHash: r.tx.Hash}); err != nil {
-			return err
+		stored := SettledRecord{Record: *rec, Height: r.blk.height, TxHash: r.tx.Hash, ReceiptChecked: checked}
+		stored.Record.Receipt = nil
+		enc, err := cborx.Marshal(stored)
+		if err != nil {
+			return fmt.Errorf("consensus: encode record %d: %w", i, err)
 		}
+		idx := RecordIndexValue(enc)
+		r.st.set(key, enc)
+		r.st.set(KeyRecordIndex(rec.Payer, r.blk.height, rec.RequestDigest), idx[:])
 	}
 	return nil
 }

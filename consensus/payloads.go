@@ -3,12 +3,29 @@ package consensus
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
+	"encoding/hex"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // Hash32 is a SHA-256 digest.
 type Hash32 [32]byte
+
+// String returns the digest as 64 lowercase hex digits.
+func (h Hash32) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText makes Hash32 hex in JSON.
+func (h Hash32) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText parses 64 hex digits.
+func (h *Hash32) UnmarshalText(b []byte) error {
+	v, err := parseHash(string(b))
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
 
 // TxHash is the hash CometBFT indexes a transaction by: SHA-256 of its bytes.
 func TxHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
@@ -103,13 +120,20 @@ func (p *EscrowWithdraw) validate() error { return nonZero("withdraw amount", p.
 
 // PaymentRecord binds one served call to its price: it debits Payer's
 // escrow and credits the operator of Provider.
+//
+// Receipt, when present, is the provider's receipt envelope as received
+// (an identity.Envelope of domain ReceiptDomain): settlement then checks
+// that ReceiptHash is its SHA-256 and that it is signed by a session of the
+// machine registered as Provider, valid at the block time. The envelope is
+// not kept in state; the stored record says the check passed.
 type PaymentRecord struct {
-	Payer         AccountID          `cbor:"1,keyasint"`
-	Provider      identity.MachineID `cbor:"2,keyasint"`
-	RequestDigest Hash32             `cbor:"3,keyasint"`
-	QuoteDigest   Hash32             `cbor:"4,keyasint"`
-	Price         uint64             `cbor:"5,keyasint"`
-	ReceiptHash   Hash32             `cbor:"6,keyasint"`
+	Payer         AccountID          `cbor:"1,keyasint" json:"payer"`
+	Provider      identity.MachineID `cbor:"2,keyasint" json:"provider"`
+	RequestDigest Hash32             `cbor:"3,keyasint" json:"request_digest"`
+	QuoteDigest   Hash32             `cbor:"4,keyasint" json:"quote_digest"`
+	Price         uint64             `cbor:"5,keyasint" json:"price"`
+	ReceiptHash   Hash32             `cbor:"6,keyasint" json:"receipt_hash"`
+	Receipt       []byte             `cbor:"7,keyasint,omitempty" json:"receipt,omitempty"`
 }
 
 // Settlement applies a batch of payment records; the signer must be each
@@ -128,6 +152,9 @@ func (p *Settlement) validate() error {
 	for i := range p.Records {
 		if p.Records[i].Price == 0 {
 			return reject(CodeMalformed, "record %d has price 0", i)
+		}
+		if n := len(p.Records[i].Receipt); n > MaxReceiptBytes {
+			return reject(CodeTooLarge, "record %d: receipt is %d bytes, limit %d", i, n, MaxReceiptBytes)
 		}
 	}
 	return nil

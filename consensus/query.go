@@ -32,6 +32,9 @@ import (
 //	standing/<machine hex>        Standing           (JSON)
 //	validators                    []Validator        (JSON, at most MaxListed)
 //	records/<payer hex>           []SettledRecord    (JSON, at most MaxListed)
+//	recordrange/<payer hex>/<from>/<to>
+//	                              []SettledRecord    (CBOR; one RangeProofOpType op over
+//	                                                  the KeyRecordIndex range, see RecordRange)
 const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
@@ -133,6 +136,8 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		return computed(t, func(r *recorder) (any, error) { return computeStanding(r, m) })
 	case path == "validators":
 		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
+	case len(parts) == 4 && parts[0] == "recordrange":
+		return queryRecordRange(t, parts[1], parts[2], parts[3])
 	case len(parts) == 2 && parts[0] == "records":
 		p, err := ParseAccountID(parts[1])
 		if err != nil {

@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -56,10 +57,13 @@ type Escrow struct {
 }
 
 // SettledRecord is a payment record as stored, with where it settled.
+// Record.Receipt is never stored; ReceiptChecked says settlement verified
+// the receipt envelope against the provider's registered machine.
 type SettledRecord struct {
-	Record PaymentRecord `cbor:"1,keyasint" json:"record"`
-	Height int64         `cbor:"2,keyasint" json:"height"`
-	TxHash Hash32        `cbor:"3,keyasint" json:"tx_hash"`
+	Record         PaymentRecord `cbor:"1,keyasint" json:"record"`
+	Height         int64         `cbor:"2,keyasint" json:"height"`
+	TxHash         Hash32        `cbor:"3,keyasint" json:"tx_hash"`
+	ReceiptChecked bool          `cbor:"4,keyasint,omitempty" json:"receipt_checked,omitempty"`
 }
 
 // HourTally sums the verdicts on one provider for one hour.
@@ -116,6 +120,31 @@ func KeyEscrow(payer AccountID) []byte { return cat("e/", payer[:]) }
 func KeyRecord(payer AccountID, requestDigest Hash32) []byte {
 	return cat("r/", payer[:], requestDigest[:])
 }
+
+// KeyRecordIndex is the state key of a settled record's entry in the
+// per-payer, per-height index: "x/" ‖ payer ‖ height (8, big-endian) ‖
+// request digest, 74 bytes, mapping to RecordIndexValue of the record. The
+// index lets a range proof show every record a payer settled in a span of
+// heights, and nothing else. Its prefix must stay the greatest of all key
+// prefixes, so the key after an index entry is an index entry too (range
+// proofs need edge keys of one length).
+func KeyRecordIndex(payer AccountID, height int64, requestDigest Hash32) []byte {
+	return cat("x/", payer[:], u64(uint64(height)), requestDigest[:])
+}
+
+// RecordIndexRange returns the first and last possible index keys of
+// payer's records settled at heights from..to.
+func RecordIndexRange(payer AccountID, from, to int64) (first, last []byte) {
+	var hi Hash32
+	for i := range hi {
+		hi[i] = 0xff
+	}
+	return KeyRecordIndex(payer, from, Hash32{}), KeyRecordIndex(payer, to, hi)
+}
+
+// RecordIndexValue is the value of a record's index entry: SHA-256 of the
+// record's canonical CBOR as stored under KeyRecord.
+func RecordIndexValue(encoded []byte) Hash32 { return sha256.Sum256(encoded) }
 
 // KeyHourTally is the state key of one provider-hour's verdict tally.
 func KeyHourTally(m identity.MachineID, hour uint64) []byte { return cat("s/", m[:], u64(hour)) }

@@ -44,6 +44,8 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	mux.Handle("/rpc", a.rpc)
 	if n.models != nil {
 		openai.NewHandler(localBackend{set: n.models}).Register(mux)
+	} else {
+		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: newBuyers(n.cfg.Router.Buyers)}).Register(mux)
 	}
 	a.srv = &http.Server{
 		Handler:           mux,

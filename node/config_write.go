@@ -75,7 +75,14 @@ none = {{.Router.Surcharges.None}}
 receipt = {{.Router.Surcharges.Receipt}}
 optimistic = {{.Router.Surcharges.Optimistic}}
 tee = {{.Router.Surcharges.TEE}}
-{{if eq (print .Role) "provider"}}
+{{range .Router.Buyers}}
+# A buyer: requests carrying the token whose SHA-256 this is are billed to
+# the account. initial_credit (micro-units) is credited once.
+[[router.buyers]]
+account = {{q .Account}}
+token_sha256 = {{q .TokenSHA256}}
+initial_credit = {{.InitialCredit}}
+{{end}}{{if eq (print .Role) "provider"}}
 [provider]
 # Coarse region only: an ISO 3166-1 country code ("DE") or a continent
 # ("Europe"). Anything finer is rejected by every peer.

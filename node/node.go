@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // Lifecycle is a component that runs between Start and Stop.
@@ -38,6 +41,8 @@ type Node struct {
 	gossip  *gossip.Service
 	table   *router.Table
 	models  *modelSet // providers only
+	store   *store.Store
+	gateway *gateway.Gateway // every role but provider
 	api     *apiServer
 
 	// life bounds what must outlive New's context (the pubsub router
@@ -106,12 +111,24 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	n.table = router.NewTable(o.Clock, n.log)
 	n.gossip.OnAnnouncement(n.table.ApplyAnnouncement)
 	n.gossip.OnHeartbeat(n.table.ApplyHeartbeat)
+	if n.store, err = store.Open(cfg.Path(filepath.Join("data", "receipts"))); err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
 	n.parts = []Lifecycle{n.host, n.gossip}
 	if cfg.Role == RoleProvider {
 		if n.models, err = newModelSet(cfg, n.log); err != nil {
 			return nil, err
 		}
-		n.parts = append(n.parts, newProviderLoop(n, n.models))
+		n.parts = append(n.parts, newProviderLoop(n, n.models), &inferServer{n: n, set: n.models})
+	} else {
+		if err := creditBuyers(n.store, cfg.Router.Buyers); err != nil {
+			return nil, err
+		}
+		n.gateway, err = gateway.New(gatewayConfig(cfg.Router), gateway.Deps{Host: n.host.Host(), Table: n.table,
+			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
 		return nil, err
@@ -131,6 +148,9 @@ func (n *Node) closeEarly() {
 		_ = n.host.Stop(ctx)
 	}
 	n.lifeStop()
+	if n.store != nil {
+		_ = n.store.Close()
+	}
 	if n.id != nil {
 		_ = n.id.Close()
 	}
@@ -162,7 +182,7 @@ func (n *Node) Stop(ctx context.Context) error {
 	defer n.mu.Unlock()
 	err := n.stopLocked(ctx)
 	n.lifeStop()
-	return errors.Join(err, n.id.Close())
+	return errors.Join(err, n.store.Close(), n.id.Close())
 }
 
 func (n *Node) stopLocked(ctx context.Context) error {

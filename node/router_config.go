@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tenzrod/tenzrod/receipts/store"
+	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -20,6 +22,8 @@ type RouterConfig struct {
 	// instead of waiting: no first token in time, or no token for this long.
 	FirstTokenTimeout time.Duration `toml:"first_token_timeout"`
 	StallTimeout      time.Duration `toml:"stall_timeout"`
+	// Buyers are the accounts whose requests this node accepts.
+	Buyers []BuyerConfig `toml:"buyers"`
 }
 
 // DefaultRouterConfig returns the routing defaults.
@@ -44,5 +48,45 @@ func (r RouterConfig) Validate() error {
 	if r.StallTimeout < 0 || r.StallTimeout > r.Deadline {
 		errs = append(errs, fmt.Errorf("router.stall_timeout: %s outside 0..deadline", r.StallTimeout))
 	}
+	seen := map[string]bool{}
+	for i, b := range r.Buyers {
+		if err := b.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("router.buyers[%d]: %w", i, err))
+		}
+		if seen[b.Account] {
+			errs = append(errs, fmt.Errorf("router.buyers[%d]: account %q listed twice", i, b.Account))
+		}
+		seen[b.Account] = true
+	}
 	return errors.Join(errs...)
+}
+
+func gatewayConfig(r RouterConfig) gateway.Config {
+	c := gateway.DefaultConfig()
+	c.Surcharges, c.Deadline, c.FirstTokenTimeout, c.StallTimeout = r.Surcharges, r.Deadline, r.FirstTokenTimeout, r.StallTimeout
+	return c
+}
+
+// creditBuyers credits each configured buyer's initial credit on the
+// node's first sight of the account: one with no balance and no payment.
+func creditBuyers(st *store.Store, bs []BuyerConfig) error {
+	for _, b := range bs {
+		if b.InitialCredit == 0 {
+			continue
+		}
+		bal, err := st.Balance(b.Account)
+		if err != nil {
+			return fmt.Errorf("node: buyer %s: %w", b.Account, err)
+		}
+		paid, err := st.ListPayments(b.Account, 1)
+		if err != nil {
+			return fmt.Errorf("node: buyer %s: %w", b.Account, err)
+		}
+		if bal == 0 && len(paid) == 0 {
+			if err := st.Credit(b.Account, b.InitialCredit); err != nil {
+				return fmt.Errorf("node: buyer %s: %w", b.Account, err)
+			}
+		}
+	}
+	return nil
 }

@@ -3,10 +3,12 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/inference"
@@ -271,4 +273,33 @@ func TestContinuationFromText(t *testing.T) {
 		t.Fatalf("no cut of %d round-tripped through text", tried)
 	}
 	t.Logf("%d of %d cuts round-trip through text", roundTrips, tried)
+}
+
+func TestConcurrentGenerations(t *testing.T) {
+	e := open(t, moeOptions(), llm.Options{Threads: 2})
+	reqs := make([]inference.GenerateRequest, 4)
+	want := make([]run, len(reqs))
+	for i := range reqs {
+		reqs[i] = inference.GenerateRequest{Messages: chat(fmt.Sprintf("Question number %d", i)), Sampling: inference.Sampling{Temperature: 1, Seed: uint64(i), MaxTokens: 20}, LogProbs: 2}
+		want[i] = generate(t, e, reqs[i])
+	}
+	got := make([]run, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i].res, errs[i] = e.Generate(context.Background(), reqs[i], func(tok inference.Token) error {
+				got[i].tokens = append(got[i].tokens, tok)
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	for i := range reqs {
+		if errs[i] != nil || !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("request %d differs when run concurrently (%v)", i, errs[i])
+		}
+	}
 }

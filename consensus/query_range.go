@@ -1,0 +1,132 @@
+package consensus
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
+	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+// RecordRange is a payer's complete list of payment records settled at
+// heights From..To, as of the state after block Height, with the range
+// proof of their index entries against that state's root (the app hash in
+// the header of block Height+1).
+type RecordRange struct {
+	Payer    AccountID
+	From, To int64
+	Height   int64
+	Records  []SettledRecord
+	Proof    RangeProof
+}
+
+// queryRecordRange answers recordrange/<payer>/<from>/<to>.
+func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryResponse, error) {
+	payer, err := ParseAccountID(payerHex)
+	if err != nil {
+		return nil, badPath(err)
+	}
+	from, err1 := strconv.ParseInt(fromS, 10, 64)
+	to, err2 := strconv.ParseInt(toS, 10, 64)
+	if err1 != nil || err2 != nil || from < 1 || to < from {
+		return nil, reject(CodeMalformed, "record range %q..%q: want 1 <= from <= to", fromS, toS)
+	}
+	first, last := RecordIndexRange(payer, from, to)
+	p, err := proveRange(t, first, last)
+	if err != nil {
+		return nil, err
+	}
+	var recs []SettledRecord
+	for _, k := range p.Keys {
+		if len(k) != len(first) || string(k[:34]) != string(first[:34]) || string(k) > string(last) {
+			continue // the successor entry
+		}
+		var d Hash32
+		copy(d[:], k[42:])
+		var sr SettledRecord
+		ok, err := load(&trieKV{t: t}, KeyRecord(payer, d), &sr)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("consensus: index entry %x has no record", k)
+		}
+		recs = append(recs, sr)
+	}
+	value, err := cborx.Marshal(recs)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: encode records: %w", err)
+	}
+	data, err := cborx.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: encode range proof: %w", err)
+	}
+	op := cmtcrypto.ProofOp{Type: RangeProofOpType, Key: first, Data: data}
+	return &abci.QueryResponse{Key: first, Value: value, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
+}
+
+// maxRangeResponse bounds a decoded record-range answer and its proof.
+const maxRangeResponse = 64 << 20
+
+// RecordRange returns payer's records settled at heights from..to as of
+// the state after block height (0 = latest committed; it must be >= to),
+// with their range proof. It does not verify the proof; VerifyRecordRange
+// or the evidence package does.
+func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, height int64) (RecordRange, error) {
+	path := fmt.Sprintf("recordrange/%s/%d/%d", payer, from, to)
+	r, err := n.Query(ctx, path, height)
+	if err != nil {
+		return RecordRange{}, err
+	}
+	if r.Height < to {
+		return RecordRange{}, fmt.Errorf("consensus: state height %d is below the range end %d", r.Height, to)
+	}
+	out := RecordRange{Payer: payer, From: from, To: to, Height: r.Height}
+	if err := cborx.UnmarshalCanonical(r.Value, maxRangeResponse, &out.Records); err != nil {
+		return out, fmt.Errorf("consensus: %s: records: %w", path, err)
+	}
+	if len(r.Proof) != 1 || r.Proof[0].Type != RangeProofOpType {
+		return out, fmt.Errorf("consensus: %s: want one %s proof op, got %d", path, RangeProofOpType, len(r.Proof))
+	}
+	if err := cborx.UnmarshalCanonical(r.Proof[0].Data, maxRangeResponse, &out.Proof); err != nil {
+		return out, fmt.Errorf("consensus: %s: proof: %w", path, err)
+	}
+	return out, nil
+}
+
+// VerifyRecordRange checks rr against root (the app hash of the header
+// that commits to the state after rr.Height): the range proof must cover
+// exactly payer's index range From..To, and rr.Records must be exactly the
+// records the proven index entries name, in order, each hashing to its
+// entry. It returns nil only if the records are all, and only, the records
+// payer settled at those heights.
+func VerifyRecordRange(root []byte, rr RecordRange) error {
+	first, last := RecordIndexRange(rr.Payer, rr.From, rr.To)
+	keys, values, err := VerifyRange(root, first, last, rr.Proof)
+	if err != nil {
+		return err
+	}
+	if len(keys) != len(rr.Records) {
+		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(rr.Records), len(keys))
+	}
+	for i, sr := range rr.Records {
+		if sr.Record.Payer != rr.Payer {
+			return fmt.Errorf("%w: record %d is paid by %s, not %s", ErrForeignRecord, i, sr.Record.Payer, rr.Payer)
+		}
+		enc, err := cborx.Marshal(sr)
+		if err != nil {
+			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
+		}
+		want := KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest)
+		h := RecordIndexValue(enc)
+		if string(keys[i]) != string(want) || string(values[i]) != string(h[:]) {
+			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
+				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,85 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
+
+// gatewayBackend serves OpenAI requests by routing them to providers.
+type gatewayBackend struct {
+	n      *Node
+	gw     *gateway.Gateway
+	buyers *buyers
+}
+
+func (b gatewayBackend) Models(context.Context) []openai.Model {
+	var out []openai.Model
+	for _, m := range b.n.table.Models() {
+		if m.Providers > 0 {
+			out = append(out, openai.Model{ID: m.Name, Object: "model", OwnedBy: "tenzro:" + m.ID[:16]})
+		}
+	}
+	return out
+}
+
+// TenzroInfo is the response's `tenzro` object.
+type TenzroInfo struct {
+	Provider  gateway.Provider     `json:"provider"`
+	Receipt   *gateway.ReceiptInfo `json:"receipt,omitempty"`
+	Payment   any                  `json:"payment,omitempty"`
+	Attempts  int                  `json:"attempts"`
+	Hedged    bool                 `json:"hedged"`
+	Continued bool                 `json:"continued"`
+}
+
+func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDelta func(openai.Delta) error) (*openai.Result, error) {
+	payer, err := b.buyers.account(req.Header)
+	if err != nil {
+		return nil, &openai.Error{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: err.Error()}
+	}
+	opts, oerr := openai.ParseOptions(req.Tenzro, req.Header)
+	if oerr != nil {
+		return nil, oerr
+	}
+	gr := &gateway.Request{
+		Model: req.Model, Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling,
+		TopLogProbs: req.TopLogProbs, Stream: req.Stream, Strategy: opts.Strategy, Verification: opts.Verification,
+		NoHedge: opts.Hedge != nil && !*opts.Hedge, MaxPrice: opts.MaxPrice, PinProvider: opts.Provider, PinRegion: opts.Region,
+		Payer: payer,
+	}
+	res, err := b.gw.Route(ctx, gr, func(text string) error { return onDelta(openai.Delta{Text: text}) })
+	if err != nil {
+		var ge *gateway.Error
+		if errors.As(err, &ge) {
+			return nil, &openai.Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message,
+				RetryAfter: int(ge.RetryAfter.Seconds())}
+		}
+		return nil, err
+	}
+	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued}
+	if res.Payment != nil {
+		info.Payment = res.Payment
+	}
+	return &openai.Result{
+		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason,
+		Usage:  openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens},
+		Tenzro: info,
+	}, nil
+}
+
+func errorType(status int) string {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case status == http.StatusUnauthorized:
+		return "authentication_error"
+	case status < 500:
+		return "invalid_request_error"
+	default:
+		return "server_error"
+	}
+}

@@ -1,0 +1,119 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/router"
+)
+
+const testToken = "sk-tenzro-test-buyer"
+
+// testMarket starts a gateway with a funded buyer and n providers of the
+// shared model, and waits until the gateway sees them all warm.
+func testMarket(t *testing.T, n int) (*Node, []*Node) {
+	t.Helper()
+	cfg := testConfig(t, RoleGateway, "software", nil)
+	cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+	gw := startNode(t, cfg)
+	var ps []*Node
+	for i := 0; i < n; i++ {
+		ps = append(ps, startNode(t, testConfig(t, RoleProvider, "software", gw.Host().Addrs()[:1])))
+	}
+	eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
+		warm := 0
+		for _, o := range gw.Table().Offers(DevnetModelName) {
+			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
+				warm++
+			}
+		}
+		return warm == n
+	})
+	return gw, ps
+}
+
+// TestGatewayRoutesWithTheOpenAISDK: the official SDK, stream and
+// non-stream, through a gateway to real providers over libp2p; the answer
+// carries the provider, a verified receipt and a payment record, and the
+// buyer's balance falls by exactly the price.
+func TestGatewayRoutesWithTheOpenAISDK(t *testing.T) {
+	gw, _ := testMarket(t, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := openai.NewClient(option.WithBaseURL(gw.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+	params := openai.ChatCompletionNewParams{
+		Model:         DevnetModelName,
+		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Write about the sea")},
+		MaxTokens:     openai.Int(20),
+		Seed:          openai.Int(3),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	before, _ := gw.store.Balance("alice")
+	full, err := client.Chat.Completions.New(ctx, params, option.WithJSONSet("tenzro", map[string]any{"verification": "receipt"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Choices[0].Message.Content == "" || full.Model != DevnetModelName || full.Usage.CompletionTokens == 0 {
+		t.Fatalf("completion: %+v", full)
+	}
+	var info struct {
+		Tenzro TenzroInfo `json:"tenzro"`
+	}
+	if err := json.Unmarshal([]byte(full.RawJSON()), &info); err != nil {
+		t.Fatal(err)
+	}
+	tz := info.Tenzro
+	if tz.Provider.PeerID == "" || tz.Receipt == nil || !tz.Receipt.Verified || tz.Payment == nil {
+		t.Fatalf("tenzro object: %s", full.RawJSON())
+	}
+	pay := tz.Payment.(map[string]any)
+	price := uint64(pay["price"].(float64))
+	after, _ := gw.store.Balance("alice")
+	if price == 0 || before-after != price {
+		t.Fatalf("balance %d → %d, price %d", before, after, price)
+	}
+
+	stream := client.Chat.Completions.NewStreaming(ctx, params)
+	acc := openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if acc.Choices[0].Message.Content != full.Choices[0].Message.Content || acc.Usage.CompletionTokens != full.Usage.CompletionTokens {
+		t.Fatalf("stream %q (%d tokens) != non-stream %q (%d)", acc.Choices[0].Message.Content, acc.Usage.CompletionTokens,
+			full.Choices[0].Message.Content, full.Usage.CompletionTokens)
+	}
+	m := gw.gateway.Metrics().Snapshot()
+	if m.RequestsRouted != 2 {
+		t.Fatalf("metrics: %+v", m)
+	}
+}
+
+func TestGatewayRefusesWithoutToken(t *testing.T) {
+	gw, _ := testMarket(t, 1)
+	for token, status := range map[string]int{"": 401, "sk-wrong": 401} {
+		req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions",
+			strings.NewReader(`{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}]}`))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Fatalf("token %q: status %d", token, resp.StatusCode)
+		}
+	}
+}

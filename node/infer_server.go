@@ -1,0 +1,170 @@
+package node
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/upstream"
+	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/pricing"
+)
+
+// inferServer answers /tenzro/infer/1.0.0 on a provider: it runs the
+// request on the model's engine, streams tokens, and signs a receipt with
+// the node's certified session key.
+type inferServer struct {
+	n          *Node
+	set        *modelSet
+	unregister func()
+}
+
+func (s *inferServer) Start(context.Context) error {
+	s.unregister = infer.Register(s.n.host.Host(), infer.ServerConfig{MaxConcurrent: 4 * int(s.n.cfg.Provider.Capacity)}, s.handle, s.n.log)
+	return nil
+}
+
+func (s *inferServer) Stop(context.Context) error {
+	if s.unregister != nil {
+		s.unregister()
+	}
+	return nil
+}
+
+func errFrame(status int, code, format string, args ...any) *infer.ErrorFrame {
+	return &infer.ErrorFrame{Status: status, Code: code, Message: fmt.Sprintf(format, args...),
+		Retryable: status >= 500 || status == http.StatusTooManyRequests}
+}
+
+func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.ID, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
+	m := s.set.find(hex.EncodeToString(req.ModelID))
+	if m == nil {
+		return nil, errFrame(http.StatusNotFound, "model_not_served", "model %x is not served here", req.ModelID)
+	}
+	offer, st, eng := m.snapshot()
+	if !offerServes(offer, req.Verification) {
+		return nil, errFrame(http.StatusBadRequest, "verification_unsupported", "verification %q is not offered for %s", req.Verification, offer.Name)
+	}
+	up := m.upstream()
+	if up != nil && req.Continuation != "" {
+		return nil, errFrame(http.StatusBadRequest, gateway.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
+	}
+	if eng == nil && up == nil {
+		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here", offer.Name, st)
+		e.RetryAfterMs = 1000
+		return nil, e
+	}
+	select {
+	case s.set.slots <- struct{}{}:
+	default:
+		e := errFrame(http.StatusTooManyRequests, "capacity", "all %d slots busy", cap(s.set.slots))
+		e.RetryAfterMs = 1000
+		return nil, e
+	}
+	s.set.inFlight.Add(1)
+	defer func() { <-s.set.slots; s.set.inFlight.Add(-1) }()
+
+	if up != nil {
+		return s.relayUpstream(ctx, up, req, offer, send)
+	}
+	gr := inference.GenerateRequest{Sampling: req.Sampling, LogProbs: req.TopLogProbs, ContinuationText: req.Continuation}
+	if req.Chat {
+		gr.Messages = req.Messages
+	} else {
+		gr.Prompt = req.Prompt
+	}
+	// Token text travels as CBOR text, which must be valid UTF-8; a random
+	// or damaged model can emit byte sequences that never become valid, so
+	// each piece is sanitised and the receipt hashes exactly what was sent.
+	var sent strings.Builder
+	res, err := eng.Generate(ctx, gr, func(t inference.Token) error {
+		text := strings.ToValidUTF8(t.Text, "\uFFFD")
+		sent.WriteString(text)
+		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}}
+		if req.TopLogProbs > 0 {
+			tf.TopK = [][]inference.LogProb{t.TopK}
+		}
+		return send(tf)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errFrame(http.StatusBadRequest, "generation_refused", "%v", err)
+	}
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), len(res.Tokens), res.FinishReason)
+	if err != nil {
+		return nil, errFrame(http.StatusInternalServerError, "receipt_failed", "%v", err)
+	}
+	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
+		Model: offer.Name, Receipt: env}, nil
+}
+
+// relayUpstream serves a forwarded request from the upstream engine.
+func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
+	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs}
+	if req.Verification == gossip.VerifyOptimistic {
+		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
+	}
+	var sent strings.Builder
+	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
+		text := strings.ToValidUTF8(d.Text, "\uFFFD")
+		sent.WriteString(text)
+		return send(&infer.TokenFrame{Text: text})
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		oe, _ := upstreamError(ctx, err).(*openai.Error)
+		e := errFrame(oe.Status, oe.Code, "%s", oe.Message)
+		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
+		return nil, e
+	}
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, res.CompletionTokens, res.FinishReason)
+	if err != nil {
+		return nil, errFrame(http.StatusInternalServerError, "receipt_failed", "%v", err)
+	}
+	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
+		Model: offer.Name, Receipt: env}, nil
+}
+
+// sign makes the receipt of one served request.
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, outputTokens int, finish string) ([]byte, error) {
+	sp, err := receipt.NewSamplingParams(req.Sampling)
+	if err != nil {
+		return nil, err
+	}
+	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
+	output := receipt.OutputHash(text)
+	m := s.n.id.MachineID()
+	r := &receipt.Receipt{
+		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.n.host.ID()),
+		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
+		Units:    pricing.Units{InputTokens: uint64(promptTokens), OutputTokens: uint64(outputTokens)},
+		Sampling: sp, FinishReason: finish, TimeMs: s.n.clock.Now().UnixMilli(),
+	}
+	sess, err := s.n.session.current()
+	if err != nil {
+		return nil, err
+	}
+	return receipt.Sign(sess, r)
+}
+
+func offerServes(o gossip.ModelOffer, level string) bool {
+	for _, v := range o.Verification {
+		if v == level {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,117 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"unicode/utf8"
+)
+
+// Request limits enforced by Validate.
+const (
+	NonceSize      = 16
+	ModelIDSize    = 32
+	DigestSize     = 32
+	MaxMessages    = 256
+	MaxTextBytes   = 1 << 20 // all text of a request together
+	MaxTopLogProbs = 20
+	MaxStops       = 16
+	MaxTopK        = 1 << 20
+	MaxMaxTokens   = 1 << 20
+	MaxTemperature = 2
+)
+
+// Verification levels (DESIGN.md, Pricing and quotes).
+var verificationLevels = map[string]bool{"none": true, "receipt": true, "optimistic": true, "tee": true}
+
+// Chat roles a request may carry.
+var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true}
+
+// Validate checks sizes and limits. Every error wraps ErrInvalidRequest and
+// names the offending field. A request that validates always encodes well
+// below DefaultMaxRequestSize.
+func (r *Request) Validate() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrInvalidRequest}, args...)...)
+	}
+	if len(r.Nonce) != NonceSize {
+		return bad("nonce is %d bytes, want %d", len(r.Nonce), NonceSize)
+	}
+	if len(r.ModelID) != ModelIDSize {
+		return bad("model ID is %d bytes, want %d", len(r.ModelID), ModelIDSize)
+	}
+	if len(r.QuoteDigest) != 0 && len(r.QuoteDigest) != DigestSize {
+		return bad("quote digest is %d bytes, want %d or none", len(r.QuoteDigest), DigestSize)
+	}
+	if !verificationLevels[r.Verification] {
+		return bad("unknown verification level %q (none, receipt, optimistic, tee)", r.Verification)
+	}
+	for name, v := range map[string]string{"model": r.Model, "session ID": r.SessionID} {
+		if len(v) > maxShortLen {
+			return bad("%s is %d bytes, limit %d", name, len(v), maxShortLen)
+		}
+		if !utf8.ValidString(v) {
+			return bad("%s is not valid UTF-8", name)
+		}
+	}
+	text := len(r.Prompt) + len(r.Continuation)
+	if !utf8.ValidString(r.Prompt) {
+		return bad("prompt is not valid UTF-8")
+	}
+	if !utf8.ValidString(r.Continuation) {
+		return bad("continuation is not valid UTF-8")
+	}
+	if r.Chat {
+		if len(r.Messages) == 0 {
+			return bad("chat request without messages")
+		}
+		if r.Prompt != "" {
+			return bad("chat request with a prompt")
+		}
+	} else if len(r.Messages) != 0 {
+		return bad("text completion with %d messages (set Chat)", len(r.Messages))
+	}
+	if len(r.Messages) > MaxMessages {
+		return bad("%d messages, limit %d", len(r.Messages), MaxMessages)
+	}
+	for i, m := range r.Messages {
+		if !roles[m.Role] {
+			return bad("messages[%d]: role %q is not system, developer, user or assistant", i, m.Role)
+		}
+		if !utf8.ValidString(m.Content) {
+			return bad("messages[%d]: content is not valid UTF-8", i)
+		}
+		text += len(m.Content)
+	}
+	s := r.Sampling
+	if math.IsNaN(s.Temperature) || s.Temperature < 0 || s.Temperature > MaxTemperature {
+		return bad("temperature %v outside 0..%d", s.Temperature, MaxTemperature)
+	}
+	if math.IsNaN(s.TopP) || s.TopP < 0 || s.TopP > 1 {
+		return bad("top_p %v outside 0..1", s.TopP)
+	}
+	if s.TopK < 0 || s.TopK > MaxTopK {
+		return bad("top_k %d outside 0..%d", s.TopK, MaxTopK)
+	}
+	if s.MaxTokens < 0 || s.MaxTokens > MaxMaxTokens {
+		return bad("max_tokens %d outside 0..%d", s.MaxTokens, MaxMaxTokens)
+	}
+	if len(s.Stop) > MaxStops {
+		return bad("%d stop sequences, limit %d", len(s.Stop), MaxStops)
+	}
+	for i, st := range s.Stop {
+		if st == "" {
+			return bad("stop[%d] is empty", i)
+		}
+		if !utf8.ValidString(st) {
+			return bad("stop[%d] is not valid UTF-8", i)
+		}
+		text += len(st)
+	}
+	if r.TopLogProbs < 0 || r.TopLogProbs > MaxTopLogProbs {
+		return bad("top_logprobs %d outside 0..%d", r.TopLogProbs, MaxTopLogProbs)
+	}
+	if text > MaxTextBytes {
+		return bad("%d bytes of text, limit %d", text, MaxTextBytes)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package infer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+// ProtocolID is the libp2p protocol of forwarded inference.
+const ProtocolID = "/tenzro/infer/1.0.0"
+
+// ServiceName is the resource-manager service both ends attach streams to.
+const ServiceName = "tenzro.infer"
+
+// Protocol defaults.
+const (
+	// DefaultMaxRequestSize caps the request frame a server accepts.
+	DefaultMaxRequestSize = 2 << 20
+	// DefaultMaxFrameSize caps the frames a client accepts; a server never
+	// sends a larger frame.
+	DefaultMaxFrameSize = 1 << 20
+)
+
+// Error codes this package puts in the error frames it sends itself.
+// Handlers choose their own codes (e.g. "model_not_found",
+// "context_length_exceeded").
+const (
+	CodeBadRequest   = "bad_request"
+	CodeOverloaded   = "overloaded"
+	CodeShuttingDown = "shutting_down"
+	CodeTimeout      = "timeout"
+	CodeInternal     = "internal_error"
+)
+
+// Typed failures of Call besides *ErrorFrame.
+var (
+	// ErrStalled: the gap between two frames exceeded ClientConfig.StallTimeout.
+	ErrStalled = errors.New("infer: stream stalled")
+	// ErrFirstTokenTimeout: no frame arrived within ClientConfig.FirstTokenTimeout.
+	ErrFirstTokenTimeout = errors.New("infer: first token timeout")
+	// ErrMalformedFrame: the provider sent a frame that does not decode, breaks
+	// a limit or carries no (or more than one) frame kind.
+	ErrMalformedFrame = errors.New("infer: malformed frame")
+	// ErrNoFinal: the stream ended (closed, reset or broken) before a final
+	// or error frame: a cut stream, never a complete answer.
+	ErrNoFinal = errors.New("infer: stream ended without a final frame")
+	// ErrInvalidRequest: Request.Validate refused the request.
+	ErrInvalidRequest = errors.New("infer: invalid request")
+)
+
+// Request is what a buyer's gateway sends a provider. The buyer's access
+// token is never part of it.
+type Request struct {
+	Nonce        []byte              `cbor:"1,keyasint"`            // NonceSize random bytes, unique per attempt
+	ModelID      []byte              `cbor:"2,keyasint"`            // ModelIDSize-byte catalog model ID
+	Model        string              `cbor:"3,keyasint,omitempty"`  // the model name the buyer asked for (informational)
+	Chat         bool                `cbor:"4,keyasint,omitempty"`  // Messages, not Prompt
+	Messages     []inference.Message `cbor:"5,keyasint,omitempty"`  // chat
+	Prompt       string              `cbor:"6,keyasint,omitempty"`  // text completion
+	Sampling     inference.Sampling  `cbor:"7,keyasint"`            // incl. Seed, MaxTokens, Stop
+	TopLogProbs  int                 `cbor:"8,keyasint,omitempty"`  // log-probs per output token (0..MaxTopLogProbs)
+	Stream       bool                `cbor:"9,keyasint,omitempty"`  // the buyer streams; text arrives in token frames either way
+	Verification string              `cbor:"10,keyasint"`           // none | receipt | optimistic | tee
+	Continuation string              `cbor:"11,keyasint,omitempty"` // text already emitted by another provider
+	SessionID    string              `cbor:"12,keyasint,omitempty"`
+	QuoteDigest  []byte              `cbor:"13,keyasint,omitempty"` // DigestSize bytes or empty
+}
+
+// Frame is one provider → gateway frame: exactly one field is set. Zero or
+// more Token frames are followed by exactly one Final or Error frame.
+type Frame struct {
+	Token *TokenFrame `cbor:"1,keyasint,omitempty"`
+	Final *FinalFrame `cbor:"2,keyasint,omitempty"`
+	Error *ErrorFrame `cbor:"3,keyasint,omitempty"`
+}
+
+// TokenFrame carries output text; it may batch a few tokens. TopK, when
+// present, holds one distribution per generated token.
+type TokenFrame struct {
+	Text     string                `cbor:"1,keyasint,omitempty"`
+	TokenIDs []int                 `cbor:"2,keyasint,omitempty"`
+	TopK     [][]inference.LogProb `cbor:"3,keyasint,omitempty"`
+}
+
+// FinalFrame ends a successful answer with usage, receipt and commitment.
+type FinalFrame struct {
+	FinishReason     string `cbor:"1,keyasint,omitempty"`
+	PromptTokens     int    `cbor:"2,keyasint,omitempty"`
+	CompletionTokens int    `cbor:"3,keyasint,omitempty"`
+	Model            string `cbor:"4,keyasint,omitempty"`
+	Receipt          []byte `cbor:"5,keyasint,omitempty"` // signed envelope bytes, opaque here
+	Commitment       []byte `cbor:"6,keyasint,omitempty"` // opaque here
+}
+
+// ErrorFrame ends a failed answer. It is also the error type: a Handler
+// returns one to choose the frame sent, and Call returns the one received.
+type ErrorFrame struct {
+	Status       int    `cbor:"1,keyasint"` // HTTP-like: 400, 404, 429, 500, 503, ...
+	Code         string `cbor:"2,keyasint,omitempty"`
+	Message      string `cbor:"3,keyasint,omitempty"`
+	RetryAfterMs int64  `cbor:"4,keyasint,omitempty"`
+	Retryable    bool   `cbor:"5,keyasint,omitempty"`
+}
+
+// Error implements error.
+func (e *ErrorFrame) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "infer: provider error %d", e.Status)
+	if e.Code != "" {
+		fmt.Fprintf(&b, " %s", e.Code)
+	}
+	if e.Message != "" {
+		fmt.Fprintf(&b, ": %s", e.Message)
+	}
+	if e.RetryAfterMs > 0 {
+		fmt.Fprintf(&b, " (retry after %d ms)", e.RetryAfterMs)
+	}
+	return b.String()
+}
+
+// Limits on the fields of frames.
+const (
+	maxCodeLen    = 64
+	maxMessageLen = 4 << 10
+	maxShortLen   = 256 // model names, finish reasons, session IDs, roles
+)
+
+// decodeRequest strictly decodes a request frame (at most max bytes) and
+// validates it.
+func decodeRequest(b []byte, max int) (*Request, error) {
+	req := new(Request)
+	if err := cborx.Unmarshal(b, max, req); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// decodeFrame strictly decodes a provider frame and checks it.
+func decodeFrame(b []byte, max int) (*Frame, error) {
+	f := new(Frame)
+	if err := cborx.Unmarshal(b, max, f); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedFrame, err)
+	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// check enforces what decoding alone does not: one kind per frame and sane
+// values.
+func (f *Frame) check() error {
+	n := 0
+	for _, set := range []bool{f.Token != nil, f.Final != nil, f.Error != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("%w: %d frame kinds set, want 1", ErrMalformedFrame, n)
+	}
+	switch {
+	case f.Token != nil:
+		if !utf8.ValidString(f.Token.Text) {
+			return fmt.Errorf("%w: token text is not valid UTF-8", ErrMalformedFrame)
+		}
+		for _, id := range f.Token.TokenIDs {
+			if id < 0 {
+				return fmt.Errorf("%w: negative token ID %d", ErrMalformedFrame, id)
+			}
+		}
+	case f.Final != nil:
+		if f.Final.PromptTokens < 0 || f.Final.CompletionTokens < 0 {
+			return fmt.Errorf("%w: negative token count", ErrMalformedFrame)
+		}
+		if len(f.Final.FinishReason) > maxShortLen || len(f.Final.Model) > maxShortLen {
+			return fmt.Errorf("%w: final frame string too long", ErrMalformedFrame)
+		}
+		if !utf8.ValidString(f.Final.FinishReason) || !utf8.ValidString(f.Final.Model) {
+			return fmt.Errorf("%w: final frame string is not valid UTF-8", ErrMalformedFrame)
+		}
+	case f.Error != nil:
+		e := f.Error
+		if e.Status < 400 || e.Status > 599 {
+			return fmt.Errorf("%w: error status %d outside 400..599", ErrMalformedFrame, e.Status)
+		}
+		if e.RetryAfterMs < 0 {
+			return fmt.Errorf("%w: negative retry-after", ErrMalformedFrame)
+		}
+		if len(e.Code) > maxCodeLen || len(e.Message) > maxMessageLen {
+			return fmt.Errorf("%w: error frame string too long", ErrMalformedFrame)
+		}
+		if !utf8.ValidString(e.Code) || !utf8.ValidString(e.Message) {
+			return fmt.Errorf("%w: error frame string is not valid UTF-8", ErrMalformedFrame)
+		}
+	}
+	return nil
+}
+
+// encodeFrame encodes f, refusing frames a client would reject.
+func encodeFrame(f *Frame) ([]byte, error) {
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("infer: refusing to send: %w", err)
+	}
+	b, err := cborx.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("infer: encode frame: %w", err)
+	}
+	if len(b) > DefaultMaxFrameSize {
+		return nil, fmt.Errorf("infer: frame of %d bytes exceeds %d", len(b), DefaultMaxFrameSize)
+	}
+	return b, nil
+}

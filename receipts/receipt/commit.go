@@ -1,0 +1,106 @@
+package receipt
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"math"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+const (
+	// InputDomain prefixes the bytes an input commitment covers.
+	InputDomain = "tenzro/v1/receipt-input"
+	// RequestDomain prefixes the bytes a request digest covers.
+	RequestDomain = "tenzro/v1/request"
+)
+
+type messageWire struct {
+	Role    []byte `cbor:"1,keyasint"`
+	Content []byte `cbor:"2,keyasint"`
+}
+
+// inputWire is what InputCommitment hashes. Text travels as byte strings
+// and floats as their IEEE-754 bits, so encoding cannot fail and every
+// input has exactly one encoding.
+type inputWire struct {
+	ModelID      []byte        `cbor:"1,keyasint"`
+	Chat         bool          `cbor:"2,keyasint"`
+	Messages     []messageWire `cbor:"3,keyasint"`
+	Prompt       []byte        `cbor:"4,keyasint"`
+	Continuation []byte        `cbor:"5,keyasint"`
+	Temperature  uint64        `cbor:"6,keyasint"`
+	TopP         uint64        `cbor:"7,keyasint"`
+	TopK         int64         `cbor:"8,keyasint"`
+	Seed         uint64        `cbor:"9,keyasint"`
+	MaxTokens    int64         `cbor:"10,keyasint"`
+	Stop         [][]byte      `cbor:"11,keyasint"`
+}
+
+// InputCommitment commits to the exact input of a request: the model, the
+// chat flag, the messages (chat) or prompt (completion), the continuation
+// text (empty unless the request resumes an interrupted answer) and every
+// sampling parameter, stop sequences included. The gateway computes it over
+// what it sends and the provider over what it receives; they must agree.
+// nil and empty slices commit identically.
+func InputCommitment(modelID []byte, chat bool, messages []inference.Message, prompt string, continuation string, s inference.Sampling) [32]byte {
+	w := inputWire{
+		ModelID: modelID, Chat: chat, Prompt: []byte(prompt), Continuation: []byte(continuation),
+		Temperature: floatBits(s.Temperature), TopP: floatBits(s.TopP),
+		TopK: int64(s.TopK), Seed: s.Seed, MaxTokens: int64(s.MaxTokens),
+	}
+	w.Messages = make([]messageWire, len(messages))
+	for i, m := range messages {
+		w.Messages[i] = messageWire{Role: []byte(m.Role), Content: []byte(m.Content)}
+	}
+	w.Stop = make([][]byte, len(s.Stop))
+	for i, st := range s.Stop {
+		w.Stop[i] = []byte(st)
+	}
+	return digest(InputDomain, w)
+}
+
+// floatBits returns v's IEEE-754 bits with -0 folded into 0 and every NaN
+// into the canonical quiet NaN.
+func floatBits(v float64) uint64 {
+	switch {
+	case v == 0:
+		return 0
+	case math.IsNaN(v):
+		return math.Float64bits(math.NaN())
+	}
+	return math.Float64bits(v)
+}
+
+// OutputHash is SHA-256 over the exact bytes of the output text returned.
+func OutputHash(text string) [32]byte { return sha256.Sum256([]byte(text)) }
+
+// RequestDigest identifies one request: SHA-256 over RequestDomain and the
+// deterministic CBOR of (nonce, input commitment, model ID).
+func RequestDigest(nonce []byte, inputCommitment [32]byte, modelID []byte) [32]byte {
+	return digest(RequestDomain, struct {
+		Nonce   []byte `cbor:"1,keyasint"`
+		Input   []byte `cbor:"2,keyasint"`
+		ModelID []byte `cbor:"3,keyasint"`
+	}{nonce, inputCommitment[:], modelID})
+}
+
+// ReceiptHash is SHA-256 over a receipt envelope's bytes as received.
+func ReceiptHash(envelope []byte) [32]byte { return sha256.Sum256(envelope) }
+
+// digest returns SHA-256(domain || CBOR(v)). Callers pass values made only
+// of byte strings, integers, booleans and structs and slices of them,
+// whose encoding cannot fail; a failure is a programming error.
+func digest(domain string, v any) [32]byte {
+	b, err := cborx.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("receipt: encoding %s digest input: %v", domain, err))
+	}
+	h := sha256.New()
+	h.Write([]byte(domain))
+	h.Write(b)
+	var d [32]byte
+	h.Sum(d[:0])
+	return d
+}

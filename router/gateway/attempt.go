@@ -1,0 +1,131 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/router/breaker"
+	"github.com/tenzrod/tenzrod/router/hedge"
+	"github.com/tenzrod/tenzrod/router/strategy"
+)
+
+// stream is one attempt's open answer: its first token has arrived (or its
+// final frame); the rest is read from tokens until it is closed.
+type stream struct {
+	choice choice
+	req    *infer.Request
+	first  *infer.TokenFrame
+	tokens chan *infer.TokenFrame
+	// Set before tokens is closed:
+	final *infer.FinalFrame
+	stats infer.WireStats
+	err   error
+	won   atomic.Bool
+}
+
+// tokenBuffer bounds the frames held between the provider and the buyer;
+// when it is full the provider's stream is back-pressured.
+const tokenBuffer = 256
+
+func (g *Gateway) inferRequest(req *Request, c choice, continuation string) *infer.Request {
+	nonce := make([]byte, infer.NonceSize)
+	_, _ = rand.Read(nonce)
+	return &infer.Request{
+		Nonce: nonce, ModelID: c.offer.Model.ModelID, Model: c.offer.Model.Name, Chat: req.Chat,
+		Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs,
+		Stream: req.Stream, Verification: req.Verification, Continuation: continuation, QuoteDigest: c.quote.Digest[:],
+	}
+}
+
+// open sends one attempt and returns once it has answered.
+func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request) (*stream, error) {
+	br := g.breakers.Get(c.offer.Peer)
+	ticket, err := br.Allow()
+	if err != nil {
+		return nil, err
+	}
+	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer)}
+	start := g.clock.Now()
+	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout}
+	go func() {
+		final, stats, err := infer.Call(ctx, g.host, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
+			select {
+			case s.tokens <- tf:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		s.final, s.stats, s.err = final, stats, err
+		close(s.tokens)
+		br.Report(ticket, g.outcome(ctx, err))
+		g.metrics.attempt(c.offer.Peer, err, ctx.Err() != nil)
+	}()
+	select {
+	case tf, ok := <-s.tokens:
+		if ok {
+			s.first = tf
+			g.latency.Observe(c.offer.Peer, g.clock.Since(start))
+			return s, nil
+		}
+		if s.err != nil {
+			return nil, classify(s.err)
+		}
+		g.latency.Observe(c.offer.Peer, g.clock.Since(start))
+		return s, nil // a final frame with no text
+	case <-ctx.Done():
+		g.latency.ObserveCensored(c.offer.Peer, g.clock.Since(start))
+		return nil, ctx.Err()
+	}
+}
+
+// outcome is what an attempt's end says about the provider.
+func (g *Gateway) outcome(ctx context.Context, err error) breaker.Outcome {
+	var ef *infer.ErrorFrame
+	switch {
+	case err == nil:
+		return breaker.Outcome{Kind: breaker.Success}
+	case ctx.Err() != nil:
+		return breaker.Outcome{Kind: breaker.Neutral} // we cancelled it (a lost hedge, a deadline)
+	case errors.As(err, &ef) && ef.Status == http.StatusTooManyRequests:
+		o := breaker.Outcome{Kind: breaker.Throttled}
+		if ef.RetryAfterMs > 0 {
+			o.NotBefore = g.clock.Now().Add(time.Duration(ef.RetryAfterMs) * time.Millisecond)
+		}
+		return o
+	case errors.As(err, &ef) && ef.Status >= 400 && ef.Status < 500:
+		return breaker.Outcome{Kind: breaker.Neutral} // the request's fault, not the provider's
+	default:
+		return breaker.Outcome{Kind: breaker.Failure}
+	}
+}
+
+// classify marks client errors (400-class other than 408 and 429) as
+// permanent: retrying them elsewhere cannot help (context length, content
+// policy), and the provider's reason is passed on.
+func classify(err error) error {
+	var ef *infer.ErrorFrame
+	if errors.As(err, &ef) && ef.Status >= 400 && ef.Status < 500 && ef.Status != http.StatusRequestTimeout &&
+		ef.Status != http.StatusTooManyRequests && ef.Code != CodeContinuationUnsupported {
+		return hedge.Permanent(err)
+	}
+	return err
+}
+
+// CodeContinuationUnsupported is the error code of a provider that cannot
+// continue another provider's text; the gateway then restarts cleanly.
+const CodeContinuationUnsupported = "continuation_unsupported"
+
+func (g *Gateway) attemptFunc(req *Request, choices map[peer.ID]choice) hedge.AttemptFunc[*stream] {
+	return func(ctx context.Context, c strategy.Candidate) (*stream, error) {
+		ch := choices[c.Peer]
+		return g.open(ctx, ch, g.inferRequest(req, ch, ""))
+	}
+}

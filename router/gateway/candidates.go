@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/pricing"
+	"github.com/tenzrod/tenzrod/router/strategy"
+)
+
+// choice is one provider this request may go to, with its quote.
+type choice struct {
+	offer router.Offer
+	quote pricing.Quote
+}
+
+// estimate bounds the request's units for quoting: every input byte counts
+// as at most one token, and the output as max_tokens.
+func estimate(req *Request) pricing.Units {
+	n := len(req.Prompt)
+	for _, m := range req.Messages {
+		n += len(m.Content) + len(m.Role)
+	}
+	return pricing.Units{InputTokens: uint64(n), OutputTokens: uint64(req.Sampling.MaxTokens)}
+}
+
+// candidates quotes the request at every eligible provider and ranks them.
+func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]choice, error) {
+	name, err := strategy.Parse(req.Strategy)
+	if err != nil {
+		return nil, nil, &Error{Status: http.StatusBadRequest, Code: "invalid_strategy", Message: err.Error()}
+	}
+	offers := g.table.Offers(req.Model)
+	if len(offers) == 0 {
+		return nil, nil, &Error{Status: http.StatusNotFound, Code: "model_not_found",
+			Message: "no provider announces model " + req.Model}
+	}
+	units := estimate(req)
+	now := g.clock.Now()
+	choices := map[peer.ID]choice{}
+	var cands []strategy.Candidate
+	for _, o := range offers {
+		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
+			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
+			(req.PinRegion != "" && o.Region != req.PinRegion) {
+			continue
+		}
+		var id [32]byte
+		copy(id[:], o.Model.ModelID)
+		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, units, req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), "")
+		if err != nil {
+			continue
+		}
+		choices[o.Peer] = choice{offer: o, quote: q}
+		lat := g.latency.Snapshot(o.Peer)
+		cands = append(cands, strategy.Candidate{
+			Peer: o.Peer, Price: q.Breakdown.Total, P95: lat.P95, Mean: lat.Mean, LatencyKnown: lat.Known(),
+			Standing: g.standing(o), InFlight: o.InFlight, Capacity: o.Capacity,
+			Up: o.Status == router.StatusUp, BreakerReady: g.breakers.Ready(o.Peer),
+		})
+	}
+	if len(cands) == 0 {
+		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider",
+			Message: "no provider of " + req.Model + " is warm and offers verification " + req.Verification + " under the request's pins",
+			RetryAfter: time.Second}
+	}
+	f := strategy.Filter{}
+	if req.MaxPrice != nil {
+		f.MaxPrice = *req.MaxPrice
+	}
+	ranking, err := g.selector.Rank(name, cands, f)
+	if err != nil {
+		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider", Message: err.Error(), RetryAfter: time.Second}
+	}
+	return ranking.Candidates(), choices, nil
+}
+
+// standing is the provider's standing in basis points. Until consensus
+// feeds it, every provider has the same neutral standing, so it does not
+// reorder candidates.
+func (g *Gateway) standing(router.Offer) uint32 { return 5000 }

@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/strategy"
+)
+
+// errBuyerGone marks a failure to deliver text to the buyer.
+var errBuyerGone = errors.New("gateway: buyer stopped reading")
+
+// drain forwards the rest of s to fwd and returns the text this stream
+// produced and how it ended.
+func drain(s *stream, fwd func(string) error) (string, error) {
+	var own strings.Builder
+	send := func(tf *infer.TokenFrame) error {
+		own.WriteString(tf.Text)
+		if err := fwd(tf.Text); err != nil {
+			return errors.Join(errBuyerGone, err)
+		}
+		return nil
+	}
+	if s.first != nil {
+		if err := send(s.first); err != nil {
+			return own.String(), err
+		}
+	}
+	for tf := range s.tokens {
+		if err := send(tf); err != nil {
+			return own.String(), err
+		}
+	}
+	return own.String(), s.err
+}
+
+// finish drains the winner. If its stream breaks mid-answer, the same
+// request goes to another provider with the text emitted so far as the
+// continuation and the original sampling parameters, once; a provider that
+// cannot continue is restarted from the beginning instead, and its output
+// is checked against what the buyer already has and the repeat skipped.
+func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Candidate, choices map[peer.ID]choice, s *stream, onText func(string) error) (*Result, error) {
+	var sent strings.Builder
+	fwd := func(t string) error {
+		if t == "" {
+			return nil
+		}
+		sent.WriteString(t)
+		return onText(t)
+	}
+	own, err := drain(s, fwd)
+	if err == nil {
+		return g.settle(req, s, own, sent.String(), false)
+	}
+	if errors.Is(err, errBuyerGone) || ctx.Err() != nil {
+		return nil, err
+	}
+	g.metrics.continuations.Inc()
+	g.log.Warn("stream broke mid-answer; continuing elsewhere", "provider", s.choice.offer.Peer, "sent_bytes", sent.Len(), "err", err)
+	next, ok := g.successor(cands, choices, s)
+	if !ok {
+		return nil, interrupted(sent.Len(), "no other provider can continue: "+err.Error())
+	}
+	cont := sent.String()
+	s2, err := g.open(ctx, next, g.inferRequest(req, next, cont))
+	skip := ""
+	var ef *infer.ErrorFrame
+	if errors.As(err, &ef) && ef.Code == CodeContinuationUnsupported {
+		skip = cont
+		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""))
+	}
+	if err != nil {
+		return nil, interrupted(sent.Len(), "continuation failed: "+err.Error())
+	}
+	own2, err := drain(s2, skipPrefix(skip, fwd))
+	if err != nil {
+		return nil, interrupted(sent.Len(), "continuation broke too: "+err.Error())
+	}
+	if skip != "" {
+		own2 = strings.TrimPrefix(own2, skip)
+	}
+	res, err := g.settle(req, s2, own2, sent.String(), true)
+	if res != nil {
+		res.Continued = true
+	}
+	return res, err
+}
+
+// successor picks the best eligible provider other than the broken one.
+func (g *Gateway) successor(cands []strategy.Candidate, choices map[peer.ID]choice, broken *stream) (choice, bool) {
+	for _, c := range cands {
+		if c.Peer == broken.choice.offer.Peer || !g.breakers.Ready(c.Peer) || g.table.Status(c.Peer) != router.StatusUp {
+			continue
+		}
+		return choices[c.Peer], true
+	}
+	return choice{}, false
+}
+
+// skipPrefix drops the first len(prefix) bytes of a restarted answer,
+// failing if they differ from what the buyer already received.
+func skipPrefix(prefix string, fwd func(string) error) func(string) error {
+	return func(t string) error {
+		if prefix == "" {
+			return fwd(t)
+		}
+		n := min(len(prefix), len(t))
+		if t[:n] != prefix[:n] {
+			return errors.New("gateway: restarted answer diverges from the text already sent")
+		}
+		prefix, t = prefix[n:], t[n:]
+		if t == "" {
+			return nil
+		}
+		return fwd(t)
+	}
+}
+
+func interrupted(sent int, msg string) *Error {
+	return &Error{Status: http.StatusBadGateway, Code: "stream_interrupted", Message: msg, Partial: sent > 0}
+}

@@ -1,0 +1,167 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/store"
+	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/breaker"
+	"github.com/tenzrod/tenzrod/router/hedge"
+	"github.com/tenzrod/tenzrod/router/p2"
+	"github.com/tenzrod/tenzrod/router/strategy"
+)
+
+// Deps are the gateway's collaborators.
+type Deps struct {
+	Host       host.Host
+	Table      *router.Table
+	Ledger     Ledger
+	Clock      clock.Clock
+	Log        *slog.Logger
+	Registerer prometheus.Registerer
+}
+
+// Ledger holds buyers' funds and what was paid: the node's datastore.
+type Ledger interface {
+	// Balance is the account's spendable micro-units.
+	Balance(account string) (uint64, error)
+	// Settle debits the payer and stores the record atomically, refusing a
+	// record whose request digest was settled before.
+	Settle(rec *receipt.PaymentRecord) error
+	// PutReceipt keeps a receipt envelope by request nonce, with whether it
+	// verified and why not.
+	PutReceipt(nonce, envelope []byte, meta store.ReceiptMeta) error
+}
+
+// Gateway routes requests to providers.
+type Gateway struct {
+	cfg      Config
+	host     host.Host
+	table    *router.Table
+	ledger   Ledger
+	clock    clock.Clock
+	log      *slog.Logger
+	selector *strategy.Selector
+	latency  *p2.Set[peer.ID]
+	breakers *breaker.Set[peer.ID]
+	metrics  *Metrics
+}
+
+// New returns a gateway.
+func New(cfg Config, d Deps) (*Gateway, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if d.Clock == nil {
+		d.Clock = clock.New()
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	rnd := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	sel, err := strategy.New(cfg.Weights, rnd)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	lat, err := p2.NewSet[peer.ID](p2.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	brs, err := breaker.NewSet[peer.ID](d.Clock, rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), breaker.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	m, err := newMetrics(d.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: metrics: %w", err)
+	}
+	return &Gateway{cfg: cfg, host: d.Host, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
+		selector: sel, latency: lat, breakers: brs, metrics: m}, nil
+}
+
+// Metrics returns the routing counters.
+func (g *Gateway) Metrics() *Metrics { return g.metrics }
+
+// Route serves req: onText receives the answer's text in order as it
+// arrives (for streaming); the Result repeats it whole.
+func (g *Gateway) Route(ctx context.Context, req *Request, onText func(string) error) (*Result, error) {
+	if req.Sampling.MaxTokens <= 0 {
+		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
+	}
+	if req.Verification == "" {
+		req.Verification = "none"
+	}
+	ctx, cancel := g.clock.WithTimeout(ctx, g.cfg.Deadline)
+	defer cancel()
+	g.metrics.requests.Inc()
+	cands, choices, err := g.candidates(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.checkFunds(req.Payer, cands[0].Price); err != nil {
+		return nil, err
+	}
+	s, rep, err := hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
+		NoHedge:    req.NoHedge,
+		MaxRetries: max(g.cfg.MaxRetries, -1),
+		Clock:      g.clock,
+		Eligible: func(c strategy.Candidate) bool {
+			return g.breakers.Ready(c.Peer) && g.table.Status(c.Peer) == router.StatusUp
+		},
+	})
+	g.metrics.record(rep)
+	if err != nil {
+		return nil, g.routeError(err, rep)
+	}
+	s.won.Store(true)
+	res, err := g.finish(ctx, req, cands, choices, s, onText)
+	if res != nil {
+		res.Attempts, res.Hedged = len(rep.Tries), rep.HedgesDispatched > 0
+	}
+	return res, err
+}
+
+func (g *Gateway) checkFunds(payer string, price uint64) error {
+	if g.ledger == nil {
+		return nil
+	}
+	bal, err := g.ledger.Balance(payer)
+	if err != nil {
+		return fmt.Errorf("gateway: balance of %s: %w", payer, err)
+	}
+	if bal < price {
+		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_funds",
+			Message: fmt.Sprintf("account %s holds %d micro-units; the best quote is %d", payer, bal, price)}
+	}
+	return nil
+}
+
+// routeError maps a failed race to what the buyer is told: a provider's
+// own refusal (400-class) keeps its status and reason.
+func (g *Gateway) routeError(err error, rep hedge.Report) error {
+	var ef *infer.ErrorFrame
+	switch {
+	case errors.As(err, &ef):
+		return &Error{Status: ef.Status, Code: ef.Code, Message: ef.Message, RetryAfter: time.Duration(ef.RetryAfterMs) * time.Millisecond}
+	case errors.Is(err, hedge.ErrDeadline):
+		return &Error{Status: http.StatusGatewayTimeout, Code: "deadline", Message: err.Error()}
+	case errors.Is(err, context.Canceled):
+		return err
+	default:
+		return &Error{Status: http.StatusBadGateway, Code: "providers_failed",
+			Message: fmt.Sprintf("%d attempts failed: %v", len(rep.Tries), err), RetryAfter: time.Second}
+	}
+}

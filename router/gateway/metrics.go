@@ -1,0 +1,146 @@
+package gateway
+
+import (
+	"sync"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenzrod/tenzrod/router/hedge"
+)
+
+// Metrics counts what the gateway did, overall and per provider, for
+// /metrics and tenzro_getRouterMetrics.
+type Metrics struct {
+	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts prometheus.Counter
+	attempts                                                                           *prometheus.CounterVec
+	paidTotal                                                                          *prometheus.CounterVec
+
+	mu          sync.Mutex
+	perProvider map[peer.ID]*ProviderCounts
+}
+
+// ProviderCounts are one provider's figures.
+type ProviderCounts struct {
+	Attempts  uint64 `json:"attempts"`
+	Failures  uint64 `json:"failures"`
+	Cancelled uint64 `json:"cancelled"`
+	Won       uint64 `json:"won"`
+	HedgeWon  uint64 `json:"hedges_won"`
+	Paid      uint64 `json:"paid"`
+}
+
+// Snapshot is tenzro_getRouterMetrics' result.
+type Snapshot struct {
+	RequestsRouted   uint64                     `json:"requests_routed"`
+	HedgesDispatched uint64                     `json:"hedges_dispatched"`
+	HedgesWon        uint64                     `json:"hedges_won"`
+	DeadlineMisses   uint64                     `json:"deadline_misses"`
+	Failovers        uint64                     `json:"failovers"`
+	Continuations    uint64                     `json:"continuations"`
+	BadReceipts      uint64                     `json:"bad_receipts"`
+	Providers        map[string]*ProviderCounts `json:"providers"`
+}
+
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: name, Help: help})
+}
+
+func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		requests:       counter("requests_total", "Requests routed."),
+		hedges:         counter("hedges_dispatched_total", "Hedge attempts dispatched."),
+		hedgesWon:      counter("hedges_won_total", "Requests won by the hedge."),
+		deadlineMisses: counter("deadline_misses_total", "Requests that ran out of their deadline."),
+		failovers:      counter("failovers_total", "Failover rounds after both primary and hedge failed."),
+		continuations:  counter("continuations_total", "Streams continued on another provider after breaking mid-answer."),
+		badReceipts:    counter("bad_receipts_total", "Receipts that failed verification (not paid)."),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "attempts_total",
+			Help: "Attempts per provider by outcome."}, []string{"provider", "outcome"}),
+		paidTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "paid_micro_units_total",
+			Help: "Micro-units paid per provider."}, []string{"provider"}),
+		perProvider: map[peer.ID]*ProviderCounts{},
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.attempts, m.paidTotal} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+func (m *Metrics) provider(p peer.ID) *ProviderCounts {
+	c, ok := m.perProvider[p]
+	if !ok {
+		c = &ProviderCounts{}
+		m.perProvider[p] = c
+	}
+	return c
+}
+
+func (m *Metrics) attempt(p peer.ID, err error, cancelled bool) {
+	outcome := "ok"
+	m.mu.Lock()
+	c := m.provider(p)
+	c.Attempts++
+	switch {
+	case cancelled:
+		outcome = "cancelled"
+		c.Cancelled++
+	case err != nil:
+		outcome = "failed"
+		c.Failures++
+	}
+	m.mu.Unlock()
+	m.attempts.WithLabelValues(p.String(), outcome).Inc()
+}
+
+func (m *Metrics) record(r hedge.Report) {
+	m.hedges.Add(float64(r.HedgesDispatched))
+	m.failovers.Add(float64(r.Failovers))
+	if r.DeadlineMiss {
+		m.deadlineMisses.Inc()
+	}
+	if r.Winner == "" {
+		return
+	}
+	if r.HedgeWon {
+		m.hedgesWon.Inc()
+	}
+	m.mu.Lock()
+	c := m.provider(r.Winner)
+	c.Won++
+	if r.HedgeWon {
+		c.HedgeWon++
+	}
+	m.mu.Unlock()
+}
+
+func (m *Metrics) paid(p peer.ID, amount uint64) {
+	m.mu.Lock()
+	m.provider(p).Paid += amount
+	m.mu.Unlock()
+	m.paidTotal.WithLabelValues(p.String()).Add(float64(amount))
+}
+
+// Snapshot returns the current figures.
+func (m *Metrics) Snapshot() Snapshot {
+	val := func(c prometheus.Counter) uint64 {
+		var d = &dtoMetric{}
+		return d.read(c)
+	}
+	s := Snapshot{
+		RequestsRouted: val(m.requests), HedgesDispatched: val(m.hedges), HedgesWon: val(m.hedgesWon),
+		DeadlineMisses: val(m.deadlineMisses), Failovers: val(m.failovers), Continuations: val(m.continuations),
+		BadReceipts: val(m.badReceipts), Providers: map[string]*ProviderCounts{},
+	}
+	m.mu.Lock()
+	for p, c := range m.perProvider {
+		cc := *c
+		s.Providers[p.String()] = &cc
+	}
+	m.mu.Unlock()
+	return s
+}

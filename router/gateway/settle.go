@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"encoding/hex"
+	"fmt"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/store"
+	"github.com/tenzrod/tenzrod/router/breaker"
+	"github.com/tenzrod/tenzrod/router/pricing"
+)
+
+// settle verifies the serving provider's receipt against what the gateway
+// itself sent and received, bills each dimension capped by the wire, and
+// records the payment. own is the text this provider produced; all is what
+// the buyer received. A receipt that fails is not paid and counts against
+// the provider; the buyer still gets the answer, marked unverified.
+func (g *Gateway) settle(req *Request, s *stream, own, all string, continued bool) (*Result, error) {
+	o := s.choice.offer
+	res := &Result{
+		Text: all, Model: o.Model.Name,
+		Provider: Provider{Name: o.Model.Name + "@" + o.Peer.ShortString(), PeerID: o.Peer.String(),
+			MachineID: o.Machine.String(), KeyBackend: o.Backend, Region: o.Region},
+	}
+	f := s.final
+	if f == nil {
+		return nil, interrupted(len(all), "provider ended without a final frame")
+	}
+	res.FinishReason, res.PromptTokens, res.CompletionTokens = f.FinishReason, f.PromptTokens, f.CompletionTokens
+	info := &ReceiptInfo{Envelope: f.Receipt}
+	res.Receipt = info
+	input := receipt.InputCommitment(s.req.ModelID, s.req.Chat, s.req.Messages, s.req.Prompt, s.req.Continuation, s.req.Sampling)
+	obs := receipt.Observed{
+		Nonce: s.req.Nonce, ModelID: s.req.ModelID, MachineID: o.Machine, InputCommitment: input, OutputText: own,
+		BytesSent: s.stats.BytesSent, BytesReceived: s.stats.BytesReceived, MaxTokens: s.req.Sampling.MaxTokens,
+		ExactOutputTokens: -1, ExactInputTokens: -1,
+	}
+	r, err := receipt.Verify(f.Receipt, o.Machine, g.clock.Now())
+	if err == nil {
+		err = receipt.Check(r, obs)
+	}
+	if err != nil {
+		info.Problem = err.Error()
+		g.metrics.badReceipts.Inc()
+		g.penalize(o.Peer)
+		g.keepReceipt(s, false, info.Problem)
+		g.log.Warn("receipt refused; not paying", "provider", o.Peer, "err", err)
+		return res, nil
+	}
+	info.Verified, info.Receipt = true, r
+	units, capRep := receipt.Cap(r.Units, obs)
+	info.Capped = cappedDimensions(capRep)
+	bd, err := pricing.Price(o.Model.RateCard, units, req.Verification, g.cfg.Surcharges)
+	if err != nil {
+		return res, fmt.Errorf("gateway: price %s: %w", o.Peer, err)
+	}
+	rd := receipt.RequestDigest(s.req.Nonce, input, s.req.ModelID)
+	rh := receipt.ReceiptHash(f.Receipt)
+	rec := &receipt.PaymentRecord{
+		RequestDigest: rd[:], QuoteDigest: s.choice.quote.Digest[:], Payer: req.Payer,
+		ProviderPeer: []byte(o.Peer), MachineID: machineBytes(o.Machine), ReceiptHash: rh[:],
+		Units: units, Breakdown: bd, Price: bd.Total, TimeMs: g.clock.Now().UnixMilli(),
+	}
+	g.keepReceipt(s, true, "")
+	if g.ledger != nil {
+		if err := g.ledger.Settle(rec); err != nil {
+			g.log.Error("settle payment", "payer", req.Payer, "request", hex.EncodeToString(rd[:8]), "err", err)
+			return res, nil
+		}
+	}
+	g.metrics.paid(o.Peer, bd.Total)
+	res.Payment = rec
+	return res, nil
+}
+
+func (g *Gateway) keepReceipt(s *stream, ok bool, problem string) {
+	if g.ledger == nil {
+		return
+	}
+	meta := store.ReceiptMeta{Verified: ok, Reason: problem, Provider: s.choice.offer.Peer.String(),
+		Model: s.choice.offer.Model.Name, TimeMs: g.clock.Now().UnixMilli()}
+	if err := g.ledger.PutReceipt(s.req.Nonce, s.final.Receipt, meta); err != nil {
+		g.log.Error("store receipt", "err", err)
+	}
+}
+
+// penalize counts a failure against p outside an attempt (a receipt that
+// did not verify after the stream itself succeeded).
+func (g *Gateway) penalize(p peer.ID) {
+	br := g.breakers.Get(p)
+	if t, err := br.Allow(); err == nil {
+		br.Report(t, breaker.Outcome{Kind: breaker.Failure})
+	}
+}
+
+func cappedDimensions(r receipt.CapReport) []string {
+	var out []string
+	for _, d := range []struct {
+		name string
+		on   bool
+	}{
+		{"output:max_tokens", r.OutputMaxTokens}, {"output:text_bytes", r.OutputText}, {"output:wire_bytes", r.OutputWire},
+		{"input:wire_bytes", r.InputWire},
+	} {
+		if d.on {
+			out = append(out, d.name)
+		}
+	}
+	return out
+}
+
+func machineBytes(m identity.MachineID) []byte { return append([]byte(nil), m[:]...) }

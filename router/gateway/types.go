@@ -1,0 +1,74 @@
+package gateway
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+)
+
+// Request is one buyer request as the gateway routes it.
+type Request struct {
+	Model       string // a model name or hex catalog ID
+	Chat        bool
+	Messages    []inference.Message
+	Prompt      string
+	Sampling    inference.Sampling
+	TopLogProbs int
+	Stream      bool
+
+	Strategy     string  // "" = weighted
+	Verification string  // none | receipt | optimistic | tee
+	NoHedge      bool    // the buyer opted out of hedging
+	MaxPrice     *uint64 // refuse providers quoting more (micro-units)
+	PinProvider  string  // a peer ID
+	PinRegion    string  // a country code or continent
+
+	Payer string // the buyer's account at this node
+}
+
+// Provider names who served.
+type Provider struct {
+	Name       string `json:"name"`
+	PeerID     string `json:"peer_id"`
+	MachineID  string `json:"machine_id"`
+	KeyBackend string `json:"key_backend"`
+	Region     string `json:"region"`
+}
+
+// ReceiptInfo is the receipt as the buyer sees it.
+type ReceiptInfo struct {
+	Envelope []byte           `json:"envelope"` // the signed envelope, base64 in JSON
+	Verified bool             `json:"verified"`
+	Problem  string           `json:"problem,omitempty"`
+	Receipt  *receipt.Receipt `json:"receipt,omitempty"`
+	Capped   []string         `json:"capped,omitempty"` // dimensions billed below the provider's claim
+}
+
+// Result is a finished request.
+type Result struct {
+	Text             string
+	FinishReason     string
+	Model            string // the model name that actually served
+	PromptTokens     int
+	CompletionTokens int
+	Provider         Provider
+	Receipt          *ReceiptInfo
+	Payment          *receipt.PaymentRecord
+	Attempts         int
+	Hedged           bool
+	Continued        bool
+}
+
+// Error is a routing failure with the HTTP status it maps to.
+type Error struct {
+	Status     int
+	Code       string
+	Message    string
+	RetryAfter time.Duration
+	// Partial is set when some text had already been sent to the buyer.
+	Partial bool
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("gateway: %d %s: %s", e.Status, e.Code, e.Message) }
