@@ -102,6 +102,8 @@ func (t *Table) Models() []ModelSummary {
 	for _, s := range byID {
 		out = append(out, *s)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Name < out[j].Name || out[i].Name == out[j].Name && out[i].ID < out[j].ID
+	})
 	return out
 }

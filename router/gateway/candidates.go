@@ -65,7 +65,7 @@ func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]ch
 	}
 	if len(cands) == 0 {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider",
-			Message: "no provider of " + req.Model + " is warm and offers verification " + req.Verification + " under the request's pins",
+			Message:    "no provider of " + req.Model + " is warm and offers verification " + req.Verification + " under the request's pins",
 			RetryAfter: time.Second}
 	}
 	f := strategy.Filter{}
