@@ -77,6 +77,13 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		return s.relayUpstream(ctx, up, req, offer, send)
 	}
 	gr := inference.GenerateRequest{Sampling: req.Sampling, LogProbs: req.TopLogProbs, ContinuationText: req.Continuation}
+	// Resume from the exact tokens when they spell the text the receipt's
+	// input commitment covers; otherwise (text held back at the break, or
+	// tokens that do not match) from the text.
+	if len(req.ContinuationTokens) > 0 &&
+		strings.ToValidUTF8(eng.Detokenize(req.ContinuationTokens), "\uFFFD") == req.Continuation {
+		gr.Continuation = req.ContinuationTokens
+	}
 	if req.Chat {
 		gr.Messages = req.Messages
 	} else {

@@ -57,6 +57,17 @@ func (r *Request) Validate() error {
 	if !utf8.ValidString(r.Prompt) {
 		return bad("prompt is not valid UTF-8")
 	}
+	if len(r.ContinuationTokens) > MaxMaxTokens {
+		return bad("%d continuation tokens, limit %d", len(r.ContinuationTokens), MaxMaxTokens)
+	}
+	for _, t := range r.ContinuationTokens {
+		if t < 0 {
+			return bad("negative continuation token %d", t)
+		}
+	}
+	if len(r.ContinuationTokens) > 0 && r.Continuation == "" {
+		return bad("continuation tokens without continuation text")
+	}
 	if !utf8.ValidString(r.Continuation) {
 		return bad("continuation is not valid UTF-8")
 	}

@@ -68,6 +68,10 @@ type Request struct {
 	Continuation string              `cbor:"11,keyasint,omitempty"` // text already emitted by another provider
 	SessionID    string              `cbor:"12,keyasint,omitempty"`
 	QuoteDigest  []byte              `cbor:"13,keyasint,omitempty"` // DigestSize bytes or empty
+	// ContinuationTokens are the token IDs behind Continuation, when the
+	// broken provider sent them: resuming from IDs is exact, resuming from
+	// text only when re-tokenizing reproduces them.
+	ContinuationTokens []int `cbor:"14,keyasint,omitempty"`
 }
 
 // Frame is one provider → gateway frame: exactly one field is set. Zero or

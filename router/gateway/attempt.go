@@ -22,6 +22,7 @@ type stream struct {
 	choice choice
 	req    *infer.Request
 	first  *infer.TokenFrame
+	ids    []int // token IDs received, for an exact continuation
 	tokens chan *infer.TokenFrame
 	// Set before tokens is closed:
 	final *infer.FinalFrame

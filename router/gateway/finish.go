@@ -17,11 +17,12 @@ import (
 var errBuyerGone = errors.New("gateway: buyer stopped reading")
 
 // drain forwards the rest of s to fwd and returns the text this stream
-// produced and how it ended.
+// produced and how it ended; the token IDs it carried are kept in s.ids.
 func drain(s *stream, fwd func(string) error) (string, error) {
 	var own strings.Builder
 	send := func(tf *infer.TokenFrame) error {
 		own.WriteString(tf.Text)
+		s.ids = append(s.ids, tf.TokenIDs...)
 		if err := fwd(tf.Text); err != nil {
 			return errors.Join(errBuyerGone, err)
 		}
@@ -68,7 +69,13 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 		return nil, interrupted(sent.Len(), "no other provider can continue: "+err.Error())
 	}
 	cont := sent.String()
-	s2, err := g.open(ctx, next, g.inferRequest(req, next, cont))
+	cr := g.inferRequest(req, next, cont)
+	if s.first == nil || len(s.ids) == 0 || len(s.ids) > infer.MaxMaxTokens {
+		cr.ContinuationTokens = nil
+	} else {
+		cr.ContinuationTokens = s.ids
+	}
+	s2, err := g.open(ctx, next, cr)
 	skip := ""
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Code == CodeContinuationUnsupported {
