@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"crypto/rand"
 	"errors"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func signedReceipt(t *testing.T, nonce []byte) ([]byte, identity.MachineID, time
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { id.Close() })
-	pk, _, err := crypto.GenerateEd25519Key(nil)
+	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
