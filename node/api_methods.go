@@ -91,6 +91,7 @@ func registerMethods(s *rpc.Server, n *Node) {
 	s.Register("tenzro_quoteInference", func(_ context.Context, raw json.RawMessage) (any, error) {
 		return n.quote(raw)
 	})
+	registerReceiptMethods(s, n)
 	s.Register("tenzro_rpcMethods", func(context.Context, json.RawMessage) (any, error) {
 		return s.Methods(), nil
 	})

@@ -62,7 +62,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 	}
 	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued}
 	if res.Payment != nil {
-		info.Payment = res.Payment
+		info.Payment = gateway.ViewPayment(res.Payment)
 	}
 	return &openai.Result{
 		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason,

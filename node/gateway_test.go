@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -115,5 +116,49 @@ func TestGatewayRefusesWithoutToken(t *testing.T) {
 		if resp.StatusCode != status {
 			t.Fatalf("token %q: status %d", token, resp.StatusCode)
 		}
+	}
+}
+
+// TestReceiptRPC: the gateway keeps the receipt of a routed request; the
+// JSON-RPC methods return it verified, and a tampered envelope fails.
+func TestReceiptRPC(t *testing.T) {
+	gw, _ := testMarket(t, 1)
+	body := `{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`
+	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Tenzro struct {
+			Receipt struct {
+				Envelope []byte
+				Receipt  struct{ Nonce string }
+			}
+		}
+	}
+	json.NewDecoder(resp.Body).Decode(&out)
+	resp.Body.Close()
+	nonce := out.Tenzro.Receipt.Receipt.Nonce
+	got, err := gw.rpcCall("tenzro_getReceipt", `{"nonce":"`+nonce+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr := got.(ReceiptResult)
+	if !rr.Valid || rr.Stored == nil || !rr.Stored.Verified || rr.Receipt.Nonce != nonce {
+		t.Fatalf("stored receipt: %+v", rr)
+	}
+	env := out.Tenzro.Receipt.Envelope
+	env[len(env)/2] ^= 1
+	got, err = gw.rpcCall("tenzro_verifyReceipt", `{"envelope":"`+base64.StdEncoding.EncodeToString(env)+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr := got.(ReceiptResult); rr.Valid || rr.Problem == "" {
+		t.Fatalf("tampered receipt verified: %+v", rr)
+	}
+	if _, err := gw.rpcCall("tenzro_getReceipt", `{"nonce":"00"}`); err == nil {
+		t.Fatal("bad nonce accepted")
 	}
 }

@@ -2,6 +2,8 @@ package node
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"crypto/sha256"
 	"log/slog"
 	"os"
@@ -107,4 +109,13 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// rpcCall runs one registered JSON-RPC method in-process.
+func (n *Node) rpcCall(method, params string) (any, error) {
+	h, ok := n.api.rpc.Handler(method)
+	if !ok {
+		return nil, fmt.Errorf("no method %s", method)
+	}
+	return h(context.Background(), json.RawMessage(params))
 }

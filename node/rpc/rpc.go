@@ -76,6 +76,12 @@ func (s *Server) Register(name string, h Handler) {
 	s.methods[name] = h
 }
 
+// Handler returns a registered method's handler.
+func (s *Server) Handler(name string) (Handler, bool) {
+	h, ok := s.methods[name]
+	return h, ok
+}
+
 // Methods lists the registered method names, sorted.
 func (s *Server) Methods() []string {
 	out := make([]string, 0, len(s.methods))

@@ -22,7 +22,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 	o := s.choice.offer
 	res := &Result{
 		Text: all, Model: o.Model.Name,
-		Provider: Provider{Name: o.Model.Name + "@" + o.Peer.ShortString(), PeerID: o.Peer.String(),
+		Provider: Provider{Name: shortPeer(o.Peer), PeerID: o.Peer.String(),
 			MachineID: o.Machine.String(), KeyBackend: o.Backend, Region: o.Region},
 	}
 	f := s.final
@@ -50,7 +50,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 		g.log.Warn("receipt refused; not paying", "provider", o.Peer, "err", err)
 		return res, nil
 	}
-	info.Verified, info.Receipt = true, r
+	info.Verified, info.Receipt = true, ViewReceipt(r)
 	units, capRep := receipt.Cap(r.Units, obs)
 	info.Capped = cappedDimensions(capRep)
 	bd, err := pricing.Price(o.Model.RateCard, units, req.Verification, g.cfg.Surcharges)

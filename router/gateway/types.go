@@ -42,7 +42,7 @@ type ReceiptInfo struct {
 	Envelope []byte           `json:"envelope"` // the signed envelope, base64 in JSON
 	Verified bool             `json:"verified"`
 	Problem  string           `json:"problem,omitempty"`
-	Receipt  *receipt.Receipt `json:"receipt,omitempty"`
+	Receipt  *ReceiptView     `json:"receipt,omitempty"`
 	Capped   []string         `json:"capped,omitempty"` // dimensions billed below the provider's claim
 }
 

@@ -2,6 +2,8 @@ package devnet
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node"
 )
 
 // Options configure a devnet.
@@ -60,10 +64,27 @@ type Manifest struct {
 	Network string      `json:"network"`
 	Nodes   []NodeEntry `json:"nodes"`
 	Gateway string      `json:"gateway"`
+	// BuyerToken is the bearer token of the devnet's funded buyer at every
+	// gateway and validator (not at providers, which serve only).
+	BuyerToken string `json:"buyer_token"`
+	Buyer      string `json:"buyer_account"`
+	Model      string `json:"model"`
 }
 
 // ManifestFile is the manifest's name inside Dir.
 const ManifestFile = "devnet.json"
+
+// BuyerAccount is the devnet buyer's account name.
+const BuyerAccount = "devnet-buyer"
+
+// BuyerCredit is the devnet buyer's initial credit in micro-units.
+const BuyerCredit = 1_000_000_000_000
+
+func newBuyerToken() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return "sk-tenzro-" + hex.EncodeToString(b[:])
+}
 
 // Run builds and starts the devnet, blocks until ctx ends, then stops every
 // child and returns.
@@ -79,7 +100,8 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("devnet: %w", err)
 	}
 	o.Dir = dir
-	plans, err := plan(o)
+	token := newBuyerToken()
+	plans, err := plan(o, token)
 	if err != nil {
 		return err
 	}
@@ -97,7 +119,7 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("devnet: %s did not come up (see %s): %w", p.entry.Name, p.logPath(), err)
 		}
 	}
-	m := Manifest{Network: o.Network}
+	m := Manifest{Network: o.Network, BuyerToken: token, Buyer: BuyerAccount, Model: node.DevnetModelName}
 	for _, p := range plans {
 		e := p.entry
 		e.PID = sup.pid(e.Name)
@@ -146,7 +168,10 @@ func printWelcome(o Options, m Manifest) {
 	fmt.Fprintf(w, "\nTry:\n")
 	fmt.Fprintf(w, "  %s shell --api %s -c providers\n", bin, m.Gateway)
 	fmt.Fprintf(w, "  %s shell --api %s -c \"tail heartbeat -n 5\"\n", bin, m.Gateway)
+	fmt.Fprintf(w, "  %s shell --api %s -c \"quote %s\"\n", bin, m.Gateway, m.Model)
 	fmt.Fprintf(w, "  %s shell --api %s          # interactive; type help\n", bin, m.Gateway)
-	fmt.Fprintf(w, "  curl -s %s/rpc -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tenzro_listProviders\"}'\n", m.Gateway)
+	fmt.Fprintf(w, "  curl -s %s/v1/chat/completions -H 'Authorization: Bearer %s' \\\n", m.Gateway, m.BuyerToken)
+	fmt.Fprintf(w, "    -d '{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":32}'\n", m.Model)
+	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %q, funded)\n", m.Gateway, m.BuyerToken, m.Buyer)
 	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
 }

@@ -23,7 +23,7 @@ func (p nodePlan) logPath() string { return filepath.Join(p.entry.Home, "node.lo
 var providerRegions = []string{"DE", "FR", "US", "JP", "Europe"}
 
 // plan writes every node's home and config and returns how to start them.
-func plan(o Options) ([]nodePlan, error) {
+func plan(o Options, buyerToken string) ([]nodePlan, error) {
 	if o.Fresh {
 		entries, _ := os.ReadDir(o.Dir)
 		for _, e := range entries {
@@ -76,6 +76,9 @@ func plan(o Options) ([]nodePlan, error) {
 		cfg.Identity.Backend = o.KeyBackend
 		if s.role == node.RoleGateway {
 			cfg.Identity.Backend = "software"
+		}
+		if s.role != node.RoleProvider {
+			cfg.Router.Buyers = []node.BuyerConfig{{Account: BuyerAccount, TokenSHA256: node.TokenHash(buyerToken), InitialCredit: BuyerCredit}}
 		}
 		if s.role == node.RoleProvider {
 			cfg.Provider.Region = providerRegions[s.idx%len(providerRegions)]

@@ -1,0 +1,85 @@
+package gateway
+
+import (
+	"encoding/hex"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/router/pricing"
+)
+
+// ReceiptView shows a verified receipt with hashes in hex.
+type ReceiptView struct {
+	ModelID         string                 `json:"model_id"`
+	Engine          string                 `json:"engine"`
+	MachineID       string                 `json:"machine_id"`
+	ProviderPeer    string                 `json:"provider_peer"`
+	Nonce           string                 `json:"nonce"`
+	InputCommitment string                 `json:"input_commitment"`
+	OutputHash      string                 `json:"output_hash"`
+	Units           pricing.Units          `json:"units"`
+	Sampling        receipt.SamplingParams `json:"sampling"`
+	CommitmentHash  string                 `json:"commitment_hash,omitempty"`
+	FinishReason    string                 `json:"finish_reason"`
+	TimeMs          int64                  `json:"time_ms"`
+}
+
+// ViewReceipt converts a receipt for display.
+func ViewReceipt(r *receipt.Receipt) *ReceiptView {
+	if r == nil {
+		return nil
+	}
+	pid, err := peer.IDFromBytes(r.ProviderPeer)
+	ps := hex.EncodeToString(r.ProviderPeer)
+	if err == nil {
+		ps = pid.String()
+	}
+	return &ReceiptView{
+		ModelID: hex.EncodeToString(r.ModelID), Engine: r.Engine, MachineID: hex.EncodeToString(r.MachineID), ProviderPeer: ps,
+		Nonce: hex.EncodeToString(r.Nonce), InputCommitment: hex.EncodeToString(r.InputCommitment), OutputHash: hex.EncodeToString(r.OutputHash),
+		Units: r.Units, Sampling: r.Sampling, CommitmentHash: hex.EncodeToString(r.CommitmentHash), FinishReason: r.FinishReason, TimeMs: r.TimeMs,
+	}
+}
+
+// PaymentView shows a payment record with digests in hex.
+type PaymentView struct {
+	RequestDigest string            `json:"request_digest"`
+	QuoteDigest   string            `json:"quote_digest"`
+	Payer         string            `json:"payer"`
+	ProviderPeer  string            `json:"provider_peer"`
+	MachineID     string            `json:"machine_id"`
+	ReceiptHash   string            `json:"receipt_hash"`
+	Units         pricing.Units     `json:"units"`
+	Breakdown     pricing.Breakdown `json:"breakdown"`
+	Price         uint64            `json:"price"`
+	TimeMs        int64             `json:"time_ms"`
+	Digest        string            `json:"digest"`
+}
+
+// ViewPayment converts a payment record for display.
+func ViewPayment(p *receipt.PaymentRecord) *PaymentView {
+	if p == nil {
+		return nil
+	}
+	pid, err := peer.IDFromBytes(p.ProviderPeer)
+	ps := hex.EncodeToString(p.ProviderPeer)
+	if err == nil {
+		ps = pid.String()
+	}
+	d := p.Digest()
+	return &PaymentView{
+		RequestDigest: hex.EncodeToString(p.RequestDigest), QuoteDigest: hex.EncodeToString(p.QuoteDigest), Payer: p.Payer,
+		ProviderPeer: ps, MachineID: hex.EncodeToString(p.MachineID), ReceiptHash: hex.EncodeToString(p.ReceiptHash),
+		Units: p.Units, Breakdown: p.Breakdown, Price: p.Price, TimeMs: p.TimeMs, Digest: hex.EncodeToString(d[:]),
+	}
+}
+
+// shortPeer is a peer ID's tail, enough to tell providers apart.
+func shortPeer(p peer.ID) string {
+	s := p.String()
+	if len(s) <= 10 {
+		return s
+	}
+	return s[:6] + "…" + s[len(s)-6:]
+}
