@@ -71,13 +71,14 @@ func TestShellAgainstRealNodes(t *testing.T) {
 	}
 	machine := p.Identity().MachineID().String()
 	for cmd, wants := range map[string][]string{
-		"info":                     {v.Host().ID().String(), "validator", "software"},
-		"providers":                {machine[:8], "up", "FR", "claimed", "tenzro-devnet(warm)"},
-		"topics":                   {"/tenzro/shelltest/heartbeat/1", "/tenzro/shelltest/announce/1"},
-		"peers":                    {p.Host().ID().String()},
-		"tail heartbeat -n 2":      {"accept", "heartbeat"},
-		"dht providers " + modelID: {p.Host().ID().String()},
-		"rpc tenzro_nodeInfo":      {`"role": "validator"`},
+		"info":                        {v.Host().ID().String(), "validator", "software"},
+		"providers":                   {machine[:8], "up", "FR", "claimed", "tenzro-devnet(warm)"},
+		"topics":                      {"/tenzro/shelltest/heartbeat/1", "/tenzro/shelltest/announce/1"},
+		"peers":                       {p.Host().ID().String()},
+		"tail heartbeat -n 2":         {"accept", "heartbeat"},
+		"dht providers " + modelID:    {p.Host().ID().String()},
+		"quote tenzro-devnet -out 10": {"PRICE", p.Host().ID().String()[len(p.Host().ID().String())-6:]},
+		"rpc tenzro_nodeInfo":         {`"role": "validator"`},
 	} {
 		out := run(cmd)
 		for _, w := range wants {

@@ -25,7 +25,7 @@ func TestCompletion(t *testing.T) {
 	}
 	c := newCompleter(s)
 	for line, want := range map[string][]string{
-		"":                      {"dht ", "exit ", "help ", "info ", "peers ", "providers ", "rpc ", "tail ", "topics "},
+		"":                      {"dht ", "exit ", "help ", "info ", "metrics ", "peers ", "providers ", "quote ", "rpc ", "tail ", "topics "},
 		"p":                     {"eers ", "roviders "},
 		"  ta":                  {"il "},
 		"dht ":                  {"providers "},

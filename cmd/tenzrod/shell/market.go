@@ -1,0 +1,114 @@
+package shell
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+)
+
+// quoteParams builds tenzro_quoteInference's params from
+// `quote MODEL [-in N] [-out N] [-level L]`.
+func quoteParams(inv *invocation) (any, error) {
+	units := map[string]uint64{}
+	for flag, key := range map[string]string{"in": "input_tokens", "out": "output_tokens"} {
+		if v, ok := inv.flags[flag]; ok {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("-%s %q: want a token count", flag, v)
+			}
+			units[key] = n
+		}
+	}
+	if len(units) == 0 {
+		units["input_tokens"], units["output_tokens"] = 100, 100
+	}
+	level := inv.flags["level"]
+	if level == "" {
+		level = "none"
+	}
+	return map[string]any{"model": inv.arg(0), "units": units, "verification": level}, nil
+}
+
+type quoteLine struct {
+	Provider   string `json:"provider"`
+	KeyBackend string `json:"key_backend"`
+	Region     string `json:"region"`
+	Model      string `json:"model"`
+	InFlight   uint32 `json:"in_flight"`
+	Capacity   uint32 `json:"capacity"`
+	Breakdown  struct {
+		Usage   uint64 `json:"usage"`
+		Minimum uint64 `json:"minimum"`
+	} `json:"breakdown"`
+	Surcharge uint64 `json:"surcharge"`
+	Price     uint64 `json:"price"`
+	Digest    string `json:"quote_digest"`
+}
+
+func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
+	var lines []quoteLine
+	if err := decodeResult(raw, &lines); err != nil {
+		return err
+	}
+	if len(lines) == 0 {
+		_, err := fmt.Fprintln(w, "(no provider is up with the model warm at that verification level)")
+		return err
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "#\tPROVIDER\tBACKEND\tREGION\tLOAD\tUSAGE\tMINIMUM\tSURCHARGE\tPRICE\tQUOTE")
+	for i, l := range lines {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\n", i+1, shortID(l.Provider), l.KeyBackend, l.Region,
+			l.InFlight, l.Capacity, l.Breakdown.Usage, l.Breakdown.Minimum, l.Surcharge, l.Price, shortID(l.Digest))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "prices in micro-units, cheapest first")
+	return err
+}
+
+type providerCounts struct {
+	Attempts  uint64 `json:"attempts"`
+	Failures  uint64 `json:"failures"`
+	Cancelled uint64 `json:"cancelled"`
+	Won       uint64 `json:"won"`
+	HedgeWon  uint64 `json:"hedges_won"`
+	Paid      uint64 `json:"paid"`
+}
+
+type routerMetrics struct {
+	RequestsRouted   uint64                     `json:"requests_routed"`
+	HedgesDispatched uint64                     `json:"hedges_dispatched"`
+	HedgesWon        uint64                     `json:"hedges_won"`
+	DeadlineMisses   uint64                     `json:"deadline_misses"`
+	Failovers        uint64                     `json:"failovers"`
+	Continuations    uint64                     `json:"continuations"`
+	BadReceipts      uint64                     `json:"bad_receipts"`
+	Providers        map[string]*providerCounts `json:"providers"`
+}
+
+func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
+	var m routerMetrics
+	if err := decodeResult(raw, &m); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "requests routed %d   hedges dispatched %d (won %d)   failovers %d   continuations %d   deadline misses %d   bad receipts %d\n",
+		m.RequestsRouted, m.HedgesDispatched, m.HedgesWon, m.Failovers, m.Continuations, m.DeadlineMisses, m.BadReceipts)
+	if len(m.Providers) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(m.Providers))
+	for id := range m.Providers {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	tw := newTable(w)
+	fmt.Fprintln(tw, "PROVIDER\tATTEMPTS\tWON\tHEDGES WON\tFAILED\tCANCELLED\tPAID")
+	for _, id := range ids {
+		c := m.Providers[id]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid)
+	}
+	return tw.Flush()
+}
