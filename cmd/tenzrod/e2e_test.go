@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
@@ -103,6 +107,39 @@ func waitAll(t *testing.T, observers []devnet.NodeEntry, limit time.Duration, wh
 	return took
 }
 
+// sdkThroughGateway calls the devnet's gateway with the official OpenAI Go
+// SDK and the buyer token from devnet.json, non-stream and stream.
+func sdkThroughGateway(t *testing.T, m devnet.Manifest) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	client := openai.NewClient(option.WithBaseURL(m.Gateway+"/v1"), option.WithAPIKey(m.BuyerToken), option.WithMaxRetries(0))
+	params := openai.ChatCompletionNewParams{
+		Model:     m.Model,
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hello from the SDK")},
+		MaxTokens: openai.Int(16),
+		Seed:      openai.Int(11),
+	}
+	full, err := client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		t.Fatalf("SDK through the devnet gateway: %v", err)
+	}
+	if full.Choices[0].Message.Content == "" || full.Usage.CompletionTokens == 0 || !strings.Contains(full.RawJSON(), `"verified":true`) {
+		t.Fatalf("SDK completion: %s", full.RawJSON())
+	}
+	stream := client.Chat.Completions.NewStreaming(ctx, params)
+	acc := openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatalf("SDK stream through the devnet gateway: %v", err)
+	}
+	if acc.Choices[0].Message.Content != full.Choices[0].Message.Content {
+		t.Fatalf("stream %q != non-stream %q under one seed", acc.Choices[0].Message.Content, full.Choices[0].Message.Content)
+	}
+}
+
 // TestDevnetKillProviderGoesDown runs the real binary: a devnet of 2
 // validators, 2 providers and a gateway as separate processes. A provider
 // is killed with SIGKILL; every other node must mark it down within the
@@ -172,6 +209,8 @@ func TestDevnetKillProviderGoesDown(t *testing.T) {
 	for _, p := range providers {
 		waitAll(t, m.Nodes, 60*time.Second, p.Name+" up", func(api string) bool { return statusAt(api, peerOf(p)) == "up" })
 	}
+
+	sdkThroughGateway(t, m)
 
 	var downTimes []time.Duration
 	for k := 0; k < kills; k++ {
