@@ -53,7 +53,7 @@ type Validator struct {
 	clock   clock.Clock
 	pins    Pins
 
-	certs *lru.Cache[[32]byte, struct{}]
+	certs *identity.CertCache
 
 	seqMu sync.Mutex
 	seqs  *lru.Cache[seqKey, uint64]
@@ -73,9 +73,8 @@ func NewValidator(network string, window time.Duration, clk clock.Clock, pins Pi
 	if clk == nil {
 		clk = clock.New()
 	}
-	certs, _ := lru.New[[32]byte, struct{}](certCacheSize)
 	seqs, _ := lru.New[seqKey, uint64](seqCacheSize)
-	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: certs, seqs: seqs}
+	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: identity.NewCertCache(certCacheSize), seqs: seqs}
 }
 
 // Pins returns the pin store the validator checks against.
@@ -119,25 +118,14 @@ func (v *Validator) open(kind Kind, data []byte) (*identity.Envelope, Sender, *R
 // checkCert verifies a certificate's chain once and caches the result; the
 // validity period is checked on every message.
 func (v *Validator) checkCert(c *identity.Certificate, now time.Time) *Result {
-	h := c.Hash()
-	if v.certs.Contains(h) {
-		nb, na := c.Validity()
-		if now.Before(nb.Add(-identity.ClockSkew)) || now.After(na.Add(identity.ClockSkew)) {
-			r := reject(ReasonCertExpired, fmt.Errorf("gossip: %w: valid %s..%s", identity.ErrCertExpired,
-				nb.UTC().Format(time.RFC3339), na.UTC().Format(time.RFC3339)))
-			return &r
-		}
-		return nil
-	}
-	if err := c.Verify(identity.MachineID{}, now); err != nil {
+	if err := v.certs.Verify(c, identity.MachineID{}, now); err != nil {
 		reason := ReasonBadCert
-		if errors.Is(err, identity.ErrCertExpired) {
+		if errors.Is(err, identity.ErrCertExpired) || errors.Is(err, identity.ErrCertNotYetValid) {
 			reason = ReasonCertExpired
 		}
 		r := reject(reason, fmt.Errorf("gossip: %w", err))
 		return &r
 	}
-	v.certs.Add(h, struct{}{})
 	return nil
 }
 

@@ -20,7 +20,7 @@ const testToken = "sk-tenzro-test-buyer"
 
 // testMarket starts a gateway with a funded buyer and n providers of the
 // shared model, and waits until the gateway sees them all warm.
-func testMarket(t *testing.T, n int) (*Node, []*Node) {
+func testMarket(t testing.TB, n int) (*Node, []*Node) {
 	t.Helper()
 	cfg := testConfig(t, RoleGateway, "software", nil)
 	cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}

@@ -2,9 +2,9 @@ package node
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"crypto/sha256"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -24,7 +24,7 @@ var sharedModel struct {
 	err     error
 }
 
-func testModelDir(t *testing.T) (dir, id string) {
+func testModelDir(t testing.TB) (dir, id string) {
 	t.Helper()
 	sharedModel.once.Do(func() {
 		d, err := os.MkdirTemp("", "tenzro-node-test-model")
@@ -59,7 +59,7 @@ func testLogger() *slog.Logger {
 }
 
 // testConfig returns a loopback config for role in a fresh home.
-func testConfig(t *testing.T, role Role, backend string, bootstrap []string) Config {
+func testConfig(t testing.TB, role Role, backend string, bootstrap []string) Config {
 	t.Helper()
 	cfg := Default(role)
 	cfg.Home = t.TempDir()
@@ -78,7 +78,7 @@ func testConfig(t *testing.T, role Role, backend string, bootstrap []string) Con
 }
 
 // startNode assembles and starts a node, stopping it when the test ends.
-func startNode(t *testing.T, cfg Config) *Node {
+func startNode(t testing.TB, cfg Config) *Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -100,7 +100,7 @@ func startNode(t *testing.T, cfg Config) *Node {
 }
 
 // eventually polls cond every 100 ms until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {

@@ -44,6 +44,13 @@ func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
 // ErrWrongDomain, ErrNotPinned, ErrWrongMachine, ErrBadCertificate,
 // ErrBadSignature and ErrSignerMismatch.
 func Verify(envelope []byte, pinned identity.MachineID, now time.Time) (*Receipt, error) {
+	return VerifyCached(nil, envelope, pinned, now)
+}
+
+// VerifyCached is Verify with certificate verification remembered in
+// cache (nil verifies fully), for a gateway that checks many receipts of
+// the same few sessions.
+func VerifyCached(cache *identity.CertCache, envelope []byte, pinned identity.MachineID, now time.Time) (*Receipt, error) {
 	if pinned.IsZero() {
 		return nil, ErrNotPinned
 	}
@@ -54,7 +61,7 @@ func Verify(envelope []byte, pinned identity.MachineID, now time.Time) (*Receipt
 	if env.Domain != Domain || env.PayloadType != PayloadType {
 		return nil, fmt.Errorf("%w: %w: domain %q, payload type %q", ErrWrongDomain, identity.ErrDomainMismatch, env.Domain, env.PayloadType)
 	}
-	if err := env.Cert.Verify(pinned, now); err != nil {
+	if err := cache.Verify(&env.Cert, pinned, now); err != nil {
 		if errors.Is(err, identity.ErrMachineMismatch) {
 			return nil, fmt.Errorf("%w: %w", ErrWrongMachine, err)
 		}

@@ -127,30 +127,39 @@ func (s *Store) lock() error {
 // replaces it. The envelope may be empty (the provider sent none); Reason
 // is truncated to MaxReasonLen bytes.
 func (s *Store) PutReceipt(nonce, envelope []byte, meta ReceiptMeta) error {
-	if len(nonce) == 0 || len(nonce) > MaxNonceLen {
-		return fmt.Errorf("store: put receipt: %w: nonce is %d bytes, want 1..%d", ErrInvalid, len(nonce), MaxNonceLen)
-	}
-	if len(envelope) > receipt.MaxEnvelopeSize {
-		return fmt.Errorf("store: put receipt: %w: envelope of %d bytes exceeds %d", ErrInvalid, len(envelope), receipt.MaxEnvelopeSize)
-	}
-	for name, v := range map[string]string{"provider": meta.Provider, "model": meta.Model} {
-		if len(v) > MaxMetaFieldLen || !utf8.ValidString(v) {
-			return fmt.Errorf("store: put receipt: %w: %s must be at most %d bytes of UTF-8", ErrInvalid, name, MaxMetaFieldLen)
-		}
-	}
-	meta.Reason = truncate(meta.Reason, MaxReasonLen)
-	b, err := cborx.Marshal(receiptRecord{Envelope: envelope, Meta: meta})
+	k, b, err := encodeReceipt(nonce, envelope, meta)
 	if err != nil {
-		return fmt.Errorf("store: put receipt: %w", err)
+		return err
 	}
 	if err := s.lock(); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	if err := s.d.Put(context.Background(), key("r", hex.EncodeToString(nonce)), b); err != nil {
+	if err := s.d.Put(context.Background(), k, b); err != nil {
 		return fmt.Errorf("store: put receipt: %w", err)
 	}
 	return nil
+}
+
+// encodeReceipt checks and encodes a receipt record and returns its key.
+func encodeReceipt(nonce, envelope []byte, meta ReceiptMeta) (ds.Key, []byte, error) {
+	if len(nonce) == 0 || len(nonce) > MaxNonceLen {
+		return ds.Key{}, nil, fmt.Errorf("store: put receipt: %w: nonce is %d bytes, want 1..%d", ErrInvalid, len(nonce), MaxNonceLen)
+	}
+	if len(envelope) > receipt.MaxEnvelopeSize {
+		return ds.Key{}, nil, fmt.Errorf("store: put receipt: %w: envelope of %d bytes exceeds %d", ErrInvalid, len(envelope), receipt.MaxEnvelopeSize)
+	}
+	for name, v := range map[string]string{"provider": meta.Provider, "model": meta.Model} {
+		if len(v) > MaxMetaFieldLen || !utf8.ValidString(v) {
+			return ds.Key{}, nil, fmt.Errorf("store: put receipt: %w: %s must be at most %d bytes of UTF-8", ErrInvalid, name, MaxMetaFieldLen)
+		}
+	}
+	meta.Reason = truncate(meta.Reason, MaxReasonLen)
+	b, err := cborx.Marshal(receiptRecord{Envelope: envelope, Meta: meta})
+	if err != nil {
+		return ds.Key{}, nil, fmt.Errorf("store: put receipt: %w", err)
+	}
+	return key("r", hex.EncodeToString(nonce)), b, nil
 }
 
 // GetReceipt returns the envelope and meta stored for nonce, or ErrNotFound.

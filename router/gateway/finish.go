@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -15,6 +16,10 @@ import (
 
 // errBuyerGone marks a failure to deliver text to the buyer.
 var errBuyerGone = errors.New("gateway: buyer stopped reading")
+
+// errDiverged stops a restarted answer that does not repeat the text the
+// buyer already has.
+var errDiverged = errors.New("gateway: restarted answer diverges from the text already sent")
 
 // drain forwards the rest of s to fwd and returns the text this stream
 // produced and how it ended; the token IDs it carried are kept in s.ids.
@@ -60,7 +65,7 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 		return g.settle(req, s, own, sent.String(), false)
 	}
 	if errors.Is(err, errBuyerGone) || ctx.Err() != nil {
-		return nil, err
+		return nil, g.cut(ctx, sent.Len(), "", err)
 	}
 	g.metrics.continuations.Inc()
 	g.log.Warn("stream broke mid-answer; continuing elsewhere", "provider", s.choice.offer.Peer, "sent_bytes", sent.Len(), "err", err)
@@ -83,14 +88,13 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""))
 	}
 	if err != nil {
-		return nil, interrupted(sent.Len(), "continuation failed: "+err.Error())
+		return nil, g.cut(ctx, sent.Len(), "continuation failed: ", err)
 	}
+	// own2 is everything the successor produced, a restart's repeat of the
+	// text already sent included: its receipt covers exactly that.
 	own2, err := drain(s2, skipPrefix(skip, fwd))
 	if err != nil {
-		return nil, interrupted(sent.Len(), "continuation broke too: "+err.Error())
-	}
-	if skip != "" {
-		own2 = strings.TrimPrefix(own2, skip)
+		return nil, g.cut(ctx, sent.Len(), "continuation broke too: ", err)
 	}
 	res, err := g.settle(req, s2, own2, sent.String(), true)
 	if res != nil {
@@ -119,13 +123,31 @@ func skipPrefix(prefix string, fwd func(string) error) func(string) error {
 		}
 		n := min(len(prefix), len(t))
 		if t[:n] != prefix[:n] {
-			return errors.New("gateway: restarted answer diverges from the text already sent")
+			return errDiverged
 		}
 		prefix, t = prefix[n:], t[n:]
 		if t == "" {
 			return nil
 		}
 		return fwd(t)
+	}
+}
+
+// cut is the error of a stream that could not be completed: the buyer's
+// own departure as is, a deadline that passed mid-answer as a deadline miss,
+// anything else as an interrupted stream. sent is the text already sent.
+func (g *Gateway) cut(ctx context.Context, sent int, msg string, err error) error {
+	switch {
+	case errors.Is(err, errBuyerGone) && !errors.Is(err, errDiverged):
+		return err
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		g.metrics.deadlineMisses.Inc()
+		return &Error{Status: http.StatusGatewayTimeout, Code: "deadline", Partial: sent > 0,
+			Message: fmt.Sprintf("the request's deadline of %s passed mid-answer", g.cfg.Deadline)}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		return interrupted(sent, msg+err.Error())
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
@@ -38,9 +39,10 @@ type Deps struct {
 type Ledger interface {
 	// Balance is the account's spendable micro-units.
 	Balance(account string) (uint64, error)
-	// Settle debits the payer and stores the record atomically, refusing a
-	// record whose request digest was settled before.
-	Settle(rec *receipt.PaymentRecord) error
+	// SettleWithReceipt debits the payer and stores the record and the
+	// request's receipt atomically, refusing a record whose request digest
+	// was settled before.
+	SettleWithReceipt(rec *receipt.PaymentRecord, nonce, envelope []byte, meta store.ReceiptMeta) error
 	// PutReceipt keeps a receipt envelope by request nonce, with whether it
 	// verified and why not.
 	PutReceipt(nonce, envelope []byte, meta store.ReceiptMeta) error
@@ -58,6 +60,7 @@ type Gateway struct {
 	latency  *p2.Set[peer.ID]
 	breakers *breaker.Set[peer.ID]
 	metrics  *Metrics
+	certs    *identity.CertCache
 }
 
 // New returns a gateway.
@@ -89,7 +92,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	return &Gateway{cfg: cfg, host: d.Host, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m}, nil
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024)}, nil
 }
 
 // Metrics returns the routing counters.

@@ -38,7 +38,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 		BytesSent: s.stats.BytesSent, BytesReceived: s.stats.BytesReceived, MaxTokens: s.req.Sampling.MaxTokens,
 		ExactOutputTokens: -1, ExactInputTokens: -1,
 	}
-	r, err := receipt.Verify(f.Receipt, o.Machine, g.clock.Now())
+	r, err := receipt.VerifyCached(g.certs, f.Receipt, o.Machine, g.clock.Now())
 	if err == nil {
 		err = receipt.Check(r, obs)
 	}
@@ -64,9 +64,8 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 		ProviderPeer: []byte(o.Peer), MachineID: machineBytes(o.Machine), ReceiptHash: rh[:],
 		Units: units, Breakdown: bd, Price: bd.Total, TimeMs: g.clock.Now().UnixMilli(),
 	}
-	g.keepReceipt(s, true, "")
 	if g.ledger != nil {
-		if err := g.ledger.Settle(rec); err != nil {
+		if err := g.ledger.SettleWithReceipt(rec, s.req.Nonce, f.Receipt, g.receiptMeta(s, true, "")); err != nil {
 			g.log.Error("settle payment", "payer", req.Payer, "request", hex.EncodeToString(rd[:8]), "err", err)
 			return res, nil
 		}
@@ -80,11 +79,14 @@ func (g *Gateway) keepReceipt(s *stream, ok bool, problem string) {
 	if g.ledger == nil {
 		return
 	}
-	meta := store.ReceiptMeta{Verified: ok, Reason: problem, Provider: s.choice.offer.Peer.String(),
-		Model: s.choice.offer.Model.Name, TimeMs: g.clock.Now().UnixMilli()}
-	if err := g.ledger.PutReceipt(s.req.Nonce, s.final.Receipt, meta); err != nil {
+	if err := g.ledger.PutReceipt(s.req.Nonce, s.final.Receipt, g.receiptMeta(s, ok, problem)); err != nil {
 		g.log.Error("store receipt", "err", err)
 	}
+}
+
+func (g *Gateway) receiptMeta(s *stream, ok bool, problem string) store.ReceiptMeta {
+	return store.ReceiptMeta{Verified: ok, Reason: problem, Provider: s.choice.offer.Peer.String(),
+		Model: s.choice.offer.Model.Name, TimeMs: g.clock.Now().UnixMilli()}
 }
 
 // penalize counts a failure against p outside an attempt (a receipt that

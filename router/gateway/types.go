@@ -39,11 +39,11 @@ type Provider struct {
 
 // ReceiptInfo is the receipt as the buyer sees it.
 type ReceiptInfo struct {
-	Envelope []byte           `json:"envelope"` // the signed envelope, base64 in JSON
-	Verified bool             `json:"verified"`
-	Problem  string           `json:"problem,omitempty"`
-	Receipt  *ReceiptView     `json:"receipt,omitempty"`
-	Capped   []string         `json:"capped,omitempty"` // dimensions billed below the provider's claim
+	Envelope []byte       `json:"envelope"` // the signed envelope, base64 in JSON
+	Verified bool         `json:"verified"`
+	Problem  string       `json:"problem,omitempty"`
+	Receipt  *ReceiptView `json:"receipt,omitempty"`
+	Capped   []string     `json:"capped,omitempty"` // dimensions billed below the provider's claim
 }
 
 // Result is a finished request.

@@ -1,0 +1,178 @@
+package node
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeEngine is an OpenAI-compatible engine outside the system that a
+// provider fronts with engine = "upstream". What it does with each request
+// is a script the test sets, so it can misbehave in every way a real engine
+// does; it counts the requests it saw and those whose caller gave up on
+// them (the request context was cancelled while it was still answering).
+type fakeEngine struct {
+	url       string
+	hits      atomic.Int64
+	cancelled atomic.Int64
+
+	mu     sync.Mutex
+	script func(hit int) fault // hit counts from 1 since the last set
+	base   int64
+}
+
+// fault is how the fake answers one request. The zero value streams a
+// complete, well-formed answer of fakeTokens tokens.
+type fault struct {
+	status     int    // answer with this HTTP error status and body instead of a stream
+	retryAfter string // the Retry-After header of an error answer
+	body       string
+	reset      bool          // close the connection before any header
+	first, gap time.Duration // before the first token; between tokens
+	tokens     int           // tokens in the answer (default fakeTokens)
+	breakAt    int           // after this many tokens, break the stream the way how says
+	how        string        // "stall", "cut", "malformed", "eof" (ends with neither finish nor [DONE])
+	noDone     bool          // a complete answer whose stream ends without [DONE]
+	word       func(i int) string
+}
+
+// fakeTokens is the length of a fake answer; requests ask for more.
+const fakeTokens = 8
+
+// fakeWord is the fake's i-th token: "w0 w1 w2 …".
+func fakeWord(i int) string { return fmt.Sprintf("w%d ", i) }
+
+// fakeText is the fake's complete answer.
+func fakeText(n int, word func(int) string) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(word(i))
+	}
+	return b.String()
+}
+
+func newFakeEngine(t *testing.T) *fakeEngine {
+	t.Helper()
+	fe := &fakeEngine{script: func(int) fault { return fault{} }}
+	srv := httptest.NewServer(http.HandlerFunc(fe.serve))
+	t.Cleanup(srv.Close)
+	fe.url = srv.URL + "/v1"
+	return fe
+}
+
+// set replaces the script; hits restart from 1.
+func (fe *fakeEngine) set(script func(hit int) fault) {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	fe.script, fe.base = script, fe.hits.Load()
+}
+
+// always answers every request with f.
+func (fe *fakeEngine) always(f fault) { fe.set(func(int) fault { return f }) }
+
+// once answers the next request with f and later ones normally.
+func (fe *fakeEngine) once(f fault) {
+	fe.set(func(hit int) fault {
+		if hit == 1 {
+			return f
+		}
+		return fault{}
+	})
+}
+
+func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	n := fe.hits.Add(1)
+	fe.mu.Lock()
+	f := fe.script(int(n - fe.base))
+	fe.mu.Unlock()
+	ctx := r.Context()
+	wait := func(d time.Duration) bool {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-ctx.Done():
+			fe.cancelled.Add(1)
+			return false
+		}
+	}
+	switch {
+	case f.reset:
+		panic(http.ErrAbortHandler) // the server drops the connection
+	case f.status != 0:
+		w.Header().Set("Content-Type", "application/json")
+		if f.retryAfter != "" {
+			w.Header().Set("Retry-After", f.retryAfter)
+		}
+		w.WriteHeader(f.status)
+		_, _ = io.WriteString(w, f.body)
+		return
+	}
+	if f.tokens == 0 {
+		f.tokens = fakeTokens
+	}
+	if f.word == nil {
+		f.word = fakeWord
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl := w.(http.Flusher)
+	fl.Flush()
+	if !wait(f.first) {
+		return
+	}
+	for i := range f.tokens {
+		if i > 0 && !wait(f.gap) {
+			return
+		}
+		if f.breakAt > 0 && i == f.breakAt {
+			switch f.how {
+			case "stall":
+				wait(30 * time.Second)
+				return
+			case "cut":
+				panic(http.ErrAbortHandler) // mid-body: the chunked stream is cut
+			case "malformed":
+				_, _ = io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"w\n\n")
+			}
+			fl.Flush()
+			return // "eof" and "malformed": the body ends here
+		}
+		_, _ = io.WriteString(w, sseChunk(f.word(i), ""))
+		fl.Flush()
+	}
+	_, _ = io.WriteString(w, sseChunk("", "stop"))
+	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":%d}}\n\n", f.tokens)
+	if !f.noDone {
+		_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	}
+	fl.Flush()
+}
+
+// errorBody is an OpenAI error object.
+func errorBody(typ, code, msg string) string {
+	return fmt.Sprintf(`{"error":{"message":%q,"type":%q,"code":%q}}`, msg, typ, code)
+}
+
+// waitCancelled waits until the fake has seen n cancelled requests in all.
+func (fe *fakeEngine) waitCancelled(t *testing.T, n int64) {
+	t.Helper()
+	eventually(t, 5*time.Second, fmt.Sprintf("%d cancelled requests at the fake engine", n), func() bool {
+		return fe.cancelled.Load() >= n
+	})
+}
+
+// since returns a function reporting how many requests the fake has seen
+// since now.
+func (fe *fakeEngine) since() func() int64 {
+	base := fe.hits.Load()
+	return func() int64 { return fe.hits.Load() - base }
+}

@@ -1,0 +1,78 @@
+package node
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFaultRestartCleanly: the provider next in line after a stream breaks
+// fronts an upstream engine, which cannot continue another provider's
+// text. The gateway restarts the request there and skips the text the
+// buyer already has, so the buyer's stream reads as one answer. If the
+// restart diverges from what was sent, or breaks too, or nobody can take
+// over, the stream ends with an explicit error event and no [DONE], and
+// nobody is paid.
+func TestFaultRestartCleanly(t *testing.T) {
+	m := newFaultMarket(t, 2, nil) // by price: fakes[0], fakes[1], then the healthy provider
+	a, b := m.fakes[0], m.fakes[1]
+	m.heal(t, 0)
+	whole, prefix := fakeText(fakeTokens, fakeWord), fakeText(3, fakeWord)
+
+	t.Run("successor restarts cleanly", func(t *testing.T) {
+		a.once(fault{breakAt: 3, how: "cut"})
+		ha, hb, before, g0 := a.since(), b.since(), m.ledger(t), m.counts(m.healthy).Attempts
+		ans := m.ask(t, true, nil)
+		ans.servedBy(t, m.fronts[1])
+		if ans.text != whole || !ans.done || !ans.tenzro.Continued {
+			t.Fatalf("text %q (want %q), done %v, continued %v", ans.text, whole, ans.done, ans.tenzro.Continued)
+		}
+		// The successor is paid for the answer it produced, repeat
+		// included: its receipt covers all of it.
+		m.billed(t, before, m.fronts[1], 1)
+		if ha() != 1 || hb() != 1 || m.counts(m.healthy).Attempts != g0 {
+			t.Fatalf("fake hits %d and %d (want 1 each), healthy attempts %d → %d", ha(), hb(), g0, m.counts(m.healthy).Attempts)
+		}
+	})
+
+	t.Run("restart diverges", func(t *testing.T) {
+		a.once(fault{breakAt: 3, how: "cut"})
+		b.once(fault{word: func(i int) string { return strings.ToUpper(fakeWord(i)) }})
+		before := m.ledger(t)
+		ans := m.ask(t, true, nil)
+		ans.truncated(t, "stream_interrupted")
+		if ans.text != prefix {
+			t.Fatalf("text %q, want only %q", ans.text, prefix)
+		}
+		m.billed(t, before, "", 0)
+		m.heal(t, 0)
+	})
+
+	t.Run("continuation breaks too", func(t *testing.T) {
+		a.once(fault{breakAt: 3, how: "cut"})
+		b.once(fault{breakAt: 5, how: "cut"})
+		ha, hb, before := a.since(), b.since(), m.ledger(t)
+		fa, fb := m.counts(m.fronts[0]).Failures, m.counts(m.fronts[1]).Failures
+		ans := m.ask(t, true, nil)
+		ans.truncated(t, "stream_interrupted")
+		if ans.text != fakeText(5, fakeWord) { // the restart's tokens 3 and 4 reached the buyer
+			t.Fatalf("text %q", ans.text)
+		}
+		m.billed(t, before, "", 0)
+		if ha() != 1 || hb() != 1 || m.counts(m.fronts[0]).Failures != fa+1 || m.counts(m.fronts[1]).Failures != fb+1 {
+			t.Fatalf("fake hits %d and %d, failures %+v %+v", ha(), hb(), m.counts(m.fronts[0]), m.counts(m.fronts[1]))
+		}
+		m.heal(t, 0)
+	})
+
+	t.Run("nobody can take over", func(t *testing.T) {
+		// Pinned to the provider that breaks: no successor is allowed.
+		a.once(fault{breakAt: 3, how: "cut"})
+		before := m.ledger(t)
+		ans := m.ask(t, true, map[string]any{"provider": m.fronts[0].String()})
+		ans.truncated(t, "stream_interrupted")
+		if ans.text != prefix {
+			t.Fatalf("text %q", ans.text)
+		}
+		m.billed(t, before, "", 0)
+	})
+}
