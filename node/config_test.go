@@ -39,7 +39,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{`window = "30s"`, `window = "1h"`, "gossip.window"},
 		{`region = "DE"`, `region = "US-CA"`, "provider.region"},
 		{`capacity = 4`, `capacity = 0`, "provider.capacity"},
-		{`verification = ["none", "receipt"]`, `verification = ["blind-trust"]`, "provider.models[0]"},
+		{`verification = ["none", "receipt", "optimistic"]`, `verification = ["blind-trust"]`, "provider.models[0]"},
 		{`engine = "embedded"`, "engine = \"embedded\"\nenigne = 1", "enigne"},
 		{`session_ttl = "24h0m0s"`, `session_ttl = "soon"`, "session_ttl"},
 	}

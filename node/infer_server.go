@@ -11,6 +11,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/upstream"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -55,6 +56,11 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		return nil, errFrame(http.StatusBadRequest, "verification_unsupported", "verification %q is not offered for %s", req.Verification, offer.Name)
 	}
 	up := m.upstream()
+	if up != nil && req.Verification == gossip.VerifyOptimistic {
+		// Commitments need the token IDs of every step's top-k, which an
+		// OpenAI-compatible upstream does not expose.
+		return nil, errFrame(http.StatusBadRequest, "commitments_unavailable", "an upstream engine cannot produce logit commitments")
+	}
 	if up != nil && req.Continuation != "" {
 		return nil, errFrame(http.StatusBadRequest, gateway.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
 	}
@@ -93,12 +99,22 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	// or damaged model can emit byte sequences that never become valid, so
 	// each piece is sanitised and the receipt hashes exactly what was sent.
 	var sent strings.Builder
+	var proofs *commit.Builder
+	if req.Verification == gossip.VerifyOptimistic {
+		proofs = commit.NewBuilder(eng.Info().VocabSize)
+		gr.LogProbs = max(gr.LogProbs, commit.TopK)
+	}
 	res, err := eng.Generate(ctx, gr, func(t inference.Token) error {
+		if proofs != nil {
+			if _, err := proofs.Add(t.TopK[:min(len(t.TopK), commit.TopK)]); err != nil {
+				return err
+			}
+		}
 		text := strings.ToValidUTF8(t.Text, "\uFFFD")
 		sent.WriteString(text)
 		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}}
 		if req.TopLogProbs > 0 {
-			tf.TopK = [][]inference.LogProb{t.TopK}
+			tf.TopK = [][]inference.LogProb{t.TopK[:min(len(t.TopK), req.TopLogProbs)]}
 		}
 		return send(tf)
 	})
@@ -108,12 +124,22 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		}
 		return nil, errFrame(http.StatusBadRequest, "generation_refused", "%v", err)
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), len(res.Tokens), res.FinishReason)
+	var commitment []byte
+	var commitHash []byte
+	if proofs != nil {
+		ps, err := proofs.Finish()
+		if err != nil {
+			return nil, errFrame(http.StatusInternalServerError, "commitment_failed", "%v", err)
+		}
+		h := commit.Hash(ps)
+		commitment, commitHash = commit.Encode(ps), h[:]
+	}
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), len(res.Tokens), res.FinishReason, commitHash)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, "receipt_failed", "%v", err)
 	}
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
-		Model: offer.Name, Receipt: env}, nil
+		Model: offer.Name, Receipt: env, Commitment: commitment}, nil
 }
 
 // relayUpstream serves a forwarded request from the upstream engine.
@@ -137,7 +163,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
 		return nil, e
 	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, res.CompletionTokens, res.FinishReason)
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, res.CompletionTokens, res.FinishReason, nil)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, "receipt_failed", "%v", err)
 	}
@@ -146,7 +172,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 }
 
 // sign makes the receipt of one served request.
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, outputTokens int, finish string) ([]byte, error) {
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, outputTokens int, finish string, commitHash []byte) ([]byte, error) {
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
 		return nil, err
@@ -158,7 +184,7 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.n.host.ID()),
 		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
 		Units:    pricing.Units{InputTokens: uint64(promptTokens), OutputTokens: uint64(outputTokens)},
-		Sampling: sp, FinishReason: finish, TimeMs: s.n.clock.Now().UnixMilli(),
+		Sampling: sp, FinishReason: finish, TimeMs: s.n.clock.Now().UnixMilli(), CommitmentHash: commitHash,
 	}
 	sess, err := s.n.session.current()
 	if err != nil {

@@ -156,7 +156,7 @@ const DevnetModelName = "tenzro-devnet"
 func DevnetModel(dir, id string) ModelConfig {
 	return ModelConfig{
 		Name: DevnetModelName, Dir: dir, ID: id, Engine: EngineEmbedded,
-		Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt},
+		Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt, gossip.VerifyOptimistic},
 		RateCard:     gossip.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
 	}
 }

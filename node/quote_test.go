@@ -16,6 +16,7 @@ func TestQuoteInference(t *testing.T) {
 	boot := gw.Host().Addrs()[:1]
 	cheap := testConfig(t, RoleProvider, "software", boot)
 	cheap.Provider.Models[0].RateCard = gossip.RateCard{InputTokens: 1, OutputTokens: 3, Minimum: 50}
+	cheap.Provider.Models[0].Verification = []string{"none", "receipt"}
 	dear := testConfig(t, RoleProvider, "software", boot)
 	dear.Provider.Models[0].RateCard = gossip.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 0}
 	dear.Provider.Models[0].Verification = []string{"none", "receipt", "optimistic"}

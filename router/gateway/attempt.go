@@ -66,8 +66,9 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request) (*strea
 		})
 		s.final, s.stats, s.err = final, stats, err
 		close(s.tokens)
-		br.Report(ticket, g.outcome(ctx, err))
-		g.metrics.attempt(c.offer.Peer, err, ctx.Err() != nil)
+		o := g.outcome(ctx, err)
+		br.Report(ticket, o)
+		g.metrics.attempt(c.offer.Peer, o.Kind, ctx.Err() != nil)
 	}()
 	select {
 	case tf, ok := <-s.tokens:

@@ -6,6 +6,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/hedge"
 )
 
@@ -20,11 +21,17 @@ type Metrics struct {
 	perProvider map[peer.ID]*ProviderCounts
 }
 
-// ProviderCounts are one provider's figures.
+// ProviderCounts are one provider's figures. Every attempt ends as one of
+// ok, failed, throttled, refused or cancelled; failures are only those
+// that count against the provider.
 type ProviderCounts struct {
-	Attempts  uint64 `json:"attempts"`
-	Failures  uint64 `json:"failures"`
-	Cancelled uint64 `json:"cancelled"`
+	Attempts uint64 `json:"attempts"`
+	Failures uint64 `json:"failures"` // 5xx, resets, timeouts, stalls, broken streams
+	// Throttled: 429s. Refused: 400-class answers caused by the request
+	// (context length, content policy) or a declined continuation.
+	Throttled uint64 `json:"throttled"`
+	Refused   uint64 `json:"refused"`
+	Cancelled uint64 `json:"cancelled"` // lost hedges, deadlines, buyers gone
 	Won       uint64 `json:"won"`
 	HedgeWon  uint64 `json:"hedges_won"`
 	Paid      uint64 `json:"paid"`
@@ -80,7 +87,7 @@ func (m *Metrics) provider(p peer.ID) *ProviderCounts {
 	return c
 }
 
-func (m *Metrics) attempt(p peer.ID, err error, cancelled bool) {
+func (m *Metrics) attempt(p peer.ID, kind breaker.Kind, cancelled bool) {
 	outcome := "ok"
 	m.mu.Lock()
 	c := m.provider(p)
@@ -89,7 +96,13 @@ func (m *Metrics) attempt(p peer.ID, err error, cancelled bool) {
 	case cancelled:
 		outcome = "cancelled"
 		c.Cancelled++
-	case err != nil:
+	case kind == breaker.Throttled:
+		outcome = "throttled"
+		c.Throttled++
+	case kind == breaker.Neutral:
+		outcome = "refused"
+		c.Refused++
+	case kind == breaker.Failure:
 		outcome = "failed"
 		c.Failures++
 	}

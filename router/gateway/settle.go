@@ -1,11 +1,14 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/store"
@@ -42,6 +45,10 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 	if err == nil {
 		err = receipt.Check(r, obs)
 	}
+	if err == nil {
+		err = checkCommitment(req.Verification, r, f.Commitment)
+	}
+	info.Commitment, info.TokenIDs = f.Commitment, s.ids
 	if err != nil {
 		info.Problem = err.Error()
 		g.metrics.badReceipts.Inc()
@@ -87,6 +94,22 @@ func (g *Gateway) keepReceipt(s *stream, ok bool, problem string) {
 func (g *Gateway) receiptMeta(s *stream, ok bool, problem string) store.ReceiptMeta {
 	return store.ReceiptMeta{Verified: ok, Reason: problem, Provider: s.choice.offer.Peer.String(),
 		Model: s.choice.offer.Model.Name, TimeMs: g.clock.Now().UnixMilli()}
+}
+
+// checkCommitment: a request that asked for logit commitments is paid
+// only if the final frame carries proofs whose hash the receipt signs.
+func checkCommitment(level string, r *receipt.Receipt, proofs []byte) error {
+	if level != gossip.VerifyOptimistic {
+		return nil
+	}
+	ps, err := commit.Decode(proofs)
+	if err != nil {
+		return fmt.Errorf("gateway: commitment: %w", err)
+	}
+	if h := commit.Hash(ps); !bytes.Equal(h[:], r.CommitmentHash) {
+		return fmt.Errorf("gateway: commitment proofs hash %x, receipt signs %x", h, r.CommitmentHash)
+	}
+	return nil
 }
 
 // penalize counts a failure against p outside an attempt (a receipt that

@@ -44,6 +44,11 @@ type ReceiptInfo struct {
 	Problem  string       `json:"problem,omitempty"`
 	Receipt  *ReceiptView `json:"receipt,omitempty"`
 	Capped   []string     `json:"capped,omitempty"` // dimensions billed below the provider's claim
+	// Commitment holds the TOPLOC proofs (base64) of an optimistic request,
+	// and TokenIDs the output tokens they commit to: with the model's
+	// weights anyone can recompute the steps by one prefill and check them.
+	Commitment []byte `json:"commitment,omitempty"`
+	TokenIDs   []int  `json:"token_ids,omitempty"`
 }
 
 // Result is a finished request.

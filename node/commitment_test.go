@@ -1,0 +1,73 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/llm"
+)
+
+// TestOptimisticCommitmentsCheckOut: an optimistic request through the
+// gateway returns TOPLOC proofs whose hash the provider's receipt signs;
+// anyone holding the weights recomputes the steps with one prefill and the
+// proofs pass, while the same proofs fail against another prompt.
+func TestOptimisticCommitmentsCheckOut(t *testing.T) {
+	gw, _ := testMarket(t, 1)
+	msgs := []inference.Message{{Role: "user", Content: "Tell me about verification"}}
+	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "messages": msgs, "max_tokens": 40, "seed": 5,
+		"tenzro": map[string]any{"verification": "optimistic"}})
+	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Tenzro struct {
+			Receipt struct {
+				Verified   bool
+				Commitment []byte
+				TokenIDs   []int `json:"token_ids"`
+				Receipt    struct {
+					CommitmentHash string `json:"commitment_hash"`
+				}
+			}
+			Payment *struct{ Price uint64 }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	rc := out.Tenzro.Receipt
+	if !rc.Verified || len(rc.Commitment) == 0 || rc.Receipt.CommitmentHash == "" || out.Tenzro.Payment == nil || len(rc.TokenIDs) == 0 {
+		t.Fatalf("optimistic answer: verified=%v commitment=%d bytes hash=%q ids=%d payment=%v",
+			rc.Verified, len(rc.Commitment), rc.Receipt.CommitmentHash, len(rc.TokenIDs), out.Tenzro.Payment)
+	}
+	proofs, err := commit.Decode(rc.Commitment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := testModelDir(t)
+	eng, err := llm.Open(dir, llm.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt, err := eng.EncodePrompt(inference.GenerateRequest{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := commit.VerifyWithEngine(context.Background(), eng, prompt, rc.TokenIDs, proofs, commit.DefaultTolerance)
+	if err != nil || !rep.OK {
+		t.Fatalf("honest recomputation: %+v %v", rep, err)
+	}
+	other, _ := eng.EncodePrompt(inference.GenerateRequest{Messages: []inference.Message{{Role: "user", Content: "Something else entirely"}}})
+	if rep, err := commit.VerifyWithEngine(context.Background(), eng, other, rc.TokenIDs, proofs, commit.DefaultTolerance); err == nil && rep.OK {
+		t.Fatal("proofs passed against another prompt")
+	}
+}
