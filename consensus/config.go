@@ -3,7 +3,6 @@ package consensus
 import (
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -23,6 +22,14 @@ type Config struct {
 	// no transactions; 0 makes a block every BlockTime.
 	EmptyBlocksInterval time.Duration
 	Logger              *slog.Logger // nil = slog.Default()
+	// Follower makes a full node that follows the chain without voting,
+	// for providers and gateways: New refuses to run it from a home whose
+	// consensus key is in the genesis validator set.
+	Follower bool
+
+	// base is the CometBFT config.toml LoadConfig read; the fields above
+	// are applied on top of it, every other setting is kept as written.
+	base []byte
 }
 
 // Validate checks the configuration.
@@ -48,20 +55,33 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// genesisPath is the genesis file the node reads.
-func (c Config) genesisPath() string {
-	if c.GenesisFile != "" {
-		return c.GenesisFile
+// cometConfig builds CometBFT's configuration: from the config.toml
+// LoadConfig read when there is one (only the fields Config carries are
+// applied over it), else from CometBFT's defaults and settings for
+// in-process networks.
+func (c Config) cometConfig() (*cmtcfg.Config, error) {
+	if c.base != nil {
+		cfg, err := parseCometConfig(c.base, c.Home)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Moniker = c.Moniker
+		if c.GenesisFile != "" {
+			cfg.Genesis = c.GenesisFile
+		}
+		cfg.P2P.ListenAddress = c.P2PListen
+		cfg.P2P.PersistentPeers = strings.Join(c.Peers, ",")
+		cfg.RPC.ListenAddress = c.RPCListen
+		cfg.Consensus.TimeoutCommit = c.BlockTime
+		cfg.Consensus.CreateEmptyBlocksInterval = c.EmptyBlocksInterval
+		return cfg, nil
 	}
-	return filepath.Join(c.Home, "config", "genesis.json")
-}
-
-// cometConfig builds CometBFT's configuration.
-func (c Config) cometConfig() *cmtcfg.Config {
 	cfg := cmtcfg.DefaultConfig()
 	cfg.SetRoot(c.Home)
 	cfg.Moniker = c.Moniker
-	cfg.Genesis = c.genesisPath()
+	if c.GenesisFile != "" {
+		cfg.Genesis = c.GenesisFile // else CometBFT's default, config/genesis.json in Home
+	}
 	cfg.P2P.ListenAddress = c.P2PListen
 	cfg.P2P.PersistentPeers = strings.Join(c.Peers, ",")
 	cfg.P2P.AddrBookStrict = false
@@ -89,5 +109,5 @@ func (c Config) cometConfig() *cmtcfg.Config {
 	}
 	cfg.Mempool.Recheck = true
 	cfg.Mempool.Size = 20000
-	return cfg
+	return cfg, nil
 }

@@ -18,6 +18,18 @@
 // spend escrows, call settlements carrying payment records, hourly SLA
 // verdicts, and the standing every node derives from them.
 //
-// New/Start/Stop run a CometBFT node in-process around the application; the
-// testnet sub-package starts several of them on loopback.
+// A payment record may carry the provider's receipt envelope; settlement
+// then verifies it against the machine registered as the record's provider
+// (CodeWrongMachine for another machine's, CodeBadReceipt otherwise) and
+// stores the record marked as checked, without the envelope. Every settled
+// record is also indexed by payer and height (KeyRecordIndex), so a range
+// proof (RangeProof, VerifyRecordRange) shows all of a payer's records in
+// a span of heights and that there are no others; the evidence
+// sub-package turns that into offline-verifiable evidence packs.
+//
+// New/Start/Stop run a CometBFT node in-process around the application, as
+// a validator or (Config.Follower, FollowerConfig) as a full node that
+// follows the chain without voting. DevnetGenesis creates a network's
+// validator homes, genesis and CometBFT config.toml files; LoadConfig reads
+// a home back. The testnet sub-package starts such networks on loopback.
 package consensus

@@ -22,7 +22,10 @@ type NodeKeys struct {
 // InitHome creates home/config and home/data and the node and validator
 // keys if they do not exist yet, and returns their public halves.
 func InitHome(home string) (NodeKeys, error) {
-	cfg := Config{Home: home}.cometConfig()
+	cfg, err := Config{Home: home}.cometConfig()
+	if err != nil {
+		return NodeKeys{}, err
+	}
 	for _, d := range []string{filepath.Join(home, "config"), filepath.Join(home, "data")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return NodeKeys{}, fmt.Errorf("consensus: create %s: %w", d, err)

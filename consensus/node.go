@@ -47,16 +47,24 @@ func New(cfg Config) (*Node, error) {
 	if _, err := InitHome(cfg.Home); err != nil {
 		return nil, err
 	}
+	ccfg, err := cfg.cometConfig()
+	if err != nil {
+		return nil, err
+	}
+	nk, err := p2p.LoadNodeKey(ccfg.NodeKeyFile())
+	if err != nil {
+		return nil, fmt.Errorf("consensus: node key: %w", err)
+	}
+	pv := privval.LoadFilePV(ccfg.PrivValidatorKeyFile(), ccfg.PrivValidatorStateFile())
+	if cfg.Follower {
+		if err := checkFollower(ccfg.GenesisFile(), pv.Key.PubKey.Bytes()); err != nil {
+			return nil, err
+		}
+	}
 	app, err := NewApp(filepath.Join(cfg.Home, "data", "tenzro-state"), logger)
 	if err != nil {
 		return nil, err
 	}
-	ccfg := cfg.cometConfig()
-	nk, err := p2p.LoadNodeKey(ccfg.NodeKeyFile())
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("consensus: node key: %w", err), app.Close())
-	}
-	pv := privval.LoadFilePV(ccfg.PrivValidatorKeyFile(), ccfg.PrivValidatorStateFile())
 	n := &Node{cfg: cfg, log: logger, app: app}
 	dbProvider := func(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 		db, err := cmtcfg.DefaultDBProvider(ctx)

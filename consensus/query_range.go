@@ -85,15 +85,25 @@ func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, heigh
 	if r.Height < to {
 		return RecordRange{}, fmt.Errorf("consensus: state height %d is below the range end %d", r.Height, to)
 	}
-	out := RecordRange{Payer: payer, From: from, To: to, Height: r.Height}
-	if err := cborx.UnmarshalCanonical(r.Value, maxRangeResponse, &out.Records); err != nil {
-		return out, fmt.Errorf("consensus: %s: records: %w", path, err)
+	out, err := ParseRecordRange(payer, from, to, r.Height, r.Value, r.Proof)
+	if err != nil {
+		return out, fmt.Errorf("consensus: %s: %w", path, err)
 	}
-	if len(r.Proof) != 1 || r.Proof[0].Type != RangeProofOpType {
-		return out, fmt.Errorf("consensus: %s: want one %s proof op, got %d", path, RangeProofOpType, len(r.Proof))
+	return out, nil
+}
+
+// ParseRecordRange decodes the answer (value and proof ops) to a
+// recordrange query made at height. It does not verify the proof.
+func ParseRecordRange(payer AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
+	out := RecordRange{Payer: payer, From: from, To: to, Height: height}
+	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, &out.Records); err != nil {
+		return out, fmt.Errorf("consensus: records: %w", err)
 	}
-	if err := cborx.UnmarshalCanonical(r.Proof[0].Data, maxRangeResponse, &out.Proof); err != nil {
-		return out, fmt.Errorf("consensus: %s: proof: %w", path, err)
+	if len(ops) != 1 || ops[0].Type != RangeProofOpType {
+		return out, fmt.Errorf("consensus: want one %s proof op, got %d", RangeProofOpType, len(ops))
+	}
+	if err := cborx.UnmarshalCanonical(ops[0].Data, maxRangeResponse, &out.Proof); err != nil {
+		return out, fmt.Errorf("consensus: range proof: %w", err)
 	}
 	return out, nil
 }

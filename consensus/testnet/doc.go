@@ -1,6 +1,8 @@
 // Package testnet starts several real CometBFT validators running the
 // consensus application in-process on loopback (real p2p, real
-// consensus), with a genesis that funds given accounts. Tests, benchmarks
-// and the devnet use it; it also makes real provider identities (P-256
-// hardware key, ML-DSA-65 key, libp2p peer ID) for registrations.
+// consensus), created with consensus.DevnetGenesis and a genesis that
+// funds given accounts, and follower full nodes beside them. Tests,
+// benchmarks and the devnet use it. It also makes provider identities for
+// registrations: Provider (bare keys) and Machine (a real machine identity
+// with a certified session that signs receipts the chain verifies).
 package testnet

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -28,10 +29,11 @@ type Options struct {
 
 // Net is a running network of validators.
 type Net struct {
-	ChainID   string
-	Operators []ed25519.PrivateKey // validator operator account keys, by node index
-	Configs   []consensus.Config
-	Nodes     []*consensus.Node // nil while a node is stopped
+	ChainID     string
+	GenesisFile string               // the network's genesis, for followers and auditors
+	Operators   []ed25519.PrivateKey // validator operator account keys, by node index
+	Configs     []consensus.Config
+	Nodes       []*consensus.Node // nil while a node is stopped
 }
 
 // Start creates the homes under dir, writes one genesis, starts every
@@ -61,46 +63,37 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	n := &Net{ChainID: opt.ChainID}
-	app := consensus.AppGenesis{Params: *opt.Params, Accounts: opt.Accounts}
-	ids := make([]string, opt.Validators)
-	ports := make([]int, opt.Validators)
-	for i := range opt.Validators {
-		home := filepath.Join(dir, fmt.Sprintf("v%d", i))
-		keys, err := consensus.InitHome(home)
-		if err != nil {
-			return nil, err
+	spec := consensus.Devnet{Dir: dir, ChainID: opt.ChainID, GenesisTime: opt.GenesisTime, Params: *opt.Params,
+		Funded: map[consensus.AccountID]uint64{}, BlockTime: opt.BlockTime}
+	for _, a := range opt.Accounts {
+		if _, dup := spec.Funded[a.Account]; dup {
+			return nil, fmt.Errorf("testnet: account %s funded twice", a.Account)
 		}
+		spec.Funded[a.Account] = a.Balance
+	}
+	for i := range opt.Validators {
 		_, op, err := ed25519.GenerateKey(rand.Reader)
 		if err != nil {
 			return nil, fmt.Errorf("testnet: operator key: %w", err)
 		}
 		n.Operators = append(n.Operators, op)
-		app.Validators = append(app.Validators, consensus.GenesisValidator{
-			Operator: consensus.AccountOf(op.Public().(ed25519.PublicKey)), ConsPubKey: keys.ConsPubKey, Stake: opt.Stake,
-		})
-		if ports[i], err = freePort(); err != nil {
+		port, err := freePort()
+		if err != nil {
 			return nil, err
 		}
-		ids[i] = keys.NodeID
-		n.Configs = append(n.Configs, consensus.Config{
-			Home: home, Moniker: fmt.Sprintf("v%d", i), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", ports[i]),
-			GenesisFile: filepath.Join(dir, "genesis.json"), BlockTime: opt.BlockTime, Logger: opt.Logger,
+		spec.Validators = append(spec.Validators, consensus.DevnetValidator{
+			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
+			Operator: consensus.AccountOf(op.Public().(ed25519.PublicKey)), Stake: opt.Stake,
 		})
 	}
-	for i := range n.Configs {
-		for j := range n.Configs {
-			if i != j {
-				n.Configs[i].Peers = append(n.Configs[i].Peers, fmt.Sprintf("%s@127.0.0.1:%d", ids[j], ports[j]))
-			}
-		}
-	}
-	doc, err := consensus.NewGenesisDoc(opt.ChainID, opt.GenesisTime, app)
+	cfgs, err := consensus.DevnetGenesis(spec)
 	if err != nil {
 		return nil, err
 	}
-	if err := consensus.WriteGenesisDoc(doc, filepath.Join(dir, "genesis.json")); err != nil {
-		return nil, err
+	for i := range cfgs {
+		cfgs[i].Logger = opt.Logger
 	}
+	n.Configs, n.GenesisFile = cfgs, filepath.Join(dir, "genesis.json")
 	n.Nodes = make([]*consensus.Node, opt.Validators)
 	for i := range n.Nodes {
 		if err := n.StartNode(ctx, i); err != nil {
@@ -213,4 +206,53 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// StartFollower creates a full node (consensus.FollowerConfig) in home
+// that peers with every validator, starts it and waits until it has
+// synced to the validators' height; the caller stops it.
+func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	var peers []string
+	for _, c := range n.Configs {
+		keys, err := consensus.InitHome(c.Home)
+		if err != nil {
+			return nil, err
+		}
+		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
+	}
+	cfg := consensus.FollowerConfig(home, "follower", fmt.Sprintf("tcp://127.0.0.1:%d", port), "", n.GenesisFile, peers)
+	cfg.BlockTime, cfg.Logger = n.Configs[0].BlockTime, n.Configs[0].Logger
+	nd, err := consensus.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := nd.Start(ctx); err != nil {
+		return nil, errors.Join(err, nd.Stop(ctx))
+	}
+	if err := waitCaughtUp(ctx, nd, n.MaxHeight()); err != nil {
+		return nil, errors.Join(err, nd.Stop(ctx))
+	}
+	return nd, nil
+}
+
+// waitCaughtUp waits until nd has left block sync and committed height h.
+func waitCaughtUp(ctx context.Context, nd *consensus.Node, h int64) error {
+	for {
+		busy, err := nd.CatchingUp(ctx)
+		if err != nil {
+			return err
+		}
+		if !busy && nd.App().Height() >= h {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("testnet: %s at height %d, catching up %v, want %d: %w", nd.NodeID(), nd.App().Height(), busy, h, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }

@@ -88,13 +88,26 @@ func TestFourValidators(t *testing.T) {
 	other, _ := testnet.NewProvider()
 	unknown, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Settlement{Records: []consensus.PaymentRecord{{
 		Payer: id("buyer"), Provider: other.MachineID, Price: 1}}})
+	stranger, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stranger.Close()
+	env, envHash, err := stranger.Receipt([]byte("not prov's answer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreignReceipt, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Settlement{Records: []consensus.PaymentRecord{{
+		Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{0x77}, Price: 1,
+		ReceiptHash: envHash, Receipt: env}}})
 	for name, tc := range map[string]struct {
 		raw  []byte
 		code consensus.Code
 	}{
 		"bad signature": {badSig, consensus.CodeBadSignature}, "replayed nonce": {stale, consensus.CodeStaleNonce},
 		"overdraft": {overdraft, consensus.CodeOverdraft}, "overflow": {overflow, consensus.CodeOverflow},
-		"unknown provider": {unknown, consensus.CodeUnknownProvider},
+		"unknown provider":             {unknown, consensus.CodeUnknownProvider},
+		"receipt from another machine": {foreignReceipt, consensus.CodeWrongMachine},
 	} {
 		_, err := n0.BroadcastTx(ctx, tc.raw)
 		if got := consensus.CodeOf(err); got != tc.code {

@@ -1,0 +1,106 @@
+package consensus
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	cmttypes "github.com/cometbft/cometbft/types"
+)
+
+// TestDevnetGenesisHomes creates a 3-validator devnet on disk and checks
+// the homes: one genesis (shared and copied) with the validators' keys,
+// stakes and funded accounts; config.toml files that LoadConfig reads back
+// into the returned configs, with every other validator as a peer; an
+// operator's edit of a setting Config does not carry survives into the
+// CometBFT configuration; and a follower refuses a validator's home.
+func TestDevnetGenesisHomes(t *testing.T) {
+	dir := t.TempDir()
+	op := func(i byte) AccountID {
+		seed := sha256.Sum256([]byte{i})
+		return AccountOf(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
+	}
+	d := Devnet{Dir: dir, ChainID: "devnet-1", Params: DefaultParams(), BlockTime: 2 * time.Second,
+		Funded: map[AccountID]uint64{op(9): 5_000, op(8): 7}}
+	for i := range 3 {
+		d.Validators = append(d.Validators, DevnetValidator{
+			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", 26656+10*i),
+			RPCListen: fmt.Sprintf("tcp://127.0.0.1:%d", 26657+10*i), Operator: op(byte(i)), Stake: uint64(i+1) * PowerUnit,
+		})
+	}
+	cfgs, err := DevnetGenesis(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := cmttypes.GenesisDocFromFile(filepath.Join(dir, "genesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := ParseAppGenesis(doc.AppState)
+	if err != nil || doc.ChainID != "devnet-1" || len(doc.Validators) != 3 || len(g.Accounts) != 2 {
+		t.Fatalf("genesis: chain %q, %d validators, %d accounts, %v", doc.ChainID, len(doc.Validators), len(g.Accounts), err)
+	}
+	shared, _ := os.ReadFile(filepath.Join(dir, "genesis.json"))
+	for i, c := range cfgs {
+		keys, err := InitHome(c.Home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(doc.Validators[i].PubKey.Bytes(), keys.ConsPubKey) || doc.Validators[i].Power != int64(i+1) {
+			t.Fatalf("validator %d: genesis key/power %X/%d, home key %X", i, doc.Validators[i].PubKey.Bytes(), doc.Validators[i].Power, keys.ConsPubKey)
+		}
+		if copyB, _ := os.ReadFile(filepath.Join(c.Home, "config", "genesis.json")); !bytes.Equal(copyB, shared) {
+			t.Fatalf("home %d genesis differs from the shared one", i)
+		}
+		loaded, err := LoadConfig(c.Home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if loaded.P2PListen != d.Validators[i].P2PListen || loaded.RPCListen != d.Validators[i].RPCListen ||
+			loaded.BlockTime != 2*time.Second || len(loaded.Peers) != 2 || !slices.Equal(loaded.Peers, c.Peers) {
+			t.Fatalf("home %d config %+v", i, loaded)
+		}
+		var want []string
+		for j, v := range d.Validators {
+			if j != i {
+				other, _ := InitHome(v.Home)
+				want = append(want, other.NodeID+"@"+strings.TrimPrefix(v.P2PListen, "tcp://"))
+			}
+		}
+		if !slices.Equal(loaded.Peers, want) {
+			t.Fatalf("home %d peers %v, want %v", i, loaded.Peers, want)
+		}
+	}
+
+	// An operator edit of config.toml is honored.
+	path := ConfigFile(cfgs[0].Home)
+	b, _ := os.ReadFile(path)
+	edited := bytes.Replace(b, []byte("size = 20000"), []byte("size = 1234"), 1)
+	if bytes.Equal(edited, b) {
+		t.Fatal("config.toml has no mempool size = 20000")
+	}
+	if err := os.WriteFile(path, edited, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := LoadConfig(cfgs[0].Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ccfg, err := loaded.cometConfig()
+	if err != nil || ccfg.Mempool.Size != 1234 || ccfg.P2P.ListenAddress != d.Validators[0].P2PListen {
+		t.Fatalf("edited config: mempool %d p2p %s %v", ccfg.Mempool.Size, ccfg.P2P.ListenAddress, err)
+	}
+
+	f := FollowerConfig(cfgs[1].Home, "f", "tcp://127.0.0.1:1", "", filepath.Join(dir, "genesis.json"), nil)
+	if _, err := New(f); !errors.Is(err, ErrValidatorHome) {
+		t.Fatalf("follower on a validator home: %v, want ErrValidatorHome", err)
+	}
+}

@@ -1,0 +1,66 @@
+package evidence
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+)
+
+// ErrNotCommitted is returned by Export for a range ending above the
+// node's last committed height.
+var ErrNotCommitted = errors.New("evidence: range ends above the last committed height")
+
+// Export builds the pack of account's payment records settled at heights
+// fromHeight..toHeight: it proves them against the state after toHeight,
+// whose root is the app hash of block toHeight+1, and adds that block's
+// signed header, commit and validator set. When toHeight is the latest
+// committed height, it waits (within ctx) for the next block. The pack is
+// verified before it is returned, against its own validator set.
+func Export(ctx context.Context, node *consensus.Node, account consensus.AccountID, fromHeight, toHeight int64) (*Pack, error) {
+	if fromHeight < 1 || toHeight < fromHeight {
+		return nil, fmt.Errorf("evidence: export heights %d..%d: want 1 <= from <= to", fromHeight, toHeight)
+	}
+	c := node.Client()
+	if c == nil {
+		return nil, consensus.ErrNotStarted
+	}
+	if h := node.App().Height(); toHeight > h {
+		return nil, fmt.Errorf("%w: %d > %d", ErrNotCommitted, toHeight, h)
+	}
+	next := toHeight + 1
+	for node.App().Height() < next {
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("evidence: wait for block %d: %w", next, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	rr, err := node.RecordRange(ctx, account, fromHeight, toHeight, toHeight)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: records: %w", err)
+	}
+	commit, err := c.Commit(ctx, &next)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: commit of block %d: %w", next, err)
+	}
+	vals, err := ExportValidatorSet(ctx, node, next)
+	if err != nil {
+		return nil, err
+	}
+	sh := commit.SignedHeader
+	p := &Pack{
+		Format: FormatPack, ChainID: sh.ChainID, Account: account, FromHeight: fromHeight, ToHeight: toHeight,
+		Records: rr.Records, Proof: rr.Proof, SignedHeader: &sh, Validators: vals.Set,
+	}
+	if len(sh.AppHash) != len(p.AppHash) {
+		return nil, fmt.Errorf("evidence: block %d app hash is %d bytes", next, len(sh.AppHash))
+	}
+	copy(p.AppHash[:], sh.AppHash)
+	if _, err := Verify(p, vals); err != nil {
+		return nil, fmt.Errorf("evidence: exported pack does not verify: %w", err)
+	}
+	return p, nil
+}

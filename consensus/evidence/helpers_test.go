@@ -1,0 +1,73 @@
+package evidence_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus"
+)
+
+func seedKey(name string) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte("evidence-" + name))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+func account(name string) consensus.AccountID {
+	return consensus.NewSigner(seedKey(name), "").Account()
+}
+
+// sender signs with nonces it tracks and submits through one node.
+type sender struct {
+	chainID string
+	node    *consensus.Node
+	nonces  map[consensus.AccountID]uint64
+}
+
+// submit signs each payload as name's next transaction, broadcasts them
+// all, waits for each to commit with code 0 and returns the heights.
+func (s *sender) submit(ctx context.Context, t *testing.T, name string, payloads ...any) []int64 {
+	t.Helper()
+	sg := consensus.NewSigner(seedKey(name), s.chainID)
+	var hashes [][32]byte
+	for _, p := range payloads {
+		raw, err := sg.SignTx(s.nonces[sg.Account()], p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.nonces[sg.Account()]++
+		h, err := s.node.BroadcastTx(ctx, raw)
+		if err != nil {
+			t.Fatalf("broadcast %T: %v", p, err)
+		}
+		hashes = append(hashes, h)
+	}
+	var heights []int64
+	for _, h := range hashes {
+		r, err := s.node.WaitTx(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Code != 0 {
+			t.Fatalf("tx %x: %v: %s", h[:6], r.Code, r.Log)
+		}
+		heights = append(heights, r.Height)
+	}
+	return heights
+}
+
+// records builds n payment records of payer to provider, request digests
+// starting at tag.
+func records(payer consensus.AccountID, provider consensus.PaymentRecord, tag uint32, n int) []consensus.PaymentRecord {
+	out := make([]consensus.PaymentRecord, n)
+	for i := range out {
+		r := provider
+		r.Payer = payer
+		v := tag + uint32(i)
+		r.RequestDigest = consensus.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+		r.Price = uint64(10 + i)
+		out[i] = r
+	}
+	return out
+}

@@ -1,0 +1,81 @@
+package testnet
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Machine is a provider machine with a real identity (software hardware
+// key and ML-DSA-65 key under a directory) and a certified session, so it
+// can sign receipts the chain verifies.
+type Machine struct {
+	ID      *identity.Identity
+	PeerID  peer.ID
+	Session *identity.Session
+}
+
+// NewMachine opens (creating) an identity in dir and certifies a session
+// valid from notBefore to notAfter for a fresh libp2p peer key.
+func NewMachine(dir string, notBefore, notAfter time.Time) (*Machine, error) {
+	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: dir})
+	if err != nil {
+		return nil, fmt.Errorf("testnet: machine identity: %w", err)
+	}
+	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("testnet: peer key: %w", err), id.Close())
+	}
+	pid, err := peer.IDFromPrivateKey(pk)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("testnet: peer ID: %w", err), id.Close())
+	}
+	s, err := id.IssueSession(pk, notBefore, notAfter)
+	if err != nil {
+		return nil, errors.Join(err, id.Close())
+	}
+	return &Machine{ID: id, PeerID: pid, Session: s}, nil
+}
+
+// Close releases the identity.
+func (m *Machine) Close() error { return m.ID.Close() }
+
+// MachineID is the machine's ID.
+func (m *Machine) MachineID() identity.MachineID { return m.ID.MachineID() }
+
+// Register returns the registration payload for this machine.
+func (m *Machine) Register(bond, unbondingSecs uint64) (*consensus.ProviderRegister, error) {
+	der, err := x509.MarshalPKIXPublicKey(m.ID.HWPublicKey())
+	if err != nil {
+		return nil, fmt.Errorf("testnet: hardware key: %w", err)
+	}
+	return &consensus.ProviderRegister{
+		MachineID: m.MachineID(), HWPubDER: der, PQPub: m.ID.PQPublicKey().Bytes(),
+		PeerID: m.PeerID.String(), Bond: bond, UnbondingSecs: unbondingSecs,
+	}, nil
+}
+
+// Receipt seals payload as a receipt envelope (domain
+// consensus.ReceiptDomain) and returns its bytes and their SHA-256, the
+// record's ReceiptHash.
+func (m *Machine) Receipt(payload []byte) ([]byte, consensus.Hash32, error) {
+	env, err := m.Session.Seal(consensus.ReceiptDomain, "tenzro.receipt.v1", payload)
+	if err != nil {
+		return nil, consensus.Hash32{}, fmt.Errorf("testnet: seal receipt: %w", err)
+	}
+	b, err := env.Marshal()
+	if err != nil {
+		return nil, consensus.Hash32{}, err
+	}
+	return b, sha256.Sum256(b), nil
+}
