@@ -3,6 +3,7 @@ package node
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,6 +26,7 @@ type fakeEngine struct {
 	mu     sync.Mutex
 	script func(hit int) fault // hit counts from 1 since the last set
 	base   int64
+	times  []time.Time // when each request came
 }
 
 // fault is how the fake answers one request. The zero value streams a
@@ -33,13 +35,14 @@ type fault struct {
 	status     int    // answer with this HTTP error status and body instead of a stream
 	retryAfter string // the Retry-After header of an error answer
 	body       string
-	reset      bool          // close the connection before any header
+	reset      bool          // reset the connection before any header
 	first, gap time.Duration // before the first token; between tokens
 	tokens     int           // tokens in the answer (default fakeTokens)
 	breakAt    int           // after this many tokens, break the stream the way how says
 	how        string        // "stall", "cut", "malformed", "eof" (ends with neither finish nor [DONE])
 	noDone     bool          // a complete answer whose stream ends without [DONE]
 	word       func(i int) string
+	claim      [2]int // the usage it reports (prompt, completion); zero: the truth
 }
 
 // fakeTokens is the length of a fake answer; requests ask for more.
@@ -88,8 +91,9 @@ func (fe *fakeEngine) once(f fault) {
 
 func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
-	n := fe.hits.Add(1)
 	fe.mu.Lock()
+	n := fe.hits.Add(1)
+	fe.times = append(fe.times, time.Now())
 	f := fe.script(int(n - fe.base))
 	fe.mu.Unlock()
 	ctx := r.Context()
@@ -106,7 +110,8 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case f.reset:
-		panic(http.ErrAbortHandler) // the server drops the connection
+		reset(w)
+		return
 	case f.status != 0:
 		w.Header().Set("Content-Type", "application/json")
 		if f.retryAfter != "" {
@@ -139,7 +144,8 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 				wait(30 * time.Second)
 				return
 			case "cut":
-				panic(http.ErrAbortHandler) // mid-body: the chunked stream is cut
+				reset(w) // mid-body: the chunked stream is cut
+				return
 			case "malformed":
 				_, _ = io.WriteString(w, "data: {\"choices\":[{\"delta\":{\"content\":\"w\n\n")
 			}
@@ -149,12 +155,28 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, sseChunk(f.word(i), ""))
 		fl.Flush()
 	}
+	if f.claim == [2]int{} {
+		f.claim = [2]int{5, f.tokens}
+	}
 	_, _ = io.WriteString(w, sseChunk("", "stop"))
-	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":%d}}\n\n", f.tokens)
+	fmt.Fprintf(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":%d,\"completion_tokens\":%d}}\n\n", f.claim[0], f.claim[1])
 	if !f.noDone {
 		_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	}
 	fl.Flush()
+}
+
+// reset takes the connection from the server and resets it (a TCP RST,
+// not a clean close), as a crashed engine's connection ends.
+func reset(w http.ResponseWriter) {
+	conn, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
 }
 
 // errorBody is an OpenAI error object.
@@ -175,4 +197,16 @@ func (fe *fakeEngine) waitCancelled(t *testing.T, n int64) {
 func (fe *fakeEngine) since() func() int64 {
 	base := fe.hits.Load()
 	return func() int64 { return fe.hits.Load() - base }
+}
+
+// gaps returns the time between consecutive requests the fake saw after
+// the first from (a hit count).
+func (fe *fakeEngine) gaps(from int64) []time.Duration {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	var out []time.Duration
+	for i := from + 1; i < int64(len(fe.times)); i++ {
+		out = append(out, fe.times[i].Sub(fe.times[i-1]))
+	}
+	return out
 }

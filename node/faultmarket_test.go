@@ -27,10 +27,15 @@ type faultMarket struct {
 	fakes   []*fakeEngine
 }
 
-// faultRouter are the timeouts the fault tests route with: short enough to
-// keep the tests fast, long enough for the embedded engine on a busy CPU.
+// The timeouts the fault tests route with: short enough to keep the tests
+// fast, long enough for the embedded engine on a busy CPU.
+const (
+	testFirstToken = 400 * time.Millisecond * raceScale
+	testStall      = 400 * time.Millisecond * raceScale
+)
+
 func faultRouter(r *RouterConfig) {
-	r.Deadline, r.FirstTokenTimeout, r.StallTimeout = 4*time.Second, 400*time.Millisecond, 400*time.Millisecond
+	r.Deadline, r.FirstTokenTimeout, r.StallTimeout = 10*testStall, testFirstToken, testStall
 }
 
 func newFaultMarket(t *testing.T, fronted int, tune func(*RouterConfig)) *faultMarket {
@@ -78,16 +83,29 @@ type answer struct {
 }
 
 // ask sends one chat completion with the given tenzro options as the buyer.
-// Every request routes by price (the fronted fakes first) unless opts says
-// otherwise.
+// Requests route by price (the fronted fakes first) without hedging unless
+// opts says otherwise; an option set to nil is left out.
 func (m *faultMarket) ask(t *testing.T, stream bool, opts map[string]any) answer {
+	t.Helper()
+	return m.askWith(t, stream, opts, nil)
+}
+
+// askWith is ask with more fields in the request body.
+func (m *faultMarket) askWith(t *testing.T, stream bool, opts, fields map[string]any) answer {
 	t.Helper()
 	o := map[string]any{"strategy": "price", "hedge": false}
 	for k, v := range opts {
 		o[k] = v
+		if v == nil {
+			delete(o, k)
+		}
 	}
-	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "stream": stream, "max_tokens": 16, "seed": 5,
-		"messages": []map[string]string{{"role": "user", "content": "Tell me about the sea"}}, "tenzro": o})
+	fs := map[string]any{"model": DevnetModelName, "stream": stream, "max_tokens": 16, "seed": 5,
+		"messages": []map[string]string{{"role": "user", "content": "Tell me about the sea"}}, "tenzro": o}
+	for k, v := range fields {
+		fs[k] = v
+	}
+	body, _ := json.Marshal(fs)
 	req, _ := http.NewRequest(http.MethodPost, m.gw.APIURL()+"/v1/chat/completions", strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
@@ -107,7 +125,7 @@ func (m *faultMarket) ask(t *testing.T, stream bool, opts map[string]any) answer
 			Tenzro TenzroInfo     `json:"tenzro"`
 		}
 		if err := json.Unmarshal(raw, &full); err != nil {
-			t.Fatalf("status %d, body %q: %v", resp.StatusCode, raw, err)
+			t.Fatalf("status %d, body %q: %v", resp.StatusCode, clip(string(raw)), err)
 		}
 		a.err, a.tenzro = full.Error, full.Tenzro
 		if len(full.Choices) > 0 {
@@ -125,7 +143,7 @@ func (m *faultMarket) ask(t *testing.T, stream bool, opts map[string]any) answer
 			continue
 		}
 		if a.done {
-			t.Fatalf("event after [DONE]: %s", raw.String())
+			t.Fatalf("event after [DONE]: %s", clip(raw.String()))
 		}
 		if data == "[DONE]" {
 			a.done = true
@@ -160,13 +178,13 @@ func (m *faultMarket) ask(t *testing.T, stream bool, opts map[string]any) answer
 func (a answer) servedBy(t *testing.T, p peer.ID) {
 	t.Helper()
 	if a.status != http.StatusOK || a.err != nil {
-		t.Fatalf("status %d, error %v: %s", a.status, a.err, a.raw)
+		t.Fatalf("status %d, error %v: %s", a.status, a.err, clip(a.raw))
 	}
 	if a.tenzro.Provider.PeerID != p.String() {
-		t.Fatalf("served by %s, want %s: %s", a.tenzro.Provider.PeerID, p, a.raw)
+		t.Fatalf("served by %s, want %s: %s", a.tenzro.Provider.PeerID, p, clip(a.raw))
 	}
 	if a.tenzro.Receipt == nil || !a.tenzro.Receipt.Verified || a.tenzro.Payment == nil {
-		t.Fatalf("no verified receipt and payment: %s", a.raw)
+		t.Fatalf("no verified receipt and payment: %s", clip(a.raw))
 	}
 }
 
@@ -175,7 +193,7 @@ func (a answer) servedBy(t *testing.T, p peer.ID) {
 func (a answer) truncated(t *testing.T, code string) {
 	t.Helper()
 	if a.status != http.StatusOK || a.done || a.err == nil || a.err["code"] != code {
-		t.Fatalf("want an error event %q and no [DONE]; status %d, done %v, error %v:\n%s", code, a.status, a.done, a.err, a.raw)
+		t.Fatalf("want an error event %q and no [DONE]; status %d, done %v, error %v:\n%s", code, a.status, a.done, a.err, clip(a.raw))
 	}
 }
 
@@ -232,12 +250,47 @@ func (m *faultMarket) counts(p peer.ID) gateway.ProviderCounts {
 	return gateway.ProviderCounts{}
 }
 
-// heal makes fake i answer well again and waits until the gateway routes
-// to it again (its backoff or breaker has let it back in).
-func (m *faultMarket) heal(t *testing.T, i int) {
+// heal makes every fake answer well again and waits until the gateway
+// routes to the first one again (its backoff or breaker let it back in).
+func (m *faultMarket) heal(t *testing.T) {
 	t.Helper()
-	m.fakes[i].always(fault{})
+	for _, fe := range m.fakes {
+		fe.always(fault{})
+	}
 	eventually(t, 15*time.Second, "the fronted provider serving again", func() bool {
-		return m.ask(t, false, nil).tenzro.Provider.PeerID == m.fronts[i].String()
+		return m.ask(t, false, nil).tenzro.Provider.PeerID == m.fronts[0].String()
 	})
+}
+
+// throttled sends requests for at least d, and until fake i has seen two
+// since it had seen from, while it keeps refusing with back-off signals;
+// each must be served by the healthy provider. It returns how many it sent
+// and the gaps between the requests fake i saw.
+func (m *faultMarket) throttled(t *testing.T, i int, from int64, d time.Duration) (int, []time.Duration) {
+	t.Helper()
+	n := 0
+	for start := time.Now(); time.Since(start) < d || m.fakes[i].hits.Load() < from+2; n++ {
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("the provider was not tried again in %s", time.Since(start))
+		}
+		m.ask(t, n%2 == 1, nil).servedBy(t, m.healthy)
+		time.Sleep(20 * time.Millisecond)
+	}
+	return n, m.fakes[i].gaps(from)
+}
+
+// run runs a subtest from a healed market, whatever the one before left.
+func (m *faultMarket) run(t *testing.T, name string, f func(t *testing.T)) {
+	t.Run(name, func(t *testing.T) {
+		m.heal(t)
+		f(t)
+	})
+}
+
+// clip shortens a body for a failure message.
+func clip(s string) string {
+	if len(s) > 800 {
+		return s[:800] + "…"
+	}
+	return s
 }

@@ -15,26 +15,30 @@ import (
 func TestFaultRestartCleanly(t *testing.T) {
 	m := newFaultMarket(t, 2, nil) // by price: fakes[0], fakes[1], then the healthy provider
 	a, b := m.fakes[0], m.fakes[1]
-	m.heal(t, 0)
 	whole, prefix := fakeText(fakeTokens, fakeWord), fakeText(3, fakeWord)
 
-	t.Run("successor restarts cleanly", func(t *testing.T) {
+	m.run(t, "successor restarts cleanly", func(t *testing.T) {
 		a.once(fault{breakAt: 3, how: "cut"})
 		ha, hb, before, g0 := a.since(), b.since(), m.ledger(t), m.counts(m.healthy).Attempts
+		rb := m.counts(m.fronts[1]).Refused
 		ans := m.ask(t, true, nil)
 		ans.servedBy(t, m.fronts[1])
-		if ans.text != whole || !ans.done || !ans.tenzro.Continued {
-			t.Fatalf("text %q (want %q), done %v, continued %v", ans.text, whole, ans.done, ans.tenzro.Continued)
+		// Three attempts: the break, the declined continuation, the restart.
+		if ans.text != whole || !ans.done || !ans.tenzro.Continued || ans.tenzro.Attempts != 3 {
+			t.Fatalf("text %q (want %q), done %v, continued %v, attempts %d", ans.text, whole, ans.done, ans.tenzro.Continued, ans.tenzro.Attempts)
 		}
 		// The successor is paid for the answer it produced, repeat
 		// included: its receipt covers all of it.
 		m.billed(t, before, m.fronts[1], 1)
-		if ha() != 1 || hb() != 1 || m.counts(m.healthy).Attempts != g0 {
-			t.Fatalf("fake hits %d and %d (want 1 each), healthy attempts %d → %d", ha(), hb(), g0, m.counts(m.healthy).Attempts)
+		// The successor declined the continuation (not a failure of its
+		// own, and never sent to its engine), then served the restart.
+		if ha() != 1 || hb() != 1 || m.counts(m.healthy).Attempts != g0 || m.counts(m.fronts[1]).Refused != rb+1 {
+			t.Fatalf("fake hits %d and %d (want 1 each), healthy attempts %d → %d, successor %+v",
+				ha(), hb(), g0, m.counts(m.healthy).Attempts, m.counts(m.fronts[1]))
 		}
 	})
 
-	t.Run("restart diverges", func(t *testing.T) {
+	m.run(t, "restart diverges", func(t *testing.T) {
 		a.once(fault{breakAt: 3, how: "cut"})
 		b.once(fault{word: func(i int) string { return strings.ToUpper(fakeWord(i)) }})
 		before := m.ledger(t)
@@ -44,10 +48,9 @@ func TestFaultRestartCleanly(t *testing.T) {
 			t.Fatalf("text %q, want only %q", ans.text, prefix)
 		}
 		m.billed(t, before, "", 0)
-		m.heal(t, 0)
 	})
 
-	t.Run("continuation breaks too", func(t *testing.T) {
+	m.run(t, "continuation breaks too", func(t *testing.T) {
 		a.once(fault{breakAt: 3, how: "cut"})
 		b.once(fault{breakAt: 5, how: "cut"})
 		ha, hb, before := a.since(), b.since(), m.ledger(t)
@@ -61,18 +64,20 @@ func TestFaultRestartCleanly(t *testing.T) {
 		if ha() != 1 || hb() != 1 || m.counts(m.fronts[0]).Failures != fa+1 || m.counts(m.fronts[1]).Failures != fb+1 {
 			t.Fatalf("fake hits %d and %d, failures %+v %+v", ha(), hb(), m.counts(m.fronts[0]), m.counts(m.fronts[1]))
 		}
-		m.heal(t, 0)
 	})
 
-	t.Run("nobody can take over", func(t *testing.T) {
+	m.run(t, "nobody can take over", func(t *testing.T) {
 		// Pinned to the provider that breaks: no successor is allowed.
 		a.once(fault{breakAt: 3, how: "cut"})
-		before := m.ledger(t)
+		before, cont := m.ledger(t), m.gw.gateway.Metrics().Snapshot().Continuations
 		ans := m.ask(t, true, map[string]any{"provider": m.fronts[0].String()})
 		ans.truncated(t, "stream_interrupted")
 		if ans.text != prefix {
 			t.Fatalf("text %q", ans.text)
 		}
 		m.billed(t, before, "", 0)
+		if got := m.gw.gateway.Metrics().Snapshot().Continuations; got != cont {
+			t.Fatalf("continuations %d → %d: nothing was continued", cont, got)
+		}
 	})
 }

@@ -1,6 +1,9 @@
 package node
 
 import (
+	"bufio"
+	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +16,8 @@ import (
 // tokens and then the healthy one's, ends with [DONE], and only the
 // healthy provider, whose receipt covers the continuation, is billed.
 func TestFaultStreamBreaks(t *testing.T) {
-	m := newFaultMarket(t, 1, func(r *RouterConfig) { r.Deadline = 1500 * time.Millisecond })
+	m := newFaultMarket(t, 1, func(r *RouterConfig) { r.Deadline = 4 * testStall })
 	fe, bad, good := m.fakes[0], m.fronts[0], m.healthy
-	m.heal(t, 0)
 	prefix := fakeText(3, fakeWord)
 
 	for _, c := range []struct {
@@ -28,14 +30,14 @@ func TestFaultStreamBreaks(t *testing.T) {
 		{"malformed chunk", "malformed", true},
 		{"no [DONE] nor finish", "eof", true},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		m.run(t, c.name, func(t *testing.T) {
 			fe.once(fault{breakAt: 3, how: c.how})
 			hits, before, cancelled := fe.since(), m.ledger(t), fe.cancelled.Load()
 			cont, f0 := m.gw.gateway.Metrics().Snapshot().Continuations, m.counts(bad).Failures
 			a := m.ask(t, c.stream, nil)
 			a.servedBy(t, good)
-			if !a.tenzro.Continued || !strings.HasPrefix(a.text, prefix) || len(a.text) <= len(prefix) || c.stream && !a.done {
-				t.Fatalf("continued %v, done %v, text %q: want %q and more", a.tenzro.Continued, a.done, a.text, prefix)
+			if !a.tenzro.Continued || a.tenzro.Attempts != 2 || !strings.HasPrefix(a.text, prefix) || len(a.text) <= len(prefix) || c.stream && !a.done {
+				t.Fatalf("continued %v after %d attempts, done %v, text %q: want %q and more", a.tenzro.Continued, a.tenzro.Attempts, a.done, a.text, prefix)
 			}
 			m.billed(t, before, good, 1)
 			if hits() != 1 || m.gw.gateway.Metrics().Snapshot().Continuations != cont+1 || m.counts(bad).Failures != f0+1 {
@@ -45,11 +47,10 @@ func TestFaultStreamBreaks(t *testing.T) {
 			if c.how == "stall" {
 				fe.waitCancelled(t, cancelled+1) // the stalled request was abandoned
 			}
-			m.heal(t, 0)
 		})
 	}
 
-	t.Run("no [DONE] after the finish", func(t *testing.T) {
+	m.run(t, "no [DONE] after the finish", func(t *testing.T) {
 		// The engine said the answer is finished and gave its usage; only
 		// the [DONE] line is missing. That is a complete answer: continuing
 		// it elsewhere would append text after the model stopped.
@@ -63,11 +64,34 @@ func TestFaultStreamBreaks(t *testing.T) {
 		m.billed(t, before, bad, 1)
 	})
 
-	t.Run("slower than the deadline", func(t *testing.T) {
+	m.run(t, "the buyer leaves mid-stream", func(t *testing.T) {
+		// The provider's work is cancelled at its engine, and an answer
+		// the buyer did not take is not settled.
+		fe.once(fault{gap: testStall / 2})
+		before, cancelled, c0 := m.ledger(t), fe.cancelled.Load(), m.counts(bad).Cancelled
+		ctx, cancel := context.WithCancel(context.Background())
+		body := `{"model":"` + DevnetModelName + `","stream":true,"max_tokens":16,"messages":[{"role":"user","content":"hi"}],"tenzro":{"strategy":"price","hedge":false}}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, m.gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() && !strings.Contains(sc.Text(), fakeWord(0)) {
+		}
+		cancel()
+		resp.Body.Close()
+		fe.waitCancelled(t, cancelled+1)
+		eventually(t, 5*time.Second, "the attempt counted as cancelled", func() bool { return m.counts(bad).Cancelled == c0+1 })
+		m.billed(t, before, "", 0)
+	})
+
+	m.run(t, "slower than the deadline", func(t *testing.T) {
 		// Each token comes within the stall timeout, but the answer
 		// outlasts the whole-request deadline: the buyer's stream ends with
 		// an error event, and nobody is paid for a truncated answer.
-		fe.once(fault{gap: 300 * time.Millisecond})
+		fe.once(fault{gap: testStall * 3 / 4}) // 8 tokens: 6 stall timeouts
 		before, cancelled, misses := m.ledger(t), fe.cancelled.Load(), m.gw.gateway.Metrics().Snapshot().DeadlineMisses
 		a := m.ask(t, true, nil)
 		a.truncated(t, "deadline")

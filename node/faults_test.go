@@ -1,28 +1,32 @@
 package node
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
 )
 
-// TestFaultFailover: a provider whose upstream engine refuses, fails or
-// resets before answering is routed around: the buyer gets the healthy
-// provider's answer, the faulty engine sees exactly the attempts the rules
-// allow, and only the provider that served is billed. A 400 caused by the
-// request is not retried: the buyer gets the provider's reason. Hedging is
-// off so each request's attempts are exact (hedging_test.go covers it).
+// TestFaultFailover: a provider whose upstream engine fails, resets,
+// throttles or is silent before its first token is routed around: the buyer
+// gets the healthy provider's answer, the faulty engine sees exactly the
+// attempts the rules allow (once per request; not at all within a backoff,
+// a Retry-After or an open breaker), and only the provider that served is
+// billed. A 400 caused by the request is not retried: the buyer gets the
+// provider's reason. A slow but steady answer is waited for, and inflated
+// usage is billed as the wire allows. Hedging is off so each request's
+// attempts are exact (hedging_test.go covers it).
 func TestFaultFailover(t *testing.T) {
 	m := newFaultMarket(t, 1, nil)
 	fe, bad, good := m.fakes[0], m.fronts[0], m.healthy
-	m.heal(t, 0)
 
-	t.Run("500 once", func(t *testing.T) {
+	m.run(t, "500 once", func(t *testing.T) {
 		fe.once(fault{status: 500, body: errorBody("server_error", "internal", "engine crashed")})
 		hits, before, c0 := fe.since(), m.ledger(t), m.counts(bad)
-		m.ask(t, false, nil).servedBy(t, good)
-		if hits() != 1 || m.counts(bad).Failures != c0.Failures+1 {
-			t.Fatalf("fake hits %d, failures %d → %d", hits(), c0.Failures, m.counts(bad).Failures)
+		a := m.ask(t, false, nil)
+		a.servedBy(t, good)
+		if hits() != 1 || m.counts(bad).Failures != c0.Failures+1 || a.tenzro.Attempts != 2 {
+			t.Fatalf("fake hits %d, failures %d → %d, attempts %d", hits(), c0.Failures, m.counts(bad).Failures, a.tenzro.Attempts)
 		}
 		m.billed(t, before, good, 1)
 		// One 500 does not bar the provider: the next request is its.
@@ -34,7 +38,7 @@ func TestFaultFailover(t *testing.T) {
 		}
 	})
 
-	t.Run("503 always", func(t *testing.T) {
+	m.run(t, "503 always", func(t *testing.T) {
 		fe.always(fault{status: 503, body: errorBody("server_error", "overloaded", "engine unavailable")})
 		hits, before, fo := fe.since(), m.ledger(t), m.gw.gateway.Metrics().Snapshot().Failovers
 		for i := 1; i <= 3; i++ {
@@ -47,10 +51,20 @@ func TestFaultFailover(t *testing.T) {
 		if got := m.gw.gateway.Metrics().Snapshot().Failovers - fo; got != 3 {
 			t.Fatalf("failovers %d, want 3", got)
 		}
-		m.heal(t, 0)
 	})
 
-	t.Run("reset before headers", func(t *testing.T) {
+	m.run(t, "a capability the engine lacks", func(t *testing.T) {
+		// The fake engine returns no log-probs. That is this provider's
+		// limit, not a fault of the request: another provider serves it.
+		hits, before, r0 := fe.since(), m.ledger(t), m.counts(bad).Refused
+		m.askWith(t, false, nil, map[string]any{"logprobs": true, "top_logprobs": 2}).servedBy(t, good)
+		m.billed(t, before, good, 1)
+		if hits() != 1 || m.counts(bad).Refused != r0+1 {
+			t.Fatalf("fake hits %d, provider %+v", hits(), m.counts(bad))
+		}
+	})
+
+	m.run(t, "reset before headers", func(t *testing.T) {
 		fe.once(fault{reset: true})
 		hits, before := fe.since(), m.ledger(t)
 		m.ask(t, true, nil).servedBy(t, good)
@@ -64,69 +78,73 @@ func TestFaultFailover(t *testing.T) {
 		{"400 context length", "context_length_exceeded", "This model's maximum context length is 2048 tokens"},
 		{"400 content policy", "content_policy_violation", "Your request was rejected by the safety system"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
+		m.run(t, c.name, func(t *testing.T) {
 			fe.always(fault{status: 400, body: errorBody("invalid_request_error", c.code, c.msg)})
-			hits, before, g0 := fe.since(), m.ledger(t), m.counts(good).Attempts
+			hits, before, g0, c0 := fe.since(), m.ledger(t), m.counts(good).Attempts, m.counts(bad)
 			for _, stream := range []bool{false, true} {
 				a := m.ask(t, stream, nil)
 				if a.status != http.StatusBadRequest || a.err == nil || a.err["code"] != c.code || a.err["message"] != c.msg {
-					t.Fatalf("stream=%v: status %d, body %s", stream, a.status, a.raw)
+					t.Fatalf("stream=%v: status %d, body %s", stream, a.status, clip(a.raw))
 				}
 			}
-			if hits() != 2 || m.counts(good).Attempts != g0 {
-				t.Fatalf("fake hits %d (want 2), healthy attempts %d → %d (want none)", hits(), g0, m.counts(good).Attempts)
+			// Refused, not failed: the request's fault is not held against
+			// the provider.
+			c1 := m.counts(bad)
+			if hits() != 2 || m.counts(good).Attempts != g0 || c1.Refused != c0.Refused+2 || c1.Failures != c0.Failures {
+				t.Fatalf("fake hits %d (want 2), healthy attempts %d → %d (want none), provider %+v → %+v",
+					hits(), g0, m.counts(good).Attempts, c0, c1)
 			}
 			m.billed(t, before, "", 0)
-			fe.always(fault{})
 		})
 	}
 
-	t.Run("429 without Retry-After", func(t *testing.T) {
+	m.run(t, "429 without Retry-After", func(t *testing.T) {
+		// Throttled again each time it is tried, the provider is left alone
+		// for an exponential backoff with equal jitter: the k-th wait is
+		// 500 ms·2^(k-1), never under half that.
 		fe.always(fault{status: 429, body: errorBody("rate_limit_error", "rate_limited", "slow down")})
-		hits, before, start := fe.since(), m.ledger(t), time.Now()
-		for range 3 { // the first meets the 429; the others come within its backoff
-			m.ask(t, false, nil).servedBy(t, good)
+		before, th := m.ledger(t), m.counts(bad).Throttled
+		n, gaps := m.throttled(t, 0, fe.hits.Load(), 1200*time.Millisecond)
+		if len(gaps) == 0 {
+			t.Fatalf("%d requests, the engine saw 1: not used again after its backoff", n)
 		}
-		if hits() != 1 {
-			t.Fatalf("fake hits %d: a throttled provider was not given its backoff", hits())
+		for k, g := range gaps {
+			if min := 250 * time.Millisecond << k; g < min {
+				t.Fatalf("wait %d was %s, under %s: %v", k+1, g, min, gaps)
+			}
 		}
-		m.billed(t, before, good, 3)
-		m.heal(t, 0)
-		// The first backoff is 500 ms with equal jitter: never under 250 ms.
-		if took := time.Since(start); took < 250*time.Millisecond {
-			t.Fatalf("used again after %s", took)
-		}
-	})
-
-	t.Run("429 with Retry-After", func(t *testing.T) {
-		fe.always(fault{status: 429, retryAfter: "1", body: errorBody("rate_limit_error", "rate_limited", "slow down")})
-		hits, before, start := fe.since(), m.ledger(t), time.Now()
-		// Pinned to the throttled provider, the buyer gets its 429 and wait.
-		a := m.ask(t, false, map[string]any{"provider": bad.String()})
-		if a.status != http.StatusTooManyRequests || a.header.Get("Retry-After") != "1" || a.err["message"] != "slow down" {
-			t.Fatalf("status %d, Retry-After %q: %s", a.status, a.header.Get("Retry-After"), a.raw)
-		}
-		// Within the second it asked for, it is not called again.
-		n := 0
-		for ; n == 0 || time.Since(start) < 700*time.Millisecond; n++ {
-			m.ask(t, true, nil).servedBy(t, good)
-		}
-		if hits() != 1 {
-			t.Fatalf("fake hits %d during its Retry-After", hits())
+		if got := m.counts(bad).Throttled - th; got != uint64(len(gaps)+1) {
+			t.Fatalf("throttled %d, want %d", got, len(gaps)+1)
 		}
 		m.billed(t, before, good, n)
-		m.heal(t, 0)
-		if took := time.Since(start); took < time.Second {
-			t.Fatalf("used again after %s, before its Retry-After", took)
-		}
 	})
 
-	t.Run("slow first token", func(t *testing.T) {
-		fe.once(fault{first: 3 * time.Second})
+	for _, status := range []int{429, 503} {
+		m.run(t, fmt.Sprintf("%d with Retry-After", status), func(t *testing.T) {
+			typ := map[int]string{429: "rate_limit_error", 503: "server_error"}[status]
+			fe.always(fault{status: status, retryAfter: "1", body: errorBody(typ, "busy", "come back in a second")})
+			// Pinned to that provider, the buyer gets its status and wait.
+			from := fe.hits.Load()
+			a := m.ask(t, false, map[string]any{"provider": bad.String()})
+			if a.status != status || a.header.Get("Retry-After") != "1" || a.err["message"] != "come back in a second" {
+				t.Fatalf("status %d, Retry-After %q: %s", a.status, a.header.Get("Retry-After"), clip(a.raw))
+			}
+			// It is not called again within the second it asked for.
+			before := m.ledger(t)
+			n, gaps := m.throttled(t, 0, from, 1500*time.Millisecond)
+			if len(gaps) == 0 || gaps[0] < time.Second {
+				t.Fatalf("%d requests; the engine's waits %v", n, gaps)
+			}
+			m.billed(t, before, good, n)
+		})
+	}
+
+	m.run(t, "slow first token", func(t *testing.T) {
+		fe.once(fault{first: 8 * testFirstToken})
 		hits, before, cancelled := fe.since(), m.ledger(t), fe.cancelled.Load()
 		start := time.Now()
 		m.ask(t, true, nil).servedBy(t, good)
-		if took := time.Since(start); took > 2*time.Second {
+		if took := time.Since(start); took > 4*testFirstToken {
 			t.Fatalf("failover after %s: the first-token timeout did not fire", took)
 		}
 		fe.waitCancelled(t, cancelled+1) // the slow engine's work was cancelled
@@ -136,10 +154,10 @@ func TestFaultFailover(t *testing.T) {
 		}
 	})
 
-	t.Run("answer slowly", func(t *testing.T) {
+	m.run(t, "answer slowly", func(t *testing.T) {
 		// Tokens keep coming, each within the stall timeout: the slow
 		// provider is waited on, not abandoned.
-		fe.once(fault{first: 100 * time.Millisecond, gap: 150 * time.Millisecond})
+		fe.once(fault{first: testStall / 4, gap: testStall / 3})
 		hits, before := fe.since(), m.ledger(t)
 		a := m.ask(t, true, nil)
 		a.servedBy(t, bad)
@@ -150,5 +168,49 @@ func TestFaultFailover(t *testing.T) {
 		if hits() != 1 {
 			t.Fatalf("fake hits %d, want 1", hits())
 		}
+	})
+
+	m.run(t, "inflated usage", func(t *testing.T) {
+		// The engine claims far more tokens than it produced. The provider
+		// signs what its engine said; the gateway bills what crossed the
+		// wire: output at most max_tokens (16), input at most the bytes sent.
+		fe.once(fault{claim: [2]int{1_000_000, 5000}})
+		before := m.ledger(t)
+		a := m.ask(t, false, nil)
+		a.servedBy(t, bad)
+		m.billed(t, before, bad, 1)
+		units, _ := a.tenzro.Payment.(map[string]any)["units"].(map[string]any)
+		out, in := units["output_tokens"].(float64), units["input_tokens"].(float64)
+		if out != 16 || in <= 0 || in >= 4096 || len(a.tenzro.Receipt.Capped) != 2 {
+			t.Fatalf("billed %v output and %v input tokens; capped %v", out, in, a.tenzro.Receipt.Capped)
+		}
+	})
+
+	m.run(t, "flapping", func(t *testing.T) {
+		// The engine goes down: each request tries the provider once and
+		// fails over, until consecutive failures open its breaker; then
+		// requests go around it without touching it. When the engine is
+		// back, the breaker's probe after the cooldown finds it healthy
+		// and the provider is used again.
+		fe.always(fault{reset: true})
+		hits, before := fe.since(), m.ledger(t)
+		var opened time.Time
+		for i := 1; i <= 8; i++ {
+			m.ask(t, i%2 == 0, nil).servedBy(t, good)
+			if want := int64(min(i, 5)); hits() != want {
+				t.Fatalf("after %d requests the engine saw %d, want %d", i, hits(), want)
+			}
+			if i == 5 {
+				opened = time.Now() // the fifth failure in a row opened the breaker
+			}
+		}
+		m.billed(t, before, good, 8)
+		m.heal(t)
+		if took := time.Since(opened); took < 4*time.Second { // the cooldown is 5 s
+			t.Fatalf("used again after %s, within the breaker's cooldown", took)
+		}
+		before = m.ledger(t)
+		m.ask(t, true, nil).servedBy(t, bad) // closed again: not just the probe
+		m.billed(t, before, bad, 1)
 	})
 }

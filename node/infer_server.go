@@ -49,17 +49,17 @@ func errFrame(status int, code, format string, args ...any) *infer.ErrorFrame {
 func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.ID, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
 	m := s.set.find(hex.EncodeToString(req.ModelID))
 	if m == nil {
-		return nil, errFrame(http.StatusNotFound, "model_not_served", "model %x is not served here", req.ModelID)
+		return nil, errFrame(http.StatusNotFound, gateway.CodeModelNotServed, "model %x is not served here", req.ModelID)
 	}
 	offer, st, eng := m.snapshot()
 	if !offerServes(offer, req.Verification) {
-		return nil, errFrame(http.StatusBadRequest, "verification_unsupported", "verification %q is not offered for %s", req.Verification, offer.Name)
+		return nil, errFrame(http.StatusBadRequest, gateway.CodeVerificationUnsupported, "verification %q is not offered for %s", req.Verification, offer.Name)
 	}
 	up := m.upstream()
 	if up != nil && req.Verification == gossip.VerifyOptimistic {
 		// Commitments need the token IDs of every step's top-k, which an
 		// OpenAI-compatible upstream does not expose.
-		return nil, errFrame(http.StatusBadRequest, "commitments_unavailable", "an upstream engine cannot produce logit commitments")
+		return nil, errFrame(http.StatusBadRequest, gateway.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
 	}
 	if up != nil && req.Continuation != "" {
 		return nil, errFrame(http.StatusBadRequest, gateway.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")

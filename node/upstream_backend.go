@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference/upstream"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // commitTopK is how many log-probs per step a logit commitment covers.
@@ -64,7 +65,7 @@ func upstreamError(ctx context.Context, err error) error {
 		}
 		return &openai.Error{Status: se.Status, Type: typ, Code: se.Code, Message: se.Message, RetryAfter: int(se.RetryAfter.Seconds())}
 	case errors.Is(err, upstream.ErrNoLogProbs):
-		return &openai.Error{Status: http.StatusUnprocessableEntity, Type: "invalid_request_error", Code: "logprobs_unavailable", Message: err.Error()}
+		return &openai.Error{Status: http.StatusUnprocessableEntity, Type: "invalid_request_error", Code: gateway.CodeLogProbsUnavailable, Message: err.Error()}
 	default:
 		return &openai.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_failed", Message: err.Error()}
 	}

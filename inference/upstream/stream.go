@@ -11,8 +11,11 @@ import (
 	"strings"
 )
 
-// ErrTruncated reports a stream that ended without [DONE] or a finish
-// reason: the upstream was cut off and the answer is incomplete.
+// ErrTruncated reports a stream that ended before the upstream said the
+// answer was finished (no finish reason): it was cut off and the answer is
+// incomplete. A stream that carried a finish reason is complete even if
+// [DONE] never came: continuing it elsewhere would add text after the model
+// stopped.
 var ErrTruncated = errors.New("upstream: stream ended before the answer was complete")
 
 // maxEventSize bounds one SSE data line.
@@ -39,11 +42,11 @@ type chunk struct {
 func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Result, error) {
 	res := &Result{}
 	var text strings.Builder
-	done := false
+	pieces, usage := 0, false
 	for {
 		line, err := readLine(br)
-		if err == io.EOF {
-			break
+		if err == io.EOF || err != nil && res.FinishReason != "" {
+			break // once the answer is finished, only its usage can be lost
 		}
 		if err != nil {
 			return nil, fmt.Errorf("upstream: read stream: %w", err)
@@ -53,7 +56,6 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 		}
 		data := bytes.TrimSpace(line[len("data:"):])
 		if string(data) == "[DONE]" {
-			done = true
 			break
 		}
 		var c chunk
@@ -64,6 +66,7 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 			return nil, &StatusError{Status: 502, Code: "upstream_error", Message: c.Error.Message}
 		}
 		if c.Usage != nil {
+			usage = true
 			res.PromptTokens, res.CompletionTokens = c.Usage.PromptTokens, c.Usage.CompletionTokens
 		}
 		for _, ch := range c.Choices {
@@ -80,6 +83,9 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 				res.LogProbs = append(res.LogProbs, lps...)
 			}
 			text.WriteString(d.Text)
+			if d.Text != "" {
+				pieces++
+			}
 			if d.Text != "" || len(d.LogProbs) > 0 {
 				if err := onDelta(d); err != nil {
 					return nil, err
@@ -90,8 +96,14 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 			}
 		}
 	}
-	if !done || res.FinishReason == "" {
+	if res.FinishReason == "" {
 		return nil, ErrTruncated
+	}
+	if !usage {
+		// An engine that ignores stream_options (or whose usage chunk was
+		// lost) streams one token per chunk: count them rather than bill
+		// an answer as empty.
+		res.CompletionTokens = pieces
 	}
 	res.Text = text.String()
 	return res, nil

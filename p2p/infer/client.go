@@ -152,11 +152,9 @@ func readAnswer(r *bufio.Reader, cfg ClientConfig, wd *watchdog, st *WireStats, 
 			}
 			return nil, fmt.Errorf("%w: %w", ErrNoFinal, err)
 		}
-		if cfg.StallTimeout > 0 {
-			wd.arm(cfg.StallTimeout, ErrStalled)
-		} else {
-			wd.disarm()
-		}
+		// The stall clock stops while the frame is handled: a slow consumer
+		// (a buyer reading slowly) must not count as a stalled provider.
+		wd.disarm()
 		f, err := decodeFrame(b, cfg.MaxFrameSize)
 		if err != nil {
 			return nil, err
@@ -174,6 +172,9 @@ func readAnswer(r *bufio.Reader, cfg ClientConfig, wd *watchdog, st *WireStats, 
 			if err := onToken(f.Token); err != nil {
 				return nil, fmt.Errorf("infer: token callback: %w", err)
 			}
+		}
+		if cfg.StallTimeout > 0 {
+			wd.arm(cfg.StallTimeout, ErrStalled)
 		}
 	}
 }

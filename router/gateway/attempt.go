@@ -64,11 +64,16 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request) (*strea
 				return ctx.Err()
 			}
 		})
+		// Judge the attempt now, before anyone learns it ended: once they
+		// do, the request may end and cancel ctx, and a provider's failure
+		// must not then pass for an attempt the router cancelled. An error
+		// frame is always the provider's own answer.
+		cancelled := err != nil && ctx.Err() != nil && !errors.As(err, new(*infer.ErrorFrame))
+		o := g.outcome(cancelled, err)
+		br.Report(ticket, o)
+		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled)
 		s.final, s.stats, s.err = final, stats, err
 		close(s.tokens)
-		o := g.outcome(ctx, err)
-		br.Report(ticket, o)
-		g.metrics.attempt(c.offer.Peer, o.Kind, ctx.Err() != nil)
 	}()
 	select {
 	case tf, ok := <-s.tokens:
@@ -88,42 +93,65 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request) (*strea
 	}
 }
 
-// outcome is what an attempt's end says about the provider.
-func (g *Gateway) outcome(ctx context.Context, err error) breaker.Outcome {
+// outcome is what an attempt's end says about the provider. A Retry-After
+// is honoured whatever the status (a 503 for maintenance carries one too).
+func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 	var ef *infer.ErrorFrame
+	isFrame := errors.As(err, &ef)
+	var o breaker.Outcome
 	switch {
 	case err == nil:
 		return breaker.Outcome{Kind: breaker.Success}
-	case ctx.Err() != nil:
+	case cancelled:
 		return breaker.Outcome{Kind: breaker.Neutral} // we cancelled it (a lost hedge, a deadline)
-	case errors.As(err, &ef) && ef.Status == http.StatusTooManyRequests:
-		o := breaker.Outcome{Kind: breaker.Throttled}
-		if ef.RetryAfterMs > 0 {
-			o.NotBefore = g.clock.Now().Add(time.Duration(ef.RetryAfterMs) * time.Millisecond)
-		}
-		return o
-	case errors.As(err, &ef) && ef.Status >= 400 && ef.Status < 500:
-		return breaker.Outcome{Kind: breaker.Neutral} // the request's fault, not the provider's
+	case isFrame && ef.Status == http.StatusTooManyRequests:
+		o.Kind = breaker.Throttled
+	case isFrame && ef.Status >= 400 && ef.Status < 500:
+		o.Kind = breaker.Neutral // the request's fault, or a capability this provider lacks
 	default:
-		return breaker.Outcome{Kind: breaker.Failure}
+		o.Kind = breaker.Failure
 	}
+	if isFrame && ef.RetryAfterMs > 0 {
+		o.NotBefore = g.clock.Now().Add(time.Duration(ef.RetryAfterMs) * time.Millisecond)
+	}
+	return o
 }
 
 // classify marks client errors (400-class other than 408 and 429) as
 // permanent: retrying them elsewhere cannot help (context length, content
-// policy), and the provider's reason is passed on.
+// policy), and the provider's reason is passed on. A refusal that names
+// what this provider cannot do (capabilityCodes) is not permanent: another
+// provider may serve the request.
 func classify(err error) error {
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Status >= 400 && ef.Status < 500 && ef.Status != http.StatusRequestTimeout &&
-		ef.Status != http.StatusTooManyRequests && ef.Code != CodeContinuationUnsupported {
+		ef.Status != http.StatusTooManyRequests && !capabilityCodes[ef.Code] {
 		return hedge.Permanent(err)
 	}
 	return err
 }
 
-// CodeContinuationUnsupported is the error code of a provider that cannot
-// continue another provider's text; the gateway then restarts cleanly.
-const CodeContinuationUnsupported = "continuation_unsupported"
+// Error codes of a provider refusing a request for what it cannot do,
+// rather than for what is wrong with the request.
+const (
+	// CodeContinuationUnsupported: it cannot continue another provider's
+	// text; the gateway then restarts cleanly.
+	CodeContinuationUnsupported = "continuation_unsupported"
+	// CodeModelNotServed: it does not (or no longer) serve the model.
+	CodeModelNotServed = "model_not_served"
+	// CodeVerificationUnsupported: it cannot give the verification level.
+	CodeVerificationUnsupported = "verification_unsupported"
+	// CodeCommitmentsUnavailable: its engine cannot produce logit
+	// commitments.
+	CodeCommitmentsUnavailable = "commitments_unavailable"
+	// CodeLogProbsUnavailable: its engine returned no log-probs.
+	CodeLogProbsUnavailable = "logprobs_unavailable"
+)
+
+var capabilityCodes = map[string]bool{
+	CodeContinuationUnsupported: true, CodeModelNotServed: true, CodeVerificationUnsupported: true,
+	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true,
+}
 
 func (g *Gateway) attemptFunc(req *Request, choices map[peer.ID]choice) hedge.AttemptFunc[*stream] {
 	return func(ctx context.Context, c strategy.Candidate) (*stream, error) {

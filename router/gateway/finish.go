@@ -67,12 +67,13 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 	if errors.Is(err, errBuyerGone) || ctx.Err() != nil {
 		return nil, g.cut(ctx, sent.Len(), "", err)
 	}
-	g.metrics.continuations.Inc()
-	g.log.Warn("stream broke mid-answer; continuing elsewhere", "provider", s.choice.offer.Peer, "sent_bytes", sent.Len(), "err", err)
 	next, ok := g.successor(cands, choices, s)
 	if !ok {
 		return nil, interrupted(sent.Len(), "no other provider can continue: "+err.Error())
 	}
+	g.metrics.continuations.Inc()
+	g.log.Warn("stream broke mid-answer; continuing elsewhere", "provider", s.choice.offer.Peer, "successor", next.offer.Peer,
+		"sent_bytes", sent.Len(), "err", err)
 	cont := sent.String()
 	cr := g.inferRequest(req, next, cont)
 	if s.first == nil || len(s.ids) == 0 || len(s.ids) > infer.MaxMaxTokens {
@@ -81,10 +82,10 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 		cr.ContinuationTokens = s.ids
 	}
 	s2, err := g.open(ctx, next, cr)
-	skip := ""
+	skip, attempts := "", 1
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Code == CodeContinuationUnsupported {
-		skip = cont
+		skip, attempts = cont, 2
 		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""))
 	}
 	if err != nil {
@@ -98,7 +99,7 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 	}
 	res, err := g.settle(req, s2, own2, sent.String(), true)
 	if res != nil {
-		res.Continued = true
+		res.Continued, res.Attempts = true, attempts // Route adds the race's
 	}
 	return res, err
 }

@@ -117,9 +117,13 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onText func(string) e
 	if err := g.checkFunds(req.Payer, cands[0].Price); err != nil {
 		return nil, err
 	}
+	retries := g.cfg.MaxRetries
+	if retries == 0 {
+		retries = -1 // hedge.Run reads 0 as its default
+	}
 	s, rep, err := hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
 		NoHedge:    req.NoHedge,
-		MaxRetries: max(g.cfg.MaxRetries, -1),
+		MaxRetries: retries,
 		Clock:      g.clock,
 		Eligible: func(c strategy.Candidate) bool {
 			return g.breakers.Ready(c.Peer) && g.table.Status(c.Peer) == router.StatusUp
@@ -132,7 +136,8 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onText func(string) e
 	s.won.Store(true)
 	res, err := g.finish(ctx, req, cands, choices, s, onText)
 	if res != nil {
-		res.Attempts, res.Hedged = len(rep.Tries), rep.HedgesDispatched > 0
+		res.Attempts += len(rep.Tries)
+		res.Hedged = rep.HedgesDispatched > 0
 	}
 	return res, err
 }
