@@ -25,6 +25,10 @@ type NodeInfo struct {
 	Hardware    bool     `json:"hardware_key"`
 	Version     string   `json:"version"`
 	API         string   `json:"api"`
+	// Height is the chain's latest committed block and ChainID its ID;
+	// 0 and "" when the node runs no chain.
+	Height  int64  `json:"height"`
+	ChainID string `json:"chain_id"`
 }
 
 // PeerView is one connected peer in tenzro_listPeers.
@@ -92,6 +96,7 @@ func registerMethods(s *rpc.Server, n *Node) {
 		return n.quote(raw)
 	})
 	registerReceiptMethods(s, n)
+	registerChainMethods(s, n)
 	s.Register("tenzro_rpcMethods", func(context.Context, json.RawMessage) (any, error) {
 		return s.Methods(), nil
 	})
@@ -99,7 +104,9 @@ func registerMethods(s *rpc.Server, n *Node) {
 
 // Info describes this node.
 func (n *Node) Info() NodeInfo {
+	height, chainID := n.chainInfo()
 	return NodeInfo{
+		Height: height, ChainID: chainID,
 		PeerID: n.host.ID().String(), ListenAddrs: n.host.Addrs(), Role: n.cfg.Role, Network: n.cfg.Network,
 		MachineID: n.id.MachineID().String(), KeyBackend: string(n.id.Backend()), Hardware: n.id.Backend().Hardware(),
 		Version: Version, API: n.api.URL(),

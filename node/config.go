@@ -39,6 +39,7 @@ type Config struct {
 	Gossip   GossipConfig   `toml:"gossip"`
 	Provider ProviderConfig `toml:"provider"`
 	Router   RouterConfig   `toml:"router"`
+	Chain    ChainConfig    `toml:"chain"`
 
 	// Home is the directory the config was read from; relative paths in
 	// the config are relative to it.
@@ -84,6 +85,7 @@ func Default(role Role) Config {
 		Gossip:   GossipConfig{Window: gossip.DefaultWindow},
 		Provider: DefaultProviderConfig(),
 		Router:   DefaultRouterConfig(),
+		Chain:    DefaultChainConfig(role),
 	}
 }
 
@@ -186,6 +188,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("gossip.window: %s outside 1s..10m", c.Gossip.Window))
 	}
 	if err := c.Router.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Chain.Validate(c.Role); err != nil {
 		errs = append(errs, err)
 	}
 	if c.Role == RoleProvider {

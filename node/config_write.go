@@ -75,6 +75,31 @@ none = {{.Router.Surcharges.None}}
 receipt = {{.Router.Surcharges.Receipt}}
 optimistic = {{.Router.Surcharges.Optimistic}}
 tee = {{.Router.Surcharges.TEE}}
+
+[chain]
+# The ledger: a CometBFT node running the consensus application in-process.
+# false runs without it (a laptop gateway); the chain's API methods then
+# answer "unavailable".
+enabled = {{.Chain.Enabled}}
+# validator (votes; its consensus key must be in the genesis) | follower
+# (providers, gateways: a full node that syncs and executes every block,
+# answers queries with proofs and relays transactions to the validators)
+role = {{q .Chain.Role}}
+# CometBFT home: config/ (node and consensus keys, genesis, config.toml)
+# and data/ (blocks, application state).
+home = {{q .Chain.Home}}
+# CometBFT peer-to-peer listen address.
+p2p_listen = {{q .Chain.P2PListen}}
+# CometBFT's own RPC server: loopback only, "" runs none (the chain
+# methods of this node's /rpc work either way).
+rpc_listen = {{q .Chain.RPCListen}}
+# Peers dialled at start and kept: "<node id>@host:port".
+persistent_peers = {{list .Chain.PersistentPeers}}
+# The chain's genesis file; "" = <home>/config/genesis.json.
+genesis_file = {{q .Chain.GenesisFile}}
+# Pause after each block (timeout_commit); "0s" keeps the chain home's
+# config.toml value (1s without one).
+block_time = {{dur .Chain.BlockTime}}
 {{range .Router.Buyers}}
 # A buyer: requests carrying the token whose SHA-256 this is are billed to
 # the account. initial_credit (micro-units) is credited once.

@@ -14,6 +14,7 @@ import (
 	drouting "github.com/libp2p/go-libp2p/p2p/discovery/routing"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -44,6 +45,7 @@ type Node struct {
 	store   *store.Store
 	gateway *gateway.Gateway // every role but provider
 	api     *apiServer
+	chain   *consensus.Node // nil when [chain] is disabled
 
 	// life bounds what must outlive New's context (the pubsub router
 	// stops when its context ends); Stop cancels it.
@@ -130,6 +132,17 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 			return nil, err
 		}
 	}
+	if cfg.Chain.Enabled {
+		cc, err := cfg.ConsensusConfig()
+		if err != nil {
+			return nil, fmt.Errorf("config: chain: %w", err)
+		}
+		cc.Logger = n.log
+		if n.chain, err = consensus.New(cc); err != nil {
+			return nil, err
+		}
+		n.parts = append(n.parts, n.chain)
+	}
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
 		return nil, err
 	}
@@ -148,6 +161,9 @@ func (n *Node) closeEarly() {
 		_ = n.host.Stop(ctx)
 	}
 	n.lifeStop()
+	if n.chain != nil {
+		_ = n.chain.Stop(ctx)
+	}
 	if n.store != nil {
 		_ = n.store.Close()
 	}
@@ -230,6 +246,9 @@ func (n *Node) Gossip() *gossip.Service { return n.gossip }
 
 // Identity returns the machine identity.
 func (n *Node) Identity() *identity.Identity { return n.id }
+
+// Chain returns the in-process chain node, nil when [chain] is disabled.
+func (n *Node) Chain() *consensus.Node { return n.chain }
 
 // Config returns the node's configuration.
 func (n *Node) Config() Config { return n.cfg }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/hex"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -15,7 +17,7 @@ import (
 func newKeysCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "keys",
-		Short: "Show the node's keys",
+		Short: "Show the node's keys; create and show chain account keys",
 	}
 	var home string
 	show := &cobra.Command{
@@ -54,6 +56,48 @@ func newKeysCmd() *cobra.Command {
 		},
 	}
 	show.Flags().StringVar(&home, "home", "", "node home directory (required)")
-	cmd.AddCommand(show)
+	cmd.AddCommand(show, newAccountKeysCmd())
+	return cmd
+}
+
+// newAccountKeysCmd is `keys account`: Ed25519 chain account keys.
+func newAccountKeysCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "account",
+		Short: "Chain account keys (Ed25519; the account ID is the public key in hex)",
+	}
+	var out string
+	create := &cobra.Command{
+		Use:   "new --out FILE",
+		Short: "Create an account key (PKCS #8 PEM, mode 0600) and print its account ID",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return fmt.Errorf("--out is required")
+			}
+			priv, err := consensus.NewAccountKey(out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\nkey file           %s\n",
+				consensus.AccountOf(priv.Public().(ed25519.PublicKey)), out)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&out, "out", "", "file to write the key to; never overwritten (required)")
+	showKey := &cobra.Command{
+		Use:   "show FILE",
+		Short: "Print the account ID of an account key file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			priv, err := consensus.ReadAccountKey(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\n", consensus.AccountOf(priv.Public().(ed25519.PublicKey)))
+			return nil
+		},
+	}
+	cmd.AddCommand(create, showKey)
 	return cmd
 }

@@ -23,12 +23,14 @@ Start a whole network on loopback with:  tenzrod devnet --dir .devnet`,
 	}
 	root.AddCommand(
 		newInitCmd(),
-		newRunCmd("validator", "Run a validator node", "Runs a validator: a libp2p node in DHT server mode that observes providers."),
-		newRunCmd("provider", "Run a provider node", "Runs a provider: announces its models and rate card, heartbeats every 2 s, and provides its models in the DHT."),
+		newRunCmd("validator", "Run a validator node", "Runs a validator: a libp2p node in DHT server mode that observes providers and, with [chain] enabled (see `tenzrod genesis`), a CometBFT validator of the ledger in-process."),
+		newRunCmd("provider", "Run a provider node", "Runs a provider: announces its models and rate card, heartbeats every 2 s, and provides its models in the DHT. With [chain] enabled it follows the ledger as a full node."),
 		newJoinCmd(),
 		newDevnetCmd(),
 		newShellCmd(),
 		newKeysCmd(),
+		newEvidenceCmd(),
+		newGenesisCmd(),
 		newModelCmd(),
 		newVersionCmd(),
 	)

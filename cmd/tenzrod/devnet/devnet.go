@@ -69,6 +69,14 @@ type Manifest struct {
 	BuyerToken string `json:"buyer_token"`
 	Buyer      string `json:"buyer_account"`
 	Model      string `json:"model"`
+	// ChainID is the devnet chain's; Genesis its genesis file (also the
+	// validator file `tenzrod evidence verify` trusts).
+	ChainID string `json:"chain_id"`
+	Genesis string `json:"genesis"`
+	// BuyerChainAccount is the buyer's funded chain account, whose key is
+	// the file BuyerKey.
+	BuyerChainAccount string `json:"buyer_chain_account"`
+	BuyerKey          string `json:"buyer_key"`
 }
 
 // ManifestFile is the manifest's name inside Dir.
@@ -101,7 +109,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	o.Dir = dir
 	token := newBuyerToken()
-	plans, err := plan(o, token)
+	plans, chain, err := plan(o, token)
 	if err != nil {
 		return err
 	}
@@ -119,7 +127,9 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("devnet: %s did not come up (see %s): %w", p.entry.Name, p.logPath(), err)
 		}
 	}
-	m := Manifest{Network: o.Network, BuyerToken: token, Buyer: BuyerAccount, Model: node.DevnetModelName}
+	m := Manifest{Network: o.Network, BuyerToken: token, Buyer: BuyerAccount, Model: node.DevnetModelName,
+		ChainID: chain.chainID, BuyerChainAccount: chain.buyer.String(), BuyerKey: filepath.Join(dir, BuyerKeyFile),
+		Genesis: filepath.Join(dir, "genesis.json")}
 	for _, p := range plans {
 		e := p.entry
 		e.PID = sup.pid(e.Name)
@@ -160,7 +170,7 @@ func printWelcome(o Options, m Manifest) {
 		}
 	}
 	w := o.Out
-	fmt.Fprintf(w, "\ndevnet %q is up: %d validators, %d providers, %d gateways\n", o.Network, o.Validators, o.Providers, o.Gateways)
+	fmt.Fprintf(w, "\ndevnet %q is up: %d validators, %d providers, %d gateways; chain %s\n", o.Network, o.Validators, o.Providers, o.Gateways, m.ChainID)
 	for _, n := range m.Nodes {
 		fmt.Fprintf(w, "  %-12s %-10s pid %-7d %s\n", n.Name, n.Role, n.PID, n.API)
 	}
@@ -172,6 +182,8 @@ func printWelcome(o Options, m Manifest) {
 	fmt.Fprintf(w, "  %s shell --api %s          # interactive; type help\n", bin, m.Gateway)
 	fmt.Fprintf(w, "  curl -s %s/v1/chat/completions -H 'Authorization: Bearer %s' \\\n", m.Gateway, m.BuyerToken)
 	fmt.Fprintf(w, "    -d '{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":32}'\n", m.Model)
+	fmt.Fprintf(w, "  %s shell --api %s -c validators\n", bin, m.Gateway)
+	fmt.Fprintf(w, "  %s shell --api %s -c \"account %s\"\n", bin, m.Gateway, m.BuyerChainAccount)
 	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %q, funded)\n", m.Gateway, m.BuyerToken, m.Buyer)
 	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
 }

@@ -23,14 +23,14 @@ func (p nodePlan) logPath() string { return filepath.Join(p.entry.Home, "node.lo
 var providerRegions = []string{"DE", "FR", "US", "JP", "Europe"}
 
 // plan writes every node's home and config and returns how to start them.
-func plan(o Options, buyerToken string) ([]nodePlan, error) {
+func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 	if o.Fresh {
 		entries, _ := os.ReadDir(o.Dir)
 		for _, e := range entries {
 			if e.IsDir() {
 				if _, err := os.Stat(filepath.Join(o.Dir, e.Name(), node.ConfigFile)); err == nil {
 					if err := os.RemoveAll(filepath.Join(o.Dir, e.Name())); err != nil {
-						return nil, fmt.Errorf("devnet: %w", err)
+						return nil, chainInfo{}, fmt.Errorf("devnet: %w", err)
 					}
 				}
 			}
@@ -55,11 +55,11 @@ func plan(o Options, buyerToken string) ([]nodePlan, error) {
 	modelDir := filepath.Join(o.Dir, "models", node.DevnetModelName)
 	modelID, err := node.EnsureDevnetModel(modelDir)
 	if err != nil {
-		return nil, err
+		return nil, chainInfo{}, err
 	}
 	ports, err := freePorts(len(specs))
 	if err != nil {
-		return nil, err
+		return nil, chainInfo{}, err
 	}
 	cfgs := make([]node.Config, len(specs))
 	plans := make([]nodePlan, len(specs))
@@ -86,14 +86,14 @@ func plan(o Options, buyerToken string) ([]nodePlan, error) {
 			cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(modelDir, modelID)}
 		}
 		if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
-			return nil, fmt.Errorf("devnet: %w", err)
+			return nil, chainInfo{}, fmt.Errorf("devnet: %w", err)
 		}
 		if _, err := p2p.LoadOrCreateKey(cfg.P2PConfig().KeyFile); err != nil {
-			return nil, err
+			return nil, chainInfo{}, err
 		}
 		pid, err := p2p.PeerIDFromKeyFile(cfg.P2PConfig().KeyFile)
 		if err != nil {
-			return nil, err
+			return nil, chainInfo{}, err
 		}
 		full := make([]string, len(cfg.P2P.Listen))
 		for j, a := range cfg.P2P.Listen {
@@ -112,6 +112,10 @@ func plan(o Options, buyerToken string) ([]nodePlan, error) {
 			args:  []string{cmd, "--home", cfg.Home},
 		}
 	}
+	chain, err := setupChain(o, cfgs, ports)
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
 	for i := range cfgs {
 		for _, s := range seeds {
 			if s != plans[i].entry.P2P[0] {
@@ -119,13 +123,13 @@ func plan(o Options, buyerToken string) ([]nodePlan, error) {
 			}
 		}
 		if err := node.WriteConfig(cfgs[i], true); err != nil {
-			return nil, fmt.Errorf("devnet: %s: %w", plans[i].entry.Name, err)
+			return nil, chainInfo{}, fmt.Errorf("devnet: %s: %w", plans[i].entry.Name, err)
 		}
 	}
-	return plans, nil
+	return plans, chain, nil
 }
 
-type nodePorts struct{ api, tcp, udp int }
+type nodePorts struct{ api, tcp, udp, chainP2P, chainRPC int }
 
 // freePorts reserves n sets of loopback ports by holding listeners on all
 // of them at once, so no two nodes get the same port; they are released
@@ -152,6 +156,13 @@ func freePorts(n int) ([]nodePorts, error) {
 			return nil, err
 		}
 		if out[i].tcp, err = tcp(); err != nil {
+			return nil, err
+		}
+		// The chain node's CometBFT p2p and RPC ports.
+		if out[i].chainP2P, err = tcp(); err != nil {
+			return nil, err
+		}
+		if out[i].chainRPC, err = tcp(); err != nil {
 			return nil, err
 		}
 		c, err := net.ListenPacket("udp", "127.0.0.1:0")

@@ -25,7 +25,7 @@ func TestCompletion(t *testing.T) {
 	}
 	c := newCompleter(s)
 	for line, want := range map[string][]string{
-		"":                      {"dht ", "exit ", "help ", "info ", "metrics ", "peers ", "providers ", "quote ", "rpc ", "tail ", "topics "},
+		"":                      {"account ", "dht ", "exit ", "help ", "info ", "metrics ", "peers ", "providers ", "quote ", "rpc ", "standing ", "tail ", "topics ", "validators "},
 		"p":                     {"eers ", "roviders "},
 		"  ta":                  {"il "},
 		"dht ":                  {"providers "},

@@ -112,6 +112,8 @@ type nodeInfo struct {
 	MachineID   string   `json:"machine_id"`
 	KeyBackend  string   `json:"key_backend"`
 	Version     string   `json:"version"`
+	Height      int64    `json:"height"`
+	ChainID     string   `json:"chain_id"`
 }
 
 func renderInfo(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -126,6 +128,9 @@ func renderInfo(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	fmt.Fprintf(tw, "machine_id\t%s  (%s)\n", orDash(n.MachineID), backendLabel(n.KeyBackend))
 	fmt.Fprintf(tw, "key_backend\t%s\n", orDash(n.KeyBackend))
 	fmt.Fprintf(tw, "version\t%s\n", orDash(n.Version))
+	if n.ChainID != "" {
+		fmt.Fprintf(tw, "chain\t%s at height %d\n", n.ChainID, n.Height)
+	}
 	writeRows(tw, n.ListenAddrs, "listen_addrs")
 	return tw.Flush()
 }

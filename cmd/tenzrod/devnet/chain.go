@@ -1,0 +1,113 @@
+package devnet
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// Chain funding of a new devnet, in micro-units.
+const (
+	BuyerChainBalance    = 1_000_000_000_000
+	OperatorChainBalance = 10_000_000_000
+)
+
+// devnetBlockTime is the devnet's timeout_commit.
+const devnetBlockTime = 500 * time.Millisecond
+
+// AccountKeyFile is an operator's chain account key inside a node home.
+const AccountKeyFile = "account.key"
+
+// BuyerKeyFile is the devnet buyer's chain account key inside Dir.
+const BuyerKeyFile = "buyer-account.key"
+
+// chainInfo is what the manifest reports of the chain.
+type chainInfo struct {
+	chainID string
+	buyer   consensus.AccountID
+}
+
+// chainID is the devnet chain's ID for a network name.
+func chainID(network string) string { return "tenzro-" + network }
+
+// setupChain enables [chain] in every node config: validators from a
+// genesis made by consensus.DevnetGenesis (written unless reused), and
+// providers and gateways as followers with a copy of it. It funds the
+// buyer's chain account and every provider operator's. ports[i] are node
+// i's chain p2p and rpc ports.
+func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, error) {
+	info := chainInfo{chainID: chainID(o.Network)}
+	buyerKey, err := consensus.LoadOrCreateAccountKey(filepath.Join(o.Dir, BuyerKeyFile))
+	if err != nil {
+		return info, err
+	}
+	info.buyer = consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime,
+		Funded: map[consensus.AccountID]uint64{info.buyer: BuyerChainBalance}}
+	var validators []int
+	for i := range cfgs {
+		c := &cfgs[i]
+		c.Chain.Enabled = true
+		c.Chain.P2PListen = fmt.Sprintf("tcp://127.0.0.1:%d", ports[i].chainP2P)
+		c.Chain.RPCListen = fmt.Sprintf("tcp://127.0.0.1:%d", ports[i].chainRPC)
+		c.Chain.PersistentPeers = []string{}
+		op, err := consensus.LoadOrCreateAccountKey(c.Path(AccountKeyFile))
+		if err != nil {
+			return info, err
+		}
+		account := consensus.AccountOf(op.Public().(ed25519.PublicKey))
+		switch c.Role {
+		case node.RoleValidator:
+			c.Chain.Role = node.ChainValidator
+			validators = append(validators, i)
+			spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: c.Path(c.Chain.Home),
+				P2PListen: c.Chain.P2PListen, RPCListen: c.Chain.RPCListen, Operator: account})
+		case node.RoleProvider:
+			c.Chain.Role = node.ChainFollower
+			spec.Funded[account] = OperatorChainBalance
+		default:
+			c.Chain.Role = node.ChainFollower
+		}
+	}
+	genesis := filepath.Join(o.Dir, "genesis.json")
+	if _, err := os.Stat(genesis); o.Fresh || err != nil {
+		if _, err := consensus.DevnetGenesis(spec); err != nil {
+			return info, err
+		}
+	}
+	doc, err := os.ReadFile(genesis)
+	if err != nil {
+		return info, fmt.Errorf("devnet: %w", err)
+	}
+	addrs := map[int]string{} // node index -> validator's id@host:port
+	for _, i := range validators {
+		keys, err := consensus.InitHome(cfgs[i].Path(cfgs[i].Chain.Home))
+		if err != nil {
+			return info, err
+		}
+		addrs[i] = fmt.Sprintf("%s@127.0.0.1:%d", keys.NodeID, ports[i].chainP2P)
+	}
+	for i := range cfgs {
+		c := &cfgs[i]
+		for _, j := range validators {
+			if j != i {
+				c.Chain.PersistentPeers = append(c.Chain.PersistentPeers, addrs[j])
+			}
+		}
+		if c.Role != node.RoleValidator {
+			dst := filepath.Join(c.Path(c.Chain.Home), "config", "genesis.json")
+			if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+				return info, fmt.Errorf("devnet: %w", err)
+			}
+			if err := os.WriteFile(dst, doc, 0o644); err != nil {
+				return info, fmt.Errorf("devnet: %w", err)
+			}
+		}
+	}
+	return info, nil
+}

@@ -1,0 +1,175 @@
+package node
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/node/rpc"
+)
+
+func TestChainConfigValidate(t *testing.T) {
+	cfg := testConfig(t, RoleProvider, "software", nil)
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("default chain section: %v", err)
+	}
+	for _, c := range []struct {
+		name, key string
+		mod       func(*ChainConfig)
+	}{
+		{"provider as chain validator", "chain.role", func(c *ChainConfig) { c.Role = ChainValidator }},
+		{"unknown role", "chain.role", func(c *ChainConfig) { c.Role = "observer" }},
+		{"public rpc", "chain.rpc_listen", func(c *ChainConfig) { c.RPCListen = "tcp://0.0.0.0:26657" }},
+		{"p2p without scheme", "chain.p2p_listen", func(c *ChainConfig) { c.P2PListen = "127.0.0.1:26656" }},
+		{"bad peer", "chain.persistent_peers", func(c *ChainConfig) { c.PersistentPeers = []string{"abc@127.0.0.1:1"} }},
+		{"no home", "chain.home", func(c *ChainConfig) { c.Home = "" }},
+	} {
+		bad := cfg
+		c.mod(&bad.Chain)
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.key)
+		}
+	}
+	// The rendered file carries the section and loads back the same.
+	cfg.Chain.Enabled, cfg.Chain.PersistentPeers = true, []string{strings.Repeat("a", 40) + "@127.0.0.1:26656"}
+	if err := WriteConfig(cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(cfg.Home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Chain.Enabled || back.Chain.Role != ChainFollower || len(back.Chain.PersistentPeers) != 1 {
+		t.Fatalf("chain section after round trip: %+v", back.Chain)
+	}
+}
+
+func freeTCP(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprintf("tcp://%s", l.Addr())
+}
+
+// TestChainInNode runs two validator nodes with the chain enabled, from
+// homes consensus.DevnetGenesis created, and a node without a chain: the
+// height in tenzro_nodeInfo advances, the funded account has its genesis
+// balance, a transfer sent through tenzro_sendTx commits, and the chain
+// methods of the node without a chain answer Unavailable.
+func TestChainInNode(t *testing.T) {
+	_, buyerKey, _ := ed25519.GenerateKey(rand.Reader)
+	buyer := consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	cfgs := []Config{testConfig(t, RoleValidator, "software", nil), testConfig(t, RoleValidator, "software", nil)}
+	spec := consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-node-test", BlockTime: 100 * time.Millisecond,
+		Funded: map[consensus.AccountID]uint64{buyer: 5_000_000}}
+	for i := range cfgs {
+		cfgs[i].Chain.Enabled, cfgs[i].Chain.P2PListen = true, freeTCP(t)
+		spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: filepath.Join(cfgs[i].Home, "chain"),
+			P2PListen: cfgs[i].Chain.P2PListen, Operator: consensus.AccountID{byte(i + 1)}})
+	}
+	written, err := consensus.DevnetGenesis(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*Node
+	for i := range cfgs {
+		cfgs[i].Chain.PersistentPeers = written[i].Peers
+		nodes = append(nodes, startNode(t, cfgs[i]))
+	}
+	info := func() NodeInfo { return nodes[1].Info() }
+	eventually(t, 30*time.Second, "height 2", func() bool { return info().Height >= 2 })
+	if info().ChainID != spec.ChainID {
+		t.Fatalf("chain_id %q, want %q", info().ChainID, spec.ChainID)
+	}
+	h := info().Height
+	eventually(t, 10*time.Second, "the height to advance", func() bool { return info().Height > h })
+
+	acct := func() AccountView {
+		res, err := nodes[0].rpcCall("tenzro_getAccount", fmt.Sprintf(`{"account":%q}`, buyer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.(AccountView)
+	}
+	if a := acct(); !a.Exists || a.Balance != 5_000_000 || a.Nonce != 0 {
+		t.Fatalf("genesis account: %+v", a)
+	}
+	wantCode(t, nodes[0], "tenzro_getAccount", `{"account":"xyz"}`, rpc.CodeInvalidParams)
+
+	raw, err := consensus.NewSigner(buyerKey, spec.ChainID).SignTx(0, &consensus.Transfer{To: consensus.AccountID{9}, Amount: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, err := nodes[1].rpcCall("tenzro_sendTx", fmt.Sprintf(`{"tx":%q}`, base64.StdEncoding.EncodeToString(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := sent.(TxView).Hash
+	var tx TxView
+	eventually(t, 15*time.Second, "the transfer to commit", func() bool {
+		res, err := nodes[0].rpcCall("tenzro_getTx", fmt.Sprintf(`{"hash":%q}`, hash))
+		if err == nil {
+			tx = res.(TxView)
+		}
+		return err == nil
+	})
+	if tx.Code != 0 || tx.Height < 1 {
+		t.Fatalf("transfer: %+v", tx)
+	}
+	eventually(t, 5*time.Second, "the new balance", func() bool { a := acct(); return a.Balance == 5_000_000-1000 && a.Nonce == 1 })
+	// A resubmission is refused; a stale nonce is rejected by CheckTx with
+	// the chain's code as data.
+	wantCode(t, nodes[1], "tenzro_sendTx", fmt.Sprintf(`{"tx":%q}`, base64.StdEncoding.EncodeToString(raw)), rpc.CodeInvalidParams)
+	stale, err := consensus.NewSigner(buyerKey, spec.ChainID).SignTx(0, &consensus.Transfer{To: consensus.AccountID{9}, Amount: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := wantCode(t, nodes[1], "tenzro_sendTx", fmt.Sprintf(`{"tx":%q}`, base64.StdEncoding.EncodeToString(stale)), rpc.CodeInvalidParams)
+	if d, _ := json.Marshal(re.Data); !strings.Contains(string(d), "nonce") {
+		t.Fatalf("stale nonce rejection data %s lacks the code name", d)
+	}
+
+	vals, err := nodes[0].rpcCall("tenzro_listValidators", "")
+	if err != nil || len(vals.([]consensus.Validator)) != 2 {
+		t.Fatalf("validators: %v %v", vals, err)
+	}
+	pack, err := nodes[0].rpcCall("tenzro_getEvidencePack", fmt.Sprintf(`{"account":%q,"from_height":1,"to_height":%d}`, buyer, tx.Height))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(pack)
+	if err != nil || !strings.Contains(string(js), spec.ChainID) {
+		t.Fatalf("evidence pack JSON lacks the chain ID (%v): %.300s", err, js)
+	}
+
+	off := startNode(t, testConfig(t, RoleGateway, "software", nil))
+	if i := off.Info(); i.Height != 0 || i.ChainID != "" {
+		t.Fatalf("node without a chain reports %d %q", i.Height, i.ChainID)
+	}
+	for _, m := range []string{"tenzro_getAccount", "tenzro_getStanding", "tenzro_listValidators", "tenzro_getParams",
+		"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack"} {
+		wantCode(t, off, m, "{}", rpc.CodeUnavailable)
+	}
+}
+
+func wantCode(t *testing.T, n *Node, method, params string, code int) *rpc.Error {
+	t.Helper()
+	_, err := n.rpcCall(method, params)
+	var re *rpc.Error
+	if !errors.As(err, &re) || re.Code != code {
+		t.Fatalf("%s %s: %v, want code %d", method, params, err, code)
+	}
+	return re
+}
