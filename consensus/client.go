@@ -147,6 +147,30 @@ func (n *Node) Provider(ctx context.Context, m identity.MachineID) (Provider, bo
 	return p, ok, err
 }
 
+// ProviderByPeer returns the machine registered for a libp2p peer ID.
+func (n *Node) ProviderByPeer(ctx context.Context, peerID string) (identity.MachineID, bool, error) {
+	var m identity.MachineID
+	r, err := n.Query(ctx, "peer/"+peerID, 0)
+	if err != nil || len(r.Value) == 0 {
+		return m, false, err
+	}
+	if len(r.Value) != len(m) {
+		return m, false, fmt.Errorf("consensus: peer %s: machine ID of %d bytes", peerID, len(r.Value))
+	}
+	copy(m[:], r.Value)
+	return m, true, nil
+}
+
+// Meta returns the chain metadata of the last committed block.
+func (n *Node) Meta(ctx context.Context) (ChainMeta, error) {
+	var m ChainMeta
+	_, err := n.queryCBOR(ctx, "meta", &m)
+	return m, err
+}
+
+// SLAHour is the SLA hour index of the last committed block (see Params.HourSeconds).
+func SLAHour(m ChainMeta, p Params) uint64 { return hourOf(m.Time, m.GenesisTime, p.HourSeconds) }
+
 // Escrow returns a payer's escrow.
 func (n *Node) Escrow(ctx context.Context, payer AccountID) (Escrow, bool, error) {
 	var e Escrow

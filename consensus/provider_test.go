@@ -1,7 +1,10 @@
 package consensus_test
 
 import (
+	"context"
 	"testing"
+
+	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
@@ -50,6 +53,14 @@ func TestRegistrationChecks(t *testing.T) {
 	var got consensus.Provider
 	if !c.query("provider/"+p.MachineID.String(), &got) || got.Operator != op.Account() || got.Bond != 1000 || got.PeerID != p.PeerID.String() {
 		t.Fatalf("registration = %+v", got)
+	}
+	// The peer index answers which machine a peer ID is registered to, with a proof.
+	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "peer/" + p.PeerID.String()})
+	if err != nil || res.Code != 0 || string(res.Value) != string(p.MachineID[:]) {
+		t.Fatalf("peer query: %v %d %x, want %s", err, res.GetCode(), res.GetValue(), p.MachineID)
+	}
+	if err := consensus.VerifyQuery(c.app.AppHash(), res.Value, res.ProofOps.Ops); err != nil {
+		t.Fatalf("peer query proof: %v", err)
 	}
 	if a := c.account(op.Account()); a.Balance != 9000 {
 		t.Fatalf("operator balance %d, want 9000 after bonding", a.Balance)

@@ -23,6 +23,7 @@ import (
 //	account/<hex>                 Account            (raw)
 //	validator/<operator hex>      Validator          (raw)
 //	provider/<machine hex>        Provider           (raw)
+//	peer/<libp2p peer ID>         machine ID bytes   (raw; the registration of a peer)
 //	escrow/<payer hex>            Escrow             (raw)
 //	record/<payer hex>/<req hex>  SettledRecord      (raw)
 //	proposal/<id>                 Proposal           (raw)
@@ -107,6 +108,8 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	case len(parts) == 2 && parts[0] == "provider":
 		m, err := parseMachine(parts[1])
 		return rawKey(KeyProvider(m), err)
+	case len(parts) == 2 && parts[0] == "peer":
+		return rawKey(keyPeer(parts[1]), nil)
 	case len(parts) == 3 && parts[0] == "record":
 		p, err := ParseAccountID(parts[1])
 		d, err2 := parseHash(parts[2])

@@ -9,8 +9,9 @@ import (
 )
 
 // Pins maps a provider's libp2p peer ID to the machine ID its messages must
-// chain to. Until providers register on chain, FirstSeenPins pins the first
-// valid announcement of each peer; the consensus state replaces it.
+// chain to. Without a chain, FirstSeenPins pins the first valid
+// announcement of each peer; with one, RegistryPins pins each peer to its
+// on-chain registration.
 type Pins interface {
 	// Lookup returns the machine pinned for p, if any.
 	Lookup(p peer.ID) (identity.MachineID, bool)

@@ -46,6 +46,9 @@ type Node struct {
 	gateway *gateway.Gateway // every role but provider
 	api     *apiServer
 	chain   *consensus.Node // nil when [chain] is disabled
+	// registry reads registrations and standings from the chain (nil
+	// without one).
+	registry *chainRegistry
 
 	// life bounds what must outlive New's context (the pubsub router
 	// stops when its context ends); Stop cancels it.
@@ -100,7 +103,22 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if _, err := n.session.current(); err != nil {
 		return nil, err
 	}
+	// The chain comes first: gossip pins peers to their registrations.
+	var pins gossip.Pins
+	if cfg.Chain.Enabled {
+		cc, err := cfg.ConsensusConfig()
+		if err != nil {
+			return nil, fmt.Errorf("config: chain: %w", err)
+		}
+		cc.Logger = n.log
+		if n.chain, err = consensus.New(cc); err != nil {
+			return nil, err
+		}
+		n.registry = newChainRegistry(n.chain, n)
+		pins = n.registry.pins
+	}
 	n.gossip, err = gossip.New(n.life, gossip.Config{Network: cfg.Network, Window: cfg.Gossip.Window}, gossip.Deps{
+		Pins:       pins,
 		Host:       n.host.Host(),
 		Discovery:  drouting.NewRoutingDiscovery(n.host.DHT()),
 		Clock:      o.Clock,
@@ -111,6 +129,9 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		return nil, err
 	}
 	n.table = router.NewTable(o.Clock, n.log)
+	if n.registry != nil {
+		n.table.SetRegistry(n.registry)
+	}
 	n.gossip.OnAnnouncement(n.table.ApplyAnnouncement)
 	n.gossip.OnHeartbeat(n.table.ApplyHeartbeat)
 	if n.store, err = store.Open(cfg.Path(filepath.Join("data", "receipts"))); err != nil {
@@ -132,16 +153,14 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 			return nil, err
 		}
 	}
-	if cfg.Chain.Enabled {
-		cc, err := cfg.ConsensusConfig()
-		if err != nil {
-			return nil, fmt.Errorf("config: chain: %w", err)
-		}
-		cc.Logger = n.log
-		if n.chain, err = consensus.New(cc); err != nil {
-			return nil, err
-		}
+	if n.chain != nil {
 		n.parts = append(n.parts, n.chain)
+		switch {
+		case cfg.Role == RoleProvider:
+			n.parts = append(n.parts, newRegistrar(n))
+		case cfg.Chain.Role == ChainValidator:
+			n.parts = append(n.parts, newVerdictLoop(n))
+		}
 	}
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
 		return nil, err

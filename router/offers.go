@@ -22,6 +22,13 @@ type Offer struct {
 	InFlight   uint32
 	Capacity   uint32
 	QueueDepth uint32
+	// Unregistered is set when the chain is on and the peer is not
+	// registered to the machine it announced.
+	Unregistered bool
+	// Standing is the consensus standing in basis points (0 when
+	// unregistered); StandingKnown is false without a chain.
+	Standing      uint32
+	StandingKnown bool
 }
 
 // Serves reports whether the offer includes verification level.
@@ -37,6 +44,20 @@ func (o Offer) Serves(level string) bool {
 // Offers returns every announced offer of model (a name or a hex catalog
 // ID), sorted by peer ID.
 func (t *Table) Offers(model string) []Offer {
+	out := t.offers(model)
+	for i := range out {
+		reg, st := t.chainView(out[i].Peer, out[i].Machine)
+		out[i].Unregistered = reg != nil && !*reg
+		if out[i].Unregistered {
+			out[i].StandingKnown = true // no serving bond: standing 0
+		} else if st != nil {
+			out[i].Standing, out[i].StandingKnown = *st, true
+		}
+	}
+	return out
+}
+
+func (t *Table) offers(model string) []Offer {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	now := t.clock.Now()

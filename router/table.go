@@ -35,6 +35,8 @@ type Table struct {
 	downAfter time.Duration
 	log       *slog.Logger
 
+	registry Registry // nil without a chain
+
 	mu        sync.RWMutex
 	providers map[peer.ID]*entry
 	lastSeen  map[peer.ID]Status // status at the last sweep, for transition logs
@@ -63,6 +65,35 @@ func NewTable(clk clock.Clock, log *slog.Logger) *Table {
 	}
 	return &Table{clock: clk, downAfter: DownAfter, log: log.With("component", "providers"),
 		providers: make(map[peer.ID]*entry), lastSeen: make(map[peer.ID]Status)}
+}
+
+// Registry is what the chain says of providers.
+type Registry interface {
+	// Registered returns the machine registered for p, false when none is.
+	Registered(p peer.ID) (identity.MachineID, bool)
+	// StandingBP returns m's standing in basis points, false when unknown.
+	StandingBP(m identity.MachineID) (uint32, bool)
+}
+
+// SetRegistry makes the table mark providers registered or not and carry
+// their standing. Call it before the table is used.
+func (t *Table) SetRegistry(r Registry) { t.registry = r }
+
+// chainView is what the registry says of peer p announcing machine m: nil,
+// nil without a registry.
+func (t *Table) chainView(p peer.ID, m identity.MachineID) (registered *bool, standing *uint32) {
+	if t.registry == nil {
+		return nil, nil
+	}
+	rm, ok := t.registry.Registered(p)
+	ok = ok && rm == m
+	registered = &ok
+	if ok {
+		if bp, known := t.registry.StandingBP(m); known {
+			standing = &bp
+		}
+	}
+	return registered, standing
 }
 
 func (t *Table) get(p peer.ID) *entry {

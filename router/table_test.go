@@ -125,3 +125,54 @@ func TestStaleHeartbeatDoesNotRewind(t *testing.T) {
 	})
 	f.want(t, StatusDown)
 }
+
+// fakeRegistry registers peers to machines and gives standings.
+type fakeRegistry struct {
+	reg      map[peer.ID]identity.MachineID
+	standing map[identity.MachineID]uint32
+}
+
+func (f fakeRegistry) Registered(p peer.ID) (identity.MachineID, bool) {
+	m, ok := f.reg[p]
+	return m, ok
+}
+
+func (f fakeRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
+	s, ok := f.standing[m]
+	return s, ok
+}
+
+// TestRegistryMarksProviders: with a registry, a provider registered to
+// the machine it announced is listed registered with its standing; one
+// not registered (or registered to another machine) is listed as such,
+// its offers marked unregistered with standing 0; without a registry
+// neither field is shown.
+func TestRegistryMarksProviders(t *testing.T) {
+	f := newFixture(t)
+	if v := f.table.List()[0]; v.Registered != nil || v.StandingBP != nil {
+		t.Fatalf("without a chain: registered %v standing %v", v.Registered, v.StandingBP)
+	}
+	if o := f.table.Offers("m")[0]; o.Unregistered || o.StandingKnown {
+		t.Fatalf("without a chain: offer %+v", o)
+	}
+	reg := fakeRegistry{reg: map[peer.ID]identity.MachineID{}, standing: map[identity.MachineID]uint32{f.mach: 8123}}
+	f.table.SetRegistry(reg)
+	if v := f.table.List()[0]; v.Registered == nil || *v.Registered || v.StandingBP != nil {
+		t.Fatalf("unregistered: registered %v standing %v", v.Registered, v.StandingBP)
+	}
+	if o := f.table.Offers("m")[0]; !o.Unregistered || !o.StandingKnown || o.Standing != 0 {
+		t.Fatalf("unregistered offer %+v", o)
+	}
+	reg.reg[f.peer] = identity.MachineID{8} // registered, but to another machine
+	if v, _ := f.table.Get(f.peer); v.Registered == nil || *v.Registered {
+		t.Fatalf("peer registered to another machine listed registered")
+	}
+	reg.reg[f.peer] = f.mach
+	v, _ := f.table.Get(f.peer)
+	if v.Registered == nil || !*v.Registered || v.StandingBP == nil || *v.StandingBP != 8123 {
+		t.Fatalf("registered: registered %v standing %v", v.Registered, v.StandingBP)
+	}
+	if o := f.table.Offers("m")[0]; o.Unregistered || !o.StandingKnown || o.Standing != 8123 {
+		t.Fatalf("registered offer %+v", o)
+	}
+}

@@ -46,29 +46,56 @@ type ProviderView struct {
 	HeartbeatSeq   uint64      `json:"heartbeat_seq"`
 	AnnouncedAtMs  int64       `json:"announced_at_ms,omitempty"`
 	DiscoveredAtMs int64       `json:"discovered_at_ms"`
+	// Registered and StandingBP come from the chain; both are absent
+	// when this node runs without one.
+	Registered *bool   `json:"registered,omitempty"`
+	StandingBP *uint32 `json:"standing_bp,omitempty"`
 }
 
 // List returns every known provider, sorted by peer ID.
 func (t *Table) List() []ProviderView {
 	t.mu.RLock()
-	defer t.mu.RUnlock()
 	now := t.clock.Now()
-	out := make([]ProviderView, 0, len(t.providers))
-	for _, e := range sortedEntries(t.providers) {
+	entries := sortedEntries(t.providers)
+	out := make([]ProviderView, 0, len(entries))
+	keys := make([]entry, 0, len(entries))
+	for _, e := range entries {
 		out = append(out, t.view(e, now))
+		keys = append(keys, entry{peer: e.peer, machine: e.machine, announce: e.announce, heartbeat: e.heartbeat})
+	}
+	t.mu.RUnlock()
+	for i := range out {
+		t.annotate(&out[i], &keys[i])
 	}
 	return out
+}
+
+// annotate adds what the chain says of a provider whose machine is known
+// (e is a copy taken under the lock).
+func (t *Table) annotate(v *ProviderView, e *entry) {
+	if e.announce == nil && e.heartbeat == nil {
+		return
+	}
+	v.Registered, v.StandingBP = t.chainView(e.peer, e.machine)
 }
 
 // Get returns one provider's view.
 func (t *Table) Get(p peer.ID) (ProviderView, bool) {
 	t.mu.RLock()
-	defer t.mu.RUnlock()
 	e, ok := t.providers[p]
-	if !ok {
-		return ProviderView{}, false
+	var (
+		v   ProviderView
+		key entry
+	)
+	if ok {
+		v = t.view(e, t.clock.Now())
+		key = entry{peer: e.peer, machine: e.machine, announce: e.announce, heartbeat: e.heartbeat}
 	}
-	return t.view(e, t.clock.Now()), true
+	t.mu.RUnlock()
+	if ok {
+		t.annotate(&v, &key)
+	}
+	return v, ok
 }
 
 func (t *Table) view(e *entry, now time.Time) ProviderView {

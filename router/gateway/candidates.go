@@ -46,7 +46,8 @@ func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]ch
 	for _, o := range offers {
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
-			(req.PinRegion != "" && o.Region != req.PinRegion) {
+			(req.PinRegion != "" && o.Region != req.PinRegion) ||
+			(o.Unregistered && req.Verification != "none") {
 			continue
 		}
 		var id [32]byte
@@ -79,7 +80,15 @@ func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]ch
 	return ranking.Candidates(), choices, nil
 }
 
-// standing is the provider's standing in basis points. Until consensus
-// feeds it, every provider has the same neutral standing, so it does not
-// reorder candidates.
-func (g *Gateway) standing(router.Offer) uint32 { return 5000 }
+// neutralStanding is the standing of a provider the chain says nothing of
+// (no chain, or not registered at level none): it does not reorder them.
+const neutralStanding = 5000
+
+// standing is the provider's consensus standing in basis points, read by
+// the table from the chain (cached per block).
+func (g *Gateway) standing(o router.Offer) uint32 {
+	if o.StandingKnown {
+		return o.Standing
+	}
+	return neutralStanding
+}

@@ -20,6 +20,17 @@ const (
 // devnetBlockTime is the devnet's timeout_commit.
 const devnetBlockTime = 500 * time.Millisecond
 
+// devnetHourSeconds is the devnet's SLA "hour": validators give verdicts
+// on every provider once a minute.
+const devnetHourSeconds = 60
+
+// devnetParams are the default parameters with the devnet's short hour.
+func devnetParams() consensus.Params {
+	p := consensus.DefaultParams()
+	p.HourSeconds = devnetHourSeconds
+	return p
+}
+
 // AccountKeyFile is an operator's chain account key inside a node home.
 const AccountKeyFile = "account.key"
 
@@ -47,7 +58,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		return info, err
 	}
 	info.buyer = consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
-	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime,
+	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime, Params: devnetParams(),
 		Funded: map[consensus.AccountID]uint64{info.buyer: BuyerChainBalance}}
 	var validators []int
 	for i := range cfgs {

@@ -1,0 +1,192 @@
+package node
+
+import (
+	"crypto/ed25519"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/router"
+)
+
+// chainNet is nv validator nodes (each also a gateway), np providers
+// following the chain with funded operator accounts, and nu providers
+// without a chain (never registered).
+type chainNet struct {
+	spec       consensus.Devnet
+	validators []*Node
+	registered []*Node
+	unchained  []*Node
+}
+
+func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params) *chainNet {
+	t.Helper()
+	c := &chainNet{spec: consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-pins-test", BlockTime: 100 * time.Millisecond,
+		Params: params, Funded: map[consensus.AccountID]uint64{}}}
+	vals := make([]Config, nv)
+	for i := range vals {
+		vals[i] = testConfig(t, RoleValidator, "software", nil)
+		vals[i].Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+		vals[i].Chain.Enabled, vals[i].Chain.P2PListen = true, freeTCP(t)
+		c.spec.Validators = append(c.spec.Validators, consensus.DevnetValidator{Home: filepath.Join(vals[i].Home, "chain"),
+			P2PListen: vals[i].Chain.P2PListen, Operator: accountKey(t, vals[i])})
+	}
+	provs := make([]Config, np)
+	for i := range provs {
+		provs[i] = testConfig(t, RoleProvider, "software", nil)
+		provs[i].Chain.Enabled, provs[i].Chain.P2PListen = true, freeTCP(t)
+		c.spec.Funded[accountKey(t, provs[i])] = 10 * params.MinServingBond
+	}
+	written, err := consensus.DevnetGenesis(c.spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(c.spec.Dir, "genesis.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peers []string
+	for i := range vals {
+		vals[i].Chain.PersistentPeers = written[i].Peers
+		n := startNode(t, vals[i])
+		c.validators = append(c.validators, n)
+		peers = append(peers, n.Chain().NodeID()+"@"+strings.TrimPrefix(vals[i].Chain.P2PListen, "tcp://"))
+	}
+	boot := c.validators[0].Host().Addrs()[:1]
+	for i := range provs {
+		provs[i].P2P.Bootstrap, provs[i].Chain.PersistentPeers = boot, peers
+		dst := filepath.Join(provs[i].Path(provs[i].Chain.Home), "config", "genesis.json")
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, doc, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.registered = append(c.registered, startNode(t, provs[i]))
+	}
+	for range nu {
+		c.unchained = append(c.unchained, startNode(t, testConfig(t, RoleProvider, "software", boot)))
+	}
+	return c
+}
+
+func accountKey(t *testing.T, cfg Config) consensus.AccountID {
+	t.Helper()
+	k, err := consensus.LoadOrCreateAccountKey(cfg.Path(AccountKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return consensus.AccountOf(k.Public().(ed25519.PublicKey))
+}
+
+// testChainParams are small bonds and a short hour.
+func testChainParams(hour uint64) consensus.Params {
+	p := consensus.DefaultParams()
+	p.MinServingBond, p.HourSeconds, p.SLAWindowHours = 1000, hour, 4
+	return p
+}
+
+// listed returns how node n lists provider p.
+func listed(t *testing.T, n *Node, p *Node) (router.ProviderView, bool) {
+	t.Helper()
+	res, err := n.rpcCall("tenzro_listProviders", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(res)
+	var views []router.ProviderView
+	if err := json.Unmarshal(js, &views); err != nil {
+		t.Fatalf("listProviders %s: %v", js, err)
+	}
+	for _, v := range views {
+		if v.PeerID == p.Host().ID().String() {
+			return v, true
+		}
+	}
+	return router.ProviderView{}, false
+}
+
+// askPinned sends a chat request pinned to provider p at a verification
+// level and returns the status and body.
+func askPinned(t *testing.T, gw, p *Node, level string) (int, string) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "max_tokens": 4,
+		"messages": []map[string]string{{"role": "user", "content": "hi"}},
+		"tenzro":   map[string]any{"verification": level, "provider": p.Host().ID().String(), "hedge": false}})
+	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(string(body)))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+// TestChainPinsAndRegistration: a provider following the chain registers
+// itself at start with the minimum bond; the gateway lists it registered
+// with its consensus standing and pins its peer to the chain's machine; a
+// provider without a chain is listed unregistered, standing 0, and is
+// routed to at level none only.
+func TestChainPinsAndRegistration(t *testing.T) {
+	params := testChainParams(3600)
+	c := newChainNet(t, 1, 1, 1, params)
+	gw, reg, unreg := c.validators[0], c.registered[0], c.unchained[0]
+
+	var p consensus.Provider
+	eventually(t, 60*time.Second, "the provider's registration to commit", func() bool {
+		var ok bool
+		p, ok, _ = gw.Chain().Provider(t.Context(), reg.Identity().MachineID())
+		return ok
+	})
+	if p.PeerID != reg.Host().ID().String() || p.Bond != params.MinServingBond || p.Operator != accountKey(t, reg.Config()) {
+		t.Fatalf("registration %+v", p)
+	}
+	warm := func(n *Node) bool {
+		for _, o := range gw.Table().Offers(DevnetModelName) {
+			if o.Peer == n.Host().ID() && o.Status == router.StatusUp && o.State == gossip.StateWarm {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, 60*time.Second, "both providers warm at the gateway", func() bool { return warm(reg) && warm(unreg) })
+
+	var v router.ProviderView
+	eventually(t, 10*time.Second, "the registered provider listed registered", func() bool {
+		v, _ = listed(t, gw, reg)
+		return v.Registered != nil && *v.Registered
+	})
+	st, err := gw.Chain().Standing(t.Context(), reg.Identity().MachineID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.StandingBP == nil || uint64(*v.StandingBP) != st.StandingBP || st.StandingBP != params.StandingBondedBP {
+		t.Fatalf("listed standing %v, chain %d, want the bonded component %d", v.StandingBP, st.StandingBP, params.StandingBondedBP)
+	}
+	if m, ok := gw.Gossip().Validator().Pins().Lookup(reg.Host().ID()); !ok || m != reg.Identity().MachineID() {
+		t.Fatalf("gateway pins %s to %s %v", reg.Host().ID(), m, ok)
+	}
+	u, ok := listed(t, gw, unreg)
+	if !ok || u.Registered == nil || *u.Registered || u.StandingBP != nil {
+		t.Fatalf("unregistered provider listed %+v", u)
+	}
+
+	if code, body := askPinned(t, gw, unreg, "receipt"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no_provider") {
+		t.Fatalf("unregistered provider at level receipt: %d %.300s", code, body)
+	}
+	if code, body := askPinned(t, gw, unreg, "none"); code != http.StatusOK {
+		t.Fatalf("unregistered provider at level none: %d %.300s", code, body)
+	}
+	if code, body := askPinned(t, gw, reg, "receipt"); code != http.StatusOK {
+		t.Fatalf("registered provider at level receipt: %d %.300s", code, body)
+	}
+}
