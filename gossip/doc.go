@@ -12,6 +12,12 @@
 // yet pinned). Accepted messages hand their decoded, verified value on as the
 // pubsub ValidatorData so subscribers never decode twice.
 //
+// Price observations (price-obs) carry, inside the envelope, a second
+// signature: the observing validator's operator account key. That account
+// must operate an active validator in consensus state (ValidatorSet), and
+// must not operate the provider observed; the envelope's session key only
+// frames the message like every other topic.
+//
 // PubSub runs with StrictNoSign and WithNoAuthor: origin authenticity comes
 // from the envelope, not from libp2p's per-message signatures, and message
 // IDs are the SHA-256 of the message bytes so identical bytes are one message.

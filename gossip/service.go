@@ -41,6 +41,7 @@ type Deps struct {
 	Host       host.Host
 	Discovery  discovery.Discovery // optional: finds topic peers beyond bootstrap
 	Pins       Pins                // nil means first-seen pinning
+	Validators ValidatorSet        // nil: price observations are ignored
 	Clock      clock.Clock         // nil means the wall clock
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
@@ -61,6 +62,7 @@ type Service struct {
 
 	onHeartbeat    func(*VerifiedHeartbeat)
 	onAnnouncement func(*VerifiedAnnouncement)
+	onPriceObs     func(*VerifiedPriceObs)
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -120,6 +122,9 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		topics:    make(map[Kind]*pubsub.Topic),
 		subs:      make(map[Kind]*pubsub.Subscription),
 	}
+	if d.Validators != nil {
+		s.validator.SetValidatorSet(d.Validators)
+	}
 	for _, spec := range Topics {
 		if err := s.join(spec.Kind); err != nil {
 			return nil, err
@@ -134,6 +139,8 @@ func (s *Service) validateFn(kind Kind) func([]byte) Result {
 		return s.validator.ValidateHeartbeat
 	case KindAnnounce:
 		return s.validator.ValidateAnnouncement
+	case KindPriceObs:
+		return s.validator.ValidatePriceObs
 	}
 	panic(fmt.Sprintf("gossip: no validator for %q", kind))
 }

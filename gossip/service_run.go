@@ -16,6 +16,9 @@ func (s *Service) OnHeartbeat(fn func(*VerifiedHeartbeat)) { s.onHeartbeat = fn 
 // OnAnnouncement sets the handler of accepted announcements; call before Start.
 func (s *Service) OnAnnouncement(fn func(*VerifiedAnnouncement)) { s.onAnnouncement = fn }
 
+// OnPriceObs sets the handler of accepted price observations; call before Start.
+func (s *Service) OnPriceObs(fn func(*VerifiedPriceObs)) { s.onPriceObs = fn }
+
 // Start delivers accepted messages to the handlers until Stop.
 func (s *Service) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -44,6 +47,10 @@ func (s *Service) deliver(kind Kind, v any) {
 	case KindAnnounce:
 		if an, ok := v.(*VerifiedAnnouncement); ok && s.onAnnouncement != nil {
 			s.onAnnouncement(an)
+		}
+	case KindPriceObs:
+		if o, ok := v.(*VerifiedPriceObs); ok && s.onPriceObs != nil {
+			s.onPriceObs(o)
 		}
 	}
 }

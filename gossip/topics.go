@@ -28,6 +28,7 @@ type TopicSpec struct {
 var Topics = []TopicSpec{
 	{Kind: KindHeartbeat, Version: 1, Domain: "tenzro/v1/heartbeat", PayloadType: "tenzro.heartbeat.v1", MaxSize: 16 << 10},
 	{Kind: KindAnnounce, Version: 1, Domain: "tenzro/v1/announce", PayloadType: "tenzro.announce.v1", MaxSize: 64 << 10},
+	{Kind: KindPriceObs, Version: 1, Domain: "tenzro/v1/price-obs", PayloadType: "tenzro.price-obs.v1", MaxSize: 8 << 10},
 }
 
 // Spec returns the table row for kind.

@@ -57,6 +57,8 @@ type Validator struct {
 
 	seqMu sync.Mutex
 	seqs  *lru.Cache[seqKey, uint64]
+
+	obs obsState
 }
 
 type seqKey struct {
@@ -74,7 +76,9 @@ func NewValidator(network string, window time.Duration, clk clock.Clock, pins Pi
 		clk = clock.New()
 	}
 	seqs, _ := lru.New[seqKey, uint64](seqCacheSize)
-	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: identity.NewCertCache(certCacheSize), seqs: seqs}
+	seen, _ := lru.New[obsKey, struct{}](seqCacheSize)
+	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: identity.NewCertCache(certCacheSize), seqs: seqs,
+		obs: obsState{seen: seen}}
 }
 
 // Pins returns the pin store the validator checks against.

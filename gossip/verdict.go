@@ -59,7 +59,7 @@ type Result struct {
 	Verdict Verdict
 	Reason  string
 	Err     error
-	Value   any // *VerifiedHeartbeat or *VerifiedAnnouncement on Accept
+	Value   any // *VerifiedHeartbeat, *VerifiedAnnouncement or *VerifiedPriceObs on Accept
 	Message any // the decoded payload, when it decoded (for the tap)
 }
 

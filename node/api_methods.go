@@ -97,6 +97,7 @@ func registerMethods(s *rpc.Server, n *Node) {
 	})
 	registerReceiptMethods(s, n)
 	registerChainMethods(s, n)
+	registerPriceFeedMethods(s, n)
 	s.Register("tenzro_rpcMethods", func(context.Context, json.RawMessage) (any, error) {
 		return s.Methods(), nil
 	})

@@ -26,7 +26,7 @@ type chainNet struct {
 	unchained  []*Node
 }
 
-func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params) *chainNet {
+func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params, valOpts ...func(*Config)) *chainNet {
 	t.Helper()
 	c := &chainNet{spec: consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-pins-test", BlockTime: 100 * time.Millisecond,
 		Params: params, Funded: map[consensus.AccountID]uint64{}}}
@@ -37,6 +37,9 @@ func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params) *chainNe
 		vals[i].Chain.Enabled, vals[i].Chain.P2PListen = true, freeTCP(t)
 		c.spec.Validators = append(c.spec.Validators, consensus.DevnetValidator{Home: filepath.Join(vals[i].Home, "chain"),
 			P2PListen: vals[i].Chain.P2PListen, Operator: accountKey(t, vals[i])})
+		for _, o := range valOpts {
+			o(&vals[i])
+		}
 	}
 	provs := make([]Config, np)
 	for i := range provs {
@@ -55,6 +58,9 @@ func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params) *chainNe
 	var peers []string
 	for i := range vals {
 		vals[i].Chain.PersistentPeers = written[i].Peers
+		if i > 0 { // the validators' gossip meets through the first one
+			vals[i].P2P.Bootstrap = c.validators[0].Host().Addrs()[:1]
+		}
 		n := startNode(t, vals[i])
 		c.validators = append(c.validators, n)
 		peers = append(peers, n.Chain().NodeID()+"@"+strings.TrimPrefix(vals[i].Chain.P2PListen, "tcp://"))

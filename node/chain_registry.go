@@ -19,8 +19,10 @@ type chainRegistry struct {
 	chain *consensus.Node
 	pins  *gossip.RegistryPins
 
-	mu       sync.Mutex
-	standing map[identity.MachineID]cachedStanding
+	mu         sync.Mutex
+	standing   map[identity.MachineID]cachedStanding
+	validators validatorsAt
+	providers  map[identity.MachineID]providerAt
 }
 
 type cachedStanding struct {
@@ -30,7 +32,7 @@ type cachedStanding struct {
 }
 
 func newChainRegistry(chain *consensus.Node, n *Node) *chainRegistry {
-	r := &chainRegistry{chain: chain, standing: map[identity.MachineID]cachedStanding{}}
+	r := &chainRegistry{chain: chain, standing: map[identity.MachineID]cachedStanding{}, providers: map[identity.MachineID]providerAt{}}
 	r.pins = gossip.NewRegistryPins(r, n.clock)
 	return r
 }

@@ -18,8 +18,10 @@ import (
 // operator account HOME/account.key. A provider is available for the hour
 // when it was up in more than half of the samples.
 //
-// The signed infer challenge is not part of the verdict yet: availability
-// is the heartbeat observation alone.
+// When the node probes providers (prober), the probes are the signed
+// challenge: a provider probed during the hour is available only if, in
+// addition, more than half of its probes returned a receipt that verified
+// against its registered machine.
 type verdictLoop struct {
 	n      *Node
 	cancel context.CancelFunc
@@ -113,11 +115,18 @@ func (v *verdictLoop) vote(ctx context.Context, acct *chainAccount, hour uint64,
 		v.n.log.Warn("chain: SLA hours passed without observation; no verdicts", "hour", hour)
 		return
 	}
+	var probes map[identity.MachineID]probeTally
+	if v.n.prober != nil {
+		probes = v.n.prober.take()
+	}
 	for pid, o := range v.obs {
 		if last, ok := v.voted[o.machine]; ok && last >= hour {
 			continue
 		}
 		avail := 2*o.up > o.samples
+		if pt, probed := probes[o.machine]; probed && pt.total > 0 {
+			avail = avail && 2*pt.ok > pt.total
+		}
 		res, err := acct.submit(ctx, &consensus.SLAVerdict{MachineID: o.machine, Hour: hour, Available: avail})
 		if err != nil {
 			v.n.log.Warn("chain: SLA verdict not committed", "machine", o.machine, "peer", pid, "hour", hour, "err", err)

@@ -68,6 +68,9 @@ window = {{dur .Gossip.Window}}
 deadline = {{dur .Router.Deadline}}
 first_token_timeout = {{dur .Router.FirstTokenTimeout}}
 stall_timeout = {{dur .Router.StallTimeout}}
+# Validator nodes probe each registered, live provider this often for the
+# price feed (one tiny call per provider per interval); 0s disables.
+probe_interval = {{dur .Router.ProbeInterval}}
 
 # Surcharge per call of each verification level, in micro-units.
 [router.surcharges]

@@ -21,6 +21,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
 // Lifecycle is a component that runs between Start and Stop.
@@ -45,6 +46,9 @@ type Node struct {
 	store   *store.Store
 	gateway *gateway.Gateway // every role but provider
 	api     *apiServer
+	feed    *pricefeed.Feed // validators' price observations
+	obs     *obsPublisher   // validators only
+	prober  *prober         // validators only, when probing is on
 	chain   *consensus.Node // nil when [chain] is disabled
 	// registry reads registrations and standings from the chain (nil
 	// without one).
@@ -119,6 +123,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	}
 	n.gossip, err = gossip.New(n.life, gossip.Config{Network: cfg.Network, Window: cfg.Gossip.Window}, gossip.Deps{
 		Pins:       pins,
+		Validators: validatorSet(n.registry),
 		Host:       n.host.Host(),
 		Discovery:  drouting.NewRoutingDiscovery(n.host.DHT()),
 		Clock:      o.Clock,
@@ -134,6 +139,11 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	}
 	n.gossip.OnAnnouncement(n.table.ApplyAnnouncement)
 	n.gossip.OnHeartbeat(n.table.ApplyHeartbeat)
+	n.feed = pricefeed.New(0, o.Clock, pricefeed.TableClaims(n.table))
+	n.gossip.OnPriceObs(n.observe)
+	if err := n.reg.Register(n.feed); err != nil {
+		return nil, fmt.Errorf("node: price feed metrics: %w", err)
+	}
 	if n.store, err = store.Open(cfg.Path(filepath.Join("data", "receipts"))); err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
@@ -147,8 +157,15 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		if err := creditBuyers(n.store, cfg.Router.Buyers); err != nil {
 			return nil, err
 		}
-		n.gateway, err = gateway.New(gatewayConfig(cfg.Router), gateway.Deps{Host: n.host.Host(), Table: n.table,
-			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg})
+		deps := gateway.Deps{Host: n.host.Host(), Table: n.table,
+			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg}
+		if n.chain != nil && cfg.Chain.Role == ChainValidator {
+			if n.obs, err = newObsPublisher(n); err != nil {
+				return nil, err
+			}
+			deps.OnCall = n.obs.onCall
+		}
+		n.gateway, err = gateway.New(gatewayConfig(cfg.Router), deps)
 		if err != nil {
 			return nil, err
 		}
@@ -160,6 +177,13 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 			n.parts = append(n.parts, newRegistrar(n))
 		case cfg.Chain.Role == ChainValidator:
 			n.parts = append(n.parts, newVerdictLoop(n))
+			if n.obs != nil {
+				n.parts = append(n.parts, n.obs)
+				if cfg.Router.ProbeInterval > 0 {
+					n.prober = newProber(n, cfg.Router.ProbeInterval)
+					n.parts = append(n.parts, n.prober)
+				}
+			}
 		}
 	}
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
@@ -271,3 +295,12 @@ func (n *Node) Chain() *consensus.Node { return n.chain }
 
 // Config returns the node's configuration.
 func (n *Node) Config() Config { return n.cfg }
+
+// validatorSet is the chain's validator set for gossip, or nil without a
+// chain (a nil *chainRegistry must not become a non-nil interface).
+func validatorSet(r *chainRegistry) gossip.ValidatorSet {
+	if r == nil {
+		return nil
+	}
+	return r
+}

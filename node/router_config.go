@@ -24,6 +24,10 @@ type RouterConfig struct {
 	StallTimeout      time.Duration `toml:"stall_timeout"`
 	// Buyers are the accounts whose requests this node accepts.
 	Buyers []BuyerConfig `toml:"buyers"`
+	// ProbeInterval is how often a validator node probes each registered,
+	// live provider for the price feed (one tiny call per provider per
+	// interval); 0 disables probing.
+	ProbeInterval time.Duration `toml:"probe_interval"`
 }
 
 // DefaultRouterConfig returns the routing defaults.
@@ -33,6 +37,7 @@ func DefaultRouterConfig() RouterConfig {
 		Deadline:          2 * time.Minute,
 		FirstTokenTimeout: 30 * time.Second,
 		StallTimeout:      10 * time.Second,
+		ProbeInterval:     20 * time.Second,
 	}
 }
 
@@ -47,6 +52,9 @@ func (r RouterConfig) Validate() error {
 	}
 	if r.StallTimeout < 0 || r.StallTimeout > r.Deadline {
 		errs = append(errs, fmt.Errorf("router.stall_timeout: %s outside 0..deadline", r.StallTimeout))
+	}
+	if r.ProbeInterval != 0 && (r.ProbeInterval < time.Second || r.ProbeInterval > time.Hour) {
+		errs = append(errs, fmt.Errorf("router.probe_interval: %s outside 1s..1h (or 0 to disable)", r.ProbeInterval))
 	}
 	seen := map[string]bool{}
 	for i, b := range r.Buyers {

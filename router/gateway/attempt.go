@@ -29,6 +29,8 @@ type stream struct {
 	stats infer.WireStats
 	err   error
 	won   atomic.Bool
+	start time.Time
+	probe bool // a synthetic probe (Request.Probe)
 }
 
 // tokenBuffer bounds the frames held between the provider and the buyer;
@@ -46,14 +48,14 @@ func (g *Gateway) inferRequest(req *Request, c choice, continuation string) *inf
 }
 
 // open sends one attempt and returns once it has answered.
-func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request) (*stream, error) {
+func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe bool) (*stream, error) {
 	br := g.breakers.Get(c.offer.Peer)
 	ticket, err := br.Allow()
 	if err != nil {
 		return nil, err
 	}
-	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer)}
 	start := g.clock.Now()
+	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer), start: start, probe: probe}
 	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout}
 	go func() {
 		final, stats, err := infer.Call(ctx, g.host, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
@@ -72,6 +74,9 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request) (*strea
 		o := g.outcome(cancelled, err)
 		br.Report(ticket, o)
 		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled)
+		if o.Kind == breaker.Failure {
+			g.report(s, false, 0, 0, 0)
+		}
 		s.final, s.stats, s.err = final, stats, err
 		close(s.tokens)
 	}()
@@ -156,6 +161,6 @@ var capabilityCodes = map[string]bool{
 func (g *Gateway) attemptFunc(req *Request, choices map[peer.ID]choice) hedge.AttemptFunc[*stream] {
 	return func(ctx context.Context, c strategy.Candidate) (*stream, error) {
 		ch := choices[c.Peer]
-		return g.open(ctx, ch, g.inferRequest(req, ch, ""))
+		return g.open(ctx, ch, g.inferRequest(req, ch, ""), req.Probe)
 	}
 }

@@ -81,12 +81,12 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 	} else {
 		cr.ContinuationTokens = s.ids
 	}
-	s2, err := g.open(ctx, next, cr)
+	s2, err := g.open(ctx, next, cr, req.Probe)
 	skip, attempts := "", 1
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Code == CodeContinuationUnsupported {
 		skip, attempts = cont, 2
-		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""))
+		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""), req.Probe)
 	}
 	if err != nil {
 		return nil, g.cut(ctx, sent.Len(), "continuation failed: ", err)

@@ -33,6 +33,9 @@ type Deps struct {
 	Clock      clock.Clock
 	Log        *slog.Logger
 	Registerer prometheus.Registerer
+	// OnCall, if set, receives what was measured of each call to a
+	// provider (see Call). It runs on the request's goroutine: keep it short.
+	OnCall func(Call)
 }
 
 // Ledger holds buyers' funds and what was paid: the node's datastore.
@@ -61,6 +64,7 @@ type Gateway struct {
 	breakers *breaker.Set[peer.ID]
 	metrics  *Metrics
 	certs    *identity.CertCache
+	onCall   func(Call)
 }
 
 // New returns a gateway.
@@ -92,7 +96,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	return &Gateway{cfg: cfg, host: d.Host, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024)}, nil
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall}, nil
 }
 
 // Metrics returns the routing counters.

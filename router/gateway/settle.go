@@ -54,6 +54,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 		g.metrics.badReceipts.Inc()
 		g.penalize(o.Peer)
 		g.keepReceipt(s, false, info.Problem)
+		g.report(s, false, 0, 0, 0)
 		g.log.Warn("receipt refused; not paying", "provider", o.Peer, "err", err)
 		return res, nil
 	}
@@ -78,6 +79,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 		}
 	}
 	g.metrics.paid(o.Peer, bd.Total)
+	g.report(s, true, bd.Total, units.InputTokens, units.OutputTokens)
 	res.Payment = rec
 	return res, nil
 }

@@ -26,6 +26,9 @@ type Request struct {
 	PinRegion    string  // a country code or continent
 
 	Payer string // the buyer's account at this node
+	// Probe marks a validator's synthetic probe call (reported as such to
+	// Deps.OnCall).
+	Probe bool
 }
 
 // Provider names who served.

@@ -121,6 +121,13 @@ func commandTable() *registry {
 			flags: []flagSpec{{name: "in", value: "N", help: "input tokens"}, {name: "out", value: "N", help: "output tokens"},
 				{name: "level", value: "L", help: "verification level: none | receipt | optimistic | tee"}},
 			method: "tenzro_quoteInference", params: quoteParams, render: renderQuotes},
+		{name: "pricefeed", summary: "the price feed validators observed: unit price, latency, success, per provider and model",
+			detail: "Every observed column comes from calls active validators routed or probed, on their own clocks;\n" +
+				"an entry is attested once two validators observed it. Hardware class and region are the\n" +
+				"providers' own claims. MODEL is a model name or hex catalog ID (prefix).",
+			flags: []flagSpec{{name: "model", value: "MODEL", help: "only this model"},
+				{name: "provider", value: "PEER", help: "only this provider (peer ID)"}},
+			method: "tenzro_getPriceFeed", params: priceFeedParams, render: renderPriceFeed},
 		{name: "metrics", summary: "router metrics: requests, hedges, failovers, continuations, per provider",
 			method: "tenzro_getRouterMetrics", render: renderMetrics},
 		{name: "account", args: "ACCOUNT", minArgs: 1, maxArgs: 1,

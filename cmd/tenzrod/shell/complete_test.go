@@ -25,8 +25,8 @@ func TestCompletion(t *testing.T) {
 	}
 	c := newCompleter(s)
 	for line, want := range map[string][]string{
-		"":                      {"account ", "dht ", "exit ", "help ", "info ", "metrics ", "peers ", "providers ", "quote ", "rpc ", "standing ", "tail ", "topics ", "validators "},
-		"p":                     {"eers ", "roviders "},
+		"":                      {"account ", "dht ", "exit ", "help ", "info ", "metrics ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "standing ", "tail ", "topics ", "validators "},
+		"p":                     {"eers ", "ricefeed ", "roviders "},
 		"  ta":                  {"il "},
 		"dht ":                  {"providers "},
 		"dht p":                 {"roviders "},

@@ -1,0 +1,133 @@
+package gossip
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Reasons specific to price observations.
+const (
+	ReasonNoValidatorSet = "no_validator_set"
+	ReasonNotValidator   = "not_validator"
+	ReasonOwnProvider    = "own_provider"
+	ReasonUnregistered   = "unregistered"
+	ReasonUnavailable    = "registry_unavailable"
+)
+
+// ValidatorSet is what the price-observation validator reads of consensus
+// state. Accounts are Ed25519 public keys (consensus.AccountID).
+type ValidatorSet interface {
+	// ActiveValidator reports whether account operates a validator with
+	// power in the current validator set.
+	ActiveValidator(ctx context.Context, account [32]byte) (bool, error)
+	// ProviderOperator returns the operator account and libp2p peer ID of
+	// the registered machine m; false when m is not registered.
+	ProviderOperator(ctx context.Context, m identity.MachineID) (operator [32]byte, peerID string, ok bool, err error)
+}
+
+// VerifiedPriceObs is an accepted observation and the node that relayed
+// it first (the observer's own node, whose session sealed the envelope).
+type VerifiedPriceObs struct {
+	Sender
+	PriceObs
+}
+
+// obsState is the price-observation part of the Validator.
+type obsState struct {
+	mu   sync.RWMutex
+	set  ValidatorSet
+	seen *lru.Cache[obsKey, struct{}]
+}
+
+type obsKey struct {
+	observer [32]byte
+	seq      uint64
+}
+
+// SetValidatorSet sets the consensus view price observations are admitted
+// against. Without one every observation is ignored: nobody can be shown to
+// be an active validator.
+func (v *Validator) SetValidatorSet(s ValidatorSet) {
+	v.obs.mu.Lock()
+	v.obs.set = s
+	v.obs.mu.Unlock()
+}
+
+// ValidatePriceObs applies the price-observation topic's rules.
+//
+// The envelope must be sound (as every topic), and the observation must be
+// signed by its Observer, an operator account key. Reject: malformed,
+// forged or altered (envelope or observer signature), an observer that is
+// not an active validator, an observer whose own account operates the
+// provider, or a provider peer other than the one registered for the
+// machine. Ignore: no validator set (no chain), the chain could not answer,
+// the provider is not registered, outside the freshness window, or an
+// (observer, seq) already seen.
+func (v *Validator) ValidatePriceObs(data []byte) Result {
+	env, snd, bad := v.open(KindPriceObs, data)
+	if bad != nil {
+		return *bad
+	}
+	var o PriceObs
+	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &o); err != nil {
+		return reject(ReasonMalformed, fmt.Errorf("gossip: price observation payload: %w", err))
+	}
+	res := v.checkPriceObs(&o, snd)
+	res.Message = &o
+	return res
+}
+
+func (v *Validator) checkPriceObs(o *PriceObs, snd Sender) Result {
+	if err := o.Check(); err != nil {
+		return reject(ReasonInvalid, fmt.Errorf("gossip: price observation: %w", err))
+	}
+	if err := o.VerifyObserver(); err != nil {
+		return reject(ReasonBadSignature, err)
+	}
+	if err := v.fresh(o.TimeMs, snd.Received); err != nil {
+		return ignore(ReasonStale, err)
+	}
+	v.obs.mu.RLock()
+	set, seen := v.obs.set, v.obs.seen
+	v.obs.mu.RUnlock()
+	if set == nil {
+		return ignore(ReasonNoValidatorSet, fmt.Errorf("gossip: price observation: no validator set to admit it against"))
+	}
+	var observer [32]byte
+	copy(observer[:], o.Observer)
+	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
+	defer cancel()
+	active, err := set.ActiveValidator(ctx, observer)
+	if err != nil {
+		return ignore(ReasonUnavailable, fmt.Errorf("gossip: price observation: validator set: %w", err))
+	}
+	if !active {
+		return reject(ReasonNotValidator, fmt.Errorf("gossip: price observation from %x, not an active validator", observer))
+	}
+	var m identity.MachineID
+	copy(m[:], o.ProviderMachine)
+	op, pid, ok, err := set.ProviderOperator(ctx, m)
+	if err != nil {
+		return ignore(ReasonUnavailable, fmt.Errorf("gossip: price observation: provider %s: %w", m, err))
+	}
+	if !ok {
+		return ignore(ReasonUnregistered, fmt.Errorf("gossip: price observation on unregistered machine %s", m))
+	}
+	if pid != o.ProviderPeer {
+		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: price observation names peer %s for machine %s, registered to %s", o.ProviderPeer, m, pid))
+	}
+	if op == observer {
+		return reject(ReasonOwnProvider, fmt.Errorf("gossip: validator %x observing its own provider %s", observer, m))
+	}
+	k := obsKey{observer: observer, seq: o.Seq}
+	if ok, _ := seen.ContainsOrAdd(k, struct{}{}); ok {
+		return ignore(ReasonReplay, fmt.Errorf("gossip: price observation %x/%d already seen", observer, o.Seq))
+	}
+	return accept(&VerifiedPriceObs{Sender: snd, PriceObs: *o}, o)
+}

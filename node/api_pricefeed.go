@@ -1,0 +1,67 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/router/pricefeed"
+)
+
+// PriceFeedParams are tenzro_getPriceFeed's parameters; both optional.
+type PriceFeedParams struct {
+	Model    string `json:"model"`    // a model name or hex catalog ID (prefix)
+	Provider string `json:"provider"` // a provider peer ID
+}
+
+// PriceFeedResult is tenzro_getPriceFeed's result.
+type PriceFeedResult struct {
+	WindowMs     int64             `json:"window_ms"`
+	MinObservers int               `json:"min_observers"`
+	Entries      []pricefeed.Entry `json:"entries"`
+}
+
+func registerPriceFeedMethods(s *rpc.Server, n *Node) {
+	s.Register("tenzro_getPriceFeed", func(_ context.Context, raw json.RawMessage) (any, error) {
+		p, err := rpc.Params[PriceFeedParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		return n.priceFeed(p), nil
+	})
+}
+
+func (n *Node) priceFeed(p PriceFeedParams) PriceFeedResult {
+	flt := pricefeed.Filter{Provider: p.Provider, Model: strings.ToLower(p.Model)}
+	if p.Model != "" && !isHex(flt.Model) {
+		flt.Model = n.modelIDOf(p.Model)
+	}
+	es := n.feed.Query(flt)
+	if es == nil {
+		es = []pricefeed.Entry{}
+	}
+	return PriceFeedResult{WindowMs: n.feed.Window().Milliseconds(), MinObservers: pricefeed.MinObservers, Entries: es}
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// modelIDOf resolves a model name to the catalog ID a provider announced
+// for it; an unknown name matches nothing.
+func (n *Node) modelIDOf(name string) string {
+	for _, v := range n.table.List() {
+		for _, m := range v.Models {
+			if m.Name == name {
+				return m.ModelID
+			}
+		}
+	}
+	return "unknown:" + name
+}
