@@ -83,6 +83,16 @@ type RateCard struct {
 	Minimum      uint64 `cbor:"6,keyasint" json:"minimum" toml:"minimum"`
 }
 
+// Serves reports whether the offer includes verification level.
+func (m *ModelOffer) Serves(level string) bool {
+	for _, v := range m.Verification {
+		if v == level {
+			return true
+		}
+	}
+	return false
+}
+
 // errInvalid marks a structurally invalid message; validators reject it.
 var errInvalid = errors.New("invalid message")
 

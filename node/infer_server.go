@@ -52,7 +52,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		return nil, errFrame(http.StatusNotFound, gateway.CodeModelNotServed, "model %x is not served here", req.ModelID)
 	}
 	offer, st, eng := m.snapshot()
-	if !offerServes(offer, req.Verification) {
+	if !offer.Serves(req.Verification) {
 		return nil, errFrame(http.StatusBadRequest, gateway.CodeVerificationUnsupported, "verification %q is not offered for %s", req.Verification, offer.Name)
 	}
 	up := m.upstream()
@@ -191,13 +191,4 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 		return nil, err
 	}
 	return receipt.Sign(sess, r)
-}
-
-func offerServes(o gossip.ModelOffer, level string) bool {
-	for _, v := range o.Verification {
-		if v == level {
-			return true
-		}
-	}
-	return false
 }

@@ -32,14 +32,7 @@ type Offer struct {
 }
 
 // Serves reports whether the offer includes verification level.
-func (o Offer) Serves(level string) bool {
-	for _, v := range o.Model.Verification {
-		if v == level {
-			return true
-		}
-	}
-	return false
-}
+func (o Offer) Serves(level string) bool { return o.Model.Serves(level) }
 
 // Offers returns every announced offer of model (a name or a hex catalog
 // ID), sorted by peer ID.
