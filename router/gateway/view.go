@@ -30,11 +30,7 @@ func ViewReceipt(r *receipt.Receipt) *ReceiptView {
 	if r == nil {
 		return nil
 	}
-	pid, err := peer.IDFromBytes(r.ProviderPeer)
-	ps := hex.EncodeToString(r.ProviderPeer)
-	if err == nil {
-		ps = pid.String()
-	}
+	ps := peerString(r.ProviderPeer)
 	return &ReceiptView{
 		ModelID: hex.EncodeToString(r.ModelID), Engine: r.Engine, MachineID: hex.EncodeToString(r.MachineID), ProviderPeer: ps,
 		Nonce: hex.EncodeToString(r.Nonce), InputCommitment: hex.EncodeToString(r.InputCommitment), OutputHash: hex.EncodeToString(r.OutputHash),
@@ -62,17 +58,21 @@ func ViewPayment(p *receipt.PaymentRecord) *PaymentView {
 	if p == nil {
 		return nil
 	}
-	pid, err := peer.IDFromBytes(p.ProviderPeer)
-	ps := hex.EncodeToString(p.ProviderPeer)
-	if err == nil {
-		ps = pid.String()
-	}
+	ps := peerString(p.ProviderPeer)
 	d := p.Digest()
 	return &PaymentView{
 		RequestDigest: hex.EncodeToString(p.RequestDigest), QuoteDigest: hex.EncodeToString(p.QuoteDigest), Payer: p.Payer,
 		ProviderPeer: ps, MachineID: hex.EncodeToString(p.MachineID), ReceiptHash: hex.EncodeToString(p.ReceiptHash),
 		Units: p.Units, Breakdown: p.Breakdown, Price: p.Price, TimeMs: p.TimeMs, Digest: hex.EncodeToString(d[:]),
 	}
+}
+
+// peerString shows peer ID bytes as a peer ID, or as hex if they are not one.
+func peerString(b []byte) string {
+	if pid, err := peer.IDFromBytes(b); err == nil {
+		return pid.String()
+	}
+	return hex.EncodeToString(b)
 }
 
 // shortPeer is a peer ID's tail, enough to tell providers apart.
