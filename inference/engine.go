@@ -83,6 +83,13 @@ type Token struct {
 	Pos  int    // absolute position in the sequence (prompt tokens come first)
 	Text string // text released with this token (see the package doc)
 	TopK []LogProb
+	// LogProb is ID's own log-probability (with GenerateRequest.LogProbs
+	// > 0), whether or not it is among TopK: a sampled token can lie
+	// outside the k most likely.
+	LogProb float32
+	// Last marks the answer's last token (an engine that cannot tell
+	// leaves it false): a server may then send it with the final frame.
+	Last bool
 }
 
 // Finish reasons.

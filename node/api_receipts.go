@@ -32,7 +32,7 @@ func registerReceiptMethods(s *rpc.Server, n *Node) {
 		if n.gateway == nil {
 			return nil, rpc.Unavailable("this node is a provider; it does not route requests")
 		}
-		return n.gateway.Metrics().Snapshot(), nil
+		return n.gateway.Snapshot(), nil
 	})
 	s.Register("tenzro_getReceipt", func(_ context.Context, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[struct {

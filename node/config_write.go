@@ -71,6 +71,11 @@ stall_timeout = {{dur .Router.StallTimeout}}
 # Validator nodes probe each registered, live provider this often for the
 # price feed (one tiny call per provider per interval); 0s disables.
 probe_interval = {{dur .Router.ProbeInterval}}
+# Receipts, payments and balances: "group" = a paid request does not wait
+# for the disk, a background fsync follows within about a millisecond (a
+# power cut can lose that window: unbilled, never billed twice); "each" =
+# every write waits for its own fsync. Credits always wait.
+durability = "{{.Router.Durability}}"
 
 # Surcharge per call of each verification level, in micro-units.
 [router.surcharges]

@@ -142,6 +142,7 @@ func TestFaultFailover(t *testing.T) {
 	m.run(t, "slow first token", func(t *testing.T) {
 		fe.once(fault{first: 8 * testFirstToken})
 		hits, before, cancelled := fe.since(), m.ledger(t), fe.cancelled.Load()
+		samples := m.gw.gateway.Snapshot().Providers[bad.String()]
 		start := time.Now()
 		m.ask(t, true, nil).servedBy(t, good)
 		if took := time.Since(start); took > 4*testFirstToken {
@@ -151,6 +152,12 @@ func TestFaultFailover(t *testing.T) {
 		m.billed(t, before, good, 1)
 		if hits() != 1 {
 			t.Fatalf("fake hits %d, want 1", hits())
+		}
+		// The timeout is a latency the router saw: one more sample, and
+		// bad's p95 (its hedge delay) rises.
+		after := m.gw.gateway.Snapshot().Providers[bad.String()]
+		if samples == nil || after == nil || after.LatencySamples != samples.LatencySamples+1 || after.P95Ms <= samples.P95Ms {
+			t.Fatalf("latency of the provider that timed out: before %+v, after %+v", samples, after)
 		}
 	})
 

@@ -22,16 +22,25 @@ const testToken = "sk-tenzro-test-buyer"
 // shared model, and waits until the gateway sees them all warm.
 func testMarket(t testing.TB, n int) (*Node, []*Node) {
 	t.Helper()
+	dir, id := testModelDir(t)
+	return testMarketServing(t, n, DevnetModel(dir, id))
+}
+
+// testMarketServing is testMarket with n providers serving m.
+func testMarketServing(t testing.TB, n int, m ModelConfig) (*Node, []*Node) {
+	t.Helper()
 	cfg := testConfig(t, RoleGateway, "software", nil)
 	cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
 	gw := startNode(t, cfg)
 	var ps []*Node
 	for i := 0; i < n; i++ {
-		ps = append(ps, startNode(t, testConfig(t, RoleProvider, "software", gw.Host().Addrs()[:1])))
+		pc := testConfig(t, RoleProvider, "software", gw.Host().Addrs()[:1])
+		pc.Provider.Models = []ModelConfig{m}
+		ps = append(ps, startNode(t, pc))
 	}
 	eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
 		warm := 0
-		for _, o := range gw.Table().Offers(DevnetModelName) {
+		for _, o := range gw.Table().Offers(m.Name) {
 			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
 				warm++
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -112,9 +113,11 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		}
 		text := strings.ToValidUTF8(t.Text, "\uFFFD")
 		sent.WriteString(text)
-		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}}
+		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}, Last: t.Last}
 		if req.TopLogProbs > 0 {
-			tf.TopK = [][]inference.LogProb{t.TopK[:min(len(t.TopK), req.TopLogProbs)]}
+			top := t.TopK[:min(len(t.TopK), req.TopLogProbs)]
+			tf.TopK = [][]inference.LogProb{top}
+			tf.LogProbs = []infer.TokenLogProbs{wireLogProbs(eng, t, top)}
 		}
 		return send(tf)
 	})
@@ -152,7 +155,11 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
 		text := strings.ToValidUTF8(d.Text, "\uFFFD")
 		sent.WriteString(text)
-		return send(&infer.TokenFrame{Text: text})
+		tf := &infer.TokenFrame{Text: text}
+		if req.TopLogProbs > 0 {
+			tf.LogProbs = relayWireLogProbs(d.LogProbs, req.TopLogProbs)
+		}
+		return send(tf)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -191,4 +198,79 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 		return nil, err
 	}
 	return receipt.Sign(sess, r)
+}
+
+// wireLogProbs renders one token's distribution by text for the frame.
+func wireLogProbs(eng inference.Engine, t inference.Token, top []inference.LogProb) infer.TokenLogProbs {
+	tok, raw := pieceText(eng, t.ID)
+	out := infer.TokenLogProbs{Token: tok, Bytes: raw, LogProb: t.LogProb}
+	for _, alt := range top {
+		at, araw := pieceText(eng, alt.ID)
+		out.Top = append(out.Top, infer.TopLogProb{Token: at, LogProb: alt.LogProb, Bytes: araw})
+	}
+	return out
+}
+
+// relayWireLogProbs passes an upstream's log-probs on, at most k
+// alternatives each.
+func relayWireLogProbs(in []upstream.TokenLogProb, k int) []infer.TokenLogProbs {
+	out := make([]infer.TokenLogProbs, len(in))
+	for i, lp := range in {
+		t, raw := relayText(lp.Token, lp.Bytes)
+		out[i] = infer.TokenLogProbs{Token: t, LogProb: lp.LogProb, Bytes: raw}
+		for _, a := range lp.Top[:min(len(lp.Top), k)] {
+			at, araw := relayText(a.Token, a.Bytes)
+			out[i].Top = append(out[i].Top, infer.TopLogProb{Token: at, LogProb: a.LogProb, Bytes: araw})
+		}
+	}
+	return out
+}
+
+// relayText is wireText for an upstream's token, which may come with its
+// raw bytes (validated 0..255 by the upstream client).
+func relayText(tok string, b []int) (string, []byte) {
+	t, raw := wireText(tok)
+	if b != nil {
+		rb := make([]byte, min(len(b), 256))
+		for i := range rb {
+			rb[i] = byte(b[i])
+		}
+		if string(rb) != t {
+			raw = rb
+		}
+	}
+	return t, raw
+}
+
+// pieceText is one token's text as a frame carries it (see wireText).
+func pieceText(eng inference.Engine, id int) (string, []byte) {
+	return wireText(eng.Detokenize([]int{id}))
+}
+
+// wireText makes a token's text fit a frame: valid UTF-8 (a byte-level
+// piece may be part of a character), with the raw bytes beside it when
+// they differ, and at most 256 bytes of each.
+func wireText(s string) (string, []byte) {
+	var raw []byte
+	if !utf8.ValidString(s) {
+		// Each invalid byte becomes one U+FFFD, as encoding/json shows it
+		// on the provider's own route.
+		raw = []byte(s[:min(len(s), 256)])
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				b.WriteString("\uFFFD")
+			} else {
+				b.WriteString(s[i : i+n])
+			}
+			i += n
+		}
+		s = b.String()
+	}
+	for len(s) > 256 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s, raw
 }

@@ -84,12 +84,9 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 
 func tokenLogProbs(eng inference.Engine, t inference.Token) openai.TokenLogProbs {
 	text := eng.Detokenize([]int{t.ID})
-	lp := openai.TokenLogProbs{Token: text, Bytes: bytesOf(text)}
+	lp := openai.TokenLogProbs{Token: text, Bytes: bytesOf(text), LogProb: t.LogProb}
 	for _, alt := range t.TopK {
 		at := eng.Detokenize([]int{alt.ID})
-		if alt.ID == t.ID {
-			lp.LogProb = alt.LogProb
-		}
 		lp.Top = append(lp.Top, openai.TopLogProb{Token: at, LogProb: alt.LogProb, Bytes: bytesOf(at)})
 	}
 	return lp

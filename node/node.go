@@ -144,7 +144,11 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if err := n.reg.Register(n.feed); err != nil {
 		return nil, fmt.Errorf("node: price feed metrics: %w", err)
 	}
-	if n.store, err = store.Open(cfg.Path(filepath.Join("data", "receipts"))); err != nil {
+	dur, err := store.ParseDurability(cfg.Router.Durability)
+	if err != nil {
+		return nil, fmt.Errorf("node: router.durability: %w", err)
+	}
+	if n.store, err = store.OpenWith(cfg.Path(filepath.Join("data", "receipts")), dur); err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	n.parts = []Lifecycle{n.host, n.gossip}

@@ -138,7 +138,7 @@ func (p *prober) probe(ctx context.Context, pid peer.ID, model string) bool {
 	req := &gateway.Request{Model: model, Prompt: probePrompt, PinProvider: pid.String(), NoHedge: true,
 		Payer: probeAccount, Probe: true}
 	req.Sampling.MaxTokens = probeTokens
-	res, err := p.n.gateway.Route(ctx, req, func(string) error { return nil })
+	res, err := p.n.gateway.Route(ctx, req, func(gateway.Delta) error { return nil })
 	ok := err == nil && res != nil && res.Receipt != nil && res.Receipt.Verified
 	p.n.log.Debug("price probe", "provider", pid, "model", model, "ok", ok, "err", err)
 	return ok

@@ -28,6 +28,11 @@ type RouterConfig struct {
 	// live provider for the price feed (one tiny call per provider per
 	// interval); 0 disables probing.
 	ProbeInterval time.Duration `toml:"probe_interval"`
+	// Durability of receipts, payments and balances in the node's store:
+	// "group" (default: a paid request does not wait for the disk; a
+	// background fsync follows within about a millisecond) or "each"
+	// (every write waits for its own fsync). See store.Durability.
+	Durability string `toml:"durability"`
 }
 
 // DefaultRouterConfig returns the routing defaults.
@@ -38,6 +43,7 @@ func DefaultRouterConfig() RouterConfig {
 		FirstTokenTimeout: 30 * time.Second,
 		StallTimeout:      10 * time.Second,
 		ProbeInterval:     20 * time.Second,
+		Durability:        store.GroupSync.String(),
 	}
 }
 
@@ -55,6 +61,9 @@ func (r RouterConfig) Validate() error {
 	}
 	if r.ProbeInterval != 0 && (r.ProbeInterval < time.Second || r.ProbeInterval > time.Hour) {
 		errs = append(errs, fmt.Errorf("router.probe_interval: %s outside 1s..1h (or 0 to disable)", r.ProbeInterval))
+	}
+	if _, err := store.ParseDurability(r.Durability); err != nil {
+		errs = append(errs, fmt.Errorf("router.durability: %q: want \"group\" or \"each\"", r.Durability))
 	}
 	seen := map[string]bool{}
 	for i, b := range r.Buyers {

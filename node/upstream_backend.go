@@ -42,9 +42,9 @@ func completeUpstream(ctx context.Context, up *upstream.Client, name string, req
 func relayLogProbs(in []upstream.TokenLogProb) []openai.TokenLogProbs {
 	out := make([]openai.TokenLogProbs, len(in))
 	for i, lp := range in {
-		out[i] = openai.TokenLogProbs{Token: lp.Token, LogProb: lp.LogProb, Bytes: bytesOf(lp.Token)}
+		out[i] = openai.TokenLogProbs{Token: lp.Token, LogProb: lp.LogProb, Bytes: upstreamBytes(lp.Token, lp.Bytes)}
 		for _, t := range lp.Top {
-			out[i].Top = append(out[i].Top, openai.TopLogProb{Token: t.Token, LogProb: t.LogProb, Bytes: bytesOf(t.Token)})
+			out[i].Top = append(out[i].Top, openai.TopLogProb{Token: t.Token, LogProb: t.LogProb, Bytes: upstreamBytes(t.Token, t.Bytes)})
 		}
 	}
 	return out
@@ -69,4 +69,13 @@ func upstreamError(ctx context.Context, err error) error {
 	default:
 		return &openai.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_failed", Message: err.Error()}
 	}
+}
+
+// upstreamBytes is a token's bytes as the upstream gave them, or its
+// text's when it gave none.
+func upstreamBytes(text string, b []int) []int {
+	if b != nil {
+		return b
+	}
+	return bytesOf(text)
 }

@@ -16,9 +16,9 @@ import (
 
 // upstreamProvider starts a provider that fronts baseURL as an upstream
 // engine serving model id.
-func upstreamProvider(t *testing.T, baseURL, id string) *Node {
+func upstreamProvider(t *testing.T, baseURL, id string, bootstrap ...string) *Node {
 	t.Helper()
-	cfg := testConfig(t, RoleProvider, "software", nil)
+	cfg := testConfig(t, RoleProvider, "software", bootstrap)
 	cfg.Provider.Models = []ModelConfig{{Name: "fronted", Engine: EngineUpstream, ID: id,
 		UpstreamURL: baseURL, UpstreamModel: DevnetModelName, Verification: []string{"none", "optimistic"}}}
 	return waitWarm(t, startNode(t, cfg))

@@ -34,8 +34,19 @@ func generate(t testing.TB, e inference.Engine, req inference.GenerateRequest) r
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	for _, tok := range r.tokens {
+	for i, tok := range r.tokens {
 		text.WriteString(tok.Text)
+		if want := i == len(r.tokens)-1; tok.Last != want {
+			t.Fatalf("token %d of %d: Last = %v", i, len(r.tokens), tok.Last)
+		}
+		for _, alt := range tok.TopK {
+			if alt.ID == tok.ID && alt.LogProb != tok.LogProb {
+				t.Fatalf("token %d: log-prob %v, but %v among its top-k", i, tok.LogProb, alt.LogProb)
+			}
+		}
+		if len(tok.TopK) > 0 && (tok.LogProb > tok.TopK[0].LogProb || tok.LogProb >= 0) {
+			t.Fatalf("token %d: log-prob %v above the most likely's %v, or not negative", i, tok.LogProb, tok.TopK[0].LogProb)
+		}
 	}
 	if text.String() != r.res.Text {
 		t.Fatalf("streamed text %q != result text %q", text.String(), r.res.Text)
@@ -301,5 +312,24 @@ func TestConcurrentGenerations(t *testing.T) {
 		if errs[i] != nil || !reflect.DeepEqual(got[i], want[i]) {
 			t.Fatalf("request %d differs when run concurrently (%v)", i, errs[i])
 		}
+	}
+}
+
+// A sampled token outside the top-k still carries its own log-prob.
+func TestSampledTokenLogProbOutsideTopK(t *testing.T) {
+	e := open(t, tinyOptions(), llm.Options{})
+	r := generate(t, e, inference.GenerateRequest{Prompt: "Once upon a time", LogProbs: 1,
+		Sampling: inference.Sampling{Temperature: 1.5, Seed: 7, MaxTokens: 40}})
+	outside := 0
+	for _, tok := range r.tokens {
+		if tok.ID != tok.TopK[0].ID {
+			outside++
+			if tok.LogProb == 0 || tok.LogProb >= tok.TopK[0].LogProb {
+				t.Fatalf("token %d outside the top-1 has log-prob %v (top-1 %v)", tok.ID, tok.LogProb, tok.TopK[0].LogProb)
+			}
+		}
+	}
+	if outside == 0 {
+		t.Fatalf("no token of %d sampled outside the top-1 at temperature 1.5; the test proves nothing", len(r.tokens))
 	}
 }

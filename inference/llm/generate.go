@@ -74,6 +74,7 @@ func (e *Engine) Generate(ctx context.Context, req inference.GenerateRequest, em
 		tok := inference.Token{ID: id, Pos: pos}
 		if req.LogProbs > 0 {
 			tok.TopK = TopLogProbs(last, req.LogProbs)
+			tok.LogProb = TokenLogProb(last, id)
 		}
 		produced++
 		res.Tokens = append(res.Tokens, id)
@@ -93,6 +94,7 @@ func (e *Engine) Generate(ctx context.Context, req inference.GenerateRequest, em
 			tok.Text = out
 		}
 		text = append(text, tok.Text...)
+		tok.Last = res.FinishReason != ""
 		if err := emit(tok); err != nil {
 			return res, fmt.Errorf("llm: emit: %w", err)
 		}

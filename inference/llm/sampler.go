@@ -51,6 +51,19 @@ func TopLogProbs(logits []float32, k int) []inference.LogProb {
 	return out
 }
 
+// TokenLogProb is the log-probability of token id under logits.
+func TokenLogProb(logits []float32, id int) float32 {
+	m := logits[0]
+	for _, v := range logits {
+		m = max(m, v)
+	}
+	var sum float64
+	for _, v := range logits {
+		sum += expDet(float64(v - m))
+	}
+	return float32(float64(logits[id]) - (float64(m) + logDet(sum)))
+}
+
 // checkSampling validates sampling parameters.
 func checkSampling(sp inference.Sampling) error {
 	switch {

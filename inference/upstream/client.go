@@ -85,12 +85,16 @@ type TokenLogProb struct {
 	Token   string    `json:"token"`
 	LogProb float32   `json:"logprob"`
 	Top     []TopProb `json:"top_logprobs"`
+	// Bytes are the token's raw bytes as the upstream gave them (nil if
+	// it gave none): a piece of a character shows as U+FFFD in Token.
+	Bytes []int `json:"bytes"`
 }
 
 // TopProb is one alternative.
 type TopProb struct {
 	Token   string  `json:"token"`
 	LogProb float32 `json:"logprob"`
+	Bytes   []int   `json:"bytes"`
 }
 
 // Result is the finished completion.

@@ -140,6 +140,15 @@ func parseLogProbs(chat bool, raw json.RawMessage) ([]TokenLogProb, error) {
 		if err := json.Unmarshal(raw, &lp); err != nil {
 			return nil, fmt.Errorf("upstream: malformed logprobs: %w", err)
 		}
+		for i, c := range lp.Content {
+			ok := validBytes(c.Bytes)
+			for _, a := range c.Top {
+				ok = ok && validBytes(a.Bytes)
+			}
+			if !ok {
+				return nil, fmt.Errorf("upstream: malformed logprobs: content[%d]: bytes outside 0..255", i)
+			}
+		}
 		return lp.Content, nil
 	}
 	var lp struct {
@@ -172,4 +181,13 @@ func parseLogProbs(chat bool, raw json.RawMessage) ([]TokenLogProb, error) {
 		}
 	}
 	return out, nil
+}
+
+func validBytes(b []int) bool {
+	for _, v := range b {
+		if v < 0 || v > 255 {
+			return false
+		}
+	}
+	return true
 }

@@ -37,6 +37,10 @@ type ClientConfig struct {
 	StallTimeout time.Duration
 }
 
+// inlineWriteLimit is the largest request Call writes on its own
+// goroutine; yamux's initial stream window is 256 KiB.
+const inlineWriteLimit = 64 << 10
+
 // Call opens a stream to p, sends req, and delivers each TokenFrame to
 // onToken in order; it returns the FinalFrame.
 //
@@ -87,7 +91,14 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 
 	cs := &countingStream{s: s}
 	wrote := make(chan error, 1)
-	go func() { wrote <- p2p.WriteFrame(cs, payload) }()
+	if len(payload) <= inlineWriteLimit {
+		// Fits the muxer's initial window: the write cannot wait for the
+		// provider to read, so it is made here, saving a goroutine hand-off
+		// on every call. The watchdog still bounds it (a stuck connection).
+		wrote <- p2p.WriteFrame(cs, payload)
+	} else {
+		go func() { wrote <- p2p.WriteFrame(cs, payload) }()
+	}
 
 	final, err := readAnswer(bufio.NewReader(cs), cfg, wd, &st, onToken)
 	st.FinishedAt = time.Now()

@@ -145,6 +145,16 @@ func (srv *server) handle(s network.Stream) {
 	srv.serve(s, r, req, start, log)
 }
 
+// appendFrame appends b as one frame (see p2p.WriteFrame); a nil b
+// appends nothing.
+func appendFrame(dst, b []byte) []byte {
+	if b == nil {
+		return dst
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(b)))
+	return append(dst, b...)
+}
+
 // serve runs the handler and writes its frames.
 func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start time.Time, log *slog.Logger) {
 	ctx, cancel := context.WithDeadline(srv.ctx, start.Add(srv.cfg.MaxDuration))
@@ -169,6 +179,7 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 
 	var mu sync.Mutex
 	done := false
+	var held []byte // the last token's frame, written with the final frame
 	send := func(t *TokenFrame) error {
 		if t == nil {
 			return errors.New("infer: nil token frame")
@@ -184,6 +195,18 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 		}
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("infer: request cancelled: %w", context.Cause(ctx))
+		}
+		if held != nil { // a frame after the one marked last
+			b, held = appendFrame(appendFrame(nil, held), b), nil
+			if _, err := s.Write(b); err != nil {
+				cancel()
+				return fmt.Errorf("infer: send token frame: %w", err)
+			}
+			return nil
+		}
+		if t.Last {
+			held = b
+			return nil
 		}
 		if err := p2p.WriteFrame(s, b); err != nil {
 			cancel()
@@ -227,7 +250,7 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 		b, err = encodeFrame(&Frame{Error: &ErrorFrame{Status: 500, Code: CodeInternal, Message: "internal error", Retryable: true}})
 	}
 	if err == nil {
-		err = p2p.WriteFrame(s, b)
+		_, err = s.Write(appendFrame(appendFrame(nil, held), b))
 	}
 	if err != nil {
 		log.Debug("write last frame", "err", err)

@@ -3,6 +3,7 @@ package infer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 
@@ -88,6 +89,62 @@ type TokenFrame struct {
 	Text     string                `cbor:"1,keyasint,omitempty"`
 	TokenIDs []int                 `cbor:"2,keyasint,omitempty"`
 	TopK     [][]inference.LogProb `cbor:"3,keyasint,omitempty"`
+	// LogProbs, when the request asked for them, are the same
+	// distributions by token text, as a buyer is shown them: a gateway
+	// relays them without the model's tokenizer, and an upstream engine
+	// gives nothing else.
+	LogProbs []TokenLogProbs `cbor:"4,keyasint,omitempty"`
+	// Last is not sent: it tells the server this is the answer's last
+	// token, which it then writes in one piece with the final frame (one
+	// muxer frame, one wake-up of the client, instead of two).
+	Last bool `cbor:"-"`
+}
+
+// TokenLogProbs is one output token's log-probability and its most likely
+// alternatives.
+type TokenLogProbs struct {
+	Token   string       `cbor:"1,keyasint"`
+	LogProb float32      `cbor:"2,keyasint"`
+	Top     []TopLogProb `cbor:"3,keyasint,omitempty"`
+	// Bytes are the token's raw bytes when Token could not carry them (a
+	// byte-level piece of a character, shown as U+FFFD).
+	Bytes []byte `cbor:"4,keyasint,omitempty"`
+}
+
+// TopLogProb is one alternative.
+type TopLogProb struct {
+	Token   string  `cbor:"1,keyasint"`
+	LogProb float32 `cbor:"2,keyasint"`
+	Bytes   []byte  `cbor:"3,keyasint,omitempty"`
+}
+
+// maxLogProbTokens caps the log-prob entries of one token frame.
+const maxLogProbTokens = 256
+
+// checkLogProbs: bounded, valid UTF-8, finite (a client's JSON cannot
+// carry NaN or infinities).
+func checkLogProbs(lps []TokenLogProbs) error {
+	if len(lps) > maxLogProbTokens {
+		return fmt.Errorf("%w: %d log-prob entries in one frame, limit %d", ErrMalformedFrame, len(lps), maxLogProbTokens)
+	}
+	ok := func(tok string, raw []byte, lp float32) bool {
+		f := float64(lp)
+		return len(tok) <= maxShortLen && len(raw) <= maxShortLen && utf8.ValidString(tok) && !math.IsNaN(f) && !math.IsInf(f, 0)
+	}
+	for i, lp := range lps {
+		if len(lp.Top) > MaxTopLogProbs {
+			return fmt.Errorf("%w: log-probs[%d]: %d alternatives, limit %d", ErrMalformedFrame, i, len(lp.Top), MaxTopLogProbs)
+		}
+		if !ok(lp.Token, lp.Bytes, lp.LogProb) {
+			return fmt.Errorf("%w: log-probs[%d]: token longer than %d bytes, not UTF-8, or not a finite log-prob", ErrMalformedFrame, i, maxShortLen)
+		}
+		for j, a := range lp.Top {
+			if !ok(a.Token, a.Bytes, a.LogProb) {
+				return fmt.Errorf("%w: log-probs[%d].top[%d]: token longer than %d bytes, not UTF-8, or not a finite log-prob", ErrMalformedFrame, i, j, maxShortLen)
+			}
+		}
+	}
+	return nil
 }
 
 // FinalFrame ends a successful answer with usage, receipt and commitment.
@@ -179,6 +236,9 @@ func (f *Frame) check() error {
 			if id < 0 {
 				return fmt.Errorf("%w: negative token ID %d", ErrMalformedFrame, id)
 			}
+		}
+		if err := checkLogProbs(f.Token.LogProbs); err != nil {
+			return err
 		}
 	case f.Final != nil:
 		if f.Final.PromptTokens < 0 || f.Final.CompletionTokens < 0 {

@@ -75,6 +75,46 @@ func TestValidate(t *testing.T) {
 }
 
 // TestDecodeBoundedAllocation feeds declared lengths far beyond the input.
+// Log-probs in a token frame: what a client could not show (NaN, an
+// infinity, invalid UTF-8) or that is out of bounds is refused on both
+// sides of the wire.
+func TestTokenFrameLogProbsChecked(t *testing.T) {
+	good := TokenLogProbs{Token: "a", LogProb: -0.25, Top: []TopLogProb{{Token: "a", LogProb: -0.25}}}
+	if _, err := encodeFrame(&Frame{Token: &TokenFrame{Text: "a", LogProbs: []TokenLogProbs{good}}}); err != nil {
+		t.Fatalf("good log-probs refused: %v", err)
+	}
+	long := strings.Repeat("x", maxShortLen+1)
+	many := make([]TopLogProb, MaxTopLogProbs+1)
+	for name, lp := range map[string]TokenLogProbs{
+		"NaN":             {Token: "a", LogProb: float32(math.NaN())},
+		"-Inf":            {Token: "a", LogProb: float32(math.Inf(-1))},
+		"alternative Inf": {Token: "a", Top: []TopLogProb{{Token: "b", LogProb: float32(math.Inf(1))}}},
+		"invalid UTF-8":   {Token: "\xff"},
+		"long token":      {Token: long},
+		"long bytes":      {Token: "a", Bytes: []byte(long)},
+		"too many top":    {Token: "a", Top: many},
+	} {
+		f := &Frame{Token: &TokenFrame{Text: "a", LogProbs: []TokenLogProbs{lp}}}
+		if _, err := encodeFrame(f); !errors.Is(err, ErrMalformedFrame) {
+			t.Errorf("%s: encode: %v, want ErrMalformedFrame", name, err)
+		}
+		b, err := cborx.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := decodeFrame(b, DefaultMaxFrameSize); !errors.Is(err, ErrMalformedFrame) {
+			t.Errorf("%s: decode: %v, want ErrMalformedFrame", name, err)
+		}
+	}
+	tooMany := make([]TokenLogProbs, maxLogProbTokens+1)
+	for i := range tooMany {
+		tooMany[i] = good
+	}
+	if _, err := encodeFrame(&Frame{Token: &TokenFrame{LogProbs: tooMany}}); !errors.Is(err, ErrMalformedFrame) {
+		t.Errorf("%d entries: %v, want ErrMalformedFrame", len(tooMany), err)
+	}
+}
+
 func TestDecodeBoundedAllocation(t *testing.T) {
 	for _, in := range [][]byte{
 		{0xa1, 0x05, 0x9b, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff},       // Messages: 2^64-1 elements
@@ -132,6 +172,8 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzDecodeFrame(f *testing.F) {
 	for _, fr := range []*Frame{
 		{Token: &TokenFrame{Text: "hi", TokenIDs: []int{1, 2}, TopK: [][]inference.LogProb{{{ID: 1, LogProb: -0.1}}}}},
+		{Token: &TokenFrame{Text: "\uFFFD", LogProbs: []TokenLogProbs{{Token: "\uFFFD", LogProb: -0.5, Bytes: []byte{0xe2},
+			Top: []TopLogProb{{Token: "a", LogProb: -0.5}, {Token: "\uFFFD", LogProb: -2, Bytes: []byte{0xe2}}}}}}},
 		{Final: &FinalFrame{FinishReason: "stop", PromptTokens: 3, CompletionTokens: 2, Receipt: []byte{1}}},
 		{Error: &ErrorFrame{Status: 429, Code: "rate_limited", RetryAfterMs: 10, Retryable: true}},
 	} {

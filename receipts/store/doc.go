@@ -1,7 +1,16 @@
 // Package store persists receipts, payment records and this node's buyer
 // balances in the node's datastore: a go-datastore over pebble
-// (github.com/ipfs/go-ds-pebble) in one directory, written with synced
-// commits so an acknowledged payment survives a crash as well as a restart.
+// (github.com/ipfs/go-ds-pebble) in one directory.
+//
+// # Durability
+//
+// Every write is applied atomically and in order, and a clean stop syncs
+// them all. Under GroupSync (the default) a
+// background flusher fsyncs the log right behind the writers, so a paid
+// request does not wait for the disk and one fsync covers a burst of
+// writes; under SyncEach every write waits for its own fsync. Credits wait
+// for their fsync in both modes; WaitDurable waits for everything written
+// so far. See Durability for what a power failure can lose.
 //
 // # Layout
 //

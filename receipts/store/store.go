@@ -57,20 +57,36 @@ type receiptRecord struct {
 // Store holds receipts, payment records and balances. It is safe for
 // concurrent use.
 type Store struct {
-	mu     sync.RWMutex // writers and Close hold it exclusively
-	d      ds.Batching
-	owned  bool // Close closes d
-	closed bool
+	mu      sync.RWMutex // writers and Close hold it exclusively
+	d       ds.Batching
+	owned   bool     // Close closes d
+	flusher *flusher // nil: every write is synced (or d is not ours)
+	closed  bool
 }
 
-// Open opens (creating if needed) a pebble datastore in dir with synced
-// writes and returns a Store that owns it.
-func Open(dir string) (*Store, error) {
-	d, err := pebbleds.NewDatastore(dir, pebbleds.WithPebbleWriteOptions(pebble.Sync))
+// Open opens (creating if needed) a pebble datastore in dir with GroupSync
+// durability and returns a Store that owns it.
+func Open(dir string) (*Store, error) { return OpenWith(dir, GroupSync) }
+
+// OpenWith is Open with the given durability.
+func OpenWith(dir string, dur Durability) (*Store, error) {
+	wo := pebble.NoSync
+	switch dur {
+	case GroupSync:
+	case SyncEach:
+		wo = pebble.Sync
+	default:
+		return nil, fmt.Errorf("store: open %s: %w: durability %d", dir, ErrInvalid, int(dur))
+	}
+	d, err := pebbleds.NewDatastore(dir, pebbleds.WithPebbleWriteOptions(wo))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
-	return &Store{d: d, owned: true}, nil
+	s := &Store{d: d, owned: true}
+	if dur == GroupSync {
+		s.flusher = newFlusher(func(ctx context.Context) error { return d.Sync(ctx, ds.Key{}) })
+	}
+	return s, nil
 }
 
 // New returns a Store over an existing datastore, which Close leaves open.
@@ -86,6 +102,9 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.flusher != nil {
+		s.flusher.close()
+	}
 	if s.owned {
 		if err := s.d.Close(); err != nil {
 			return fmt.Errorf("store: close: %w", err)
@@ -138,7 +157,45 @@ func (s *Store) PutReceipt(nonce, envelope []byte, meta ReceiptMeta) error {
 	if err := s.d.Put(context.Background(), k, b); err != nil {
 		return fmt.Errorf("store: put receipt: %w", err)
 	}
+	s.wrote()
 	return nil
+}
+
+// wrote notes an applied write for the flusher; the caller holds s.mu. It
+// returns the write's sequence number for WaitDurable (0 when every write
+// is synced as it is made).
+func (s *Store) wrote() uint64 {
+	if s.flusher == nil {
+		return 0
+	}
+	return s.flusher.wrote()
+}
+
+// WaitDurable blocks until every write made before the call is on disk.
+// Under SyncEach it returns at once.
+func (s *Store) WaitDurable(ctx context.Context) error {
+	if err := s.rlock(); err != nil {
+		return err
+	}
+	f := s.flusher
+	var n uint64
+	if f != nil {
+		n = f.wrote() // a no-op write marker: wait for a sync after now
+	}
+	s.mu.RUnlock()
+	if f == nil {
+		return nil
+	}
+	return f.wait(ctx, n)
+}
+
+// Unsynced is the number of applied writes not yet known to be on disk
+// (always 0 under SyncEach).
+func (s *Store) Unsynced() uint64 {
+	if s.flusher == nil {
+		return 0
+	}
+	return s.flusher.pending()
 }
 
 // encodeReceipt checks and encodes a receipt record and returns its key.

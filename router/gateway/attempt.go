@@ -88,6 +88,11 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 			return s, nil
 		}
 		if s.err != nil {
+			if errors.Is(s.err, infer.ErrFirstTokenTimeout) {
+				// The provider took at least this long: a latency the
+				// router saw, so its p95 (and its hedge delay) reflect it.
+				g.latency.Observe(c.offer.Peer, g.clock.Since(start))
+			}
 			return nil, classify(s.err)
 		}
 		g.latency.Observe(c.offer.Peer, g.clock.Since(start))

@@ -23,12 +23,12 @@ var errDiverged = errors.New("gateway: restarted answer diverges from the text a
 
 // drain forwards the rest of s to fwd and returns the text this stream
 // produced and how it ended; the token IDs it carried are kept in s.ids.
-func drain(s *stream, fwd func(string) error) (string, error) {
+func drain(s *stream, fwd func(Delta) error) (string, error) {
 	var own strings.Builder
 	send := func(tf *infer.TokenFrame) error {
 		own.WriteString(tf.Text)
 		s.ids = append(s.ids, tf.TokenIDs...)
-		if err := fwd(tf.Text); err != nil {
+		if err := fwd(Delta{Text: tf.Text, LogProbs: tf.LogProbs}); err != nil {
 			return errors.Join(errBuyerGone, err)
 		}
 		return nil
@@ -51,18 +51,26 @@ func drain(s *stream, fwd func(string) error) (string, error) {
 // continuation and the original sampling parameters, once; a provider that
 // cannot continue is restarted from the beginning instead, and its output
 // is checked against what the buyer already has and the repeat skipped.
-func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Candidate, choices map[peer.ID]choice, s *stream, onText func(string) error) (*Result, error) {
+func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Candidate, choices map[peer.ID]choice, s *stream, onDelta func(Delta) error) (*Result, error) {
 	var sent strings.Builder
-	fwd := func(t string) error {
-		if t == "" {
+	var lps []infer.TokenLogProbs
+	fwd := func(d Delta) error {
+		if d.Text == "" && len(d.LogProbs) == 0 {
 			return nil
 		}
-		sent.WriteString(t)
-		return onText(t)
+		sent.WriteString(d.Text)
+		lps = append(lps, d.LogProbs...)
+		return onDelta(d)
+	}
+	withLogProbs := func(res *Result, err error) (*Result, error) {
+		if res != nil {
+			res.LogProbs = lps
+		}
+		return res, err
 	}
 	own, err := drain(s, fwd)
 	if err == nil {
-		return g.settle(req, s, own, sent.String(), false)
+		return withLogProbs(g.settle(req, s, own, sent.String(), false))
 	}
 	if errors.Is(err, errBuyerGone) || ctx.Err() != nil {
 		return nil, g.cut(ctx, sent.Len(), "", err)
@@ -97,7 +105,7 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 	if err != nil {
 		return nil, g.cut(ctx, sent.Len(), "continuation broke too: ", err)
 	}
-	res, err := g.settle(req, s2, own2, sent.String(), true)
+	res, err := withLogProbs(g.settle(req, s2, own2, sent.String(), true))
 	if res != nil {
 		res.Continued, res.Attempts = true, attempts // Route adds the race's
 	}
@@ -116,12 +124,15 @@ func (g *Gateway) successor(cands []strategy.Candidate, choices map[peer.ID]choi
 }
 
 // skipPrefix drops the first len(prefix) bytes of a restarted answer,
-// failing if they differ from what the buyer already received.
-func skipPrefix(prefix string, fwd func(string) error) func(string) error {
-	return func(t string) error {
+// failing if they differ from what the buyer already received. The
+// log-probs of a piece wholly inside the prefix go with it; a piece that
+// straddles its end keeps them, for the new text it brings.
+func skipPrefix(prefix string, fwd func(Delta) error) func(Delta) error {
+	return func(d Delta) error {
 		if prefix == "" {
-			return fwd(t)
+			return fwd(d)
 		}
+		t := d.Text
 		n := min(len(prefix), len(t))
 		if t[:n] != prefix[:n] {
 			return errDiverged
@@ -130,7 +141,7 @@ func skipPrefix(prefix string, fwd func(string) error) func(string) error {
 		if t == "" {
 			return nil
 		}
-		return fwd(t)
+		return fwd(Delta{Text: t, LogProbs: d.LogProbs})
 	}
 }
 

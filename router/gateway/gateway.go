@@ -102,9 +102,23 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 // Metrics returns the routing counters.
 func (g *Gateway) Metrics() *Metrics { return g.metrics }
 
-// Route serves req: onText receives the answer's text in order as it
-// arrives (for streaming); the Result repeats it whole.
-func (g *Gateway) Route(ctx context.Context, req *Request, onText func(string) error) (*Result, error) {
+// Snapshot is the counters with each provider's latency figures.
+func (g *Gateway) Snapshot() Snapshot {
+	s := g.metrics.Snapshot()
+	for id, c := range s.Providers {
+		p, err := peer.Decode(id)
+		if err != nil {
+			continue
+		}
+		l := g.latency.Snapshot(p)
+		c.LatencySamples, c.P95Ms = l.Count, float64(l.P95.Microseconds())/1000
+	}
+	return s
+}
+
+// Route serves req: onDelta receives the answer in order as it arrives
+// (for streaming); the Result repeats it whole.
+func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
 	if req.Sampling.MaxTokens <= 0 {
 		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
 	}
@@ -138,7 +152,7 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onText func(string) e
 		return nil, g.routeError(err, rep)
 	}
 	s.won.Store(true)
-	res, err := g.finish(ctx, req, cands, choices, s, onText)
+	res, err := g.finish(ctx, req, cands, choices, s, onDelta)
 	if res != nil {
 		res.Attempts += len(rep.Tries)
 		res.Hedged = rep.HedgesDispatched > 0

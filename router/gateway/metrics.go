@@ -35,6 +35,11 @@ type ProviderCounts struct {
 	Won       uint64 `json:"won"`
 	HedgeWon  uint64 `json:"hedges_won"`
 	Paid      uint64 `json:"paid"`
+	// The router's own latency figures for the provider (time to first
+	// token, first-token timeouts and cancelled slow attempts included):
+	// the samples behind them and the P² p95 that sets its hedge delay.
+	LatencySamples int     `json:"latency_samples"`
+	P95Ms          float64 `json:"p95_ms"`
 }
 
 // Snapshot is tenzro_getRouterMetrics' result.

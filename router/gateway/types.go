@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
@@ -54,9 +55,17 @@ type ReceiptInfo struct {
 	TokenIDs   []int  `json:"token_ids,omitempty"`
 }
 
+// Delta is one piece of the answer as it reaches the buyer: text and, when
+// the request asked for them, the log-probs of the tokens that carried it.
+type Delta struct {
+	Text     string
+	LogProbs []infer.TokenLogProbs
+}
+
 // Result is a finished request.
 type Result struct {
 	Text             string
+	LogProbs         []infer.TokenLogProbs // of every token the buyer received, in order
 	FinishReason     string
 	Model            string // the model name that actually served
 	PromptTokens     int
