@@ -108,7 +108,15 @@ genesis_file = {{q .Chain.GenesisFile}}
 # Pause after each block (timeout_commit); "0s" keeps the chain home's
 # config.toml value (1s without one).
 block_time = {{dur .Chain.BlockTime}}
-{{range .Router.Buyers}}
+{{range .Router.Tokenizers}}
+# A model whose tokenizer this node holds: prompt and output tokens of
+# requests for it are counted here and billed by that count (capped by the
+# wire), not by the provider's claim. Only the GGUF's tokenizer is loaded;
+# the directory is checked against the catalog ID.
+[[router.tokenizers]]
+dir = {{q .Dir}}
+id = {{q .ID}}
+{{end}}{{range .Router.Buyers}}
 # A buyer: requests carrying the token whose SHA-256 this is are billed to
 # the account. initial_credit (micro-units) is credited once.
 [[router.buyers]]

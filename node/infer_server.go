@@ -88,7 +88,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	// input commitment covers; otherwise (text held back at the break, or
 	// tokens that do not match) from the text.
 	if len(req.ContinuationTokens) > 0 &&
-		strings.ToValidUTF8(eng.Detokenize(req.ContinuationTokens), "\uFFFD") == req.Continuation {
+		inference.ValidText(eng.Detokenize(req.ContinuationTokens)) == req.Continuation {
 		gr.Continuation = req.ContinuationTokens
 	}
 	if req.Chat {
@@ -98,7 +98,9 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	}
 	// Token text travels as CBOR text, which must be valid UTF-8; a random
 	// or damaged model can emit byte sequences that never become valid, so
-	// each piece is sanitised and the receipt hashes exactly what was sent.
+	// each piece is sanitised byte by byte (inference.ValidText, which a
+	// gateway can reproduce from the token IDs) and the receipt hashes
+	// exactly what was sent.
 	var sent strings.Builder
 	var proofs *commit.Builder
 	if req.Verification == gossip.VerifyOptimistic {
@@ -111,7 +113,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 				return err
 			}
 		}
-		text := strings.ToValidUTF8(t.Text, "\uFFFD")
+		text := inference.ValidText(t.Text)
 		sent.WriteString(text)
 		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}, Last: t.Last}
 		if req.TopLogProbs > 0 {
@@ -153,7 +155,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 	}
 	var sent strings.Builder
 	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
-		text := strings.ToValidUTF8(d.Text, "\uFFFD")
+		text := inference.ValidText(d.Text)
 		sent.WriteString(text)
 		tf := &infer.TokenFrame{Text: text}
 		if req.TopLogProbs > 0 {
@@ -253,20 +255,8 @@ func pieceText(eng inference.Engine, id int) (string, []byte) {
 func wireText(s string) (string, []byte) {
 	var raw []byte
 	if !utf8.ValidString(s) {
-		// Each invalid byte becomes one U+FFFD, as encoding/json shows it
-		// on the provider's own route.
 		raw = []byte(s[:min(len(s), 256)])
-		var b strings.Builder
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				b.WriteString("\uFFFD")
-			} else {
-				b.WriteString(s[i : i+n])
-			}
-			i += n
-		}
-		s = b.String()
+		s = inference.ValidText(s)
 	}
 	for len(s) > 256 {
 		_, n := utf8.DecodeLastRuneInString(s)

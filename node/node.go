@@ -87,9 +87,11 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	}
 	n = &Node{cfg: cfg, log: o.Logger.With("role", cfg.Role), clock: o.Clock, reg: prometheus.NewRegistry()}
 	n.life, n.lifeStop = context.WithCancel(context.Background())
+	// The named result is nil on a failed return: keep the node to close.
+	self := n
 	defer func() {
 		if err != nil {
-			n.closeEarly()
+			self.closeEarly()
 		}
 	}()
 
@@ -161,8 +163,12 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		if err := creditBuyers(n.store, cfg.Router.Buyers); err != nil {
 			return nil, err
 		}
+		toks, err := loadTokenizers(cfg)
+		if err != nil {
+			return nil, err
+		}
 		deps := gateway.Deps{Host: n.host.Host(), Table: n.table,
-			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg}
+			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 		if n.chain != nil && cfg.Chain.Role == ChainValidator {
 			if n.obs, err = newObsPublisher(n); err != nil {
 				return nil, err

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/catalog"
+	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricing"
@@ -33,6 +36,46 @@ type RouterConfig struct {
 	// background fsync follows within about a millisecond) or "each"
 	// (every write waits for its own fsync). See store.Durability.
 	Durability string `toml:"durability"`
+	// Tokenizers are models whose tokenizer this node holds: it counts
+	// their prompt and output tokens itself and bills that count (capped
+	// by the wire) instead of the provider's claim.
+	Tokenizers []TokenizerConfig `toml:"tokenizers"`
+}
+
+// TokenizerConfig is one [[router.tokenizers]] entry: a model directory
+// (only its GGUF's tokenizer is loaded) and the catalog ID it must match.
+type TokenizerConfig struct {
+	Dir string `toml:"dir"`
+	ID  string `toml:"id"`
+}
+
+// Validate checks one entry.
+func (t TokenizerConfig) Validate() error {
+	if t.Dir == "" {
+		return errors.New("dir is empty")
+	}
+	if _, err := catalog.ParseHash(t.ID); err != nil {
+		return fmt.Errorf("id: %w", err)
+	}
+	return nil
+}
+
+// loadTokenizers opens every configured tokenizer, checking each model
+// directory against its ID.
+func loadTokenizers(cfg Config) (map[inference.ModelID]gateway.TokenCounter, error) {
+	out := map[inference.ModelID]gateway.TokenCounter{}
+	for i, tc := range cfg.Router.Tokenizers {
+		h, err := catalog.ParseHash(tc.ID)
+		if err != nil {
+			return nil, fmt.Errorf("node: router.tokenizers[%d]: id: %w", i, err)
+		}
+		pt, err := llm.OpenTokenizer(cfg.Path(tc.Dir), inference.ModelID(h))
+		if err != nil {
+			return nil, fmt.Errorf("node: router.tokenizers[%d]: %w", i, err)
+		}
+		out[pt.ModelID()] = pt
+	}
+	return out, nil
 }
 
 // DefaultRouterConfig returns the routing defaults.
@@ -64,6 +107,11 @@ func (r RouterConfig) Validate() error {
 	}
 	if _, err := store.ParseDurability(r.Durability); err != nil {
 		errs = append(errs, fmt.Errorf("router.durability: %q: want \"group\" or \"each\"", r.Durability))
+	}
+	for i, tc := range r.Tokenizers {
+		if err := tc.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("router.tokenizers[%d]: %w", i, err))
+		}
 	}
 	seen := map[string]bool{}
 	for i, b := range r.Buyers {

@@ -140,12 +140,8 @@ func (e *Engine) EncodePrompt(req inference.GenerateRequest) ([]int, error) {
 			}
 		}
 		return append([]int(nil), req.PromptTokens...), nil
-	case len(req.Messages) > 0:
-		return e.m.Tok.EncodeChat(e.format, req.Messages)
-	case req.Prompt != "":
-		return e.m.Tok.EncodePrompt(req.Prompt), nil
 	}
-	return nil, errors.New("llm: empty prompt")
+	return encodePrompt(e.m.Tok, e.format, req)
 }
 
 // prefill feeds tokens to seq in chunks and returns the logits of the last.

@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -36,6 +37,9 @@ type Deps struct {
 	// OnCall, if set, receives what was measured of each call to a
 	// provider (see Call). It runs on the request's goroutine: keep it short.
 	OnCall func(Call)
+	// Tokenizers are the models whose tokens this gateway counts itself
+	// (see TokenCounter), by catalog ID.
+	Tokenizers map[inference.ModelID]TokenCounter
 }
 
 // Ledger holds buyers' funds and what was paid: the node's datastore.
@@ -65,6 +69,8 @@ type Gateway struct {
 	metrics  *Metrics
 	certs    *identity.CertCache
 	onCall   func(Call)
+	// tokenizers is read-only after New.
+	tokenizers map[inference.ModelID]TokenCounter
 }
 
 // New returns a gateway.
@@ -96,7 +102,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	return &Gateway{cfg: cfg, host: d.Host, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall}, nil
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, tokenizers: d.Tokenizers}, nil
 }
 
 // Metrics returns the routing counters.

@@ -41,6 +41,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 		BytesSent: s.stats.BytesSent, BytesReceived: s.stats.BytesReceived, MaxTokens: s.req.Sampling.MaxTokens,
 		ExactOutputTokens: -1, ExactInputTokens: -1,
 	}
+	g.exactCounts(s, own, &obs)
 	r, err := receipt.VerifyCached(g.certs, f.Receipt, o.Machine, g.clock.Now())
 	if err == nil {
 		err = receipt.Check(r, obs)
@@ -60,7 +61,17 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 	}
 	info.Verified, info.Receipt = true, ViewReceipt(r)
 	units, capRep := receipt.Cap(r.Units, obs)
-	info.Capped = cappedDimensions(capRep)
+	info.Capped = cappedDimensions(capRep, units)
+	if capRep.InputExact {
+		info.Counted = append(info.Counted, "input")
+	}
+	if capRep.OutputExact {
+		info.Counted = append(info.Counted, "output")
+	}
+	if capRep.OutputExact && units.OutputTokens < r.Units.OutputTokens || capRep.InputExact && units.InputTokens+units.CachedTokens < r.Units.InputTokens+r.Units.CachedTokens {
+		g.log.Warn("provider claimed more tokens than it served; billing the gateway's count", "provider", o.Peer,
+			"claimed", r.Units, "billed", units)
+	}
 	bd, err := pricing.Price(o.Model.RateCard, units, req.Verification, g.cfg.Surcharges)
 	if err != nil {
 		return res, fmt.Errorf("gateway: price %s: %w", o.Peer, err)
@@ -123,13 +134,17 @@ func (g *Gateway) penalize(p peer.ID) {
 	}
 }
 
-func cappedDimensions(r receipt.CapReport) []string {
+// cappedDimensions names what billed a dimension below the claim; an
+// exact count is named only when it came out lower.
+func cappedDimensions(r receipt.CapReport, billed pricing.Units) []string {
 	var out []string
 	for _, d := range []struct {
 		name string
 		on   bool
 	}{
+		{"output:exact_count", r.OutputExact && billed.OutputTokens < r.Claimed.OutputTokens},
 		{"output:max_tokens", r.OutputMaxTokens}, {"output:text_bytes", r.OutputText}, {"output:wire_bytes", r.OutputWire},
+		{"input:exact_count", r.InputExact && billed.InputTokens+billed.CachedTokens < r.Claimed.InputTokens+r.Claimed.CachedTokens},
 		{"input:wire_bytes", r.InputWire},
 	} {
 		if d.on {

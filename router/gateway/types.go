@@ -48,6 +48,9 @@ type ReceiptInfo struct {
 	Problem  string       `json:"problem,omitempty"`
 	Receipt  *ReceiptView `json:"receipt,omitempty"`
 	Capped   []string     `json:"capped,omitempty"` // dimensions billed below the provider's claim
+	// Counted: dimensions the gateway counted itself with the model's
+	// tokenizer ("input", "output") instead of taking the claim.
+	Counted []string `json:"counted,omitempty"`
 	// Commitment holds the TOPLOC proofs (base64) of an optimistic request,
 	// and TokenIDs the output tokens they commit to: with the model's
 	// weights anyone can recompute the steps by one prefill and check them.

@@ -79,6 +79,9 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 		}
 		if s.role != node.RoleProvider {
 			cfg.Router.Buyers = []node.BuyerConfig{{Account: BuyerAccount, TokenSHA256: node.TokenHash(buyerToken), InitialCredit: BuyerCredit}}
+			// Every router holds the devnet model's tokenizer and bills
+			// its own token counts.
+			cfg.Router.Tokenizers = []node.TokenizerConfig{{Dir: modelDir, ID: modelID}}
 		}
 		if s.role == node.RoleProvider {
 			cfg.Provider.Region = providerRegions[s.idx%len(providerRegions)]

@@ -1,0 +1,78 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/catalog"
+	"github.com/tenzrod/tenzrod/inference/gguf"
+)
+
+// PromptTokenizer is a model's tokenizer and chat format without its
+// weights: what a gateway needs to count a request's tokens exactly, and
+// to check the token IDs a provider streams against the text it sent.
+type PromptTokenizer struct {
+	tok    *Tokenizer
+	format ChatFormat
+	id     inference.ModelID
+}
+
+// OpenTokenizer reads the tokenizer of the model in dir after checking the
+// directory against id, the catalog root (as Open does): counts made with
+// another model's tokenizer would be wrong. The weights are hashed for the
+// check but not loaded.
+func OpenTokenizer(dir string, id inference.ModelID) (*PromptTokenizer, error) {
+	path, err := ModelFile(dir)
+	if err != nil {
+		return nil, err
+	}
+	_, root, err := catalog.Build(dir)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	if inference.ModelID(root) != id {
+		return nil, fmt.Errorf("llm: %s: model ID %s, want %s: %w", dir, root, id, catalog.ErrMismatch)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	defer f.Close()
+	tok, err := NewTokenizer(f)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %s: %w", dir, err)
+	}
+	tmpl, _, _ := f.String("tokenizer.chat_template")
+	return &PromptTokenizer{tok: tok, format: DetectChatFormat(tmpl), id: id}, nil
+}
+
+// ModelID is the catalog ID the tokenizer was checked against.
+func (p *PromptTokenizer) ModelID() inference.ModelID { return p.id }
+
+// EncodePrompt returns the prompt tokens of req exactly as the engine
+// serving the model feeds them (chat template, BOS).
+func (p *PromptTokenizer) EncodePrompt(req inference.GenerateRequest) ([]int, error) {
+	return encodePrompt(p.tok, p.format, req)
+}
+
+// Detokenize returns the text of ids.
+func (p *PromptTokenizer) Detokenize(ids []int) string { return p.tok.Decode(ids) }
+
+// encodePrompt is EncodePrompt for a tokenizer and chat format.
+func encodePrompt(tok *Tokenizer, format ChatFormat, req inference.GenerateRequest) ([]int, error) {
+	switch {
+	case len(req.PromptTokens) > 0:
+		for _, t := range req.PromptTokens {
+			if t < 0 || t >= tok.VocabSize() {
+				return nil, fmt.Errorf("llm: prompt token %d outside the vocabulary of %d", t, tok.VocabSize())
+			}
+		}
+		return append([]int(nil), req.PromptTokens...), nil
+	case len(req.Messages) > 0:
+		return tok.EncodeChat(format, req.Messages)
+	case req.Prompt != "":
+		return tok.EncodePrompt(req.Prompt), nil
+	}
+	return nil, errors.New("llm: empty prompt")
+}

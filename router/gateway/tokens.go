@@ -1,0 +1,38 @@
+package gateway
+
+import (
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+)
+
+// TokenCounter counts one model's tokens exactly. A gateway that holds the
+// model's tokenizer bills prompt and output tokens by its own count rather
+// than the provider's claim, each still capped by the wire.
+type TokenCounter interface {
+	// EncodePrompt returns the prompt tokens the engine feeds for req.
+	EncodePrompt(req inference.GenerateRequest) ([]int, error)
+	// Detokenize returns the text of ids.
+	Detokenize(ids []int) string
+}
+
+// exactCounts sets o's exact counts where the gateway holds the served
+// model's tokenizer: the prompt as the engine encodes it, and the output
+// as the number of token IDs received, when they spell exactly the text
+// received (a stop sequence's removed text, or an engine that sends no
+// IDs, leaves the output to the claim and its caps).
+func (g *Gateway) exactCounts(s *stream, own string, o *receipt.Observed) {
+	tc := g.tokenizers[inference.ModelID(s.req.ModelID)]
+	if tc == nil {
+		return
+	}
+	gr := inference.GenerateRequest{Prompt: s.req.Prompt}
+	if s.req.Chat {
+		gr = inference.GenerateRequest{Messages: s.req.Messages}
+	}
+	if ids, err := tc.EncodePrompt(gr); err == nil {
+		o.ExactInputTokens = len(ids)
+	}
+	if len(s.ids) > 0 && inference.ValidText(tc.Detokenize(s.ids)) == own {
+		o.ExactOutputTokens = len(s.ids)
+	}
+}
