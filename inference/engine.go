@@ -3,6 +3,8 @@ package inference
 import (
 	"context"
 	"encoding/hex"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ModelID identifies a model by the Merkle root of its files (see
@@ -27,29 +29,13 @@ type ModelInfo struct {
 	Template      string
 }
 
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"` // "system", "user", "assistant"
-	Content string `json:"content"`
-}
+// Message is one chat message (defined with the receipts that commit to
+// it).
+type Message = terms.Message
 
-// Sampling holds the sampling parameters of a request.
-type Sampling struct {
-	// Temperature 0 selects greedy decoding (argmax, lowest ID on ties).
-	Temperature float64 `json:"temperature"`
-	// TopP keeps the smallest set of most likely tokens whose probability
-	// reaches TopP; 0 or >= 1 disables it.
-	TopP float64 `json:"top_p"`
-	// TopK keeps the TopK most likely tokens; 0 disables it.
-	TopK int `json:"top_k"`
-	// Seed keys the sampler's randomness together with the token position.
-	Seed uint64 `json:"seed"`
-	// MaxTokens bounds the output tokens, counting Continuation tokens;
-	// 0 means up to the context length.
-	MaxTokens int `json:"max_tokens"`
-	// Stop sequences end the output; the matched text is not returned.
-	Stop []string `json:"stop,omitempty"`
-}
+// Sampling holds the sampling parameters of a request (defined with the
+// receipts that commit to them).
+type Sampling = terms.Sampling
 
 // GenerateRequest is one generation.
 type GenerateRequest struct {

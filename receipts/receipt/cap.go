@@ -1,7 +1,7 @@
 package receipt
 
 import (
-	"github.com/tenzrod/tenzrod/router/pricing"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // OutputEndTokens is how many output tokens Cap allows beyond the bytes of
@@ -11,7 +11,7 @@ const OutputEndTokens = 1
 
 // CapReport says how Cap reached each billed figure.
 type CapReport struct {
-	Claimed pricing.Units `json:"claimed"` // the provider's claim
+	Claimed terms.Units `json:"claimed"` // the provider's claim
 
 	OutputExact     bool `json:"output_exact"`      // the gateway's tokenizer count replaced the claim
 	OutputMaxTokens bool `json:"output_max_tokens"` // capped at max_tokens
@@ -51,9 +51,9 @@ func (c CapReport) Capped() bool {
 //   - Pixel steps and audio ms: 0, as nothing observed backs them.
 //
 // All arithmetic is on uint64 and cannot overflow.
-func Cap(claimed pricing.Units, o Observed) (pricing.Units, CapReport) {
+func Cap(claimed terms.Units, o Observed) (terms.Units, CapReport) {
 	rep := CapReport{Claimed: claimed}
-	var u pricing.Units
+	var u terms.Units
 
 	u.OutputTokens = claimed.OutputTokens
 	if o.ExactOutputTokens >= 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -75,60 +76,60 @@ func TestCap(t *testing.T) {
 	const huge = math.MaxUint64
 	cases := []struct {
 		name    string
-		claimed pricing.Units
+		claimed terms.Units
 		o       Observed
-		want    pricing.Units
+		want    terms.Units
 		rep     CapReport // flags only; Claimed is checked separately
 	}{
-		{"honest claim passes", pricing.Units{InputTokens: 30, CachedTokens: 10, OutputTokens: 20}, obs(nil),
-			pricing.Units{InputTokens: 30, CachedTokens: 10, OutputTokens: 20}, CapReport{}},
-		{"output above max_tokens", pricing.Units{OutputTokens: 65}, obs(nil),
-			pricing.Units{OutputTokens: 64}, CapReport{OutputMaxTokens: true}},
-		{"no max_tokens: output above text bytes + end token", pricing.Units{OutputTokens: 500}, obs(func(o *Observed) { o.MaxTokens = 0 }),
-			pricing.Units{OutputTokens: 101}, CapReport{OutputText: true}},
-		{"output above bytes received", pricing.Units{OutputTokens: 60}, obs(func(o *Observed) { o.BytesReceived = 50 }),
-			pricing.Units{OutputTokens: 50}, CapReport{OutputWire: true}},
-		{"empty answer bills only the end token", pricing.Units{OutputTokens: 9}, obs(func(o *Observed) { o.OutputText = "" }),
-			pricing.Units{OutputTokens: 1}, CapReport{OutputText: true}},
-		{"negative byte counts bill nothing", pricing.Units{InputTokens: 5, OutputTokens: 5},
+		{"honest claim passes", terms.Units{InputTokens: 30, CachedTokens: 10, OutputTokens: 20}, obs(nil),
+			terms.Units{InputTokens: 30, CachedTokens: 10, OutputTokens: 20}, CapReport{}},
+		{"output above max_tokens", terms.Units{OutputTokens: 65}, obs(nil),
+			terms.Units{OutputTokens: 64}, CapReport{OutputMaxTokens: true}},
+		{"no max_tokens: output above text bytes + end token", terms.Units{OutputTokens: 500}, obs(func(o *Observed) { o.MaxTokens = 0 }),
+			terms.Units{OutputTokens: 101}, CapReport{OutputText: true}},
+		{"output above bytes received", terms.Units{OutputTokens: 60}, obs(func(o *Observed) { o.BytesReceived = 50 }),
+			terms.Units{OutputTokens: 50}, CapReport{OutputWire: true}},
+		{"empty answer bills only the end token", terms.Units{OutputTokens: 9}, obs(func(o *Observed) { o.OutputText = "" }),
+			terms.Units{OutputTokens: 1}, CapReport{OutputText: true}},
+		{"negative byte counts bill nothing", terms.Units{InputTokens: 5, OutputTokens: 5},
 			obs(func(o *Observed) { o.BytesSent, o.BytesReceived = -1, math.MinInt64 }),
-			pricing.Units{}, CapReport{OutputWire: true, InputWire: true}},
-		{"input above bytes sent, input cut before cached", pricing.Units{InputTokens: 600, CachedTokens: 100}, obs(nil),
-			pricing.Units{InputTokens: 400, CachedTokens: 100}, CapReport{InputWire: true}},
-		{"cached alone above bytes sent", pricing.Units{InputTokens: 10, CachedTokens: 900}, obs(nil),
-			pricing.Units{InputTokens: 0, CachedTokens: 500}, CapReport{InputWire: true}},
-		{"exact counts replace claims, lower", pricing.Units{InputTokens: 300, OutputTokens: 60},
+			terms.Units{}, CapReport{OutputWire: true, InputWire: true}},
+		{"input above bytes sent, input cut before cached", terms.Units{InputTokens: 600, CachedTokens: 100}, obs(nil),
+			terms.Units{InputTokens: 400, CachedTokens: 100}, CapReport{InputWire: true}},
+		{"cached alone above bytes sent", terms.Units{InputTokens: 10, CachedTokens: 900}, obs(nil),
+			terms.Units{InputTokens: 0, CachedTokens: 500}, CapReport{InputWire: true}},
+		{"exact counts replace claims, lower", terms.Units{InputTokens: 300, OutputTokens: 60},
 			obs(func(o *Observed) { o.ExactInputTokens, o.ExactOutputTokens = 40, 25 }),
-			pricing.Units{InputTokens: 40, OutputTokens: 25}, CapReport{InputExact: true, OutputExact: true}},
-		{"exact counts replace claims, higher", pricing.Units{InputTokens: 3, OutputTokens: 2},
+			terms.Units{InputTokens: 40, OutputTokens: 25}, CapReport{InputExact: true, OutputExact: true}},
+		{"exact counts replace claims, higher", terms.Units{InputTokens: 3, OutputTokens: 2},
 			obs(func(o *Observed) { o.ExactInputTokens, o.ExactOutputTokens = 40, 25 }),
-			pricing.Units{InputTokens: 40, OutputTokens: 25}, CapReport{InputExact: true, OutputExact: true}},
-		{"exact zero replaces the claim", pricing.Units{InputTokens: 30, OutputTokens: 20},
+			terms.Units{InputTokens: 40, OutputTokens: 25}, CapReport{InputExact: true, OutputExact: true}},
+		{"exact zero replaces the claim", terms.Units{InputTokens: 30, OutputTokens: 20},
 			obs(func(o *Observed) { o.ExactInputTokens, o.ExactOutputTokens = 0, 0 }),
-			pricing.Units{}, CapReport{InputExact: true, OutputExact: true}},
-		{"exact input keeps the claimed cached share", pricing.Units{InputTokens: 100, CachedTokens: 30},
+			terms.Units{}, CapReport{InputExact: true, OutputExact: true}},
+		{"exact input keeps the claimed cached share", terms.Units{InputTokens: 100, CachedTokens: 30},
 			obs(func(o *Observed) { o.ExactInputTokens = 50 }),
-			pricing.Units{InputTokens: 20, CachedTokens: 30}, CapReport{InputExact: true}},
-		{"exact input below the cached claim", pricing.Units{InputTokens: 100, CachedTokens: 80},
+			terms.Units{InputTokens: 20, CachedTokens: 30}, CapReport{InputExact: true}},
+		{"exact input below the cached claim", terms.Units{InputTokens: 100, CachedTokens: 80},
 			obs(func(o *Observed) { o.ExactInputTokens = 50 }),
-			pricing.Units{InputTokens: 0, CachedTokens: 50}, CapReport{InputExact: true}},
-		{"exact output still capped by max_tokens", pricing.Units{OutputTokens: 10},
+			terms.Units{InputTokens: 0, CachedTokens: 50}, CapReport{InputExact: true}},
+		{"exact output still capped by max_tokens", terms.Units{OutputTokens: 10},
 			obs(func(o *Observed) { o.ExactOutputTokens = 70 }),
-			pricing.Units{OutputTokens: 64}, CapReport{OutputExact: true, OutputMaxTokens: true}},
-		{"pixel steps and audio are unbacked", pricing.Units{OutputTokens: 5, PixelSteps: 10, AudioMs: 3}, obs(nil),
-			pricing.Units{OutputTokens: 5}, CapReport{Unbacked: true}},
-		{"max uint64 claims do not overflow", pricing.Units{InputTokens: huge, OutputTokens: huge, CachedTokens: huge, PixelSteps: huge, AudioMs: huge},
+			terms.Units{OutputTokens: 64}, CapReport{OutputExact: true, OutputMaxTokens: true}},
+		{"pixel steps and audio are unbacked", terms.Units{OutputTokens: 5, PixelSteps: 10, AudioMs: 3}, obs(nil),
+			terms.Units{OutputTokens: 5}, CapReport{Unbacked: true}},
+		{"max uint64 claims do not overflow", terms.Units{InputTokens: huge, OutputTokens: huge, CachedTokens: huge, PixelSteps: huge, AudioMs: huge},
 			obs(func(o *Observed) {
 				o.BytesSent, o.BytesReceived, o.MaxTokens = math.MaxInt64, math.MaxInt64, math.MaxInt
 			}),
-			pricing.Units{InputTokens: 0, CachedTokens: math.MaxInt64, OutputTokens: 101},
+			terms.Units{InputTokens: 0, CachedTokens: math.MaxInt64, OutputTokens: 101},
 			CapReport{OutputMaxTokens: true, OutputText: true, InputWire: true, Unbacked: true}},
-		{"max int exact counts do not overflow", pricing.Units{},
+		{"max int exact counts do not overflow", terms.Units{},
 			obs(func(o *Observed) {
 				o.ExactInputTokens, o.ExactOutputTokens, o.MaxTokens = math.MaxInt, math.MaxInt, 0
 				o.BytesSent, o.BytesReceived = math.MaxInt64, math.MaxInt64
 			}),
-			pricing.Units{InputTokens: math.MaxInt64, OutputTokens: 101}, CapReport{InputExact: true, OutputExact: true, OutputText: true}},
+			terms.Units{InputTokens: math.MaxInt64, OutputTokens: 101}, CapReport{InputExact: true, OutputExact: true, OutputText: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +140,7 @@ func TestCap(t *testing.T) {
 			if rep.Claimed != tc.claimed {
 				t.Errorf("report claims %+v, want %+v", rep.Claimed, tc.claimed)
 			}
-			rep.Claimed = pricing.Units{}
+			rep.Claimed = terms.Units{}
 			if rep != tc.rep {
 				t.Errorf("report %+v, want %+v", rep, tc.rep)
 			}
@@ -154,7 +155,7 @@ func TestCap(t *testing.T) {
 // of 2^64-1 tokens would overflow; the capped units price normally.
 func TestCapPricesWithoutOverflow(t *testing.T) {
 	card := pricingCard()
-	claim := pricing.Units{InputTokens: math.MaxUint64, OutputTokens: math.MaxUint64}
+	claim := terms.Units{InputTokens: math.MaxUint64, OutputTokens: math.MaxUint64}
 	if _, err := pricing.Price(card, claim, "receipt", pricing.Surcharges{}); !errors.Is(err, pricing.ErrOverflow) {
 		t.Fatalf("the raw claim priced: %v", err)
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 const (
@@ -44,7 +44,7 @@ type inputWire struct {
 // sampling parameter, stop sequences included. The gateway computes it over
 // what it sends and the provider over what it receives; they must agree.
 // nil and empty slices commit identically.
-func InputCommitment(modelID []byte, chat bool, messages []inference.Message, prompt string, continuation string, s inference.Sampling) [32]byte {
+func InputCommitment(modelID []byte, chat bool, messages []terms.Message, prompt string, continuation string, s terms.Sampling) [32]byte {
 	w := inputWire{
 		ModelID: modelID, Chat: chat, Prompt: []byte(prompt), Continuation: []byte(continuation),
 		Temperature: floatBits(s.Temperature), TopP: floatBits(s.TopP),

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // goldenInput is the commitment of the test request. It changes only if
@@ -18,9 +18,9 @@ const goldenInput = "9d493defe296f445684934b5a9d5517d895a4b04ba9fd131e4a8b0ecfe9
 type input struct {
 	model        []byte
 	chat         bool
-	msgs         []inference.Message
+	msgs         []terms.Message
 	prompt, cont string
-	s            inference.Sampling
+	s            terms.Sampling
 }
 
 func (in input) commit() [32]byte {
@@ -31,7 +31,7 @@ func testInput() input {
 	s := testSampling
 	s.Stop = append([]string{}, testSampling.Stop...)
 	return input{model: append([]byte{}, testModel...), chat: true,
-		msgs: append([]inference.Message{}, testMessages...), s: s}
+		msgs: append([]terms.Message{}, testMessages...), s: s}
 }
 
 func TestInputCommitmentStableAndSensitive(t *testing.T) {
@@ -46,7 +46,7 @@ func TestInputCommitmentStableAndSensitive(t *testing.T) {
 		"content":          func(in *input) { in.msgs[1].Content = "hi!" },
 		"message boundary": func(in *input) { in.msgs[0].Content, in.msgs[1].Content = "be brie", "fhi" },
 		"message order":    func(in *input) { in.msgs[0], in.msgs[1] = in.msgs[1], in.msgs[0] },
-		"extra message":    func(in *input) { in.msgs = append(in.msgs, inference.Message{Role: "user"}) },
+		"extra message":    func(in *input) { in.msgs = append(in.msgs, terms.Message{Role: "user"}) },
 		"prompt":           func(in *input) { in.prompt = "x" },
 		"continuation":     func(in *input) { in.cont = "Hel" },
 		// The same text as a prompt instead of a continuation.
@@ -125,7 +125,7 @@ func TestOutputHashAndRequestDigest(t *testing.T) {
 }
 
 func TestNewSamplingParams(t *testing.T) {
-	got, err := NewSamplingParams(inference.Sampling{Temperature: 0.7, TopP: 0.9995, TopK: 40, Seed: 1 << 40, MaxTokens: 128})
+	got, err := NewSamplingParams(terms.Sampling{Temperature: 0.7, TopP: 0.9995, TopK: 40, Seed: 1 << 40, MaxTokens: 128})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestNewSamplingParams(t *testing.T) {
 	if got != want {
 		t.Fatalf("got %+v, want %+v", got, want)
 	}
-	for name, s := range map[string]inference.Sampling{
+	for name, s := range map[string]terms.Sampling{
 		"NaN temperature":      {Temperature: math.NaN()},
 		"negative temperature": {Temperature: -0.1},
 		"infinite top_p":       {TopP: math.Inf(1)},

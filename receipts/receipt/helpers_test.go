@@ -12,7 +12,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
-	"github.com/tenzrod/tenzrod/router/pricing"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // t0 is a fixed instant so validity checks do not depend on the wall clock.
@@ -49,8 +49,8 @@ func (p provider) machine() identity.MachineID { return p.id.MachineID() }
 var (
 	testModel    = bytes.Repeat([]byte{0x4d}, 32)
 	testNonce    = []byte("0123456789abcdef")
-	testMessages = []inference.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hi"}}
-	testSampling = inference.Sampling{Temperature: 0.7, TopP: 0.9, TopK: 40, Seed: 7, MaxTokens: 64, Stop: []string{"\n\n"}}
+	testMessages = []terms.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "hi"}}
+	testSampling = terms.Sampling{Temperature: 0.7, TopP: 0.9, TopK: 40, Seed: 7, MaxTokens: 64, Stop: []string{"\n\n"}}
 	testOutput   = "Hello there."
 )
 
@@ -67,7 +67,7 @@ func newReceipt(t testing.TB, p provider) *Receipt {
 	return &Receipt{
 		ModelID: testModel, Engine: "embedded", MachineID: m[:], ProviderPeer: bytes.Clone(p.sess.Cert.PeerID),
 		Nonce: testNonce, InputCommitment: in[:], OutputHash: out[:],
-		Units:    pricing.Units{InputTokens: 12, OutputTokens: 4},
+		Units:    terms.Units{InputTokens: 12, OutputTokens: 4},
 		Sampling: sp, CommitmentHash: bytes.Repeat([]byte{0xcc}, 32), FinishReason: inference.FinishStop,
 		TimeMs: t0.Add(time.Minute).UnixMilli(),
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
-	"github.com/tenzrod/tenzrod/router/pricing"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 const (
@@ -25,16 +25,16 @@ var ErrInvalidPayment = errors.New("receipt: invalid payment record")
 
 // PaymentRecord is what a gateway paid for one request.
 type PaymentRecord struct {
-	RequestDigest []byte            `cbor:"1,keyasint" json:"request_digest"` // RequestDigest (32)
-	QuoteDigest   []byte            `cbor:"2,keyasint" json:"quote_digest"`   // pricing.Quote.Digest (32)
-	Payer         string            `cbor:"3,keyasint" json:"payer"`          // buyer account at this node
-	ProviderPeer  []byte            `cbor:"4,keyasint" json:"provider_peer"`  // libp2p peer ID bytes
-	MachineID     []byte            `cbor:"5,keyasint" json:"machine_id"`     // 32
-	ReceiptHash   []byte            `cbor:"6,keyasint" json:"receipt_hash"`   // ReceiptHash of the envelope (32)
-	Units         pricing.Units     `cbor:"7,keyasint" json:"units"`          // billed (capped) units
-	Breakdown     pricing.Breakdown `cbor:"8,keyasint" json:"breakdown"`
-	Price         uint64            `cbor:"9,keyasint" json:"price"` // micro-units, == Breakdown.Total
-	TimeMs        int64             `cbor:"10,keyasint" json:"time_ms"`
+	RequestDigest []byte          `cbor:"1,keyasint" json:"request_digest"` // RequestDigest (32)
+	QuoteDigest   []byte          `cbor:"2,keyasint" json:"quote_digest"`   // the quote's digest (32; router/pricing)
+	Payer         string          `cbor:"3,keyasint" json:"payer"`          // buyer account at this node
+	ProviderPeer  []byte          `cbor:"4,keyasint" json:"provider_peer"`  // libp2p peer ID bytes
+	MachineID     []byte          `cbor:"5,keyasint" json:"machine_id"`     // 32
+	ReceiptHash   []byte          `cbor:"6,keyasint" json:"receipt_hash"`   // ReceiptHash of the envelope (32)
+	Units         terms.Units     `cbor:"7,keyasint" json:"units"`          // billed (capped) units
+	Breakdown     terms.Breakdown `cbor:"8,keyasint" json:"breakdown"`
+	Price         uint64          `cbor:"9,keyasint" json:"price"` // micro-units, == Breakdown.Total
+	TimeMs        int64           `cbor:"10,keyasint" json:"time_ms"`
 }
 
 // Check validates field sizes and that the breakdown adds up to Price:
@@ -113,16 +113,16 @@ func UnmarshalPaymentRecord(b []byte) (*PaymentRecord, error) {
 // require the record to pass Check.
 func (p *PaymentRecord) Digest() [32]byte {
 	return digest(PaymentDomain, struct {
-		RequestDigest []byte            `cbor:"1,keyasint"`
-		QuoteDigest   []byte            `cbor:"2,keyasint"`
-		Payer         []byte            `cbor:"3,keyasint"`
-		ProviderPeer  []byte            `cbor:"4,keyasint"`
-		MachineID     []byte            `cbor:"5,keyasint"`
-		ReceiptHash   []byte            `cbor:"6,keyasint"`
-		Units         pricing.Units     `cbor:"7,keyasint"`
-		Breakdown     pricing.Breakdown `cbor:"8,keyasint"`
-		Price         uint64            `cbor:"9,keyasint"`
-		TimeMs        int64             `cbor:"10,keyasint"`
+		RequestDigest []byte          `cbor:"1,keyasint"`
+		QuoteDigest   []byte          `cbor:"2,keyasint"`
+		Payer         []byte          `cbor:"3,keyasint"`
+		ProviderPeer  []byte          `cbor:"4,keyasint"`
+		MachineID     []byte          `cbor:"5,keyasint"`
+		ReceiptHash   []byte          `cbor:"6,keyasint"`
+		Units         terms.Units     `cbor:"7,keyasint"`
+		Breakdown     terms.Breakdown `cbor:"8,keyasint"`
+		Price         uint64          `cbor:"9,keyasint"`
+		TimeMs        int64           `cbor:"10,keyasint"`
 	}{p.RequestDigest, p.QuoteDigest, []byte(p.Payer), p.ProviderPeer, p.MachineID, p.ReceiptHash,
 		p.Units, p.Breakdown, p.Price, p.TimeMs})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -27,7 +28,7 @@ func testPayment(t testing.TB) *PaymentRecord {
 	}
 	in := InputCommitment(testModel, true, testMessages, "", "", testSampling)
 	req := RequestDigest(testNonce, in, testModel)
-	u := pricing.Units{InputTokens: 12, OutputTokens: 4, CachedTokens: 2}
+	u := terms.Units{InputTokens: 12, OutputTokens: 4, CachedTokens: 2}
 	b, err := pricing.Price(pricingCard(), u, "receipt", pricing.Surcharges{Receipt: 5})
 	if err != nil {
 		t.Fatal(err)

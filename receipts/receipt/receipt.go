@@ -8,10 +8,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
-	"github.com/tenzrod/tenzrod/router/pricing"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 const (
@@ -78,7 +77,7 @@ const maxFixedPoint = 1e6
 // NewSamplingParams converts an engine request's sampling parameters,
 // rounding temperature and top_p to the nearest thousandth. It rejects NaN,
 // infinite, negative or absurdly large values.
-func NewSamplingParams(s inference.Sampling) (SamplingParams, error) {
+func NewSamplingParams(s terms.Sampling) (SamplingParams, error) {
 	temp, err := milli("temperature", s.Temperature)
 	if err != nil {
 		return SamplingParams{}, err
@@ -113,7 +112,7 @@ type Receipt struct {
 	Nonce           []byte         `cbor:"5,keyasint" json:"nonce"`            // request nonce (NonceSize)
 	InputCommitment []byte         `cbor:"6,keyasint" json:"input_commitment"` // InputCommitment (32)
 	OutputHash      []byte         `cbor:"7,keyasint" json:"output_hash"`      // OutputHash (32)
-	Units           pricing.Units  `cbor:"8,keyasint" json:"units"`            // units as the provider claims them
+	Units           terms.Units    `cbor:"8,keyasint" json:"units"`            // units as the provider claims them
 	Sampling        SamplingParams `cbor:"9,keyasint" json:"sampling"`
 	CommitmentHash  []byte         `cbor:"10,keyasint" json:"commitment_hash"` // empty, or 32 bytes of logit commitments
 	FinishReason    string         `cbor:"11,keyasint" json:"finish_reason"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -43,7 +44,7 @@ var card = gossip.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 1}
 // outputTokens (price 5 per output token plus 2 per input token).
 func payment(t testing.TB, payer string, n int, timeMs int64, inputTokens, outputTokens uint64) *receipt.PaymentRecord {
 	t.Helper()
-	u := pricing.Units{InputTokens: inputTokens, OutputTokens: outputTokens}
+	u := terms.Units{InputTokens: inputTokens, OutputTokens: outputTokens}
 	b, err := pricing.Price(card, u, gossip.VerifyReceipt, pricing.Surcharges{})
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,10 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 
-	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
-	"github.com/tenzrod/tenzrod/router/pricing"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // signedReceipt returns a real receipt envelope from a tpm-sim machine and
@@ -37,12 +36,12 @@ func signedReceipt(t *testing.T, nonce []byte) ([]byte, identity.MachineID, time
 		t.Fatal(err)
 	}
 	model := bytes.Repeat([]byte{9}, 32)
-	in := receipt.InputCommitment(model, false, nil, "2+2=", "", inference.Sampling{MaxTokens: 4})
+	in := receipt.InputCommitment(model, false, nil, "2+2=", "", terms.Sampling{MaxTokens: 4})
 	out := receipt.OutputHash("4")
 	m := id.MachineID()
 	env, err := receipt.Sign(sess, &receipt.Receipt{ModelID: model, Engine: "embedded", MachineID: m[:],
 		ProviderPeer: sess.Cert.PeerID, Nonce: nonce, InputCommitment: in[:], OutputHash: out[:],
-		Units: pricing.Units{InputTokens: 4, OutputTokens: 2}, Sampling: receipt.SamplingParams{MaxTokens: 4},
+		Units: terms.Units{InputTokens: 4, OutputTokens: 2}, Sampling: receipt.SamplingParams{MaxTokens: 4},
 		FinishReason: "stop", TimeMs: now.UnixMilli()})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Errors Price returns, wrapped.
@@ -14,14 +15,9 @@ var (
 	ErrUnknownLevel = errors.New("pricing: unknown verification level")
 )
 
-// Units are what one request consumes, per billed dimension.
-type Units struct {
-	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens"`
-	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens"`
-	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"`
-	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`
-	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`
-}
+// Units are what one request consumes, per billed dimension (defined with
+// the receipts that commit to them).
+type Units = terms.Units
 
 // Surcharges are the governed flat surcharges, in micro-units per call, of
 // each verification level. Consensus governs them; until it does, the node
@@ -49,22 +45,9 @@ func (s Surcharges) For(level string) (uint64, error) {
 	}
 }
 
-// Breakdown is how a price was reached, every figure in micro-units.
-type Breakdown struct {
-	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens"`  // units × unit price
-	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens"` // units × unit price
-	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"` // units × unit price
-	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`   // units × unit price
-	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`      // units × unit price
-	Usage        uint64 `cbor:"6,keyasint" json:"usage"`         // Σ of the five above
-	Minimum      uint64 `cbor:"7,keyasint" json:"minimum"`       // the rate card's per-call minimum
-	Base         uint64 `cbor:"8,keyasint" json:"base"`          // max(Minimum, Usage)
-	Surcharge    uint64 `cbor:"9,keyasint" json:"surcharge"`     // of the verification level
-	Total        uint64 `cbor:"10,keyasint" json:"total"`        // Base + Surcharge
-}
-
-// MinimumApplied reports whether the per-call minimum set the base price.
-func (b Breakdown) MinimumApplied() bool { return b.Minimum > b.Usage }
+// Breakdown is a priced request, in micro-units (defined with the payment
+// records that carry it).
+type Breakdown = terms.Breakdown
 
 // Price prices units on card at verification level:
 //

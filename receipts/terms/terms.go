@@ -1,0 +1,51 @@
+package terms
+
+// Message is one chat message.
+type Message struct {
+	Role    string `json:"role"` // "system", "user", "assistant"
+	Content string `json:"content"`
+}
+
+// Sampling holds the sampling parameters of a request.
+type Sampling struct {
+	// Temperature 0 selects greedy decoding (argmax, lowest ID on ties).
+	Temperature float64 `json:"temperature"`
+	// TopP keeps the smallest set of most likely tokens whose probability
+	// reaches TopP; 0 or >= 1 disables it.
+	TopP float64 `json:"top_p"`
+	// TopK keeps the TopK most likely tokens; 0 disables it.
+	TopK int `json:"top_k"`
+	// Seed keys the sampler's randomness together with the token position.
+	Seed uint64 `json:"seed"`
+	// MaxTokens bounds the output tokens, counting Continuation tokens;
+	// 0 means up to the context length.
+	MaxTokens int `json:"max_tokens"`
+	// Stop sequences end the output; the matched text is not returned.
+	Stop []string `json:"stop,omitempty"`
+}
+
+// Units are what a call consumed, in each dimension a rate card prices.
+type Units struct {
+	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens"`
+	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens"`
+	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"`
+	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`
+	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`
+}
+
+// Breakdown is a priced call, in micro-units.
+type Breakdown struct {
+	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens"`  // units × unit price
+	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens"` // units × unit price
+	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"` // units × unit price
+	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`   // units × unit price
+	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`      // units × unit price
+	Usage        uint64 `cbor:"6,keyasint" json:"usage"`         // Σ of the five above
+	Minimum      uint64 `cbor:"7,keyasint" json:"minimum"`       // the rate card's per-call minimum
+	Base         uint64 `cbor:"8,keyasint" json:"base"`          // max(Minimum, Usage)
+	Surcharge    uint64 `cbor:"9,keyasint" json:"surcharge"`     // of the verification level
+	Total        uint64 `cbor:"10,keyasint" json:"total"`        // Base + Surcharge
+}
+
+// MinimumApplied reports whether the per-call minimum set the base price.
+func (b Breakdown) MinimumApplied() bool { return b.Minimum > b.Usage }
