@@ -1,6 +1,8 @@
 package node
 
 import (
+	"bufio"
+	"encoding/json"
 	"github.com/tenzrod/tenzrod/inference/catalog"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"io"
@@ -17,7 +19,9 @@ import (
 // at a fixed rate to the provider's own OpenAI route and through a gateway
 // (HTTP → quote → rank → libp2p stream → provider → signed receipt →
 // receipt verification → payment settled in the gateway's store). It
-// reports p50 and p99 of both and of the difference. Run with:
+// reports p50 and p99 of both and of the difference, and the same
+// difference for the time to the first content chunk of a streamed answer
+// (added-ttft-*). Run with:
 //
 //	go test -run '^$' -bench GatewayOverhead -benchtime 1x ./node/
 //
@@ -79,9 +83,49 @@ func benchOverhead(b *testing.B, m ModelConfig) {
 		}
 		return time.Since(start)
 	}
+	// ttft streams a two-token answer and times its first content chunk:
+	// the overhead a streaming buyer feels before text starts to flow.
+	streamBody := `{"model":"` + m.Name + `","messages":[{"role":"user","content":"x"}],"max_tokens":2,"seed":1,"temperature":0,"stream":true}`
+	ttft := func(url string, auth bool) time.Duration {
+		req, _ := http.NewRequest(http.MethodPost, url+"/v1/chat/completions", strings.NewReader(streamBody))
+		if auth {
+			req.Header.Set("Authorization", "Bearer "+testToken)
+		}
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		var first time.Duration
+		for sc.Scan() {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok || first > 0 || data == "[DONE]" {
+				continue
+			}
+			var c struct {
+				Choices []struct {
+					Delta struct {
+						Content string `json:"content"`
+					} `json:"delta"`
+				} `json:"choices"`
+			}
+			if json.Unmarshal([]byte(data), &c) == nil && len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+				first = time.Since(start)
+			}
+		}
+		if first == 0 {
+			b.Fatalf("%s: no content chunk", url)
+		}
+		return first
+	}
 	for i := 0; i < 20; i++ { // warm connections, P² and caches
 		send(ps[0].APIURL(), false)
 		send(gw.APIURL(), true)
+		ttft(ps[0].APIURL(), false)
+		ttft(gw.APIURL(), true)
 	}
 	b.ResetTimer()
 	for n := 0; n < b.N; n++ {
@@ -95,7 +139,6 @@ func benchOverhead(b *testing.B, m ModelConfig) {
 				routed = append(routed, send(gw.APIURL(), true))
 			}
 		}
-		tick.Stop()
 		d50, d99 := quantiles(direct)
 		r50, r99 := quantiles(routed)
 		b.ReportMetric(ms(d50), "direct-p50-ms")
@@ -104,6 +147,21 @@ func benchOverhead(b *testing.B, m ModelConfig) {
 		b.ReportMetric(ms(r99), "gateway-p99-ms")
 		b.ReportMetric(ms(r50-d50), "added-p50-ms")
 		b.ReportMetric(ms(r99-d99), "added-p99-ms")
+
+		var dFirst, rFirst []time.Duration
+		for i := 0; i < requests; i++ {
+			<-tick.C
+			if i%2 == 0 {
+				dFirst = append(dFirst, ttft(ps[0].APIURL(), false))
+			} else {
+				rFirst = append(rFirst, ttft(gw.APIURL(), true))
+			}
+		}
+		d50, d99 = quantiles(dFirst)
+		r50, r99 = quantiles(rFirst)
+		b.ReportMetric(ms(r50-d50), "added-ttft-p50-ms")
+		b.ReportMetric(ms(r99-d99), "added-ttft-p99-ms")
+		tick.Stop()
 	}
 }
 
