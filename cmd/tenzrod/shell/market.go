@@ -70,12 +70,14 @@ func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
 }
 
 type providerCounts struct {
-	Attempts  uint64 `json:"attempts"`
-	Failures  uint64 `json:"failures"`
-	Cancelled uint64 `json:"cancelled"`
-	Won       uint64 `json:"won"`
-	HedgeWon  uint64 `json:"hedges_won"`
-	Paid      uint64 `json:"paid"`
+	Attempts  uint64  `json:"attempts"`
+	Failures  uint64  `json:"failures"`
+	Cancelled uint64  `json:"cancelled"`
+	Won       uint64  `json:"won"`
+	HedgeWon  uint64  `json:"hedges_won"`
+	Paid      uint64  `json:"paid"`
+	Samples   int     `json:"latency_samples"`
+	P95Ms     float64 `json:"p95_ms"`
 }
 
 type routerMetrics struct {
@@ -105,10 +107,14 @@ func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	}
 	sort.Strings(ids)
 	tw := newTable(w)
-	fmt.Fprintln(tw, "PROVIDER\tATTEMPTS\tWON\tHEDGES WON\tFAILED\tCANCELLED\tPAID")
+	fmt.Fprintln(tw, "PROVIDER\tATTEMPTS\tWON\tHEDGES WON\tFAILED\tCANCELLED\tPAID\tP95 (SAMPLES)")
 	for _, id := range ids {
 		c := m.Providers[id]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid)
+		p95 := "-"
+		if c.Samples > 0 {
+			p95 = fmt.Sprintf("%.1f ms (%d)", c.P95Ms, c.Samples)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95)
 	}
 	return tw.Flush()
 }
