@@ -9,6 +9,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrTruncated reports a stream that ended before the upstream said the
@@ -20,6 +21,9 @@ var ErrTruncated = errors.New("upstream: stream ended before the answer was comp
 
 // maxEventSize bounds one SSE data line.
 const maxEventSize = 1 << 20
+
+// maxFinishReason bounds a finish reason ("stop", "length", …).
+const maxFinishReason = 64
 
 type chunk struct {
 	Choices []struct {
@@ -66,6 +70,9 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 			return nil, &StatusError{Status: 502, Code: "upstream_error", Message: c.Error.Message}
 		}
 		if c.Usage != nil {
+			if c.Usage.PromptTokens < 0 || c.Usage.CompletionTokens < 0 {
+				return nil, fmt.Errorf("upstream: malformed usage: %d prompt and %d completion tokens", c.Usage.PromptTokens, c.Usage.CompletionTokens)
+			}
 			usage = true
 			res.PromptTokens, res.CompletionTokens = c.Usage.PromptTokens, c.Usage.CompletionTokens
 		}
@@ -92,6 +99,9 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 				}
 			}
 			if ch.FinishReason != nil && *ch.FinishReason != "" {
+				if len(*ch.FinishReason) > maxFinishReason || !utf8.ValidString(*ch.FinishReason) {
+					return nil, fmt.Errorf("upstream: malformed finish reason %.40q", *ch.FinishReason)
+				}
 				res.FinishReason = *ch.FinishReason
 			}
 		}
