@@ -30,16 +30,15 @@ const growStep = 64 << 10
 // (minimal encoding, as in go-msgio / multiformats varint) followed by the
 // payload. An empty payload is a valid frame.
 func WriteFrame(w io.Writer, payload []byte) error {
-	var hdr [binary.MaxVarintLen64]byte
-	n := binary.PutUvarint(hdr[:], uint64(len(payload)))
 	if len(payload) <= coalesceLimit {
-		buf := make([]byte, 0, n+len(payload))
-		buf = append(append(buf, hdr[:n]...), payload...)
+		buf := AppendFrame(make([]byte, 0, binary.MaxVarintLen64+len(payload)), payload)
 		if _, err := w.Write(buf); err != nil {
 			return fmt.Errorf("p2p: write frame: %w", err)
 		}
 		return nil
 	}
+	var hdr [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(hdr[:], uint64(len(payload)))
 	if _, err := w.Write(hdr[:n]); err != nil {
 		return fmt.Errorf("p2p: write frame: %w", err)
 	}
@@ -47,6 +46,13 @@ func WriteFrame(w io.Writer, payload []byte) error {
 		return fmt.Errorf("p2p: write frame: %w", err)
 	}
 	return nil
+}
+
+// AppendFrame appends payload to dst as one frame, as WriteFrame writes it:
+// several frames built this way go out in one Write.
+func AppendFrame(dst, payload []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(payload)))
+	return append(dst, payload...)
 }
 
 // ReadFrame reads one frame written by WriteFrame. Keep one bufio.Reader per

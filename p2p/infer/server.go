@@ -145,14 +145,13 @@ func (srv *server) handle(s network.Stream) {
 	srv.serve(s, r, req, start, log)
 }
 
-// appendFrame appends b as one frame (see p2p.WriteFrame); a nil b
-// appends nothing.
-func appendFrame(dst, b []byte) []byte {
-	if b == nil {
-		return dst
+// withHeld prefixes the frame b with the held last-token frame, if any,
+// so both go out in one write.
+func withHeld(held, b []byte) []byte {
+	if held == nil {
+		return p2p.AppendFrame(nil, b)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(b)))
-	return append(dst, b...)
+	return p2p.AppendFrame(p2p.AppendFrame(nil, held), b)
 }
 
 // serve runs the handler and writes its frames.
@@ -197,7 +196,7 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 			return fmt.Errorf("infer: request cancelled: %w", context.Cause(ctx))
 		}
 		if held != nil { // a frame after the one marked last
-			b, held = appendFrame(appendFrame(nil, held), b), nil
+			b, held = withHeld(held, b), nil
 			if _, err := s.Write(b); err != nil {
 				cancel()
 				return fmt.Errorf("infer: send token frame: %w", err)
@@ -250,7 +249,7 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 		b, err = encodeFrame(&Frame{Error: &ErrorFrame{Status: 500, Code: CodeInternal, Message: "internal error", Retryable: true}})
 	}
 	if err == nil {
-		_, err = s.Write(appendFrame(appendFrame(nil, held), b))
+		_, err = s.Write(withHeld(held, b))
 	}
 	if err != nil {
 		log.Debug("write last frame", "err", err)

@@ -21,6 +21,10 @@ type TokenCounter interface {
 // received (a stop sequence's removed text, or an engine that sends no
 // IDs, leaves the output to the claim and its caps).
 func (g *Gateway) exactCounts(s *stream, own string, o *receipt.Observed) {
+	var id inference.ModelID
+	if len(s.req.ModelID) != len(id) {
+		return // infer.Request.Validate refuses it before it is sent
+	}
 	tc := g.tokenizers[inference.ModelID(s.req.ModelID)]
 	if tc == nil {
 		return
