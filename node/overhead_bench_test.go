@@ -3,6 +3,7 @@ package node
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"github.com/tenzrod/tenzrod/inference/catalog"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"io"
@@ -65,8 +66,11 @@ func benchOverhead(b *testing.B, m ModelConfig) {
 		rate     = 50 // per second
 	)
 	gw, ps := testMarketServing(b, 1, m)
-	body := `{"model":"` + m.Name + `","messages":[{"role":"user","content":"x"}],"max_tokens":1,"seed":1,"temperature":0}`
-	send := func(url string, auth bool) time.Duration {
+	const chat = `{"model":%q,"messages":[{"role":"user","content":"x"}],"seed":1,"temperature":0,%s}`
+	body, streamBody := fmt.Sprintf(chat, m.Name, `"max_tokens":1`), fmt.Sprintf(chat, m.Name, `"max_tokens":2,"stream":true`)
+	// post sends body to url's chat route (with the buyer's token when
+	// auth) and returns the response and when the request started.
+	post := func(url, body string, auth bool) (*http.Response, time.Time) {
 		req, _ := http.NewRequest(http.MethodPost, url+"/v1/chat/completions", strings.NewReader(body))
 		if auth {
 			req.Header.Set("Authorization", "Bearer "+testToken)
@@ -76,26 +80,21 @@ func benchOverhead(b *testing.B, m ModelConfig) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 		if resp.StatusCode != 200 {
 			b.Fatalf("%s: status %d", url, resp.StatusCode)
 		}
+		return resp, start
+	}
+	send := func(url string, auth bool) time.Duration {
+		resp, start := post(url, body, auth)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
 		return time.Since(start)
 	}
 	// ttft streams a two-token answer and times its first content chunk:
 	// the overhead a streaming buyer feels before text starts to flow.
-	streamBody := `{"model":"` + m.Name + `","messages":[{"role":"user","content":"x"}],"max_tokens":2,"seed":1,"temperature":0,"stream":true}`
 	ttft := func(url string, auth bool) time.Duration {
-		req, _ := http.NewRequest(http.MethodPost, url+"/v1/chat/completions", strings.NewReader(streamBody))
-		if auth {
-			req.Header.Set("Authorization", "Bearer "+testToken)
-		}
-		start := time.Now()
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
+		resp, start := post(url, streamBody, auth)
 		defer resp.Body.Close()
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)

@@ -62,20 +62,9 @@ func ModelFile(dir string) (string, error) {
 // Open verifies a model directory against the catalog (its Merkle root is
 // the model ID; opts.ModelID, if set, must match) and loads its GGUF file.
 func Open(dir string, opts Options) (*Engine, error) {
-	path, err := ModelFile(dir)
+	f, root, err := openChecked(dir, opts.ModelID)
 	if err != nil {
 		return nil, err
-	}
-	_, root, err := catalog.Build(dir)
-	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
-	}
-	if opts.ModelID != nil && inference.ModelID(root) != *opts.ModelID {
-		return nil, fmt.Errorf("llm: %s: model ID %s, want %s: %w", dir, root, opts.ModelID, catalog.ErrMismatch)
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
 	}
 	defer f.Close()
 	m, err := LoadModel(f)
@@ -91,6 +80,27 @@ func Open(dir string, opts Options) (*Engine, error) {
 	}
 	e.format = DetectChatFormat(e.info.Template)
 	return e, nil
+}
+
+// openChecked builds the catalog of dir, refuses it unless its root is
+// want (when set), and opens its GGUF file.
+func openChecked(dir string, want *inference.ModelID) (*gguf.File, catalog.Hash, error) {
+	path, err := ModelFile(dir)
+	if err != nil {
+		return nil, catalog.Hash{}, err
+	}
+	_, root, err := catalog.Build(dir)
+	if err != nil {
+		return nil, catalog.Hash{}, fmt.Errorf("llm: %w", err)
+	}
+	if want != nil && inference.ModelID(root) != *want {
+		return nil, catalog.Hash{}, fmt.Errorf("llm: %s: model ID %s, want %s: %w", dir, root, want, catalog.ErrMismatch)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, catalog.Hash{}, fmt.Errorf("llm: %w", err)
+	}
+	return f, root, nil
 }
 
 // New wraps a loaded model.

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/inference"
-	"github.com/tenzrod/tenzrod/inference/catalog"
-	"github.com/tenzrod/tenzrod/inference/gguf"
 )
 
 // PromptTokenizer is a model's tokenizer and chat format without its
@@ -23,20 +21,9 @@ type PromptTokenizer struct {
 // another model's tokenizer would be wrong. The weights are hashed for the
 // check but not loaded.
 func OpenTokenizer(dir string, id inference.ModelID) (*PromptTokenizer, error) {
-	path, err := ModelFile(dir)
+	f, _, err := openChecked(dir, &id)
 	if err != nil {
 		return nil, err
-	}
-	_, root, err := catalog.Build(dir)
-	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
-	}
-	if inference.ModelID(root) != id {
-		return nil, fmt.Errorf("llm: %s: model ID %s, want %s: %w", dir, root, id, catalog.ErrMismatch)
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
 	}
 	defer f.Close()
 	tok, err := NewTokenizer(f)

@@ -19,15 +19,7 @@ func TopLogProbs(logits []float32, k int) []inference.LogProb {
 	if k <= 0 {
 		return nil
 	}
-	m := logits[0]
-	for _, v := range logits {
-		m = max(m, v)
-	}
-	var sum float64
-	for _, v := range logits {
-		sum += expDet(float64(v - m))
-	}
-	lse := float64(m) + logDet(sum)
+	lse := logSumExp(logits)
 	top := make([]int, 0, k+1)
 	for i, v := range logits {
 		if len(top) == k && v <= logits[top[k-1]] {
@@ -53,6 +45,12 @@ func TopLogProbs(logits []float32, k int) []inference.LogProb {
 
 // TokenLogProb is the log-probability of token id under logits.
 func TokenLogProb(logits []float32, id int) float32 {
+	return float32(float64(logits[id]) - logSumExp(logits))
+}
+
+// logSumExp is log Σ exp(logits), shifted by the maximum for range, with
+// the engine's deterministic exp and log.
+func logSumExp(logits []float32) float64 {
 	m := logits[0]
 	for _, v := range logits {
 		m = max(m, v)
@@ -61,7 +59,7 @@ func TokenLogProb(logits []float32, id int) float32 {
 	for _, v := range logits {
 		sum += expDet(float64(v - m))
 	}
-	return float32(float64(logits[id]) - (float64(m) + logDet(sum)))
+	return float64(m) + logDet(sum)
 }
 
 // checkSampling validates sampling parameters.
