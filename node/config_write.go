@@ -108,7 +108,15 @@ genesis_file = {{q .Chain.GenesisFile}}
 # Pause after each block (timeout_commit); "0s" keeps the chain home's
 # config.toml value (1s without one).
 block_time = {{dur .Chain.BlockTime}}
-{{range .Router.Tokenizers}}
+{{if not .Router.Tokenizers}}
+# A model whose tokenizer this node holds: prompt and output tokens of
+# requests for it are counted here and billed by that count (capped by the
+# wire), not by the provider's claim. Only the GGUF's tokenizer is loaded;
+# the directory is checked against the catalog ID. For example:
+# [[router.tokenizers]]
+# dir = "models/tiny"
+# id = "<64 hex digits: tenzrod model manifest models/tiny>"
+{{end}}{{range .Router.Tokenizers}}
 # A model whose tokenizer this node holds: prompt and output tokens of
 # requests for it are counted here and billed by that count (capped by the
 # wire), not by the provider's claim. Only the GGUF's tokenizer is loaded;
