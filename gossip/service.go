@@ -63,6 +63,7 @@ type Service struct {
 	onHeartbeat    func(*VerifiedHeartbeat)
 	onAnnouncement func(*VerifiedAnnouncement)
 	onPriceObs     func(*VerifiedPriceObs)
+	onPeerJoin     map[Kind]func(peer.ID)
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sort"
 
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -19,9 +22,44 @@ func (s *Service) OnAnnouncement(fn func(*VerifiedAnnouncement)) { s.onAnnouncem
 // OnPriceObs sets the handler of accepted price observations; call before Start.
 func (s *Service) OnPriceObs(fn func(*VerifiedPriceObs)) { s.onPriceObs = fn }
 
+// OnPeerJoin sets a handler called when a peer starts subscribing to
+// kind's topic (a node that just joined the network, say); call before
+// Start. A provider uses it to announce at once instead of leaving the
+// newcomer without its offers until the next periodic announcement.
+func (s *Service) OnPeerJoin(kind Kind, fn func(peer.ID)) {
+	if s.onPeerJoin == nil {
+		s.onPeerJoin = map[Kind]func(peer.ID){}
+	}
+	s.onPeerJoin[kind] = fn
+}
+
 // Start delivers accepted messages to the handlers until Stop.
 func (s *Service) Start(ctx context.Context) error {
 	ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	for kind, fn := range s.onPeerJoin {
+		t := s.topics[kind]
+		if t == nil {
+			continue
+		}
+		h, err := t.EventHandler()
+		if err != nil {
+			return fmt.Errorf("gossip: peer events of %s: %w", kind, err)
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer h.Cancel()
+			for {
+				ev, err := h.NextPeerEvent(ctx)
+				if err != nil {
+					return
+				}
+				if ev.Type == pubsub.PeerJoin {
+					fn(ev.Peer)
+				}
+			}
+		}()
+	}
 	for kind, sub := range s.subs {
 		s.wg.Add(1)
 		go func() {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/router"
@@ -16,6 +19,7 @@ type providerLoop struct {
 	models *modelSet
 	seq    atomic.Uint64
 	loaded chan struct{} // closed when every model has been tried
+	joined chan struct{} // a peer joined the announce topic: announce soon
 
 	degraded atomic.Bool
 
@@ -24,8 +28,21 @@ type providerLoop struct {
 }
 
 func newProviderLoop(n *Node, models *modelSet) *providerLoop {
-	return &providerLoop{n: n, models: models, loaded: make(chan struct{})}
+	p := &providerLoop{n: n, models: models, loaded: make(chan struct{}), joined: make(chan struct{}, 1)}
+	n.gossip.OnPeerJoin(gossip.KindAnnounce, func(peer.ID) {
+		select {
+		case p.joined <- struct{}{}:
+		default: // an announcement is already due
+		}
+	})
+	return p
 }
+
+// joinAnnounceDelay is how long after a peer joins the announce topic the
+// provider announces: GossipSub publishes to mesh peers only, and the
+// newcomer is grafted into the mesh at the next gossip heartbeat (1 s).
+// Joins while one announcement is pending share it.
+const joinAnnounceDelay = 2 * time.Second
 
 // nextSeq returns a sequence number above every one used before, across
 // restarts: it never falls below the wall clock in milliseconds, and a
@@ -78,6 +95,7 @@ func (p *providerLoop) run(ctx context.Context) {
 	p.announce(ctx)
 	p.heartbeat(ctx)
 	loaded := p.loaded
+	var joinDue <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -90,6 +108,15 @@ func (p *providerLoop) run(ctx context.Context) {
 		case <-beat.C:
 			p.heartbeat(ctx)
 		case <-announce.C:
+			p.announce(ctx)
+		case <-p.joined:
+			// A newcomer would otherwise wait up to announce_interval for
+			// this provider's offers.
+			if joinDue == nil {
+				joinDue = clk.After(joinAnnounceDelay)
+			}
+		case <-joinDue:
+			joinDue = nil
 			p.announce(ctx)
 		}
 	}

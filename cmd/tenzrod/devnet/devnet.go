@@ -127,6 +127,20 @@ func Run(ctx context.Context, o Options) error {
 			return fmt.Errorf("devnet: %s did not come up (see %s): %w", p.entry.Name, p.logPath(), err)
 		}
 	}
+	providers, gateway := 0, plans[0]
+	for _, p := range plans {
+		switch p.entry.Role {
+		case string(node.RoleProvider):
+			providers++
+		case string(node.RoleGateway):
+			gateway = p
+		}
+	}
+	if gateway.entry.Role == string(node.RoleGateway) && providers > 0 {
+		if err := waitRoutable(waitCtx, gateway.entry.API, node.DevnetModelName, providers); err != nil {
+			return fmt.Errorf("devnet: %s cannot route to the providers yet (see %s): %w", gateway.entry.Name, gateway.logPath(), err)
+		}
+	}
 	m := Manifest{Network: o.Network, BuyerToken: token, Buyer: BuyerAccount, Model: node.DevnetModelName,
 		ChainID: chain.chainID, BuyerChainAccount: chain.buyer.String(), BuyerKey: filepath.Join(dir, BuyerKeyFile),
 		Genesis: filepath.Join(dir, "genesis.json")}
