@@ -28,6 +28,12 @@ func countingGateway(t *testing.T) *Node {
 
 // routed is what a non-stream answer through a gateway says about billing.
 type routed struct {
+	Choices []struct {
+		Message struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
 	Usage struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
@@ -47,9 +53,9 @@ type routed struct {
 	} `json:"tenzro"`
 }
 
-func askRouted(t *testing.T, gw *Node, model, content string) routed {
+func askRouted(t *testing.T, gw *Node, model, content string, extra ...string) routed {
 	t.Helper()
-	body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":%q}],"max_tokens":9,"seed":2}`, model, content)
+	body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":%q}],"max_tokens":%d,"seed":2%s}`, model, content, 9, strings.Join(extra, ""))
 	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
@@ -103,6 +109,28 @@ func TestGatewayCountsTokensItself(t *testing.T) {
 	if want := promptTokens(t, q); u.Input != uint64(want) || u.Output != uint64(r.Usage.CompletionTokens) || u.Output == 0 {
 		t.Fatalf("billed %d in / %d out; the tokenizer counts %d in, the answer has %d out", u.Input, u.Output, want, r.Usage.CompletionTokens)
 	}
+
+	// The same request cut by a stop sequence taken from inside that
+	// answer: the tokens that spelled the stop were generated and are
+	// counted, though their text is not in the answer.
+	text := r.Choices[0].Message.Content
+	stop := ""
+	for i := len(text) / 3; i+2 <= len(text); i++ { // two plain ASCII letters
+		if isLetter(text[i]) && isLetter(text[i+1]) {
+			stop = text[i : i+2]
+			break
+		}
+	}
+	if stop == "" {
+		t.Fatalf("no place to cut %q", text)
+	}
+	cut := askRouted(t, gw, DevnetModelName, q, fmt.Sprintf(`,"stop":[%q]`, stop))
+	c := cut.Tenzro.Receipt
+	if cut.Choices[0].FinishReason != "stop" || strings.Contains(cut.Choices[0].Message.Content, stop) || !c.Verified ||
+		!slices.Equal(c.Counted, []string{"input", "output"}) || cut.Tenzro.Payment.Units.Output != uint64(cut.Usage.CompletionTokens) {
+		t.Fatalf("cut at %q: %q (%s), receipt %+v, billed %d out of %d", stop, cut.Choices[0].Message.Content,
+			cut.Choices[0].FinishReason, c, cut.Tenzro.Payment.Units.Output, cut.Usage.CompletionTokens)
+	}
 }
 
 // TestGatewayBillsItsCountOverAnInflatedClaim: a provider whose upstream
@@ -144,3 +172,5 @@ func TestTokenizerMismatchRefused(t *testing.T) {
 		t.Fatalf("New with a mismatched tokenizer: %v", err)
 	}
 }
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"strings"
+
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
@@ -17,9 +19,9 @@ type TokenCounter interface {
 
 // exactCounts sets o's exact counts where the gateway holds the served
 // model's tokenizer: the prompt as the engine encodes it, and the output
-// as the number of token IDs received, when they spell exactly the text
-// received (a stop sequence's removed text, or an engine that sends no
-// IDs, leaves the output to the claim and its caps).
+// as the number of token IDs received, when they spell the text received
+// (see idsSpell; an engine that sends no IDs leaves the output to the
+// claim and its caps).
 func (g *Gateway) exactCounts(s *stream, own string, o *receipt.Observed) {
 	var id inference.ModelID
 	if len(s.req.ModelID) != len(id) {
@@ -36,7 +38,27 @@ func (g *Gateway) exactCounts(s *stream, own string, o *receipt.Observed) {
 	if ids, err := tc.EncodePrompt(gr); err == nil {
 		o.ExactInputTokens = len(ids)
 	}
-	if len(s.ids) > 0 && inference.ValidText(tc.Detokenize(s.ids)) == own {
+	if len(s.ids) > 0 && idsSpell(inference.ValidText(tc.Detokenize(s.ids)), own, s.req.Sampling.Stop) {
 		o.ExactOutputTokens = len(s.ids)
 	}
+}
+
+// idsSpell reports whether the text of the token IDs received, full,
+// accounts for the text received, own: equal, or own followed by a stop
+// sequence (and whatever else its last token carried), which the engine
+// removes from the answer but did generate.
+func idsSpell(full, own string, stops []string) bool {
+	if full == own {
+		return true
+	}
+	rest, ok := strings.CutPrefix(full, own)
+	if !ok {
+		return false
+	}
+	for _, st := range stops {
+		if st != "" && strings.HasPrefix(rest, st) {
+			return true
+		}
+	}
+	return false
 }
