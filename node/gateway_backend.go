@@ -3,10 +3,10 @@ package node
 import (
 	"context"
 	"errors"
-	"github.com/tenzrod/tenzrod/p2p/infer"
 	"net/http"
 
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 

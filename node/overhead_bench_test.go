@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/tenzrod/tenzrod/inference/catalog"
-	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/inference/catalog"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
 
 // BenchmarkGatewayOverhead measures the latency a gateway adds in front of
