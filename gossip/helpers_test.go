@@ -12,6 +12,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // testProvider is a real software-backed machine identity with a session
@@ -72,7 +73,7 @@ func (p *testProvider) announcement(now time.Time) *Announcement {
 		Models: []ModelOffer{{
 			ModelID: testModelID[:], Name: "tiny", WeightsHash: testModelID[:], Engine: "embedded",
 			RateCard:     RateCard{InputTokens: 1, OutputTokens: 2, Minimum: 10},
-			Verification: []string{VerifyNone, VerifyReceipt},
+			Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt},
 		}},
 		Region: "DE", HardwareClass: "cpu-generic", Capacity: 4,
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ModelState is a provider's readiness for one model.
@@ -13,14 +15,6 @@ const (
 	StateCold    ModelState = "cold"
 	StateWarming ModelState = "warming"
 	StateWarm    ModelState = "warm"
-)
-
-// Verification levels a provider can offer (DESIGN.md, Pricing and quotes).
-const (
-	VerifyNone       = "none"
-	VerifyReceipt    = "receipt"
-	VerifyOptimistic = "optimistic"
-	VerifyTEE        = "tee"
 )
 
 // Structural limits; anything larger is rejected before it is stored.
@@ -65,26 +59,19 @@ type Announcement struct {
 
 // ModelOffer is one catalog model a provider serves.
 type ModelOffer struct {
-	ModelID      HexBytes `cbor:"1,keyasint" json:"model_id"`
-	Name         string   `cbor:"2,keyasint" json:"name"`
-	WeightsHash  HexBytes `cbor:"3,keyasint" json:"weights_hash"`
-	Engine       string   `cbor:"4,keyasint" json:"engine"`
-	RateCard     RateCard `cbor:"5,keyasint" json:"rate_card"`
-	Verification []string `cbor:"6,keyasint" json:"verification"`
+	ModelID      HexBytes             `cbor:"1,keyasint" json:"model_id"`
+	Name         string               `cbor:"2,keyasint" json:"name"`
+	WeightsHash  HexBytes             `cbor:"3,keyasint" json:"weights_hash"`
+	Engine       string               `cbor:"4,keyasint" json:"engine"`
+	RateCard     RateCard             `cbor:"5,keyasint" json:"rate_card"`
+	Verification []terms.Verification `cbor:"6,keyasint" json:"verification"`
 }
 
-// RateCard prices each unit in integer micro-units, plus a per-call minimum.
-type RateCard struct {
-	InputTokens  uint64 `cbor:"1,keyasint" json:"input_tokens" toml:"input_tokens"`
-	OutputTokens uint64 `cbor:"2,keyasint" json:"output_tokens" toml:"output_tokens"`
-	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens" toml:"cached_tokens"`
-	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps" toml:"pixel_steps"`
-	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms" toml:"audio_ms"`
-	Minimum      uint64 `cbor:"6,keyasint" json:"minimum" toml:"minimum"`
-}
+// RateCard prices an offer (the market's vocabulary, receipts/terms).
+type RateCard = terms.RateCard
 
 // Serves reports whether the offer includes verification level.
-func (m *ModelOffer) Serves(level string) bool {
+func (m *ModelOffer) Serves(level terms.Verification) bool {
 	for _, v := range m.Verification {
 		if v == level {
 			return true
@@ -172,11 +159,9 @@ func (m *ModelOffer) check() error {
 	if len(m.Verification) == 0 || len(m.Verification) > maxVerifyLevels {
 		return fmt.Errorf("%w: verification must list 1..%d levels", errInvalid, maxVerifyLevels)
 	}
-	seen := map[string]bool{}
+	seen := map[terms.Verification]bool{}
 	for _, v := range m.Verification {
-		switch v {
-		case VerifyNone, VerifyReceipt, VerifyOptimistic, VerifyTEE:
-		default:
+		if !v.Valid() {
 			return fmt.Errorf("%w: unknown verification level %q", errInvalid, v)
 		}
 		if seen[v] {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestValidHeartbeatAfterAnnouncement(t *testing.T) {
@@ -197,7 +198,7 @@ func TestForgedAnnouncements(t *testing.T) {
 		v, _ := newTestValidator(now)
 		p := newTestProvider(t, now)
 		an := p.announcement(now)
-		an.Models[0].Verification = []string{"trust-me"}
+		an.Models[0].Verification = []terms.Verification{"trust-me"}
 		r := v.ValidateAnnouncement(p.seal(t, KindAnnounce, an))
 		wantVerdict(t, r, Reject, ReasonInvalid)
 		if !strings.Contains(r.Err.Error(), "trust-me") {

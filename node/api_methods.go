@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -174,9 +175,9 @@ func (n *Node) findProviders(ctx context.Context, raw json.RawMessage) (any, err
 
 // QuoteParams are tenzro_quoteInference's parameters.
 type QuoteParams struct {
-	Model        string        `json:"model"`
-	Units        pricing.Units `json:"units"`
-	Verification string        `json:"verification"`
+	Model        string             `json:"model"`
+	Units        pricing.Units      `json:"units"`
+	Verification terms.Verification `json:"verification"`
 }
 
 func (n *Node) quote(raw json.RawMessage) (any, error) {
@@ -188,7 +189,7 @@ func (n *Node) quote(raw json.RawMessage) (any, error) {
 		return nil, rpc.InvalidParams("model: required (a model name or hex catalog ID)")
 	}
 	if p.Verification == "" {
-		p.Verification = gossip.VerifyNone
+		p.Verification = terms.VerifyNone
 	}
 	lines, qerr := n.table.Quotes(p.Model, p.Units, p.Verification, n.cfg.Router.Surcharges)
 	if qerr != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -54,8 +55,8 @@ func newFaultMarket(t *testing.T, fronted int, tune func(*RouterConfig)) *faultM
 		fe := newFakeEngine(t)
 		pc := testConfig(t, RoleProvider, "software", boot)
 		pc.Provider.Models = []ModelConfig{{Name: DevnetModelName, Engine: EngineUpstream, ID: id, UpstreamURL: fe.url,
-			UpstreamModel: "fake", Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt},
-			RateCard: gossip.RateCard{InputTokens: uint64(i), OutputTokens: 1, Minimum: 1}}}
+			UpstreamModel: "fake", Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt},
+			RateCard: terms.RateCard{InputTokens: uint64(i), OutputTokens: 1, Minimum: 1}}}
 		m.fakes = append(m.fakes, fe)
 		m.fronts = append(m.fronts, startNode(t, pc).Host().ID())
 	}

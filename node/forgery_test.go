@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestForgedGossipIsDroppedOverTheNetwork publishes, from a rogue host with
@@ -70,7 +71,7 @@ func TestForgedGossipIsDroppedOverTheNetwork(t *testing.T) {
 		seq++
 		an := &gossip.Announcement{MachineID: m[:], Seq: seq, TimeMs: time.Now().UnixMilli(), Region: "US-CA",
 			HardwareClass: "h100", Capacity: 1, Models: []gossip.ModelOffer{{ModelID: testModel[:], Name: "x",
-				WeightsHash: testModel[:], Engine: "e", Verification: []string{"none"}}}}
+				WeightsHash: testModel[:], Engine: "e", Verification: []terms.Verification{"none"}}}}
 		payload, _ := cborx.Marshal(an)
 		env, err := sess.Seal(spec.Domain, spec.PayloadType, payload)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/tenzrod/tenzrod/node/openai"
-	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -53,7 +52,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		Payer: payer,
 	}
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
-		return onDelta(openai.Delta{Text: d.Text, LogProbs: openaiLogProbs(d.LogProbs)})
+		return onDelta(openai.Delta{Text: d.Text, LogProbs: d.LogProbs})
 	})
 	if err != nil {
 		var ge *gateway.Error
@@ -68,7 +67,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		info.Payment = gateway.ViewPayment(res.Payment)
 	}
 	return &openai.Result{
-		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason, LogProbs: openaiLogProbs(res.LogProbs),
+		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason, LogProbs: res.LogProbs,
 		Usage:  openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens},
 		Tenzro: info,
 	}, nil
@@ -85,28 +84,4 @@ func errorType(status int) string {
 	default:
 		return "server_error"
 	}
-}
-
-// openaiLogProbs renders relayed log-probs as the OpenAI routes show them.
-func openaiLogProbs(in []infer.TokenLogProbs) []openai.TokenLogProbs {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]openai.TokenLogProbs, len(in))
-	for i, lp := range in {
-		out[i] = openai.TokenLogProbs{Token: lp.Token, LogProb: lp.LogProb, Bytes: rawBytes(lp.Token, lp.Bytes)}
-		for _, a := range lp.Top {
-			out[i].Top = append(out[i].Top, openai.TopLogProb{Token: a.Token, LogProb: a.LogProb, Bytes: rawBytes(a.Token, a.Bytes)})
-		}
-	}
-	return out
-}
-
-// rawBytes is a token's bytes: raw when the frame carried them, else its
-// text's.
-func rawBytes(text string, raw []byte) []int {
-	if raw != nil {
-		return bytesOf(string(raw))
-	}
-	return bytesOf(text)
 }

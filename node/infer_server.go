@@ -17,7 +17,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
-	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -50,20 +50,20 @@ func errFrame(status int, code, format string, args ...any) *infer.ErrorFrame {
 func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.ID, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
 	m := s.set.find(hex.EncodeToString(req.ModelID))
 	if m == nil {
-		return nil, errFrame(http.StatusNotFound, gateway.CodeModelNotServed, "model %x is not served here", req.ModelID)
+		return nil, errFrame(http.StatusNotFound, terms.CodeModelNotServed, "model %x is not served here", req.ModelID)
 	}
 	offer, st, eng := m.snapshot()
 	if !offer.Serves(req.Verification) {
-		return nil, errFrame(http.StatusBadRequest, gateway.CodeVerificationUnsupported, "verification %q is not offered for %s", req.Verification, offer.Name)
+		return nil, errFrame(http.StatusBadRequest, terms.CodeVerificationUnsupported, "verification %q is not offered for %s", req.Verification, offer.Name)
 	}
 	up := m.upstream()
-	if up != nil && req.Verification == gossip.VerifyOptimistic {
+	if up != nil && req.Verification == terms.VerifyOptimistic {
 		// Commitments need the token IDs of every step's top-k, which an
 		// OpenAI-compatible upstream does not expose.
-		return nil, errFrame(http.StatusBadRequest, gateway.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
+		return nil, errFrame(http.StatusBadRequest, terms.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
 	}
 	if up != nil && req.Continuation != "" {
-		return nil, errFrame(http.StatusBadRequest, gateway.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
+		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
 	}
 	if eng == nil && up == nil {
 		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here", offer.Name, st)
@@ -73,7 +73,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	select {
 	case s.set.slots <- struct{}{}:
 	default:
-		e := errFrame(http.StatusTooManyRequests, "capacity", "all %d slots busy", cap(s.set.slots))
+		e := errFrame(http.StatusTooManyRequests, terms.CodeCapacity, "all %d slots busy", cap(s.set.slots))
 		e.RetryAfterMs = 1000
 		return nil, e
 	}
@@ -103,7 +103,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	// exactly what was sent.
 	var sent strings.Builder
 	var proofs *commit.Builder
-	if req.Verification == gossip.VerifyOptimistic {
+	if req.Verification == terms.VerifyOptimistic {
 		proofs = commit.NewBuilder(eng.Info().VocabSize)
 		gr.LogProbs = max(gr.LogProbs, commit.TopK)
 	}
@@ -119,7 +119,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		if req.TopLogProbs > 0 {
 			top := t.TopK[:min(len(t.TopK), req.TopLogProbs)]
 			tf.TopK = [][]inference.LogProb{top}
-			tf.LogProbs = []infer.TokenLogProbs{wireLogProbs(eng, t, top)}
+			tf.LogProbs = []terms.TokenLogProbs{wireLogProbs(eng, t, top)}
 		}
 		return send(tf)
 	})
@@ -127,21 +127,21 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, errFrame(http.StatusBadRequest, "generation_refused", "%v", err)
+		return nil, errFrame(http.StatusBadRequest, terms.CodeGenerationRefused, "%v", err)
 	}
 	var commitment []byte
 	var commitHash []byte
 	if proofs != nil {
 		ps, err := proofs.Finish()
 		if err != nil {
-			return nil, errFrame(http.StatusInternalServerError, "commitment_failed", "%v", err)
+			return nil, errFrame(http.StatusInternalServerError, terms.CodeCommitmentFailed, "%v", err)
 		}
 		h := commit.Hash(ps)
 		commitment, commitHash = commit.Encode(ps), h[:]
 	}
 	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), len(res.Tokens), res.FinishReason, commitHash)
 	if err != nil {
-		return nil, errFrame(http.StatusInternalServerError, "receipt_failed", "%v", err)
+		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
 		Model: offer.Name, Receipt: env, Commitment: commitment}, nil
@@ -150,7 +150,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 // relayUpstream serves a forwarded request from the upstream engine.
 func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
 	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs}
-	if req.Verification == gossip.VerifyOptimistic {
+	if req.Verification == terms.VerifyOptimistic {
 		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
 	}
 	var sent strings.Builder
@@ -174,7 +174,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 	}
 	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, res.CompletionTokens, res.FinishReason, nil)
 	if err != nil {
-		return nil, errFrame(http.StatusInternalServerError, "receipt_failed", "%v", err)
+		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
 		Model: offer.Name, Receipt: env}, nil
@@ -203,41 +203,31 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 }
 
 // wireLogProbs renders one token's distribution by text for the frame.
-func wireLogProbs(eng inference.Engine, t inference.Token, top []inference.LogProb) infer.TokenLogProbs {
-	tok, raw := pieceText(eng, t.ID)
-	out := infer.TokenLogProbs{Token: tok, Bytes: raw, LogProb: t.LogProb}
-	for _, alt := range top {
-		at, araw := pieceText(eng, alt.ID)
-		out.Top = append(out.Top, infer.TopLogProb{Token: at, LogProb: alt.LogProb, Bytes: araw})
-	}
-	return out
+func wireLogProbs(eng inference.Engine, t inference.Token, top []inference.LogProb) terms.TokenLogProbs {
+	return tokenLogProbs(eng, inference.Token{ID: t.ID, LogProb: t.LogProb, TopK: top})
 }
 
 // relayWireLogProbs passes an upstream's log-probs on, at most k
-// alternatives each.
-func relayWireLogProbs(in []upstream.TokenLogProb, k int) []infer.TokenLogProbs {
-	out := make([]infer.TokenLogProbs, len(in))
+// alternatives each, each text fitted to a frame.
+func relayWireLogProbs(in []terms.TokenLogProbs, k int) []terms.TokenLogProbs {
+	out := make([]terms.TokenLogProbs, len(in))
 	for i, lp := range in {
 		t, raw := relayText(lp.Token, lp.Bytes)
-		out[i] = infer.TokenLogProbs{Token: t, LogProb: lp.LogProb, Bytes: raw}
+		out[i] = terms.TokenLogProbs{Token: t, LogProb: lp.LogProb, Bytes: raw}
 		for _, a := range lp.Top[:min(len(lp.Top), k)] {
 			at, araw := relayText(a.Token, a.Bytes)
-			out[i].Top = append(out[i].Top, infer.TopLogProb{Token: at, LogProb: a.LogProb, Bytes: araw})
+			out[i].Top = append(out[i].Top, terms.TopLogProb{Token: at, LogProb: a.LogProb, Bytes: araw})
 		}
 	}
 	return out
 }
 
 // relayText is wireText for an upstream's token, which may come with its
-// raw bytes (validated 0..255 by the upstream client).
-func relayText(tok string, b []int) (string, []byte) {
+// raw bytes.
+func relayText(tok string, b []byte) (string, []byte) {
 	t, raw := wireText(tok)
 	if b != nil {
-		rb := make([]byte, min(len(b), 256))
-		for i := range rb {
-			rb[i] = byte(b[i])
-		}
-		if string(rb) != t {
+		if rb := b[:min(len(b), 256)]; string(rb) != t {
 			raw = rb
 		}
 	}

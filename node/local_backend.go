@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // localBackend serves OpenAI requests from the provider's own engines.
@@ -45,7 +46,7 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 	select {
 	case b.set.slots <- struct{}{}:
 	default:
-		return nil, &openai.Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: "capacity",
+		return nil, &openai.Error{Status: http.StatusTooManyRequests, Type: "rate_limit_error", Code: terms.CodeCapacity,
 			Message: fmt.Sprintf("all %d slots busy", cap(b.set.slots)), RetryAfter: 1}
 	}
 	b.set.inFlight.Add(1)
@@ -60,13 +61,13 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 	} else {
 		gr.Prompt = req.Prompt
 	}
-	var lps []openai.TokenLogProbs
+	var lps []terms.TokenLogProbs
 	res, err := eng.Generate(ctx, gr, func(t inference.Token) error {
 		d := openai.Delta{Text: t.Text}
 		if req.TopLogProbs > 0 && len(t.TopK) > 0 {
 			lp := tokenLogProbs(eng, t)
 			lps = append(lps, lp)
-			d.LogProbs = []openai.TokenLogProbs{lp}
+			d.LogProbs = []terms.TokenLogProbs{lp}
 		}
 		return onDelta(d)
 	})
@@ -82,20 +83,14 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 	}, nil
 }
 
-func tokenLogProbs(eng inference.Engine, t inference.Token) openai.TokenLogProbs {
-	text := eng.Detokenize([]int{t.ID})
-	lp := openai.TokenLogProbs{Token: text, Bytes: bytesOf(text), LogProb: t.LogProb}
+// tokenLogProbs renders one token's distribution as the routes show it:
+// valid text, with the raw bytes beside it where they differ.
+func tokenLogProbs(eng inference.Engine, t inference.Token) terms.TokenLogProbs {
+	tok, raw := pieceText(eng, t.ID)
+	lp := terms.TokenLogProbs{Token: tok, Bytes: raw, LogProb: t.LogProb}
 	for _, alt := range t.TopK {
-		at := eng.Detokenize([]int{alt.ID})
-		lp.Top = append(lp.Top, openai.TopLogProb{Token: at, LogProb: alt.LogProb, Bytes: bytesOf(at)})
+		at, araw := pieceText(eng, alt.ID)
+		lp.Top = append(lp.Top, terms.TopLogProb{Token: at, LogProb: alt.LogProb, Bytes: araw})
 	}
 	return lp
-}
-
-func bytesOf(s string) []int {
-	out := make([]int, len(s))
-	for i := 0; i < len(s); i++ {
-		out[i] = int(s[i])
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference/upstream"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ProviderConfig is the [provider] section: what a provider serves and how
@@ -36,13 +37,13 @@ type ModelConfig struct {
 	Dir string `toml:"dir"`
 	// UpstreamURL and UpstreamModel front an OpenAI-compatible engine
 	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
-	UpstreamURL   string          `toml:"upstream_url"`
-	UpstreamModel string          `toml:"upstream_model"`
-	ID            string          `toml:"id"`           // catalog model ID (hex Merkle root)
-	WeightsHash   string          `toml:"weights_hash"` // hash of the weights actually served (hex)
-	Engine        string          `toml:"engine"`
-	Verification  []string        `toml:"verification"`
-	RateCard      gossip.RateCard `toml:"rate_card"`
+	UpstreamURL   string               `toml:"upstream_url"`
+	UpstreamModel string               `toml:"upstream_model"`
+	ID            string               `toml:"id"`           // catalog model ID (hex Merkle root)
+	WeightsHash   string               `toml:"weights_hash"` // hash of the weights actually served (hex)
+	Engine        string               `toml:"engine"`
+	Verification  []terms.Verification `toml:"verification"`
+	RateCard      terms.RateCard       `toml:"rate_card"`
 }
 
 // DefaultProviderConfig returns provider defaults (no models).
@@ -113,7 +114,7 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 	}
 	verif := m.Verification
 	if len(verif) == 0 {
-		verif = []string{gossip.VerifyNone}
+		verif = []terms.Verification{terms.VerifyNone}
 	}
 	o := gossip.ModelOffer{ModelID: id, Name: m.Name, WeightsHash: wh, Engine: m.Engine, RateCard: m.RateCard, Verification: verif}
 	// Reuse the gossip validator's structural rules so config and wire agree.
@@ -156,7 +157,7 @@ const DevnetModelName = "tenzro-devnet"
 func DevnetModel(dir, id string) ModelConfig {
 	return ModelConfig{
 		Name: DevnetModelName, Dir: dir, ID: id, Engine: EngineEmbedded,
-		Verification: []string{gossip.VerifyNone, gossip.VerifyReceipt, gossip.VerifyOptimistic},
-		RateCard:     gossip.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
+		Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt, terms.VerifyOptimistic},
+		RateCard:     terms.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -15,11 +16,11 @@ func TestQuoteInference(t *testing.T) {
 	gw := startNode(t, testConfig(t, RoleGateway, "software", nil))
 	boot := gw.Host().Addrs()[:1]
 	cheap := testConfig(t, RoleProvider, "software", boot)
-	cheap.Provider.Models[0].RateCard = gossip.RateCard{InputTokens: 1, OutputTokens: 3, Minimum: 50}
-	cheap.Provider.Models[0].Verification = []string{"none", "receipt"}
+	cheap.Provider.Models[0].RateCard = terms.RateCard{InputTokens: 1, OutputTokens: 3, Minimum: 50}
+	cheap.Provider.Models[0].Verification = []terms.Verification{"none", "receipt"}
 	dear := testConfig(t, RoleProvider, "software", boot)
-	dear.Provider.Models[0].RateCard = gossip.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 0}
-	dear.Provider.Models[0].Verification = []string{"none", "receipt", "optimistic"}
+	dear.Provider.Models[0].RateCard = terms.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 0}
+	dear.Provider.Models[0].Verification = []terms.Verification{"none", "receipt", "optimistic"}
 	pc, pd := startNode(t, cheap), startNode(t, dear)
 	eventually(t, 20*time.Second, "both providers warm at the gateway", func() bool {
 		n := 0

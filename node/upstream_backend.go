@@ -7,7 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference/upstream"
 	"github.com/tenzrod/tenzrod/node/openai"
-	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // commitTopK is how many log-probs per step a logit commitment covers.
@@ -24,7 +24,7 @@ func completeUpstream(ctx context.Context, up *upstream.Client, name string, req
 	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
 		od := openai.Delta{Text: d.Text}
 		if req.TopLogProbs > 0 {
-			od.LogProbs = relayLogProbs(d.LogProbs)
+			od.LogProbs = d.LogProbs
 		}
 		return onDelta(od)
 	})
@@ -34,20 +34,9 @@ func completeUpstream(ctx context.Context, up *upstream.Client, name string, req
 	out := &openai.Result{Model: name, Text: res.Text, FinishReason: res.FinishReason,
 		Usage: openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens}}
 	if req.TopLogProbs > 0 {
-		out.LogProbs = relayLogProbs(res.LogProbs)
+		out.LogProbs = res.LogProbs
 	}
 	return out, nil
-}
-
-func relayLogProbs(in []upstream.TokenLogProb) []openai.TokenLogProbs {
-	out := make([]openai.TokenLogProbs, len(in))
-	for i, lp := range in {
-		out[i] = openai.TokenLogProbs{Token: lp.Token, LogProb: lp.LogProb, Bytes: upstreamBytes(lp.Token, lp.Bytes)}
-		for _, t := range lp.Top {
-			out[i].Top = append(out[i].Top, openai.TopLogProb{Token: t.Token, LogProb: t.LogProb, Bytes: upstreamBytes(t.Token, t.Bytes)})
-		}
-	}
-	return out
 }
 
 // upstreamError keeps the upstream's status and reason, so a 400 such as a
@@ -65,17 +54,8 @@ func upstreamError(ctx context.Context, err error) error {
 		}
 		return &openai.Error{Status: se.Status, Type: typ, Code: se.Code, Message: se.Message, RetryAfter: int(se.RetryAfter.Seconds())}
 	case errors.Is(err, upstream.ErrNoLogProbs):
-		return &openai.Error{Status: http.StatusUnprocessableEntity, Type: "invalid_request_error", Code: gateway.CodeLogProbsUnavailable, Message: err.Error()}
+		return &openai.Error{Status: http.StatusUnprocessableEntity, Type: "invalid_request_error", Code: terms.CodeLogProbsUnavailable, Message: err.Error()}
 	default:
 		return &openai.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_failed", Message: err.Error()}
 	}
-}
-
-// upstreamBytes is a token's bytes as the upstream gave them, or its
-// text's when it gave none.
-func upstreamBytes(text string, b []int) []int {
-	if b != nil {
-		return b
-	}
-	return bytesOf(text)
 }

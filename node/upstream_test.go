@@ -12,6 +12,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // upstreamProvider starts a provider that fronts baseURL as an upstream
@@ -20,7 +22,7 @@ func upstreamProvider(t *testing.T, baseURL, id string, bootstrap ...string) *No
 	t.Helper()
 	cfg := testConfig(t, RoleProvider, "software", bootstrap)
 	cfg.Provider.Models = []ModelConfig{{Name: "fronted", Engine: EngineUpstream, ID: id,
-		UpstreamURL: baseURL, UpstreamModel: DevnetModelName, Verification: []string{"none", "optimistic"}}}
+		UpstreamURL: baseURL, UpstreamModel: DevnetModelName, Verification: []terms.Verification{"none", "optimistic"}}}
 	return waitWarm(t, startNode(t, cfg))
 }
 

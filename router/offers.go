@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Offer is one provider's offer of one model, with its live state.
@@ -32,7 +33,7 @@ type Offer struct {
 }
 
 // Serves reports whether the offer includes verification level.
-func (o Offer) Serves(level string) bool { return o.Model.Serves(level) }
+func (o Offer) Serves(level terms.Verification) bool { return o.Model.Serves(level) }
 
 // Offers returns every announced offer of model (a name or a hex catalog
 // ID), sorted by peer ID.

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -34,7 +35,7 @@ type QuoteLine struct {
 // Quotes prices units at verification level at every provider that is up,
 // has the model warm and offers the level, cheapest first (ties by load,
 // then peer ID). Providers whose price overflows are left out.
-func (t *Table) Quotes(model string, units pricing.Units, level string, s pricing.Surcharges) ([]QuoteLine, error) {
+func (t *Table) Quotes(model string, units pricing.Units, level terms.Verification, s pricing.Surcharges) ([]QuoteLine, error) {
 	if _, err := s.For(level); err != nil {
 		return nil, fmt.Errorf("router: quote: %w", err)
 	}

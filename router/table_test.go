@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 type fixture struct {
@@ -26,7 +27,7 @@ func newFixture(t *testing.T) *fixture {
 	f.table.ApplyAnnouncement(&gossip.VerifiedAnnouncement{
 		Sender: gossip.Sender{Peer: f.peer, Machine: f.mach, Backend: "tpm-sim", Received: clk.Now()},
 		Announcement: gossip.Announcement{MachineID: f.mach[:], Region: "DE", HardwareClass: "a100",
-			Models: []gossip.ModelOffer{{ModelID: make([]byte, 32), Name: "m", Verification: []string{"none"}}}},
+			Models: []gossip.ModelOffer{{ModelID: make([]byte, 32), Name: "m", Verification: []terms.Verification{"none"}}}},
 	})
 	return f
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Claimed marks a value the provider states about itself that nothing in
@@ -18,13 +18,13 @@ type Claimed struct {
 
 // ModelView is one model a provider serves, as listed by the API.
 type ModelView struct {
-	ModelID      string          `json:"model_id"`
-	Name         string          `json:"name,omitempty"`
-	Engine       string          `json:"engine,omitempty"`
-	WeightsHash  string          `json:"weights_hash,omitempty"`
-	RateCard     gossip.RateCard `json:"rate_card"`
-	Verification []string        `json:"verification"`
-	State        string          `json:"state"`
+	ModelID      string               `json:"model_id"`
+	Name         string               `json:"name,omitempty"`
+	Engine       string               `json:"engine,omitempty"`
+	WeightsHash  string               `json:"weights_hash,omitempty"`
+	RateCard     terms.RateCard       `json:"rate_card"`
+	Verification []terms.Verification `json:"verification"`
+	State        string               `json:"state"`
 }
 
 // ProviderView is one provider as tenzro_listProviders shows it.
@@ -139,7 +139,7 @@ func (t *Table) view(e *entry, now time.Time) ProviderView {
 		return v
 	}
 	for id := range e.dhtModels {
-		v.Models = append(v.Models, ModelView{ModelID: id, State: "unknown", Verification: []string{}})
+		v.Models = append(v.Models, ModelView{ModelID: id, State: "unknown", Verification: []terms.Verification{}})
 	}
 	return v
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ErrNoLogProbs refuses a request that needs log-probs from an upstream
@@ -80,22 +81,9 @@ type Delta struct {
 }
 
 // TokenLogProb is a token and its top alternatives, by token text (an
-// upstream does not expose token IDs).
-type TokenLogProb struct {
-	Token   string    `json:"token"`
-	LogProb float32   `json:"logprob"`
-	Top     []TopProb `json:"top_logprobs"`
-	// Bytes are the token's raw bytes as the upstream gave them (nil if
-	// it gave none): a piece of a character shows as U+FFFD in Token.
-	Bytes []int `json:"bytes"`
-}
-
-// TopProb is one alternative.
-type TopProb struct {
-	Token   string  `json:"token"`
-	LogProb float32 `json:"logprob"`
-	Bytes   []int   `json:"bytes"`
-}
+// upstream does not expose token IDs); its raw bytes are kept where the
+// text cannot carry them.
+type TokenLogProb = terms.TokenLogProbs
 
 // Result is the finished completion.
 type Result struct {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ErrTruncated reports a stream that ended before the upstream said the
@@ -150,15 +152,6 @@ func parseLogProbs(chat bool, raw json.RawMessage) ([]TokenLogProb, error) {
 		if err := json.Unmarshal(raw, &lp); err != nil {
 			return nil, fmt.Errorf("upstream: malformed logprobs: %w", err)
 		}
-		for i, c := range lp.Content {
-			ok := validBytes(c.Bytes)
-			for _, a := range c.Top {
-				ok = ok && validBytes(a.Bytes)
-			}
-			if !ok {
-				return nil, fmt.Errorf("upstream: malformed logprobs: content[%d]: bytes outside 0..255", i)
-			}
-		}
 		return lp.Content, nil
 	}
 	var lp struct {
@@ -177,7 +170,7 @@ func parseLogProbs(chat bool, raw json.RawMessage) ([]TokenLogProb, error) {
 		}
 		if i < len(lp.TopLogProbs) {
 			for t, v := range lp.TopLogProbs[i] {
-				out[i].Top = append(out[i].Top, TopProb{Token: t, LogProb: v})
+				out[i].Top = append(out[i].Top, terms.TopLogProb{Token: t, LogProb: v})
 			}
 			// JSON objects are unordered: sort by descending log-prob,
 			// then by token, so the same answer always relays the same way.
@@ -191,13 +184,4 @@ func parseLogProbs(chat bool, raw json.RawMessage) ([]TokenLogProb, error) {
 		}
 	}
 	return out, nil
-}
-
-func validBytes(b []int) bool {
-	for _, v := range b {
-		if v < 0 || v > 255 {
-			return false
-		}
-	}
-	return true
 }

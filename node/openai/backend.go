@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Request is a chat or text completion as the backend sees it.
@@ -27,22 +28,7 @@ type Request struct {
 // Delta is one piece of streamed output.
 type Delta struct {
 	Text     string
-	LogProbs []TokenLogProbs
-}
-
-// TokenLogProbs is one output token with its top alternatives.
-type TokenLogProbs struct {
-	Token   string       `json:"token"`
-	LogProb float32      `json:"logprob"`
-	Bytes   []int        `json:"bytes"`
-	Top     []TopLogProb `json:"top_logprobs"`
-}
-
-// TopLogProb is one alternative.
-type TopLogProb struct {
-	Token   string  `json:"token"`
-	LogProb float32 `json:"logprob"`
-	Bytes   []int   `json:"bytes"`
+	LogProbs []terms.TokenLogProbs
 }
 
 // Result is a finished completion.
@@ -52,7 +38,7 @@ type Result struct {
 	Text         string
 	FinishReason string
 	Usage        Usage
-	LogProbs     []TokenLogProbs
+	LogProbs     []terms.TokenLogProbs
 	// Tenzro is attached as the response's `tenzro` object (provider,
 	// receipt, payment record); nil leaves it out.
 	Tenzro any

@@ -6,22 +6,23 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Options are a request's tenzro routing options, from the body's `tenzro`
 // object or X-Tenzro-* headers (the body wins where both are given).
 type Options struct {
-	Strategy     string  `json:"strategy,omitempty"`     // price | latency | standing | random | weighted
-	Verification string  `json:"verification,omitempty"` // none | receipt | optimistic | tee
-	Hedge        *bool   `json:"hedge,omitempty"`        // false opts out of hedging
-	MaxPrice     *uint64 `json:"max_price,omitempty"`    // micro-units
-	Provider     string  `json:"provider,omitempty"`     // pin: peer ID
-	Region       string  `json:"region,omitempty"`       // pin: country code or continent
+	Strategy     string             `json:"strategy,omitempty"`     // price | latency | standing | random | weighted
+	Verification terms.Verification `json:"verification,omitempty"` // none | receipt | optimistic | tee
+	Hedge        *bool              `json:"hedge,omitempty"`        // false opts out of hedging
+	MaxPrice     *uint64            `json:"max_price,omitempty"`    // micro-units
+	Provider     string             `json:"provider,omitempty"`     // pin: peer ID
+	Region       string             `json:"region,omitempty"`       // pin: country code or continent
 }
 
 var (
-	strategies    = map[string]bool{"": true, "price": true, "latency": true, "standing": true, "random": true, "weighted": true}
-	verifications = map[string]bool{"": true, "none": true, "receipt": true, "optimistic": true, "tee": true}
+	strategies = map[string]bool{"": true, "price": true, "latency": true, "standing": true, "random": true, "weighted": true}
 )
 
 // ParseOptions reads and checks the routing options of a request.
@@ -31,7 +32,7 @@ func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
 		o.Strategy = v
 	}
 	if v := h.Get("X-Tenzro-Verification"); v != "" {
-		o.Verification = v
+		o.Verification = terms.Verification(v)
 	}
 	if v := h.Get("X-Tenzro-Hedge"); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -61,18 +62,16 @@ func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
 		}
 	}
 	o.Strategy = strings.ToLower(o.Strategy)
-	o.Verification = strings.ToLower(o.Verification)
 	if !strategies[o.Strategy] {
 		return o, BadRequest("tenzro.strategy", "unknown strategy %q (price, latency, standing, random, weighted)", o.Strategy)
 	}
-	if !verifications[o.Verification] {
-		return o, BadRequest("tenzro.verification", "unknown verification level %q (none, receipt, optimistic, tee)", o.Verification)
+	level, err := terms.ParseVerification(string(o.Verification))
+	if err != nil {
+		return o, BadRequest("tenzro.verification", "unknown verification level %q (%s)", o.Verification, terms.LevelNames())
 	}
-	if o.Verification == "" {
-		o.Verification = "none"
-	}
+	o.Verification = level
 	return o, nil
 }
 
 // NeedsCommitments reports whether the level asks for logit commitments.
-func (o Options) NeedsCommitments() bool { return o.Verification == "optimistic" }
+func (o Options) NeedsCommitments() bool { return o.Verification.NeedsCommitments() }

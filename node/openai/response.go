@@ -1,5 +1,7 @@
 package openai
 
+import "github.com/tenzrod/tenzrod/receipts/terms"
+
 // Response and chunk bodies, built as ordered structs so that field names
 // and nulls match OpenAI's exactly.
 
@@ -9,7 +11,7 @@ type chatMessage struct {
 }
 
 type logProbsContent struct {
-	Content []TokenLogProbs `json:"content"`
+	Content []terms.TokenLogProbs `json:"content"`
 }
 
 type chatChoice struct {
@@ -65,7 +67,7 @@ func finalBody(req *Request, res *Result, id string, created int64) body {
 	return b
 }
 
-func textLogProbsOf(lps []TokenLogProbs) *textLogProbs {
+func textLogProbsOf(lps []terms.TokenLogProbs) *textLogProbs {
 	out := &textLogProbs{Tokens: []string{}, TokenLogProbs: []float32{}, TopLogProbs: []map[string]float32{}, TextOffset: []int{}}
 	off := 0
 	for _, lp := range lps {

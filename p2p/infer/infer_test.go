@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -159,11 +160,11 @@ func TestHandlerFailures(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"internal", 500, CodeInternal},
-		{"nil", 500, CodeInternal},
+		{"internal", 500, terms.CodeInternal},
+		{"nil", 500, terms.CodeInternal},
 		{"bad status", 500, "ok?"},
-		{"invalid final", 500, CodeInternal},
-		{"slow", 504, CodeTimeout},
+		{"invalid final", 500, terms.CodeInternal},
+		{"slow", 504, terms.CodeTimeout},
 	} {
 		req := validRequest()
 		req.Model = tc.mode
@@ -242,7 +243,7 @@ func TestMaxConcurrent(t *testing.T) {
 	}()
 	waitDone(t, started, 5*time.Second, "first request started")
 	_, _, err := Call(context.Background(), client, server.ID(), validRequest(), ClientConfig{}, nil)
-	if ef := wantErrorFrame(t, err, 503, CodeOverloaded); !ef.Retryable {
+	if ef := wantErrorFrame(t, err, 503, terms.CodeOverloaded); !ef.Retryable {
 		t.Fatalf("503 not retryable: %+v", ef)
 	}
 	close(release)
@@ -270,7 +271,7 @@ func TestUnregisterCancelsInFlight(t *testing.T) {
 	}()
 	waitDone(t, started, 5*time.Second, "request started")
 	unregister()
-	wantErrorFrame(t, <-res, 503, CodeShuttingDown)
+	wantErrorFrame(t, <-res, 503, terms.CodeShuttingDown)
 	unregister() // idempotent
 	if _, _, err := Call(context.Background(), client, server.ID(), validRequest(), ClientConfig{}, nil); err == nil || errors.As(err, new(*ErrorFrame)) {
 		t.Fatalf("call after unregister: %v", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func echoHandler(context.Context, *Request, peer.ID, func(*TokenFrame) error) (*FinalFrame, error) {
@@ -34,7 +35,7 @@ func TestOversizeRequest(t *testing.T) {
 		req := validRequest()
 		req.Messages[1].Content = strings.Repeat("x", size)
 		_, st, err := Call(context.Background(), client, server.ID(), req, ClientConfig{}, nil)
-		ef := wantErrorFrame(t, err, 400, CodeBadRequest)
+		ef := wantErrorFrame(t, err, 400, terms.CodeBadRequest)
 		if ef.Retryable || !strings.Contains(ef.Message, "exceeds") {
 			t.Fatalf("%d bytes: %+v", size, ef)
 		}
@@ -69,7 +70,7 @@ func TestMalformedRequest(t *testing.T) {
 		"short nonce":   {shortNonce, "nonce is 3 bytes"},
 	} {
 		f := rawExchange(t, client, server.ID(), tc.payload)
-		if f.Error == nil || f.Error.Status != 400 || f.Error.Code != CodeBadRequest || !strings.Contains(f.Error.Message, tc.want) {
+		if f.Error == nil || f.Error.Status != 400 || f.Error.Code != terms.CodeBadRequest || !strings.Contains(f.Error.Message, tc.want) {
 			t.Errorf("%s: got %+v, want 400 mentioning %q", name, f.Error, tc.want)
 		}
 	}

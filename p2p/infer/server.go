@@ -18,6 +18,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Handler serves one validated request. It streams output through send (safe
@@ -110,7 +111,7 @@ func (srv *server) handle(s network.Stream) {
 	_ = s.SetWriteDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
 	if srv.inflight.Add(1) > int64(srv.cfg.MaxConcurrent) {
 		srv.inflight.Add(-1)
-		srv.reject(s, &ErrorFrame{Status: 503, Code: CodeOverloaded, Message: "provider at capacity", Retryable: true})
+		srv.reject(s, &ErrorFrame{Status: 503, Code: terms.CodeOverloaded, Message: "provider at capacity", Retryable: true})
 		return
 	}
 	defer srv.inflight.Add(-1)
@@ -121,7 +122,7 @@ func (srv *server) handle(s network.Stream) {
 	if size > 0 && size <= srv.cfg.MaxRequestSize {
 		// The frame buffer and the decoded request.
 		if err := s.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
-			srv.reject(s, &ErrorFrame{Status: 503, Code: CodeOverloaded, Message: "provider out of memory for requests", Retryable: true})
+			srv.reject(s, &ErrorFrame{Status: 503, Code: terms.CodeOverloaded, Message: "provider out of memory for requests", Retryable: true})
 			return
 		}
 		defer s.Scope().ReleaseMemory(2 * size)
@@ -129,7 +130,7 @@ func (srv *server) handle(s network.Stream) {
 	b, err := p2p.ReadFrame(r, srv.cfg.MaxRequestSize)
 	if err != nil {
 		if errors.Is(err, p2p.ErrFrameTooLarge) {
-			srv.reject(s, &ErrorFrame{Status: 400, Code: CodeBadRequest, Message: fmt.Sprintf("request frame exceeds %d bytes", srv.cfg.MaxRequestSize)})
+			srv.reject(s, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: fmt.Sprintf("request frame exceeds %d bytes", srv.cfg.MaxRequestSize)})
 			return
 		}
 		log.Debug("read request", "err", err)
@@ -138,7 +139,7 @@ func (srv *server) handle(s network.Stream) {
 	}
 	req, err := decodeRequest(b, srv.cfg.MaxRequestSize)
 	if err != nil {
-		srv.reject(s, &ErrorFrame{Status: 400, Code: CodeBadRequest, Message: err.Error()})
+		srv.reject(s, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()})
 		return
 	}
 	_ = s.SetReadDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
@@ -228,25 +229,25 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 	case herr == nil && final != nil:
 		out = &Frame{Final: final}
 	case srv.ctx.Err() != nil:
-		out = &Frame{Error: &ErrorFrame{Status: 503, Code: CodeShuttingDown, Message: "provider shutting down", Retryable: true}}
+		out = &Frame{Error: &ErrorFrame{Status: 503, Code: terms.CodeShuttingDown, Message: "provider shutting down", Retryable: true}}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		out = &Frame{Error: &ErrorFrame{Status: 504, Code: CodeTimeout, Message: fmt.Sprintf("generation exceeded %s", srv.cfg.MaxDuration), Retryable: true}}
+		out = &Frame{Error: &ErrorFrame{Status: 504, Code: terms.CodeTimeout, Message: fmt.Sprintf("generation exceeded %s", srv.cfg.MaxDuration), Retryable: true}}
 	case herr != nil:
 		var ef *ErrorFrame
 		if errors.As(herr, &ef) && ef != nil {
 			out = &Frame{Error: sanitize(ef)}
 		} else {
 			log.Warn("handler failed", "err", herr)
-			out = &Frame{Error: &ErrorFrame{Status: 500, Code: CodeInternal, Message: "internal error", Retryable: true}}
+			out = &Frame{Error: &ErrorFrame{Status: 500, Code: terms.CodeInternal, Message: "internal error", Retryable: true}}
 		}
 	default:
 		log.Warn("handler returned neither a final frame nor an error")
-		out = &Frame{Error: &ErrorFrame{Status: 500, Code: CodeInternal, Message: "internal error", Retryable: true}}
+		out = &Frame{Error: &ErrorFrame{Status: 500, Code: terms.CodeInternal, Message: "internal error", Retryable: true}}
 	}
 	b, err := encodeFrame(out)
 	if err != nil {
 		log.Warn("handler produced an invalid frame", "err", err)
-		b, err = encodeFrame(&Frame{Error: &ErrorFrame{Status: 500, Code: CodeInternal, Message: "internal error", Retryable: true}})
+		b, err = encodeFrame(&Frame{Error: &ErrorFrame{Status: 500, Code: terms.CodeInternal, Message: "internal error", Retryable: true}})
 	}
 	if err == nil {
 		_, err = s.Write(withHeld(held, b))

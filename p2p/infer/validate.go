@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Request limits enforced by Validate.
@@ -19,9 +21,6 @@ const (
 	MaxMaxTokens   = 1 << 20
 	MaxTemperature = 2
 )
-
-// Verification levels (DESIGN.md, Pricing and quotes).
-var verificationLevels = map[string]bool{"none": true, "receipt": true, "optimistic": true, "tee": true}
 
 // Chat roles a request may carry.
 var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true}
@@ -42,8 +41,8 @@ func (r *Request) Validate() error {
 	if len(r.QuoteDigest) != 0 && len(r.QuoteDigest) != DigestSize {
 		return bad("quote digest is %d bytes, want %d or none", len(r.QuoteDigest), DigestSize)
 	}
-	if !verificationLevels[r.Verification] {
-		return bad("unknown verification level %q (none, receipt, optimistic, tee)", r.Verification)
+	if !r.Verification.Valid() {
+		return bad("unknown verification level %q (%s)", r.Verification, terms.LevelNames())
 	}
 	for name, v := range map[string]string{"model": r.Model, "session ID": r.SessionID} {
 		if len(v) > maxShortLen {

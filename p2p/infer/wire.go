@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ProtocolID is the libp2p protocol of forwarded inference.
@@ -24,17 +25,6 @@ const (
 	// DefaultMaxFrameSize caps the frames a client accepts; a server never
 	// sends a larger frame.
 	DefaultMaxFrameSize = 1 << 20
-)
-
-// Error codes this package puts in the error frames it sends itself.
-// Handlers choose their own codes (e.g. "model_not_found",
-// "context_length_exceeded").
-const (
-	CodeBadRequest   = "bad_request"
-	CodeOverloaded   = "overloaded"
-	CodeShuttingDown = "shutting_down"
-	CodeTimeout      = "timeout"
-	CodeInternal     = "internal_error"
 )
 
 // Typed failures of Call besides *ErrorFrame.
@@ -65,7 +55,7 @@ type Request struct {
 	Sampling     inference.Sampling  `cbor:"7,keyasint"`            // incl. Seed, MaxTokens, Stop
 	TopLogProbs  int                 `cbor:"8,keyasint,omitempty"`  // log-probs per output token (0..MaxTopLogProbs)
 	Stream       bool                `cbor:"9,keyasint,omitempty"`  // the buyer streams; text arrives in token frames either way
-	Verification string              `cbor:"10,keyasint"`           // none | receipt | optimistic | tee
+	Verification terms.Verification  `cbor:"10,keyasint"`           // none | receipt | optimistic | tee
 	Continuation string              `cbor:"11,keyasint,omitempty"` // text already emitted by another provider
 	SessionID    string              `cbor:"12,keyasint,omitempty"`
 	QuoteDigest  []byte              `cbor:"13,keyasint,omitempty"` // DigestSize bytes or empty
@@ -93,29 +83,11 @@ type TokenFrame struct {
 	// distributions by token text, as a buyer is shown them: a gateway
 	// relays them without the model's tokenizer, and an upstream engine
 	// gives nothing else.
-	LogProbs []TokenLogProbs `cbor:"4,keyasint,omitempty"`
+	LogProbs []terms.TokenLogProbs `cbor:"4,keyasint,omitempty"`
 	// Last is not sent: it tells the server this is the answer's last
 	// token, which it then writes in one piece with the final frame (one
 	// muxer frame, one wake-up of the client, instead of two).
 	Last bool `cbor:"-"`
-}
-
-// TokenLogProbs is one output token's log-probability and its most likely
-// alternatives.
-type TokenLogProbs struct {
-	Token   string       `cbor:"1,keyasint"`
-	LogProb float32      `cbor:"2,keyasint"`
-	Top     []TopLogProb `cbor:"3,keyasint,omitempty"`
-	// Bytes are the token's raw bytes when Token could not carry them (a
-	// byte-level piece of a character, shown as U+FFFD).
-	Bytes []byte `cbor:"4,keyasint,omitempty"`
-}
-
-// TopLogProb is one alternative.
-type TopLogProb struct {
-	Token   string  `cbor:"1,keyasint"`
-	LogProb float32 `cbor:"2,keyasint"`
-	Bytes   []byte  `cbor:"3,keyasint,omitempty"`
 }
 
 // maxLogProbTokens caps the log-prob entries of one token frame.
@@ -123,7 +95,7 @@ const maxLogProbTokens = 256
 
 // checkLogProbs: bounded, valid UTF-8, finite (a client's JSON cannot
 // carry NaN or infinities).
-func checkLogProbs(lps []TokenLogProbs) error {
+func checkLogProbs(lps []terms.TokenLogProbs) error {
 	if len(lps) > maxLogProbTokens {
 		return fmt.Errorf("%w: %d log-prob entries in one frame, limit %d", ErrMalformedFrame, len(lps), maxLogProbTokens)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestValidate(t *testing.T) {
@@ -79,22 +80,22 @@ func TestValidate(t *testing.T) {
 // infinity, invalid UTF-8) or that is out of bounds is refused on both
 // sides of the wire.
 func TestTokenFrameLogProbsChecked(t *testing.T) {
-	good := TokenLogProbs{Token: "a", LogProb: -0.25, Top: []TopLogProb{{Token: "a", LogProb: -0.25}}}
-	if _, err := encodeFrame(&Frame{Token: &TokenFrame{Text: "a", LogProbs: []TokenLogProbs{good}}}); err != nil {
+	good := terms.TokenLogProbs{Token: "a", LogProb: -0.25, Top: []terms.TopLogProb{{Token: "a", LogProb: -0.25}}}
+	if _, err := encodeFrame(&Frame{Token: &TokenFrame{Text: "a", LogProbs: []terms.TokenLogProbs{good}}}); err != nil {
 		t.Fatalf("good log-probs refused: %v", err)
 	}
 	long := strings.Repeat("x", maxShortLen+1)
-	many := make([]TopLogProb, MaxTopLogProbs+1)
-	for name, lp := range map[string]TokenLogProbs{
+	many := make([]terms.TopLogProb, MaxTopLogProbs+1)
+	for name, lp := range map[string]terms.TokenLogProbs{
 		"NaN":             {Token: "a", LogProb: float32(math.NaN())},
 		"-Inf":            {Token: "a", LogProb: float32(math.Inf(-1))},
-		"alternative Inf": {Token: "a", Top: []TopLogProb{{Token: "b", LogProb: float32(math.Inf(1))}}},
+		"alternative Inf": {Token: "a", Top: []terms.TopLogProb{{Token: "b", LogProb: float32(math.Inf(1))}}},
 		"invalid UTF-8":   {Token: "\xff"},
 		"long token":      {Token: long},
 		"long bytes":      {Token: "a", Bytes: []byte(long)},
 		"too many top":    {Token: "a", Top: many},
 	} {
-		f := &Frame{Token: &TokenFrame{Text: "a", LogProbs: []TokenLogProbs{lp}}}
+		f := &Frame{Token: &TokenFrame{Text: "a", LogProbs: []terms.TokenLogProbs{lp}}}
 		if _, err := encodeFrame(f); !errors.Is(err, ErrMalformedFrame) {
 			t.Errorf("%s: encode: %v, want ErrMalformedFrame", name, err)
 		}
@@ -106,7 +107,7 @@ func TestTokenFrameLogProbsChecked(t *testing.T) {
 			t.Errorf("%s: decode: %v, want ErrMalformedFrame", name, err)
 		}
 	}
-	tooMany := make([]TokenLogProbs, maxLogProbTokens+1)
+	tooMany := make([]terms.TokenLogProbs, maxLogProbTokens+1)
 	for i := range tooMany {
 		tooMany[i] = good
 	}
@@ -172,8 +173,8 @@ func FuzzDecodeRequest(f *testing.F) {
 func FuzzDecodeFrame(f *testing.F) {
 	for _, fr := range []*Frame{
 		{Token: &TokenFrame{Text: "hi", TokenIDs: []int{1, 2}, TopK: [][]inference.LogProb{{{ID: 1, LogProb: -0.1}}}}},
-		{Token: &TokenFrame{Text: "\uFFFD", LogProbs: []TokenLogProbs{{Token: "\uFFFD", LogProb: -0.5, Bytes: []byte{0xe2},
-			Top: []TopLogProb{{Token: "a", LogProb: -0.5}, {Token: "\uFFFD", LogProb: -2, Bytes: []byte{0xe2}}}}}}},
+		{Token: &TokenFrame{Text: "\uFFFD", LogProbs: []terms.TokenLogProbs{{Token: "\uFFFD", LogProb: -0.5, Bytes: []byte{0xe2},
+			Top: []terms.TopLogProb{{Token: "a", LogProb: -0.5}, {Token: "\uFFFD", LogProb: -2, Bytes: []byte{0xe2}}}}}}},
 		{Final: &FinalFrame{FinishReason: "stop", PromptTokens: 3, CompletionTokens: 2, Receipt: []byte{1}}},
 		{Error: &ErrorFrame{Status: 429, Code: "rate_limited", RetryAfterMs: 10, Retryable: true}},
 	} {

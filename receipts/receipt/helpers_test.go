@@ -8,7 +8,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -111,6 +110,6 @@ func (p provider) machineBytes() []byte {
 	return m[:]
 }
 
-func pricingCard() gossip.RateCard {
-	return gossip.RateCard{InputTokens: 3, OutputTokens: 7, CachedTokens: 1, Minimum: 10}
+func pricingCard() terms.RateCard {
+	return terms.RateCard{InputTokens: 3, OutputTokens: 7, CachedTokens: 1, Minimum: 10}
 }

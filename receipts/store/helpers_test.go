@@ -10,7 +10,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
@@ -38,14 +37,14 @@ var testProvider = func() peer.ID {
 	return id
 }()
 
-var card = gossip.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 1}
+var card = terms.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 1}
 
 // payment returns a valid record for request number n of payer, billed
 // outputTokens (price 5 per output token plus 2 per input token).
 func payment(t testing.TB, payer string, n int, timeMs int64, inputTokens, outputTokens uint64) *receipt.PaymentRecord {
 	t.Helper()
 	u := terms.Units{InputTokens: inputTokens, OutputTokens: outputTokens}
-	b, err := pricing.Price(card, u, gossip.VerifyReceipt, pricing.Surcharges{})
+	b, err := pricing.Price(card, u, terms.VerifyReceipt, pricing.Surcharges{})
 	if err != nil {
 		t.Fatal(err)
 	}

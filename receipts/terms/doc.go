@@ -1,7 +1,10 @@
-// Package terms holds the plain types a receipt and a payment record
-// commit to: a request's messages and sampling parameters, the units served
-// and the price breakdown. They live here, at the bottom of the import
-// graph, so that receipts import nothing above them (DESIGN.md: cmd -> node
-// -> {router, inference, consensus, gossip, p2p} -> receipts); inference and
-// router/pricing use them under their own names (type aliases).
+// Package terms is the market's vocabulary, imported by every part: the
+// types a receipt and a payment record commit to (a request's messages and
+// sampling parameters, the units served, the price breakdown), the rate
+// card, the verification levels, token log-probabilities as buyers see
+// them, and the wire error codes of the infer protocol. It lives at the
+// bottom of the import graph, so that receipts import nothing above them
+// (DESIGN.md: cmd -> node -> {router, inference, consensus, gossip, p2p} ->
+// receipts -> receipts/terms); other packages use these types directly or
+// under their own names (type aliases).
 package terms

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/hedge"
 	"github.com/tenzrod/tenzrod/router/strategy"
@@ -135,32 +136,10 @@ func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 func classify(err error) error {
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Status >= 400 && ef.Status < 500 && ef.Status != http.StatusRequestTimeout &&
-		ef.Status != http.StatusTooManyRequests && !capabilityCodes[ef.Code] {
+		ef.Status != http.StatusTooManyRequests && !terms.CapabilityCodes[ef.Code] {
 		return hedge.Permanent(err)
 	}
 	return err
-}
-
-// Error codes of a provider refusing a request for what it cannot do,
-// rather than for what is wrong with the request.
-const (
-	// CodeContinuationUnsupported: it cannot continue another provider's
-	// text; the gateway then restarts cleanly.
-	CodeContinuationUnsupported = "continuation_unsupported"
-	// CodeModelNotServed: it does not (or no longer) serve the model.
-	CodeModelNotServed = "model_not_served"
-	// CodeVerificationUnsupported: it cannot give the verification level.
-	CodeVerificationUnsupported = "verification_unsupported"
-	// CodeCommitmentsUnavailable: its engine cannot produce logit
-	// commitments.
-	CodeCommitmentsUnavailable = "commitments_unavailable"
-	// CodeLogProbsUnavailable: its engine returned no log-probs.
-	CodeLogProbsUnavailable = "logprobs_unavailable"
-)
-
-var capabilityCodes = map[string]bool{
-	CodeContinuationUnsupported: true, CodeModelNotServed: true, CodeVerificationUnsupported: true,
-	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true,
 }
 
 func (g *Gateway) attemptFunc(req *Request, choices map[peer.ID]choice) hedge.AttemptFunc[*stream] {

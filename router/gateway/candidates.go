@@ -7,6 +7,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricing"
 	"github.com/tenzrod/tenzrod/router/strategy"
@@ -47,7 +48,7 @@ func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]ch
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
 			(req.PinRegion != "" && o.Region != req.PinRegion) ||
-			(o.Unregistered && req.Verification != "none") {
+			(o.Unregistered && req.Verification != terms.VerifyNone) {
 			continue
 		}
 		var id [32]byte
@@ -66,7 +67,7 @@ func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]ch
 	}
 	if len(cands) == 0 {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider",
-			Message:    "no provider of " + req.Model + " is warm and offers verification " + req.Verification + " under the request's pins",
+			Message:    "no provider of " + req.Model + " is warm and offers verification " + string(req.Verification) + " under the request's pins",
 			RetryAfter: time.Second}
 	}
 	f := strategy.Filter{}

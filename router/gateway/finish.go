@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
@@ -53,7 +54,7 @@ func drain(s *stream, fwd func(Delta) error) (string, error) {
 // is checked against what the buyer already has and the repeat skipped.
 func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Candidate, choices map[peer.ID]choice, s *stream, onDelta func(Delta) error) (*Result, error) {
 	var sent strings.Builder
-	var lps []infer.TokenLogProbs
+	var lps []terms.TokenLogProbs
 	fwd := func(d Delta) error {
 		if d.Text == "" && len(d.LogProbs) == 0 {
 			return nil
@@ -92,7 +93,7 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 	s2, err := g.open(ctx, next, cr, req.Probe)
 	skip, attempts := "", 1
 	var ef *infer.ErrorFrame
-	if errors.As(err, &ef) && ef.Code == CodeContinuationUnsupported {
+	if errors.As(err, &ef) && ef.Code == terms.CodeContinuationUnsupported {
 		skip, attempts = cont, 2
 		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""), req.Probe)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/store"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/hedge"
@@ -129,7 +130,7 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
 	}
 	if req.Verification == "" {
-		req.Verification = "none"
+		req.Verification = terms.VerifyNone
 	}
 	ctx, cancel := g.clock.WithTimeout(ctx, g.cfg.Deadline)
 	defer cancel()

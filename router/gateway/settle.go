@@ -7,11 +7,11 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/store"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
@@ -111,8 +111,8 @@ func (g *Gateway) receiptMeta(s *stream, ok bool, problem string) store.ReceiptM
 
 // checkCommitment: a request that asked for logit commitments is paid
 // only if the final frame carries proofs whose hash the receipt signs.
-func checkCommitment(level string, r *receipt.Receipt, proofs []byte) error {
-	if level != gossip.VerifyOptimistic {
+func checkCommitment(level terms.Verification, r *receipt.Receipt, proofs []byte) error {
+	if level != terms.VerifyOptimistic {
 		return nil
 	}
 	ps, err := commit.Decode(proofs)

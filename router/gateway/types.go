@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/inference"
-	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Request is one buyer request as the gateway routes it.
@@ -19,12 +19,12 @@ type Request struct {
 	TopLogProbs int
 	Stream      bool
 
-	Strategy     string  // "" = weighted
-	Verification string  // none | receipt | optimistic | tee
-	NoHedge      bool    // the buyer opted out of hedging
-	MaxPrice     *uint64 // refuse providers quoting more (micro-units)
-	PinProvider  string  // a peer ID
-	PinRegion    string  // a country code or continent
+	Strategy     string             // "" = weighted
+	Verification terms.Verification // none | receipt | optimistic | tee
+	NoHedge      bool               // the buyer opted out of hedging
+	MaxPrice     *uint64            // refuse providers quoting more (micro-units)
+	PinProvider  string             // a peer ID
+	PinRegion    string             // a country code or continent
 
 	Payer string // the buyer's account at this node
 	// Probe marks a validator's synthetic probe call (reported as such to
@@ -62,13 +62,13 @@ type ReceiptInfo struct {
 // the request asked for them, the log-probs of the tokens that carried it.
 type Delta struct {
 	Text     string
-	LogProbs []infer.TokenLogProbs
+	LogProbs []terms.TokenLogProbs
 }
 
 // Result is a finished request.
 type Result struct {
 	Text             string
-	LogProbs         []infer.TokenLogProbs // of every token the buyer received, in order
+	LogProbs         []terms.TokenLogProbs // of every token the buyer received, in order
 	FinishReason     string
 	Model            string // the model name that actually served
 	PromptTokens     int

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -99,7 +100,7 @@ func TestAnnouncedPricesNotObserved(t *testing.T) {
 		Sender: gossip.Sender{Peer: pid, Machine: identity.MachineID{9}},
 		Announcement: gossip.Announcement{MachineID: make([]byte, 32), TimeMs: clk.Now().UnixMilli(), Region: "DE", HardwareClass: "h100-claimed",
 			Models: []gossip.ModelOffer{{ModelID: mid, Name: "tiny", WeightsHash: mid, Engine: "e",
-				RateCard: gossip.RateCard{InputTokens: 1, OutputTokens: 1, Minimum: 1}, Verification: []string{"none"}}}},
+				RateCard: terms.RateCard{InputTokens: 1, OutputTokens: 1, Minimum: 1}, Verification: []terms.Verification{"none"}}}},
 	})
 	f := New(0, clk, TableClaims(tbl))
 	for _, by := range [][32]byte{valA, valB} {

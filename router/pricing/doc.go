@@ -1,7 +1,7 @@
 // Package pricing prices a request on a provider's rate card and binds the
 // result in a quote digest.
 //
-// A rate card (gossip.RateCard) gives integer micro-unit prices per
+// A rate card (terms.RateCard) gives integer micro-unit prices per
 // input_tokens, output_tokens, cached_tokens, pixel_steps and audio_ms,
 // and a per-call minimum. The price of a request is
 //

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -29,16 +28,16 @@ type Surcharges struct {
 	TEE        uint64 `cbor:"4,keyasint" json:"tee" toml:"tee"`
 }
 
-// For returns the surcharge of level, one of the gossip.Verify* names.
-func (s Surcharges) For(level string) (uint64, error) {
+// For returns the surcharge of level, one of terms.Levels.
+func (s Surcharges) For(level terms.Verification) (uint64, error) {
 	switch level {
-	case gossip.VerifyNone:
+	case terms.VerifyNone:
 		return s.None, nil
-	case gossip.VerifyReceipt:
+	case terms.VerifyReceipt:
 		return s.Receipt, nil
-	case gossip.VerifyOptimistic:
+	case terms.VerifyOptimistic:
 		return s.Optimistic, nil
-	case gossip.VerifyTEE:
+	case terms.VerifyTEE:
 		return s.TEE, nil
 	default:
 		return 0, fmt.Errorf("%w: %q", ErrUnknownLevel, level)
@@ -55,7 +54,7 @@ type Breakdown = terms.Breakdown
 //
 // in checked uint64 arithmetic: any product or sum that would exceed
 // 2^64-1 micro-units is an ErrOverflow, never a wrapped value.
-func Price(card gossip.RateCard, u Units, level string, s Surcharges) (Breakdown, error) {
+func Price(card terms.RateCard, u Units, level terms.Verification, s Surcharges) (Breakdown, error) {
 	sur, err := s.For(level)
 	if err != nil {
 		return Breakdown{}, err

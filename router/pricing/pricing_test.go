@@ -11,19 +11,19 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 var (
-	card = gossip.RateCard{InputTokens: 2, OutputTokens: 8, CachedTokens: 1, PixelSteps: 50, AudioMs: 3, Minimum: 1000}
+	card = terms.RateCard{InputTokens: 2, OutputTokens: 8, CachedTokens: 1, PixelSteps: 50, AudioMs: 3, Minimum: 1000}
 	sur  = Surcharges{None: 0, Receipt: 10, Optimistic: 200, TEE: 500}
 )
 
 func TestPriceSumsEveryDimension(t *testing.T) {
 	u := Units{InputTokens: 1000, OutputTokens: 500, CachedTokens: 300, PixelSteps: 2, AudioMs: 10}
-	b, err := Price(card, u, gossip.VerifyOptimistic, sur)
+	b, err := Price(card, u, terms.VerifyOptimistic, sur)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +38,8 @@ func TestPriceSumsEveryDimension(t *testing.T) {
 }
 
 func TestMinimumAndSurcharge(t *testing.T) {
-	for level, s := range map[string]uint64{
-		gossip.VerifyNone: 0, gossip.VerifyReceipt: 10, gossip.VerifyOptimistic: 200, gossip.VerifyTEE: 500,
+	for level, s := range map[terms.Verification]uint64{
+		terms.VerifyNone: 0, terms.VerifyReceipt: 10, terms.VerifyOptimistic: 200, terms.VerifyTEE: 500,
 	} {
 		b, err := Price(card, Units{InputTokens: 10}, level, sur)
 		if err != nil {
@@ -49,12 +49,12 @@ func TestMinimumAndSurcharge(t *testing.T) {
 			t.Fatalf("%s: %+v", level, b)
 		}
 	}
-	b, err := Price(card, Units{}, gossip.VerifyNone, sur)
+	b, err := Price(card, Units{}, terms.VerifyNone, sur)
 	if err != nil || b.Total != card.Minimum {
 		t.Fatalf("empty request: %+v %v", b, err)
 	}
 	// Exactly at the minimum: usage sets the base, the minimum is not "applied".
-	b, _ = Price(card, Units{InputTokens: 500}, gossip.VerifyNone, sur)
+	b, _ = Price(card, Units{InputTokens: 500}, terms.VerifyNone, sur)
 	if b.Base != 1000 || b.MinimumApplied() {
 		t.Fatalf("at the minimum: %+v", b)
 	}
@@ -66,27 +66,27 @@ func TestMinimumAndSurcharge(t *testing.T) {
 func TestOverflowIsAnError(t *testing.T) {
 	const max = math.MaxUint64
 	cases := map[string]struct {
-		card  gossip.RateCard
+		card  terms.RateCard
 		units Units
 		sur   Surcharges
 	}{
-		"product":              {gossip.RateCard{OutputTokens: 1 << 32}, Units{OutputTokens: 1 << 32}, Surcharges{}},
-		"product of max":       {gossip.RateCard{AudioMs: max}, Units{AudioMs: 2}, Surcharges{}},
-		"sum of dimensions":    {gossip.RateCard{InputTokens: 1, OutputTokens: 1}, Units{InputTokens: max, OutputTokens: 1}, Surcharges{}},
-		"base plus surcharge":  {gossip.RateCard{Minimum: max}, Units{}, Surcharges{TEE: 1}},
-		"usage plus surcharge": {gossip.RateCard{PixelSteps: 1}, Units{PixelSteps: max - 4}, Surcharges{TEE: 5}},
+		"product":              {terms.RateCard{OutputTokens: 1 << 32}, Units{OutputTokens: 1 << 32}, Surcharges{}},
+		"product of max":       {terms.RateCard{AudioMs: max}, Units{AudioMs: 2}, Surcharges{}},
+		"sum of dimensions":    {terms.RateCard{InputTokens: 1, OutputTokens: 1}, Units{InputTokens: max, OutputTokens: 1}, Surcharges{}},
+		"base plus surcharge":  {terms.RateCard{Minimum: max}, Units{}, Surcharges{TEE: 1}},
+		"usage plus surcharge": {terms.RateCard{PixelSteps: 1}, Units{PixelSteps: max - 4}, Surcharges{TEE: 5}},
 	}
 	for name, c := range cases {
-		if b, err := Price(c.card, c.units, gossip.VerifyTEE, c.sur); !errors.Is(err, ErrOverflow) {
+		if b, err := Price(c.card, c.units, terms.VerifyTEE, c.sur); !errors.Is(err, ErrOverflow) {
 			t.Errorf("%s: %+v, %v; want ErrOverflow", name, b, err)
 		}
 	}
 	// Right at the edge is fine.
-	b, err := Price(gossip.RateCard{PixelSteps: 1}, Units{PixelSteps: max - 5}, gossip.VerifyTEE, Surcharges{TEE: 5})
+	b, err := Price(terms.RateCard{PixelSteps: 1}, Units{PixelSteps: max - 5}, terms.VerifyTEE, Surcharges{TEE: 5})
 	if err != nil || b.Total != max {
 		t.Fatalf("edge: %+v %v", b, err)
 	}
-	b, err = Price(gossip.RateCard{OutputTokens: 1 << 32}, Units{OutputTokens: 1<<32 - 1}, gossip.VerifyNone, Surcharges{})
+	b, err = Price(terms.RateCard{OutputTokens: 1 << 32}, Units{OutputTokens: 1<<32 - 1}, terms.VerifyNone, Surcharges{})
 	if err != nil || b.Total != (1<<32)*(1<<32-1) {
 		t.Fatalf("large product: %+v %v", b, err)
 	}
@@ -96,7 +96,7 @@ func testQuote(t *testing.T) Quote {
 	t.Helper()
 	model := [32]byte{0xAA, 1}
 	q, err := NewQuote(peer.ID("provider-1"), identity.MachineID{0x42}, model, card,
-		Units{InputTokens: 100, OutputTokens: 256}, gossip.VerifyReceipt, sur,
+		Units{InputTokens: 100, OutputTokens: 256}, terms.VerifyReceipt, sur,
 		time.Unix(1_800_000_000, 123_456_789), "")
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestQuoteDigestSensitivity(t *testing.T) {
 		"model":      func(q *Quote) { q.Model[31] ^= 1 },
 		"units":      func(q *Quote) { q.Units.OutputTokens++ },
 		"cached":     func(q *Quote) { q.Units.CachedTokens = 1 },
-		"level":      func(q *Quote) { q.Level = gossip.VerifyTEE },
+		"level":      func(q *Quote) { q.Level = terms.VerifyTEE },
 		"total":      func(q *Quote) { q.Breakdown.Total++ },
 		"surcharge":  func(q *Quote) { q.Breakdown.Surcharge++ },
 		"expiry":     func(q *Quote) { q.Expiry = q.Expiry.Add(time.Millisecond) },
@@ -180,14 +180,14 @@ func TestQuoteDigestSensitivity(t *testing.T) {
 
 func TestQuoteErrors(t *testing.T) {
 	exp := time.Unix(1_800_000_000, 0)
-	if _, err := NewQuote("", identity.MachineID{}, [32]byte{}, card, Units{}, gossip.VerifyNone, sur, exp, ""); !errors.Is(err, ErrQuote) {
+	if _, err := NewQuote("", identity.MachineID{}, [32]byte{}, card, Units{}, terms.VerifyNone, sur, exp, ""); !errors.Is(err, ErrQuote) {
 		t.Fatalf("empty provider: %v", err)
 	}
-	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, card, Units{}, gossip.VerifyNone, sur, time.Time{}, ""); !errors.Is(err, ErrQuote) {
+	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, card, Units{}, terms.VerifyNone, sur, time.Time{}, ""); !errors.Is(err, ErrQuote) {
 		t.Fatalf("no expiry: %v", err)
 	}
-	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, gossip.RateCard{InputTokens: math.MaxUint64},
-		Units{InputTokens: 2}, gossip.VerifyNone, sur, exp, ""); !errors.Is(err, ErrOverflow) {
+	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, terms.RateCard{InputTokens: math.MaxUint64},
+		Units{InputTokens: 2}, terms.VerifyNone, sur, exp, ""); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("overflow: %v", err)
 	}
 	q := testQuote(t)
@@ -206,9 +206,9 @@ func FuzzPrice(f *testing.F) {
 		uint64(2), uint64(0), uint64(0), uint64(0), uint64(0), uint64(0), uint8(0))
 	f.Add(uint64(0), uint64(0), uint64(0), uint64(0), uint64(0), uint64(math.MaxUint64),
 		uint64(0), uint64(0), uint64(0), uint64(0), uint64(0), uint64(1), uint8(3))
-	levels := []string{gossip.VerifyNone, gossip.VerifyReceipt, gossip.VerifyOptimistic, gossip.VerifyTEE, "bogus"}
+	levels := []terms.Verification{terms.VerifyNone, terms.VerifyReceipt, terms.VerifyOptimistic, terms.VerifyTEE, "bogus"}
 	f.Fuzz(func(t *testing.T, pi, po, pc, pp, pa, min, ui, uo, uc, up, ua, s uint64, lvl uint8) {
-		c := gossip.RateCard{InputTokens: pi, OutputTokens: po, CachedTokens: pc, PixelSteps: pp, AudioMs: pa, Minimum: min}
+		c := terms.RateCard{InputTokens: pi, OutputTokens: po, CachedTokens: pc, PixelSteps: pp, AudioMs: pa, Minimum: min}
 		u := Units{InputTokens: ui, OutputTokens: uo, CachedTokens: uc, PixelSteps: up, AudioMs: ua}
 		level := levels[int(lvl)%len(levels)]
 		sc := Surcharges{None: s, Receipt: s, Optimistic: s, TEE: s}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // QuoteDomain is the first field of every digested quote, so a quote
@@ -38,7 +38,7 @@ type Quote struct {
 	Machine   identity.MachineID `json:"machine_id"`
 	Model     [32]byte           `json:"-"`
 	Units     Units              `json:"units"`
-	Level     string             `json:"verification"`
+	Level     terms.Verification `json:"verification"`
 	Breakdown Breakdown          `json:"breakdown"`
 	Expiry    time.Time          `json:"expires"`
 	// SplitRule optionally names the settlement split rule the quote is
@@ -50,8 +50,8 @@ type Quote struct {
 
 // NewQuote prices units on card and returns the quote with its digest.
 // Expiry is truncated to the millisecond, the precision the digest covers.
-func NewQuote(provider peer.ID, machine identity.MachineID, model [32]byte, card gossip.RateCard,
-	u Units, level string, s Surcharges, expiry time.Time, splitRule string) (Quote, error) {
+func NewQuote(provider peer.ID, machine identity.MachineID, model [32]byte, card terms.RateCard,
+	u Units, level terms.Verification, s Surcharges, expiry time.Time, splitRule string) (Quote, error) {
 	if provider == "" {
 		return Quote{}, fmt.Errorf("%w: empty provider", ErrQuote)
 	}
@@ -73,15 +73,15 @@ func NewQuote(provider peer.ID, machine identity.MachineID, model [32]byte, card
 // quoteWire is the digested encoding: integer keys, byte strings for IDs,
 // the expiry in Unix milliseconds.
 type quoteWire struct {
-	Domain    string    `cbor:"1,keyasint"`
-	Provider  []byte    `cbor:"2,keyasint"`
-	Machine   []byte    `cbor:"3,keyasint"`
-	Model     []byte    `cbor:"4,keyasint"`
-	Units     Units     `cbor:"5,keyasint"`
-	Level     string    `cbor:"6,keyasint"`
-	Breakdown Breakdown `cbor:"7,keyasint"`
-	ExpiryMs  int64     `cbor:"8,keyasint"`
-	SplitRule string    `cbor:"9,keyasint,omitempty"`
+	Domain    string             `cbor:"1,keyasint"`
+	Provider  []byte             `cbor:"2,keyasint"`
+	Machine   []byte             `cbor:"3,keyasint"`
+	Model     []byte             `cbor:"4,keyasint"`
+	Units     Units              `cbor:"5,keyasint"`
+	Level     terms.Verification `cbor:"6,keyasint"`
+	Breakdown Breakdown          `cbor:"7,keyasint"`
+	ExpiryMs  int64              `cbor:"8,keyasint"`
+	SplitRule string             `cbor:"9,keyasint,omitempty"`
 }
 
 // Encode returns the quote's deterministic CBOR (Core Deterministic

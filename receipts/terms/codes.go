@@ -1,0 +1,49 @@
+package terms
+
+// Wire error codes of /tenzro/infer/1.0.0 error frames, shared by the
+// provider that sends them, the protocol that frames them and the gateway
+// that acts on them. A handler may send other codes (e.g. an upstream
+// engine's own); these are the ones the market's parts interpret.
+const (
+	// CodeBadRequest: the request breaks a protocol limit or does not
+	// decode; the buyer's fault, never the provider's.
+	CodeBadRequest = "bad_request"
+	// CodeOverloaded: the server cannot take another stream now.
+	CodeOverloaded = "overloaded"
+	// CodeShuttingDown: the server is stopping.
+	CodeShuttingDown = "shutting_down"
+	// CodeTimeout: the stream outlived the server's limit.
+	CodeTimeout = "timeout"
+	// CodeInternal: the server failed for a reason of its own.
+	CodeInternal = "internal_error"
+
+	// CodeContinuationUnsupported: it cannot continue another provider's
+	// text; the gateway then restarts cleanly.
+	CodeContinuationUnsupported = "continuation_unsupported"
+	// CodeModelNotServed: it does not (or no longer) serve the model.
+	CodeModelNotServed = "model_not_served"
+	// CodeVerificationUnsupported: it cannot give the verification level.
+	CodeVerificationUnsupported = "verification_unsupported"
+	// CodeCommitmentsUnavailable: its engine cannot produce logit
+	// commitments.
+	CodeCommitmentsUnavailable = "commitments_unavailable"
+	// CodeLogProbsUnavailable: its engine returned no log-probs.
+	CodeLogProbsUnavailable = "logprobs_unavailable"
+	// CodeGenerationRefused: the engine refused the request as given (e.g.
+	// a prompt longer than its context); the buyer's fault.
+	CodeGenerationRefused = "generation_refused"
+	// CodeReceiptFailed and CodeCommitmentFailed: the provider could not
+	// sign its receipt or build its commitment.
+	CodeReceiptFailed    = "receipt_failed"
+	CodeCommitmentFailed = "commitment_failed"
+	// CodeCapacity: every engine slot is busy; retry after the hint.
+	CodeCapacity = "capacity"
+)
+
+// CapabilityCodes are refusals for what a provider cannot do rather than
+// for what is wrong with the request: the gateway tries another provider
+// without counting a failure.
+var CapabilityCodes = map[string]bool{
+	CodeContinuationUnsupported: true, CodeModelNotServed: true, CodeVerificationUnsupported: true,
+	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true,
+}
