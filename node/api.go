@@ -117,10 +117,13 @@ type perAddrListener struct {
 	log   *slog.Logger
 	mu    sync.Mutex
 	open  map[string]int
+	// refusing bounds the refusals being answered at once (each lives at
+	// most a second).
+	refusing chan struct{}
 }
 
 func limitPerAddr(ln net.Listener, limit int, log *slog.Logger) *perAddrListener {
-	return &perAddrListener{Listener: ln, limit: limit, log: log, open: map[string]int{}}
+	return &perAddrListener{Listener: ln, limit: limit, log: log, open: map[string]int{}, refusing: make(chan struct{}, 64)}
 }
 
 // refusal is the whole answer to a connection over the limit.
@@ -150,12 +153,29 @@ func (l *perAddrListener) Accept() (net.Conn, error) {
 			return &countedConn{Conn: c, l: l, host: host}, nil
 		}
 		l.log.Debug("api: connection refused", "remote", host, "open", l.limit)
-		// A fresh socket's send buffer is empty: this write does not
-		// block the accept loop; the deadline is a belt for the braces.
-		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-		_, _ = io.WriteString(c, refusal)
-		_ = c.Close()
+		select {
+		case l.refusing <- struct{}{}:
+			go l.refuse(c)
+		default: // already refusing many: no answer, just the close
+			_ = c.Close()
+		}
 	}
+}
+
+// refuse answers 429 and closes gracefully: half-close, then drain what the
+// client already sent (briefly), so that its kernel does not get a reset
+// and drop the answer unread.
+func (l *perAddrListener) refuse(c net.Conn) {
+	defer func() { <-l.refusing }()
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(c, refusal); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 }
 
 // openFrom reports the open connections of one remote IP.
@@ -183,6 +203,16 @@ func (c *countedConn) Close() error {
 	return c.Conn.Close()
 }
 
+// CloseWrite keeps the TCP half-close visible through the wrapper: the
+// HTTP server sends FIN before closing a conn with an unread body, so the
+// client reads its answer instead of a reset.
+func (c *countedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // bodyGate caps the request bodies being read at once, node-wide. A slot
 // is taken at a body's first Read, not at the request's arrival, so a
 // request refused on its headers (no token) never takes one; it is given
@@ -203,9 +233,13 @@ func (g *bodyGate) wrap(next http.Handler) http.Handler {
 			return
 		}
 		b := &gatedBody{ReadCloser: r.Body, gate: g, ctx: r.Context(), left: r.ContentLength}
-		r.Body = b
 		defer b.release()
-		next.ServeHTTP(w, r)
+		// A shallow copy: the server keeps its own *Request and so still
+		// sees its body type after the handler, which it needs to close a
+		// connection with a large unread body instead of draining 256 KB.
+		r2 := *r
+		r2.Body = b
+		next.ServeHTTP(w, &r2)
 	})
 }
 
