@@ -2,9 +2,12 @@ package node
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"time"
 
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
@@ -64,4 +67,15 @@ func (n *Node) modelIDOf(name string) string {
 		}
 	}
 	return "unknown:" + name
+}
+
+// observe adds an accepted price observation to the node's feed.
+func (n *Node) observe(v *gossip.VerifiedPriceObs) {
+	var obs [32]byte
+	copy(obs[:], v.Observer)
+	n.feed.Add(pricefeed.Observation{
+		Observer: obs, Provider: v.ProviderPeer, Machine: hex.EncodeToString(v.ProviderMachine), Model: hex.EncodeToString(v.ModelID),
+		Price: v.Price, LatencyMs: v.LatencyMs, InputTokens: v.InputTokens, OutputTokens: v.OutputTokens,
+		Success: v.Success, Time: time.UnixMilli(v.TimeMs),
+	})
 }

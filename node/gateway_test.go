@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -38,7 +39,7 @@ func testMarketServing(t testing.TB, n int, m ModelConfig) (*Node, []*Node) {
 		pc.Provider.Models = []ModelConfig{m}
 		ps = append(ps, startNode(t, pc))
 	}
-	eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
 		warm := 0
 		for _, o := range gw.Table().Offers(m.Name) {
 			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
