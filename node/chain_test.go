@@ -53,7 +53,6 @@ func TestChainConfigValidate(t *testing.T) {
 	}
 }
 
-func freeTCP(t *testing.T) string { return nodetest.FreeTCP(t) }
 
 // TestChainInNode runs two validator nodes with the chain enabled, from
 // homes consensus.DevnetGenesis created, and a node without a chain: the
