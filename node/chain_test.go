@@ -53,7 +53,6 @@ func TestChainConfigValidate(t *testing.T) {
 	}
 }
 
-
 // TestChainInNode runs two validator nodes with the chain enabled, from
 // homes consensus.DevnetGenesis created, and a node without a chain: the
 // height in tenzro_nodeInfo advances, the funded account has its genesis
