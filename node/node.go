@@ -292,6 +292,10 @@ func (n *Node) sweepLoop(ctx context.Context) {
 // APIURL is the base URL of the node's HTTP API.
 func (n *Node) APIURL() string { return n.api.URL() }
 
+// Bootstrap is the address other nodes bootstrap from: this node's first
+// listen address with its peer ID.
+func (n *Node) Bootstrap() []string { return n.host.Addrs()[:1] }
+
 // Host returns the libp2p host.
 func (n *Node) Host() *p2p.Host { return n.host }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -56,8 +57,8 @@ func testConfig(t testing.TB, role Role, backend string, bootstrap []string) Con
 	return cfg
 }
 
-// startNode assembles and starts a node, stopping it when the test ends.
-func startNode(t testing.TB, cfg Config) *Node {
+// newNode assembles a node; nothing runs until it is started.
+func newNode(t testing.TB, cfg Config) *Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), nodetest.StartTimeout)
 	defer cancel()
@@ -65,7 +66,13 @@ func startNode(t testing.TB, cfg Config) *Node {
 	if err != nil {
 		t.Fatalf("new %s: %v", cfg.Role, err)
 	}
-	return nodetest.Start(t, string(cfg.Role), n)
+	return n
+}
+
+// startNode assembles and starts a node, stopping it when the test ends.
+func startNode(t testing.TB, cfg Config) *Node {
+	t.Helper()
+	return nodetest.Start(t, string(cfg.Role), newNode(t, cfg))
 }
 
 // rpcCall runs one registered JSON-RPC method in-process.
@@ -75,4 +82,26 @@ func (n *Node) rpcCall(method, params string) (any, error) {
 		return nil, fmt.Errorf("no method %s", method)
 	}
 	return h(context.Background(), json.RawMessage(params))
+}
+
+// TestNodeRunsOnce: a second Start, or a Start after Stop, is refused, and
+// a second Stop does nothing.
+func TestNodeRunsOnce(t *testing.T) {
+	n := newNode(t, testConfig(t, RoleGateway, "software", nil))
+	ctx := t.Context()
+	if err := n.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(ctx); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second start: %v, want ErrRunning", err)
+	}
+	if err := n.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(ctx); !errors.Is(err, ErrStopped) {
+		t.Fatalf("start after stop: %v, want ErrStopped", err)
+	}
+	if err := n.Stop(ctx); err != nil {
+		t.Fatalf("second stop: %v", err)
+	}
 }
