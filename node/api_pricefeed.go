@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
@@ -25,7 +26,14 @@ type PriceFeedResult struct {
 	Entries      []pricefeed.Entry `json:"entries"`
 }
 
-func registerPriceFeedMethods(s *rpc.Server, n *Node) {
+// feedAPI is the price feed's part of the API.
+type feedAPI struct {
+	feed  *pricefeed.Feed
+	table *router.Table
+}
+
+// RegisterRPC contributes tenzro_getPriceFeed.
+func (n feedAPI) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getPriceFeed", func(_ context.Context, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[PriceFeedParams](raw)
 		if err != nil {
@@ -35,7 +43,7 @@ func registerPriceFeedMethods(s *rpc.Server, n *Node) {
 	})
 }
 
-func (n *Node) priceFeed(p PriceFeedParams) PriceFeedResult {
+func (n feedAPI) priceFeed(p PriceFeedParams) PriceFeedResult {
 	flt := pricefeed.Filter{Provider: p.Provider, Model: strings.ToLower(p.Model)}
 	if p.Model != "" && !isHex(flt.Model) {
 		flt.Model = n.modelIDOf(p.Model)
@@ -58,7 +66,7 @@ func isHex(s string) bool {
 
 // modelIDOf resolves a model name to the catalog ID a provider announced
 // for it; an unknown name matches nothing.
-func (n *Node) modelIDOf(name string) string {
+func (n feedAPI) modelIDOf(name string) string {
 	for _, v := range n.table.List() {
 		for _, m := range v.Models {
 			if m.Name == name {

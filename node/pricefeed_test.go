@@ -23,7 +23,7 @@ func TestPriceFeedAttestedOnChain(t *testing.T) {
 	var e pricefeed.Entry
 	for _, v := range c.validators {
 		nodetest.Eventually(t, 120*time.Second, "an attested price-feed entry for the provider", func() bool {
-			es := v.priceFeed(PriceFeedParams{Provider: prov}).Entries
+			es := (feedAPI{feed: v.feed, table: v.table}).priceFeed(PriceFeedParams{Provider: prov}).Entries
 			if len(es) == 1 && es[0].Attested {
 				e = es[0]
 				return true
