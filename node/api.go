@@ -55,8 +55,8 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	gather := prometheus.Gatherers{n.reg, prometheus.DefaultGatherer}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
 	mux.Handle("/rpc", a.rpc)
-	if n.models != nil {
-		openai.NewHandler(localBackend{set: n.models}).Register(mux)
+	if n.provider != nil {
+		openai.NewHandler(n.provider.Backend()).Register(mux)
 	} else {
 		// The token is checked before the body is read: a client without
 		// one costs its headers, never a body buffer.

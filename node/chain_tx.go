@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -14,42 +15,42 @@ import (
 const AccountKeyFile = "account.key"
 
 // chainAccount signs and submits this node's own transactions, one at a
-// time, from the operator account HOME/account.key.
+// time, from the operator account HOME/account.key. The chain ID is read
+// at each submission: it is known only once the chain has started.
 type chainAccount struct {
-	chain  *consensus.Node
-	signer *consensus.Signer
+	chain *consensus.Node
+	key   ed25519.PrivateKey
+	mu    sync.Mutex // one transaction in flight: nonces in order
 }
 
-func newChainAccount(n *Node) (*chainAccount, error) {
-	priv, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
+func newChainAccount(chain *consensus.Node, keyFile string) (*chainAccount, error) {
+	priv, err := consensus.LoadOrCreateAccountKey(keyFile)
 	if err != nil {
 		return nil, err
 	}
-	id := n.chain.App().ChainID()
-	if id == "" {
-		return nil, fmt.Errorf("chain: no chain ID yet")
-	}
-	return &chainAccount{chain: n.chain, signer: consensus.NewSigner(ed25519.PrivateKey(priv), id)}, nil
+	return &chainAccount{chain: chain, key: ed25519.PrivateKey(priv)}, nil
 }
 
-// ready reports whether the chain has a committed block and is not
-// catching up, so transactions are accepted.
-func chainReady(ctx context.Context, c *consensus.Node) bool {
-	if c.App().Height() < 1 || c.App().ChainID() == "" {
-		return false
-	}
-	catching, err := c.CatchingUp(ctx)
-	return err == nil && !catching
+// Account is the operator account's ID.
+func (a *chainAccount) Account() consensus.AccountID {
+	return consensus.AccountOf(a.key.Public().(ed25519.PublicKey))
 }
 
-// submit signs payload with the account's next nonce, broadcasts it and
+// Submit signs payload with the account's next nonce, broadcasts it and
 // waits until it commits; a rejected transaction is an error with its code.
-func (a *chainAccount) submit(ctx context.Context, payload any) (consensus.TxResult, error) {
-	acct, _, err := a.chain.Account(ctx, a.signer.Account())
+func (a *chainAccount) Submit(ctx context.Context, payload any) (consensus.TxResult, error) {
+	id := a.chain.App().ChainID()
+	if id == "" {
+		return consensus.TxResult{}, fmt.Errorf("chain: no chain ID yet")
+	}
+	signer := consensus.NewSigner(a.key, id)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	acct, _, err := a.chain.Account(ctx, signer.Account())
 	if err != nil {
 		return consensus.TxResult{}, err
 	}
-	raw, err := a.signer.SignTx(acct.Nonce, payload)
+	raw, err := signer.SignTx(acct.Nonce, payload)
 	if err != nil {
 		return consensus.TxResult{}, err
 	}

@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"context"
@@ -25,13 +25,13 @@ import (
 // request on the model's engine, streams tokens, and signs a receipt with
 // the node's certified session key.
 type inferServer struct {
-	n          *Node
+	p          *Provider
 	set        *modelSet
 	unregister func()
 }
 
 func (s *inferServer) Start(context.Context) error {
-	s.unregister = infer.Register(s.n.host.Host(), infer.ServerConfig{MaxConcurrent: 4 * int(s.n.cfg.Provider.Capacity)}, s.handle, s.n.log)
+	s.unregister = infer.Register(s.p.d.Host.Host(), infer.ServerConfig{MaxConcurrent: 4 * int(s.p.cfg.Capacity)}, s.handle, s.p.d.Log)
 	return nil
 }
 
@@ -188,14 +188,14 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 	}
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
 	output := receipt.OutputHash(text)
-	m := s.n.id.MachineID()
+	m := s.p.d.Identity.MachineID()
 	r := &receipt.Receipt{
-		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.n.host.ID()),
+		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.p.d.Host.ID()),
 		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
 		Units:    pricing.Units{InputTokens: uint64(promptTokens), OutputTokens: uint64(outputTokens)},
-		Sampling: sp, FinishReason: finish, TimeMs: s.n.clock.Now().UnixMilli(), CommitmentHash: commitHash,
+		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
 	}
-	sess, err := s.n.session.current()
+	sess, err := s.p.d.Session.Current()
 	if err != nil {
 		return nil, err
 	}

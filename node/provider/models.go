@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"context"
@@ -48,14 +48,14 @@ type modelSet struct {
 	queued   atomic.Int32
 }
 
-func newModelSet(cfg Config, log *slog.Logger) (*modelSet, error) {
-	s := &modelSet{log: log, slots: make(chan struct{}, cfg.Provider.Capacity)}
-	for i, mc := range cfg.Provider.Models {
+func newModelSet(cfg Config, path func(string) string, log *slog.Logger) (*modelSet, error) {
+	s := &modelSet{log: log, slots: make(chan struct{}, cfg.Capacity)}
+	for i, mc := range cfg.Models {
 		o, err := mc.Offer()
 		if err != nil {
 			return nil, fmt.Errorf("provider.models[%d]: %w", i, err)
 		}
-		s.models = append(s.models, &servedModel{cfg: mc, dir: cfg.Path(mc.Dir), offer: o, state: gossip.StateCold})
+		s.models = append(s.models, &servedModel{cfg: mc, dir: path(mc.Dir), offer: o, state: gossip.StateCold})
 	}
 	return s, nil
 }
@@ -67,7 +67,7 @@ func (s *modelSet) load(ctx context.Context) {
 			return
 		}
 		if m.cfg.Engine == EngineUpstream {
-			up, err := upstream.New(m.cfg.upstreamConfig())
+			up, err := upstream.New(m.cfg.UpstreamConfig())
 			m.mu.Lock()
 			if err != nil {
 				m.err = err

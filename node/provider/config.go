@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"encoding/hex"
@@ -12,9 +12,9 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-// ProviderConfig is the [provider] section: what a provider serves and how
+// Config is the [provider] section: what a provider serves and how
 // it describes itself.
-type ProviderConfig struct {
+type Config struct {
 	// Region is coarse on purpose: an ISO 3166-1 country code or a
 	// continent name, never anything finer.
 	Region string `toml:"region"`
@@ -46,13 +46,13 @@ type ModelConfig struct {
 	RateCard      terms.RateCard       `toml:"rate_card"`
 }
 
-// DefaultProviderConfig returns provider defaults (no models).
-func DefaultProviderConfig() ProviderConfig {
-	return ProviderConfig{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second}
+// DefaultConfig returns provider defaults (no models).
+func DefaultConfig() Config {
+	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second}
 }
 
 // Validate checks the section, naming each bad key.
-func (p ProviderConfig) Validate() error {
+func (p Config) Validate() error {
 	var errs []error
 	if err := gossip.CheckRegion(p.Region); err != nil {
 		errs = append(errs, fmt.Errorf("provider.region: %w", err))
@@ -88,7 +88,7 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 		return gossip.ModelOffer{}, fmt.Errorf("dir: the %q engine needs a model directory", EngineEmbedded)
 	}
 	if m.Engine == EngineUpstream {
-		if err := m.upstreamConfig().Validate(); err != nil {
+		if err := m.UpstreamConfig().Validate(); err != nil {
 			return gossip.ModelOffer{}, fmt.Errorf("upstream_url/upstream_model: %w", err)
 		}
 	} else if m.UpstreamURL != "" {
@@ -145,7 +145,7 @@ const (
 // key, so the secret stays out of config files.
 const UpstreamKeyEnv = "TENZRO_UPSTREAM_API_KEY"
 
-func (m ModelConfig) upstreamConfig() upstream.Config {
+func (m ModelConfig) UpstreamConfig() upstream.Config {
 	return upstream.Config{BaseURL: m.UpstreamURL, Model: m.UpstreamModel, APIKey: os.Getenv(UpstreamKeyEnv)}
 }
 

@@ -1,17 +1,13 @@
-package node
+package validator
 
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/hex"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/router/gateway"
-	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
 // obsPublisher runs on validator nodes: it turns each call the gateway
@@ -21,7 +17,7 @@ import (
 // a provider the same account operates are not reported (peers would
 // reject them).
 type obsPublisher struct {
-	n     *Node
+	v     *Validator
 	key   ed25519.PrivateKey
 	seq   atomic.Uint64
 	queue chan gateway.Call
@@ -30,15 +26,11 @@ type obsPublisher struct {
 	wg     sync.WaitGroup
 }
 
-func newObsPublisher(n *Node) (*obsPublisher, error) {
-	key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
-	if err != nil {
-		return nil, err
-	}
-	p := &obsPublisher{n: n, key: key, queue: make(chan gateway.Call, 256)}
+func newObsPublisher(v *Validator) *obsPublisher {
+	p := &obsPublisher{v: v, key: v.d.AccountKey, queue: make(chan gateway.Call, 256)}
 	// Sequence numbers start at the clock so a restart never reuses one.
-	p.seq.Store(uint64(n.clock.Now().UnixMicro()))
-	return p, nil
+	p.seq.Store(uint64(v.d.Clock.Now().UnixMicro()))
+	return p
 }
 
 // onCall is the gateway's OnCall hook; it never blocks the request.
@@ -46,7 +38,7 @@ func (p *obsPublisher) onCall(c gateway.Call) {
 	select {
 	case p.queue <- c:
 	default:
-		p.n.log.Debug("price observation dropped: queue full", "provider", c.Peer)
+		p.v.d.Log.Debug("price observation dropped: queue full", "provider", c.Peer)
 	}
 }
 
@@ -81,14 +73,11 @@ func (p *obsPublisher) account() (a [32]byte) {
 }
 
 func (p *obsPublisher) publish(ctx context.Context, c gateway.Call) {
-	if p.n.registry == nil {
-		return
-	}
 	me := p.account()
-	if ok, err := p.n.registry.ActiveValidator(ctx, me); err != nil || !ok {
+	if ok, err := p.v.d.Registry.ActiveValidator(ctx, me); err != nil || !ok {
 		return
 	}
-	if op, _, ok, err := p.n.registry.ProviderOperator(ctx, c.Machine); err != nil || !ok || op == me {
+	if op, _, ok, err := p.v.d.Registry.ProviderOperator(ctx, c.Machine); err != nil || !ok || op == me {
 		return
 	}
 	o := &gossip.PriceObs{
@@ -98,25 +87,14 @@ func (p *obsPublisher) publish(ctx context.Context, c gateway.Call) {
 		Success: c.Success, TimeMs: c.Time.UnixMilli(), Seq: p.seq.Add(1), Probe: c.Probe,
 	}
 	if err := gossip.SignObservation(o, p.key); err != nil {
-		p.n.log.Warn("price observation not signed", "err", err)
+		p.v.d.Log.Warn("price observation not signed", "err", err)
 		return
 	}
-	sess, err := p.n.session.current()
+	sess, err := p.v.d.Session.Current()
 	if err != nil {
 		return
 	}
-	if err := p.n.gossip.Publish(ctx, sess, gossip.KindPriceObs, o); err != nil {
-		p.n.log.Debug("price observation not published", "provider", c.Peer, "err", err)
+	if err := p.v.d.Gossip.Publish(ctx, sess, gossip.KindPriceObs, o); err != nil {
+		p.v.d.Log.Debug("price observation not published", "provider", c.Peer, "err", err)
 	}
-}
-
-// observe adds an accepted observation to the node's feed.
-func (n *Node) observe(v *gossip.VerifiedPriceObs) {
-	var obs [32]byte
-	copy(obs[:], v.Observer)
-	n.feed.Add(pricefeed.Observation{
-		Observer: obs, Provider: v.ProviderPeer, Machine: hex.EncodeToString(v.ProviderMachine), Model: hex.EncodeToString(v.ModelID),
-		Price: v.Price, LatencyMs: v.LatencyMs, InputTokens: v.InputTokens, OutputTokens: v.OutputTokens,
-		Success: v.Success, Time: time.UnixMilli(v.TimeMs),
-	})
 }

@@ -1,4 +1,4 @@
-package node
+package validator
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // addition, more than half of its probes returned a receipt that verified
 // against its registered machine.
 type verdictLoop struct {
-	n      *Node
+	v      *Validator
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -37,8 +37,8 @@ type observation struct {
 	samples, up int
 }
 
-func newVerdictLoop(n *Node) *verdictLoop {
-	return &verdictLoop{n: n, obs: map[peer.ID]*observation{}, voted: map[identity.MachineID]uint64{}}
+func newVerdictLoop(val *Validator) *verdictLoop {
+	return &verdictLoop{v: val, obs: map[peer.ID]*observation{}, voted: map[identity.MachineID]uint64{}}
 }
 
 func (v *verdictLoop) Start(ctx context.Context) error {
@@ -56,25 +56,20 @@ func (v *verdictLoop) Stop(context.Context) error {
 
 func (v *verdictLoop) run(ctx context.Context) {
 	defer v.wg.Done()
-	var acct *chainAccount
+	acct := v.v.d.Account
 	started := false
 	for {
 		period := time.Second
-		if ready := chainReady(ctx, v.n.chain); ready {
-			params, err1 := v.n.chain.Params(ctx)
-			meta, err2 := v.n.chain.Meta(ctx)
+		if ready := consensus.Ready(ctx, v.v.d.Chain); ready {
+			params, err1 := v.v.d.Chain.Params(ctx)
+			meta, err2 := v.v.d.Chain.Meta(ctx)
 			if err1 == nil && err2 == nil {
 				period = max(200*time.Millisecond, time.Duration(params.HourSeconds)*time.Second/20)
 				cur := consensus.SLAHour(meta, params)
 				if !started {
 					v.hour, started = cur, true // the first hour is partial: observe it, do not vote on it
 				} else if cur > v.hour {
-					if acct == nil {
-						acct, _ = newChainAccount(v.n)
-					}
-					if acct != nil {
-						v.vote(ctx, acct, v.hour, cur > v.hour+1)
-					}
+					v.vote(ctx, acct, v.hour, cur > v.hour+1)
 					v.hour, v.obs = cur, map[peer.ID]*observation{}
 				}
 				v.sample()
@@ -90,7 +85,7 @@ func (v *verdictLoop) run(ctx context.Context) {
 
 // sample records each registered provider's status once.
 func (v *verdictLoop) sample() {
-	for _, p := range v.n.table.List() {
+	for _, p := range v.v.d.Table.List() {
 		pid, err := peer.Decode(p.PeerID)
 		if err != nil || p.Registered == nil || !*p.Registered {
 			continue
@@ -110,14 +105,14 @@ func (v *verdictLoop) sample() {
 
 // vote submits the verdicts on hour; skipped means hours passed unseen
 // (the loop was stalled), so nothing is known of the last one either.
-func (v *verdictLoop) vote(ctx context.Context, acct *chainAccount, hour uint64, skipped bool) {
+func (v *verdictLoop) vote(ctx context.Context, acct Submitter, hour uint64, skipped bool) {
 	if skipped {
-		v.n.log.Warn("chain: SLA hours passed without observation; no verdicts", "hour", hour)
+		v.v.d.Log.Warn("chain: SLA hours passed without observation; no verdicts", "hour", hour)
 		return
 	}
 	var probes map[identity.MachineID]probeTally
-	if v.n.prober != nil {
-		probes = v.n.prober.take()
+	if v.v.prober != nil {
+		probes = v.v.prober.take()
 	}
 	for pid, o := range v.obs {
 		if last, ok := v.voted[o.machine]; ok && last >= hour {
@@ -127,13 +122,13 @@ func (v *verdictLoop) vote(ctx context.Context, acct *chainAccount, hour uint64,
 		if pt, probed := probes[o.machine]; probed && pt.total > 0 {
 			avail = avail && 2*pt.ok > pt.total
 		}
-		res, err := acct.submit(ctx, &consensus.SLAVerdict{MachineID: o.machine, Hour: hour, Available: avail})
+		res, err := acct.Submit(ctx, &consensus.SLAVerdict{MachineID: o.machine, Hour: hour, Available: avail})
 		if err != nil {
-			v.n.log.Warn("chain: SLA verdict not committed", "machine", o.machine, "peer", pid, "hour", hour, "err", err)
+			v.v.d.Log.Warn("chain: SLA verdict not committed", "machine", o.machine, "peer", pid, "hour", hour, "err", err)
 			continue
 		}
 		v.voted[o.machine] = hour
-		v.n.log.Info("chain: SLA verdict", "machine", o.machine, "hour", hour, "available", avail,
+		v.v.d.Log.Info("chain: SLA verdict", "machine", o.machine, "hour", hour, "available", avail,
 			"up_samples", o.up, "samples", o.samples, "height", res.Height)
 	}
 }

@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // providerLoop publishes the provider's announcement and heartbeats and
 // provides its models in the DHT.
 type providerLoop struct {
-	n      *Node
+	p      *Provider
 	models *modelSet
 	seq    atomic.Uint64
 	loaded chan struct{} // closed when every model has been tried
@@ -27,9 +27,9 @@ type providerLoop struct {
 	wg     sync.WaitGroup
 }
 
-func newProviderLoop(n *Node, models *modelSet) *providerLoop {
-	p := &providerLoop{n: n, models: models, loaded: make(chan struct{}), joined: make(chan struct{}, 1)}
-	n.gossip.OnPeerJoin(gossip.KindAnnounce, func(peer.ID) {
+func newProviderLoop(pr *Provider, models *modelSet) *providerLoop {
+	p := &providerLoop{p: pr, models: models, loaded: make(chan struct{}), joined: make(chan struct{}, 1)}
+	pr.d.Gossip.OnPeerJoin(gossip.KindAnnounce, func(peer.ID) {
 		select {
 		case p.joined <- struct{}{}:
 		default: // an announcement is already due
@@ -48,7 +48,7 @@ const joinAnnounceDelay = 2 * time.Second
 // restarts: it never falls below the wall clock in milliseconds, and a
 // provider sends far fewer than one message per millisecond.
 func (p *providerLoop) nextSeq() uint64 {
-	now := uint64(p.n.clock.Now().UnixMilli())
+	now := uint64(p.p.d.Clock.Now().UnixMilli())
 	for {
 		prev := p.seq.Load()
 		next := max(prev+1, now)
@@ -68,8 +68,8 @@ func (p *providerLoop) Start(ctx context.Context) error {
 		for _, o := range p.models.offers() {
 			var id [32]byte
 			copy(id[:], o.ModelID)
-			if err := p.n.host.ProvideModel(ctx, id); err != nil && ctx.Err() == nil {
-				p.n.log.Warn("provide model in DHT", "model", o.Name, "err", err)
+			if err := p.p.d.Host.ProvideModel(ctx, id); err != nil && ctx.Err() == nil {
+				p.p.d.Log.Warn("provide model in DHT", "model", o.Name, "err", err)
 			}
 		}
 	}()
@@ -87,10 +87,10 @@ func (p *providerLoop) Stop(context.Context) error {
 
 func (p *providerLoop) run(ctx context.Context) {
 	defer p.wg.Done()
-	clk := p.n.clock
+	clk := p.p.d.Clock
 	beat := clk.Ticker(router.HeartbeatInterval)
 	defer beat.Stop()
-	announce := clk.Ticker(p.n.cfg.Provider.AnnounceInterval)
+	announce := clk.Ticker(p.p.cfg.AnnounceInterval)
 	defer announce.Stop()
 	p.announce(ctx)
 	p.heartbeat(ctx)
@@ -123,28 +123,28 @@ func (p *providerLoop) run(ctx context.Context) {
 }
 
 func (p *providerLoop) announce(ctx context.Context) {
-	cfg := p.n.cfg.Provider
+	cfg := p.p.cfg
 	offers := p.models.offers()
 	if len(offers) == 0 {
 		return // nothing to announce until a model's ID is known
 	}
-	m := p.n.id.MachineID()
+	m := p.p.d.Identity.MachineID()
 	an := &gossip.Announcement{
-		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.n.clock.Now().UnixMilli(),
+		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
 		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
 	}
 	p.publish(ctx, gossip.KindAnnounce, an)
 }
 
 func (p *providerLoop) heartbeat(ctx context.Context) {
-	m := p.n.id.MachineID()
+	m := p.p.d.Identity.MachineID()
 	statuses := p.models.statuses()
 	if len(statuses) == 0 {
 		return
 	}
 	hb := &gossip.Heartbeat{
-		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.n.clock.Now().UnixMilli(),
-		InFlight: uint32(max(p.models.inFlight.Load(), 0)), Capacity: p.n.cfg.Provider.Capacity,
+		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
+		InFlight: uint32(max(p.models.inFlight.Load(), 0)), Capacity: p.p.cfg.Capacity,
 		QueueDepth: uint32(max(p.models.queued.Load(), 0)), Degraded: p.degraded.Load(),
 		Models: statuses,
 	}
@@ -152,11 +152,11 @@ func (p *providerLoop) heartbeat(ctx context.Context) {
 }
 
 func (p *providerLoop) publish(ctx context.Context, kind gossip.Kind, msg any) {
-	sess, err := p.n.session.current()
+	sess, err := p.p.d.Session.Current()
 	if err == nil {
-		err = p.n.gossip.Publish(ctx, sess, kind, msg)
+		err = p.p.d.Gossip.Publish(ctx, sess, kind, msg)
 	}
 	if err != nil && ctx.Err() == nil {
-		p.n.log.Warn("publish failed", "kind", kind, "err", err)
+		p.p.d.Log.Warn("publish failed", "kind", kind, "err", err)
 	}
 }

@@ -1,4 +1,4 @@
-package node
+package validator
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
@@ -30,7 +31,7 @@ const (
 // reports the call to the obsPublisher, which gossips the observation. At
 // most one probe per provider per interval leaves this node.
 type prober struct {
-	n        *Node
+	v        *Validator
 	interval time.Duration
 	next     map[peer.ID]int // model rotation per provider
 
@@ -41,8 +42,8 @@ type prober struct {
 	wg     sync.WaitGroup
 }
 
-func newProber(n *Node, interval time.Duration) *prober {
-	return &prober{n: n, interval: interval, next: map[peer.ID]int{}, tallies: map[identity.MachineID]probeTally{}}
+func newProber(v *Validator, interval time.Duration) *prober {
+	return &prober{v: v, interval: interval, next: map[peer.ID]int{}, tallies: map[identity.MachineID]probeTally{}}
 }
 
 // probeTally counts a provider's probes: those whose receipt verified and
@@ -92,14 +93,14 @@ func (p *prober) run(ctx context.Context) {
 
 // round probes each registered, live provider once.
 func (p *prober) round(ctx context.Context) {
-	if p.n.registry == nil || p.n.gateway == nil || !chainReady(ctx, p.n.chain) {
+	if !consensus.Ready(ctx, p.v.d.Chain) {
 		return
 	}
-	if bal, err := p.n.store.Balance(probeAccount); err == nil && bal < probeFloat {
-		_ = p.n.store.Credit(probeAccount, probeFloat-bal)
+	if bal, err := p.v.d.Store.Balance(probeAccount); err == nil && bal < probeFloat {
+		_ = p.v.d.Store.Credit(probeAccount, probeFloat-bal)
 	}
-	me := p.n.obs.account()
-	for _, v := range p.n.table.List() {
+	me := p.v.obs.account()
+	for _, v := range p.v.d.Table.List() {
 		if ctx.Err() != nil {
 			return
 		}
@@ -114,7 +115,7 @@ func (p *prober) round(ctx context.Context) {
 		if err != nil {
 			continue
 		}
-		if op, _, ok, err := p.n.registry.ProviderOperator(ctx, m); err != nil || !ok || op == me {
+		if op, _, ok, err := p.v.d.Registry.ProviderOperator(ctx, m); err != nil || !ok || op == me {
 			continue // its own provider: peers would refuse the observation
 		}
 		i := p.next[pid] % len(v.Models)
@@ -138,8 +139,8 @@ func (p *prober) probe(ctx context.Context, pid peer.ID, model string) bool {
 	req := &gateway.Request{Model: model, Prompt: probePrompt, PinProvider: pid.String(), NoHedge: true,
 		Payer: probeAccount, Probe: true}
 	req.Sampling.MaxTokens = probeTokens
-	res, err := p.n.gateway.Route(ctx, req, func(gateway.Delta) error { return nil })
+	res, err := p.v.d.Gateway.Route(ctx, req, func(gateway.Delta) error { return nil })
 	ok := err == nil && res != nil && res.Receipt != nil && res.Receipt.Verified
-	p.n.log.Debug("price probe", "provider", pid, "model", model, "ok", ok, "err", err)
+	p.v.d.Log.Debug("price probe", "provider", pid, "model", model, "ok", ok, "err", err)
 	return ok
 }

@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"context"
@@ -21,13 +21,13 @@ const registerRetry = 2 * time.Second
 // account HOME/account.key. It retries in the background until the
 // registration is committed (or found already there).
 type registrar struct {
-	n      *Node
+	p      *Provider
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	done   chan struct{} // closed once registered
 }
 
-func newRegistrar(n *Node) *registrar { return &registrar{n: n, done: make(chan struct{})} }
+func newRegistrar(p *Provider) *registrar { return &registrar{p: p, done: make(chan struct{})} }
 
 func (r *registrar) Start(ctx context.Context) error {
 	ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
@@ -52,7 +52,7 @@ func (r *registrar) run(ctx context.Context) {
 			return
 		}
 		if err != nil && err.Error() != lastErr {
-			r.n.log.Warn("chain: provider registration pending; retrying", "err", err)
+			r.p.d.Log.Warn("chain: provider registration pending; retrying", "err", err)
 			lastErr = err.Error()
 		}
 		select {
@@ -67,47 +67,43 @@ func (r *registrar) run(ctx context.Context) {
 // this peer, or when retrying cannot help (the peer or machine is
 // registered to something else).
 func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
-	n := r.n
-	if !chainReady(ctx, n.chain) {
+	d := r.p.d
+	if !consensus.Ready(ctx, d.Chain) {
 		return false, fmt.Errorf("chain not synced yet")
 	}
-	me, peerID := n.id.MachineID(), n.host.ID()
-	if m, ok, err := n.chain.ProviderByPeer(ctx, peerID.String()); err != nil {
+	me, peerID := d.Identity.MachineID(), d.Host.ID()
+	if m, ok, err := d.Chain.ProviderByPeer(ctx, peerID.String()); err != nil {
 		return false, err
 	} else if ok && m == me {
-		n.log.Info("chain: provider already registered", "machine", me, "peer", peerID)
-		n.registry.pins.Forget(peerID)
+		d.Log.Info("chain: provider already registered", "machine", me, "peer", peerID)
+		d.ForgetPin(peerID)
 		return true, nil
 	} else if ok {
-		n.log.Error("chain: this peer ID is registered to another machine; not registering", "peer", peerID, "registered", m, "machine", me)
+		d.Log.Error("chain: this peer ID is registered to another machine; not registering", "peer", peerID, "registered", m, "machine", me)
 		return true, nil
 	}
-	if p, ok, err := n.chain.Provider(ctx, me); err != nil {
+	if p, ok, err := d.Chain.Provider(ctx, me); err != nil {
 		return false, err
 	} else if ok {
-		n.log.Error("chain: this machine is registered with another peer ID; not registering", "machine", me, "registered_peer", p.PeerID, "peer", peerID)
+		d.Log.Error("chain: this machine is registered with another peer ID; not registering", "machine", me, "registered_peer", p.PeerID, "peer", peerID)
 		return true, nil
 	}
-	acct, err := newChainAccount(n)
+	params, err := d.Chain.Params(ctx)
 	if err != nil {
 		return false, err
 	}
-	params, err := n.chain.Params(ctx)
-	if err != nil {
-		return false, err
-	}
-	der, err := x509.MarshalPKIXPublicKey(n.id.HWPublicKey())
+	der, err := x509.MarshalPKIXPublicKey(d.Identity.HWPublicKey())
 	if err != nil {
 		return false, fmt.Errorf("hardware key: %w", err)
 	}
-	reg := &consensus.ProviderRegister{MachineID: me, HWPubDER: der, PQPub: n.id.PQPublicKey().Bytes(),
+	reg := &consensus.ProviderRegister{MachineID: me, HWPubDER: der, PQPub: d.Identity.PQPublicKey().Bytes(),
 		PeerID: peerID.String(), Bond: params.MinServingBond, UnbondingSecs: registerUnbondingSecs}
-	res, err := acct.submit(ctx, reg)
+	res, err := d.Account.Submit(ctx, reg)
 	if err != nil {
-		return false, fmt.Errorf("register machine %s from account %s (bond %d): %w", me, acct.signer.Account(), reg.Bond, err)
+		return false, fmt.Errorf("register machine %s from account %s (bond %d): %w", me, d.Account.Account(), reg.Bond, err)
 	}
-	n.registry.pins.Forget(peerID)
-	n.log.Info("chain: provider registered", "machine", me, "peer", peerID, "operator", acct.signer.Account(),
+	d.ForgetPin(peerID)
+	d.Log.Info("chain: provider registered", "machine", me, "peer", peerID, "operator", d.Account.Account(),
 		"bond", reg.Bond, "height", res.Height)
 	return true, nil
 }
