@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // TestPerAddrLimit: over a real loopback listener, the limit+1-th open
@@ -60,7 +62,7 @@ func TestPerAddrLimit(t *testing.T) {
 		t.Fatalf("4th connection: %s", got)
 	}
 	open[0].Close()
-	eventually(t, 5*time.Second, "the server to close its side", func() bool { return ln.openFrom("127.0.0.1") == 2 })
+	nodetest.Eventually(t, 5*time.Second, "the server to close its side", func() bool { return ln.openFrom("127.0.0.1") == 2 })
 	again, got := get()
 	defer again.Close()
 	if got != "200 OK ok" {
