@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -139,6 +140,7 @@ type slowClient struct {
 	status int
 	code   string
 	sent   int64 // body bytes sent when the answer arrived
+	closed bool  // the server closed the connection after its answer
 	err    error
 }
 
@@ -185,7 +187,8 @@ func runSlowClient(addr string, headersSent *sync.WaitGroup) (res slowClient) {
 			}
 		}
 	}()
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		return slowClient{err: err, sent: sent.Load()}
 	}
@@ -199,6 +202,12 @@ func runSlowClient(addr string, headersSent *sync.WaitGroup) (res slowClient) {
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&e)
 	res.code = e.Error.Code
+	// The server must drop the connection rather than drain 4 MB from it:
+	// the next read ends (EOF or reset), it does not time out.
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_, err = br.ReadByte()
+	var ne net.Error
+	res.closed = err != nil && !(errors.As(err, &ne) && ne.Timeout())
 	return res
 }
 
@@ -236,8 +245,8 @@ func TestIntakeFloodWithoutToken(t *testing.T) {
 	var maxSent int64
 	for i, c := range results {
 		maxSent = max(maxSent, c.sent)
-		if c.err != nil || c.status != http.StatusUnauthorized || c.code != "invalid_api_key" {
-			t.Fatalf("client %d: status %d code %q err %v", i, c.status, c.code, c.err)
+		if c.err != nil || c.status != http.StatusUnauthorized || c.code != "invalid_api_key" || !c.closed {
+			t.Fatalf("client %d: status %d code %q closed %v err %v", i, c.status, c.code, c.closed, c.err)
 		}
 		// The answer came after the headers, not after the body: at
 		// 80 KB/s a client has sent a few chunks, far from 4 MB.
