@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"crypto/ed25519"
@@ -44,7 +44,7 @@ func (a *AccountID) UnmarshalText(b []byte) error {
 func ParseAppGenesis(b []byte) (AppGenesis, error) {
 	var g AppGenesis
 	if err := json.Unmarshal(b, &g); err != nil {
-		return g, fmt.Errorf("consensus: app genesis: %w", err)
+		return g, fmt.Errorf("ledger: app genesis: %w", err)
 	}
 	return g, g.Validate()
 }
@@ -52,69 +52,69 @@ func ParseAppGenesis(b []byte) (AppGenesis, error) {
 // Validate checks the genesis for duplicate entries, bad keys and bad stakes.
 func (g AppGenesis) Validate() error {
 	if err := g.Params.Validate(); err != nil {
-		return fmt.Errorf("consensus: genesis params: %w", err)
+		return fmt.Errorf("ledger: genesis params: %w", err)
 	}
 	seen := map[AccountID]bool{}
 	for _, a := range g.Accounts {
 		if seen[a.Account] {
-			return fmt.Errorf("consensus: genesis account %s listed twice", a.Account)
+			return fmt.Errorf("ledger: genesis account %s listed twice", a.Account)
 		}
 		seen[a.Account] = true
 	}
 	if len(g.Validators) == 0 {
-		return fmt.Errorf("consensus: genesis has no validators")
+		return fmt.Errorf("ledger: genesis has no validators")
 	}
 	ops, keys := map[AccountID]bool{}, map[string]bool{}
 	for _, v := range g.Validators {
 		if len(v.ConsPubKey) != ed25519.PublicKeySize {
-			return fmt.Errorf("consensus: genesis validator %s: consensus key is %d bytes", v.Operator, len(v.ConsPubKey))
+			return fmt.Errorf("ledger: genesis validator %s: consensus key is %d bytes", v.Operator, len(v.ConsPubKey))
 		}
 		if ops[v.Operator] || keys[string(v.ConsPubKey)] {
-			return fmt.Errorf("consensus: genesis validator %s listed twice", v.Operator)
+			return fmt.Errorf("ledger: genesis validator %s listed twice", v.Operator)
 		}
 		ops[v.Operator], keys[string(v.ConsPubKey)] = true, true
 		if v.Stake/PowerUnit == 0 || v.Stake/PowerUnit > 1<<40 {
-			return fmt.Errorf("consensus: genesis validator %s: stake %d gives power outside [1, 2^40]", v.Operator, v.Stake)
+			return fmt.Errorf("ledger: genesis validator %s: stake %d gives power outside [1, 2^40]", v.Operator, v.Stake)
 		}
 	}
 	return nil
 }
 
 // apply writes the genesis state.
-func (g AppGenesis) apply(s kv, meta ChainMeta) ([]valChange, error) {
-	if err := store(s, keyParams, g.Params); err != nil {
+func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
+	if err := Save(s, keyParams, g.Params); err != nil {
 		return nil, err
 	}
 	for _, a := range g.Accounts {
-		if err := store(s, KeyAccount(a.Account), Account{Balance: a.Balance}); err != nil {
+		if err := Save(s, KeyAccount(a.Account), Account{Balance: a.Balance}); err != nil {
 			return nil, err
 		}
 	}
 	var (
 		tot     ValidatorTotals
-		changes []valChange
+		changes []ValChange
 	)
 	for _, v := range g.Validators {
 		val := Validator{Operator: v.Operator, ConsPubKey: v.ConsPubKey, Stake: v.Stake, Power: int64(v.Stake / PowerUnit)}
-		if err := store(s, KeyValidator(v.Operator), val); err != nil {
+		if err := Save(s, KeyValidator(v.Operator), val); err != nil {
 			return nil, err
 		}
-		s.set(keyConsKey(v.ConsPubKey), v.Operator[:])
-		exists, err := load(s, KeyAccount(v.Operator), new(Account))
+		s.Set(keyConsKey(v.ConsPubKey), v.Operator[:])
+		exists, err := Load(s, KeyAccount(v.Operator), new(Account))
 		if err != nil {
 			return nil, err
 		}
 		if !exists {
-			if err := store(s, KeyAccount(v.Operator), Account{}); err != nil {
+			if err := Save(s, KeyAccount(v.Operator), Account{}); err != nil {
 				return nil, err
 			}
 		}
 		tot.Power += val.Power
 		tot.Count++
-		changes = append(changes, valChange{pubKey: v.ConsPubKey, power: val.Power})
+		changes = append(changes, ValChange{PubKey: v.ConsPubKey, Power: val.Power})
 	}
-	if err := store(s, keyTotals, tot); err != nil {
+	if err := Save(s, keyTotals, tot); err != nil {
 		return nil, err
 	}
-	return changes, store(s, keyMeta, meta)
+	return changes, Save(s, keyMeta, meta)
 }

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"errors"
@@ -69,7 +69,7 @@ type TxError struct {
 	Msg  string
 }
 
-func (e *TxError) Error() string { return "consensus: " + e.Code.String() + ": " + e.Msg }
+func (e *TxError) Error() string { return "ledger: " + e.Code.String() + ": " + e.Msg }
 
 // reject builds a *TxError.
 func reject(c Code, format string, args ...any) error {

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"crypto/ed25519"
@@ -30,7 +30,7 @@ func ParseAccountID(s string) (AccountID, error) {
 	var a AccountID
 	b, err := hex.DecodeString(s)
 	if err != nil || len(b) != len(a) {
-		return a, fmt.Errorf("consensus: account %q: want %d hex bytes", s, len(a))
+		return a, fmt.Errorf("ledger: account %q: want %d hex bytes", s, len(a))
 	}
 	copy(a[:], b)
 	return a, nil

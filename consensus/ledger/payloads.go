@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"crypto/ed25519"
@@ -19,12 +19,23 @@ func (h Hash32) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
 
 // UnmarshalText parses 64 hex digits.
 func (h *Hash32) UnmarshalText(b []byte) error {
-	v, err := parseHash(string(b))
+	v, err := ParseHash(string(b))
 	if err != nil {
 		return err
 	}
 	*h = v
 	return nil
+}
+
+// ParseHash parses 64 hex digits.
+func ParseHash(s string) (Hash32, error) {
+	var h Hash32
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(h) {
+		return h, reject(CodeMalformed, "digest %q: want %d hex bytes", s, len(h))
+	}
+	copy(h[:], b)
+	return h, nil
 }
 
 // TxHash is the hash CometBFT indexes a transaction by: SHA-256 of its bytes.

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"crypto/sha256"
@@ -95,6 +95,12 @@ var (
 	keyTotals = []byte("m/valtotals")
 )
 
+// KeyMeta is the state key of the ChainMeta.
+func KeyMeta() []byte { return keyMeta }
+
+// KeyParams is the state key of the governed Params.
+func KeyParams() []byte { return keyParams }
+
 // KeyAccount is the state key of an account.
 func KeyAccount(a AccountID) []byte { return cat("a/", a[:]) }
 
@@ -106,7 +112,9 @@ func keyConsKey(pub []byte) []byte { return cat("c/", pub) }
 // KeyProvider is the state key of a provider registration.
 func KeyProvider(m identity.MachineID) []byte { return cat("p/", m[:]) }
 
-func keyPeer(peerID string) []byte { return cat("q/", []byte(peerID)) }
+// KeyPeer is the state key of a libp2p peer ID's registration: the
+// machine ID it belongs to.
+func KeyPeer(peerID string) []byte { return cat("q/", []byte(peerID)) }
 
 // KeyProposal is the state key of a proposal.
 func KeyProposal(id uint64) []byte { return cat("g/", u64(id)) }

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -37,29 +37,29 @@ type Standing struct {
 }
 
 // computeStanding derives a provider's standing from state.
-func computeStanding(s kv, m identity.MachineID) (Standing, error) {
+func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
 	var (
 		prov   Provider
 		params Params
 		meta   ChainMeta
 	)
-	ok, err := load(s, KeyProvider(m), &prov)
+	ok, err := Load(s, KeyProvider(m), &prov)
 	if err != nil {
 		return Standing{}, err
 	}
 	if !ok {
 		return Standing{}, reject(CodeUnknownProvider, "machine %s is not registered", m)
 	}
-	if _, err := load(s, keyParams, &params); err != nil {
+	if _, err := Load(s, keyParams, &params); err != nil {
 		return Standing{}, err
 	}
-	if _, err := load(s, keyMeta, &meta); err != nil {
+	if _, err := Load(s, keyMeta, &meta); err != nil {
 		return Standing{}, err
 	}
 	st := Standing{
 		MachineID: m, Height: meta.Height, Bond: prov.Bond, MinServingBond: params.MinServingBond,
 		UnbondAt: prov.UnbondAt, BondedBP: params.StandingBondedBP, AvailBP: params.StandingAvailBP,
-		CurrentHour: hourOf(meta.Time, meta.GenesisTime, params.HourSeconds), WindowHours: params.SLAWindowHours,
+		CurrentHour: HourOf(meta.Time, meta.GenesisTime, params.HourSeconds), WindowHours: params.SLAWindowHours,
 	}
 	st.BondLive = prov.UnbondAt == 0 && prov.Bond >= params.MinServingBond
 	first := uint64(0)
@@ -68,7 +68,7 @@ func computeStanding(s kv, m identity.MachineID) (Standing, error) {
 	}
 	for h := first; h < st.CurrentHour; h++ {
 		var t HourTally
-		if _, err := load(s, KeyHourTally(m, h), &t); err != nil {
+		if _, err := Load(s, KeyHourTally(m, h), &t); err != nil {
 			return Standing{}, err
 		}
 		hv := HourVerdicts{Hour: h, Available: t.Available(), Tally: t}

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import "math/bits"
 

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -6,7 +6,7 @@ import (
 
 func (r *txRun) provider(m identity.MachineID) (Provider, error) {
 	var p Provider
-	ok, err := load(r.st, KeyProvider(m), &p)
+	ok, err := Load(r.st, KeyProvider(m), &p)
 	if err != nil {
 		return p, err
 	}
@@ -29,14 +29,14 @@ func (r *txRun) operatedProvider(m identity.MachineID) (Provider, error) {
 }
 
 func (r *txRun) register(p *ProviderRegister) error {
-	prev, err := r.st.get(KeyProvider(p.MachineID))
+	prev, err := r.st.Get(KeyProvider(p.MachineID))
 	if err != nil {
 		return err
 	}
 	if prev != nil {
 		return reject(CodeDuplicate, "machine %s is already registered", p.MachineID)
 	}
-	owner, err := r.st.get(keyPeer(p.PeerID))
+	owner, err := r.st.Get(KeyPeer(p.PeerID))
 	if err != nil {
 		return err
 	}
@@ -53,10 +53,10 @@ func (r *txRun) register(p *ProviderRegister) error {
 	if err := r.debit(r.tx.Body.Signer, p.Bond, "serving bond"); err != nil {
 		return err
 	}
-	r.st.set(keyPeer(p.PeerID), p.MachineID[:])
-	return store(r.st, KeyProvider(p.MachineID), Provider{
+	r.st.Set(KeyPeer(p.PeerID), p.MachineID[:])
+	return Save(r.st, KeyProvider(p.MachineID), Provider{
 		MachineID: p.MachineID, Operator: r.tx.Body.Signer, HWPubDER: p.HWPubDER, PQPub: p.PQPub,
-		PeerID: p.PeerID, Bond: p.Bond, UnbondingSecs: p.UnbondingSecs, RegisteredHeight: r.blk.height,
+		PeerID: p.PeerID, Bond: p.Bond, UnbondingSecs: p.UnbondingSecs, RegisteredHeight: r.blk.Height,
 	})
 }
 
@@ -68,8 +68,8 @@ func (r *txRun) unbond(u *ProviderUnbond) error {
 	if p.UnbondAt != 0 {
 		return reject(CodeUnbonding, "machine %s is already unbonding", p.MachineID)
 	}
-	p.UnbondAt = r.blk.time + int64(p.UnbondingSecs)
-	return store(r.st, KeyProvider(p.MachineID), p)
+	p.UnbondAt = r.blk.Time + int64(p.UnbondingSecs)
+	return Save(r.st, KeyProvider(p.MachineID), p)
 }
 
 func (r *txRun) withdrawBond(w *ProviderWithdraw) error {
@@ -77,17 +77,17 @@ func (r *txRun) withdrawBond(w *ProviderWithdraw) error {
 	if err != nil {
 		return err
 	}
-	if p.UnbondAt == 0 || r.blk.time < p.UnbondAt {
+	if p.UnbondAt == 0 || r.blk.Time < p.UnbondAt {
 		return reject(CodeUnbonding, "bond of machine %s is locked until %d (now %d, 0 = not unbonding)",
-			p.MachineID, p.UnbondAt, r.blk.time)
+			p.MachineID, p.UnbondAt, r.blk.Time)
 	}
-	r.st.del(KeyProvider(p.MachineID))
-	r.st.del(keyPeer(p.PeerID))
+	r.st.Del(KeyProvider(p.MachineID))
+	r.st.Del(KeyPeer(p.PeerID))
 	return r.credit(p.Operator, p.Bond, "bond return")
 }
 
 // hourOf is the SLA hour index of a unix time: whole hours since genesis.
-func hourOf(t, genesis int64, hourSeconds uint64) uint64 {
+func HourOf(t, genesis int64, hourSeconds uint64) uint64 {
 	if t <= genesis || hourSeconds == 0 {
 		return 0
 	}
@@ -106,12 +106,12 @@ func (r *txRun) verdict(v *SLAVerdict) error {
 	if err != nil {
 		return err
 	}
-	cur := hourOf(r.blk.time, r.blk.genesisTime, params.HourSeconds)
+	cur := HourOf(r.blk.Time, r.blk.GenesisTime, params.HourSeconds)
 	if v.Hour > cur || v.Hour+params.SLAWindowHours < cur {
 		return reject(CodeBadHour, "hour %d outside [%d, %d]", v.Hour, max(cur, params.SLAWindowHours)-params.SLAWindowHours, cur)
 	}
 	vk := keyVerdict(v.MachineID, v.Hour, val.Operator)
-	seen, err := r.st.get(vk)
+	seen, err := r.st.Get(vk)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func (r *txRun) verdict(v *SLAVerdict) error {
 		return err
 	}
 	var t HourTally
-	if _, err := load(r.st, KeyHourTally(v.MachineID, v.Hour), &t); err != nil {
+	if _, err := Load(r.st, KeyHourTally(v.MachineID, v.Hour), &t); err != nil {
 		return err
 	}
 	mark := []byte{0}
@@ -134,6 +134,6 @@ func (r *txRun) verdict(v *SLAVerdict) error {
 		t.UnavailablePower += val.Power
 	}
 	t.TotalPower = tot.Power
-	r.st.set(vk, mark)
-	return store(r.st, KeyHourTally(v.MachineID, v.Hour), t)
+	r.st.Set(vk, mark)
+	return Save(r.st, KeyHourTally(v.MachineID, v.Hour), t)
 }

@@ -1,35 +1,36 @@
-package consensus
+package ledger
 
 import (
 	"fmt"
 )
 
-// blockCtx is what a transaction sees of the block it runs in.
-type blockCtx struct {
-	height      int64
-	time        int64 // unix seconds
-	genesisTime int64 // unix seconds
+// Block is what a transaction sees of the block it runs in.
+type Block struct {
+	Height      int64
+	Time        int64 // unix seconds
+	GenesisTime int64 // unix seconds
 }
 
-// valChange is a validator power change for CometBFT.
-type valChange struct {
-	pubKey []byte
-	power  int64
+// ValChange is a validator power change (an Ed25519 consensus key and its
+// new power; 0 removes the validator).
+type ValChange struct {
+	PubKey []byte
+	Power  int64
 }
 
 // txRun is one transaction executing against an overlay.
 type txRun struct {
-	st      *overlay
-	blk     blockCtx
+	st      *Overlay
+	blk     Block
 	tx      *Tx
 	signer  Account
-	changes []valChange
+	changes []ValChange
 }
 
-// execTx applies tx on top of parent: on success the writes are flushed to
+// Exec applies tx on top of parent: on success the writes are flushed to
 // parent and the validator changes returned; on failure parent is untouched.
-func execTx(parent kv, blk blockCtx, tx *Tx) ([]valChange, error) {
-	r := &txRun{st: newOverlay(parent), blk: blk, tx: tx}
+func Exec(parent KV, blk Block, tx *Tx) ([]ValChange, error) {
+	r := &txRun{st: NewOverlay(parent), blk: blk, tx: tx}
 	if err := r.checkNonce(); err != nil {
 		return nil, err
 	}
@@ -42,10 +43,10 @@ func execTx(parent kv, blk blockCtx, tx *Tx) ([]valChange, error) {
 		return nil, err
 	}
 	acct.Nonce++
-	if err := store(r.st, KeyAccount(tx.Body.Signer), acct); err != nil {
+	if err := Save(r.st, KeyAccount(tx.Body.Signer), acct); err != nil {
 		return nil, err
 	}
-	r.st.flush()
+	r.st.Flush()
 	return r.changes, nil
 }
 
@@ -100,7 +101,7 @@ func (r *txRun) dispatch() error {
 // account loads an account; a missing one is the zero Account and false.
 func (r *txRun) account(id AccountID) (Account, bool, error) {
 	var a Account
-	ok, err := load(r.st, KeyAccount(id), &a)
+	ok, err := Load(r.st, KeyAccount(id), &a)
 	return a, ok, err
 }
 
@@ -116,7 +117,7 @@ func (r *txRun) debit(id AccountID, amount uint64, what string) error {
 	if a.Balance, err = sub(a.Balance, amount, what+" from "+id.String()); err != nil {
 		return err
 	}
-	return store(r.st, KeyAccount(id), a)
+	return Save(r.st, KeyAccount(id), a)
 }
 
 // credit adds amount to an account, creating it if needed.
@@ -128,17 +129,17 @@ func (r *txRun) credit(id AccountID, amount uint64, what string) error {
 	if a.Balance, err = add(a.Balance, amount, what+" to "+id.String()); err != nil {
 		return err
 	}
-	return store(r.st, KeyAccount(id), a)
+	return Save(r.st, KeyAccount(id), a)
 }
 
 func (r *txRun) params() (Params, error) {
 	var p Params
-	ok, err := load(r.st, keyParams, &p)
+	ok, err := Load(r.st, keyParams, &p)
 	if err != nil {
 		return p, err
 	}
 	if !ok {
-		return p, fmt.Errorf("consensus: state has no parameters")
+		return p, fmt.Errorf("ledger: state has no parameters")
 	}
 	return p, nil
 }

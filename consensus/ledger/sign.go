@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"crypto/ed25519"
@@ -26,20 +26,20 @@ func (s *Signer) Account() AccountID { return AccountOf(s.priv.Public().(ed25519
 func (s *Signer) SignTx(nonce uint64, payload any) ([]byte, error) {
 	kind, ok := kindOf(payload)
 	if !ok {
-		return nil, fmt.Errorf("consensus: %T is not a transaction payload", payload)
+		return nil, fmt.Errorf("ledger: %T is not a transaction payload", payload)
 	}
 	p, err := cborx.Marshal(payload)
 	if err != nil {
-		return nil, fmt.Errorf("consensus: encode payload: %w", err)
+		return nil, fmt.Errorf("ledger: encode payload: %w", err)
 	}
 	body, err := cborx.Marshal(TxBody{Signer: s.Account(), Nonce: nonce, Kind: kind, Payload: p})
 	if err != nil {
-		return nil, fmt.Errorf("consensus: encode body: %w", err)
+		return nil, fmt.Errorf("ledger: encode body: %w", err)
 	}
 	sig := ed25519.Sign(s.priv, SigningBytes(s.chainID, body))
 	raw, err := cborx.Marshal(Envelope{Body: body, Sig: sig})
 	if err != nil {
-		return nil, fmt.Errorf("consensus: encode envelope: %w", err)
+		return nil, fmt.Errorf("ledger: encode envelope: %w", err)
 	}
 	return raw, nil
 }

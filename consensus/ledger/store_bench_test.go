@@ -1,4 +1,4 @@
-package consensus_test
+package ledger_test
 
 import (
 	"crypto/sha256"
@@ -8,7 +8,7 @@ import (
 	"github.com/transparency-dev/merkle/compact"
 	"github.com/transparency-dev/merkle/rfc6962"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // BenchmarkStoreRecords measures the two candidate stores for payment
@@ -23,7 +23,7 @@ func BenchmarkStoreRecords(b *testing.B) {
 		return h[:]
 	}
 	b.Run("mpt", func(b *testing.B) {
-		st, err := consensus.OpenStore("")
+		st, err := ledger.OpenStore("")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"encoding/binary"
@@ -42,7 +42,7 @@ func OpenStore(dir string) (*Store, error) {
 	} else {
 		db, err := pebble.New(filepath.Clean(dir), 64, 64, "tenzro/", false)
 		if err != nil {
-			return nil, fmt.Errorf("consensus: open state db %s: %w", dir, err)
+			return nil, fmt.Errorf("ledger: open state db %s: %w", dir, err)
 		}
 		kv = db
 	}
@@ -54,7 +54,7 @@ func OpenStore(dir string) (*Store, error) {
 		s.height = int64(binary.BigEndian.Uint64(head[:8]))
 		s.root = common.BytesToHash(head[8:])
 	case err == nil:
-		return nil, fmt.Errorf("consensus: state db head record is %d bytes, want 40", len(head))
+		return nil, fmt.Errorf("ledger: state db head record is %d bytes, want 40", len(head))
 	}
 	return s, nil
 }
@@ -62,10 +62,10 @@ func OpenStore(dir string) (*Store, error) {
 // Close closes the database.
 func (s *Store) Close() error {
 	if err := s.tdb.Close(); err != nil {
-		return fmt.Errorf("consensus: close trie db: %w", err)
+		return fmt.Errorf("ledger: close trie db: %w", err)
 	}
 	if err := s.disk.Close(); err != nil {
-		return fmt.Errorf("consensus: close state db: %w", err)
+		return fmt.Errorf("ledger: close state db: %w", err)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (s *Store) RootAt(h int64) (common.Hash, error) {
 	}
 	b, err := s.disk.Get(cat(string(diskKeyRootAt), u64(uint64(h))))
 	if err != nil || len(b) != 32 {
-		return common.Hash{}, fmt.Errorf("consensus: no state at height %d", h)
+		return common.Hash{}, fmt.Errorf("ledger: no state at height %d", h)
 	}
 	return common.BytesToHash(b), nil
 }
@@ -91,7 +91,7 @@ func (s *Store) RootAt(h int64) (common.Hash, error) {
 func (s *Store) Open(root common.Hash) (*trie.Trie, error) {
 	t, err := trie.New(trie.TrieID(root), s.tdb)
 	if err != nil {
-		return nil, fmt.Errorf("consensus: open trie at %x: %w", root, err)
+		return nil, fmt.Errorf("ledger: open trie at %x: %w", root, err)
 	}
 	return t, nil
 }
@@ -105,7 +105,7 @@ func (s *Store) Stage(t *trie.Trie, parent common.Hash, height int64) (common.Ha
 		return root, nil
 	}
 	if err := s.tdb.Update(root, parent, uint64(height), trienode.NewWithNodeSet(nodes), nil); err != nil {
-		return common.Hash{}, fmt.Errorf("consensus: stage root %x: %w", root, err)
+		return common.Hash{}, fmt.Errorf("ledger: stage root %x: %w", root, err)
 	}
 	return root, nil
 }
@@ -116,7 +116,7 @@ func (s *Store) Stage(t *trie.Trie, parent common.Hash, height int64) (common.Ha
 func (s *Store) Commit(root common.Hash, height int64) error {
 	if root != types.EmptyRootHash {
 		if err := s.tdb.Commit(root, false); err != nil {
-			return fmt.Errorf("consensus: write root %x: %w", root, err)
+			return fmt.Errorf("ledger: write root %x: %w", root, err)
 		}
 	}
 	b := s.disk.NewBatch()
@@ -126,7 +126,7 @@ func (s *Store) Commit(root common.Hash, height int64) error {
 		b.Put(diskKeyHead, head),
 		b.Write(),
 	); err != nil {
-		return fmt.Errorf("consensus: write head %d: %w", height, err)
+		return fmt.Errorf("ledger: write head %d: %w", height, err)
 	}
 	s.height, s.root = height, root
 	return nil

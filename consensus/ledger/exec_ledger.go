@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 func (r *txRun) escrow(payer AccountID) (Escrow, bool, error) {
 	var e Escrow
-	ok, err := load(r.st, KeyEscrow(payer), &e)
+	ok, err := Load(r.st, KeyEscrow(payer), &e)
 	return e, ok, err
 }
 
@@ -27,7 +27,7 @@ func (r *txRun) fundEscrow(p *EscrowFund) error {
 	if err := r.debit(payer, p.Amount, "escrow funding"); err != nil {
 		return err
 	}
-	return store(r.st, KeyEscrow(payer), e)
+	return Save(r.st, KeyEscrow(payer), e)
 }
 
 func (r *txRun) withdrawEscrow(p *EscrowWithdraw) error {
@@ -42,7 +42,7 @@ func (r *txRun) withdrawEscrow(p *EscrowWithdraw) error {
 	if e.Balance, err = sub(e.Balance, p.Amount, "escrow withdrawal"); err != nil {
 		return err
 	}
-	if err := store(r.st, KeyEscrow(payer), e); err != nil {
+	if err := Save(r.st, KeyEscrow(payer), e); err != nil {
 		return err
 	}
 	return r.credit(payer, p.Amount, "escrow withdrawal")
@@ -53,7 +53,7 @@ func (r *txRun) withdrawEscrow(p *EscrowWithdraw) error {
 // KeyRecordIndex by the settling height.
 func (r *txRun) settle(s *Settlement) error {
 	signer := r.tx.Body.Signer
-	receipts := newReceiptChecker(r.blk.time)
+	receipts := newReceiptChecker(r.blk.Time)
 	for i := range s.Records {
 		rec := &s.Records[i]
 		e, ok, err := r.escrow(rec.Payer)
@@ -80,7 +80,7 @@ func (r *txRun) settle(s *Settlement) error {
 			}
 		}
 		key := KeyRecord(rec.Payer, rec.RequestDigest)
-		seen, err := r.st.get(key)
+		seen, err := r.st.Get(key)
 		if err != nil {
 			return err
 		}
@@ -90,21 +90,21 @@ func (r *txRun) settle(s *Settlement) error {
 		if e.Balance, err = sub(e.Balance, rec.Price, "escrow"); err != nil {
 			return reject(CodeOverdraft, "record %d: %v", i, err)
 		}
-		if err := store(r.st, KeyEscrow(rec.Payer), e); err != nil {
+		if err := Save(r.st, KeyEscrow(rec.Payer), e); err != nil {
 			return err
 		}
 		if err := r.credit(prov.Operator, rec.Price, "payment"); err != nil {
 			return err
 		}
-		stored := SettledRecord{Record: *rec, Height: r.blk.height, TxHash: r.tx.Hash, ReceiptChecked: checked}
+		stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: checked}
 		stored.Record.Receipt = nil
 		enc, err := cborx.Marshal(stored)
 		if err != nil {
-			return fmt.Errorf("consensus: encode record %d: %w", i, err)
+			return fmt.Errorf("ledger: encode record %d: %w", i, err)
 		}
 		idx := RecordIndexValue(enc)
-		r.st.set(key, enc)
-		r.st.set(KeyRecordIndex(rec.Payer, r.blk.height, rec.RequestDigest), idx[:])
+		r.st.Set(key, enc)
+		r.st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package consensus
+package ledger
 
 import (
 	"bytes"
@@ -7,13 +7,13 @@ import (
 
 func (r *txRun) validator(op AccountID) (Validator, bool, error) {
 	var v Validator
-	ok, err := load(r.st, KeyValidator(op), &v)
+	ok, err := Load(r.st, KeyValidator(op), &v)
 	return v, ok, err
 }
 
 func (r *txRun) totals() (ValidatorTotals, error) {
 	var t ValidatorTotals
-	_, err := load(r.st, keyTotals, &t)
+	_, err := Load(r.st, keyTotals, &t)
 	return t, err
 }
 
@@ -49,17 +49,17 @@ func (r *txRun) setStake(v Validator, stake uint64) error {
 	if tot.Count == 0 || tot.Power <= 0 {
 		return reject(CodeLastValidator, "change would leave no validator power")
 	}
-	if err := store(r.st, keyTotals, tot); err != nil {
+	if err := Save(r.st, keyTotals, tot); err != nil {
 		return err
 	}
 	if v.Stake == 0 {
-		r.st.del(KeyValidator(v.Operator))
-		r.st.del(keyConsKey(v.ConsPubKey))
-	} else if err := store(r.st, KeyValidator(v.Operator), v); err != nil {
+		r.st.Del(KeyValidator(v.Operator))
+		r.st.Del(keyConsKey(v.ConsPubKey))
+	} else if err := Save(r.st, KeyValidator(v.Operator), v); err != nil {
 		return err
 	}
 	if v.Power != old {
-		r.changes = append(r.changes, valChange{pubKey: v.ConsPubKey, power: v.Power})
+		r.changes = append(r.changes, ValChange{PubKey: v.ConsPubKey, Power: v.Power})
 	}
 	return nil
 }
@@ -74,7 +74,7 @@ func (r *txRun) stake(p *ValidatorStake) error {
 		return reject(CodeDuplicate, "validator %s already uses consensus key %x", op, v.ConsPubKey)
 	}
 	if !ok {
-		owner, err := r.st.get(keyConsKey(p.ConsPubKey))
+		owner, err := r.st.Get(keyConsKey(p.ConsPubKey))
 		if err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (r *txRun) stake(p *ValidatorStake) error {
 			return reject(CodeDuplicate, "consensus key %x belongs to validator %x", p.ConsPubKey, owner)
 		}
 		v = Validator{Operator: op, ConsPubKey: p.ConsPubKey}
-		r.st.set(keyConsKey(p.ConsPubKey), op[:])
+		r.st.Set(keyConsKey(p.ConsPubKey), op[:])
 	}
 	total, err := add(v.Stake, p.Amount, "stake")
 	if err != nil {
@@ -114,9 +114,9 @@ func (r *txRun) unstake(p *ValidatorUnstake) error {
 
 func (r *txRun) meta() (ChainMeta, error) {
 	var m ChainMeta
-	ok, err := load(r.st, keyMeta, &m)
+	ok, err := Load(r.st, keyMeta, &m)
 	if err == nil && !ok {
-		err = fmt.Errorf("consensus: state has no chain metadata")
+		err = fmt.Errorf("ledger: state has no chain metadata")
 	}
 	return m, err
 }
@@ -135,9 +135,9 @@ func (r *txRun) propose(p *ParamProposal) error {
 		return err
 	}
 	prop := Proposal{ID: m.NextProposalID, Proposer: v.Operator, Params: p.Params,
-		Deadline: r.blk.height + int64(cur.VotingPeriodBlocks)}
+		Deadline: r.blk.Height + int64(cur.VotingPeriodBlocks)}
 	m.NextProposalID++
-	if err := store(r.st, keyMeta, m); err != nil {
+	if err := Save(r.st, keyMeta, m); err != nil {
 		return err
 	}
 	return r.castVote(prop, v, true)
@@ -149,17 +149,17 @@ func (r *txRun) vote(p *ParamVote) error {
 		return err
 	}
 	var prop Proposal
-	ok, err := load(r.st, KeyProposal(p.ProposalID), &prop)
+	ok, err := Load(r.st, KeyProposal(p.ProposalID), &prop)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return reject(CodeUnknownProposal, "no proposal %d", p.ProposalID)
 	}
-	if prop.Passed || r.blk.height > prop.Deadline {
+	if prop.Passed || r.blk.Height > prop.Deadline {
 		return reject(CodeProposalClosed, "proposal %d passed or closed at height %d", prop.ID, prop.Deadline)
 	}
-	voted, err := r.st.get(keyProposalVote(prop.ID, v.Operator))
+	voted, err := r.st.Get(keyProposalVote(prop.ID, v.Operator))
 	if err != nil {
 		return err
 	}
@@ -177,16 +177,16 @@ func (r *txRun) castVote(prop Proposal, v Validator, approve bool) error {
 		mark[0] = 1
 		prop.YesPower += v.Power
 	}
-	r.st.set(keyProposalVote(prop.ID, v.Operator), mark)
+	r.st.Set(keyProposalVote(prop.ID, v.Operator), mark)
 	tot, err := r.totals()
 	if err != nil {
 		return err
 	}
 	if mulGT(prop.YesPower, 3, tot.Power, 2) {
 		prop.Passed = true
-		if err := store(r.st, keyParams, prop.Params); err != nil {
+		if err := Save(r.st, keyParams, prop.Params); err != nil {
 			return err
 		}
 	}
-	return store(r.st, KeyProposal(prop.ID), prop)
+	return Save(r.st, KeyProposal(prop.ID), prop)
 }

@@ -1,0 +1,55 @@
+package ledger_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+// FuzzDecodeTx: any input either decodes to a transaction whose envelope
+// re-encodes to exactly the input, or is refused with a stateless code.
+func FuzzDecodeTx(f *testing.F) {
+	alice, _ := signer("alice", 0)
+	bob, _ := signer("bob", 0)
+	seeds := []any{
+		&ledger.Transfer{To: bob.Account(), Amount: 1},
+		&ledger.Settlement{Records: []ledger.PaymentRecord{{Payer: alice.Account(), Price: 3}}},
+		&ledger.ParamProposal{Params: ledger.DefaultParams()},
+		&ledger.SLAVerdict{Hour: 3, Available: true},
+		&ledger.EscrowFund{Amount: 9, Settler: bob.Account()},
+	}
+	for i, p := range seeds {
+		raw, err := alice.SignTx(uint64(i), p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte{0xa0})
+	stateless := map[ledger.Code]bool{
+		ledger.CodeMalformed: true, ledger.CodeBadSignature: true, ledger.CodeTooLarge: true,
+		ledger.CodeBadIdentity: true, ledger.CodeInvalidParams: true,
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tx, err := ledger.DecodeTx(testChain, raw)
+		if err != nil {
+			if !stateless[ledger.CodeOf(err)] {
+				t.Fatalf("decode error with code %v: %v", ledger.CodeOf(err), err)
+			}
+			return
+		}
+		var env ledger.Envelope
+		if err := cborx.Unmarshal(raw, ledger.MaxTxBytes, &env); err != nil {
+			t.Fatal(err)
+		}
+		re, err := cborx.Marshal(env)
+		if err != nil || !bytes.Equal(re, raw) {
+			t.Fatalf("accepted non-canonical input %x", raw)
+		}
+		if tx.Hash != ledger.TxHash(raw) {
+			t.Fatal("hash mismatch")
+		}
+	})
+}
