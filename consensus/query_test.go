@@ -17,7 +17,7 @@ func TestQueriesProve(t *testing.T) {
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, gop)
 	p := newProvider(t)
-	c.mustApply(c.sign(op, p.Register(1000, 60)))
+	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "peer/" + p.PeerID.String()})
 	if err != nil || res.Code != 0 || string(res.Value) != string(p.MachineID[:]) {
 		t.Fatalf("peer query: %v %d %x, want %s", err, res.GetCode(), res.GetValue(), p.MachineID)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // registerUnbondingSecs is the unbonding delay a provider registers with.
@@ -102,6 +103,9 @@ func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
 	}
 	reg := &consensus.ProviderRegister{MachineID: me, HWPubDER: der, PQPub: n.id.PQPublicKey().Bytes(),
 		PeerID: peerID.String(), Bond: params.MinServingBond, UnbondingSecs: registerUnbondingSecs}
+	if err := signRegistration(n, reg, acct.signer); err != nil {
+		return false, err
+	}
 	res, err := acct.submit(ctx, reg)
 	if err != nil {
 		return false, fmt.Errorf("register machine %s from account %s (bond %d): %w", me, acct.signer.Account(), reg.Bond, err)
@@ -110,4 +114,18 @@ func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
 	n.log.Info("chain: provider registered", "machine", me, "peer", peerID, "operator", acct.signer.Account(),
 		"bond", reg.Bond, "height", res.Height)
 	return true, nil
+}
+
+// signRegistration has the machine's hardware and ML-DSA-65 keys and the
+// host's peer key sign reg for the operator account on its chain.
+func signRegistration(n *Node, reg *consensus.ProviderRegister, op *consensus.Signer) error {
+	payload, err := reg.SigningPayload(op.ChainID(), op.Account())
+	if err != nil {
+		return fmt.Errorf("registration payload: %w", err)
+	}
+	if reg.HWSig, reg.PQSig, err = n.id.SignRegistration(payload); err != nil {
+		return err
+	}
+	reg.PeerSig, err = identity.SignRegistrationPeer(n.host.Host().Peerstore().PrivKey(n.host.ID()), payload)
+	return err
 }

@@ -22,7 +22,7 @@ const (
 	CodeUnknownAccount  Code = 7  // signer has no account
 	CodeUnknownProvider Code = 8  // machine ID not registered
 	CodeNotValidator    Code = 9  // signer is not a validator with power
-	CodeDuplicate       Code = 10 // machine, peer ID, consensus key or validator already registered
+	CodeDuplicate       Code = 10 // registration already there as given, consensus key or validator already registered
 	CodeBondTooLow      Code = 11 // serving bond below the governed minimum
 	CodeInvalidParams   Code = 12 // proposed parameters fail validation
 	CodeUnknownProposal Code = 13 // no such proposal
@@ -38,6 +38,14 @@ const (
 	CodeLastValidator   Code = 23 // the change would leave no validator
 	CodeBadReceipt      Code = 24 // receipt envelope malformed, not hashing to ReceiptHash, expired or badly signed
 	CodeWrongMachine    Code = 25 // receipt signed by another machine than the record's registered provider
+	CodeBadHWSig        Code = 26 // registration not signed by the machine's hardware key over (chain, operator, machine, peer)
+	CodeBadPQSig        Code = 27 // registration not signed by the machine's ML-DSA-65 key
+	CodeBadPeerSig      Code = 28 // registration not signed by the key of its peer ID
+	CodePeerTaken       Code = 29 // peer ID registered to a machine of another operator
+	CodeMachineTaken    Code = 30 // machine registered by another operator
+	CodePairingChanged  Code = 31 // machine or peer ID already registered in another machine/peer pairing
+	CodeNameTaken       Code = 32 // model name bound to another model ID
+	CodeNoProvider      Code = 33 // signer operates no registered, bonded provider
 	CodeInternal        Code = 99 // store failure; the block is not applied
 )
 
@@ -52,7 +60,11 @@ var codeNames = map[Code]string{
 	CodeDuplicateRecord: "duplicate payment record", CodeNotAuthorized: "not authorized",
 	CodeUnbonding: "unbonding", CodeTooLarge: "too large", CodeBadIdentity: "bad identity",
 	CodeUnknownEscrow: "unknown escrow", CodeLastValidator: "last validator",
-	CodeBadReceipt: "bad receipt", CodeWrongMachine: "receipt from another machine", CodeInternal: "internal error",
+	CodeBadReceipt: "bad receipt", CodeWrongMachine: "receipt from another machine",
+	CodeBadHWSig: "bad hardware key signature", CodeBadPQSig: "bad ML-DSA-65 signature",
+	CodeBadPeerSig: "bad peer key signature", CodePeerTaken: "peer ID taken", CodeMachineTaken: "machine taken",
+	CodePairingChanged: "machine/peer pairing changed", CodeNameTaken: "name taken",
+	CodeNoProvider: "no bonded provider", CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

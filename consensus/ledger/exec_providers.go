@@ -16,6 +16,43 @@ func (r *txRun) provider(m identity.MachineID) (Provider, error) {
 	return p, nil
 }
 
+// checkPairing refuses a registration whose machine or peer ID is already
+// registered: to another operator (taken), in another pairing by the same
+// operator (pairing changed), or exactly as given (duplicate).
+func (r *txRun) checkPairing(p *ProviderRegister) error {
+	op := r.tx.Body.Signer
+	var prev Provider
+	had, err := Load(r.st, KeyProvider(p.MachineID), &prev)
+	if err != nil {
+		return err
+	}
+	switch {
+	case had && prev.Operator != op:
+		return reject(CodeMachineTaken, "machine %s is registered by operator %s", p.MachineID, prev.Operator)
+	case had && prev.PeerID != p.PeerID:
+		return reject(CodePairingChanged, "machine %s is registered with peer %s, not %s", p.MachineID, prev.PeerID, p.PeerID)
+	case had:
+		return reject(CodeDuplicate, "machine %s is already registered with peer %s", p.MachineID, p.PeerID)
+	}
+	owner, err := r.st.Get(KeyPeer(p.PeerID))
+	if err != nil {
+		return err
+	}
+	if owner == nil {
+		return nil
+	}
+	var m identity.MachineID
+	copy(m[:], owner)
+	var holder Provider
+	if _, err := Load(r.st, KeyProvider(m), &holder); err != nil {
+		return err
+	}
+	if holder.Operator != op {
+		return reject(CodePeerTaken, "peer ID %s is registered to machine %s of operator %s", p.PeerID, m, holder.Operator)
+	}
+	return reject(CodePairingChanged, "peer ID %s is registered to machine %s, not %s", p.PeerID, m, p.MachineID)
+}
+
 // operatedProvider returns a provider the signer operates.
 func (r *txRun) operatedProvider(m identity.MachineID) (Provider, error) {
 	p, err := r.provider(m)
@@ -29,19 +66,8 @@ func (r *txRun) operatedProvider(m identity.MachineID) (Provider, error) {
 }
 
 func (r *txRun) register(p *ProviderRegister) error {
-	prev, err := r.st.Get(KeyProvider(p.MachineID))
-	if err != nil {
+	if err := r.checkPairing(p); err != nil {
 		return err
-	}
-	if prev != nil {
-		return reject(CodeDuplicate, "machine %s is already registered", p.MachineID)
-	}
-	owner, err := r.st.Get(KeyPeer(p.PeerID))
-	if err != nil {
-		return err
-	}
-	if owner != nil {
-		return reject(CodeDuplicate, "peer ID %s is already registered to machine %x", p.PeerID, owner)
 	}
 	params, err := r.params()
 	if err != nil {

@@ -19,6 +19,7 @@ func FuzzDecodeTx(f *testing.F) {
 		&ledger.ParamProposal{Params: ledger.DefaultParams()},
 		&ledger.SLAVerdict{Hour: 3, Available: true},
 		&ledger.EscrowFund{Amount: 9, Settler: bob.Account()},
+		newMachine(f).register(f, alice, 5, 0),
 	}
 	for i, p := range seeds {
 		raw, err := alice.SignTx(uint64(i), p)
@@ -31,6 +32,7 @@ func FuzzDecodeTx(f *testing.F) {
 	stateless := map[ledger.Code]bool{
 		ledger.CodeMalformed: true, ledger.CodeBadSignature: true, ledger.CodeTooLarge: true,
 		ledger.CodeBadIdentity: true, ledger.CodeInvalidParams: true,
+		ledger.CodeBadHWSig: true, ledger.CodeBadPQSig: true, ledger.CodeBadPeerSig: true,
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		tx, err := ledger.DecodeTx(testChain, raw)
@@ -50,6 +52,34 @@ func FuzzDecodeTx(f *testing.F) {
 		}
 		if tx.Hash != ledger.TxHash(raw) {
 			t.Fatal("hash mismatch")
+		}
+	})
+}
+
+// FuzzDecodeRegistrationPayload: any input either decodes to a payload
+// whose canonical encoding is exactly the input, or is refused as
+// malformed.
+func FuzzDecodeRegistrationPayload(f *testing.F) {
+	op, _ := signer("operator", 0)
+	m := newMachine(f)
+	good, err := m.unsigned(f, 1, 0).SigningPayload(testChain, op.Account())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{0xa0})
+	f.Add(bytes.Repeat([]byte{0xff}, 40))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		p, err := ledger.DecodeRegistrationPayload(raw)
+		if err != nil {
+			if ledger.CodeOf(err) != ledger.CodeMalformed {
+				t.Fatalf("decode error with code %v: %v", ledger.CodeOf(err), err)
+			}
+			return
+		}
+		re, err := p.Marshal()
+		if err != nil || !bytes.Equal(re, raw) {
+			t.Fatalf("accepted non-canonical payload %x (re-encodes to %x, %v)", raw, re, err)
 		}
 	})
 }

@@ -65,12 +65,47 @@ func (m *machine) hwDER(t testing.TB) []byte {
 	return der
 }
 
-// register returns the machine's registration payload.
-func (m *machine) register(t testing.TB, bond, unbondingSecs uint64) *ledger.ProviderRegister {
+// unsigned returns the machine's registration payload without signatures.
+func (m *machine) unsigned(t testing.TB, bond, unbondingSecs uint64) *ledger.ProviderRegister {
 	t.Helper()
 	return &ledger.ProviderRegister{
 		MachineID: m.machineID(), HWPubDER: m.hwDER(t), PQPub: m.id.PQPublicKey().Bytes(),
 		PeerID: m.peerID.String(), Bond: bond, UnbondingSecs: unbondingSecs,
+	}
+}
+
+// register returns the machine's registration by op, signed by the
+// machine's keys and its peer key.
+func (m *machine) register(t testing.TB, op *ledger.Signer, bond, unbondingSecs uint64) *ledger.ProviderRegister {
+	t.Helper()
+	reg := m.unsigned(t, bond, unbondingSecs)
+	m.signMachine(t, reg, op.Account())
+	signPeer(t, reg, m.peerKey, op.Account())
+	return reg
+}
+
+// signMachine sets reg's hardware and ML-DSA-65 signatures by m's keys
+// for op on the test chain.
+func (m *machine) signMachine(t testing.TB, reg *ledger.ProviderRegister, op ledger.AccountID) {
+	t.Helper()
+	payload, err := reg.SigningPayload(testChain, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.HWSig, reg.PQSig, err = m.id.SignRegistration(payload); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// signPeer sets reg's peer signature by key for op on the test chain.
+func signPeer(t testing.TB, reg *ledger.ProviderRegister, key crypto.PrivKey, op ledger.AccountID) {
+	t.Helper()
+	payload, err := reg.SigningPayload(testChain, op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.PeerSig, err = identity.SignRegistrationPeer(key, payload); err != nil {
+		t.Fatal(err)
 	}
 }
 

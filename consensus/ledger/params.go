@@ -1,15 +1,6 @@
 package ledger
 
-import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/x509"
-
-	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
-	"github.com/libp2p/go-libp2p/core/peer"
-
-	"github.com/tenzrod/tenzrod/receipts/identity"
-)
+import ()
 
 // BasisPoints is the scale of standing and its weights: 10000 = 100%.
 const BasisPoints = 10000
@@ -77,36 +68,4 @@ func (p Params) Surcharge(level string) (uint64, bool) {
 		return p.SurchargeTEE, true
 	}
 	return 0, false
-}
-
-// checkRegistration verifies that a registration's keys parse and hash to
-// its machine ID, and that its peer ID parses.
-func checkRegistration(p *ProviderRegister) error {
-	if p.MachineID.IsZero() {
-		return reject(CodeMalformed, "machine ID is zero")
-	}
-	pub, err := x509.ParsePKIXPublicKey(p.HWPubDER)
-	if err != nil {
-		return reject(CodeBadIdentity, "hardware key: %v", err)
-	}
-	ec, ok := pub.(*ecdsa.PublicKey)
-	if !ok || ec.Curve != elliptic.P256() {
-		return reject(CodeBadIdentity, "hardware key is %T, want a P-256 ECDSA key", pub)
-	}
-	if len(p.PQPub) != 0 {
-		var pq mldsa65.PublicKey
-		if err := pq.UnmarshalBinary(p.PQPub); err != nil {
-			return reject(CodeBadIdentity, "ML-DSA-65 key: %v", err)
-		}
-	}
-	if got := identity.ComputeMachineID(p.HWPubDER, p.PQPub); got != p.MachineID {
-		return reject(CodeBadIdentity, "machine ID %s does not match its keys (%s)", p.MachineID, got)
-	}
-	if _, err := peer.Decode(p.PeerID); err != nil {
-		return reject(CodeBadIdentity, "peer ID %q: %v", p.PeerID, err)
-	}
-	if p.UnbondingSecs > 365*86400 {
-		return reject(CodeMalformed, "unbonding delay %d s over one year", p.UnbondingSecs)
-	}
-	return nonZero("serving bond", p.Bond)
 }

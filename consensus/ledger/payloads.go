@@ -73,7 +73,11 @@ type ValidatorUnstake struct {
 func (p *ValidatorUnstake) validate() error { return nonZero("unstake amount", p.Amount) }
 
 // ProviderRegister registers a machine with the signer as operator and
-// bonds Bond from the signer's balance.
+// bonds Bond from the signer's balance. HWSig, PQSig and PeerSig are the
+// machine's hardware key, its ML-DSA-65 key and the libp2p peer key
+// signing SigningPayload (chain ID, operator, machine ID, peer ID) through
+// identity.SignRegistration and identity.SignRegistrationPeer: the
+// machine and the peer consent to this operator registering them here.
 type ProviderRegister struct {
 	MachineID     identity.MachineID `cbor:"1,keyasint"`
 	HWPubDER      []byte             `cbor:"2,keyasint"` // PKIX DER of the P-256 hardware key
@@ -81,9 +85,16 @@ type ProviderRegister struct {
 	PeerID        string             `cbor:"4,keyasint"` // libp2p peer ID
 	Bond          uint64             `cbor:"5,keyasint"`
 	UnbondingSecs uint64             `cbor:"6,keyasint"` // delay between unbond and withdraw
+	HWSig         []byte             `cbor:"7,keyasint"` // ASN.1 ECDSA signature
+	PQSig         []byte             `cbor:"8,keyasint"`
+	PeerSig       []byte             `cbor:"9,keyasint"`
 }
 
 func (p *ProviderRegister) validate() error { return checkRegistration(p) }
+
+func (p *ProviderRegister) authenticate(chainID string, signer AccountID) error {
+	return checkRegistrationSigs(p, chainID, signer)
+}
 
 // ProviderUnbond starts the unbonding of a provider's serving bond; its
 // standing is 0 from then on.

@@ -10,23 +10,32 @@ func TestRegistrationChecks(t *testing.T) {
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, gop)
 	p, q := newMachine(t), newMachine(t)
-	mismatched := p.register(t, 1000, 60)
+	mismatched := p.register(t, op, 1000, 60)
 	mismatched.PQPub = q.id.PQPublicKey().Bytes()
-	badPeer := q.register(t, 1000, 60)
+	badPeer := q.register(t, op, 1000, 60)
 	badPeer.PeerID = "not-a-peer-id"
 	wantCodes(t, c, [][]byte{
-		c.signAt(op, 0, p.register(t, 999, 60)),
+		c.signAt(op, 0, p.register(t, op, 999, 60)),
 		c.signAt(op, 0, mismatched),
 		c.signAt(op, 0, badPeer),
 	}, ledger.CodeBondTooLow, ledger.CodeBadIdentity, ledger.CodeBadIdentity)
-	c.mustApply(c.signAt(op, 0, p.register(t, 1000, 60)))
-	samePeer := q.register(t, 1000, 60)
+	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
+	// The operator holds every key here, so all signatures verify; the
+	// state refuses re-pairing p's peer with q or p with q's peer.
+	samePeer := q.unsigned(t, 1000, 60)
 	samePeer.PeerID = p.peerID.String()
+	q.signMachine(t, samePeer, op.Account())
+	signPeer(t, samePeer, p.peerKey, op.Account())
+	otherPeer := p.unsigned(t, 1000, 60)
+	otherPeer.PeerID = q.peerID.String()
+	p.signMachine(t, otherPeer, op.Account())
+	signPeer(t, otherPeer, q.peerKey, op.Account())
 	wantCodes(t, c, [][]byte{
-		c.signAt(op, 1, p.register(t, 1000, 60)),
+		c.signAt(op, 1, p.register(t, op, 1000, 60)),
 		c.signAt(op, 1, samePeer),
-		c.signAt(op, 1, q.register(t, 20_000, 60)),
-	}, ledger.CodeDuplicate, ledger.CodeDuplicate, ledger.CodeOverdraft)
+		c.signAt(op, 1, otherPeer),
+		c.signAt(op, 1, q.register(t, op, 20_000, 60)),
+	}, ledger.CodeDuplicate, ledger.CodePairingChanged, ledger.CodePairingChanged, ledger.CodeOverdraft)
 	var got ledger.Provider
 	if !c.get(ledger.KeyProvider(p.machineID()), &got) || got.Operator != op.Account() || got.Bond != 1000 || got.PeerID != p.peerID.String() {
 		t.Fatalf("registration = %+v", got)
@@ -47,7 +56,7 @@ func TestSettlement(t *testing.T) {
 	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gop)
 	p := newMachine(t)
 	c.mustApply(
-		c.signAt(op, 0, p.register(t, 1000, 60)),
+		c.signAt(op, 0, p.register(t, op, 1000, 60)),
 		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
 	)
 	rec := func(i byte, price uint64) ledger.PaymentRecord {
@@ -86,7 +95,7 @@ func TestUnbondAndWithdraw(t *testing.T) {
 	other, goth := signer("other", 5000)
 	c := newChain(t, "", genesisTime, testParams(), 1, gop, goth)
 	p := newMachine(t)
-	c.mustApply(c.signAt(op, 0, p.register(t, 1000, 3)))
+	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 3)))
 	wantCodes(t, c, [][]byte{
 		c.signAt(op, 1, &ledger.ProviderWithdraw{MachineID: p.machineID()}),
 		c.signAt(other, 0, &ledger.ProviderUnbond{MachineID: p.machineID()}),

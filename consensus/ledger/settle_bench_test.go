@@ -23,7 +23,7 @@ func BenchmarkSettleLedger(b *testing.B) {
 			op, gop := signer("operator", 10_000)
 			c := newChain(b, "", genesisTime, testParams(), 1, gb, gop)
 			m := newMachine(b)
-			c.mustApply(c.sign(op, m.register(b, 1000, 60)), c.sign(buyer, &ledger.EscrowFund{Amount: 1 << 61}))
+			c.mustApply(c.sign(op, m.register(b, op, 1000, 60)), c.sign(buyer, &ledger.EscrowFund{Amount: 1 << 61}))
 			env, envHash := m.receipt(b, "answer")
 			txs := make([][]byte, b.N)
 			nonce := c.account(buyer.Account()).Nonce

@@ -21,6 +21,9 @@ func NewSigner(priv ed25519.PrivateKey, chainID string) *Signer {
 // Account is the signer's account ID.
 func (s *Signer) Account() AccountID { return AccountOf(s.priv.Public().(ed25519.PublicKey)) }
 
+// ChainID is the chain the signer signs for.
+func (s *Signer) ChainID() string { return s.chainID }
+
 // SignTx encodes payload (a pointer to one of the payload types, e.g.
 // *Transfer) with nonce and returns the signed transaction bytes.
 func (s *Signer) SignTx(nonce uint64, payload any) ([]byte, error) {

@@ -33,7 +33,7 @@ func TestStandingFormula(t *testing.T) {
 	outsider, gout := signer("outsider", 10)
 	c := newChain(t, "", genesisTime, testParams(), 4, gop, gout)
 	p := newMachine(t)
-	c.mustApply(c.signAt(op, 0, p.register(t, 1000, 60)))
+	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
 	c.now = genesisTime.Add(10*time.Hour + 5*time.Minute)
 	c.block()
 	votes := map[uint64][]bool{

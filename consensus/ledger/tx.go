@@ -167,8 +167,9 @@ func kindOf(p any) (Kind, bool) {
 
 // DecodeTx parses and authenticates raw transaction bytes for chainID: the
 // envelope, body and payload must each be canonical CBOR, the payload must
-// pass its stateless checks and the signature must verify. Failures are
-// *TxError with CodeTooLarge, CodeMalformed or CodeBadSignature.
+// pass its stateless checks and the signatures must verify. Failures are
+// *TxError with CodeTooLarge, CodeMalformed, CodeBadSignature or a
+// payload's own stateless code (CodeBadIdentity, CodeBadHWSig, ...).
 func DecodeTx(chainID string, raw []byte) (*Tx, error) {
 	if len(raw) > MaxTxBytes {
 		return nil, reject(CodeTooLarge, "transaction is %d bytes, limit %d", len(raw), MaxTxBytes)
@@ -198,6 +199,15 @@ func DecodeTx(chainID string, raw []byte) (*Tx, error) {
 	}
 	if !ed25519.Verify(ed25519.PublicKey(body.Signer[:]), SigningBytes(chainID, env.Body), env.Sig) {
 		return nil, reject(CodeBadSignature, "signature by %s does not verify for chain %q", body.Signer, chainID)
+	}
+	// Payload signatures (a registration's machine and peer keys) cover the
+	// chain and the signer, so they are checked once those are known.
+	if a, ok := p.(interface {
+		authenticate(chainID string, signer AccountID) error
+	}); ok {
+		if err := a.authenticate(chainID, body.Signer); err != nil {
+			return nil, err
+		}
 	}
 	return &Tx{Body: body, Payload: p, Hash: TxHash(raw)}, nil
 }

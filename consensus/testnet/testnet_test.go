@@ -52,7 +52,7 @@ func TestFourValidators(t *testing.T) {
 	next.SurchargeTEE = 4242
 	submit(ctx, t, n0, s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 100}),
 		s.sign(t, buyer, &consensus.EscrowFund{Amount: 10_000}))
-	submit(ctx, t, n1, s.sign(t, op, prov.Register(1000, 60)))
+	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)))
 	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{1},
 		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: consensus.Hash32{3}}
 	submit(ctx, t, n2, s.sign(t, buyer, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}}))
