@@ -13,43 +13,47 @@ import (
 
 // Ledger types.
 type (
-	Account          = ledger.Account
-	AccountID        = ledger.AccountID
-	AppGenesis       = ledger.AppGenesis
-	ChainMeta        = ledger.ChainMeta
-	Code             = ledger.Code
-	Envelope         = ledger.Envelope
-	Escrow           = ledger.Escrow
-	EscrowFund       = ledger.EscrowFund
-	EscrowWithdraw   = ledger.EscrowWithdraw
-	GenesisAccount   = ledger.GenesisAccount
-	GenesisValidator = ledger.GenesisValidator
-	Hash32           = ledger.Hash32
-	HourTally        = ledger.HourTally
-	HourVerdicts     = ledger.HourVerdicts
-	Kind             = ledger.Kind
-	ParamProposal    = ledger.ParamProposal
-	ParamVote        = ledger.ParamVote
-	Params           = ledger.Params
-	PaymentRecord    = ledger.PaymentRecord
-	Proposal         = ledger.Proposal
-	Provider         = ledger.Provider
-	ProviderRegister = ledger.ProviderRegister
-	ProviderUnbond   = ledger.ProviderUnbond
-	ProviderWithdraw = ledger.ProviderWithdraw
-	SLAVerdict       = ledger.SLAVerdict
-	SettledRecord    = ledger.SettledRecord
-	Settlement       = ledger.Settlement
-	Signer           = ledger.Signer
-	Standing         = ledger.Standing
-	Transfer         = ledger.Transfer
-	Tx               = ledger.Tx
-	TxBody           = ledger.TxBody
-	TxError          = ledger.TxError
-	Validator        = ledger.Validator
-	ValidatorStake   = ledger.ValidatorStake
-	ValidatorTotals  = ledger.ValidatorTotals
-	ValidatorUnstake = ledger.ValidatorUnstake
+	Account             = ledger.Account
+	AccountID           = ledger.AccountID
+	AppGenesis          = ledger.AppGenesis
+	ChainMeta           = ledger.ChainMeta
+	Code                = ledger.Code
+	Envelope            = ledger.Envelope
+	Escrow              = ledger.Escrow
+	EscrowFund          = ledger.EscrowFund
+	EscrowWithdraw      = ledger.EscrowWithdraw
+	GenesisAccount      = ledger.GenesisAccount
+	GenesisValidator    = ledger.GenesisValidator
+	Hash32              = ledger.Hash32
+	HourTally           = ledger.HourTally
+	HourVerdicts        = ledger.HourVerdicts
+	Kind                = ledger.Kind
+	ParamProposal       = ledger.ParamProposal
+	ParamVote           = ledger.ParamVote
+	Params              = ledger.Params
+	PaymentRecord       = ledger.PaymentRecord
+	Proposal            = ledger.Proposal
+	Provider            = ledger.Provider
+	ProviderRegister    = ledger.ProviderRegister
+	ProviderUnbond      = ledger.ProviderUnbond
+	ProviderWithdraw    = ledger.ProviderWithdraw
+	SLAVerdict          = ledger.SLAVerdict
+	SettledRecord       = ledger.SettledRecord
+	Settlement          = ledger.Settlement
+	Signer              = ledger.Signer
+	Standing            = ledger.Standing
+	Transfer            = ledger.Transfer
+	Tx                  = ledger.Tx
+	TxBody              = ledger.TxBody
+	TxError             = ledger.TxError
+	Validator           = ledger.Validator
+	ValidatorStake      = ledger.ValidatorStake
+	ValidatorTotals     = ledger.ValidatorTotals
+	ValidatorUnstake    = ledger.ValidatorUnstake
+	NameBind            = ledger.NameBind
+	NameProposal        = ledger.NameProposal
+	NameRecord          = ledger.NameRecord
+	RegistrationPayload = ledger.RegistrationPayload
 )
 
 // Rejection codes (see ledger.Code).
@@ -109,6 +113,7 @@ const (
 	TxDomain        = ledger.TxDomain
 	MaxTxBytes      = ledger.MaxTxBytes
 	MaxRecordsPerTx = ledger.MaxRecordsPerTx
+	MaxNameBytes    = ledger.MaxNameBytes
 )
 
 // AccountOf is ledger.AccountOf.
@@ -175,3 +180,9 @@ func SigningBytes(chainID string, body []byte) []byte { return ledger.SigningByt
 
 // TxHash is ledger.TxHash.
 func TxHash(raw []byte) [32]byte { return ledger.TxHash(raw) }
+
+// KeyName is ledger.KeyName.
+func KeyName(name string) []byte { return ledger.KeyName(name) }
+
+// CheckName is ledger.CheckName.
+func CheckName(name string) error { return ledger.CheckName(name) }

@@ -28,11 +28,13 @@ import (
 //	record/<payer hex>/<req hex>  SettledRecord      (raw)
 //	proposal/<id>                 Proposal           (raw)
 //	tally/<machine hex>/<hour>    HourTally          (raw)
+//	name/<model name>             NameRecord         (raw)
 //	params                        Params             (raw)
 //	meta                          ChainMeta          (raw)
 //	standing/<machine hex>        Standing           (JSON)
 //	validators                    []Validator        (JSON, at most MaxListed)
 //	records/<payer hex>           []SettledRecord    (JSON, at most MaxListed)
+//	names                         []NameRecord       (JSON, at most MaxListed, in name order)
 //	recordrange/<payer hex>/<from>/<to>
 //	                              []SettledRecord    (CBOR; one RangeProofOpType op over
 //	                                                  the KeyRecordIndex range, see RecordRange)
@@ -117,6 +119,10 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 			err = badPath(err2)
 		}
 		return rawKey(KeyHourTally(m, h), err)
+	case len(parts) == 2 && parts[0] == "name":
+		return rawKey(ledger.KeyName(parts[1]), badPath(ledger.CheckName(parts[1])))
+	case path == "names":
+		return computed(t, func(r *recorder) (any, error) { return list[NameRecord](t, r, ledger.NamePrefix()) })
 	case path == "params":
 		return rawKey(ledger.KeyParams(), nil)
 	case path == "meta":

@@ -41,6 +41,27 @@ func TestQueriesProve(t *testing.T) {
 	if err := json.Unmarshal(res.Value, &st); err != nil || !st.BondLive || st.MachineID != p.MachineID {
 		t.Fatalf("standing %+v, %v", st, err)
 	}
+	// Name records: raw with a proof, listed with one proof op per record.
+	c.mustApply(c.sign(op, &consensus.NameBind{Name: "tenzro-devnet", ModelID: consensus.Hash32{7}, MachineID: p.MachineID}))
+	var rec consensus.NameRecord
+	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (consensus.Hash32{7}) || rec.Operator != op.Account() {
+		t.Fatalf("name record %+v", rec)
+	}
+	if c.query("name/unbound", &rec) {
+		t.Fatal("unbound name has a record")
+	}
+	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "names"})
+	var names []consensus.NameRecord
+	if err != nil || res.Code != 0 || json.Unmarshal(res.Value, &names) != nil || len(names) != 1 || len(res.ProofOps.Ops) != 1 {
+		t.Fatalf("names: %v %s %+v", err, res.GetLog(), names)
+	}
+	if _, v, err := consensus.VerifyProofOp(c.app.AppHash(), res.ProofOps.Ops[0]); err != nil || len(v) == 0 {
+		t.Fatalf("names proof: %v", err)
+	}
+	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "name/has space"})
+	if err != nil || consensus.Code(res.Code) != consensus.CodeMalformed {
+		t.Fatalf("bad name path: %v code %d, want malformed", err, res.GetCode())
+	}
 	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "nope/1"})
 	if err != nil || consensus.Code(res.Code) != consensus.CodeMalformed {
 		t.Fatalf("unknown path: %v code %d, want malformed", err, res.GetCode())

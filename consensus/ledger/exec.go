@@ -94,6 +94,10 @@ func (r *txRun) dispatch() error {
 		return r.settle(p)
 	case *SLAVerdict:
 		return r.verdict(p)
+	case *NameBind:
+		return r.bindName(p)
+	case *NameProposal:
+		return r.proposeName(p)
 	}
 	return reject(CodeMalformed, "no handler for payload %T", r.tx.Payload)
 }

@@ -121,7 +121,19 @@ func (r *txRun) meta() (ChainMeta, error) {
 	return m, err
 }
 
-func (r *txRun) propose(p *ParamProposal) error {
+func (r *txRun) propose(p *ParamProposal) error { return r.openProposal(p.Params, nil) }
+
+func (r *txRun) proposeName(p *NameProposal) error {
+	cur, err := r.params()
+	if err != nil {
+		return err
+	}
+	return r.openProposal(cur, p)
+}
+
+// openProposal opens a proposal (params, or a name rebind with params
+// unchanged) with the proposer's yes vote.
+func (r *txRun) openProposal(params Params, rebind *NameProposal) error {
 	v, err := r.activeValidator()
 	if err != nil {
 		return err
@@ -134,7 +146,7 @@ func (r *txRun) propose(p *ParamProposal) error {
 	if err != nil {
 		return err
 	}
-	prop := Proposal{ID: m.NextProposalID, Proposer: v.Operator, Params: p.Params,
+	prop := Proposal{ID: m.NextProposalID, Proposer: v.Operator, Params: params, Rebind: rebind,
 		Deadline: r.blk.Height + int64(cur.VotingPeriodBlocks)}
 	m.NextProposalID++
 	if err := Save(r.st, keyMeta, m); err != nil {
@@ -184,7 +196,12 @@ func (r *txRun) castVote(prop Proposal, v Validator, approve bool) error {
 	}
 	if mulGT(prop.YesPower, 3, tot.Power, 2) {
 		prop.Passed = true
-		if err := Save(r.st, keyParams, prop.Params); err != nil {
+		if prop.Rebind != nil {
+			err = r.rebindName(prop.Rebind)
+		} else {
+			err = Save(r.st, keyParams, prop.Params)
+		}
+		if err != nil {
 			return err
 		}
 	}

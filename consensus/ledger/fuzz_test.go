@@ -20,6 +20,8 @@ func FuzzDecodeTx(f *testing.F) {
 		&ledger.SLAVerdict{Hour: 3, Available: true},
 		&ledger.EscrowFund{Amount: 9, Settler: bob.Account()},
 		newMachine(f).register(f, alice, 5, 0),
+		&ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}},
+		&ledger.NameProposal{Name: "tenzro-devnet"},
 	}
 	for i, p := range seeds {
 		raw, err := alice.SignTx(uint64(i), p)
@@ -80,6 +82,35 @@ func FuzzDecodeRegistrationPayload(f *testing.F) {
 		re, err := p.Marshal()
 		if err != nil || !bytes.Equal(re, raw) {
 			t.Fatalf("accepted non-canonical payload %x (re-encodes to %x, %v)", raw, re, err)
+		}
+	})
+}
+
+// FuzzDecodeNameRecord: any input either decodes to a record with a valid
+// name whose canonical encoding is exactly the input, or is refused as
+// malformed.
+func FuzzDecodeNameRecord(f *testing.F) {
+	op, _ := signer("operator", 0)
+	good, err := cborx.Marshal(ledger.NameRecord{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}, Operator: op.Account(), Height: 7})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{0xa0})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		r, err := ledger.DecodeNameRecord(raw)
+		if err != nil {
+			if ledger.CodeOf(err) != ledger.CodeMalformed {
+				t.Fatalf("decode error with code %v: %v", ledger.CodeOf(err), err)
+			}
+			return
+		}
+		if ledger.CheckName(r.Name) != nil {
+			t.Fatalf("accepted bad name %q", r.Name)
+		}
+		re, err := cborx.Marshal(r)
+		if err != nil || !bytes.Equal(re, raw) {
+			t.Fatalf("accepted non-canonical record %x", raw)
 		}
 	})
 }

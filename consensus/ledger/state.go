@@ -40,14 +40,16 @@ type Provider struct {
 	RegisteredHeight int64              `cbor:"9,keyasint" json:"registered_height"`
 }
 
-// Proposal is a governed-parameter change proposal.
+// Proposal is a governance proposal: a change of the governed parameters
+// to Params or, when Rebind is set, of one model name's binding.
 type Proposal struct {
-	ID       uint64    `cbor:"1,keyasint" json:"id"`
-	Proposer AccountID `cbor:"2,keyasint" json:"proposer"`
-	Params   Params    `cbor:"3,keyasint" json:"params"`
-	Deadline int64     `cbor:"4,keyasint" json:"deadline"` // last height votes count
-	YesPower int64     `cbor:"5,keyasint" json:"yes_power"`
-	Passed   bool      `cbor:"6,keyasint" json:"passed"`
+	ID       uint64        `cbor:"1,keyasint" json:"id"`
+	Proposer AccountID     `cbor:"2,keyasint" json:"proposer"`
+	Params   Params        `cbor:"3,keyasint" json:"params"`
+	Deadline int64         `cbor:"4,keyasint" json:"deadline"` // last height votes count
+	YesPower int64         `cbor:"5,keyasint" json:"yes_power"`
+	Passed   bool          `cbor:"6,keyasint" json:"passed"`
+	Rebind   *NameProposal `cbor:"7,keyasint,omitempty" json:"rebind,omitempty"`
 }
 
 // Escrow is a buyer's spend escrow.

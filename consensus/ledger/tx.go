@@ -60,7 +60,9 @@ const (
 	KindEscrowWithdraw   Kind = 10
 	KindSettlement       Kind = 11
 	KindSLAVerdict       Kind = 12
-	kindEnd                   = 13
+	KindNameBind         Kind = 13
+	KindNameProposal     Kind = 14
+	kindEnd                   = 15
 )
 
 // Envelope is the wire form of a transaction: the canonical CBOR of a
@@ -130,6 +132,10 @@ func newPayload(k Kind) (any, bool) {
 		return &Settlement{}, true
 	case KindSLAVerdict:
 		return &SLAVerdict{}, true
+	case KindNameBind:
+		return &NameBind{}, true
+	case KindNameProposal:
+		return &NameProposal{}, true
 	}
 	return nil, false
 }
@@ -161,6 +167,10 @@ func kindOf(p any) (Kind, bool) {
 		return KindSettlement, true
 	case *SLAVerdict:
 		return KindSLAVerdict, true
+	case *NameBind:
+		return KindNameBind, true
+	case *NameProposal:
+		return KindNameProposal, true
 	}
 	return 0, false
 }
