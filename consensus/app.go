@@ -58,10 +58,10 @@ func (a *App) ChainID() string { return a.l.ChainID() }
 // Info reports the last committed height and app hash so CometBFT replays
 // exactly the blocks the application has not committed.
 func (a *App) Info(context.Context, *abci.InfoRequest) (*abci.InfoResponse, error) {
-	h := a.l.Height()
+	h, hash := a.l.Head()
 	resp := &abci.InfoResponse{Data: "tenzro", Version: "1", AppVersion: AppVersion, LastBlockHeight: h}
 	if h > 0 {
-		resp.LastBlockAppHash = a.l.AppHash()
+		resp.LastBlockAppHash = hash
 	}
 	return resp, nil
 }

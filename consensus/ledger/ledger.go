@@ -91,6 +91,14 @@ func (l *Ledger) AppHash() []byte {
 	return r[:]
 }
 
+// Head is the last committed height and its state root, read together.
+func (l *Ledger) Head() (int64, []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.store.Root()
+	return l.store.Height(), r[:]
+}
+
 // AppHashAt is the state root committed at height h.
 func (l *Ledger) AppHashAt(h int64) ([]byte, error) {
 	l.mu.Lock()
