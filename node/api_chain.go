@@ -110,6 +110,13 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_listValidators", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		return c.Validators(ctx)
 	}))
+	s.Register("tenzro_listModelNames", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
+		recs, err := c.NameRecords(ctx)
+		if recs == nil && err == nil {
+			recs = []consensus.NameRecord{}
+		}
+		return map[string]any{"names": recs}, err
+	}))
 	s.Register("tenzro_getParams", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		return c.Params(ctx)
 	}))

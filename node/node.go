@@ -157,11 +157,11 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	n.parts = []Lifecycle{n.host, n.gossip}
-	var acct *chainAccount
+	var acct *consensus.Submitter
 	if n.chain != nil {
 		n.parts = append(n.parts, n.chain)
-		if acct, err = newChainAccount(n.chain, cfg.Path(AccountKeyFile)); err != nil {
-			return nil, fmt.Errorf("node: %w", err)
+		if acct, err = n.operatorSubmitter(); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.Role == RoleProvider {

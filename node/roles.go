@@ -3,13 +3,14 @@ package node
 import (
 	"fmt"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // buildProvider assembles the provider role from the parts built so far.
-func (n *Node) buildProvider(acct *chainAccount) error {
+func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	d := provider.Deps{Log: n.log, Clock: n.clock, Identity: n.id, Session: n.session, Host: n.host,
 		Gossip: n.gossip, Path: n.cfg.Path}
 	if n.chain != nil {
@@ -26,7 +27,7 @@ func (n *Node) buildProvider(acct *chainAccount) error {
 // buildGateway assembles the routing side of every other role: the
 // gateway and, on a chain validator, the validator role that measures
 // what the gateway routes.
-func (n *Node) buildGateway(acct *chainAccount) error {
+func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	if err := creditBuyers(n.store, n.cfg.Router.Buyers); err != nil {
 		return err
 	}
@@ -48,8 +49,12 @@ func (n *Node) buildGateway(acct *chainAccount) error {
 	if !isValidator {
 		return nil
 	}
+	key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
+	if err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
 	d := validator.Deps{Log: n.log, Clock: n.clock, Session: n.session, Gossip: n.gossip, Chain: n.chain,
-		Account: acct, AccountKey: acct.key, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store}
+		Account: acct, AccountKey: key, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store}
 	if n.validator, err = validator.New(validator.Config{ProbeInterval: n.cfg.Router.ProbeInterval}, d); err != nil {
 		return fmt.Errorf("node: %w", err)
 	}

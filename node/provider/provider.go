@@ -50,6 +50,7 @@ type Provider struct {
 	cfg    Config
 	d      Deps
 	models *modelSet
+	loop   *providerLoop
 	parts  []lifecycle
 }
 
@@ -83,7 +84,8 @@ func New(cfg Config, d Deps) (*Provider, error) {
 	if p.models, err = newModelSet(cfg, d.Path, d.Log); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
-	p.parts = []lifecycle{newProviderLoop(p, p.models), &inferServer{p: p, set: p.models}}
+	p.loop = newProviderLoop(p, p.models)
+	p.parts = []lifecycle{p.loop, &inferServer{p: p, set: p.models}}
 	if d.Chain != nil {
 		p.parts = append(p.parts, newRegistrar(p))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // registerUnbondingSecs is the unbonding delay a provider registers with.
@@ -49,6 +50,7 @@ func (r *registrar) run(ctx context.Context) {
 		done, err := r.attempt(ctx)
 		if done {
 			close(r.done)
+			r.bindNames(ctx, r.p.loop.loaded)
 			return
 		}
 		if err != nil && err.Error() != lastErr {
@@ -98,6 +100,9 @@ func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
 	}
 	reg := &consensus.ProviderRegister{MachineID: me, HWPubDER: der, PQPub: d.Identity.PQPublicKey().Bytes(),
 		PeerID: peerID.String(), Bond: params.MinServingBond, UnbondingSecs: registerUnbondingSecs}
+	if err := r.sign(reg, d.Chain.App().ChainID()); err != nil {
+		return false, err
+	}
 	res, err := d.Account.Submit(ctx, reg)
 	if err != nil {
 		return false, fmt.Errorf("register machine %s from account %s (bond %d): %w", me, d.Account.Account(), reg.Bond, err)
@@ -106,4 +111,20 @@ func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
 	d.Log.Info("chain: provider registered", "machine", me, "peer", peerID, "operator", d.Account.Account(),
 		"bond", reg.Bond, "height", res.Height)
 	return true, nil
+}
+
+// sign has the machine's hardware and ML-DSA-65 keys and the host's peer
+// key sign reg for the operator account on chainID: proof that whoever
+// registers the machine and the peer holds their keys.
+func (r *registrar) sign(reg *consensus.ProviderRegister, chainID string) error {
+	d := r.p.d
+	payload, err := reg.SigningPayload(chainID, d.Account.Account())
+	if err != nil {
+		return fmt.Errorf("registration payload: %w", err)
+	}
+	if reg.HWSig, reg.PQSig, err = d.Identity.SignRegistration(payload); err != nil {
+		return err
+	}
+	reg.PeerSig, err = identity.SignRegistrationPeer(d.Host.Host().Peerstore().PrivKey(d.Host.ID()), payload)
+	return err
 }
