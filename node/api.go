@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -27,6 +28,9 @@ const (
 	maxConnsPerAddr = 128
 	bodySlots       = 32
 	bodySlotWait    = 2 * time.Second
+	// maxHeaderBytes: an API request's headers are a few hundred bytes;
+	// the server's 1 MB default would let each connection hold a megabyte.
+	maxHeaderBytes = 64 << 10
 )
 
 // apiServer is the node's one HTTP port: /healthz, /metrics and /rpc.
@@ -67,6 +71,7 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	a.srv = &http.Server{
 		Handler:           newBodyGate(bodySlots, bodySlotWait).wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
@@ -139,10 +144,7 @@ func (l *perAddrListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		host := c.RemoteAddr().String()
-		if h, _, err := net.SplitHostPort(host); err == nil {
-			host = h
-		}
+		host := addrKey(c.RemoteAddr())
 		l.mu.Lock()
 		full := l.open[host] >= l.limit
 		if !full {
@@ -176,6 +178,21 @@ func (l *perAddrListener) refuse(c net.Conn) {
 		_ = cw.CloseWrite()
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+}
+
+// addrKey is the remote address a limit counts: the IP, and for IPv6 its
+// /64, since one host is routinely given a whole /64 to pick from.
+func addrKey(a net.Addr) string {
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	ip := ap.Addr().Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
 }
 
 // openFrom reports the open connections of one remote IP.

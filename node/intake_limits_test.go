@@ -155,3 +155,25 @@ func TestBodyGate(t *testing.T) {
 		<-g.slots
 	})
 }
+
+func TestAddrKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:80":                "127.0.0.1",
+		"[::ffff:10.0.0.1]:443":       "10.0.0.1",
+		"[2001:db8:1:2:3:4:5:6]:8080": "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff::1]:1":    "2001:db8:1:2::/64",
+		"[::1]:9":                     "::/64",
+		"[fe80::1%eth0]:9":            "fe80::/64",
+	} {
+		addr, err := net.ResolveTCPAddr("tcp", in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := addrKey(addr); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	if got := addrKey(&net.UnixAddr{Name: "@sock", Net: "unix"}); got != "@sock" {
+		t.Errorf("unix address: %q", got)
+	}
+}
