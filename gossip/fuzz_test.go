@@ -18,7 +18,7 @@ func FuzzValidateHeartbeat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, _ := newTestValidator(now)
 		v.pins.Offer(p.peer, p.id.MachineID())
-		r := v.ValidateHeartbeat(data)
+		r := v.ValidateHeartbeat(tctx, testRelay, data)
 		if r.Verdict == Accept {
 			hb, ok := r.Value.(*VerifiedHeartbeat)
 			if !ok || hb.Check() != nil || hb.Machine != p.id.MachineID() {
@@ -38,7 +38,7 @@ func FuzzValidateAnnouncement(f *testing.F) {
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, _ := newTestValidator(now)
-		r := v.ValidateAnnouncement(data)
+		r := v.ValidateAnnouncement(tctx, testRelay, data)
 		if r.Verdict == Accept {
 			an, ok := r.Value.(*VerifiedAnnouncement)
 			if !ok || an.Check() != nil {
