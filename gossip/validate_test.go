@@ -19,7 +19,7 @@ func TestValidHeartbeatAfterAnnouncement(t *testing.T) {
 	r := v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, p.announcement(now)))
 	wantVerdict(t, r, Accept, ReasonOK)
 	an := r.Value.(*VerifiedAnnouncement)
-	if an.Peer != p.peer || an.Machine != p.id.MachineID() || an.Backend != "software" {
+	if an.Peer != p.peer || an.Machine != p.id.MachineID() || an.Backend != "software" || an.ReceivedFrom != testRelay {
 		t.Fatalf("sender = %+v", an.Sender)
 	}
 	if m, ok := v.Pins().Lookup(p.peer); !ok || m != p.id.MachineID() {
