@@ -45,7 +45,7 @@ func (r *Request) Validate() error {
 	if !verificationLevels[r.Verification] {
 		return bad("unknown verification level %q (none, receipt, optimistic, tee)", r.Verification)
 	}
-	for name, v := range map[string]string{"model": r.Model, "session ID": r.SessionID} {
+	for name, v := range map[string]string{"model": r.Model, "session ID": r.SessionID, "network": r.Network} {
 		if len(v) > maxShortLen {
 			return bad("%s is %d bytes, limit %d", name, len(v), maxShortLen)
 		}

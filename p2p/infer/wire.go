@@ -8,14 +8,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // ProtocolID is the libp2p protocol of forwarded inference.
 const ProtocolID = "/tenzro/infer/1.0.0"
 
-// ServiceName is the resource-manager service both ends attach streams to.
-const ServiceName = "tenzro.infer"
+// ServiceName is the resource-manager service both ends attach streams to;
+// p2p.AddServiceLimits sets its per-peer limits.
+const ServiceName = p2p.ServiceInfer
 
 // Protocol defaults.
 const (
@@ -37,6 +39,23 @@ const (
 	CodeInternal     = "internal_error"
 )
 
+// Codes of the admission and scoping answers. A gateway fails over on
+// CodeBusy and CodeRateLimited (status 429, RetryAfterMs set) without
+// counting a failure against the provider.
+const (
+	// CodeBusy: the provider is at capacity (its slots and fair queue are
+	// full, or this caller holds its per-peer share).
+	CodeBusy = "busy"
+	// CodeRateLimited: the shared budget of callers the provider does not
+	// know (ServerConfig.Known) is spent.
+	CodeRateLimited = "rate_limited"
+	// CodeWrongNetwork: the request names another network (status 421).
+	CodeWrongNetwork = p2p.CodeWrongNetwork
+	// CodeStopped: the client stopped the call and the handler returned no
+	// final frame (status 499).
+	CodeStopped = "stopped"
+)
+
 // Typed failures of Call besides *ErrorFrame.
 var (
 	// ErrStalled: the gap between two frames exceeded ClientConfig.StallTimeout.
@@ -51,6 +70,16 @@ var (
 	ErrNoFinal = errors.New("infer: stream ended without a final frame")
 	// ErrInvalidRequest: Request.Validate refused the request.
 	ErrInvalidRequest = errors.New("infer: invalid request")
+	// ErrStop, wrapped in the error of Call's token callback, asks the
+	// provider to stop but still answer: Call half-closes the stream and
+	// waits up to ClientConfig.StopGrace for the final frame.
+	ErrStop = errors.New("infer: stopped by the caller")
+	// ErrStoppedByClient is the cause of a handler's context when the
+	// client half-closed its side to stop the call (see Stopped).
+	ErrStoppedByClient = errors.New("infer: client stopped the call")
+	// ErrWriteStalled is the cause of a handler's context when a frame
+	// write made no progress for ServerConfig.WriteStallTimeout.
+	ErrWriteStalled = errors.New("infer: frame write stalled")
 )
 
 // Request is what a buyer's gateway sends a provider. The buyer's access
@@ -73,6 +102,9 @@ type Request struct {
 	// broken provider sent them: resuming from IDs is exact, resuming from
 	// text only when re-tokenizing reproduces them.
 	ContinuationTokens []int `cbor:"14,keyasint,omitempty"`
+	// Network is the caller's network name (ClientConfig.Network); the
+	// server refuses another network's request before anything else.
+	Network string `cbor:"15,keyasint,omitempty"`
 }
 
 // Frame is one provider → gateway frame: exactly one field is set. Zero or
@@ -193,12 +225,22 @@ const (
 // decodeRequest strictly decodes a request frame (at most max bytes) and
 // validates it.
 func decodeRequest(b []byte, max int) (*Request, error) {
-	req := new(Request)
-	if err := cborx.Unmarshal(b, max, req); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	req, err := unmarshalRequest(b, max)
+	if err != nil {
+		return nil, err
 	}
 	if err := req.Validate(); err != nil {
 		return nil, err
+	}
+	return req, nil
+}
+
+// unmarshalRequest strictly decodes a request frame without validating it,
+// so the server can check its network first.
+func unmarshalRequest(b []byte, max int) (*Request, error) {
+	req := new(Request)
+	if err := cborx.Unmarshal(b, max, req); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
 	return req, nil
 }
