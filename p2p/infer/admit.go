@@ -14,7 +14,7 @@ import (
 //
 // A request takes a free slot at once when nobody waits; otherwise it
 // waits in its peer's FIFO queue. A freed slot goes to the waiting peer
-// that holds the fewest slots (ties: the longest waiting head), so a peer
+// that holds the fewest slots (ties: the one served longest ago), so a peer
 // with many waiting requests cannot starve another peer's single one. A
 // peer holds at most maxPerPeer requests (served and waiting); when the
 // queue is full, a newcomer displaces the newest waiter of the peer holding
@@ -30,20 +30,20 @@ type admitter struct {
 	free    int
 	peers   map[peer.ID]*peerLoad
 	waiting int
-	seq     uint64
-	unknown int // unknown callers admitted (served or waiting)
+	seq     uint64 // counts grants, to order peers by their last one
+	unknown int    // unknown callers admitted (served or waiting)
 	bucket  tokenBucket
 }
 
 type peerLoad struct {
 	active int
 	queue  []*waiter
+	served uint64 // admitter.seq at this peer's last grant; 0: never
 }
 
 func (l *peerLoad) load() int { return l.active + len(l.queue) }
 
 type waiter struct {
-	seq  uint64
 	done chan struct{} // closed when granted or displaced
 	// granted or displaced, set under admitter.mu before done is closed.
 	granted, displaced bool
@@ -84,7 +84,7 @@ func (a *admitter) acquire(ctx context.Context, p peer.ID, known bool) (release 
 	var w *waiter
 	if ef == nil && a.free > 0 && a.waiting == 0 {
 		a.free--
-		a.peers[p].active++
+		a.grant(a.peers[p])
 	} else if ef == nil {
 		w, ef = a.enqueue(p)
 	}
@@ -163,8 +163,7 @@ func (a *admitter) enqueue(p peer.ID) (*waiter, *ErrorFrame) {
 		v.displaced = true
 		close(v.done)
 	}
-	a.seq++
-	w := &waiter{seq: a.seq, done: make(chan struct{})}
+	w := &waiter{done: make(chan struct{})}
 	l.queue = append(l.queue, w)
 	a.waiting++
 	return w, nil
@@ -199,7 +198,7 @@ func (a *admitter) release(p peer.ID, known bool) {
 		if len(o.queue) == 0 {
 			continue
 		}
-		if next == nil || o.active < next.active || (o.active == next.active && o.queue[0].seq < next.queue[0].seq) {
+		if next == nil || o.active < next.active || (o.active == next.active && o.served < next.served) {
 			next = o
 		}
 	}
@@ -210,9 +209,16 @@ func (a *admitter) release(p peer.ID, known bool) {
 	w := next.queue[0]
 	next.queue = next.queue[1:]
 	a.waiting--
-	next.active++
+	a.grant(next)
 	w.granted = true
 	close(w.done)
+}
+
+// grant gives l one slot; under mu.
+func (a *admitter) grant(l *peerLoad) {
+	a.seq++
+	l.active++
+	l.served = a.seq
 }
 
 // tokenBucket is a rate limit of n per period with a burst of n, on an
