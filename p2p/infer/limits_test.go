@@ -3,7 +3,6 @@ package infer
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p"
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -43,15 +41,11 @@ func newHost(t *testing.T, server host.Host) host.Host {
 // production resource manager and its tenzro service limits.
 func newProductionHost(t *testing.T) host.Host {
 	t.Helper()
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := p2p.DefaultConfig()
 	cfg.Network = "test"
 	cfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	cfg.KeyFile = filepath.Join(t.TempDir(), "unused.key")
-	h, err := p2p.New(context.Background(), cfg, p2p.WithKey(key), p2p.WithLogger(slog.New(slog.DiscardHandler)))
+	cfg.KeyFile = filepath.Join(t.TempDir(), "p2p.key")
+	h, err := p2p.New(context.Background(), cfg, p2p.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -222,21 +222,8 @@ const (
 	maxShortLen   = 256 // model names, finish reasons, session IDs, roles
 )
 
-// decodeRequest strictly decodes a request frame (at most max bytes) and
-// validates it.
-func decodeRequest(b []byte, max int) (*Request, error) {
-	req, err := unmarshalRequest(b, max)
-	if err != nil {
-		return nil, err
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
-	}
-	return req, nil
-}
-
-// unmarshalRequest strictly decodes a request frame without validating it,
-// so the server can check its network first.
+// unmarshalRequest strictly decodes a request frame (at most max bytes)
+// without validating it, so the server can check its network first.
 func unmarshalRequest(b []byte, max int) (*Request, error) {
 	req := new(Request)
 	if err := cborx.Unmarshal(b, max, req); err != nil {
