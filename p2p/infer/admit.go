@@ -63,9 +63,10 @@ func (a *admitter) busy(why string) *ErrorFrame {
 	return &ErrorFrame{Status: 429, Code: CodeBusy, Message: why, RetryAfterMs: a.retryAfter.Milliseconds(), Retryable: true}
 }
 
-// acquire waits for a slot for p (at most queueTimeout, or until ctx ends)
-// and returns its release; an *ErrorFrame says why there is none.
-func (a *admitter) acquire(ctx context.Context, p peer.ID, known bool) (release func(), _ *ErrorFrame) {
+// acquire waits for a slot for p (at most queueTimeout, or until ctx ends
+// or abort is closed) and returns its release; an *ErrorFrame says why
+// there is none.
+func (a *admitter) acquire(ctx context.Context, abort <-chan struct{}, p peer.ID, known bool) (release func(), _ *ErrorFrame) {
 	a.mu.Lock()
 	if !known {
 		if a.unknown >= a.unknownConcurrency {
@@ -104,6 +105,7 @@ func (a *admitter) acquire(ctx context.Context, p peer.ID, known bool) (release 
 	case <-w.done:
 	case <-t.C:
 	case <-ctx.Done():
+	case <-abort:
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()

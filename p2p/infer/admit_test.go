@@ -29,7 +29,7 @@ func (a *admitter) queueFor(t *testing.T, p peer.ID, out chan<- grant) {
 	before := a.waiting
 	a.mu.Unlock()
 	go func() {
-		rel, ef := a.acquire(context.Background(), p, true)
+		rel, ef := a.acquire(context.Background(), nil, p, true)
 		out <- grant{p, rel, ef}
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; {
@@ -48,7 +48,7 @@ func (a *admitter) queueFor(t *testing.T, p peer.ID, out chan<- grant) {
 
 func mustAcquire(t *testing.T, a *admitter, p peer.ID, known bool) func() {
 	t.Helper()
-	rel, ef := a.acquire(context.Background(), p, known)
+	rel, ef := a.acquire(context.Background(), nil, p, known)
 	if ef != nil {
 		t.Fatalf("acquire for %s: %v", p, ef)
 	}
@@ -92,11 +92,11 @@ func TestQueueDisplacement(t *testing.T) {
 	got := make(chan grant, 8)
 	a.queueFor(t, "A", got)
 	a.queueFor(t, "A", got)
-	if _, ef := a.acquire(context.Background(), "A", true); ef == nil || ef.Code != CodeBusy {
+	if _, ef := a.acquire(context.Background(), nil, "A", true); ef == nil || ef.Code != CodeBusy {
 		t.Fatalf("A over a full queue: %v, want busy", ef)
 	}
 	go func() {
-		rel, ef := a.acquire(context.Background(), "B", true)
+		rel, ef := a.acquire(context.Background(), nil, "B", true)
 		got <- grant{"B", rel, ef}
 	}()
 	if g := <-got; g.peer != "A" || g.ef == nil || g.ef.Code != CodeBusy || g.ef.Status != 429 {
@@ -113,7 +113,7 @@ func TestQueueDisplacement(t *testing.T) {
 	b, _ := testAdmitter(4, 2, 4)
 	mustAcquire(t, b, "C", true)
 	mustAcquire(t, b, "C", true)
-	if _, ef := b.acquire(context.Background(), "C", true); ef == nil || ef.Code != CodeBusy {
+	if _, ef := b.acquire(context.Background(), nil, "C", true); ef == nil || ef.Code != CodeBusy {
 		t.Fatalf("third request of C with MaxPerPeer 2: %v, want busy", ef)
 	}
 }
@@ -123,20 +123,20 @@ func TestQueueDisplacement(t *testing.T) {
 func TestUnknownBudget(t *testing.T) {
 	a, clk := testAdmitter(8, 8, 8)
 	rel := mustAcquire(t, a, "u1", false)
-	if _, ef := a.acquire(context.Background(), "u2", false); ef == nil || ef.Code != CodeRateLimited || ef.Status != 429 {
+	if _, ef := a.acquire(context.Background(), nil, "u2", false); ef == nil || ef.Code != CodeRateLimited || ef.Status != 429 {
 		t.Fatalf("second unknown caller at once: %v, want rate_limited", ef)
 	}
 	mustAcquire(t, a, "known", true) // known callers are not in the budget
 	rel()
 	mustAcquire(t, a, "u3", false)()
 	mustAcquire(t, a, "u4", false)()
-	_, ef := a.acquire(context.Background(), "u5", false) // 3 per minute spent
+	_, ef := a.acquire(context.Background(), nil, "u5", false) // 3 per minute spent
 	if ef == nil || ef.Code != CodeRateLimited || ef.RetryAfterMs != 20_000 {
 		t.Fatalf("fourth unknown call within a minute: %+v, want rate_limited after 20 s", ef)
 	}
 	clk.Add(20 * time.Second)
 	mustAcquire(t, a, "u6", false)()
-	if _, ef := a.acquire(context.Background(), "u7", false); ef == nil {
+	if _, ef := a.acquire(context.Background(), nil, "u7", false); ef == nil {
 		t.Fatal("budget refilled beyond its rate")
 	}
 }

@@ -219,3 +219,72 @@ func TestFloodFromOnePeer(t *testing.T) {
 	}
 	t.Logf("flood of 500: %d served, %d busy, %d refused by the resource manager", served.Load(), busy.Load(), refused.Load())
 }
+
+// TestLeavingWhileQueuedFreesThePlace: a request whose client resets the
+// stream while it waits for a slot leaves the queue at once, so it does not
+// keep a later request out of a full queue.
+func TestLeavingWhileQueuedFreesThePlace(t *testing.T) {
+	holder, server := newPair(t)
+	other := newHost(t, server)
+	started := make(chan struct{}, 4)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	serve(t, server, ServerConfig{MaxConcurrent: 1, MaxQueue: 1, QueueTimeout: 10 * time.Second},
+		func(ctx context.Context, _ *Request, _ peer.ID, _ func(*TokenFrame) error) (*FinalFrame, error) {
+			started <- struct{}{}
+			<-release
+			return &FinalFrame{FinishReason: "stop"}, nil
+		})
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	first := make(chan error, 1)
+	go func() {
+		_, _, err := Call(context.Background(), holder, server.ID(), validRequest(), ClientConfig{}, nil)
+		first <- err
+	}()
+	<-started
+	ctx, cancel := context.WithCancel(context.Background())
+	queued := make(chan error, 1)
+	go func() {
+		_, _, err := Call(ctx, other, server.ID(), validRequest(), ClientConfig{}, nil)
+		queued <- err
+	}()
+	// The queued call stays queued (no answer) until it is cancelled.
+	select {
+	case err := <-queued:
+		t.Fatalf("queued call answered while the slot is held: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	if err := <-queued; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled queued call: %v", err)
+	}
+	// A later request queues (no answer while the slot is held) instead of
+	// finding the queue full. The server learns of the reset
+	// asynchronously, so a "queue full" answer right after it is retried;
+	// the cancelled request would hold its place for the whole QueueTimeout.
+	third := make(chan error, 1)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		go func() {
+			_, _, err := Call(context.Background(), other, server.ID(), validRequest(), ClientConfig{}, nil)
+			third <- err
+		}()
+		select {
+		case err := <-third:
+			if time.Now().After(deadline) {
+				t.Fatalf("the queue still holds the cancelled request: %v", err)
+			}
+			wantErrorFrame(t, err, 429, CodeBusy)
+			time.Sleep(20 * time.Millisecond)
+			continue
+		case <-time.After(200 * time.Millisecond):
+		}
+		break
+	}
+	releaseOnce.Do(func() { close(release) })
+	if err := <-first; err != nil {
+		t.Fatalf("holder: %v", err)
+	}
+	if err := <-third; err != nil {
+		t.Fatalf("request queued after the cancelled one: %v", err)
+	}
+}

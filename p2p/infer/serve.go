@@ -1,11 +1,9 @@
 package infer
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -29,7 +27,7 @@ func withHeld(held, b []byte) []byte {
 // serve runs the handler in its slot and writes its frames. The slot is
 // released as soon as the handler returns, before the last frame is
 // written.
-func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start time.Time, release func(), log *slog.Logger) {
+func (srv *server) serve(s network.Stream, watch *readWatch, req *Request, start time.Time, release func(), log *slog.Logger) {
 	var releaseOnce sync.Once
 	free := func() { releaseOnce.Do(release) }
 	defer free()
@@ -42,22 +40,21 @@ func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start 
 	stop := context.AfterFunc(ctx, func() { w.cut(time.Now().Add(closeGrace)) })
 	defer stop()
 
-	// The client keeps its write side open while it wants the answer. EOF
-	// on it means "stop, but answer": the handler is cancelled and its final
-	// frame still sent. A reset, an error or any byte means the client is
-	// gone (or misbehaves): nothing more is written.
+	// The client keeps its write side open while it wants the answer (see
+	// readWatch). On a stop the handler is cancelled and its final frame
+	// still sent; when the client is gone nothing more is written.
 	var gone atomic.Bool
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		_, err := r.ReadByte()
-		if errors.Is(err, io.EOF) {
+		<-watch.done
+		if watch.eof {
 			cancelCause(ErrStoppedByClient)
 			return
 		}
 		gone.Store(true)
-		cancelCause(fmt.Errorf("infer: client went away: %w", err))
-		if err == nil {
+		cancelCause(fmt.Errorf("infer: client went away: %w", watch.err))
+		if watch.err == nil {
 			log.Debug("unexpected data after the request; cancelling")
 		}
 	}()

@@ -187,14 +187,25 @@ func (srv *server) handle(s network.Stream) {
 		_ = s.Reset()
 		return
 	}
+	// Watched from here on, so a client that leaves while its request
+	// waits for a slot gives the slot up.
+	_ = s.SetReadDeadline(time.Now().Add(srv.cfg.QueueTimeout + closeGrace))
+	watch := watchRead(r)
 	known := srv.cfg.Known == nil || srv.cfg.Known(from)
-	release, ef := srv.admit.acquire(srv.ctx, from, known)
+	release, ef := srv.admit.acquire(srv.ctx, watch.done, from, known)
 	if ef != nil {
+		if ended, eof := watch.ended(); ended && !eof {
+			_ = s.Reset()
+			return
+		} else if ended {
+			ef = &ErrorFrame{Status: 499, Code: CodeStopped, Message: "stopped by the client before it started"}
+		}
 		srv.reject(s, ef)
 		return
 	}
-	_ = s.SetReadDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
-	srv.serve(s, r, req, start, release, log)
+	admitted := time.Now()
+	_ = s.SetReadDeadline(admitted.Add(srv.cfg.MaxDuration + closeGrace))
+	srv.serve(s, watch, req, admitted, release, log)
 }
 
 // readRequest reads, decodes and checks the request frame: its network
