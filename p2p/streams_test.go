@@ -75,3 +75,18 @@ func TestServicePeerStreamLimit(t *testing.T) {
 		t.Fatalf("%d attached, %d refused; want %d and %d", attached.Load(), refused.Load(), servicePeerInbound, open-servicePeerInbound)
 	}
 }
+
+func FuzzCheckNetwork(f *testing.F) {
+	f.Add("devnet", "devnet")
+	f.Add("devnet", "")
+	f.Add("a", "A")
+	f.Fuzz(func(t *testing.T, local, requested string) {
+		err := CheckNetwork(local, requested)
+		if (err == nil) != (local == requested) {
+			t.Fatalf("CheckNetwork(%q, %q) = %v", local, requested, err)
+		}
+		if err != nil && !errors.Is(err, ErrWrongNetwork) {
+			t.Fatalf("error %v does not wrap ErrWrongNetwork", err)
+		}
+	})
+}
