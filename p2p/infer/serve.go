@@ -161,8 +161,9 @@ func (srv *server) lastFrame(ctx context.Context, final *FinalFrame, herr error,
 // however large the frame and slow (but moving) the link.
 const writeChunk = 16 << 10
 
-// stallWriter writes to a stream in chunks, each under a fresh deadline of
-// stall, never past the hard deadline set at creation and moved by cut.
+// stallWriter writes to a stream in chunks, each under a deadline of 3/4 to
+// all of stall from its start, never past the hard deadline set at
+// creation and moved by cut.
 type stallWriter struct {
 	s     network.Stream
 	stall time.Duration
@@ -181,12 +182,19 @@ func (w *stallWriter) Write(b []byte) (int, error) {
 	for n < len(b) {
 		end := min(len(b), n+writeChunk)
 		w.mu.Lock()
-		dl := time.Now().Add(w.stall)
-		if w.hard.Before(dl) {
-			dl = w.hard
+		now := time.Now()
+		// The deadline is moved only once a quarter of it is used up:
+		// setting it costs an allocation in the muxer, and a chunk still
+		// gets at least three quarters of the stall timeout.
+		if dl := now.Add(w.stall); w.cur.Sub(now) < w.stall-w.stall/4 {
+			if w.hard.Before(dl) {
+				dl = w.hard
+			}
+			if !dl.Equal(w.cur) {
+				_ = w.s.SetWriteDeadline(dl)
+				w.cur = dl
+			}
 		}
-		_ = w.s.SetWriteDeadline(dl)
-		w.cur = dl
 		w.mu.Unlock()
 		m, err := w.s.Write(b[n:end])
 		n += m
