@@ -96,7 +96,20 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		maxSize = max(maxSize, s.MaxSize)
 	}
 	params, thresholds := scoreParams(names)
-	s := &Service{}
+	m, err := newMetrics(d.Registerer, names)
+	if err != nil {
+		return nil, fmt.Errorf("gossip: metrics: %w", err)
+	}
+	// The service exists before the router, whose score inspector it is.
+	s := &Service{
+		cfg:       cfg,
+		log:       d.Logger.With("component", "gossip"),
+		validator: NewValidator(cfg.Network, cfg.Window, d.Clock, d.Pins),
+		metrics:   m,
+		tap:       NewTap(2048),
+		topics:    make(map[Kind]*pubsub.Topic),
+		subs:      make(map[Kind]*pubsub.Subscription),
+	}
 	opts := []pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(),
@@ -109,23 +122,8 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	if d.Discovery != nil {
 		opts = append(opts, pubsub.WithDiscovery(d.Discovery))
 	}
-	ps, err := pubsub.NewGossipSub(ctx, d.Host, opts...)
-	if err != nil {
+	if s.ps, err = pubsub.NewGossipSub(ctx, d.Host, opts...); err != nil {
 		return nil, fmt.Errorf("gossip: start gossipsub: %w", err)
-	}
-	m, err := newMetrics(d.Registerer, names)
-	if err != nil {
-		return nil, fmt.Errorf("gossip: metrics: %w", err)
-	}
-	*s = Service{
-		cfg:       cfg,
-		log:       d.Logger.With("component", "gossip"),
-		ps:        ps,
-		validator: NewValidator(cfg.Network, cfg.Window, d.Clock, d.Pins),
-		metrics:   m,
-		tap:       NewTap(2048),
-		topics:    make(map[Kind]*pubsub.Topic),
-		subs:      make(map[Kind]*pubsub.Subscription),
 	}
 	if d.Validators != nil {
 		s.validator.SetValidatorSet(d.Validators)
