@@ -188,6 +188,7 @@ func FuzzValidatePriceObs(f *testing.F) {
 		v, _ := newTestValidator(fx.now)
 		v.SetValidatorSet(fx.set)
 		r := v.ValidatePriceObs(tctx, testRelay, data)
+		wantOwnFault(t, r)
 		if r.Verdict == Accept {
 			o, ok := r.Value.(*VerifiedPriceObs)
 			if !ok || o.Check() != nil || o.VerifyObserver() != nil || !fx.set.active[[32]byte(o.Observer)] {
