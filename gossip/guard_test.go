@@ -81,3 +81,14 @@ func TestCheapChecksBeforeSignature(t *testing.T) {
 	wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, hb)), Accept, ReasonOK)
 	wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, forge(p.seal(t, KindHeartbeat, hb))), Ignore, ReasonReplay)
 }
+
+// TestCertOutsideValidityIgnored: a certificate's validity is judged on
+// this node's clock, so a relay whose clock differs is not penalised.
+func TestCertOutsideValidityIgnored(t *testing.T) {
+	now := time.Now()
+	v, clk := newTestValidator(now)
+	p := newTestProvider(t, now) // session valid until now+1h
+	later := now.Add(2 * time.Hour)
+	clk.Set(later)
+	wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, p.announcement(later))), Ignore, ReasonCertExpired)
+}
