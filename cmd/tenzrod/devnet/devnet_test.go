@@ -104,6 +104,11 @@ func TestPlanFourValidators(t *testing.T) {
 		if hasBuyer := len(cfg.Router.Buyers) > 0; hasBuyer == (cfg.Role == node.RoleProvider) {
 			t.Errorf("%s (%s): buyers %v", p.entry.Name, cfg.Role, cfg.Router.Buyers)
 		}
+		// Every provider serves every router (4 validators + 1 gateway)
+		// in full.
+		if cfg.Role == node.RoleProvider && len(cfg.Provider.TrustedCallers) != 5 {
+			t.Errorf("%s: trusted callers %v, want the 5 routers", p.entry.Name, cfg.Provider.TrustedCallers)
+		}
 	}
 	if validators != 4 {
 		t.Fatalf("%d validators planned", validators)
