@@ -1,0 +1,6 @@
+//go:build !amd64 && !arm64
+
+package llm
+
+// archKernels: no assembly kernels on this architecture.
+func archKernels() []kernelSet { return nil }
