@@ -50,6 +50,15 @@ func expDet(x float64) float64 {
 	t := r64(r * r)
 	c := r - r64(t*(p1+r64(t*(p2+r64(t*(p3+r64(t*(p4+r64(t*p5)))))))))
 	y := 1 - ((lo - r64(r*c)/(2-c)) - hi)
+	return scale2(y, k)
+}
+
+// scale2 returns y * 2**k. While the result and 2**k are normal numbers the
+// product by 2**k is exact, so it equals math.Ldexp (which is slower).
+func scale2(y float64, k int) float64 {
+	if k > -1000 && k < 1000 {
+		return y * math.Float64frombits(uint64(1023+k)<<52)
+	}
 	return math.Ldexp(y, k)
 }
 

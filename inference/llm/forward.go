@@ -182,6 +182,9 @@ func (s *Sequence) ffn(f *FFN, in, out []float32, B int) {
 	u := s.buf("hb2", B*hidden)
 	matmul(s.threads, g, f.Gate, in, B)
 	matmul(s.threads, u, f.Up, in, B)
-	swiglu(g, u)
+	// Elementwise, so splitting it over threads changes no bit.
+	parallelFor(s.threads, B, max(1, serialWork/(16*hidden)), func(_, lo, hi int) {
+		swiglu(g[lo*hidden:hi*hidden], u[lo*hidden:hi*hidden])
+	})
 	matmul(s.threads, out, f.Down, g, B)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/inference/gguf"
@@ -82,13 +83,13 @@ func TestKernelsBitIdenticalToGo(t *testing.T) {
 				var o4 [4]float32
 				k.f32Rows4(&o4, &w, x[0])
 				for i := range o4 {
-					sameBits(t, k.name+" f32Rows4 n="+itoa(n), o4[i], dot(w[i][:n], x[0]))
+					sameBits(t, k.name+" f32Rows4 n="+strconv.Itoa(n), o4[i], dot(w[i][:n], x[0]))
 				}
 				var o12 [12]float32
 				k.f32Tile4x3(&o12, &w, &x)
 				for tk := range x {
 					for r := range w {
-						sameBits(t, k.name+" f32Tile4x3 n="+itoa(n), o12[4*tk+r], dot(w[r][:n], x[tk]))
+						sameBits(t, k.name+" f32Tile4x3 n="+strconv.Itoa(n), o12[4*tk+r], dot(w[r][:n], x[tk]))
 					}
 				}
 				k.f16Rows4(&o4, &h, x[1])
@@ -97,7 +98,7 @@ func TestKernelsBitIdenticalToGo(t *testing.T) {
 					for j, v := range h[i] {
 						dec[j] = gguf.F16ToF32(v)
 					}
-					sameBits(t, k.name+" f16Rows4 n="+itoa(n), o4[i], dot(dec, x[1]))
+					sameBits(t, k.name+" f16Rows4 n="+strconv.Itoa(n), o4[i], dot(dec, x[1]))
 				}
 			}
 		}
@@ -112,14 +113,14 @@ func TestKernelsBitIdenticalToGo(t *testing.T) {
 			var o4 [4]float32
 			k.q8Rows4(&o4, &q, &d, x[0])
 			for i := range o4 {
-				sameBits(t, k.name+" q8Rows4 nb="+itoa(nb), o4[i], dotQ8(q[i], d[i], x[0]))
+				sameBits(t, k.name+" q8Rows4 nb="+strconv.Itoa(nb), o4[i], dotQ8(q[i], d[i], x[0]))
 			}
 			var o8 [8]float32
 			q2, d2 := [2][]int8{q[0], q[1]}, [2][]float32{d[0], d[1]}
 			k.q8Tile2x4(&o8, &q2, &d2, &x)
 			for r := range q2 {
 				for tk := range x {
-					sameBits(t, k.name+" q8Tile2x4 nb="+itoa(nb), o8[4*r+tk], dotQ8(q[r], d[r], x[tk]))
+					sameBits(t, k.name+" q8Tile2x4 nb="+strconv.Itoa(nb), o8[4*r+tk], dotQ8(q[r], d[r], x[tk]))
 				}
 			}
 		}
@@ -179,7 +180,7 @@ func TestKernelMatmulShapes(t *testing.T) {
 					got := make([]float32, len(want))
 					matmul(threads, got, m, x, sh.batch)
 					for i := range got {
-						sameBits(t, k.name+" "+ty.String()+" matmul "+itoa(sh.rows)+"x"+itoa(sh.cols)+" batch "+itoa(sh.batch)+" threads "+itoa(threads), got[i], want[i])
+						sameBits(t, k.name+" "+ty.String()+" matmul "+strconv.Itoa(sh.rows)+"x"+strconv.Itoa(sh.cols)+" batch "+strconv.Itoa(sh.batch)+" threads "+strconv.Itoa(threads), got[i], want[i])
 					}
 				}
 			}

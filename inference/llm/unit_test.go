@@ -183,3 +183,16 @@ func TestMergeSymbols(t *testing.T) {
 		t.Fatalf("merged %q", got)
 	}
 }
+
+// TestScale2MatchesLdexp: expDet's fast power-of-two scaling is exact.
+func TestScale2MatchesLdexp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for k := -1100; k <= 1100; k++ {
+		for range 20 {
+			y := 0.5 + rng.Float64()
+			if got, want := scale2(y, k), math.Ldexp(y, k); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("scale2(%v, %d) = %v, Ldexp %v", y, k, got, want)
+			}
+		}
+	}
+}
