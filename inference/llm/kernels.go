@@ -33,6 +33,8 @@ type kernelSet struct {
 	q8Rows4 func(out *[4]float32, q *[4][]int8, d *[4][]float32, x []float32)
 	// q8Tile2x4 writes the dot product of Q8_0 row r and x[t] to out[4r+t].
 	q8Tile2x4 func(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]float32)
+	// exp replaces each x[i] by expDet(x[i]).
+	exp func(x []float64)
 }
 
 // pureGo is the reference kernel set, and the fallback on CPUs without the
@@ -66,6 +68,11 @@ var pureGo = kernelSet{
 			for t := range x {
 				out[4*r+t] = dotQ8(q[r], d[r], x[t])
 			}
+		}
+	},
+	exp: func(x []float64) {
+		for i, v := range x {
+			x[i] = expDet(v)
 		}
 	},
 }

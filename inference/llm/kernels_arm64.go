@@ -11,5 +11,6 @@ func archKernels() []kernelSet {
 		f16Rows4:   f16Rows4Vec,
 		q8Rows4:    q8Rows4Vec,
 		q8Tile2x4:  q8Tile2x4Vec,
+		exp:        pureGo.exp, // the float64 polynomial stays scalar here
 	}}
 }

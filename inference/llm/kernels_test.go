@@ -282,3 +282,34 @@ func FuzzKernelsMatchGo(f *testing.F) {
 		}
 	})
 }
+
+// TestKernelExpBitIdentical: the vector expDet gives the scalar one's bits
+// over the whole range, special cases and every tail length included.
+func TestKernelExpBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	special := []float64{0, math.Copysign(0, -1), 1e-9, -1e-9, 1.0 / (1 << 28), 689.9, 690, 690.1, -690, -700, 709, 710, -745, -746,
+		math.Inf(1), math.Inf(-1), math.NaN(), 0.5, -0.5, 0.34657359027997264, -0.34657359027997264}
+	for _, k := range allKernels() {
+		for _, n := range []int{1, 3, 4, 5, 63, 64, 65, 200} {
+			x := make([]float64, n)
+			for i := range x {
+				switch rng.IntN(4) {
+				case 0:
+					x[i] = special[rng.IntN(len(special))]
+				case 1:
+					x[i] = (rng.Float64()*2 - 1) * 800
+				default:
+					x[i] = -rng.ExpFloat64() * 10
+				}
+			}
+			got := append([]float64(nil), x...)
+			k.exp(got)
+			for i, v := range x {
+				want := expDet(v)
+				if math.Float64bits(got[i]) != math.Float64bits(want) && !(math.IsNaN(want) && math.IsNaN(got[i])) {
+					t.Fatalf("%s exp(%v) = %v (%#x), expDet %v (%#x)", k.name, v, got[i], math.Float64bits(got[i]), want, math.Float64bits(want))
+				}
+			}
+		}
+	}
+}
