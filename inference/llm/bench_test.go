@@ -110,14 +110,17 @@ func BenchmarkScoreVsGenerate(b *testing.B) {
 		Sampling: inference.Sampling{Temperature: 0.7, TopP: 0.95, Seed: 1, MaxTokens: 96},
 		LogProbs: 8,
 	}
-	var res inference.Result
+	gen := func(b *testing.B) inference.Result {
+		res, err := e.Generate(context.Background(), req, func(inference.Token) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	res := gen(b)
 	b.Run("generate", func(b *testing.B) {
 		for b.Loop() {
-			var err error
-			res, err = e.Generate(context.Background(), req, func(inference.Token) error { return nil })
-			if err != nil {
-				b.Fatal(err)
-			}
+			gen(b)
 		}
 	})
 	b.Run("score", func(b *testing.B) {

@@ -119,3 +119,23 @@ tileloop:
 	VMOVUPS X8, 32(DI)
 	VZEROUPPER
 	RET
+
+// func axpyAsm(y *float32, a float32, x *float32, n int)
+// y[i] += a*x[i]: a product then a sum per element (no FMA), as axpy.
+TEXT ·axpyAsm(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	VBROADCASTSS a+8(FP), Y0
+	MOVQ x+16(FP), SI
+	MOVQ n+24(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX
+
+axpyloop:
+	VMULPS  (SI)(AX*1), Y0, Y1
+	VADDPS  (DI)(AX*1), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JLT     axpyloop
+	VZEROUPPER
+	RET

@@ -35,6 +35,8 @@ type kernelSet struct {
 	q8Tile2x4 func(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]float32)
 	// exp replaces each x[i] by expDet(x[i]).
 	exp func(x []float64)
+	// axpy adds a*x[i] to y[i] (len(x) >= len(y)).
+	axpy func(y []float32, a float32, x []float32)
 }
 
 // pureGo is the reference kernel set, and the fallback on CPUs without the
@@ -75,6 +77,7 @@ var pureGo = kernelSet{
 			x[i] = expDet(v)
 		}
 	},
+	axpy: axpy,
 }
 
 // kern is the kernel set in use; set once at start.

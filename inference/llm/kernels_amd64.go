@@ -20,6 +20,7 @@ func archKernels() []kernelSet {
 		q8Rows4:    q8Rows4Vec,
 		q8Tile2x4:  q8Tile2x4Vec,
 		exp:        expDetAVX2,
+		axpy:       axpyAVX2,
 	}}
 }
 
@@ -48,5 +49,19 @@ func expDetAVX2(x []float64) {
 			}
 		}
 		x = x[n:]
+	}
+}
+
+//go:noescape
+func axpyAsm(y *float32, a float32, x *float32, n int)
+
+func axpyAVX2(y []float32, a float32, x []float32) {
+	n := len(y) &^ 7
+	if n > 0 {
+		_ = x[n-1]
+		axpyAsm(&y[0], a, &x[0], n)
+	}
+	if n < len(y) {
+		axpy(y[n:], a, x[n:])
 	}
 }

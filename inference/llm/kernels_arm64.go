@@ -11,6 +11,7 @@ func archKernels() []kernelSet {
 		f16Rows4:   f16Rows4Vec,
 		q8Rows4:    q8Rows4Vec,
 		q8Tile2x4:  q8Tile2x4Vec,
-		exp:        pureGo.exp, // the float64 polynomial stays scalar here
+		exp:        pureGo.exp, // the float64 polynomial and axpy stay scalar here
+		axpy:       pureGo.axpy,
 	}}
 }

@@ -313,3 +313,21 @@ func TestKernelExpBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelAxpyBitIdentical: the vector axpy adds the same rounded
+// products as the scalar one, tails included.
+func TestKernelAxpyBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	for _, k := range allKernels() {
+		for _, n := range []int{1, 7, 8, 9, 32, 61, 128} {
+			y, x := randF32(rng, n), randF32(rng, n+2)
+			a := float32(rng.NormFloat64())
+			want := append([]float32(nil), y...)
+			axpy(want, a, x)
+			k.axpy(y, a, x)
+			if !equalBits(y, want) {
+				t.Fatalf("%s axpy n=%d differs", k.name, n)
+			}
+		}
+	}
+}
