@@ -2,6 +2,9 @@ package llm
 
 import (
 	"math/rand/v2"
+	"strconv"
+
+	"github.com/tenzrod/tenzrod/inference/gguf"
 	"testing"
 )
 
@@ -38,5 +41,37 @@ func BenchmarkKernel(b *testing.B) {
 		run("f16Rows4", 4*n, func() { k.f16Rows4(&o4, &h, x[0]) })
 		run("q8Rows4", 4*n, func() { k.q8Rows4(&o4, &q, &d, x[0]) })
 		run("q8Tile2x4", 8*n, func() { k.q8Tile2x4(&o8, &q2, &d2, &x) })
+	}
+}
+
+// BenchmarkMatmulStream measures decode-shaped products (one token) over
+// 32 MB of weights, more than the caches hold, on one thread.
+func BenchmarkMatmulStream(b *testing.B) {
+	const rows, cols = 2048, 768
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, ty := range []gguf.Type{gguf.TypeF32, gguf.TypeQ8_0} {
+		rb, _ := ty.RowBytes(cols)
+		nm := (32 << 20) / (rows * rb)
+		var ms []*Matrix
+		for range nm {
+			raw, _ := gguf.EncodeRow(nil, ty, randF32(rng, rows*cols))
+			m, err := NewMatrix(ty, rows, cols, raw)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ms = append(ms, m)
+		}
+		x := randF32(rng, cols)
+		out := make([]float32, rows)
+		for _, threads := range []int{1, 2} {
+			b.Run(ty.String()+"/threads-"+strconv.Itoa(threads), func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					matmul(threads, out, ms[i%len(ms)], x, 1)
+					i++
+				}
+				b.ReportMetric(float64(rows*cols)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+			})
+		}
 	}
 }

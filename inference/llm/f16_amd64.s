@@ -18,8 +18,11 @@ TEXT ·f16Rows4Asm(SB), NOSPLIT, $0-56
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
+	// The next four rows follow row 3: fetch them ahead, a line per step.
+	LEAQ (R11)(CX*1), R12
 
 f16loop:
+	PREFETCHT0 (R12)(AX*4)
 	VMOVUPS   (SI)(AX*2), Y4
 	VCVTPH2PS (R8)(AX*1), Y5
 	VMULPS    Y4, Y5, Y5

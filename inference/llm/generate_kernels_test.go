@@ -23,13 +23,13 @@ func TestGenerationSameAcrossKernels(t *testing.T) {
 		o.Dim, o.Heads, o.KVHeads, o.FFN = 96, 3, 1, 160 // head size 32, rows not multiples of 4
 		req := inference.GenerateRequest{
 			Messages: chat("Write a line about rivers."),
-			Sampling: inference.Sampling{Temperature: 0.8, Seed: 7, MaxTokens: 24},
+			Sampling: inference.Sampling{Temperature: 0.8, Seed: 7, MaxTokens: 16},
 			LogProbs: 3,
 		}
 		var base run
 		for i, name := range sets {
 			restore := llm.UseKernels(name)
-			for _, threads := range []int{1, 2, 3} {
+			for _, threads := range []int{1, 3} {
 				e := open(t, o, llm.Options{Threads: threads, PrefillChunk: 5})
 				got := generate(t, e, req)
 				if i == 0 && threads == 1 {

@@ -53,8 +53,19 @@ TEXT ·q8Rows4Asm(SB), NOSPLIT, $0-88
 	XORQ AX, AX
 	XORQ DI, DI
 	VXORPS X9, X9, X9
+	// Rows are short (a row of 768 weights is 12 cache lines) and the
+	// hardware prefetcher does not follow four at once well: fetch the
+	// memory after row 3, the next four rows of a matrix, two lines per
+	// block, and their scales.
+	LEAQ (R11)(CX*1), R14
+	MOVQ CX, R15
+	SHRQ $3, R15
+	ADDQ DX, R15
 
 q8rows4block:
+	PREFETCHT0 (R14)(AX*4)
+	PREFETCHT0 64(R14)(AX*4)
+	PREFETCHT0 (R15)(DI*4)
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
