@@ -30,13 +30,8 @@ TEXT ·f32Rows4Asm(SB), NOSPLIT, $0-56
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
-	// In a matrix the next four rows follow row 3: fetch them ahead, two
-	// lines per step (see q8_amd64.s).
-	LEAQ (R11)(CX*1), R12
 
 rows4loop:
-	PREFETCHT0 (R12)(AX*4)
-	PREFETCHT0 64(R12)(AX*4)
 	VMOVUPS (SI)(AX*1), Y4
 	VMULPS  (R8)(AX*1), Y4, Y5
 	VADDPS  Y5, Y0, Y0
