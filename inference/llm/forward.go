@@ -96,9 +96,7 @@ func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]flo
 		for b := 0; b < B; b++ {
 			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.AttnNorm, cfg.Eps)
 		}
-		matmul(s.threads, q, layer.Q, xb, B)
-		matmul(s.threads, kb, layer.K, xb, B)
-		matmul(s.threads, vb, layer.V, xb, B)
+		matmuls(s.threads, product{q, layer.Q, xb, B}, product{kb, layer.K, xb, B}, product{vb, layer.V, xb, B})
 		for b := 0; b < B; b++ {
 			pos := s.n + b
 			rope(q[b*dim:(b+1)*dim], cfg.Heads, cfg.HeadDim, cfg.RopeDim, pos, s.m.invFreq)
@@ -192,8 +190,7 @@ func (s *Sequence) ffn(f *FFN, in, out []float32, B int) {
 	hidden := f.Gate.Rows
 	g := s.buf("hb", B*hidden)
 	u := s.buf("hb2", B*hidden)
-	matmul(s.threads, g, f.Gate, in, B)
-	matmul(s.threads, u, f.Up, in, B)
+	matmuls(s.threads, product{g, f.Gate, in, B}, product{u, f.Up, in, B})
 	// Elementwise, so splitting it over threads changes no bit.
 	parallelFor(s.threads, B, max(1, serialWork/(16*hidden)), func(_, lo, hi int) {
 		swiglu(g[lo*hidden:hi*hidden], u[lo*hidden:hi*hidden])

@@ -9,22 +9,68 @@ const serialWork = 1 << 16
 // chunkWork is the least work (multiply-adds) of one parallel chunk.
 const chunkWork = 1 << 15
 
-// matmul computes out[b*m.Rows+r] = row r of m · x[b*m.Cols:] for b in
-// [0, batch). Each output is one dot product in a fixed order (dot, dotF16
-// or dotQ8), whatever the thread count, batch size or kernel set: the
-// kernels compute tiles of rows x tokens, padding a short last tile with
-// copies of its last row or token and discarding their outputs.
+// product is one matrix product: out[b*m.Rows+r] = row r of m ·
+// x[b*m.Cols:] for b in [0, batch).
+type product struct {
+	out   []float32
+	m     *Matrix
+	x     []float32
+	batch int
+}
+
+// matmul computes one product.
 func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
+	matmuls(threads, product{out, m, x, batch})
+}
+
+// matmuls computes products that do not depend on each other (Q, K and V;
+// gate and up) in one parallel pass, so that the workers meet once rather
+// than once per product. Each output is one dot product in a fixed order
+// (dot, dotF16 or dotQ8), whatever the thread count, batch size or kernel
+// set: the kernels compute tiles of rows x tokens, padding a short last
+// tile with copies of its last row or token and discarding their outputs.
+func matmuls(threads int, ps ...product) {
+	type plan struct {
+		groups, per, rows int
+		fn                func(r0, nr int)
+	}
+	plans := make([]plan, len(ps))
+	total, work := 0, 0
+	for i, p := range ps {
+		per, fn := groupFunc(p)
+		plans[i] = plan{(p.m.Rows + per - 1) / per, per, p.m.Rows, fn}
+		total += plans[i].groups
+		work += p.m.Rows * p.m.Cols * p.batch
+	}
+	if work < serialWork {
+		threads = 1
+	}
+	grain := max(1, chunkWork*total/max(work, 1))
+	parallelFor(threads, total, grain, func(_, lo, hi int) {
+		i, base := 0, 0
+		for g := lo; g < hi; g++ {
+			for g-base >= plans[i].groups {
+				base += plans[i].groups
+				i++
+			}
+			pl := &plans[i]
+			r0 := (g - base) * pl.per
+			pl.fn(r0, min(pl.per, pl.rows-r0))
+		}
+	})
+}
+
+// groupFunc returns the rows per group of p's kernel and the function that
+// computes the outputs of rows [r0, r0+nr).
+func groupFunc(p product) (int, func(r0, nr int)) {
+	out, m, x, batch := p.out, p.m, p.x, p.batch
 	rows, cols := m.Rows, m.Cols
 	_ = out[batch*rows-1]
 	_ = x[batch*cols-1]
-	if rows*cols*batch < serialWork {
-		threads = 1
-	}
 	xs := func(b int) []float32 { return x[b*cols : (b+1)*cols : (b+1)*cols] }
 	switch {
 	case m.Type == gguf.TypeQ8_0 && batch == 1:
-		forRowGroups(threads, rows, 4, cols*batch, func(r0, nr int) {
+		return 4, func(r0, nr int) {
 			var q [4][]int8
 			var d [4][]float32
 			var o [4]float32
@@ -33,9 +79,9 @@ func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
 			}
 			kern.q8Rows4(&o, &q, &d, x[:cols])
 			copy(out[r0:r0+nr], o[:nr])
-		})
+		}
 	case m.Type == gguf.TypeQ8_0:
-		forRowGroups(threads, rows, 2, cols*batch, func(r0, nr int) {
+		return 2, func(r0, nr int) {
 			var q [2][]int8
 			var d [2][]float32
 			var o [8]float32
@@ -55,10 +101,10 @@ func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
 					}
 				}
 			}
-		})
+		}
 	case cols%8 != 0:
 		// Lengths the vector kernels do not take: the reference per output.
-		forRowGroups(threads, rows, 1, cols*batch, func(r, _ int) {
+		return 1, func(r, _ int) {
 			var buf []float32
 			if m.Type != gguf.TypeF32 {
 				buf = make([]float32, cols)
@@ -67,9 +113,9 @@ func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
 			for b := 0; b < batch; b++ {
 				out[b*rows+r] = dot(row, xs(b))
 			}
-		})
+		}
 	case m.Type == gguf.TypeF16:
-		forRowGroups(threads, rows, 4, cols*batch, func(r0, nr int) {
+		return 4, func(r0, nr int) {
 			var w [4][]uint16
 			var o [4]float32
 			for i := range w {
@@ -81,9 +127,9 @@ func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
 					out[b*rows+r0+i] = o[i]
 				}
 			}
-		})
+		}
 	default:
-		forRowGroups(threads, rows, 4, cols*batch, func(r0, nr int) {
+		return 4, func(r0, nr int) {
 			var w [4][]float32
 			var o4 [4]float32
 			var o12 [12]float32
@@ -107,19 +153,6 @@ func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
 					out[b*rows+r0+i] = o4[i]
 				}
 			}
-		})
-	}
-}
-
-// forRowGroups calls fn(r0, nr) for the groups of per rows (nr < per only
-// for the last), spread over threads; work is the multiply-adds per row.
-func forRowGroups(threads, rows, per, work int, fn func(r0, nr int)) {
-	groups := (rows + per - 1) / per
-	grain := max(1, chunkWork/(per*work))
-	parallelFor(threads, groups, grain, func(_, lo, hi int) {
-		for g := lo; g < hi; g++ {
-			r0 := g * per
-			fn(r0, min(per, rows-r0))
 		}
-	})
+	}
 }
