@@ -6,13 +6,14 @@ import (
 	"github.com/klauspost/cpuid/v2"
 )
 
-// AVX2 kernels (f32_amd64.s, f16_amd64.s, q8_amd64.s). F16 needs F16C for
+// AVX2 kernels (f32_amd64.s, f16_amd64.s, q8_amd64.s, exp_amd64.s) and
+// an AVX-512 Q8_0 prefill tile (q8_avx512_amd64.s). F16 needs F16C for
 // VCVTPH2PS; every AVX2 CPU has it, but it is a separate CPUID bit.
 func archKernels() []kernelSet {
 	if !cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.F16C) {
 		return nil
 	}
-	return []kernelSet{{
+	avx2 := kernelSet{
 		name:       "avx2",
 		f32Rows4:   f32Rows4Vec,
 		f32Tile4x3: f32Tile4x3Vec,
@@ -21,7 +22,32 @@ func archKernels() []kernelSet {
 		q8Tile2x4:  q8Tile2x4Vec,
 		exp:        expDetAVX2,
 		axpy:       axpyAVX2,
-	}}
+	}
+	if !cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ) {
+		return []kernelSet{avx2}
+	}
+	// AVX-512 doubles the width of the Q8_0 prefill tile, where the
+	// per-block reduction keeps the AVX2 kernel at its port limit; the
+	// other kernels are memory-bound or already at the AVX2 peak.
+	avx512 := avx2
+	avx512.name = "avx512"
+	avx512.q8Tile2x4 = q8Tile2x4AVX512
+	return []kernelSet{avx512, avx2}
+}
+
+//go:noescape
+func q8Tile2x4AVX512Asm(out *[8]float32, q0, q1 *int8, d0, d1 *float32, x0, x1, x2, x3 *float32, nb int)
+
+func q8Tile2x4AVX512(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]float32) {
+	nb := len(d[0])
+	if nb == 0 {
+		pureGo.q8Tile2x4(out, q, d, x)
+		return
+	}
+	n := nb * qk
+	_, _, _, _ = q[0][n-1], q[1][n-1], d[0][nb-1], d[1][nb-1]
+	_, _, _, _ = x[0][n-1], x[1][n-1], x[2][n-1], x[3][n-1]
+	q8Tile2x4AVX512Asm(out, &q[0][0], &q[1][0], &d[0][0], &d[1][0], &x[0][0], &x[1][0], &x[2][0], &x[3][0], nb)
 }
 
 // expConsts is the constant table of expDet4Asm (exp_amd64.s).
