@@ -160,27 +160,12 @@ func (s *Sequence) attention(l int, q, out []float32, B int) {
 			qh := q[b*dim+h*hd : b*dim+(h+1)*hd]
 			off := (h / group) * hd
 			sc := s.att.bufs[w][:pos+1]
-			key := func(p int) []float32 { return kc[p*kvDim+off : p*kvDim+off+hd : p*kvDim+off+hd] }
-			// Four positions per kernel call (the last group padded with
-			// copies of its last key); each score is dot(qh, key).
-			var keys [4][]float32
-			var o4 [4]float32
-			for p0 := 0; p0 < len(sc); p0 += 4 {
-				n := min(4, len(sc)-p0)
-				for i := range keys {
-					keys[i] = key(p0 + min(i, n-1))
-				}
-				kern.f32Rows4(&o4, &keys, qh)
-				for i := 0; i < n; i++ {
-					sc[p0+i] = o4[i] * scale
-				}
+			kern.scores(sc, qh, kc[off:], kvDim)
+			for p := range sc {
+				sc[p] *= scale
 			}
 			softmaxInPlace(sc)
-			o := out[b*dim+h*hd : b*dim+(h+1)*hd]
-			clear(o)
-			for p, wt := range sc {
-				kern.axpy(o, wt, vc[p*kvDim+off:p*kvDim+off+hd])
-			}
+			kern.wsum(out[b*dim+h*hd:b*dim+(h+1)*hd], sc, vc[off:], kvDim)
 		}
 	})
 }

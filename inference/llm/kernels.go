@@ -37,6 +37,11 @@ type kernelSet struct {
 	exp func(x []float64)
 	// axpy adds a*x[i] to y[i] (len(x) >= len(y)).
 	axpy func(y []float32, a float32, x []float32)
+	// scores writes dot(q, k[p*stride:][:len(q)]) to out[p].
+	scores func(out, q, k []float32, stride int)
+	// wsum sets o to the sum over p of w[p]*v[p*stride:][:len(o)], in
+	// order from zero (as clearing o and calling axpy per position).
+	wsum func(o, w, v []float32, stride int)
 }
 
 // pureGo is the reference kernel set, and the fallback on CPUs without the
@@ -77,7 +82,24 @@ var pureGo = kernelSet{
 			x[i] = expDet(v)
 		}
 	},
-	axpy: axpy,
+	axpy:   axpy,
+	scores: scoresGo,
+	wsum:   wsumGo,
+}
+
+func scoresGo(out, q, k []float32, stride int) {
+	n := len(q)
+	for p := range out {
+		out[p] = dot(q, k[p*stride:p*stride+n])
+	}
+}
+
+func wsumGo(o, w, v []float32, stride int) {
+	n := len(o)
+	clear(o)
+	for p, wt := range w {
+		axpy(o, wt, v[p*stride:p*stride+n])
+	}
 }
 
 // kern is the kernel set in use; set once at start.

@@ -13,5 +13,7 @@ func archKernels() []kernelSet {
 		q8Tile2x4:  q8Tile2x4Vec,
 		exp:        pureGo.exp, // the float64 polynomial and axpy stay scalar here
 		axpy:       pureGo.axpy,
+		scores:     pureGo.scores,
+		wsum:       pureGo.wsum,
 	}}
 }

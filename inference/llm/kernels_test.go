@@ -331,3 +331,32 @@ func TestKernelAxpyBitIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelAttentionBitIdentical: whole-row scores and weighted sums equal
+// dot per position and axpy per position, for head sizes with and without
+// vector kernels and position counts with every remainder.
+func TestKernelAttentionBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	for _, k := range allKernels() {
+		for _, hd := range []int{4, 8, 32, 40, 64, 128} {
+			for _, np := range []int{0, 1, 3, 4, 5, 9, 33} {
+				stride := hd*2 + 8
+				q, kc, vc := randF32(rng, hd), randF32(rng, np*stride+hd), randF32(rng, np*stride+hd)
+				w := randF32(rng, np)
+				got := make([]float32, np)
+				k.scores(got, q, kc, stride)
+				for p := range got {
+					sameBits(t, k.name+" scores hd="+strconv.Itoa(hd), got[p], dot(q, kc[p*stride:p*stride+hd]))
+				}
+				o, want := randF32(rng, hd), make([]float32, hd)
+				for p, wt := range w {
+					axpy(want, wt, vc[p*stride:p*stride+hd])
+				}
+				k.wsum(o, w, vc, stride)
+				if !equalBits(o, want) {
+					t.Fatalf("%s wsum hd=%d np=%d differs", k.name, hd, np)
+				}
+			}
+		}
+	}
+}

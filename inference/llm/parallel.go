@@ -26,13 +26,16 @@ func parallelFor(threads, n, grain int, fn func(worker, lo, hi int)) {
 	}
 	// Several chunks per worker balance uneven progress between cores.
 	chunks = min(chunks, workers*4)
-	j := &job{fn: fn, n: n, size: (n + chunks - 1) / chunks}
+	size := (n + chunks - 1) / chunks
+	j := &job{fn: fn, n: n, size: size, chunks: (n + size - 1) / size}
+	// The caller waits for the chunks, not for the helpers: a helper that
+	// is scheduled only after the caller took every chunk finds nothing to
+	// do and costs the caller nothing (on a loaded machine that wait would
+	// be most of a small product's time).
+	j.wg.Add(j.chunks)
 	for w := 1; w < workers; w++ {
-		j.wg.Add(1)
 		if !enlist(task{j, w}) {
-			// No helper to spare: the caller and the helpers already
-			// enlisted take the remaining chunks.
-			j.wg.Done()
+			break // the caller and the helpers enlisted take every chunk
 		}
 	}
 	j.run(0)
@@ -41,20 +44,23 @@ func parallelFor(threads, n, grain int, fn func(worker, lo, hi int)) {
 
 // job is one parallelFor call; workers claim chunks until none is left.
 type job struct {
-	fn   func(worker, lo, hi int)
-	n    int
-	size int
-	next atomic.Int64
-	wg   sync.WaitGroup // enlisted helpers
+	fn     func(worker, lo, hi int)
+	n      int
+	size   int
+	chunks int
+	next   atomic.Int64
+	wg     sync.WaitGroup // chunks not yet done
 }
 
 func (j *job) run(w int) {
 	for {
-		lo := int(j.next.Add(1)-1) * j.size
-		if lo >= j.n {
+		c := int(j.next.Add(1) - 1)
+		if c >= j.chunks {
 			return
 		}
+		lo := c * j.size
 		j.fn(w, lo, min(lo+j.size, j.n))
+		j.wg.Done()
 	}
 }
 
@@ -88,7 +94,6 @@ func enlist(t task) bool {
 func helper(t task) {
 	for {
 		t.j.run(t.w)
-		t.j.wg.Done()
 		t = <-tasks
 	}
 }
