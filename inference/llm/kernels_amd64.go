@@ -7,7 +7,7 @@ import (
 )
 
 // AVX2 kernels (f32_amd64.s, f16_amd64.s, q8_amd64.s, exp_amd64.s) and
-// an AVX-512 Q8_0 prefill tile (q8_avx512_amd64.s). F16 needs F16C for
+// AVX-512 prefill tiles (f32_avx512_amd64.s, q8_avx512_amd64.s). F16 needs F16C for
 // VCVTPH2PS; every AVX2 CPU has it, but it is a separate CPUID bit.
 func archKernels() []kernelSet {
 	if !cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.F16C) {
@@ -28,13 +28,27 @@ func archKernels() []kernelSet {
 	if !cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ) {
 		return []kernelSet{avx2}
 	}
-	// AVX-512 doubles the width of the Q8_0 prefill tile, where the
-	// per-block reduction keeps the AVX2 kernel at its port limit; the
-	// other kernels are memory-bound or already at the AVX2 peak.
+	// AVX-512 doubles the width of the prefill tiles, which are bound by
+	// the vector ports under AVX2 (multiply and add cannot fuse); the
+	// decode kernels are bound by memory.
 	avx512 := avx2
 	avx512.name = "avx512"
 	avx512.q8Tile2x4 = q8Tile2x4AVX512
+	avx512.f32Tile4x3 = f32Tile4x3AVX512
 	return []kernelSet{avx512, avx2}
+}
+
+//go:noescape
+func f32Tile4x3AVX512Asm(out *[12]float32, w0, w1, w2, w3, x0, x1, x2 *float32, n int)
+
+func f32Tile4x3AVX512(out *[12]float32, w *[4][]float32, x *[3][]float32) {
+	n := len(x[0])
+	if n == 0 || n%8 != 0 || len(x[1]) != n || len(x[2]) != n {
+		pureGo.f32Tile4x3(out, w, x)
+		return
+	}
+	_, _, _, _ = w[0][n-1], w[1][n-1], w[2][n-1], w[3][n-1]
+	f32Tile4x3AVX512Asm(out, &w[0][0], &w[1][0], &w[2][0], &w[3][0], &x[0][0], &x[1][0], &x[2][0], n)
 }
 
 //go:noescape
