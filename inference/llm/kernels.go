@@ -33,8 +33,11 @@ type kernelSet struct {
 	q8Rows4 func(out *[4]float32, q *[4][]int8, d *[4][]float32, x []float32)
 	// q8Tile2x4 writes the dot product of Q8_0 row r and x[t] to out[4r+t].
 	q8Tile2x4 func(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]float32)
-	// exp replaces each x[i] by expDet(x[i]).
-	exp func(x []float64)
+	// exp replaces each x[i] by expDet(x[i]). vecExp says it is the
+	// architecture's vector one (archExp), which expInPlace then calls
+	// directly.
+	exp    func(x []float64)
+	vecExp bool
 	// axpy adds a*x[i] to y[i] (len(x) >= len(y)).
 	axpy func(y []float32, a float32, x []float32)
 	// scores writes dot(q, k[p*stride:][:len(q)]) to out[p].
@@ -77,14 +80,27 @@ var pureGo = kernelSet{
 			}
 		}
 	},
-	exp: func(x []float64) {
-		for i, v := range x {
-			x[i] = expDet(v)
-		}
-	},
+	exp:    pureExp,
 	axpy:   axpy,
 	scores: scoresGo,
 	wsum:   wsumGo,
+}
+
+func pureExp(x []float64) {
+	for i, v := range x {
+		x[i] = expDet(v)
+	}
+}
+
+// expInPlace is kern.exp by direct calls, so that the compiler can keep
+// the callers' stack buffers on the stack (a call through a function value
+// moves its arguments to the heap).
+func expInPlace(x []float64) {
+	if kern.vecExp {
+		archExp(x)
+	} else {
+		pureExp(x)
+	}
 }
 
 func scoresGo(out, q, k []float32, stride int) {

@@ -21,6 +21,7 @@ func archKernels() []kernelSet {
 		q8Rows4:    q8Rows4Vec,
 		q8Tile2x4:  q8Tile2x4Vec,
 		exp:        expDetAVX2,
+		vecExp:     true,
 		axpy:       axpyAVX2,
 		scores:     scoresAVX2,
 		wsum:       wsumAVX2,
@@ -65,6 +66,9 @@ func q8Tile2x4AVX512(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]flo
 	_, _, _, _ = x[0][n-1], x[1][n-1], x[2][n-1], x[3][n-1]
 	q8Tile2x4AVX512Asm(out, &q[0][0], &q[1][0], &d[0][0], &d[1][0], &x[0][0], &x[1][0], &x[2][0], &x[3][0], nb)
 }
+
+// archExp is the vector expDet (see expInPlace).
+func archExp(x []float64) { expDetAVX2(x) }
 
 // expConsts is the constant table of expDet4Asm (exp_amd64.s).
 var expConsts = [16]float64{

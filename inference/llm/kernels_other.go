@@ -4,3 +4,6 @@ package llm
 
 // archKernels: no assembly kernels on this architecture.
 func archKernels() []kernelSet { return nil }
+
+// archExp: no vector exp on this architecture.
+func archExp(x []float64) { pureExp(x) }

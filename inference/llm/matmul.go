@@ -32,7 +32,7 @@ func matmul(threads int, out []float32, m *Matrix, x []float32, batch int) {
 func matmuls(threads int, ps ...product) {
 	type plan struct {
 		groups, per, rows int
-		fn                func(r0, nr int)
+		fn                func(tb *tileBuf, r0, nr int)
 	}
 	plans := make([]plan, len(ps))
 	total, work := 0, 0
@@ -47,6 +47,7 @@ func matmuls(threads int, ps ...product) {
 	}
 	grain := max(1, chunkWork*total/max(work, 1))
 	parallelFor(threads, total, grain, func(_, lo, hi int) {
+		tb := new(tileBuf) // one per chunk: the kernels' arguments escape
 		i, base := 0, 0
 		for g := lo; g < hi; g++ {
 			for g-base >= plans[i].groups {
@@ -55,14 +56,32 @@ func matmuls(threads int, ps ...product) {
 			}
 			pl := &plans[i]
 			r0 := (g - base) * pl.per
-			pl.fn(r0, min(pl.per, pl.rows-r0))
+			pl.fn(tb, r0, min(pl.per, pl.rows-r0))
 		}
 	})
 }
 
+// tileBuf holds the kernels' arguments and results. They are passed by
+// pointer through the kernel set's function values, so the compiler puts
+// them on the heap: a tileBuf is allocated once per chunk of row groups
+// rather than once per group.
+type tileBuf struct {
+	w4  [4][]float32
+	h4  [4][]uint16
+	q4  [4][]int8
+	d4  [4][]float32
+	q2  [2][]int8
+	d2  [2][]float32
+	x3  [3][]float32
+	x4  [4][]float32
+	o4  [4]float32
+	o8  [8]float32
+	o12 [12]float32
+}
+
 // groupFunc returns the rows per group of p's kernel and the function that
 // computes the outputs of rows [r0, r0+nr).
-func groupFunc(p product) (int, func(r0, nr int)) {
+func groupFunc(p product) (int, func(tb *tileBuf, r0, nr int)) {
 	out, m, x, batch := p.out, p.m, p.x, p.batch
 	rows, cols := m.Rows, m.Cols
 	_ = out[batch*rows-1]
@@ -70,22 +89,17 @@ func groupFunc(p product) (int, func(r0, nr int)) {
 	xs := func(b int) []float32 { return x[b*cols : (b+1)*cols : (b+1)*cols] }
 	switch {
 	case m.Type == gguf.TypeQ8_0 && batch == 1:
-		return 4, func(r0, nr int) {
-			var q [4][]int8
-			var d [4][]float32
-			var o [4]float32
+		return 4, func(tb *tileBuf, r0, nr int) {
+			q, d, o := &tb.q4, &tb.d4, &tb.o4
 			for i := range q {
 				q[i], d[i] = m.q8Row(r0 + min(i, nr-1))
 			}
-			kern.q8Rows4(&o, &q, &d, x[:cols])
+			kern.q8Rows4(o, q, d, x[:cols])
 			copy(out[r0:r0+nr], o[:nr])
 		}
 	case m.Type == gguf.TypeQ8_0:
-		return 2, func(r0, nr int) {
-			var q [2][]int8
-			var d [2][]float32
-			var o [8]float32
-			var xt [4][]float32
+		return 2, func(tb *tileBuf, r0, nr int) {
+			q, d, o, xt := &tb.q2, &tb.d2, &tb.o8, &tb.x4
 			for i := range q {
 				q[i], d[i] = m.q8Row(r0 + min(i, nr-1))
 			}
@@ -94,7 +108,7 @@ func groupFunc(p product) (int, func(r0, nr int)) {
 				for t := range xt {
 					xt[t] = xs(b + min(t, nt-1))
 				}
-				kern.q8Tile2x4(&o, &q, &d, &xt)
+				kern.q8Tile2x4(o, q, d, xt)
 				for i := 0; i < nr; i++ {
 					for t := 0; t < nt; t++ {
 						out[(b+t)*rows+r0+i] = o[4*i+t]
@@ -104,7 +118,7 @@ func groupFunc(p product) (int, func(r0, nr int)) {
 		}
 	case cols%8 != 0:
 		// Lengths the vector kernels do not take: the reference per output.
-		return 1, func(r, _ int) {
+		return 1, func(_ *tileBuf, r, _ int) {
 			var buf []float32
 			if m.Type != gguf.TypeF32 {
 				buf = make([]float32, cols)
@@ -115,32 +129,28 @@ func groupFunc(p product) (int, func(r0, nr int)) {
 			}
 		}
 	case m.Type == gguf.TypeF16:
-		return 4, func(r0, nr int) {
-			var w [4][]uint16
-			var o [4]float32
+		return 4, func(tb *tileBuf, r0, nr int) {
+			w, o := &tb.h4, &tb.o4
 			for i := range w {
 				w[i] = m.f16Row(r0 + min(i, nr-1))
 			}
 			for b := 0; b < batch; b++ {
-				kern.f16Rows4(&o, &w, xs(b))
+				kern.f16Rows4(o, w, xs(b))
 				for i := 0; i < nr; i++ {
 					out[b*rows+r0+i] = o[i]
 				}
 			}
 		}
 	default:
-		return 4, func(r0, nr int) {
-			var w [4][]float32
-			var o4 [4]float32
-			var o12 [12]float32
-			var xt [3][]float32
+		return 4, func(tb *tileBuf, r0, nr int) {
+			w, o4, o12, xt := &tb.w4, &tb.o4, &tb.o12, &tb.x3
 			for i := range w {
 				w[i] = m.f32Row(r0 + min(i, nr-1))
 			}
 			b := 0
 			for ; b+3 <= batch; b += 3 {
-				xt = [3][]float32{xs(b), xs(b + 1), xs(b + 2)}
-				kern.f32Tile4x3(&o12, &w, &xt)
+				*xt = [3][]float32{xs(b), xs(b + 1), xs(b + 2)}
+				kern.f32Tile4x3(o12, w, xt)
 				for t := 0; t < 3; t++ {
 					for i := 0; i < nr; i++ {
 						out[(b+t)*rows+r0+i] = o12[4*t+i]
@@ -148,7 +158,7 @@ func groupFunc(p product) (int, func(r0, nr int)) {
 				}
 			}
 			for ; b < batch; b++ {
-				kern.f32Rows4(&o4, &w, xs(b))
+				kern.f32Rows4(o4, w, xs(b))
 				for i := 0; i < nr; i++ {
 					out[b*rows+r0+i] = o4[i]
 				}

@@ -72,7 +72,7 @@ func softmaxInPlace(x []float32) {
 		for i, v := range xc {
 			ec[i] = float64(v - m)
 		}
-		kern.exp(ec)
+		expInPlace(ec)
 		for i, v := range ec {
 			xc[i] = float32(v)
 			sum += v
@@ -94,7 +94,7 @@ func swiglu(gate, up []float32) {
 		for i, g := range gc {
 			ec[i] = -float64(g)
 		}
-		kern.exp(ec)
+		expInPlace(ec)
 		for i, g := range gc {
 			s := float32(float64(g) / (1 + ec[i]))
 			gc[i] = s * up[c+i]

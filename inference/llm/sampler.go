@@ -62,7 +62,7 @@ func logSumExp(logits []float32) float64 {
 		for i := range ec {
 			ec[i] = float64(logits[c+i] - m)
 		}
-		kern.exp(ec)
+		expInPlace(ec)
 		for _, v := range ec {
 			sum += v
 		}
@@ -127,7 +127,7 @@ func Sample(logits []float32, sp inference.Sampling, pos int) int {
 	for i, id := range cand {
 		w[i] = float64(logits[id]-m) / sp.Temperature
 	}
-	kern.exp(w)
+	expInPlace(w)
 	for _, v := range w {
 		total += v
 	}
