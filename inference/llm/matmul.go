@@ -152,9 +152,7 @@ func groupFunc(p product) (int, func(tb *tileBuf, r0, nr int)) {
 				*xt = [3][]float32{xs(b), xs(b + 1), xs(b + 2)}
 				kern.f32Tile4x3(o12, w, xt)
 				for t := 0; t < 3; t++ {
-					for i := 0; i < nr; i++ {
-						out[(b+t)*rows+r0+i] = o12[4*t+i]
-					}
+					copy(out[(b+t)*rows+r0:(b+t)*rows+r0+nr], o12[4*t:4*t+nr])
 				}
 			}
 			for ; b < batch; b++ {
