@@ -1,14 +1,11 @@
 package llm
 
-import (
-	"math"
+import "github.com/klauspost/cpuid/v2"
 
-	"github.com/klauspost/cpuid/v2"
-)
-
-// AVX2 kernels (f32_amd64.s, f16_amd64.s, q8_amd64.s, exp_amd64.s) and
-// AVX-512 prefill tiles (f32_avx512_amd64.s, q8_avx512_amd64.s). F16 needs F16C for
-// VCVTPH2PS; every AVX2 CPU has it, but it is a separate CPUID bit.
+// AVX2 kernels (f32_amd64.s, f16_amd64.s, q8_amd64.s, exp_amd64.s,
+// attn_amd64.s) and AVX-512 prefill tiles (f32_avx512_amd64.s,
+// q8_avx512_amd64.s). F16 needs F16C for VCVTPH2PS; every AVX2 CPU has it,
+// but it is a separate CPUID bit.
 func archKernels() []kernelSet {
 	if !cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.F16C) {
 		return nil
@@ -65,84 +62,4 @@ func q8Tile2x4AVX512(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]flo
 	_, _, _, _ = q[0][n-1], q[1][n-1], d[0][nb-1], d[1][nb-1]
 	_, _, _, _ = x[0][n-1], x[1][n-1], x[2][n-1], x[3][n-1]
 	q8Tile2x4AVX512Asm(out, &q[0][0], &q[1][0], &d[0][0], &d[1][0], &x[0][0], &x[1][0], &x[2][0], &x[3][0], nb)
-}
-
-// archExp is the vector expDet (see expInPlace).
-func archExp(x []float64) { expDetAVX2(x) }
-
-// expConsts is the constant table of expDet4Asm (exp_amd64.s).
-var expConsts = [16]float64{
-	expLog2e, expLn2Hi, expLn2Lo, expP1, expP2, expP3, expP4, expP5,
-	math.Float64frombits(1 << 63), 0.5, 2, 1, math.Float64frombits(1023),
-}
-
-//go:noescape
-func expDet4Asm(dst, src *float64, n int, c *[16]float64)
-
-// expDetAVX2 runs expDet4Asm over chunks of x, then recomputes with the
-// scalar expDet the lanes outside the main path and the tail.
-func expDetAVX2(x []float64) {
-	var src [64]float64
-	for len(x) > 0 {
-		n := copy(src[:], x)
-		n4 := n &^ 3
-		if n4 > 0 {
-			expDet4Asm(&x[0], &src[0], n4, &expConsts)
-		}
-		for i, v := range src[:n] {
-			if a := math.Abs(v); i >= n4 || !(a >= expNearZero && a <= expMainMax) {
-				x[i] = expDet(v)
-			}
-		}
-		x = x[n:]
-	}
-}
-
-//go:noescape
-func axpyAsm(y *float32, a float32, x *float32, n int)
-
-func axpyAVX2(y []float32, a float32, x []float32) {
-	n := len(y) &^ 7
-	if n > 0 {
-		_ = x[n-1]
-		axpyAsm(&y[0], a, &x[0], n)
-	}
-	if n < len(y) {
-		axpy(y[n:], a, x[n:])
-	}
-}
-
-//go:noescape
-func scoresAsm(out, q, k *float32, stride, np, n int)
-
-//go:noescape
-func wsum32Asm(o, w, v *float32, stride, np int)
-
-func scoresAVX2(out, q, k []float32, stride int) {
-	n, np := len(q), len(out)&^3
-	if n == 0 || n%8 != 0 || np == 0 {
-		scoresGo(out, q, k, stride)
-		return
-	}
-	_ = k[(np-1)*stride+n-1]
-	scoresAsm(&out[0], &q[0], &k[0], stride, np, n)
-	if np < len(out) {
-		scoresGo(out[np:], q, k[np*stride:], stride)
-	}
-}
-
-func wsumAVX2(o, w, v []float32, stride int) {
-	n, np := len(o), len(w)
-	if np == 0 || n < 32 {
-		wsumGo(o, w, v, stride)
-		return
-	}
-	_ = v[(np-1)*stride+n-1]
-	c := 0
-	for ; c+32 <= n; c += 32 {
-		wsum32Asm(&o[c], &w[0], &v[c], stride, np)
-	}
-	if c < n {
-		wsumGo(o[c:], w, v[c:], stride)
-	}
 }
