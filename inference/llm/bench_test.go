@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/gguf"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
@@ -98,4 +99,35 @@ func BenchmarkPrefill(b *testing.B) {
 			b.ReportMetric(float64(b.N*len(tokens))/b.Elapsed().Seconds(), "tok/s")
 		})
 	}
+}
+
+// BenchmarkScoreVsGenerate times generating 96 tokens and scoring the same
+// answer by prefill (optimistic verification), on the devnet model.
+func BenchmarkScoreVsGenerate(b *testing.B) {
+	e := open(b, modelgen.DevnetOptions(), llm.Options{Threads: runtime.NumCPU()})
+	req := inference.GenerateRequest{
+		Messages: []inference.Message{{Role: "user", Content: "Tell me a story about a lighthouse keeper."}},
+		Sampling: inference.Sampling{Temperature: 0.7, TopP: 0.95, Seed: 1, MaxTokens: 96},
+		LogProbs: 8,
+	}
+	gen := func(b *testing.B) inference.Result {
+		res, err := e.Generate(context.Background(), req, func(inference.Token) error { return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		return res
+	}
+	res := gen(b)
+	b.Run("generate", func(b *testing.B) {
+		for b.Loop() {
+			gen(b)
+		}
+	})
+	b.Run("score", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := e.Score(context.Background(), res.Prompt, res.Tokens, 8); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

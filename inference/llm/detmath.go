@@ -13,20 +13,38 @@ import "math"
 // r64 is the identity; wrapping a product in it forbids fusing it into an FMA.
 func r64(x float64) float64 { return float64(x) }
 
+// expDet's constants; the vector kernels use them too.
+const (
+	expLn2Hi     = 6.93147180369123816490e-01
+	expLn2Lo     = 1.90821492927058770002e-10
+	expLog2e     = 1.44269504088896338700e+00
+	expOverflow  = 7.09782712893383973096e+02
+	expUnderflow = -7.45133219101941108420e+02
+	expNearZero  = 1.0 / (1 << 28)
+	expP1        = 1.66666666666666657415e-01
+	expP2        = -2.77777777770155933842e-03
+	expP3        = 6.61375632143793436117e-05
+	expP4        = -1.65339022054652515390e-06
+	expP5        = 4.13813679705723846039e-08
+	// expMainMax bounds |x| for which expDet takes neither a special case
+	// nor math.Ldexp (|k| < 1000): the range the vector kernels compute.
+	expMainMax = 690
+)
+
 // expDet returns e**x.
 func expDet(x float64) float64 {
 	const (
-		ln2Hi     = 6.93147180369123816490e-01
-		ln2Lo     = 1.90821492927058770002e-10
-		log2e     = 1.44269504088896338700e+00
-		overflow  = 7.09782712893383973096e+02
-		underflow = -7.45133219101941108420e+02
-		nearZero  = 1.0 / (1 << 28)
-		p1        = 1.66666666666666657415e-01
-		p2        = -2.77777777770155933842e-03
-		p3        = 6.61375632143793436117e-05
-		p4        = -1.65339022054652515390e-06
-		p5        = 4.13813679705723846039e-08
+		ln2Hi     = expLn2Hi
+		ln2Lo     = expLn2Lo
+		log2e     = expLog2e
+		overflow  = expOverflow
+		underflow = expUnderflow
+		nearZero  = expNearZero
+		p1        = expP1
+		p2        = expP2
+		p3        = expP3
+		p4        = expP4
+		p5        = expP5
 	)
 	switch {
 	case x != x:
@@ -50,6 +68,15 @@ func expDet(x float64) float64 {
 	t := r64(r * r)
 	c := r - r64(t*(p1+r64(t*(p2+r64(t*(p3+r64(t*(p4+r64(t*p5)))))))))
 	y := 1 - ((lo - r64(r*c)/(2-c)) - hi)
+	return scale2(y, k)
+}
+
+// scale2 returns y * 2**k. While the result and 2**k are normal numbers the
+// product by 2**k is exact, so it equals math.Ldexp (which is slower).
+func scale2(y float64, k int) float64 {
+	if k > -1000 && k < 1000 {
+		return y * math.Float64frombits(uint64(1023+k)<<52)
+	}
 	return math.Ldexp(y, k)
 }
 

@@ -1,5 +1,5 @@
-// Package llm is tenzrod's embedded inference engine: a pure-Go
-// llama-family decoder on GGUF weights.
+// Package llm is tenzrod's embedded inference engine: a llama-family
+// decoder on GGUF weights, in Go with assembly kernels.
 //
 // Model: token embedding, then per layer RMSNorm → grouped-query attention
 // with rotary position embeddings (GGML "normal" mode: adjacent pairs) and a
@@ -7,17 +7,25 @@
 // experts: a router picks the top ExpertsUsed of Experts per token, weights
 // renormalised over the chosen ones) → residual; final RMSNorm and the output
 // projection (tied to the embedding when the file has no output.weight).
-// Weights may be F32, F16 or Q8_0; F16 and Q8_0 rows stay encoded in memory
-// and are decoded row by row (Q8_0 block by block) as a matrix product needs
-// them.
+// Weights may be F32, F16 (kept as halves) or Q8_0 (int8 quants, block
+// scales decoded to float32 at load).
 //
-// Parallelism and determinism: matrix products are split over output rows
-// and attention over (token, head) pairs, on Options.Threads goroutines.
+// Kernels (kernels.go): the inner loops come in kernel sets chosen at start
+// by CPU feature detection: AVX2 (and AVX-512 prefill tiles) on amd64, NEON
+// on arm64, pure Go elsewhere or with TENZRO_KERNELS=go. The pure-Go
+// kernels define the results; the assembly ones perform the same IEEE
+// operations in the same order (an 8-lane accumulator per dot product,
+// multiplies and adds never fused, a fixed reduction tree), so every kernel
+// set gives the same bits. Prefill and scoring use register-blocked tiles
+// (rows x tokens) in which each output is still one such dot product.
+//
+// Parallelism and determinism: matrix products are split over groups of
+// output rows and attention over (token, head) pairs, on Options.Threads
+// workers from a persistent pool (small products run on the caller).
 // Every output element is one dot product computed in a fixed order by one
-// goroutine, the kernels round every product explicitly (no fused
-// multiply-add), and exp, log, sin and cos are portable ports
-// (detmath.go). Results are therefore bit-identical across thread counts,
-// prefill batch sizes and CPU architectures, which the continuation and
+// worker, and exp, log, sin and cos are portable ports (detmath.go).
+// Results are therefore bit-identical across thread counts, prefill batch
+// sizes, kernel sets and CPU architectures, which the continuation and
 // commitment checks rely on. ReferenceForward is an independent float64
 // transcription of the same network, used to test the kernels.
 //

@@ -197,9 +197,15 @@ func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]in
 		if err != nil {
 			return nil, fmt.Errorf("llm: score: %w", err)
 		}
-		for _, l := range logits {
-			out = append(out, TopLogProbs(l, k))
-		}
+		// Each position's top-k is independent of the others: computed
+		// on the sequence's threads, the result is the same.
+		top := make([][]inference.LogProb, len(logits))
+		parallelFor(e.opts.Threads, len(logits), 1, func(_, lo, hi int) {
+			for j := lo; j < hi; j++ {
+				top[j] = TopLogProbs(logits[j], k)
+			}
+		})
+		out = append(out, top...)
 	}
 	return out, nil
 }

@@ -16,7 +16,6 @@ type Sequence struct {
 	maxLen  int
 	n       int         // positions in the cache
 	k, v    [][]float32 // per layer: positions x KVDim
-	sc      scratch     // matmul row buffers
 	att     scratch     // attention score buffers
 	bufs    map[string][]float32
 }
@@ -97,9 +96,7 @@ func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]flo
 		for b := 0; b < B; b++ {
 			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.AttnNorm, cfg.Eps)
 		}
-		matmul(s.threads, &s.sc, q, layer.Q, xb, B)
-		matmul(s.threads, &s.sc, kb, layer.K, xb, B)
-		matmul(s.threads, &s.sc, vb, layer.V, xb, B)
+		matmuls(s.threads, product{q, layer.Q, xb, B}, product{kb, layer.K, xb, B}, product{vb, layer.V, xb, B})
 		for b := 0; b < B; b++ {
 			pos := s.n + b
 			rope(q[b*dim:(b+1)*dim], cfg.Heads, cfg.HeadDim, cfg.RopeDim, pos, s.m.invFreq)
@@ -108,7 +105,7 @@ func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]flo
 		copy(s.k[l][s.n*kvDim:], kb)
 		copy(s.v[l][s.n*kvDim:], vb)
 		s.attention(l, q, att, B)
-		matmul(s.threads, &s.sc, xb, layer.O, att, B)
+		matmul(s.threads, xb, layer.O, att, B)
 		add(x, xb)
 		for b := 0; b < B; b++ {
 			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.FFNNorm, cfg.Eps)
@@ -130,7 +127,7 @@ func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]flo
 		rmsNorm(xb[(b-from)*dim:(b-from+1)*dim], x[b*dim:(b+1)*dim], s.m.OutNorm, cfg.Eps)
 	}
 	flat := make([]float32, n*cfg.Vocab)
-	matmul(s.threads, &s.sc, flat, s.m.Output, xb, n)
+	matmul(s.threads, flat, s.m.Output, xb, n)
 	logits := make([][]float32, n)
 	for i := range logits {
 		logits[i] = flat[i*cfg.Vocab : (i+1)*cfg.Vocab : (i+1)*cfg.Vocab]
@@ -163,15 +160,12 @@ func (s *Sequence) attention(l int, q, out []float32, B int) {
 			qh := q[b*dim+h*hd : b*dim+(h+1)*hd]
 			off := (h / group) * hd
 			sc := s.att.bufs[w][:pos+1]
+			kern.scores(sc, qh, kc[off:], kvDim)
 			for p := range sc {
-				sc[p] = dot(qh, kc[p*kvDim+off:p*kvDim+off+hd]) * scale
+				sc[p] *= scale
 			}
 			softmaxInPlace(sc)
-			o := out[b*dim+h*hd : b*dim+(h+1)*hd]
-			clear(o)
-			for p, wt := range sc {
-				axpy(o, wt, vc[p*kvDim+off:p*kvDim+off+hd])
-			}
+			kern.wsum(out[b*dim+h*hd:b*dim+(h+1)*hd], sc, vc[off:], kvDim)
 		}
 	})
 }
@@ -181,8 +175,10 @@ func (s *Sequence) ffn(f *FFN, in, out []float32, B int) {
 	hidden := f.Gate.Rows
 	g := s.buf("hb", B*hidden)
 	u := s.buf("hb2", B*hidden)
-	matmul(s.threads, &s.sc, g, f.Gate, in, B)
-	matmul(s.threads, &s.sc, u, f.Up, in, B)
-	swiglu(g, u)
-	matmul(s.threads, &s.sc, out, f.Down, g, B)
+	matmuls(s.threads, product{g, f.Gate, in, B}, product{u, f.Up, in, B})
+	// Elementwise, so splitting it over threads changes no bit.
+	parallelFor(s.threads, B, max(1, serialWork/(16*hidden)), func(_, lo, hi int) {
+		swiglu(g[lo*hidden:hi*hidden], u[lo*hidden:hi*hidden])
+	})
+	matmul(s.threads, out, f.Down, g, B)
 }

@@ -13,7 +13,7 @@ import (
 func (s *Sequence) route(layer *Layer, in []float32, B int) ([][]int, [][]float32) {
 	E, k := s.m.Cfg.Experts, s.m.Cfg.ExpertsUsed
 	logits := s.buf("router", B*E)
-	matmul(s.threads, &s.sc, logits, layer.Router, in, B)
+	matmul(s.threads, logits, layer.Router, in, B)
 	ids := make([][]int, B)
 	wts := make([][]float32, B)
 	p := make([]float64, E)

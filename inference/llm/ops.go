@@ -54,6 +54,10 @@ func rmsNorm(out, x, w []float32, eps float32) {
 	}
 }
 
+// expChunk is how many exponentials the functions below compute at a time
+// with the kernel set's exp (on the stack).
+const expChunk = 64
+
 // softmaxInPlace turns x into probabilities.
 func softmaxInPlace(x []float32) {
 	m := x[0]
@@ -61,10 +65,18 @@ func softmaxInPlace(x []float32) {
 		m = max(m, v)
 	}
 	var sum float64
-	for i, v := range x {
-		e := expDet(float64(v - m))
-		x[i] = float32(e)
-		sum += e
+	var e [expChunk]float64
+	for c := 0; c < len(x); c += expChunk {
+		xc := x[c:min(c+expChunk, len(x))]
+		ec := e[:len(xc)]
+		for i, v := range xc {
+			ec[i] = float64(v - m)
+		}
+		expInPlace(ec)
+		for i, v := range ec {
+			xc[i] = float32(v)
+			sum += v
+		}
 	}
 	inv := float32(1 / sum)
 	for i := range x {
@@ -75,9 +87,18 @@ func softmaxInPlace(x []float32) {
 // swiglu writes silu(gate) * up into gate.
 func swiglu(gate, up []float32) {
 	up = up[:len(gate)]
-	for i, g := range gate {
-		s := float32(float64(g) / (1 + expDet(-float64(g))))
-		gate[i] = s * up[i]
+	var e [expChunk]float64
+	for c := 0; c < len(gate); c += expChunk {
+		gc := gate[c:min(c+expChunk, len(gate))]
+		ec := e[:len(gc)]
+		for i, g := range gc {
+			ec[i] = -float64(g)
+		}
+		expInPlace(ec)
+		for i, g := range gc {
+			s := float32(float64(g) / (1 + ec[i]))
+			gc[i] = s * up[c+i]
+		}
 	}
 }
 

@@ -8,110 +8,75 @@ import (
 
 // Q8_0 products are computed block by block: within a block of 32 weights,
 // the int8 quants are multiplied by the input in eight interleaved partial
-// sums; the block's sum is then scaled by the block's fp16 scale and added to
-// the row total. dotQ8Raw (one input: decode) reads the quants straight from
-// the encoded row; for a batch, unpackQ8 converts a row once and dotQ8 runs
-// per input. Both perform the same operations in the same order, so a
-// result does not depend on the batch size.
-
-// i8f maps a byte to the float32 value of its int8 reading.
-var i8f = func() (t [256]float32) {
-	for i := range t {
-		t[i] = float32(int8(uint8(i)))
-	}
-	return t
-}()
+// sums (one 8-lane accumulator); the block's sum is then scaled by the
+// block's scale and added to the row total. The fp16 scales are decoded once
+// at load, and the quants kept apart from them, so that a kernel reads
+// aligned runs of quants and plain float32 scales.
 
 const qk = gguf.Q8BlockSize
 
-func q8Scale(blk []byte) float32 { return gguf.F16ToF32(binary.LittleEndian.Uint16(blk)) }
-
-// dotQ8Raw returns the product of an encoded Q8_0 row and x.
-func dotQ8Raw(raw []byte, x []float32) float32 {
-	var sum float32
-	nb := len(raw) / gguf.Q8BlockBytes
-	x = x[:nb*qk]
-	for b := 0; b < nb; b++ {
-		blk := raw[b*gguf.Q8BlockBytes : (b+1)*gguf.Q8BlockBytes : (b+1)*gguf.Q8BlockBytes]
-		q := blk[2:34:34]
-		xx := x[b*qk : (b+1)*qk : (b+1)*qk]
-		var s0, s1, s2, s3, s4, s5, s6, s7 float32
-		for i := 0; i < qk; i += 8 {
-			qq := q[i : i+8 : i+8]
-			xs := xx[i : i+8 : i+8]
-			s0 += float32(i8f[qq[0]] * xs[0])
-			s1 += float32(i8f[qq[1]] * xs[1])
-			s2 += float32(i8f[qq[2]] * xs[2])
-			s3 += float32(i8f[qq[3]] * xs[3])
-			s4 += float32(i8f[qq[4]] * xs[4])
-			s5 += float32(i8f[qq[5]] * xs[5])
-			s6 += float32(i8f[qq[6]] * xs[6])
-			s7 += float32(i8f[qq[7]] * xs[7])
-		}
-		sum += float32(q8Scale(blk) * (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))))
-	}
-	return sum
-}
-
-// unpackQ8 converts an encoded row into its quants as float32 (qf, one per
-// weight) and block scales (d, one per block).
-func unpackQ8(raw []byte, qf, d []float32) {
+// unpackQ8 splits encoded Q8_0 rows into quants (one int8 per weight) and
+// decoded block scales (one float32 per block).
+func unpackQ8(raw []byte, q []int8, d []float32) {
 	for b := range d {
 		blk := raw[b*gguf.Q8BlockBytes : (b+1)*gguf.Q8BlockBytes : (b+1)*gguf.Q8BlockBytes]
-		d[b] = q8Scale(blk)
-		out := qf[b*qk : (b+1)*qk : (b+1)*qk]
+		d[b] = gguf.F16ToF32(binary.LittleEndian.Uint16(blk))
+		out := q[b*qk : (b+1)*qk : (b+1)*qk]
 		for i, c := range blk[2:34] {
-			out[i] = i8f[c]
+			out[i] = int8(c)
 		}
 	}
 }
 
-// dotQ8 returns the product of an unpacked Q8_0 row and x.
-func dotQ8(qf, d, x []float32) float32 {
+// dotQ8 returns the product of a Q8_0 row (quants q, block scales d) and x:
+// the reference every Q8_0 kernel reproduces bit for bit.
+func dotQ8(q []int8, d, x []float32) float32 {
 	var sum float32
+	q = q[:len(d)*qk]
 	x = x[:len(d)*qk]
 	for b, db := range d {
-		q := qf[b*qk : (b+1)*qk : (b+1)*qk]
+		qb := q[b*qk : (b+1)*qk : (b+1)*qk]
 		xx := x[b*qk : (b+1)*qk : (b+1)*qk]
 		var s0, s1, s2, s3, s4, s5, s6, s7 float32
 		for i := 0; i < qk; i += 8 {
-			qq := q[i : i+8 : i+8]
+			qq := qb[i : i+8 : i+8]
 			xs := xx[i : i+8 : i+8]
-			s0 += float32(qq[0] * xs[0])
-			s1 += float32(qq[1] * xs[1])
-			s2 += float32(qq[2] * xs[2])
-			s3 += float32(qq[3] * xs[3])
-			s4 += float32(qq[4] * xs[4])
-			s5 += float32(qq[5] * xs[5])
-			s6 += float32(qq[6] * xs[6])
-			s7 += float32(qq[7] * xs[7])
+			s0 += float32(float32(qq[0]) * xs[0])
+			s1 += float32(float32(qq[1]) * xs[1])
+			s2 += float32(float32(qq[2]) * xs[2])
+			s3 += float32(float32(qq[3]) * xs[3])
+			s4 += float32(float32(qq[4]) * xs[4])
+			s5 += float32(float32(qq[5]) * xs[5])
+			s6 += float32(float32(qq[6]) * xs[6])
+			s7 += float32(float32(qq[7]) * xs[7])
 		}
 		sum += float32(db * (((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))))
 	}
 	return sum
 }
 
-// matmulQ8 is matmul for a Q8_0 matrix.
-func matmulQ8(threads int, sc *scratch, out []float32, m *Matrix, x []float32, batch int) {
-	rows, cols := m.Rows, m.Cols
-	nb := cols / qk
-	for w := 0; w < threads; w++ {
-		sc.get(w, cols+nb)
+// dotF16 returns the product of an F16 row and x in dot's order; the
+// conversion of a half to float32 is exact, so this equals decoding the row
+// and calling dot.
+func dotF16(w []uint16, x []float32) float32 {
+	n := len(w)
+	x = x[:n]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		ww := w[i : i+8 : i+8]
+		xx := x[i : i+8 : i+8]
+		s0 += float32(gguf.F16ToF32(ww[0]) * xx[0])
+		s1 += float32(gguf.F16ToF32(ww[1]) * xx[1])
+		s2 += float32(gguf.F16ToF32(ww[2]) * xx[2])
+		s3 += float32(gguf.F16ToF32(ww[3]) * xx[3])
+		s4 += float32(gguf.F16ToF32(ww[4]) * xx[4])
+		s5 += float32(gguf.F16ToF32(ww[5]) * xx[5])
+		s6 += float32(gguf.F16ToF32(ww[6]) * xx[6])
+		s7 += float32(gguf.F16ToF32(ww[7]) * xx[7])
 	}
-	grain := max(1, 16384/(cols*batch))
-	parallelFor(threads, rows, grain, func(w, lo, hi int) {
-		buf := sc.bufs[w][:cols+nb]
-		qf, d := buf[:cols], buf[cols:]
-		for r := lo; r < hi; r++ {
-			raw := m.raw[r*m.rowBytes : (r+1)*m.rowBytes]
-			if batch == 1 {
-				out[r] = dotQ8Raw(raw, x)
-				continue
-			}
-			unpackQ8(raw, qf, d)
-			for b := 0; b < batch; b++ {
-				out[b*rows+r] = dotQ8(qf, d, x[b*cols:(b+1)*cols])
-			}
-		}
-	})
+	for ; i < n; i++ {
+		s0 += float32(gguf.F16ToF32(w[i]) * x[i])
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }

@@ -56,8 +56,16 @@ func logSumExp(logits []float32) float64 {
 		m = max(m, v)
 	}
 	var sum float64
-	for _, v := range logits {
-		sum += expDet(float64(v - m))
+	var e [expChunk]float64
+	for c := 0; c < len(logits); c += expChunk {
+		ec := e[:min(expChunk, len(logits)-c)]
+		for i := range ec {
+			ec[i] = float64(logits[c+i] - m)
+		}
+		expInPlace(ec)
+		for _, v := range ec {
+			sum += v
+		}
 	}
 	return float64(m) + logDet(sum)
 }
@@ -117,8 +125,11 @@ func Sample(logits []float32, sp inference.Sampling, pos int) int {
 	w := make([]float64, len(cand))
 	var total float64
 	for i, id := range cand {
-		w[i] = expDet(float64(logits[id]-m) / sp.Temperature)
-		total += w[i]
+		w[i] = float64(logits[id]-m) / sp.Temperature
+	}
+	expInPlace(w)
+	for _, v := range w {
+		total += v
 	}
 	if sp.TopP > 0 && sp.TopP < 1 {
 		var cum float64

@@ -28,6 +28,7 @@ const maxVocab = 1 << 21
 // fallback) or "gpt2" (byte-level BPE with merges).
 type Tokenizer struct {
 	kind         string // "llama" or "gpt2"
+	pre          string // tokenizer.ggml.pre, "gpt-2" spelt the GGUF way; "" if absent
 	tokens       []string
 	types        []int32
 	scores       []float32
@@ -98,6 +99,9 @@ func NewTokenizer(f *gguf.File) (*Tokenizer, error) {
 		if _, dup := t.ids[s]; !dup {
 			t.ids[s] = i
 		}
+	}
+	if t.pre, err = preTokenizer(f); err != nil {
+		return nil, err
 	}
 	if kind == "gpt2" {
 		if err := t.loadMerges(f); err != nil {
@@ -215,6 +219,27 @@ func (t *Tokenizer) VocabSize() int { return len(t.tokens) }
 
 // Kind returns "llama" or "gpt2".
 func (t *Tokenizer) Kind() string { return t.kind }
+
+// Pre returns the pre-tokenizer name (tokenizer.ggml.pre) in the GGUF
+// spelling, or "" when the file names none.
+func (t *Tokenizer) Pre() string { return t.pre }
+
+// preTokenizer reads tokenizer.ggml.pre. Files written by earlier tenzrod
+// versions spell GPT-2's pattern "gpt2"; llama.cpp and the GGUF ecosystem
+// spell it "gpt-2". Both read as "gpt-2".
+func preTokenizer(f *gguf.File) (string, error) {
+	pre, ok, err := f.String("tokenizer.ggml.pre")
+	if err != nil {
+		return "", fmt.Errorf("llm: tokenizer: tokenizer.ggml.pre: %w", err)
+	}
+	if !ok {
+		return "", nil
+	}
+	if pre == "gpt2" {
+		pre = "gpt-2"
+	}
+	return pre, nil
+}
 
 // BOS returns the beginning-of-sequence token, or -1.
 func (t *Tokenizer) BOS() int { return t.bos }

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/inference"
-	"github.com/tenzrod/tenzrod/inference/gguf"
 )
 
 func TestDetMathMatchesStdlib(t *testing.T) {
@@ -185,31 +184,15 @@ func TestMergeSymbols(t *testing.T) {
 	}
 }
 
-func TestQ8KernelsAgree(t *testing.T) {
-	rng := rand.New(rand.NewPCG(2, 3))
-	const cols = 96
-	row := make([]float32, cols)
-	x := make([]float32, cols)
-	for i := range row {
-		row[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
-	}
-	raw, err := gguf.EncodeRow(nil, gguf.TypeQ8_0, row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qf, d := make([]float32, cols), make([]float32, cols/32)
-	unpackQ8(raw, qf, d)
-	a, b := dotQ8Raw(raw, x), dotQ8(qf, d, x)
-	if math.Float32bits(a) != math.Float32bits(b) {
-		t.Fatalf("decode kernel %v, batch kernel %v", a, b)
-	}
-	deq := make([]float32, cols)
-	gguf.DecodeRow(deq, gguf.TypeQ8_0, raw)
-	var want float64
-	for i := range deq {
-		want += float64(deq[i]) * float64(x[i])
-	}
-	if math.Abs(float64(a)-want) > 1e-4 {
-		t.Fatalf("Q8_0 dot %v, dequantised dot %v", a, want)
+// TestScale2MatchesLdexp: expDet's fast power-of-two scaling is exact.
+func TestScale2MatchesLdexp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for k := -1100; k <= 1100; k++ {
+		for range 20 {
+			y := 0.5 + rng.Float64()
+			if got, want := scale2(y, k), math.Ldexp(y, k); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("scale2(%v, %d) = %v, Ldexp %v", y, k, got, want)
+			}
+		}
 	}
 }

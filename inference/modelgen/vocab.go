@@ -117,7 +117,9 @@ func (v *vocab) write(w *gguf.Writer, kind string) {
 	w.SetInt32s("tokenizer.ggml.token_type", v.types)
 	w.SetString("tokenizer.chat_template", llm.ChatMLTemplate)
 	if kind == "gpt2" {
-		w.SetString("tokenizer.ggml.pre", "gpt2")
+		// llama.cpp knows GPT-2's pre-tokenizer as "gpt-2" and refuses
+		// any name it does not know.
+		w.SetString("tokenizer.ggml.pre", "gpt-2")
 		w.SetStrings("tokenizer.ggml.merges", v.merges)
 		w.SetUint32("tokenizer.ggml.bos_token_id", 0)
 		w.SetUint32("tokenizer.ggml.eos_token_id", 2)

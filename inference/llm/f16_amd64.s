@@ -1,0 +1,51 @@
+#include "textflag.h"
+
+// F16 dot products with AVX2 and F16C: VCVTPH2PS widens eight halves
+// exactly, then the products and sums follow dot's order (see
+// f32_amd64.s). n is a positive multiple of 8.
+
+// func f16Rows4Asm(out *[4]float32, w0, w1, w2, w3 *uint16, x *float32, n int)
+TEXT ·f16Rows4Asm(SB), NOSPLIT, $0-56
+	MOVQ w0+8(FP), R8
+	MOVQ w1+16(FP), R9
+	MOVQ w2+24(FP), R10
+	MOVQ w3+32(FP), R11
+	MOVQ x+40(FP), SI
+	MOVQ n+48(FP), CX
+	SHLQ $1, CX
+	XORQ AX, AX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	// The next four rows follow row 3: fetch them ahead, a line per step.
+	LEAQ (R11)(CX*1), R12
+
+f16loop:
+	PREFETCHT0 (R12)(AX*4)
+	VMOVUPS   (SI)(AX*2), Y4
+	VCVTPH2PS (R8)(AX*1), Y5
+	VMULPS    Y4, Y5, Y5
+	VADDPS    Y5, Y0, Y0
+	VCVTPH2PS (R9)(AX*1), Y6
+	VMULPS    Y4, Y6, Y6
+	VADDPS    Y6, Y1, Y1
+	VCVTPH2PS (R10)(AX*1), Y7
+	VMULPS    Y4, Y7, Y7
+	VADDPS    Y7, Y2, Y2
+	VCVTPH2PS (R11)(AX*1), Y8
+	VMULPS    Y4, Y8, Y8
+	VADDPS    Y8, Y3, Y3
+	ADDQ      $16, AX
+	CMPQ      AX, CX
+	JLT       f16loop
+
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X4
+	VADDPS       X4, X0, X0
+	MOVQ         out+0(FP), DI
+	VMOVUPS      X0, (DI)
+	VZEROUPPER
+	RET

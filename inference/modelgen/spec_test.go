@@ -1,0 +1,187 @@
+package modelgen_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/inference/gguf"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+)
+
+// specKeys are the metadata keys of the GGUF specification (and of
+// llama.cpp's llama architecture and tokenizer loader) that generated files
+// may carry, each with a check of its value. A file with any other key, or
+// a value llama.cpp does not know, fails.
+var specKeys = map[string]check{
+	"general.architecture": wantString("llama"),
+	"general.name":         anyString,
+	"general.description":  anyString,
+	"general.alignment":    wantUint(gguf.DefaultAlignment),
+	"general.file_type": func(f *gguf.File, key string, o modelgen.GenOptions) string {
+		// llama_ftype: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7.
+		want := map[gguf.Type]uint64{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7}[o.Quant]
+		return wantUint(want)(f, key, o)
+	},
+	"llama.context_length":                   anyUint,
+	"llama.embedding_length":                 anyUint,
+	"llama.block_count":                      anyUint,
+	"llama.feed_forward_length":              anyUint,
+	"llama.attention.head_count":             anyUint,
+	"llama.attention.head_count_kv":          anyUint,
+	"llama.rope.dimension_count":             anyUint,
+	"llama.rope.freq_base":                   anyFloat,
+	"llama.attention.layer_norm_rms_epsilon": anyFloat,
+	"llama.vocab_size":                       anyUint,
+	"llama.expert_count":                     anyUint,
+	"llama.expert_used_count":                anyUint,
+	"tokenizer.ggml.model": func(f *gguf.File, key string, o modelgen.GenOptions) string {
+		return wantString(map[string]string{"": "gpt2", "gpt2": "gpt2", "llama": "llama"}[o.Tokenizer])(f, key, o)
+	},
+	"tokenizer.ggml.pre":    wantString("gpt-2"),
+	"tokenizer.ggml.tokens": anyStrings,
+	"tokenizer.ggml.merges": anyStrings,
+	"tokenizer.ggml.scores": anyFloats,
+	"tokenizer.ggml.token_type": func(f *gguf.File, key string, _ modelgen.GenOptions) string {
+		types, ok, err := f.Ints(key)
+		if err != nil || !ok {
+			return "not an integer array"
+		}
+		for i, ty := range types {
+			// llama_token_type: normal 1 .. byte 6.
+			if ty < 1 || ty > 6 {
+				return fmt.Sprintf("token %d has type %d", i, ty)
+			}
+		}
+		return ""
+	},
+	"tokenizer.ggml.bos_token_id":     anyUint,
+	"tokenizer.ggml.eos_token_id":     anyUint,
+	"tokenizer.ggml.unknown_token_id": anyUint,
+	"tokenizer.ggml.add_bos_token":    anyBool,
+	"tokenizer.ggml.add_space_prefix": anyBool,
+	"tokenizer.chat_template":         anyString,
+}
+
+// tensorName matches the llama architecture's tensor names in GGUF.
+var tensorName = regexp.MustCompile(`^(token_embd|output_norm|output|blk\.\d+\.(attn_norm|attn_q|attn_k|attn_v|attn_output|ffn_norm|ffn_gate|ffn_up|ffn_down|ffn_gate_inp|ffn_gate_exps|ffn_up_exps|ffn_down_exps))\.weight$`)
+
+func TestGeneratedFilesCarrySpecNames(t *testing.T) {
+	small := func(tok string, q gguf.Type, moe bool) modelgen.GenOptions {
+		o := modelgen.DevnetOptions()
+		o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab, o.Context = 1, 64, 4, 2, 64, 400, 64
+		o.Tokenizer, o.Quant, o.MoE = tok, q, moe
+		return o
+	}
+	for _, o := range []modelgen.GenOptions{
+		modelgen.DevnetOptions(),
+		small("gpt2", gguf.TypeF32, false),
+		small("llama", gguf.TypeF16, false),
+		small("gpt2", gguf.TypeQ8_0, true),
+	} {
+		name := o.Tokenizer + "-" + o.Quant.String()
+		t.Run(name, func(t *testing.T) {
+			dir, _ := gen(t, o)
+			f, err := gguf.Open(filepath.Join(dir, "model.gguf"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			for _, key := range f.Keys() {
+				check, ok := specKeys[key]
+				if !ok {
+					t.Errorf("key %q is not a GGUF spec name", key)
+					continue
+				}
+				if msg := check(f, key, o); msg != "" {
+					t.Errorf("%s: %s", key, msg)
+				}
+			}
+			for _, key := range []string{"general.architecture", "general.file_type", "tokenizer.ggml.model", "tokenizer.ggml.tokens"} {
+				if !f.Has(key) {
+					t.Errorf("required key %q missing", key)
+				}
+			}
+			if (o.Tokenizer != "llama") != f.Has("tokenizer.ggml.pre") {
+				t.Errorf("tokenizer %q: tokenizer.ggml.pre present = %v", o.Tokenizer, f.Has("tokenizer.ggml.pre"))
+			}
+			for _, ti := range f.Tensors {
+				if !tensorName.MatchString(ti.Name) {
+					t.Errorf("tensor %q is not a llama tensor name", ti.Name)
+				}
+			}
+		})
+	}
+}
+
+// check returns what is wrong with the value of key, or "".
+type check func(f *gguf.File, key string, o modelgen.GenOptions) string
+
+func wantString(want string) check {
+	return func(f *gguf.File, key string, _ modelgen.GenOptions) string {
+		got, ok, err := f.String(key)
+		if err != nil || !ok {
+			return fmt.Sprintf("not a string: %v", err)
+		}
+		if got != want {
+			return fmt.Sprintf("value %q, want %q", got, want)
+		}
+		return ""
+	}
+}
+
+func wantUint(want uint64) check {
+	return func(f *gguf.File, key string, _ modelgen.GenOptions) string {
+		got, ok, err := f.Uint(key)
+		if err != nil || !ok {
+			return fmt.Sprintf("not an unsigned integer: %v", err)
+		}
+		if got != want {
+			return fmt.Sprintf("value %d, want %d", got, want)
+		}
+		return ""
+	}
+}
+
+func anyString(f *gguf.File, key string, _ modelgen.GenOptions) string {
+	if _, ok, err := f.String(key); err != nil || !ok {
+		return fmt.Sprintf("not a string: %v", err)
+	}
+	return ""
+}
+
+func anyUint(f *gguf.File, key string, _ modelgen.GenOptions) string {
+	if _, ok, err := f.Uint(key); err != nil || !ok {
+		return fmt.Sprintf("not an unsigned integer: %v", err)
+	}
+	return ""
+}
+
+func anyFloat(f *gguf.File, key string, _ modelgen.GenOptions) string {
+	if _, ok, err := f.Float(key); err != nil || !ok {
+		return fmt.Sprintf("not a float: %v", err)
+	}
+	return ""
+}
+
+func anyBool(f *gguf.File, key string, _ modelgen.GenOptions) string {
+	if _, ok, err := f.Bool(key); err != nil || !ok {
+		return fmt.Sprintf("not a bool: %v", err)
+	}
+	return ""
+}
+
+func anyStrings(f *gguf.File, key string, _ modelgen.GenOptions) string {
+	if v, ok, err := f.Strings(key); err != nil || !ok || len(v) == 0 {
+		return fmt.Sprintf("not a non-empty string array: %v", err)
+	}
+	return ""
+}
+
+func anyFloats(f *gguf.File, key string, _ modelgen.GenOptions) string {
+	if v, ok, err := f.Float32s(key); err != nil || !ok || len(v) == 0 {
+		return fmt.Sprintf("not a non-empty float32 array: %v", err)
+	}
+	return ""
+}
