@@ -57,7 +57,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 	if err != nil {
 		var ge *gateway.Error
 		if errors.As(err, &ge) {
-			return nil, &openai.Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message,
+			return nil, &openai.Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message, Param: ge.Param,
 				RetryAfter: int(ge.RetryAfter.Seconds())}
 		}
 		return nil, err

@@ -167,7 +167,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		if err != nil {
 			return nil, err
 		}
-		deps := gateway.Deps{Host: n.host.Host(), Table: n.table,
+		deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host()), Table: n.table,
 			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 		if n.chain != nil && cfg.Chain.Role == ChainValidator {
 			if n.obs, err = newObsPublisher(n); err != nil {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -23,13 +22,15 @@ import (
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/hedge"
-	"github.com/tenzrod/tenzrod/router/p2"
+	"github.com/tenzrod/tenzrod/router/quantile"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
 
 // Deps are the gateway's collaborators.
 type Deps struct {
-	Host       host.Host
+	// Transport carries requests to providers: HostTransport in a node, a
+	// scripted one in tests.
+	Transport  Transport
 	Table      *router.Table
 	Ledger     Ledger
 	Clock      clock.Clock
@@ -58,18 +59,18 @@ type Ledger interface {
 
 // Gateway routes requests to providers.
 type Gateway struct {
-	cfg      Config
-	host     host.Host
-	table    *router.Table
-	ledger   Ledger
-	clock    clock.Clock
-	log      *slog.Logger
-	selector *strategy.Selector
-	latency  *p2.Set[peer.ID]
-	breakers *breaker.Set[peer.ID]
-	metrics  *Metrics
-	certs    *identity.CertCache
-	onCall   func(Call)
+	cfg       Config
+	transport Transport
+	table     *router.Table
+	ledger    Ledger
+	clock     clock.Clock
+	log       *slog.Logger
+	selector  *strategy.Selector
+	latency   *quantile.Set[peer.ID]
+	breakers  *breaker.Set[peer.ID]
+	metrics   *Metrics
+	certs     *identity.CertCache
+	onCall    func(Call)
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 }
@@ -78,6 +79,9 @@ type Gateway struct {
 func New(cfg Config, d Deps) (*Gateway, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if d.Transport == nil {
+		return nil, errors.New("gateway: no transport")
 	}
 	if d.Clock == nil {
 		d.Clock = clock.New()
@@ -90,7 +94,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	lat, err := p2.NewSet[peer.ID](p2.Config{})
+	lat, err := quantile.NewSet[peer.ID](quantile.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -102,7 +106,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
-	return &Gateway{cfg: cfg, host: d.Host, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
+	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, tokenizers: d.Tokenizers}, nil
 }
 
@@ -124,7 +128,10 @@ func (g *Gateway) Snapshot() Snapshot {
 }
 
 // Route serves req: onDelta receives the answer in order as it arrives
-// (for streaming); the Result repeats it whole.
+// (for streaming); the Result repeats it whole. ctx is the buyer's: when
+// it ends before the first token every attempt is cancelled; once text
+// flows, its end means the buyer left, and the provider is stopped and
+// paid for what was delivered.
 func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
 	if req.Sampling.MaxTokens <= 0 {
 		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
@@ -132,8 +139,16 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if req.Verification == "" {
 		req.Verification = terms.VerifyNone
 	}
-	ctx, cancel := g.clock.WithTimeout(ctx, g.cfg.Deadline)
+	if err := Validate(req); err != nil {
+		return nil, err
+	}
+	buyer := ctx
+	// The calls outlive the buyer's context by as long as it takes to stop
+	// the provider and collect its receipt; the deadline bounds them.
+	ctx, cancel := g.clock.WithTimeout(context.WithoutCancel(buyer), g.cfg.Deadline)
 	defer cancel()
+	raceOver := context.AfterFunc(buyer, cancel)
+	defer raceOver()
 	g.metrics.requests.Inc()
 	cands, choices, err := g.candidates(req)
 	if err != nil {
@@ -158,8 +173,12 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if err != nil {
 		return nil, g.routeError(err, rep)
 	}
+	if !raceOver() { // the buyer left during the race
+		s.halt()
+		return nil, fmt.Errorf("%w before the first token", errBuyerGone)
+	}
 	s.won.Store(true)
-	res, err := g.finish(ctx, req, cands, choices, s, onDelta)
+	res, err := g.finish(ctx, buyer.Done(), req, cands, choices, s, onDelta)
 	if res != nil {
 		res.Attempts += len(rep.Tries)
 		res.Hedged = rep.HedgesDispatched > 0

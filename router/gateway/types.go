@@ -83,9 +83,11 @@ type Result struct {
 
 // Error is a routing failure with the HTTP status it maps to.
 type Error struct {
-	Status     int
-	Code       string
-	Message    string
+	Status  int
+	Code    string
+	Message string
+	// Param names the request field at fault, for a 400.
+	Param      string
 	RetryAfter time.Duration
 	// Partial is set when some text had already been sent to the buyer.
 	Partial bool

@@ -12,7 +12,7 @@ import (
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/router/p2"
+	"github.com/tenzrod/tenzrod/router/quantile"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
 
@@ -82,7 +82,7 @@ func Simulate(cfg SimConfig) (SimStats, error) {
 	if err != nil {
 		return SimStats{}, fmt.Errorf("hedge: simulate: %w", err)
 	}
-	lat, err := p2.NewSet[peer.ID](p2.Config{})
+	lat, err := quantile.NewSet[peer.ID](quantile.Config{})
 	if err != nil {
 		return SimStats{}, fmt.Errorf("hedge: simulate: %w", err)
 	}
