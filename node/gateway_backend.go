@@ -16,11 +16,15 @@ type gatewayBackend struct {
 	buyers *buyers
 }
 
-func (b gatewayBackend) Models(context.Context) []openai.Model {
+// Models lists every served catalog ID, and after it each name that
+// resolves to exactly that ID (owned_by names the ID): an offer announced
+// under a name bound to another ID (a squatter) appears under its ID only.
+func (b gatewayBackend) Models(ctx context.Context) []openai.Model {
 	var out []openai.Model
-	for _, m := range b.n.table.Models() {
-		if m.Providers > 0 {
-			out = append(out, openai.Model{ID: m.Name, Object: "model", OwnedBy: "tenzro:" + m.ID[:16]})
+	for _, m := range b.gw.Models(ctx) {
+		out = append(out, openai.Model{ID: m.ID, Object: "model", OwnedBy: "tenzro"})
+		for _, name := range m.Names {
+			out = append(out, openai.Model{ID: name, Object: "model", OwnedBy: "tenzro:" + m.ID})
 		}
 	}
 	return out
@@ -49,7 +53,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		Model: req.Model, Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling,
 		TopLogProbs: req.TopLogProbs, Stream: req.Stream, Strategy: opts.Strategy, Verification: opts.Verification,
 		NoHedge: opts.Hedge != nil && !*opts.Hedge, MaxPrice: opts.MaxPrice, PinProvider: opts.Provider, PinRegion: opts.Region,
-		Payer: payer,
+		AllowUnregistered: opts.AllowUnregistered, Payer: payer,
 	}
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
 		return onDelta(openai.Delta{Text: d.Text, LogProbs: d.LogProbs})

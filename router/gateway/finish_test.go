@@ -26,8 +26,8 @@ func texts(ds []Delta) string {
 // TestContinuation: a stream cut mid-answer continues on the next provider
 // with the text and token IDs so far; the buyer's text is seamless.
 func TestContinuation(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"The ", "sea ", "is"}, cutAt: 2}
 		}
@@ -59,8 +59,8 @@ func TestContinuation(t *testing.T) {
 // TestContinuationRestart: a successor that cannot continue restarts the
 // answer; the repeat of what the buyer has is skipped.
 func TestContinuationRestart(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"The ", "sea ", "is"}, cutAt: 2}
 		}
@@ -85,8 +85,8 @@ func TestContinuationRestart(t *testing.T) {
 // the buyer gets an explicit interrupted error and never a complete
 // answer, and no third provider is tried.
 func TestContinuationBoundedRetry(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"one ", "two ", "three"}, cutAt: 1}
 		}
@@ -117,8 +117,8 @@ func TestContinuationBoundedRetry(t *testing.T) {
 // TestBillCappedByWire: a provider claiming more output than it sent is
 // billed by the wire's bound; the charge equals the recorded price.
 func TestBillCappedByWire(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		greedy := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, claim: 900}
 		}
@@ -145,8 +145,8 @@ func TestBillCappedByWire(t *testing.T) {
 // received is not paid, counts against the provider and is reported as a
 // failed call; the buyer still gets the answer, marked unverified.
 func TestBillRefusesBadReceipt(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		forger := func(int, *infer.Request) script {
 			return script{first: ms, tokens: []string{"hello"}, forge: true}
 		}
@@ -183,8 +183,8 @@ func TestBuyerLeavesMidStream(t *testing.T) {
 		final  bool // the provider answers the stop with a receipt
 	}{{"write fails", false, true}, {"context ends", true, true}, {"no final", false, false}} {
 		t.Run(c.name, func(t *testing.T) {
+			st := openStore(t)
 			synctest.Test(t, func(t *testing.T) {
-				st := openStore(t)
 				sc := func(int, *infer.Request) script {
 					return script{first: ms, gap: 10 * ms, tokens: tokens, extraOnStop: "unsent"}
 				}

@@ -39,6 +39,10 @@ type Deps struct {
 	// OnCall, if set, receives what was measured of each call to a
 	// provider (see Call). It runs on the request's goroutine: keep it short.
 	OnCall func(Call)
+	// Names resolves model names to catalog IDs (the chain's name
+	// records); nil without a chain, when a name must be unambiguous
+	// among the offers themselves.
+	Names router.Names
 	// Tokenizers are the models whose tokens this gateway counts itself
 	// (see TokenCounter), by catalog ID.
 	Tokenizers map[inference.ModelID]TokenCounter
@@ -71,6 +75,7 @@ type Gateway struct {
 	metrics   *Metrics
 	certs     *identity.CertCache
 	onCall    func(Call)
+	names     router.Names
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 }
@@ -107,7 +112,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, tokenizers: d.Tokenizers}, nil
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names, tokenizers: d.Tokenizers}, nil
 }
 
 // Metrics returns the routing counters.
@@ -150,7 +155,7 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	raceOver := context.AfterFunc(buyer, cancel)
 	defer raceOver()
 	g.metrics.requests.Inc()
-	cands, choices, err := g.candidates(req)
+	cands, choices, err := g.candidates(ctx, req)
 	if err != nil {
 		return nil, err
 	}

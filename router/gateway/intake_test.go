@@ -39,8 +39,8 @@ func TestIntakeNamesTheField(t *testing.T) {
 		{"top_logprobs", func(r *Request) { r.TopLogProbs = infer.MaxTopLogProbs + 1 }},
 		{"model", func(r *Request) { r.Model = "" }},
 	} {
+		st := openStore(t)
 		synctest.Test(t, func(t *testing.T) {
-			st := openStore(t)
 			m := newMarket(t, st, 1, testConfig(), answer(ms, "ok"))
 			req := request()
 			c.edit(req)
@@ -71,8 +71,8 @@ func paramOf(e *Error) string {
 // the provider: no breaker failure, no failed call reported.
 func TestProviderRefusalIsNeutral(t *testing.T) {
 	for _, code := range []string{terms.CodeBadRequest, terms.CodeGenerationRefused} {
+		st := openStore(t)
 		synctest.Test(t, func(t *testing.T) {
-			st := openStore(t)
 			refuse := func(int, *infer.Request) script {
 				return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusBadRequest, Code: code, Message: "prompt too long"}}
 			}

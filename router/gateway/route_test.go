@@ -42,8 +42,8 @@ func mustRoute(t *testing.T, m *market, req *Request) *Result {
 // p95 of time to first token (clamped), the slower primary is cancelled,
 // and only the winner is billed and reported.
 func TestHedgeFiresAtPrimaryP95(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		slow := func(n int, _ *infer.Request) script {
 			if n < 30 {
 				return script{first: 100 * ms, tokens: []string{"a", "b"}}
@@ -98,7 +98,7 @@ func TestHedgeFiresAtPrimaryP95(t *testing.T) {
 }
 
 func candidateOf(m *market, p peer.ID) strategy.Candidate {
-	cands, _, err := m.gw.candidates(request())
+	cands, _, err := m.gw.candidates(context.Background(), request())
 	if err != nil {
 		panic(err)
 	}
@@ -121,8 +121,8 @@ func peersOf(cs []*call) []peer.ID {
 // TestFailoverToNextBest: failed providers are excluded and the request
 // goes to the next best, up to the retry limit.
 func TestFailoverToNextBest(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		down := func(int, *infer.Request) script {
 			return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusInternalServerError, Code: terms.CodeInternal}}
 		}
@@ -158,8 +158,8 @@ func TestFailoverToNextBest(t *testing.T) {
 // breaker, it is skipped while open, and after the cooldown one probe
 // closes it again.
 func TestBreakerOpensAndProbes(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		healed := false
 		flaky := func(int, *infer.Request) script {
 			if healed {
@@ -200,8 +200,8 @@ func TestBreakerOpensAndProbes(t *testing.T) {
 // capacity code) is failed over without counting a failure, and is not
 // called again before its Retry-After.
 func TestBusyFailsOverWithoutBreakerFailure(t *testing.T) {
+	st := openStore(t)
 	synctest.Test(t, func(t *testing.T) {
-		st := openStore(t)
 		for _, ef := range []*infer.ErrorFrame{
 			{Status: http.StatusTooManyRequests, Code: codeBusy, RetryAfterMs: 2000},
 			{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 2000},

@@ -25,6 +25,9 @@ type Request struct {
 	MaxPrice     *uint64            // refuse providers quoting more (micro-units)
 	PinProvider  string             // a peer ID
 	PinRegion    string             // a country code or continent
+	// AllowUnregistered opts in to providers the chain does not know (at
+	// verification none only).
+	AllowUnregistered bool
 
 	Payer string // the buyer's account at this node
 	// Probe marks a validator's synthetic probe call (reported as such to
