@@ -76,13 +76,14 @@ type Gateway struct {
 	certs     *identity.CertCache
 	onCall    func(Call)
 	names     router.Names
+	limits    *limiter
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 }
 
 // New returns a gateway.
 func New(cfg Config, d Deps) (*Gateway, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate("gateway: "); err != nil {
 		return nil, err
 	}
 	if d.Transport == nil {
@@ -112,7 +113,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names, tokenizers: d.Tokenizers}, nil
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names, limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers}, nil
 }
 
 // Metrics returns the routing counters.
@@ -146,6 +147,14 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	}
 	if err := Validate(req); err != nil {
 		return nil, err
+	}
+	if req.Payer != "" && !req.Probe {
+		release, err := g.limits.admit(req.Payer)
+		if err != nil {
+			g.metrics.limited.Inc()
+			return nil, err
+		}
+		defer release()
 	}
 	buyer := ctx
 	// The calls outlive the buyer's context by as long as it takes to stop
