@@ -13,6 +13,7 @@ import (
 	"github.com/cometbft/cometbft/rpc/client"
 	"github.com/cometbft/cometbft/rpc/client/local"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -56,7 +57,7 @@ func (n *Node) BroadcastTx(ctx context.Context, raw []byte) ([32]byte, error) {
 	var invalid mempool.ErrInvalidTx
 	if errors.As(err, &invalid) {
 		c := Code(invalid.Code)
-		return [32]byte{}, &TxError{Code: c, Msg: strings.TrimPrefix(invalid.Log, "consensus: "+c.String()+": ")}
+		return [32]byte{}, &TxError{Code: c, Msg: strings.TrimPrefix(invalid.Log, "ledger: "+c.String()+": ")}
 	}
 	if err != nil {
 		return [32]byte{}, fmt.Errorf("consensus: broadcast: %w", err)
@@ -169,7 +170,9 @@ func (n *Node) Meta(ctx context.Context) (ChainMeta, error) {
 }
 
 // SLAHour is the SLA hour index of the last committed block (see Params.HourSeconds).
-func SLAHour(m ChainMeta, p Params) uint64 { return hourOf(m.Time, m.GenesisTime, p.HourSeconds) }
+func SLAHour(m ChainMeta, p Params) uint64 {
+	return ledger.HourOf(m.Time, m.GenesisTime, p.HourSeconds)
+}
 
 // Escrow returns a payer's escrow.
 func (n *Node) Escrow(ctx context.Context, payer AccountID) (Escrow, bool, error) {

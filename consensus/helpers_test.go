@@ -14,10 +14,22 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 const testChain = "tenzro-unit"
+
+var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newProvider(t *testing.T) *testnet.Provider {
+	t.Helper()
+	p, err := testnet.NewProvider()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // chain drives an App directly through the ABCI calls CometBFT makes.
 type chain struct {

@@ -39,7 +39,7 @@ func TestRecordRangeProofs(t *testing.T) {
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
 	p := newProvider(t)
-	c.mustApply(c.sign(op, p.Register(1000, 60)), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
+	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &consensus.EscrowFund{Amount: 10_000}))
 	n := byte(0)
 	settle := func(s *consensus.Signer, k int) []byte {

@@ -3,7 +3,6 @@ package consensus
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
 	"github.com/ethereum/go-ethereum/trie"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -28,11 +28,13 @@ import (
 //	record/<payer hex>/<req hex>  SettledRecord      (raw)
 //	proposal/<id>                 Proposal           (raw)
 //	tally/<machine hex>/<hour>    HourTally          (raw)
+//	name/<model name>             NameRecord         (raw)
 //	params                        Params             (raw)
 //	meta                          ChainMeta          (raw)
 //	standing/<machine hex>        Standing           (JSON)
 //	validators                    []Validator        (JSON, at most MaxListed)
 //	records/<payer hex>           []SettledRecord    (JSON, at most MaxListed)
+//	names                         []NameRecord       (JSON, at most MaxListed, in name order)
 //	recordrange/<payer hex>/<from>/<to>
 //	                              []SettledRecord    (CBOR; one RangeProofOpType op over
 //	                                                  the KeyRecordIndex range, see RecordRange)
@@ -40,26 +42,16 @@ const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
 func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryResponse, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	var resp *abci.QueryResponse
 	height := req.Height
-	if height == 0 {
-		height = a.store.Height()
-	}
-	fail := func(c Code, err error) (*abci.QueryResponse, error) {
-		return &abci.QueryResponse{Code: uint32(c), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
-	}
-	root, err := a.store.RootAt(height)
+	err := a.l.View(req.Height, func(t *trie.Trie, h int64) error {
+		height = h
+		var err error
+		resp, err = query(t, req.Path)
+		return err
+	})
 	if err != nil {
-		return fail(CodeMalformed, err)
-	}
-	t, err := a.store.Open(root)
-	if err != nil {
-		return fail(CodeInternal, err)
-	}
-	resp, err := query(t, req.Path)
-	if err != nil {
-		return fail(CodeOf(err), err)
+		return &abci.QueryResponse{Code: uint32(CodeOf(err)), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
 	}
 	resp.Height = height
 	return resp, nil
@@ -67,20 +59,20 @@ func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryRespo
 
 // recorder is a read-only kv that remembers the keys read.
 type recorder struct {
-	kv   trieKV
+	kv   *ledger.TrieKV
 	keys [][]byte
 	seen map[string]bool
 }
 
-func (r *recorder) get(key []byte) ([]byte, error) {
+func (r *recorder) Get(key []byte) ([]byte, error) {
 	if !r.seen[string(key)] {
 		r.seen[string(key)] = true
 		r.keys = append(r.keys, key)
 	}
-	return r.kv.get(key)
+	return r.kv.Get(key)
 }
-func (r *recorder) set([]byte, []byte) {}
-func (r *recorder) del([]byte)         {}
+func (r *recorder) Set([]byte, []byte) {}
+func (r *recorder) Del([]byte)         {}
 
 func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	parts := strings.Split(path, "/")
@@ -109,7 +101,7 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		m, err := parseMachine(parts[1])
 		return rawKey(KeyProvider(m), err)
 	case len(parts) == 2 && parts[0] == "peer":
-		return rawKey(keyPeer(parts[1]), nil)
+		return rawKey(ledger.KeyPeer(parts[1]), nil)
 	case len(parts) == 3 && parts[0] == "record":
 		p, err := ParseAccountID(parts[1])
 		d, err2 := parseHash(parts[2])
@@ -127,16 +119,20 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 			err = badPath(err2)
 		}
 		return rawKey(KeyHourTally(m, h), err)
+	case len(parts) == 2 && parts[0] == "name":
+		return rawKey(ledger.KeyName(parts[1]), badPath(ledger.CheckName(parts[1])))
+	case path == "names":
+		return computed(t, func(r *recorder) (any, error) { return list[NameRecord](t, r, ledger.NamePrefix()) })
 	case path == "params":
-		return rawKey(keyParams, nil)
+		return rawKey(ledger.KeyParams(), nil)
 	case path == "meta":
-		return rawKey(keyMeta, nil)
+		return rawKey(ledger.KeyMeta(), nil)
 	case len(parts) == 2 && parts[0] == "standing":
 		m, err := parseMachine(parts[1])
 		if err != nil {
 			return nil, err
 		}
-		return computed(t, func(r *recorder) (any, error) { return computeStanding(r, m) })
+		return computed(t, func(r *recorder) (any, error) { return ledger.ComputeStanding(r, m) })
 	case path == "validators":
 		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
 	case len(parts) == 4 && parts[0] == "recordrange":
@@ -153,7 +149,7 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 
 // computed runs f over a recording view and proves every key it read.
 func computed(t *trie.Trie, f func(*recorder) (any, error)) (*abci.QueryResponse, error) {
-	r := &recorder{kv: trieKV{t: t}, seen: map[string]bool{}}
+	r := &recorder{kv: ledger.NewTrieKV(t), seen: map[string]bool{}}
 	v, err := f(r)
 	if err != nil {
 		return nil, err
@@ -190,7 +186,7 @@ func list[T any](t *trie.Trie, r *recorder, prefix []byte) ([]T, error) {
 	}
 	out := make([]T, len(keys))
 	for i, k := range keys {
-		if _, err := load(r, k, &out[i]); err != nil {
+		if _, err := ledger.Load(r, k, &out[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -210,19 +206,16 @@ func parseMachine(s string) (identity.MachineID, error) {
 	return m, badPath(err)
 }
 
-func parseHash(s string) (Hash32, error) {
-	var h Hash32
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(h) {
-		return h, reject(CodeMalformed, "digest %q: want %d hex bytes", s, len(h))
-	}
-	copy(h[:], b)
-	return h, nil
-}
+func parseHash(s string) (Hash32, error) { return ledger.ParseHash(s) }
 
 func badPath(err error) error {
 	if err == nil {
 		return nil
 	}
 	return reject(CodeMalformed, "query path: %v", err)
+}
+
+// reject builds a *TxError.
+func reject(c Code, format string, args ...any) error {
+	return &TxError{Code: c, Msg: fmt.Sprintf(format, args...)}
 }

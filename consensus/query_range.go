@@ -9,6 +9,7 @@ import (
 	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
 	"github.com/ethereum/go-ethereum/trie"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
@@ -48,7 +49,7 @@ func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryRes
 		var d Hash32
 		copy(d[:], k[42:])
 		var sr SettledRecord
-		ok, err := load(&trieKV{t: t}, KeyRecord(payer, d), &sr)
+		ok, err := ledger.Load(ledger.NewTrieKV(t), KeyRecord(payer, d), &sr)
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -19,7 +20,7 @@ func TestNewcomerGetsOffersAtOnce(t *testing.T) {
 	time.Sleep(time.Second) // the start-up announcement has gone out to nobody
 	gc := testConfig(t, RoleGateway, "software", []string{p.Host().Addrs()[0]})
 	gw := startNode(t, gc)
-	eventually(t, 15*time.Second, "the provider's offer at the newcomer", func() bool {
+	nodetest.Eventually(t, 15*time.Second, "the provider's offer at the newcomer", func() bool {
 		os := gw.Table().Offers(DevnetModelName)
 		return len(os) == 1 && os[0].Status == router.StatusUp && os[0].State == gossip.StateWarm
 	})

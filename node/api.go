@@ -42,8 +42,8 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	gather := prometheus.Gatherers{n.reg, prometheus.DefaultGatherer}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
 	mux.Handle("/rpc", a.rpc)
-	if n.models != nil {
-		openai.NewHandler(localBackend{set: n.models}).Register(mux)
+	if n.provider != nil {
+		openai.NewHandler(n.provider.Backend()).Register(mux)
 	} else {
 		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: newBuyers(n.cfg.Router.Buyers)}).Register(mux)
 	}

@@ -65,13 +65,18 @@ type EvidenceParams struct {
 // that certifies its last height.
 const maxEvidenceWait = 30 * time.Second
 
-func registerChainMethods(s *rpc.Server, n *Node) {
+// chainAPI is the chain's part of the API: queries with proofs and
+// transactions, answered Unavailable on a node without a chain.
+type chainAPI struct{ chain *consensus.Node }
+
+// RegisterRPC contributes the chain methods.
+func (a chainAPI) RegisterRPC(s rpc.Registry) {
 	chain := func(h func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error)) rpc.Handler {
 		return func(ctx context.Context, raw json.RawMessage) (any, error) {
-			if n.chain == nil || n.chain.Client() == nil {
+			if a.chain == nil || a.chain.Client() == nil {
 				return nil, rpc.Unavailable("this node runs no chain ([chain] enabled = false)")
 			}
-			res, err := h(ctx, n.chain, raw)
+			res, err := h(ctx, a.chain, raw)
 			return res, chainError(err)
 		}
 	}
@@ -104,6 +109,13 @@ func registerChainMethods(s *rpc.Server, n *Node) {
 	}))
 	s.Register("tenzro_listValidators", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		return c.Validators(ctx)
+	}))
+	s.Register("tenzro_listModelNames", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
+		recs, err := c.NameRecords(ctx)
+		if recs == nil && err == nil {
+			recs = []consensus.NameRecord{}
+		}
+		return map[string]any{"names": recs}, err
 	}))
 	s.Register("tenzro_getParams", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		return c.Params(ctx)

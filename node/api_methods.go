@@ -69,6 +69,16 @@ type FoundProvider struct {
 
 const maxTailWait = 30 * time.Second
 
+// rpcParts are the parts that contribute methods of their own.
+func (n *Node) rpcParts() []rpc.Contributor {
+	return []rpc.Contributor{
+		chainAPI{chain: n.chain},
+		receiptAPI{gateway: n.gateway, store: n.store, gossip: n.gossip, clock: n.clock},
+		feedAPI{feed: n.feed, table: n.table},
+	}
+}
+
+// registerMethods registers the node's own methods and its parts'.
 func registerMethods(s *rpc.Server, n *Node) {
 	s.Register("tenzro_nodeInfo", func(context.Context, json.RawMessage) (any, error) {
 		return n.Info(), nil
@@ -96,9 +106,9 @@ func registerMethods(s *rpc.Server, n *Node) {
 	s.Register("tenzro_quoteInference", func(_ context.Context, raw json.RawMessage) (any, error) {
 		return n.quote(raw)
 	})
-	registerReceiptMethods(s, n)
-	registerChainMethods(s, n)
-	registerPriceFeedMethods(s, n)
+	for _, part := range n.rpcParts() {
+		part.RegisterRPC(s)
+	}
 	s.Register("tenzro_rpcMethods", func(context.Context, json.RawMessage) (any, error) {
 		return s.Methods(), nil
 	})

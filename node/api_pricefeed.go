@@ -2,10 +2,14 @@ package node
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"time"
 
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
@@ -22,7 +26,14 @@ type PriceFeedResult struct {
 	Entries      []pricefeed.Entry `json:"entries"`
 }
 
-func registerPriceFeedMethods(s *rpc.Server, n *Node) {
+// feedAPI is the price feed's part of the API.
+type feedAPI struct {
+	feed  *pricefeed.Feed
+	table *router.Table
+}
+
+// RegisterRPC contributes tenzro_getPriceFeed.
+func (n feedAPI) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getPriceFeed", func(_ context.Context, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[PriceFeedParams](raw)
 		if err != nil {
@@ -32,7 +43,7 @@ func registerPriceFeedMethods(s *rpc.Server, n *Node) {
 	})
 }
 
-func (n *Node) priceFeed(p PriceFeedParams) PriceFeedResult {
+func (n feedAPI) priceFeed(p PriceFeedParams) PriceFeedResult {
 	flt := pricefeed.Filter{Provider: p.Provider, Model: strings.ToLower(p.Model)}
 	if p.Model != "" && !isHex(flt.Model) {
 		flt.Model = n.modelIDOf(p.Model)
@@ -55,7 +66,7 @@ func isHex(s string) bool {
 
 // modelIDOf resolves a model name to the catalog ID a provider announced
 // for it; an unknown name matches nothing.
-func (n *Node) modelIDOf(name string) string {
+func (n feedAPI) modelIDOf(name string) string {
 	for _, v := range n.table.List() {
 		for _, m := range v.Models {
 			if m.Name == name {
@@ -64,4 +75,15 @@ func (n *Node) modelIDOf(name string) string {
 		}
 	}
 	return "unknown:" + name
+}
+
+// observe adds an accepted price observation to the node's feed.
+func (n *Node) observe(v *gossip.VerifiedPriceObs) {
+	var obs [32]byte
+	copy(obs[:], v.Observer)
+	n.feed.Add(pricefeed.Observation{
+		Observer: obs, Provider: v.ProviderPeer, Machine: hex.EncodeToString(v.ProviderMachine), Model: hex.EncodeToString(v.ModelID),
+		Price: v.Price, LatencyMs: v.LatencyMs, InputTokens: v.InputTokens, OutputTokens: v.OutputTokens,
+		Success: v.Success, Time: time.UnixMilli(v.TimeMs),
+	})
 }

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -27,7 +29,17 @@ type ReceiptResult struct {
 	Receipt  *gateway.ReceiptView `json:"receipt,omitempty"`
 }
 
-func registerReceiptMethods(s *rpc.Server, n *Node) {
+// receiptAPI is the routing side's part of the API: router metrics and
+// the receipts this node received, checked against its pins.
+type receiptAPI struct {
+	gateway *gateway.Gateway // nil on a provider
+	store   *store.Store
+	gossip  *gossip.Service
+	clock   clock.Clock
+}
+
+// RegisterRPC contributes the receipt and router-metrics methods.
+func (n receiptAPI) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getRouterMetrics", func(context.Context, json.RawMessage) (any, error) {
 		if n.gateway == nil {
 			return nil, rpc.Unavailable("this node is a provider; it does not route requests")
@@ -75,7 +87,7 @@ func registerReceiptMethods(s *rpc.Server, n *Node) {
 
 // verifyReceipt checks an envelope against the machine this node has
 // pinned for the receipt's provider, at time at (when it was received).
-func (n *Node) verifyReceipt(env []byte, at time.Time) ReceiptResult {
+func (n receiptAPI) verifyReceipt(env []byte, at time.Time) ReceiptResult {
 	res := ReceiptResult{Envelope: env}
 	_, r, err := receipt.Parse(env)
 	if err != nil {

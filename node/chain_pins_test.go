@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -34,7 +35,7 @@ func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params, valOpts 
 	for i := range vals {
 		vals[i] = testConfig(t, RoleValidator, "software", nil)
 		vals[i].Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
-		vals[i].Chain.Enabled, vals[i].Chain.P2PListen = true, freeTCP(t)
+		vals[i].Chain.Enabled, vals[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		c.spec.Validators = append(c.spec.Validators, consensus.DevnetValidator{Home: filepath.Join(vals[i].Home, "chain"),
 			P2PListen: vals[i].Chain.P2PListen, Operator: accountKey(t, vals[i])})
 		for _, o := range valOpts {
@@ -44,7 +45,7 @@ func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params, valOpts 
 	provs := make([]Config, np)
 	for i := range provs {
 		provs[i] = testConfig(t, RoleProvider, "software", nil)
-		provs[i].Chain.Enabled, provs[i].Chain.P2PListen = true, freeTCP(t)
+		provs[i].Chain.Enabled, provs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		c.spec.Funded[accountKey(t, provs[i])] = 10 * params.MinServingBond
 	}
 	written, err := consensus.DevnetGenesis(c.spec)
@@ -148,7 +149,7 @@ func TestChainPinsAndRegistration(t *testing.T) {
 	gw, reg, unreg := c.validators[0], c.registered[0], c.unchained[0]
 
 	var p consensus.Provider
-	eventually(t, 60*time.Second, "the provider's registration to commit", func() bool {
+	nodetest.Eventually(t, 60*time.Second, "the provider's registration to commit", func() bool {
 		var ok bool
 		p, ok, _ = gw.Chain().Provider(t.Context(), reg.Identity().MachineID())
 		return ok
@@ -164,10 +165,10 @@ func TestChainPinsAndRegistration(t *testing.T) {
 		}
 		return false
 	}
-	eventually(t, 60*time.Second, "both providers warm at the gateway", func() bool { return warm(reg) && warm(unreg) })
+	nodetest.Eventually(t, 60*time.Second, "both providers warm at the gateway", func() bool { return warm(reg) && warm(unreg) })
 
 	var v router.ProviderView
-	eventually(t, 10*time.Second, "the registered provider listed registered", func() bool {
+	nodetest.Eventually(t, 10*time.Second, "the registered provider listed registered", func() bool {
 		v, _ = listed(t, gw, reg)
 		return v.Registered != nil && *v.Registered
 	})

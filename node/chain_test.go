@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/rpc"
 )
 
@@ -53,16 +53,6 @@ func TestChainConfigValidate(t *testing.T) {
 	}
 }
 
-func freeTCP(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return fmt.Sprintf("tcp://%s", l.Addr())
-}
-
 // TestChainInNode runs two validator nodes with the chain enabled, from
 // homes consensus.DevnetGenesis created, and a node without a chain: the
 // height in tenzro_nodeInfo advances, the funded account has its genesis
@@ -75,7 +65,7 @@ func TestChainInNode(t *testing.T) {
 	spec := consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-node-test", BlockTime: 100 * time.Millisecond,
 		Funded: map[consensus.AccountID]uint64{buyer: 5_000_000}}
 	for i := range cfgs {
-		cfgs[i].Chain.Enabled, cfgs[i].Chain.P2PListen = true, freeTCP(t)
+		cfgs[i].Chain.Enabled, cfgs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: filepath.Join(cfgs[i].Home, "chain"),
 			P2PListen: cfgs[i].Chain.P2PListen, Operator: consensus.AccountID{byte(i + 1)}})
 	}
@@ -89,12 +79,12 @@ func TestChainInNode(t *testing.T) {
 		nodes = append(nodes, startNode(t, cfgs[i]))
 	}
 	info := func() NodeInfo { return nodes[1].Info() }
-	eventually(t, 30*time.Second, "height 2", func() bool { return info().Height >= 2 })
+	nodetest.Eventually(t, 30*time.Second, "height 2", func() bool { return info().Height >= 2 })
 	if info().ChainID != spec.ChainID {
 		t.Fatalf("chain_id %q, want %q", info().ChainID, spec.ChainID)
 	}
 	h := info().Height
-	eventually(t, 10*time.Second, "the height to advance", func() bool { return info().Height > h })
+	nodetest.Eventually(t, 10*time.Second, "the height to advance", func() bool { return info().Height > h })
 
 	acct := func() AccountView {
 		res, err := nodes[0].rpcCall("tenzro_getAccount", fmt.Sprintf(`{"account":%q}`, buyer))
@@ -118,7 +108,7 @@ func TestChainInNode(t *testing.T) {
 	}
 	hash := sent.(TxView).Hash
 	var tx TxView
-	eventually(t, 15*time.Second, "the transfer to commit", func() bool {
+	nodetest.Eventually(t, 15*time.Second, "the transfer to commit", func() bool {
 		res, err := nodes[0].rpcCall("tenzro_getTx", fmt.Sprintf(`{"hash":%q}`, hash))
 		if err == nil {
 			tx = res.(TxView)
@@ -128,7 +118,7 @@ func TestChainInNode(t *testing.T) {
 	if tx.Code != 0 || tx.Height < 1 {
 		t.Fatalf("transfer: %+v", tx)
 	}
-	eventually(t, 5*time.Second, "the new balance", func() bool { a := acct(); return a.Balance == 5_000_000-1000 && a.Nonce == 1 })
+	nodetest.Eventually(t, 5*time.Second, "the new balance", func() bool { a := acct(); return a.Balance == 5_000_000-1000 && a.Nonce == 1 })
 	// A resubmission is refused; a stale nonce is rejected by CheckTx with
 	// the chain's code as data.
 	wantCode(t, nodes[1], "tenzro_sendTx", fmt.Sprintf(`{"tx":%q}`, base64.StdEncoding.EncodeToString(raw)), rpc.CodeInvalidParams)

@@ -3,6 +3,8 @@ package node
 import (
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // TestSLAVerdictsLand: with a 3-second chain hour, the validator observes
@@ -13,7 +15,7 @@ func TestSLAVerdictsLand(t *testing.T) {
 	c := newChainNet(t, 1, 1, 0, params)
 	gw, reg := c.validators[0], c.registered[0]
 	m := reg.Identity().MachineID()
-	eventually(t, 90*time.Second, "two available hours in the provider's standing", func() bool {
+	nodetest.Eventually(t, 90*time.Second, "two available hours in the provider's standing", func() bool {
 		st, err := gw.Chain().Standing(t.Context(), m, 0)
 		return err == nil && st.AvailableHours >= 2
 	})

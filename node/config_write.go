@@ -9,15 +9,18 @@ import (
 	"strings"
 	"text/template"
 	"time"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // configTemplate renders a Config as commented TOML. Every key Load accepts
 // appears here, so an operator reads the whole surface in one file.
 var configTemplate = template.Must(template.New("config").Funcs(template.FuncMap{
-	"q":     strconv.Quote,
-	"list":  quoteList,
-	"dur":   func(d time.Duration) string { return strconv.Quote(d.String()) },
-	"float": tomlFloat,
+	"q":      strconv.Quote,
+	"list":   quoteList,
+	"levels": quoteLevels,
+	"dur":    func(d time.Duration) string { return strconv.Quote(d.String()) },
+	"float":  tomlFloat,
 }).Parse(`# tenzrod node configuration. Flags given on the command line override it.
 # Relative paths are relative to this file's directory (the node's --home).
 
@@ -184,7 +187,7 @@ engine = {{q .Engine}}
 upstream_url = {{q .UpstreamURL}}
 upstream_model = {{q .UpstreamModel}}
 # Verification levels offered: none | receipt | optimistic | tee
-verification = {{list .Verification}}
+verification = {{levels .Verification}}
 # Prices per unit in integer micro-units, and the per-call minimum.
 [provider.models.rate_card]
 input_tokens = {{.RateCard.InputTokens}}
@@ -210,6 +213,14 @@ func quoteList(xs []string) string {
 		q[i] = strconv.Quote(x)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+func quoteLevels(vs []terms.Verification) string {
+	xs := make([]string, len(vs))
+	for i, v := range vs {
+		xs[i] = string(v)
+	}
+	return quoteList(xs)
 }
 
 // RenderConfig returns cfg as commented TOML.

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // fakeEngine is an OpenAI-compatible engine outside the system that a
@@ -187,7 +189,7 @@ func errorBody(typ, code, msg string) string {
 // waitCancelled waits until the fake has seen n cancelled requests in all.
 func (fe *fakeEngine) waitCancelled(t *testing.T, n int64) {
 	t.Helper()
-	eventually(t, 5*time.Second, fmt.Sprintf("%d cancelled requests at the fake engine", n), func() bool {
+	nodetest.Eventually(t, 5*time.Second, fmt.Sprintf("%d cancelled requests at the fake engine", n), func() bool {
 		return fe.cancelled.Load() >= n
 	})
 }

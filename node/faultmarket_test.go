@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
@@ -60,7 +61,7 @@ func newFaultMarket(t *testing.T, fronted int, tune func(*RouterConfig)) *faultM
 		m.fakes = append(m.fakes, fe)
 		m.fronts = append(m.fronts, startNode(t, pc).Host().ID())
 	}
-	eventually(t, 30*time.Second, "every provider warm at the gateway", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "every provider warm at the gateway", func() bool {
 		warm := 0
 		for _, o := range gw.Table().Offers(DevnetModelName) {
 			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
@@ -258,7 +259,7 @@ func (m *faultMarket) heal(t *testing.T) {
 	for _, fe := range m.fakes {
 		fe.always(fault{})
 	}
-	eventually(t, 15*time.Second, "the fronted provider serving again", func() bool {
+	nodetest.Eventually(t, 15*time.Second, "the fronted provider serving again", func() bool {
 		return m.ask(t, false, nil).tenzro.Provider.PeerID == m.fronts[0].String()
 	})
 }

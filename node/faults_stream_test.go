@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // TestFaultStreamBreaks: a stream that stalls, is cut, carries a malformed
@@ -83,7 +85,7 @@ func TestFaultStreamBreaks(t *testing.T) {
 		cancel()
 		resp.Body.Close()
 		fe.waitCancelled(t, cancelled+1)
-		eventually(t, 5*time.Second, "the attempt counted as cancelled", func() bool { return m.counts(bad).Cancelled == c0+1 })
+		nodetest.Eventually(t, 5*time.Second, "the attempt counted as cancelled", func() bool { return m.counts(bad).Cancelled == c0+1 })
 		m.billed(t, before, "", 0)
 	})
 

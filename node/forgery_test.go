@@ -11,6 +11,7 @@ import (
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
@@ -63,11 +64,11 @@ func TestForgedGossipIsDroppedOverTheNetwork(t *testing.T) {
 	m := id.MachineID()
 	spec, _ := gossip.Spec(gossip.KindAnnounce)
 
-	eventually(t, 20*time.Second, "the rogue to join the honest node's announce mesh", func() bool {
+	nodetest.Eventually(t, 20*time.Second, "the rogue to join the honest node's announce mesh", func() bool {
 		return len(topic.ListPeers()) > 0
 	})
 	var seq uint64 = 1
-	eventually(t, 20*time.Second, "a rejection at the honest node", func() bool {
+	nodetest.Eventually(t, 20*time.Second, "a rejection at the honest node", func() bool {
 		seq++
 		an := &gossip.Announcement{MachineID: m[:], Seq: seq, TimeMs: time.Now().UnixMilli(), Region: "US-CA",
 			HardwareClass: "h100", Capacity: 1, Models: []gossip.ModelOffer{{ModelID: testModel[:], Name: "x",

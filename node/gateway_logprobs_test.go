@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 
 	"github.com/openai/openai-go/v3"
@@ -97,7 +98,7 @@ func TestGatewayRelaysUpstreamLogProbs(t *testing.T) {
 	gw := startNode(t, cfg)
 	_, id := testModelDir(t)
 	upstreamProvider(t, direct.APIURL()+"/v1", id, gw.Host().Addrs()[0])
-	eventually(t, 30*time.Second, "the fronting provider warm at the gateway", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "the fronting provider warm at the gateway", func() bool {
 		os := gw.Table().Offers("fronted")
 		return len(os) == 1 && os[0].Status == router.StatusUp && os[0].State == gossip.StateWarm
 	})

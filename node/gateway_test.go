@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -29,16 +30,17 @@ func testMarket(t testing.TB, n int) (*Node, []*Node) {
 // testMarketServing is testMarket with n providers serving m.
 func testMarketServing(t testing.TB, n int, m ModelConfig) (*Node, []*Node) {
 	t.Helper()
-	cfg := testConfig(t, RoleGateway, "software", nil)
-	cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
-	gw := startNode(t, cfg)
-	var ps []*Node
-	for i := 0; i < n; i++ {
-		pc := testConfig(t, RoleProvider, "software", gw.Host().Addrs()[:1])
-		pc.Provider.Models = []ModelConfig{m}
-		ps = append(ps, startNode(t, pc))
-	}
-	eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
+	net := nodetest.Build(t, nodetest.Spec{Gateways: 1, Providers: n}, func(t testing.TB, r nodetest.Role, _ int, boot []string) *Node {
+		cfg := testConfig(t, Role(r), "software", boot)
+		if r == nodetest.RoleGateway {
+			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+		} else {
+			cfg.Provider.Models = []ModelConfig{m}
+		}
+		return newNode(t, cfg)
+	})
+	gw, ps := net.Gateways[0], net.Providers
+	nodetest.Eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
 		warm := 0
 		for _, o := range gw.Table().Offers(m.Name) {
 			if o.Status == router.StatusUp && o.State == gossip.StateWarm {

@@ -13,6 +13,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/catalog"
 	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -95,7 +96,7 @@ func promptTokens(t *testing.T, content string) int {
 func TestGatewayCountsTokensItself(t *testing.T) {
 	gw := countingGateway(t)
 	startNode(t, testConfig(t, RoleProvider, "software", gw.Host().Addrs()[:1]))
-	eventually(t, 30*time.Second, "the provider warm at the gateway", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "the provider warm at the gateway", func() bool {
 		os := gw.Table().Offers(DevnetModelName)
 		return len(os) == 1 && os[0].Status == router.StatusUp && os[0].State == gossip.StateWarm
 	})
@@ -146,7 +147,7 @@ func TestGatewayBillsItsCountOverAnInflatedClaim(t *testing.T) {
 			`data: {"choices":[],"usage":{"prompt_tokens":4000,"completion_tokens":2}}`+"\n\n", "data: [DONE]\n\n")
 	})
 	upstreamProvider(t, inflated, id, gw.Host().Addrs()[0])
-	eventually(t, 30*time.Second, "the fronting provider warm at the gateway", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "the fronting provider warm at the gateway", func() bool {
 		os := gw.Table().Offers("fronted")
 		return len(os) == 1 && os[0].Status == router.StatusUp && os[0].State == gossip.StateWarm
 	})

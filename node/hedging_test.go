@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -39,7 +40,7 @@ func TestHedging(t *testing.T) {
 		if s1.HedgesDispatched != s0.HedgesDispatched+1 || s1.HedgesWon != s0.HedgesWon+1 || m.counts(pb).HedgeWon != cb.HedgeWon+1 {
 			t.Fatalf("hedges %d → %d, won %d → %d, winner %+v", s0.HedgesDispatched, s1.HedgesDispatched, s0.HedgesWon, s1.HedgesWon, m.counts(pb))
 		}
-		eventually(t, 5*time.Second, "the loser counted as cancelled", func() bool { return m.counts(pa).Cancelled == ca.Cancelled+1 })
+		nodetest.Eventually(t, 5*time.Second, "the loser counted as cancelled", func() bool { return m.counts(pa).Cancelled == ca.Cancelled+1 })
 		if m.counts(m.healthy).Attempts != 0 {
 			t.Fatalf("a third provider was tried: %+v", m.counts(m.healthy))
 		}

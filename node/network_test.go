@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/router"
 )
@@ -34,7 +35,7 @@ func TestNetworkGossipAndDHT(t *testing.T) {
 	nodes = append(nodes, gw)
 
 	for _, n := range nodes {
-		eventually(t, 30*time.Second, "every provider up at "+string(n.cfg.Role), func() bool {
+		nodetest.Eventually(t, 30*time.Second, "every provider up at "+string(n.cfg.Role), func() bool {
 			for _, p := range providers {
 				v, ok := n.Table().Get(p.Host().ID())
 				if !ok || v.Status != router.StatusUp || v.MachineID != p.Identity().MachineID().String() {
@@ -73,7 +74,7 @@ func TestNetworkGossipAndDHT(t *testing.T) {
 	}
 
 	var found []FoundProvider
-	eventually(t, 30*time.Second, "the gateway to find the silent provider in the DHT", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "the gateway to find the silent provider in the DHT", func() bool {
 		res, err := gw.findProviders(ctx, []byte(`{"model":"`+hex.EncodeToString(hidden[:])+`"}`))
 		if err != nil {
 			t.Logf("findProviders: %v", err)

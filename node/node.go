@@ -16,6 +16,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/store"
@@ -37,19 +39,18 @@ type Node struct {
 	clock clock.Clock
 	reg   *prometheus.Registry
 
-	id      *identity.Identity
-	session *sessionKeeper
-	host    *p2p.Host
-	gossip  *gossip.Service
-	table   *router.Table
-	models  *modelSet // providers only
-	store   *store.Store
-	gateway *gateway.Gateway // every role but provider
-	api     *apiServer
-	feed    *pricefeed.Feed // validators' price observations
-	obs     *obsPublisher   // validators only
-	prober  *prober         // validators only, when probing is on
-	chain   *consensus.Node // nil when [chain] is disabled
+	id        *identity.Identity
+	session   *identity.SessionKeeper
+	host      *p2p.Host
+	gossip    *gossip.Service
+	table     *router.Table
+	provider  *provider.Provider // the provider role
+	store     *store.Store
+	gateway   *gateway.Gateway     // every role but provider
+	validator *validator.Validator // validators with a chain
+	api       *apiServer
+	feed      *pricefeed.Feed // validators' price observations
+	chain     *consensus.Node // nil when [chain] is disabled
 	// registry reads registrations and standings from the chain (nil
 	// without one).
 	registry *chainRegistry
@@ -61,6 +62,8 @@ type Node struct {
 
 	parts   []Lifecycle // started in order, stopped in reverse
 	started []Lifecycle
+	state   lifeState
+	closed  bool // Stop has released the store and the identity
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -105,8 +108,8 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if peerKey == nil {
 		return nil, fmt.Errorf("node: no private key for peer %s", n.host.ID())
 	}
-	n.session = newSessionKeeper(n.id, peerKey, cfg.Identity.SessionTTL, o.Clock, n.log)
-	if _, err := n.session.current(); err != nil {
+	n.session = identity.NewSessionKeeper(n.id, peerKey, cfg.Identity.SessionTTL, o.Clock, n.log)
+	if _, err := n.session.Current(); err != nil {
 		return nil, err
 	}
 	// The chain comes first: gossip pins peers to their registrations.
@@ -154,47 +157,19 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		return nil, fmt.Errorf("node: %w", err)
 	}
 	n.parts = []Lifecycle{n.host, n.gossip}
-	if cfg.Role == RoleProvider {
-		if n.models, err = newModelSet(cfg, n.log); err != nil {
-			return nil, err
-		}
-		n.parts = append(n.parts, newProviderLoop(n, n.models), &inferServer{n: n, set: n.models})
-	} else {
-		if err := creditBuyers(n.store, cfg.Router.Buyers); err != nil {
-			return nil, err
-		}
-		toks, err := loadTokenizers(cfg)
-		if err != nil {
-			return nil, err
-		}
-		deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host()), Table: n.table,
-			Ledger: n.store, Clock: o.Clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
-		if n.chain != nil && cfg.Chain.Role == ChainValidator {
-			if n.obs, err = newObsPublisher(n); err != nil {
-				return nil, err
-			}
-			deps.OnCall = n.obs.onCall
-		}
-		n.gateway, err = gateway.New(gatewayConfig(cfg.Router), deps)
-		if err != nil {
+	var acct *consensus.Submitter
+	if n.chain != nil {
+		n.parts = append(n.parts, n.chain)
+		if acct, err = n.operatorSubmitter(); err != nil {
 			return nil, err
 		}
 	}
-	if n.chain != nil {
-		n.parts = append(n.parts, n.chain)
-		switch {
-		case cfg.Role == RoleProvider:
-			n.parts = append(n.parts, newRegistrar(n))
-		case cfg.Chain.Role == ChainValidator:
-			n.parts = append(n.parts, newVerdictLoop(n))
-			if n.obs != nil {
-				n.parts = append(n.parts, n.obs)
-				if cfg.Router.ProbeInterval > 0 {
-					n.prober = newProber(n, cfg.Router.ProbeInterval)
-					n.parts = append(n.parts, n.prober)
-				}
-			}
+	if cfg.Role == RoleProvider {
+		if err := n.buildProvider(acct); err != nil {
+			return nil, err
 		}
+	} else if err := n.buildGateway(acct); err != nil {
+		return nil, err
 	}
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
 		return nil, err
@@ -225,13 +200,37 @@ func (n *Node) closeEarly() {
 	}
 }
 
-// Start starts every component in order; on failure it stops those started.
+// lifeState is where a node is in its one life: a node runs once.
+type lifeState int
+
+const (
+	stateNew lifeState = iota
+	stateRunning
+	stateStopped
+)
+
+// Errors of a Start or Stop out of turn.
+var (
+	ErrRunning = errors.New("node: already started")
+	ErrStopped = errors.New("node: stopped (a node cannot be restarted; build a new one)")
+)
+
+// Start starts every component in order; on failure it stops those started
+// and the node is done. A second Start, or a Start after Stop, is an error.
 func (n *Node) Start(ctx context.Context) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	switch n.state {
+	case stateRunning:
+		return ErrRunning
+	case stateStopped:
+		return ErrStopped
+	}
+	n.state = stateRunning
 	for _, p := range n.parts {
 		if err := p.Start(ctx); err != nil {
 			n.stopLocked(context.WithoutCancel(ctx))
+			n.state = stateStopped
 			return fmt.Errorf("node: start %T: %w", p, err)
 		}
 		n.started = append(n.started, p)
@@ -245,10 +244,15 @@ func (n *Node) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop stops components in reverse order and closes the identity.
+// Stop stops components in reverse order and closes the identity. Stopping
+// a stopped node does nothing.
 func (n *Node) Stop(ctx context.Context) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.closed {
+		return nil
+	}
+	n.state, n.closed = stateStopped, true
 	err := n.stopLocked(ctx)
 	n.lifeStop()
 	return errors.Join(err, n.store.Close(), n.id.Close())
@@ -288,6 +292,10 @@ func (n *Node) sweepLoop(ctx context.Context) {
 // APIURL is the base URL of the node's HTTP API.
 func (n *Node) APIURL() string { return n.api.URL() }
 
+// Bootstrap is the address other nodes bootstrap from: this node's first
+// listen address with its peer ID.
+func (n *Node) Bootstrap() []string { return n.host.Addrs()[:1] }
+
 // Host returns the libp2p host.
 func (n *Node) Host() *p2p.Host { return n.host }
 
@@ -299,6 +307,9 @@ func (n *Node) Gossip() *gossip.Service { return n.gossip }
 
 // Identity returns the machine identity.
 func (n *Node) Identity() *identity.Identity { return n.id }
+
+// Provider returns the provider role, nil on other roles.
+func (n *Node) Provider() *provider.Provider { return n.provider }
 
 // Chain returns the in-process chain node, nil when [chain] is disabled.
 func (n *Node) Chain() *consensus.Node { return n.chain }

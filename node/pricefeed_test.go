@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
@@ -21,8 +22,8 @@ func TestPriceFeedAttestedOnChain(t *testing.T) {
 	prov := c.registered[0].Host().ID().String()
 	var e pricefeed.Entry
 	for _, v := range c.validators {
-		eventually(t, 120*time.Second, "an attested price-feed entry for the provider", func() bool {
-			es := v.priceFeed(PriceFeedParams{Provider: prov}).Entries
+		nodetest.Eventually(t, 120*time.Second, "an attested price-feed entry for the provider", func() bool {
+			es := (feedAPI{feed: v.feed, table: v.table}).priceFeed(PriceFeedParams{Provider: prov}).Entries
 			if len(es) == 1 && es[0].Attested {
 				e = es[0]
 				return true

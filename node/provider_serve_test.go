@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -21,7 +22,7 @@ func TestProviderServesOpenAIRoutes(t *testing.T) {
 	v := startNode(t, testConfig(t, RoleValidator, "software", nil))
 	p := startNode(t, testConfig(t, RoleProvider, "software", v.Host().Addrs()[:1]))
 	_, modelID := testModelDir(t)
-	eventually(t, 20*time.Second, "the provider's model warm at the validator", func() bool {
+	nodetest.Eventually(t, 20*time.Second, "the provider's model warm at the validator", func() bool {
 		pv, ok := v.Table().Get(p.Host().ID())
 		return ok && pv.Status == router.StatusUp && len(pv.Models) == 1 && pv.Models[0].State == "warm" && pv.Models[0].ModelID == modelID
 	})

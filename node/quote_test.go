@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
@@ -22,7 +23,7 @@ func TestQuoteInference(t *testing.T) {
 	dear.Provider.Models[0].RateCard = terms.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 0}
 	dear.Provider.Models[0].Verification = []terms.Verification{"none", "receipt", "optimistic"}
 	pc, pd := startNode(t, cheap), startNode(t, dear)
-	eventually(t, 20*time.Second, "both providers warm at the gateway", func() bool {
+	nodetest.Eventually(t, 20*time.Second, "both providers warm at the gateway", func() bool {
 		n := 0
 		for _, o := range gw.Table().Offers(DevnetModelName) {
 			if o.Status == router.StatusUp && o.State == gossip.StateWarm {

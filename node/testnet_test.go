@@ -4,49 +4,29 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // testModel is an ID no provider serves (for messages built by hand).
 var testModel = sha256.Sum256([]byte("tenzro test model"))
 
-// sharedModel is one generated model every test provider serves, made once
-// per test binary.
-var sharedModel struct {
-	once    sync.Once
-	dir, id string
-	err     error
-}
-
+// testModelDir is the one generated model every test provider serves.
 func testModelDir(t testing.TB) (dir, id string) {
 	t.Helper()
-	sharedModel.once.Do(func() {
-		d, err := os.MkdirTemp("", "tenzro-node-test-model")
-		if err != nil {
-			sharedModel.err = err
-			return
-		}
-		sharedModel.dir = filepath.Join(d, "model")
-		sharedModel.id, sharedModel.err = EnsureDevnetModel(sharedModel.dir)
-	})
-	if sharedModel.err != nil {
-		t.Fatal(sharedModel.err)
-	}
-	return sharedModel.dir, sharedModel.id
+	return nodetest.SharedModel(t, EnsureDevnetModel)
 }
 
 func TestMain(m *testing.M) {
 	slog.SetDefault(testLogger())
 	code := m.Run()
-	if sharedModel.dir != "" {
-		os.RemoveAll(filepath.Dir(sharedModel.dir))
-	}
+	nodetest.CleanupShared()
 	os.Exit(code)
 }
 
@@ -65,7 +45,7 @@ func testConfig(t testing.TB, role Role, backend string, bootstrap []string) Con
 	cfg.Home = t.TempDir()
 	cfg.Network = "test"
 	cfg.API.Listen = "127.0.0.1:0"
-	cfg.P2P.Listen = []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}
+	cfg.P2P.Listen = nodetest.LoopbackListen()
 	cfg.P2P.Bootstrap = bootstrap
 	cfg.Identity.Backend = backend
 	if role == RoleProvider {
@@ -77,38 +57,22 @@ func testConfig(t testing.TB, role Role, backend string, bootstrap []string) Con
 	return cfg
 }
 
-// startNode assembles and starts a node, stopping it when the test ends.
-func startNode(t testing.TB, cfg Config) *Node {
+// newNode assembles a node; nothing runs until it is started.
+func newNode(t testing.TB, cfg Config) *Node {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), nodetest.StartTimeout)
 	defer cancel()
 	n, err := New(ctx, cfg, Options{Logger: testLogger()})
 	if err != nil {
 		t.Fatalf("new %s: %v", cfg.Role, err)
 	}
-	if err := n.Start(ctx); err != nil {
-		t.Fatalf("start %s: %v", cfg.Role, err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := n.Stop(ctx); err != nil {
-			t.Errorf("stop %s: %v", cfg.Role, err)
-		}
-	})
 	return n
 }
 
-// eventually polls cond every 100 ms until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+// startNode assembles and starts a node, stopping it when the test ends.
+func startNode(t testing.TB, cfg Config) *Node {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return nodetest.Start(t, string(cfg.Role), newNode(t, cfg))
 }
 
 // rpcCall runs one registered JSON-RPC method in-process.
@@ -118,4 +82,26 @@ func (n *Node) rpcCall(method, params string) (any, error) {
 		return nil, fmt.Errorf("no method %s", method)
 	}
 	return h(context.Background(), json.RawMessage(params))
+}
+
+// TestNodeRunsOnce: a second Start, or a Start after Stop, is refused, and
+// a second Stop does nothing.
+func TestNodeRunsOnce(t *testing.T) {
+	n := newNode(t, testConfig(t, RoleGateway, "software", nil))
+	ctx := t.Context()
+	if err := n.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(ctx); !errors.Is(err, ErrRunning) {
+		t.Fatalf("second start: %v, want ErrRunning", err)
+	}
+	if err := n.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(ctx); !errors.Is(err, ErrStopped) {
+		t.Fatalf("start after stop: %v, want ErrStopped", err)
+	}
+	if err := n.Stop(ctx); err != nil {
+		t.Fatalf("second stop: %v", err)
+	}
 }

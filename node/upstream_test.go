@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -29,14 +30,7 @@ func upstreamProvider(t *testing.T, baseURL, id string, bootstrap ...string) *No
 // waitWarm waits until every model of provider n is warm.
 func waitWarm(t *testing.T, n *Node) *Node {
 	t.Helper()
-	eventually(t, 20*time.Second, "models warm", func() bool {
-		for _, m := range n.models.models {
-			if _, st, _ := m.snapshot(); st != "warm" {
-				return false
-			}
-		}
-		return true
-	})
+	nodetest.Eventually(t, 20*time.Second, "models warm", func() bool { return n.Provider().Warm() })
 	return n
 }
 

@@ -74,7 +74,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 	}
 	node := net.Nodes[0]
 	var opNonce, buyerNonce uint64
-	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, prov.Register(1, 0))
+	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, prov.Register(net.ChainID, consensus.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0))
 	from := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &consensus.EscrowFund{Amount: 100_000})
 	recs := make([]consensus.PaymentRecord, 3)
 	for i := range recs {

@@ -51,7 +51,7 @@ func TestEvidencePack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	reg, err := m.Register(1, 0)
+	reg, err := m.Register(net.ChainID, account("op"), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

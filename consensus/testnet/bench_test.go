@@ -37,7 +37,7 @@ func BenchmarkSettlement(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, prov.Register(1, 0)))
+	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, prov.Register(net.ChainID, id("bench-op"), 1, 0)))
 
 	h0, t0 := n0.App().Height(), time.Now()
 	time.Sleep(2 * time.Second)

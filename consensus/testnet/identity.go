@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"fmt"
 
@@ -19,8 +20,10 @@ import (
 type Provider struct {
 	HWKey     *ecdsa.PrivateKey
 	HWPubDER  []byte
+	PQKey     *mldsa65.PrivateKey
 	PQPub     []byte
 	MachineID identity.MachineID
+	PeerKey   crypto.PrivKey
 	PeerID    peer.ID
 }
 
@@ -35,11 +38,11 @@ func NewProvider() (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("testnet: hardware key: %w", err)
 	}
-	pq, _, err := mldsa65.GenerateKey(rand.Reader)
+	pq, pqPriv, err := mldsa65.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("testnet: ML-DSA-65 key: %w", err)
 	}
-	_, pub, err := crypto.GenerateEd25519Key(rand.Reader)
+	peerKey, pub, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("testnet: peer key: %w", err)
 	}
@@ -48,13 +51,34 @@ func NewProvider() (*Provider, error) {
 		return nil, fmt.Errorf("testnet: peer ID: %w", err)
 	}
 	pqb := pq.Bytes()
-	return &Provider{HWKey: hw, HWPubDER: der, PQPub: pqb, MachineID: identity.ComputeMachineID(der, pqb), PeerID: pid}, nil
+	return &Provider{HWKey: hw, HWPubDER: der, PQKey: pqPriv, PQPub: pqb, MachineID: identity.ComputeMachineID(der, pqb),
+		PeerKey: peerKey, PeerID: pid}, nil
 }
 
-// Register returns the registration payload for this machine.
-func (p *Provider) Register(bond, unbondingSecs uint64) *consensus.ProviderRegister {
-	return &consensus.ProviderRegister{
+// Register returns the registration payload for this machine submitted
+// by operator on chainID, signed by the machine's keys and its peer key.
+// The keys are in memory, so signing cannot fail short of a broken
+// random source; that panics.
+func (p *Provider) Register(chainID string, operator consensus.AccountID, bond, unbondingSecs uint64) *consensus.ProviderRegister {
+	reg := &consensus.ProviderRegister{
 		MachineID: p.MachineID, HWPubDER: p.HWPubDER, PQPub: p.PQPub,
 		PeerID: p.PeerID.String(), Bond: bond, UnbondingSecs: unbondingSecs,
 	}
+	payload, err := reg.SigningPayload(chainID, operator)
+	if err == nil {
+		msg := identity.RegistrationMessage(payload)
+		digest := sha256.Sum256(msg)
+		reg.HWSig, err = ecdsa.SignASN1(rand.Reader, p.HWKey, digest[:])
+		if err == nil {
+			reg.PQSig = make([]byte, mldsa65.SignatureSize)
+			err = mldsa65.SignTo(p.PQKey, msg, nil, true, reg.PQSig)
+		}
+		if err == nil {
+			reg.PeerSig, err = identity.SignRegistrationPeer(p.PeerKey, payload)
+		}
+	}
+	if err != nil {
+		panic(fmt.Sprintf("testnet: sign registration with in-memory keys: %v", err))
+	}
+	return reg
 }

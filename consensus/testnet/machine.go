@@ -21,6 +21,7 @@ import (
 // can sign receipts the chain verifies.
 type Machine struct {
 	ID      *identity.Identity
+	PeerKey crypto.PrivKey
 	PeerID  peer.ID
 	Session *identity.Session
 }
@@ -44,7 +45,7 @@ func NewMachine(dir string, notBefore, notAfter time.Time) (*Machine, error) {
 	if err != nil {
 		return nil, errors.Join(err, id.Close())
 	}
-	return &Machine{ID: id, PeerID: pid, Session: s}, nil
+	return &Machine{ID: id, PeerKey: pk, PeerID: pid, Session: s}, nil
 }
 
 // Close releases the identity.
@@ -53,16 +54,28 @@ func (m *Machine) Close() error { return m.ID.Close() }
 // MachineID is the machine's ID.
 func (m *Machine) MachineID() identity.MachineID { return m.ID.MachineID() }
 
-// Register returns the registration payload for this machine.
-func (m *Machine) Register(bond, unbondingSecs uint64) (*consensus.ProviderRegister, error) {
+// Register returns the registration payload for this machine submitted
+// by operator on chainID, signed by the machine's keys and its peer key.
+func (m *Machine) Register(chainID string, operator consensus.AccountID, bond, unbondingSecs uint64) (*consensus.ProviderRegister, error) {
 	der, err := x509.MarshalPKIXPublicKey(m.ID.HWPublicKey())
 	if err != nil {
 		return nil, fmt.Errorf("testnet: hardware key: %w", err)
 	}
-	return &consensus.ProviderRegister{
+	reg := &consensus.ProviderRegister{
 		MachineID: m.MachineID(), HWPubDER: der, PQPub: m.ID.PQPublicKey().Bytes(),
 		PeerID: m.PeerID.String(), Bond: bond, UnbondingSecs: unbondingSecs,
-	}, nil
+	}
+	payload, err := reg.SigningPayload(chainID, operator)
+	if err != nil {
+		return nil, fmt.Errorf("testnet: registration payload: %w", err)
+	}
+	if reg.HWSig, reg.PQSig, err = m.ID.SignRegistration(payload); err != nil {
+		return nil, err
+	}
+	if reg.PeerSig, err = identity.SignRegistrationPeer(m.PeerKey, payload); err != nil {
+		return nil, err
+	}
+	return reg, nil
 }
 
 // Receipt seals payload as a receipt envelope (domain

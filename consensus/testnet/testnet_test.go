@@ -52,10 +52,11 @@ func TestFourValidators(t *testing.T) {
 	next.SurchargeTEE = 4242
 	submit(ctx, t, n0, s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 100}),
 		s.sign(t, buyer, &consensus.EscrowFund{Amount: 10_000}))
-	submit(ctx, t, n1, s.sign(t, op, prov.Register(1000, 60)))
+	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)))
 	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{1},
 		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: consensus.Hash32{3}}
-	submit(ctx, t, n2, s.sign(t, buyer, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}}))
+	submit(ctx, t, n2, s.sign(t, buyer, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}}),
+		s.sign(t, op, &consensus.NameBind{Name: "tenzro-devnet", ModelID: consensus.Hash32{0xd1}, MachineID: prov.MachineID}))
 	submit(ctx, t, n0, s.sign(t, net.Operators[0], &consensus.ParamProposal{Params: next}))
 	submit(ctx, t, n1, s.sign(t, net.Operators[1], &consensus.ParamVote{ProposalID: 0, Approve: true}),
 		s.sign(t, net.Operators[2], &consensus.ParamVote{ProposalID: 0, Approve: true}))
@@ -72,6 +73,11 @@ func TestFourValidators(t *testing.T) {
 		}
 		if b.Balance != 100 || o.Balance != 10_000-1000+300 || p != next {
 			t.Fatalf("node %d: bob %+v operator %+v params %+v", i, b, o, p)
+		}
+		model, by, ok, err := nd.NameRecord(ctx, "tenzro-devnet")
+		names, err2 := nd.NameRecords(ctx)
+		if err != nil || err2 != nil || !ok || model != (consensus.Hash32{0xd1}) || by != id("op") || len(names) != 1 || names[0].ModelID != model {
+			t.Fatalf("node %d: name record %s by %s (%v, %v), list %+v (%v)", i, model, by, ok, err, names, err2)
 		}
 	}
 

@@ -98,8 +98,9 @@ func primaryPublic(out tpm2.TPM2BPublic) (*ecdsa.PublicKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hwkey: tpm public key: %w", err)
 	}
-	if !pub.Curve.IsOnCurve(pub.X, pub.Y) {
-		return nil, errors.New("hwkey: tpm public key is not on P-256")
+	// ECDH validates the point (crypto/elliptic's IsOnCurve is deprecated).
+	if _, err := pub.ECDH(); err != nil {
+		return nil, fmt.Errorf("hwkey: tpm public key is not on P-256: %w", err)
 	}
 	return pub, nil
 }

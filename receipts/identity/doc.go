@@ -33,6 +33,13 @@
 // SigningBytes length-prefixes the domain and payload type, so a signature
 // over one kind of message never verifies as another.
 //
+// Registering on chain needs the machine's consent: SignRegistration signs
+// the chain's registration payload with the hardware and ML-DSA-65 keys,
+// SignRegistrationPeer with the libp2p peer key, all over
+// RegistrationMessage (RegistrationDomain ‖ 0x00 ‖ payload), which no
+// certificate (CBOR, starting with a map header) can ever equal; the
+// VerifyRegistration* functions check them.
+//
 // Certificates and envelopes are CBOR maps with small integer keys in Core
 // Deterministic Encoding (package cborx). Decoders accept only that
 // canonical encoding, so every accepted value has exactly one byte form.

@@ -17,9 +17,9 @@ import (
 
 func openStore(t testing.TB, dir string) *Store {
 	t.Helper()
-	s, err := Open(dir)
+	s, err := OpenWith(dir, GroupSync)
 	if err != nil {
-		t.Fatalf("Open(%s): %v", dir, err)
+		t.Fatalf("OpenWith(%s): %v", dir, err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s

@@ -8,9 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	ds "github.com/ipfs/go-datastore"
-	dssync "github.com/ipfs/go-datastore/sync"
-
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
@@ -213,27 +210,5 @@ func TestConcurrentSettleNeverOverdraws(t *testing.T) {
 		if l, _ := s.ListPayments(acct, 0); len(l) != settled {
 			t.Fatalf("round %d: %d records listed, %d settled", r, len(l), settled)
 		}
-	}
-}
-
-func TestNewSharesDatastore(t *testing.T) {
-	d := dssync.MutexWrap(ds.NewMapDatastore())
-	s := New(d)
-	if err := s.Credit("alice", 100); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Settle(payment(t, "alice", 1, 1, 5, 5)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	// Close left d open: a new Store over it sees everything.
-	s2 := New(d)
-	if bal, err := s2.Balance("alice"); err != nil || bal != 100-35 {
-		t.Fatalf("balance over the shared datastore: %d, %v", bal, err)
-	}
-	if l, err := s2.ListPayments("alice", 5); err != nil || len(l) != 1 {
-		t.Fatalf("list over the shared datastore: %v, %v", l, err)
 	}
 }

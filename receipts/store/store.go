@@ -64,11 +64,8 @@ type Store struct {
 	closed  bool
 }
 
-// Open opens (creating if needed) a pebble datastore in dir with GroupSync
-// durability and returns a Store that owns it.
-func Open(dir string) (*Store, error) { return OpenWith(dir, GroupSync) }
-
-// OpenWith is Open with the given durability.
+// OpenWith opens (creating if needed) a pebble datastore in dir with the
+// given durability and returns a Store that owns it.
 func OpenWith(dir string, dur Durability) (*Store, error) {
 	wo := pebble.NoSync
 	switch dur {
@@ -89,11 +86,7 @@ func OpenWith(dir string, dur Durability) (*Store, error) {
 	return s, nil
 }
 
-// New returns a Store over an existing datastore, which Close leaves open.
-// No other Store may write to d at the same time.
-func New(d ds.Batching) *Store { return &Store{d: d} }
-
-// Close closes the store, and its datastore if Open created it. Further
+// Close closes the store and its datastore. Further
 // calls return ErrClosed; closing twice is a no-op.
 func (s *Store) Close() error {
 	s.mu.Lock()

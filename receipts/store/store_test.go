@@ -132,7 +132,7 @@ func TestPutReceiptLimits(t *testing.T) {
 }
 
 func TestClosedStore(t *testing.T) {
-	s, err := Open(t.TempDir())
+	s, err := OpenWith(t.TempDir(), GroupSync)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -321,7 +321,7 @@ func (l *ledger) ListPayments(a string, n int) (ps []*receipt.PaymentRecord, err
 // synctest bubble.
 func openStore(t *testing.T) *ledger {
 	t.Helper()
-	st, err := store.Open(t.TempDir())
+	st, err := store.OpenWith(t.TempDir(), store.GroupSync)
 	if err != nil {
 		t.Fatal(err)
 	}

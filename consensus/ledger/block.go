@@ -1,0 +1,155 @@
+package ledger
+
+import (
+	"fmt"
+	"time"
+)
+
+// Finalize executes a decided block's transactions, each atomically, and
+// stages the new state; Commit makes it durable. height must follow the
+// last commit. A store failure is an error and the block is not staged.
+func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (BlockResult, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if want := l.store.Height() + 1; height != want {
+		return BlockResult{}, fmt.Errorf("ledger: finalize height %d, want %d", height, want)
+	}
+	parent := l.store.Root()
+	t, err := l.store.Open(parent)
+	if err != nil {
+		return BlockResult{}, err
+	}
+	kv := NewTrieKV(t)
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime}
+	out := BlockResult{Txs: make([]TxOutcome, len(txs))}
+	var changes []ValChange
+	for i, raw := range txs {
+		ch, res := l.deliver(kv, blk, raw)
+		if kv.Err() != nil {
+			return BlockResult{}, kv.Err()
+		}
+		changes = append(changes, ch...)
+		out.Txs[i] = res
+	}
+	meta := l.meta
+	if _, err := Load(kv, keyMeta, &meta); err != nil {
+		return BlockResult{}, err
+	}
+	meta.Height, meta.Time = height, blk.Time
+	if err := Save(kv, keyMeta, meta); err != nil {
+		return BlockResult{}, err
+	}
+	if kv.Err() != nil {
+		return BlockResult{}, kv.Err()
+	}
+	root, err := l.store.Stage(t, parent, height)
+	if err != nil {
+		return BlockResult{}, err
+	}
+	l.pendingRoot, l.pendingHeight, l.pending = root, height, true
+	out.Changes, out.AppHash = mergeChanges(changes), root[:]
+	return out, nil
+}
+
+// deliver runs one transaction and describes its outcome.
+func (l *Ledger) deliver(s KV, blk Block, raw []byte) ([]ValChange, TxOutcome) {
+	tx, err := DecodeTx(l.meta.ChainID, raw)
+	if err != nil {
+		return nil, TxOutcome{Code: CodeOf(err), Log: err.Error()}
+	}
+	out := TxOutcome{Kind: tx.Body.Kind, Signer: tx.Body.Signer}
+	ch, err := Exec(s, blk, tx)
+	if err != nil {
+		out.Code, out.Log = CodeOf(err), err.Error()
+		return nil, out
+	}
+	return ch, out
+}
+
+// Commit writes the state staged by Finalize to disk.
+func (l *Ledger) Commit() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.pending {
+		return fmt.Errorf("ledger: commit without a finalized block")
+	}
+	if err := l.store.Commit(l.pendingRoot, l.pendingHeight); err != nil {
+		return err
+	}
+	l.pending = false
+	l.meta.Height = l.pendingHeight
+	l.resetCheck()
+	return nil
+}
+
+// Check admits a transaction to the mempool view when it would apply on
+// top of the committed state and the transactions already admitted; the
+// error is a *TxError.
+func (l *Ledger) Check(raw []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.check == nil {
+		return reject(CodeInternal, "no state yet")
+	}
+	blk := Block{Height: l.store.Height() + 1, Time: l.checkTime(), GenesisTime: l.meta.GenesisTime}
+	tx, err := DecodeTx(l.meta.ChainID, raw)
+	if err == nil {
+		_, err = Exec(l.check, blk, tx)
+	}
+	return err
+}
+
+// checkTime is the last block's time, the best guess of the next one's.
+func (l *Ledger) checkTime() int64 {
+	var m ChainMeta
+	if _, err := Load(l.check, keyMeta, &m); err != nil {
+		return l.meta.Time
+	}
+	return m.Time
+}
+
+// Prepare keeps, in order and within maxBytes, the transactions that
+// apply on top of the committed state, for a block proposal at height.
+func (l *Ledger) Prepare(height int64, blockTime time.Time, txs [][]byte, maxBytes int64) ([][]byte, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, err := l.store.Open(l.store.Root())
+	if err != nil {
+		return nil, err
+	}
+	sim := NewOverlay(NewTrieKV(t))
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime}
+	var (
+		out  [][]byte
+		size int64
+	)
+	for _, raw := range txs {
+		if size+int64(len(raw)) > maxBytes {
+			break
+		}
+		tx, err := DecodeTx(l.meta.ChainID, raw)
+		if err == nil {
+			_, err = Exec(sim, blk, tx)
+		}
+		if err != nil {
+			l.log.Debug("ledger: proposal drops tx", "err", err)
+			continue
+		}
+		out = append(out, raw)
+		size += int64(len(raw))
+	}
+	return out, nil
+}
+
+// Screen reports the first transaction of a proposed block that does not
+// decode or whose signature fails (nil when all do); stateful failures are
+// left to Finalize, which records them as rejected transactions.
+func (l *Ledger) Screen(txs [][]byte) error {
+	chainID := l.ChainID()
+	for _, raw := range txs {
+		if _, err := DecodeTx(chainID, raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,116 @@
+package ledger_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+// FuzzDecodeTx: any input either decodes to a transaction whose envelope
+// re-encodes to exactly the input, or is refused with a stateless code.
+func FuzzDecodeTx(f *testing.F) {
+	alice, _ := signer("alice", 0)
+	bob, _ := signer("bob", 0)
+	seeds := []any{
+		&ledger.Transfer{To: bob.Account(), Amount: 1},
+		&ledger.Settlement{Records: []ledger.PaymentRecord{{Payer: alice.Account(), Price: 3}}},
+		&ledger.ParamProposal{Params: ledger.DefaultParams()},
+		&ledger.SLAVerdict{Hour: 3, Available: true},
+		&ledger.EscrowFund{Amount: 9, Settler: bob.Account()},
+		newMachine(f).register(f, alice, 5, 0),
+		&ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}},
+		&ledger.NameProposal{Name: "tenzro-devnet"},
+	}
+	for i, p := range seeds {
+		raw, err := alice.SignTx(uint64(i), p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte{0xa0})
+	stateless := map[ledger.Code]bool{
+		ledger.CodeMalformed: true, ledger.CodeBadSignature: true, ledger.CodeTooLarge: true,
+		ledger.CodeBadIdentity: true, ledger.CodeInvalidParams: true,
+		ledger.CodeBadHWSig: true, ledger.CodeBadPQSig: true, ledger.CodeBadPeerSig: true,
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		tx, err := ledger.DecodeTx(testChain, raw)
+		if err != nil {
+			if !stateless[ledger.CodeOf(err)] {
+				t.Fatalf("decode error with code %v: %v", ledger.CodeOf(err), err)
+			}
+			return
+		}
+		var env ledger.Envelope
+		if err := cborx.Unmarshal(raw, ledger.MaxTxBytes, &env); err != nil {
+			t.Fatal(err)
+		}
+		re, err := cborx.Marshal(env)
+		if err != nil || !bytes.Equal(re, raw) {
+			t.Fatalf("accepted non-canonical input %x", raw)
+		}
+		if tx.Hash != ledger.TxHash(raw) {
+			t.Fatal("hash mismatch")
+		}
+	})
+}
+
+// FuzzDecodeRegistrationPayload: any input either decodes to a payload
+// whose canonical encoding is exactly the input, or is refused as
+// malformed.
+func FuzzDecodeRegistrationPayload(f *testing.F) {
+	op, _ := signer("operator", 0)
+	m := newMachine(f)
+	good, err := m.unsigned(f, 1, 0).SigningPayload(testChain, op.Account())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{0xa0})
+	f.Add(bytes.Repeat([]byte{0xff}, 40))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		p, err := ledger.DecodeRegistrationPayload(raw)
+		if err != nil {
+			if ledger.CodeOf(err) != ledger.CodeMalformed {
+				t.Fatalf("decode error with code %v: %v", ledger.CodeOf(err), err)
+			}
+			return
+		}
+		re, err := p.Marshal()
+		if err != nil || !bytes.Equal(re, raw) {
+			t.Fatalf("accepted non-canonical payload %x (re-encodes to %x, %v)", raw, re, err)
+		}
+	})
+}
+
+// FuzzDecodeNameRecord: any input either decodes to a record with a valid
+// name whose canonical encoding is exactly the input, or is refused as
+// malformed.
+func FuzzDecodeNameRecord(f *testing.F) {
+	op, _ := signer("operator", 0)
+	good, err := cborx.Marshal(ledger.NameRecord{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}, Operator: op.Account(), Height: 7})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte{0xa0})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		r, err := ledger.DecodeNameRecord(raw)
+		if err != nil {
+			if ledger.CodeOf(err) != ledger.CodeMalformed {
+				t.Fatalf("decode error with code %v: %v", ledger.CodeOf(err), err)
+			}
+			return
+		}
+		if ledger.CheckName(r.Name) != nil {
+			t.Fatalf("accepted bad name %q", r.Name)
+		}
+		re, err := cborx.Marshal(r)
+		if err != nil || !bytes.Equal(re, raw) {
+			t.Fatalf("accepted non-canonical record %x", raw)
+		}
+	})
+}

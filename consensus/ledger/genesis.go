@@ -1,0 +1,120 @@
+package ledger
+
+import (
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+)
+
+// AppGenesis is the application part of the CometBFT genesis (app_state).
+type AppGenesis struct {
+	Params     Params             `json:"params"`
+	Accounts   []GenesisAccount   `json:"accounts"`
+	Validators []GenesisValidator `json:"validators"`
+}
+
+// GenesisAccount funds an account at genesis.
+type GenesisAccount struct {
+	Account AccountID `json:"account"`
+	Balance uint64    `json:"balance"`
+}
+
+// GenesisValidator is a validator at genesis; its stake is created, not
+// taken from a balance.
+type GenesisValidator struct {
+	Operator   AccountID `json:"operator"`
+	ConsPubKey []byte    `json:"cons_pub_key"`
+	Stake      uint64    `json:"stake"`
+}
+
+// MarshalText and UnmarshalText make AccountID hex in JSON.
+func (a AccountID) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText parses 64 hex digits.
+func (a *AccountID) UnmarshalText(b []byte) error {
+	v, err := ParseAccountID(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// ParseAppGenesis decodes and validates app_state JSON.
+func ParseAppGenesis(b []byte) (AppGenesis, error) {
+	var g AppGenesis
+	if err := json.Unmarshal(b, &g); err != nil {
+		return g, fmt.Errorf("ledger: app genesis: %w", err)
+	}
+	return g, g.Validate()
+}
+
+// Validate checks the genesis for duplicate entries, bad keys and bad stakes.
+func (g AppGenesis) Validate() error {
+	if err := g.Params.Validate(); err != nil {
+		return fmt.Errorf("ledger: genesis params: %w", err)
+	}
+	seen := map[AccountID]bool{}
+	for _, a := range g.Accounts {
+		if seen[a.Account] {
+			return fmt.Errorf("ledger: genesis account %s listed twice", a.Account)
+		}
+		seen[a.Account] = true
+	}
+	if len(g.Validators) == 0 {
+		return fmt.Errorf("ledger: genesis has no validators")
+	}
+	ops, keys := map[AccountID]bool{}, map[string]bool{}
+	for _, v := range g.Validators {
+		if len(v.ConsPubKey) != ed25519.PublicKeySize {
+			return fmt.Errorf("ledger: genesis validator %s: consensus key is %d bytes", v.Operator, len(v.ConsPubKey))
+		}
+		if ops[v.Operator] || keys[string(v.ConsPubKey)] {
+			return fmt.Errorf("ledger: genesis validator %s listed twice", v.Operator)
+		}
+		ops[v.Operator], keys[string(v.ConsPubKey)] = true, true
+		if v.Stake/PowerUnit == 0 || v.Stake/PowerUnit > 1<<40 {
+			return fmt.Errorf("ledger: genesis validator %s: stake %d gives power outside [1, 2^40]", v.Operator, v.Stake)
+		}
+	}
+	return nil
+}
+
+// apply writes the genesis state.
+func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
+	if err := Save(s, keyParams, g.Params); err != nil {
+		return nil, err
+	}
+	for _, a := range g.Accounts {
+		if err := Save(s, KeyAccount(a.Account), Account{Balance: a.Balance}); err != nil {
+			return nil, err
+		}
+	}
+	var (
+		tot     ValidatorTotals
+		changes []ValChange
+	)
+	for _, v := range g.Validators {
+		val := Validator{Operator: v.Operator, ConsPubKey: v.ConsPubKey, Stake: v.Stake, Power: int64(v.Stake / PowerUnit)}
+		if err := Save(s, KeyValidator(v.Operator), val); err != nil {
+			return nil, err
+		}
+		s.Set(keyConsKey(v.ConsPubKey), v.Operator[:])
+		exists, err := Load(s, KeyAccount(v.Operator), new(Account))
+		if err != nil {
+			return nil, err
+		}
+		if !exists {
+			if err := Save(s, KeyAccount(v.Operator), Account{}); err != nil {
+				return nil, err
+			}
+		}
+		tot.Power += val.Power
+		tot.Count++
+		changes = append(changes, ValChange{PubKey: v.ConsPubKey, Power: val.Power})
+	}
+	if err := Save(s, keyTotals, tot); err != nil {
+		return nil, err
+	}
+	return changes, Save(s, keyMeta, meta)
+}

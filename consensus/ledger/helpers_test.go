@@ -1,0 +1,183 @@
+package ledger_test
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+const testChain = "tenzro-unit"
+
+var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// chain drives a Ledger directly, the way a consensus engine does.
+type chain struct {
+	t    testing.TB
+	l    *ledger.Ledger
+	now  time.Time
+	vals []*ledger.Signer // validator operators, equal power
+}
+
+func newKey(t testing.TB) ed25519.PrivateKey {
+	t.Helper()
+	_, k, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// seedKey is a deterministic key, so two chains can share a genesis.
+func seedKey(name string, i int) ed25519.PrivateKey {
+	seed := sha256.Sum256([]byte(fmt.Sprintf("%s-%d", name, i)))
+	return ed25519.NewKeyFromSeed(seed[:])
+}
+
+// signer returns a deterministic signer and its genesis funding.
+func signer(name string, balance uint64) (*ledger.Signer, ledger.GenesisAccount) {
+	s := ledger.NewSigner(seedKey(name, 0), testChain)
+	return s, ledger.GenesisAccount{Account: s.Account(), Balance: balance}
+}
+
+// newChain opens a ledger in dir ("" = memory) with nVals validators and
+// the given funded accounts.
+func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params, nVals int, accts ...ledger.GenesisAccount) *chain {
+	t.Helper()
+	l, err := ledger.Open(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	c := &chain{t: t, l: l, now: genesis}
+	g := ledger.AppGenesis{Params: params, Accounts: accts}
+	for i := range nVals {
+		s := ledger.NewSigner(seedKey("validator", i), testChain)
+		c.vals = append(c.vals, s)
+		g.Validators = append(g.Validators, ledger.GenesisValidator{
+			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * ledger.PowerUnit,
+		})
+	}
+	if _, _, err := l.InitChain(testChain, genesis, 1, g); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// block finalizes and commits a block one second after the previous one.
+func (c *chain) block(txs ...[]byte) ledger.BlockResult {
+	c.t.Helper()
+	c.now = c.now.Add(time.Second)
+	res, err := c.l.Finalize(c.l.Height()+1, c.now, txs)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.l.Commit(); err != nil {
+		c.t.Fatal(err)
+	}
+	return res
+}
+
+// mustApply commits txs in one block and fails unless each applied.
+func (c *chain) mustApply(txs ...[]byte) ledger.BlockResult {
+	c.t.Helper()
+	res := c.block(txs...)
+	for i, r := range res.Txs {
+		if r.Code != ledger.CodeOK {
+			c.t.Fatalf("tx %d: code %v: %s", i, r.Code, r.Log)
+		}
+	}
+	return res
+}
+
+// wantCodes commits txs in one block and checks each one's code.
+func wantCodes(t *testing.T, c *chain, txs [][]byte, want ...ledger.Code) {
+	t.Helper()
+	res := c.block(txs...)
+	for i, w := range want {
+		if got := res.Txs[i].Code; got != w {
+			t.Errorf("tx %d: %v (%s), want %v", i, got, res.Txs[i].Log, w)
+		}
+	}
+}
+
+// get decodes the committed value at key into v; false when absent.
+func (c *chain) get(key []byte, v any) bool {
+	c.t.Helper()
+	var ok bool
+	err := c.l.View(0, func(t *trie.Trie, _ int64) error {
+		var err error
+		ok, err = ledger.Load(ledger.NewTrieKV(t), key, v)
+		return err
+	})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return ok
+}
+
+// raw returns the committed bytes at key (nil when absent).
+func (c *chain) raw(key []byte) []byte {
+	c.t.Helper()
+	var v []byte
+	err := c.l.View(0, func(t *trie.Trie, _ int64) error {
+		var err error
+		v, err = ledger.NewTrieKV(t).Get(key)
+		return err
+	})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return v
+}
+
+func (c *chain) account(id ledger.AccountID) ledger.Account {
+	c.t.Helper()
+	var a ledger.Account
+	c.get(ledger.KeyAccount(id), &a)
+	return a
+}
+
+func (c *chain) params() ledger.Params {
+	c.t.Helper()
+	var p ledger.Params
+	c.get(ledger.KeyParams(), &p)
+	return p
+}
+
+func (c *chain) escrow(id ledger.AccountID) ledger.Escrow {
+	c.t.Helper()
+	var e ledger.Escrow
+	c.get(ledger.KeyEscrow(id), &e)
+	return e
+}
+
+// sign signs payload with s at the account's next nonce.
+func (c *chain) sign(s *ledger.Signer, payload any) []byte {
+	c.t.Helper()
+	return c.signAt(s, c.account(s.Account()).Nonce, payload)
+}
+
+func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
+	c.t.Helper()
+	raw, err := s.SignTx(nonce, payload)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return raw
+}
+
+func testParams() ledger.Params {
+	p := ledger.DefaultParams()
+	p.MinServingBond = 1000
+	p.SLAWindowHours = 6
+	p.VotingPeriodBlocks = 20
+	return p
+}

@@ -1,0 +1,71 @@
+package ledger
+
+import ()
+
+// BasisPoints is the scale of standing and its weights: 10000 = 100%.
+const BasisPoints = 10000
+
+// PowerUnit is the stake, in micro-units, per unit of CometBFT voting power.
+const PowerUnit = 1_000_000
+
+// Params are the governed parameters. All amounts are micro-units.
+type Params struct {
+	SurchargeNone       uint64 `cbor:"1,keyasint" json:"surcharge_none"`
+	SurchargeReceipt    uint64 `cbor:"2,keyasint" json:"surcharge_receipt"`
+	SurchargeOptimistic uint64 `cbor:"3,keyasint" json:"surcharge_optimistic"`
+	SurchargeTEE        uint64 `cbor:"4,keyasint" json:"surcharge_tee"`
+	MinServingBond      uint64 `cbor:"5,keyasint" json:"min_serving_bond"`
+	SLAWindowHours      uint64 `cbor:"6,keyasint" json:"sla_window_hours"`
+	StandingBondedBP    uint64 `cbor:"7,keyasint" json:"standing_bonded_bp"`
+	StandingAvailBP     uint64 `cbor:"8,keyasint" json:"standing_avail_bp"`
+	HourSeconds         uint64 `cbor:"9,keyasint" json:"hour_seconds"`
+	VotingPeriodBlocks  uint64 `cbor:"10,keyasint" json:"voting_period_blocks"`
+}
+
+// DefaultParams are the parameters of a new production network.
+func DefaultParams() Params {
+	return Params{
+		SurchargeNone:       0,
+		SurchargeReceipt:    10,
+		SurchargeOptimistic: 100,
+		SurchargeTEE:        500,
+		MinServingBond:      1_000_000_000,
+		SLAWindowHours:      24,
+		StandingBondedBP:    3000,
+		StandingAvailBP:     7000,
+		HourSeconds:         3600,
+		VotingPeriodBlocks:  10_000,
+	}
+}
+
+// Validate checks the parameters' invariants.
+func (p Params) Validate() error {
+	switch {
+	case p.SLAWindowHours == 0 || p.SLAWindowHours > 24*90:
+		return reject(CodeInvalidParams, "SLA window %d hours outside [1, 2160]", p.SLAWindowHours)
+	case p.StandingBondedBP > BasisPoints || p.StandingAvailBP > BasisPoints ||
+		p.StandingBondedBP+p.StandingAvailBP != BasisPoints:
+		return reject(CodeInvalidParams, "standing weights %d + %d bp must sum to %d",
+			p.StandingBondedBP, p.StandingAvailBP, BasisPoints)
+	case p.HourSeconds == 0 || p.HourSeconds > 86400:
+		return reject(CodeInvalidParams, "hour length %d s outside [1, 86400]", p.HourSeconds)
+	case p.VotingPeriodBlocks == 0 || p.VotingPeriodBlocks > 1_000_000:
+		return reject(CodeInvalidParams, "voting period %d blocks outside [1, 1000000]", p.VotingPeriodBlocks)
+	}
+	return nil
+}
+
+// Surcharge returns the surcharge of a verification level by name.
+func (p Params) Surcharge(level string) (uint64, bool) {
+	switch level {
+	case "none":
+		return p.SurchargeNone, true
+	case "receipt":
+		return p.SurchargeReceipt, true
+	case "optimistic":
+		return p.SurchargeOptimistic, true
+	case "tee":
+		return p.SurchargeTEE, true
+	}
+	return 0, false
+}

@@ -1,0 +1,198 @@
+package ledger
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Hash32 is a SHA-256 digest.
+type Hash32 [32]byte
+
+// String returns the digest as 64 lowercase hex digits.
+func (h Hash32) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText makes Hash32 hex in JSON.
+func (h Hash32) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText parses 64 hex digits.
+func (h *Hash32) UnmarshalText(b []byte) error {
+	v, err := ParseHash(string(b))
+	if err != nil {
+		return err
+	}
+	*h = v
+	return nil
+}
+
+// ParseHash parses 64 hex digits.
+func ParseHash(s string) (Hash32, error) {
+	var h Hash32
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != len(h) {
+		return h, reject(CodeMalformed, "digest %q: want %d hex bytes", s, len(h))
+	}
+	copy(h[:], b)
+	return h, nil
+}
+
+// TxHash is the hash CometBFT indexes a transaction by: SHA-256 of its bytes.
+func TxHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
+
+// Transfer moves Amount micro-units from the signer to To.
+type Transfer struct {
+	To     AccountID `cbor:"1,keyasint"`
+	Amount uint64    `cbor:"2,keyasint"`
+}
+
+func (p *Transfer) validate() error { return nonZero("transfer amount", p.Amount) }
+
+// ValidatorStake bonds Amount from the signer's balance as validator stake
+// for the Ed25519 consensus key ConsPubKey; the first stake creates the
+// validator. Power is stake / PowerUnit.
+type ValidatorStake struct {
+	ConsPubKey []byte `cbor:"1,keyasint"`
+	Amount     uint64 `cbor:"2,keyasint"`
+}
+
+func (p *ValidatorStake) validate() error {
+	if len(p.ConsPubKey) != ed25519.PublicKeySize {
+		return reject(CodeMalformed, "consensus key is %d bytes, want %d", len(p.ConsPubKey), ed25519.PublicKeySize)
+	}
+	return nonZero("stake amount", p.Amount)
+}
+
+// ValidatorUnstake returns Amount of the signer's validator stake to its
+// balance; a validator whose power falls to 0 leaves the set.
+type ValidatorUnstake struct {
+	Amount uint64 `cbor:"1,keyasint"`
+}
+
+func (p *ValidatorUnstake) validate() error { return nonZero("unstake amount", p.Amount) }
+
+// ProviderRegister registers a machine with the signer as operator and
+// bonds Bond from the signer's balance. HWSig, PQSig and PeerSig are the
+// machine's hardware key, its ML-DSA-65 key and the libp2p peer key
+// signing SigningPayload (chain ID, operator, machine ID, peer ID) through
+// identity.SignRegistration and identity.SignRegistrationPeer: the
+// machine and the peer consent to this operator registering them here.
+type ProviderRegister struct {
+	MachineID     identity.MachineID `cbor:"1,keyasint"`
+	HWPubDER      []byte             `cbor:"2,keyasint"` // PKIX DER of the P-256 hardware key
+	PQPub         []byte             `cbor:"3,keyasint"` // packed ML-DSA-65 public key
+	PeerID        string             `cbor:"4,keyasint"` // libp2p peer ID
+	Bond          uint64             `cbor:"5,keyasint"`
+	UnbondingSecs uint64             `cbor:"6,keyasint"` // delay between unbond and withdraw
+	HWSig         []byte             `cbor:"7,keyasint"` // ASN.1 ECDSA signature
+	PQSig         []byte             `cbor:"8,keyasint"`
+	PeerSig       []byte             `cbor:"9,keyasint"`
+}
+
+func (p *ProviderRegister) validate() error { return checkRegistration(p) }
+
+func (p *ProviderRegister) authenticate(chainID string, signer AccountID) error {
+	return checkRegistrationSigs(p, chainID, signer)
+}
+
+// ProviderUnbond starts the unbonding of a provider's serving bond; its
+// standing is 0 from then on.
+type ProviderUnbond struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+}
+
+// ProviderWithdraw returns an unbonded serving bond to the operator and
+// removes the registration, once the unbonding delay has passed.
+type ProviderWithdraw struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+}
+
+// ParamProposal proposes replacing the governed parameters with Params. It
+// counts as the proposer's yes vote.
+type ParamProposal struct {
+	Params Params `cbor:"1,keyasint"`
+}
+
+func (p *ParamProposal) validate() error { return p.Params.Validate() }
+
+// ParamVote is a validator's vote on a proposal. Only yes votes count
+// toward the > 2/3 threshold.
+type ParamVote struct {
+	ProposalID uint64 `cbor:"1,keyasint"`
+	Approve    bool   `cbor:"2,keyasint"`
+}
+
+// EscrowFund moves Amount from the signer's balance into the signer's spend
+// escrow. A non-zero Settler names the account (a gateway) allowed to
+// settle against it besides the signer; it replaces any earlier one.
+type EscrowFund struct {
+	Amount  uint64    `cbor:"1,keyasint"`
+	Settler AccountID `cbor:"2,keyasint"`
+}
+
+func (p *EscrowFund) validate() error { return nonZero("escrow amount", p.Amount) }
+
+// EscrowWithdraw moves Amount from the signer's escrow back to its balance.
+type EscrowWithdraw struct {
+	Amount uint64 `cbor:"1,keyasint"`
+}
+
+func (p *EscrowWithdraw) validate() error { return nonZero("withdraw amount", p.Amount) }
+
+// PaymentRecord binds one served call to its price: it debits Payer's
+// escrow and credits the operator of Provider.
+//
+// Receipt, when present, is the provider's receipt envelope as received
+// (an identity.Envelope of domain ReceiptDomain): settlement then checks
+// that ReceiptHash is its SHA-256 and that it is signed by a session of the
+// machine registered as Provider, valid at the block time. The envelope is
+// not kept in state; the stored record says the check passed.
+type PaymentRecord struct {
+	Payer         AccountID          `cbor:"1,keyasint" json:"payer"`
+	Provider      identity.MachineID `cbor:"2,keyasint" json:"provider"`
+	RequestDigest Hash32             `cbor:"3,keyasint" json:"request_digest"`
+	QuoteDigest   Hash32             `cbor:"4,keyasint" json:"quote_digest"`
+	Price         uint64             `cbor:"5,keyasint" json:"price"`
+	ReceiptHash   Hash32             `cbor:"6,keyasint" json:"receipt_hash"`
+	Receipt       []byte             `cbor:"7,keyasint,omitempty" json:"receipt,omitempty"`
+}
+
+// Settlement applies a batch of payment records; the signer must be each
+// record's payer or the settler its escrow names.
+type Settlement struct {
+	Records []PaymentRecord `cbor:"1,keyasint"`
+}
+
+func (p *Settlement) validate() error {
+	if len(p.Records) == 0 {
+		return reject(CodeMalformed, "settlement has no records")
+	}
+	if len(p.Records) > MaxRecordsPerTx {
+		return reject(CodeTooLarge, "settlement has %d records, limit %d", len(p.Records), MaxRecordsPerTx)
+	}
+	for i := range p.Records {
+		if p.Records[i].Price == 0 {
+			return reject(CodeMalformed, "record %d has price 0", i)
+		}
+		if n := len(p.Records[i].Receipt); n > MaxReceiptBytes {
+			return reject(CodeTooLarge, "record %d: receipt is %d bytes, limit %d", i, n, MaxReceiptBytes)
+		}
+	}
+	return nil
+}
+
+// SLAVerdict is a validator's finding on whether a provider was available
+// during hour Hour (hours count from genesis time, HourSeconds long).
+type SLAVerdict struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+	Hour      uint64             `cbor:"2,keyasint"`
+	Available bool               `cbor:"3,keyasint"`
+}
+
+func nonZero(what string, v uint64) error {
+	if v == 0 {
+		return reject(CodeMalformed, "%s is 0", what)
+	}
+	return nil
+}

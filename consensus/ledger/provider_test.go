@@ -1,0 +1,118 @@
+package ledger_test
+
+import (
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+func TestRegistrationChecks(t *testing.T) {
+	op, gop := signer("operator", 10_000)
+	c := newChain(t, "", genesisTime, testParams(), 1, gop)
+	p, q := newMachine(t), newMachine(t)
+	mismatched := p.register(t, op, 1000, 60)
+	mismatched.PQPub = q.id.PQPublicKey().Bytes()
+	badPeer := q.register(t, op, 1000, 60)
+	badPeer.PeerID = "not-a-peer-id"
+	wantCodes(t, c, [][]byte{
+		c.signAt(op, 0, p.register(t, op, 999, 60)),
+		c.signAt(op, 0, mismatched),
+		c.signAt(op, 0, badPeer),
+	}, ledger.CodeBondTooLow, ledger.CodeBadIdentity, ledger.CodeBadIdentity)
+	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
+	// The operator holds every key here, so all signatures verify; the
+	// state refuses re-pairing p's peer with q or p with q's peer.
+	samePeer := q.unsigned(t, 1000, 60)
+	samePeer.PeerID = p.peerID.String()
+	q.signMachine(t, samePeer, op.Account())
+	signPeer(t, samePeer, p.peerKey, op.Account())
+	otherPeer := p.unsigned(t, 1000, 60)
+	otherPeer.PeerID = q.peerID.String()
+	p.signMachine(t, otherPeer, op.Account())
+	signPeer(t, otherPeer, q.peerKey, op.Account())
+	wantCodes(t, c, [][]byte{
+		c.signAt(op, 1, p.register(t, op, 1000, 60)),
+		c.signAt(op, 1, samePeer),
+		c.signAt(op, 1, otherPeer),
+		c.signAt(op, 1, q.register(t, op, 20_000, 60)),
+	}, ledger.CodeDuplicate, ledger.CodePairingChanged, ledger.CodePairingChanged, ledger.CodeOverdraft)
+	var got ledger.Provider
+	if !c.get(ledger.KeyProvider(p.machineID()), &got) || got.Operator != op.Account() || got.Bond != 1000 || got.PeerID != p.peerID.String() {
+		t.Fatalf("registration = %+v", got)
+	}
+	// The peer index names the machine a peer ID is registered to.
+	if got, want := c.raw(ledger.KeyPeer(p.peerID.String())), p.machineID(); string(got) != string(want[:]) {
+		t.Fatalf("peer index holds %x, want %s", got, p.machineID())
+	}
+	if a := c.account(op.Account()); a.Balance != 9000 {
+		t.Fatalf("operator balance %d, want 9000 after bonding", a.Balance)
+	}
+}
+
+func TestSettlement(t *testing.T) {
+	buyer, gb := signer("buyer", 1_000_000)
+	gw, gg := signer("gateway", 0)
+	op, gop := signer("operator", 5000)
+	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gop)
+	p := newMachine(t)
+	c.mustApply(
+		c.signAt(op, 0, p.register(t, op, 1000, 60)),
+		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
+	)
+	rec := func(i byte, price uint64) ledger.PaymentRecord {
+		return ledger.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
+			RequestDigest: ledger.Hash32{i}, QuoteDigest: ledger.Hash32{i, 1}, Price: price, ReceiptHash: ledger.Hash32{i, 2}}
+	}
+	c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 100), rec(2, 250)}}))
+	var e ledger.Escrow
+	e = c.escrow(buyer.Account())
+	if e.Balance != 10_000-350 {
+		t.Fatalf("escrow %d, want %d", e.Balance, 10_000-350)
+	}
+	if a := c.account(op.Account()); a.Balance != 4000+350 {
+		t.Fatalf("operator balance %d, want %d", a.Balance, 4000+350)
+	}
+	var sr ledger.SettledRecord
+	d := rec(2, 0).RequestDigest
+	if !c.get(ledger.KeyRecord(buyer.Account(), d), &sr) || sr.Record.Price != 250 {
+		t.Fatalf("settled record = %+v", sr)
+	}
+	stranger, _ := signer("stranger", 0)
+	wantCodes(t, c, [][]byte{
+		c.signAt(gw, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(3, 5), rec(1, 100)}}),
+		c.signAt(gw, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(4, 20_000)}}),
+		c.signAt(op, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(5, 1)}}),
+		c.signAt(gw, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{{Payer: stranger.Account(), Provider: p.machineID(), Price: 1}}}),
+	}, ledger.CodeDuplicateRecord, ledger.CodeOverdraft, ledger.CodeNotAuthorized, ledger.CodeUnknownEscrow)
+	e = c.escrow(buyer.Account())
+	if e.Balance != 10_000-350 {
+		t.Fatalf("escrow changed by rejected settlements: %d", e.Balance)
+	}
+}
+
+func TestUnbondAndWithdraw(t *testing.T) {
+	op, gop := signer("operator", 5000)
+	other, goth := signer("other", 5000)
+	c := newChain(t, "", genesisTime, testParams(), 1, gop, goth)
+	p := newMachine(t)
+	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 3)))
+	wantCodes(t, c, [][]byte{
+		c.signAt(op, 1, &ledger.ProviderWithdraw{MachineID: p.machineID()}),
+		c.signAt(other, 0, &ledger.ProviderUnbond{MachineID: p.machineID()}),
+	}, ledger.CodeUnbonding, ledger.CodeNotAuthorized)
+	c.mustApply(c.signAt(op, 1, &ledger.ProviderUnbond{MachineID: p.machineID()}))
+	if st := c.standing(p); st.BondLive || st.StandingBP != 0 {
+		t.Fatalf("standing while unbonding = %+v, want 0 and bond not live", st)
+	}
+	wantCodes(t, c, [][]byte{c.signAt(op, 2, &ledger.ProviderWithdraw{MachineID: p.machineID()})}, ledger.CodeUnbonding)
+	c.block()
+	c.block()
+	c.mustApply(c.signAt(op, 2, &ledger.ProviderWithdraw{MachineID: p.machineID()}))
+	if a := c.account(op.Account()); a.Balance != 5000 {
+		t.Fatalf("balance after withdraw %d, want 5000", a.Balance)
+	}
+	var gone ledger.Provider
+	if c.get(ledger.KeyProvider(p.machineID()), &gone) {
+		t.Fatal("registration still present after withdraw")
+	}
+}

@@ -1,0 +1,66 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"errors"
+	"time"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// ReceiptDomain is the identity.Envelope domain of a provider's receipt.
+const ReceiptDomain = "tenzro/v1/receipt"
+
+// MaxReceiptBytes bounds one receipt envelope carried by a payment record
+// (a receipt envelope with its session certificate is about 7 KB).
+const MaxReceiptBytes = 16 << 10
+
+// receiptChecker verifies receipt envelopes for one settlement. Records of
+// one batch usually share a session certificate, so certificate checks
+// (ML-DSA-65, two ECDSA and one Ed25519 signature) are cached per
+// (certificate, machine) for the duration of the transaction; the block
+// time is fixed, so the cache cannot change an outcome.
+type receiptChecker struct {
+	now   time.Time
+	certs map[[64]byte]error
+}
+
+func newReceiptChecker(blockTime int64) *receiptChecker {
+	return &receiptChecker{now: time.Unix(blockTime, 0), certs: map[[64]byte]error{}}
+}
+
+// check verifies that rec.Receipt hashes to rec.ReceiptHash, is a receipt
+// envelope whose certificate belongs to machine (the record's registered
+// provider) and is valid at the block time, and that its session signature
+// verifies. i is the record's index, for the message.
+func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.MachineID) error {
+	if got := Hash32(sha256.Sum256(rec.Receipt)); got != rec.ReceiptHash {
+		return reject(CodeBadReceipt, "record %d: receipt hashes to %s, record says %s", i, got, rec.ReceiptHash)
+	}
+	env, err := identity.UnmarshalEnvelope(rec.Receipt, MaxReceiptBytes)
+	if err != nil {
+		return reject(CodeBadReceipt, "record %d: %v", i, err)
+	}
+	if env.Domain != ReceiptDomain {
+		return reject(CodeBadReceipt, "record %d: envelope domain %q, want %q", i, env.Domain, ReceiptDomain)
+	}
+	var key [64]byte
+	h := env.Cert.Hash()
+	copy(key[:32], h[:])
+	copy(key[32:], machine[:])
+	certErr, seen := c.certs[key]
+	if !seen {
+		certErr = env.Cert.Verify(machine, c.now)
+		c.certs[key] = certErr
+	}
+	switch {
+	case errors.Is(certErr, identity.ErrMachineMismatch):
+		return reject(CodeWrongMachine, "record %d: receipt signed by machine %x, provider is %s", i, env.Cert.MachineID, machine)
+	case certErr != nil:
+		return reject(CodeBadReceipt, "record %d: session certificate: %v", i, certErr)
+	}
+	if err := env.VerifySignature(); err != nil {
+		return reject(CodeBadReceipt, "record %d: %v", i, err)
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package ledger_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// TestSettlementChecksReceipts settles records carrying receipt envelopes:
+// one signed by the provider's registered machine applies and is stored as
+// checked; one from another registered machine, one whose hash does not
+// match, one with a broken signature, one of another domain and one
+// whose session expired before the block are each refused with their code,
+// and the refused batches change nothing.
+func TestSettlementChecksReceipts(t *testing.T) {
+	buyer, gb := signer("buyer", 1_000_000)
+	op, gop := signer("operator", 10_000)
+	c := newChain(t, "", genesisTime, testParams(), 1, gb, gop)
+	prov, other := newMachine(t), newMachine(t)
+	expired := newMachineOn(t, hwkey.BackendSoftware, genesisTime.Add(-2*time.Hour), genesisTime.Add(-time.Hour))
+	var regs [][]byte
+	for i, m := range []*machine{prov, other, expired} {
+		regs = append(regs, c.signAt(op, uint64(i), m.register(t, op, 1000, 60)))
+	}
+	c.mustApply(append(regs, c.sign(buyer, &ledger.EscrowFund{Amount: 50_000}))...)
+
+	n := byte(0)
+	record := func(provider identity.MachineID, env []byte, hash ledger.Hash32) ledger.PaymentRecord {
+		n++
+		return ledger.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: ledger.Hash32{n},
+			QuoteDigest: ledger.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env}
+	}
+	receipt := func(m *machine, payload string) ([]byte, ledger.Hash32) { return m.receipt(t, payload) }
+	good, goodHash := receipt(prov, "answer 1")
+	fromOther, otherHash := receipt(other, "answer 2")
+	fromExpired, expiredHash := receipt(expired, "answer 3")
+	broken, _ := receipt(prov, "answer 4")
+	broken[len(broken)-3] ^= 1 // inside the DER signature, the last field
+	brokenHash := ledger.Hash32(sha256.Sum256(broken))
+	hb, err := prov.session.Seal("tenzro/v1/heartbeat", "tenzro.heartbeat", []byte("hb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heartbeat, _ := hb.Marshal()
+
+	escrowBefore := c.escrow(buyer.Account())
+	for _, tc := range []struct {
+		name string
+		rec  ledger.PaymentRecord
+		code ledger.Code
+	}{
+		{"receipt from another machine", record(prov.machineID(), fromOther, otherHash), ledger.CodeWrongMachine},
+		{"receipt hash mismatch", record(prov.machineID(), good, ledger.Hash32{9}), ledger.CodeBadReceipt},
+		{"bad session signature", record(prov.machineID(), broken, brokenHash), ledger.CodeBadReceipt},
+		{"heartbeat, not a receipt", record(prov.machineID(), heartbeat, ledger.Hash32(sha256.Sum256(heartbeat))), ledger.CodeBadReceipt},
+		{"expired session", record(expired.machineID(), fromExpired, expiredHash), ledger.CodeBadReceipt},
+	} {
+		// The bad record follows a good one: the whole batch must go.
+		ok := record(prov.machineID(), good, goodHash)
+		res := c.block(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{ok, tc.rec}}))
+		if got := res.Txs[0].Code; got != tc.code {
+			t.Errorf("%s: %v (%s), want %v", tc.name, got, res.Txs[0].Log, tc.code)
+		}
+	}
+	if e := c.escrow(buyer.Account()); e != escrowBefore {
+		t.Fatalf("refused settlements changed the escrow: %+v -> %+v", escrowBefore, e)
+	}
+
+	rec := record(prov.machineID(), good, goodHash)
+	plain := record(prov.machineID(), nil, ledger.Hash32{7})
+	c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec, plain}}))
+	var sr ledger.SettledRecord
+	if !c.get(ledger.KeyRecord(buyer.Account(), rec.RequestDigest), &sr) {
+		t.Fatal("settled record not found")
+	}
+	if !sr.ReceiptChecked || sr.Record.Receipt != nil || sr.Record.ReceiptHash != goodHash {
+		t.Fatalf("stored record %+v: want receipt checked, envelope dropped, hash kept", sr)
+	}
+	var sp ledger.SettledRecord
+	if !c.get(ledger.KeyRecord(buyer.Account(), plain.RequestDigest), &sp) || sp.ReceiptChecked {
+		t.Fatalf("record without receipt stored as %+v, want not checked", sp)
+	}
+	if e := c.escrow(buyer.Account()); e.Balance != escrowBefore.Balance-200 {
+		t.Fatalf("escrow %d after two records of 100, want %d", e.Balance, escrowBefore.Balance-200)
+	}
+	if !bytes.Equal(good, rec.Receipt) {
+		t.Fatal("settlement modified the caller's record")
+	}
+}

@@ -1,0 +1,52 @@
+package ledger_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// BenchmarkSettleLedger measures the application alone (no network): per op,
+// one settlement transaction of perTx records goes through Check, then
+// Finalize and Commit, on in-memory state. "receipts" records each
+// carry a receipt envelope from the provider's machine, verified by the
+// chain (one session certificate, cached within the transaction).
+func BenchmarkSettleLedger(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		perTx    int
+		receipts bool
+	}{{"plain", 1000, false}, {"receipts", 100, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			buyer, gb := signer("buyer", 1<<62)
+			op, gop := signer("operator", 10_000)
+			c := newChain(b, "", genesisTime, testParams(), 1, gb, gop)
+			m := newMachine(b)
+			c.mustApply(c.sign(op, m.register(b, op, 1000, 60)), c.sign(buyer, &ledger.EscrowFund{Amount: 1 << 61}))
+			env, envHash := m.receipt(b, "answer")
+			txs := make([][]byte, b.N)
+			nonce := c.account(buyer.Account()).Nonce
+			for i := range txs {
+				recs := make([]ledger.PaymentRecord, tc.perTx)
+				for j := range recs {
+					var d ledger.Hash32
+					binary.BigEndian.PutUint64(d[:], uint64(i*tc.perTx+j))
+					recs[j] = ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3, ReceiptHash: d}
+					if tc.receipts {
+						recs[j].Receipt, recs[j].ReceiptHash = env, envHash
+					}
+				}
+				txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
+			}
+			b.ResetTimer()
+			for _, tx := range txs {
+				if err := c.l.Check(tx); err != nil {
+					b.Fatalf("check: %v", err)
+				}
+				c.mustApply(tx)
+			}
+			b.ReportMetric(float64(b.N*tc.perTx)/b.Elapsed().Seconds(), "records/s")
+		})
+	}
+}

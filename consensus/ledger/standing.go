@@ -1,0 +1,84 @@
+package ledger
+
+import (
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// HourVerdicts is one hour of a standing window.
+type HourVerdicts struct {
+	Hour      uint64    `json:"hour"`
+	Available bool      `json:"available"`
+	Tally     HourTally `json:"tally"`
+}
+
+// Standing is a provider's standing with every input that produced it:
+//
+//	standing = 0                                       if the bond is not live
+//	standing = BondedBP + AvailBP × AvailableHours / WindowHours   otherwise
+//
+// in basis points (10000 = 1.0), rounded down. The window is the
+// WindowHours completed hours before CurrentHour; an hour counts as
+// available when verdicts of > 2/3 of validator power found the provider
+// available in it (hours without such verdicts count as unavailable).
+type Standing struct {
+	MachineID      identity.MachineID `json:"machine_id"`
+	Height         int64              `json:"height"`
+	StandingBP     uint64             `json:"standing_bp"`
+	BondLive       bool               `json:"bond_live"`
+	Bond           uint64             `json:"bond"`
+	MinServingBond uint64             `json:"min_serving_bond"`
+	UnbondAt       int64              `json:"unbond_at"`
+	BondedBP       uint64             `json:"bonded_bp"`
+	AvailBP        uint64             `json:"avail_bp"`
+	CurrentHour    uint64             `json:"current_hour"`
+	WindowHours    uint64             `json:"window_hours"`
+	AvailableHours uint64             `json:"available_hours"`
+	Hours          []HourVerdicts     `json:"hours"` // oldest first; hours before genesis are omitted
+}
+
+// computeStanding derives a provider's standing from state.
+func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
+	var (
+		prov   Provider
+		params Params
+		meta   ChainMeta
+	)
+	ok, err := Load(s, KeyProvider(m), &prov)
+	if err != nil {
+		return Standing{}, err
+	}
+	if !ok {
+		return Standing{}, reject(CodeUnknownProvider, "machine %s is not registered", m)
+	}
+	if _, err := Load(s, keyParams, &params); err != nil {
+		return Standing{}, err
+	}
+	if _, err := Load(s, keyMeta, &meta); err != nil {
+		return Standing{}, err
+	}
+	st := Standing{
+		MachineID: m, Height: meta.Height, Bond: prov.Bond, MinServingBond: params.MinServingBond,
+		UnbondAt: prov.UnbondAt, BondedBP: params.StandingBondedBP, AvailBP: params.StandingAvailBP,
+		CurrentHour: HourOf(meta.Time, meta.GenesisTime, params.HourSeconds), WindowHours: params.SLAWindowHours,
+	}
+	st.BondLive = prov.UnbondAt == 0 && prov.Bond >= params.MinServingBond
+	first := uint64(0)
+	if st.CurrentHour > st.WindowHours {
+		first = st.CurrentHour - st.WindowHours
+	}
+	for h := first; h < st.CurrentHour; h++ {
+		var t HourTally
+		if _, err := Load(s, KeyHourTally(m, h), &t); err != nil {
+			return Standing{}, err
+		}
+		hv := HourVerdicts{Hour: h, Available: t.Available(), Tally: t}
+		if hv.Available {
+			st.AvailableHours++
+		}
+		st.Hours = append(st.Hours, hv)
+	}
+	if st.BondLive && st.WindowHours > 0 {
+		st.StandingBP = st.BondedBP + mulDiv(st.AvailBP, st.AvailableHours, st.WindowHours)
+	}
+	return st, nil
+}

@@ -1,0 +1,179 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Account is an account's state.
+type Account struct {
+	Balance uint64 `cbor:"1,keyasint" json:"balance"`
+	Nonce   uint64 `cbor:"2,keyasint" json:"nonce"` // the next nonce the account must use
+}
+
+// Validator is a bonded validator, keyed by its operator account.
+type Validator struct {
+	Operator   AccountID `cbor:"1,keyasint" json:"operator"`
+	ConsPubKey []byte    `cbor:"2,keyasint" json:"cons_pub_key"`
+	Stake      uint64    `cbor:"3,keyasint" json:"stake"`
+	Power      int64     `cbor:"4,keyasint" json:"power"`
+}
+
+// ValidatorTotals is the sum of validator power and the validator count.
+type ValidatorTotals struct {
+	Power int64  `cbor:"1,keyasint" json:"power"`
+	Count uint64 `cbor:"2,keyasint" json:"count"`
+}
+
+// Provider is a registered machine.
+type Provider struct {
+	MachineID        identity.MachineID `cbor:"1,keyasint" json:"machine_id"`
+	Operator         AccountID          `cbor:"2,keyasint" json:"operator"`
+	HWPubDER         []byte             `cbor:"3,keyasint" json:"hw_pub_der"`
+	PQPub            []byte             `cbor:"4,keyasint" json:"pq_pub"`
+	PeerID           string             `cbor:"5,keyasint" json:"peer_id"`
+	Bond             uint64             `cbor:"6,keyasint" json:"bond"`
+	UnbondingSecs    uint64             `cbor:"7,keyasint" json:"unbonding_secs"`
+	UnbondAt         int64              `cbor:"8,keyasint" json:"unbond_at"` // unix seconds the bond frees; 0 = live
+	RegisteredHeight int64              `cbor:"9,keyasint" json:"registered_height"`
+}
+
+// Proposal is a governance proposal: a change of the governed parameters
+// to Params or, when Rebind is set, of one model name's binding.
+type Proposal struct {
+	ID       uint64        `cbor:"1,keyasint" json:"id"`
+	Proposer AccountID     `cbor:"2,keyasint" json:"proposer"`
+	Params   Params        `cbor:"3,keyasint" json:"params"`
+	Deadline int64         `cbor:"4,keyasint" json:"deadline"` // last height votes count
+	YesPower int64         `cbor:"5,keyasint" json:"yes_power"`
+	Passed   bool          `cbor:"6,keyasint" json:"passed"`
+	Rebind   *NameProposal `cbor:"7,keyasint,omitempty" json:"rebind,omitempty"`
+}
+
+// Escrow is a buyer's spend escrow.
+type Escrow struct {
+	Balance uint64    `cbor:"1,keyasint" json:"balance"`
+	Settler AccountID `cbor:"2,keyasint" json:"settler"`
+}
+
+// SettledRecord is a payment record as stored, with where it settled.
+// Record.Receipt is never stored; ReceiptChecked says settlement verified
+// the receipt envelope against the provider's registered machine.
+type SettledRecord struct {
+	Record         PaymentRecord `cbor:"1,keyasint" json:"record"`
+	Height         int64         `cbor:"2,keyasint" json:"height"`
+	TxHash         Hash32        `cbor:"3,keyasint" json:"tx_hash"`
+	ReceiptChecked bool          `cbor:"4,keyasint,omitempty" json:"receipt_checked,omitempty"`
+}
+
+// HourTally sums the verdicts on one provider for one hour.
+type HourTally struct {
+	AvailablePower   int64 `cbor:"1,keyasint" json:"available_power"`
+	UnavailablePower int64 `cbor:"2,keyasint" json:"unavailable_power"`
+	TotalPower       int64 `cbor:"3,keyasint" json:"total_power"` // validator power when the last verdict landed
+}
+
+// Available reports whether verdicts of > 2/3 of validator power found the
+// provider available.
+func (t HourTally) Available() bool {
+	return t.TotalPower > 0 && mulGT(t.AvailablePower, 3, t.TotalPower, 2)
+}
+
+// ChainMeta is the chain-wide bookkeeping kept in state.
+type ChainMeta struct {
+	ChainID        string `cbor:"1,keyasint" json:"chain_id"`
+	GenesisTime    int64  `cbor:"2,keyasint" json:"genesis_time"` // unix seconds
+	Height         int64  `cbor:"3,keyasint" json:"height"`       // last finalized block
+	Time           int64  `cbor:"4,keyasint" json:"time"`         // its time, unix seconds
+	NextProposalID uint64 `cbor:"5,keyasint" json:"next_proposal_id"`
+}
+
+// State keys. Every key starts with a one-letter prefix and a slash.
+var (
+	keyMeta   = []byte("m/meta")
+	keyParams = []byte("m/params")
+	keyTotals = []byte("m/valtotals")
+)
+
+// KeyMeta is the state key of the ChainMeta.
+func KeyMeta() []byte { return keyMeta }
+
+// KeyParams is the state key of the governed Params.
+func KeyParams() []byte { return keyParams }
+
+// KeyAccount is the state key of an account.
+func KeyAccount(a AccountID) []byte { return cat("a/", a[:]) }
+
+// KeyValidator is the state key of a validator by operator.
+func KeyValidator(op AccountID) []byte { return cat("v/", op[:]) }
+
+func keyConsKey(pub []byte) []byte { return cat("c/", pub) }
+
+// KeyProvider is the state key of a provider registration.
+func KeyProvider(m identity.MachineID) []byte { return cat("p/", m[:]) }
+
+// KeyPeer is the state key of a libp2p peer ID's registration: the
+// machine ID it belongs to.
+func KeyPeer(peerID string) []byte { return cat("q/", []byte(peerID)) }
+
+// KeyProposal is the state key of a proposal.
+func KeyProposal(id uint64) []byte { return cat("g/", u64(id)) }
+
+func keyProposalVote(id uint64, v AccountID) []byte { return cat("h/", u64(id), v[:]) }
+
+// KeyEscrow is the state key of a payer's escrow.
+func KeyEscrow(payer AccountID) []byte { return cat("e/", payer[:]) }
+
+// KeyRecord is the state key of a settled payment record.
+func KeyRecord(payer AccountID, requestDigest Hash32) []byte {
+	return cat("r/", payer[:], requestDigest[:])
+}
+
+// KeyRecordIndex is the state key of a settled record's entry in the
+// per-payer, per-height index: "x/" ‖ payer ‖ height (8, big-endian) ‖
+// request digest, 74 bytes, mapping to RecordIndexValue of the record. The
+// index lets a range proof show every record a payer settled in a span of
+// heights, and nothing else. Its prefix must stay the greatest of all key
+// prefixes, so the key after an index entry is an index entry too (range
+// proofs need edge keys of one length).
+func KeyRecordIndex(payer AccountID, height int64, requestDigest Hash32) []byte {
+	return cat("x/", payer[:], u64(uint64(height)), requestDigest[:])
+}
+
+// RecordIndexRange returns the first and last possible index keys of
+// payer's records settled at heights from..to.
+func RecordIndexRange(payer AccountID, from, to int64) (first, last []byte) {
+	var hi Hash32
+	for i := range hi {
+		hi[i] = 0xff
+	}
+	return KeyRecordIndex(payer, from, Hash32{}), KeyRecordIndex(payer, to, hi)
+}
+
+// RecordIndexValue is the value of a record's index entry: SHA-256 of the
+// record's canonical CBOR as stored under KeyRecord.
+func RecordIndexValue(encoded []byte) Hash32 { return sha256.Sum256(encoded) }
+
+// KeyHourTally is the state key of one provider-hour's verdict tally.
+func KeyHourTally(m identity.MachineID, hour uint64) []byte { return cat("s/", m[:], u64(hour)) }
+
+func keyVerdict(m identity.MachineID, hour uint64, v AccountID) []byte {
+	return cat("t/", m[:], u64(hour), v[:])
+}
+
+func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+
+func cat(prefix string, parts ...[]byte) []byte {
+	n := len(prefix)
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, prefix...)
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}

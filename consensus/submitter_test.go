@@ -1,0 +1,81 @@
+package consensus_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+)
+
+// TestSubmitter on a one-validator chain: concurrent submissions from one
+// submitter all commit in nonce order; a rejected one returns its code and
+// uses no nonce; a second submitter on the same key (another process) and
+// the first one keep working after each other's transactions.
+func TestSubmitter(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	key, bob := seedKey("submitter", 0), seedKey("bob", 0)
+	acct := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+	to := consensus.AccountOf(bob.Public().(ed25519.PublicKey))
+	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{Validators: 1, BlockTime: 50 * time.Millisecond,
+		Accounts: []consensus.GenesisAccount{{Account: acct, Balance: 1000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := net.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	node := net.Nodes[0]
+	if _, err := consensus.NewSubmitter(node, key[:10], nil); err == nil {
+		t.Fatal("submitter accepted a truncated key")
+	}
+	sub, err := consensus.NewSubmitter(node, key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Account() != acct {
+		t.Fatalf("account %s, want %s", sub.Account(), acct)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := sub.Submit(ctx, &consensus.Transfer{To: to, Amount: 10})
+			if err == nil && (res.Code != consensus.CodeOK || res.Height == 0) {
+				t.Errorf("result %+v", res)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sub.Submit(ctx, &consensus.Transfer{To: to, Amount: 5000}); consensus.CodeOf(err) != consensus.CodeOverdraft {
+		t.Fatalf("overdraft: %v, want code overdraft", err)
+	}
+	other, err := consensus.NewSubmitter(node, key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*consensus.Submitter{other, sub, other} {
+		if _, err := s.Submit(ctx, &consensus.Transfer{To: to, Amount: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _, err := node.Account(ctx, acct)
+	if err != nil || a.Nonce != 7 || a.Balance != 1000-40-3 {
+		t.Fatalf("account %+v (%v), want nonce 7 and balance %d", a, err, 1000-40-3)
+	}
+}

@@ -1,0 +1,11 @@
+// Package nodetest is the harness of tenzrod's multi-node tests, in the
+// spirit of celestia-node's swamp: a network of members started in order
+// and stopped in reverse when the test ends, the one polling helper every
+// test waits with, loopback addresses and free ports, the generated model
+// every test provider serves (made once per test binary), and go-libp2p's
+// mocknet for tests that need many hosts.
+//
+// It does not import package node, so node's own tests use it without an
+// import cycle: a test supplies the factory that builds its members
+// (*node.Node for the node tests, anything with Start and Stop elsewhere).
+package nodetest

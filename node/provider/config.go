@@ -1,0 +1,163 @@
+package provider
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference/upstream"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// Config is the [provider] section: what a provider serves and how
+// it describes itself.
+type Config struct {
+	// Region is coarse on purpose: an ISO 3166-1 country code or a
+	// continent name, never anything finer.
+	Region string `toml:"region"`
+	// HardwareClass is shown to buyers as the provider's claim.
+	HardwareClass string `toml:"hardware_class"`
+	// Capacity is the number of requests served concurrently.
+	Capacity uint32 `toml:"capacity"`
+	// AnnounceInterval is how often the announcement is repeated so that
+	// nodes joining later learn the provider without asking.
+	AnnounceInterval time.Duration `toml:"announce_interval"`
+	Models           []ModelConfig `toml:"models"`
+}
+
+// ModelConfig is one served model.
+type ModelConfig struct {
+	Name string `toml:"name"`
+	// Dir is the model directory the embedded engine serves (relative to
+	// the home). Its catalog root is the model ID; if ID is set too, a
+	// directory with another root is refused.
+	Dir string `toml:"dir"`
+	// UpstreamURL and UpstreamModel front an OpenAI-compatible engine
+	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
+	UpstreamURL   string               `toml:"upstream_url"`
+	UpstreamModel string               `toml:"upstream_model"`
+	ID            string               `toml:"id"`           // catalog model ID (hex Merkle root)
+	WeightsHash   string               `toml:"weights_hash"` // hash of the weights actually served (hex)
+	Engine        string               `toml:"engine"`
+	Verification  []terms.Verification `toml:"verification"`
+	RateCard      terms.RateCard       `toml:"rate_card"`
+}
+
+// DefaultConfig returns provider defaults (no models).
+func DefaultConfig() Config {
+	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second}
+}
+
+// Validate checks the section, naming each bad key.
+func (p Config) Validate() error {
+	var errs []error
+	if err := gossip.CheckRegion(p.Region); err != nil {
+		errs = append(errs, fmt.Errorf("provider.region: %w", err))
+	}
+	if p.HardwareClass == "" || len(p.HardwareClass) > 64 {
+		errs = append(errs, errors.New("provider.hardware_class: must be 1..64 bytes"))
+	}
+	if p.Capacity == 0 || p.Capacity > 4096 {
+		errs = append(errs, fmt.Errorf("provider.capacity: %d outside 1..4096", p.Capacity))
+	}
+	if p.AnnounceInterval < time.Second || p.AnnounceInterval > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("provider.announce_interval: %s outside 1s..10m", p.AnnounceInterval))
+	}
+	if len(p.Models) == 0 {
+		errs = append(errs, errors.New("provider.models: a provider must serve at least one model"))
+	}
+	for i, m := range p.Models {
+		if _, err := m.Offer(); err != nil {
+			errs = append(errs, fmt.Errorf("provider.models[%d]: %w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Offer converts the model config into the announced offer. A model
+// served from a directory without a configured ID gets its ID from the
+// directory's catalog root when it is loaded; until then it is all zeros.
+func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
+	if m.Dir != "" && m.Engine != EngineEmbedded {
+		return gossip.ModelOffer{}, fmt.Errorf("engine: %q cannot serve dir %q (only %q serves a model directory)", m.Engine, m.Dir, EngineEmbedded)
+	}
+	if m.Dir == "" && m.Engine == EngineEmbedded {
+		return gossip.ModelOffer{}, fmt.Errorf("dir: the %q engine needs a model directory", EngineEmbedded)
+	}
+	if m.Engine == EngineUpstream {
+		if err := m.UpstreamConfig().Validate(); err != nil {
+			return gossip.ModelOffer{}, fmt.Errorf("upstream_url/upstream_model: %w", err)
+		}
+	} else if m.UpstreamURL != "" {
+		return gossip.ModelOffer{}, fmt.Errorf("upstream_url: set, but engine is %q, not %q", m.Engine, EngineUpstream)
+	}
+	var id []byte
+	var err error
+	switch {
+	case m.ID != "":
+		if id, err = decodeHash(m.ID); err != nil {
+			return gossip.ModelOffer{}, fmt.Errorf("id: %w", err)
+		}
+	case m.Dir != "":
+		id = make([]byte, 32)
+	default:
+		return gossip.ModelOffer{}, fmt.Errorf("id: a model without a dir needs its catalog id")
+	}
+	wh := id
+	if m.WeightsHash != "" {
+		if wh, err = decodeHash(m.WeightsHash); err != nil {
+			return gossip.ModelOffer{}, fmt.Errorf("weights_hash: %w", err)
+		}
+	}
+	verif := m.Verification
+	if len(verif) == 0 {
+		verif = []terms.Verification{terms.VerifyNone}
+	}
+	o := gossip.ModelOffer{ModelID: id, Name: m.Name, WeightsHash: wh, Engine: m.Engine, RateCard: m.RateCard, Verification: verif}
+	// Reuse the gossip validator's structural rules so config and wire agree.
+	an := gossip.Announcement{MachineID: make([]byte, 32), Region: "DE", HardwareClass: "x", Models: []gossip.ModelOffer{o}}
+	if err := an.Check(); err != nil {
+		return gossip.ModelOffer{}, err
+	}
+	return o, nil
+}
+
+func decodeHash(s string) ([]byte, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil || len(b) != 32 {
+		return nil, fmt.Errorf("%q is not 64 hex digits", s)
+	}
+	return b, nil
+}
+
+// Engines a provider can serve a model with.
+const (
+	// EngineEmbedded is the pure-Go engine serving a model directory.
+	EngineEmbedded = "embedded"
+	// EngineUpstream fronts an OpenAI-compatible engine by base URL.
+	EngineUpstream = "upstream"
+)
+
+// UpstreamKeyEnv names the environment variable holding the upstream's API
+// key, so the secret stays out of config files.
+const UpstreamKeyEnv = "TENZRO_UPSTREAM_API_KEY"
+
+func (m ModelConfig) UpstreamConfig() upstream.Config {
+	return upstream.Config{BaseURL: m.UpstreamURL, Model: m.UpstreamModel, APIKey: os.Getenv(UpstreamKeyEnv)}
+}
+
+// DevnetModelName is the name devnet providers serve their generated model as.
+const DevnetModelName = "tenzro-devnet"
+
+// DevnetModel is a served model entry for a generated model in dir (its ID,
+// if known, pins the directory's catalog root).
+func DevnetModel(dir, id string) ModelConfig {
+	return ModelConfig{
+		Name: DevnetModelName, Dir: dir, ID: id, Engine: EngineEmbedded,
+		Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt, terms.VerifyOptimistic},
+		RateCard:     terms.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
+	}
+}

@@ -1,0 +1,256 @@
+package provider
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/upstream"
+	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/pricing"
+)
+
+// inferServer answers /tenzro/infer/1.0.0 on a provider: it runs the
+// request on the model's engine, streams tokens, and signs a receipt with
+// the node's certified session key.
+type inferServer struct {
+	p          *Provider
+	set        *modelSet
+	unregister func()
+}
+
+func (s *inferServer) Start(context.Context) error {
+	s.unregister = infer.Register(s.p.d.Host.Host(), infer.ServerConfig{MaxConcurrent: 4 * int(s.p.cfg.Capacity)}, s.handle, s.p.d.Log)
+	return nil
+}
+
+func (s *inferServer) Stop(context.Context) error {
+	if s.unregister != nil {
+		s.unregister()
+	}
+	return nil
+}
+
+func errFrame(status int, code, format string, args ...any) *infer.ErrorFrame {
+	return &infer.ErrorFrame{Status: status, Code: code, Message: fmt.Sprintf(format, args...),
+		Retryable: status >= 500 || status == http.StatusTooManyRequests}
+}
+
+func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.ID, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
+	m := s.set.find(hex.EncodeToString(req.ModelID))
+	if m == nil {
+		return nil, errFrame(http.StatusNotFound, terms.CodeModelNotServed, "model %x is not served here", req.ModelID)
+	}
+	offer, st, eng := m.snapshot()
+	if !offer.Serves(req.Verification) {
+		return nil, errFrame(http.StatusBadRequest, terms.CodeVerificationUnsupported, "verification %q is not offered for %s", req.Verification, offer.Name)
+	}
+	up := m.upstream()
+	if up != nil && req.Verification == terms.VerifyOptimistic {
+		// Commitments need the token IDs of every step's top-k, which an
+		// OpenAI-compatible upstream does not expose.
+		return nil, errFrame(http.StatusBadRequest, terms.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
+	}
+	if up != nil && req.Continuation != "" {
+		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
+	}
+	if eng == nil && up == nil {
+		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here", offer.Name, st)
+		e.RetryAfterMs = 1000
+		return nil, e
+	}
+	select {
+	case s.set.slots <- struct{}{}:
+	default:
+		e := errFrame(http.StatusTooManyRequests, terms.CodeCapacity, "all %d slots busy", cap(s.set.slots))
+		e.RetryAfterMs = 1000
+		return nil, e
+	}
+	s.set.inFlight.Add(1)
+	defer func() { <-s.set.slots; s.set.inFlight.Add(-1) }()
+
+	if up != nil {
+		return s.relayUpstream(ctx, up, req, offer, send)
+	}
+	gr := inference.GenerateRequest{Sampling: req.Sampling, LogProbs: req.TopLogProbs, ContinuationText: req.Continuation}
+	// Resume from the exact tokens when they spell the text the receipt's
+	// input commitment covers; otherwise (text held back at the break, or
+	// tokens that do not match) from the text.
+	if len(req.ContinuationTokens) > 0 &&
+		inference.ValidText(eng.Detokenize(req.ContinuationTokens)) == req.Continuation {
+		gr.Continuation = req.ContinuationTokens
+	}
+	if req.Chat {
+		gr.Messages = req.Messages
+	} else {
+		gr.Prompt = req.Prompt
+	}
+	// Token text travels as CBOR text, which must be valid UTF-8; a random
+	// or damaged model can emit byte sequences that never become valid, so
+	// each piece is sanitised byte by byte (inference.ValidText, which a
+	// gateway can reproduce from the token IDs) and the receipt hashes
+	// exactly what was sent.
+	var sent strings.Builder
+	var proofs *commit.Builder
+	if req.Verification == terms.VerifyOptimistic {
+		proofs = commit.NewBuilder(eng.Info().VocabSize)
+		gr.LogProbs = max(gr.LogProbs, commit.TopK)
+	}
+	res, err := eng.Generate(ctx, gr, func(t inference.Token) error {
+		if proofs != nil {
+			if _, err := proofs.Add(t.TopK[:min(len(t.TopK), commit.TopK)]); err != nil {
+				return err
+			}
+		}
+		text := inference.ValidText(t.Text)
+		sent.WriteString(text)
+		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}, Last: t.Last}
+		if req.TopLogProbs > 0 {
+			top := t.TopK[:min(len(t.TopK), req.TopLogProbs)]
+			tf.TopK = [][]inference.LogProb{top}
+			tf.LogProbs = []terms.TokenLogProbs{wireLogProbs(eng, t, top)}
+		}
+		return send(tf)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errFrame(http.StatusBadRequest, terms.CodeGenerationRefused, "%v", err)
+	}
+	var commitment []byte
+	var commitHash []byte
+	if proofs != nil {
+		ps, err := proofs.Finish()
+		if err != nil {
+			return nil, errFrame(http.StatusInternalServerError, terms.CodeCommitmentFailed, "%v", err)
+		}
+		h := commit.Hash(ps)
+		commitment, commitHash = commit.Encode(ps), h[:]
+	}
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), len(res.Tokens), res.FinishReason, commitHash)
+	if err != nil {
+		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
+	}
+	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
+		Model: offer.Name, Receipt: env, Commitment: commitment}, nil
+}
+
+// relayUpstream serves a forwarded request from the upstream engine.
+func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
+	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs}
+	if req.Verification == terms.VerifyOptimistic {
+		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
+	}
+	var sent strings.Builder
+	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
+		text := inference.ValidText(d.Text)
+		sent.WriteString(text)
+		tf := &infer.TokenFrame{Text: text}
+		if req.TopLogProbs > 0 {
+			tf.LogProbs = relayWireLogProbs(d.LogProbs, req.TopLogProbs)
+		}
+		return send(tf)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		oe, _ := upstreamError(ctx, err).(*openai.Error)
+		e := errFrame(oe.Status, oe.Code, "%s", oe.Message)
+		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
+		return nil, e
+	}
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, res.CompletionTokens, res.FinishReason, nil)
+	if err != nil {
+		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
+	}
+	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
+		Model: offer.Name, Receipt: env}, nil
+}
+
+// sign makes the receipt of one served request.
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, outputTokens int, finish string, commitHash []byte) ([]byte, error) {
+	sp, err := receipt.NewSamplingParams(req.Sampling)
+	if err != nil {
+		return nil, err
+	}
+	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
+	output := receipt.OutputHash(text)
+	m := s.p.d.Identity.MachineID()
+	r := &receipt.Receipt{
+		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.p.d.Host.ID()),
+		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
+		Units:    pricing.Units{InputTokens: uint64(promptTokens), OutputTokens: uint64(outputTokens)},
+		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
+	}
+	sess, err := s.p.d.Session.Current()
+	if err != nil {
+		return nil, err
+	}
+	return receipt.Sign(sess, r)
+}
+
+// wireLogProbs renders one token's distribution by text for the frame.
+func wireLogProbs(eng inference.Engine, t inference.Token, top []inference.LogProb) terms.TokenLogProbs {
+	return tokenLogProbs(eng, inference.Token{ID: t.ID, LogProb: t.LogProb, TopK: top})
+}
+
+// relayWireLogProbs passes an upstream's log-probs on, at most k
+// alternatives each, each text fitted to a frame.
+func relayWireLogProbs(in []terms.TokenLogProbs, k int) []terms.TokenLogProbs {
+	out := make([]terms.TokenLogProbs, len(in))
+	for i, lp := range in {
+		t, raw := relayText(lp.Token, lp.Bytes)
+		out[i] = terms.TokenLogProbs{Token: t, LogProb: lp.LogProb, Bytes: raw}
+		for _, a := range lp.Top[:min(len(lp.Top), k)] {
+			at, araw := relayText(a.Token, a.Bytes)
+			out[i].Top = append(out[i].Top, terms.TopLogProb{Token: at, LogProb: a.LogProb, Bytes: araw})
+		}
+	}
+	return out
+}
+
+// relayText is wireText for an upstream's token, which may come with its
+// raw bytes.
+func relayText(tok string, b []byte) (string, []byte) {
+	t, raw := wireText(tok)
+	if b != nil {
+		if rb := b[:min(len(b), 256)]; string(rb) != t {
+			raw = rb
+		}
+	}
+	return t, raw
+}
+
+// pieceText is one token's text as a frame carries it (see wireText).
+func pieceText(eng inference.Engine, id int) (string, []byte) {
+	return wireText(eng.Detokenize([]int{id}))
+}
+
+// wireText makes a token's text fit a frame: valid UTF-8 (a byte-level
+// piece may be part of a character), with the raw bytes beside it when
+// they differ, and at most 256 bytes of each.
+func wireText(s string) (string, []byte) {
+	var raw []byte
+	if !utf8.ValidString(s) {
+		raw = []byte(s[:min(len(s), 256)])
+		s = inference.ValidText(s)
+	}
+	for len(s) > 256 {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s, raw
+}

@@ -1,0 +1,152 @@
+package provider
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/upstream"
+)
+
+// servedModel is one model a provider serves and its load state.
+type servedModel struct {
+	cfg   ModelConfig
+	dir   string
+	mu    sync.RWMutex
+	offer gossip.ModelOffer
+	state gossip.ModelState
+	eng   inference.Engine
+	up    *upstream.Client // engine = "upstream"
+	err   error
+}
+
+func (m *servedModel) upstream() *upstream.Client {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.up
+}
+
+func (m *servedModel) snapshot() (gossip.ModelOffer, gossip.ModelState, inference.Engine) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.offer, m.state, m.eng
+}
+
+// modelSet is a provider's served models. Models load in the background
+// (cold → warming → warm) so the provider heartbeats while it loads.
+type modelSet struct {
+	log      *slog.Logger
+	models   []*servedModel
+	slots    chan struct{} // capacity: requests served at once
+	inFlight atomic.Int32
+	queued   atomic.Int32
+}
+
+func newModelSet(cfg Config, path func(string) string, log *slog.Logger) (*modelSet, error) {
+	s := &modelSet{log: log, slots: make(chan struct{}, cfg.Capacity)}
+	for i, mc := range cfg.Models {
+		o, err := mc.Offer()
+		if err != nil {
+			return nil, fmt.Errorf("provider.models[%d]: %w", i, err)
+		}
+		s.models = append(s.models, &servedModel{cfg: mc, dir: path(mc.Dir), offer: o, state: gossip.StateCold})
+	}
+	return s, nil
+}
+
+// load verifies and loads every directory-backed model, one at a time.
+func (s *modelSet) load(ctx context.Context) {
+	for _, m := range s.models {
+		if ctx.Err() != nil {
+			return
+		}
+		if m.cfg.Engine == EngineUpstream {
+			up, err := upstream.New(m.cfg.UpstreamConfig())
+			m.mu.Lock()
+			if err != nil {
+				m.err = err
+			} else {
+				m.up, m.state = up, gossip.StateWarm
+			}
+			m.mu.Unlock()
+			continue
+		}
+		m.mu.Lock()
+		m.state = gossip.StateWarming
+		m.mu.Unlock()
+		opts := llm.Options{}
+		if m.cfg.ID != "" {
+			var id inference.ModelID
+			b, _ := hex.DecodeString(m.cfg.ID)
+			copy(id[:], b)
+			opts.ModelID = &id
+		}
+		eng, err := llm.Open(m.dir, opts)
+		m.mu.Lock()
+		if err != nil {
+			m.err, m.state = err, gossip.StateCold
+			m.mu.Unlock()
+			s.log.Error("model load refused", "model", m.cfg.Name, "dir", m.dir, "err", err)
+			continue
+		}
+		info := eng.Info()
+		m.eng = eng
+		m.offer.ModelID = info.ID[:]
+		if m.cfg.WeightsHash == "" {
+			m.offer.WeightsHash = info.ID[:]
+		}
+		m.state = gossip.StateWarm
+		m.mu.Unlock()
+		s.log.Info("model warm", "model", m.cfg.Name, "id", info.ID, "params", info.Params, "quant", info.Quant)
+	}
+}
+
+// offers returns the announced offers of models whose ID is known.
+func (s *modelSet) offers() []gossip.ModelOffer {
+	var out []gossip.ModelOffer
+	for _, m := range s.models {
+		o, _, _ := m.snapshot()
+		if !isZero(o.ModelID) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// statuses returns each known model's state for the heartbeat.
+func (s *modelSet) statuses() []gossip.ModelStatus {
+	var out []gossip.ModelStatus
+	for _, m := range s.models {
+		o, st, _ := m.snapshot()
+		if !isZero(o.ModelID) {
+			out = append(out, gossip.ModelStatus{ModelID: o.ModelID, State: st})
+		}
+	}
+	return out
+}
+
+// find returns the model named by name or by hex model ID.
+func (s *modelSet) find(name string) *servedModel {
+	for _, m := range s.models {
+		o, _, _ := m.snapshot()
+		if o.Name == name || hex.EncodeToString(o.ModelID) == name {
+			return m
+		}
+	}
+	return nil
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}

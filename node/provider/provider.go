@@ -1,0 +1,130 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/filecoin-project/go-clock"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// Submitter signs and submits the operator account's transactions and
+// waits for them to commit.
+type Submitter interface {
+	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
+	Account() consensus.AccountID
+}
+
+// Deps are what the provider role runs on; the node builds them.
+type Deps struct {
+	Log      *slog.Logger
+	Clock    clock.Clock
+	Identity *identity.Identity
+	Session  *identity.SessionKeeper
+	Host     *p2p.Host
+	Gossip   *gossip.Service
+	// Path resolves a configured path against the node's home.
+	Path func(string) string
+
+	// Chain, Account and ForgetPin register the provider on chain; with a
+	// nil Chain the provider runs unregistered.
+	Chain   *consensus.Node
+	Account Submitter
+	// ForgetPin drops the gossip pin of a peer once its registration
+	// commits, so the chain's record is read afresh.
+	ForgetPin func(peer.ID)
+}
+
+// Provider is the provider role: it serves its models over
+// /tenzro/infer/1.0.0 and its own OpenAI routes, announces them and
+// heartbeats, and registers its machine on chain.
+type Provider struct {
+	cfg    Config
+	d      Deps
+	models *modelSet
+	loop   *providerLoop
+	parts  []lifecycle
+}
+
+type lifecycle interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+}
+
+// New assembles the role; nothing runs until Start.
+func New(cfg Config, d Deps) (*Provider, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if d.Host == nil || d.Gossip == nil || d.Identity == nil || d.Session == nil {
+		return nil, errors.New("provider: host, gossip, identity and session are required")
+	}
+	if d.Chain != nil && (d.Account == nil || d.ForgetPin == nil) {
+		return nil, errors.New("provider: a chain needs an account and a pin to forget")
+	}
+	if d.Log == nil {
+		d.Log = slog.Default()
+	}
+	if d.Clock == nil {
+		d.Clock = clock.New()
+	}
+	if d.Path == nil {
+		d.Path = func(p string) string { return p }
+	}
+	p := &Provider{cfg: cfg, d: d}
+	var err error
+	if p.models, err = newModelSet(cfg, d.Path, d.Log); err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	p.loop = newProviderLoop(p, p.models)
+	p.parts = []lifecycle{p.loop, &inferServer{p: p, set: p.models}}
+	if d.Chain != nil {
+		p.parts = append(p.parts, newRegistrar(p))
+	}
+	return p, nil
+}
+
+// Start starts announcing, serving and registering.
+func (p *Provider) Start(ctx context.Context) error {
+	for i, part := range p.parts {
+		if err := part.Start(ctx); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				_ = p.parts[j].Stop(ctx)
+			}
+			return fmt.Errorf("provider: start %T: %w", part, err)
+		}
+	}
+	return nil
+}
+
+// Stop stops the role's parts in reverse order.
+func (p *Provider) Stop(ctx context.Context) error {
+	var errs []error
+	for i := len(p.parts) - 1; i >= 0; i-- {
+		if err := p.parts[i].Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("provider: stop %T: %w", p.parts[i], err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Backend is the provider's own OpenAI routes: its models, served here.
+func (p *Provider) Backend() openai.Backend { return localBackend{set: p.models} }
+
+// Warm reports whether every configured model is loaded and serving.
+func (p *Provider) Warm() bool {
+	for _, m := range p.models.models {
+		if _, st, _ := m.snapshot(); st != gossip.StateWarm {
+			return false
+		}
+	}
+	return true
+}
