@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -88,4 +90,16 @@ func errorType(status int) string {
 	default:
 		return "server_error"
 	}
+}
+
+// chainNames resolves model names through the chain's name records, each
+// read with its proof from the node's own chain.
+type chainNames struct{ c *consensus.Node }
+
+func (c chainNames) Resolve(ctx context.Context, name string) ([32]byte, bool, error) {
+	if ledger.CheckName(name) != nil {
+		return [32]byte{}, false, nil // no record can bind it
+	}
+	id, _, ok, err := c.c.NameRecord(ctx, name)
+	return id, ok, err
 }

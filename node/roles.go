@@ -37,6 +37,9 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host()), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
+	if n.chain != nil {
+		deps.Names = chainNames{n.chain}
+	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator
 	if isValidator {
 		// The validator role reports every call; it is built once the
