@@ -153,10 +153,11 @@ func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 const codeBusy = "busy"
 
 // busy reports whether a provider's error frame says it is at capacity:
-// any 429, or a capacity code whatever its status.
+// any 429, or a capacity code whatever its status. A 503 (the stream
+// server's "overloaded", an upstream engine's outage) stays a failure: it
+// is what a provider going down looks like.
 func busy(ef *infer.ErrorFrame) bool {
-	return ef.Status == http.StatusTooManyRequests || ef.Code == codeBusy || ef.Code == terms.CodeCapacity ||
-		ef.Code == terms.CodeOverloaded
+	return ef.Status == http.StatusTooManyRequests || ef.Code == codeBusy || ef.Code == terms.CodeCapacity
 }
 
 // classify marks client errors (400-class other than 408 and 429) as

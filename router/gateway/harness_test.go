@@ -325,8 +325,10 @@ func openStore(t *testing.T) *ledger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Credit("alice", 1_000_000); err != nil {
-		t.Fatal(err)
+	for _, a := range []string{"alice", "bob"} {
+		if err := st.Credit(a, 1_000_000); err != nil {
+			t.Fatal(err)
+		}
 	}
 	l := &ledger{st: st, req: make(chan func()), done: make(chan struct{})}
 	go func() {

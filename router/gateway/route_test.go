@@ -205,7 +205,7 @@ func TestBusyFailsOverWithoutBreakerFailure(t *testing.T) {
 		for _, ef := range []*infer.ErrorFrame{
 			{Status: http.StatusTooManyRequests, Code: codeBusy, RetryAfterMs: 2000},
 			{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 2000},
-			{Status: http.StatusServiceUnavailable, Code: terms.CodeOverloaded, RetryAfterMs: 2000},
+			{Status: http.StatusServiceUnavailable, Code: codeBusy, RetryAfterMs: 2000},
 		} {
 			busy := func(int, *infer.Request) script { return script{first: ms, fail: ef} }
 			m := newMarket(t, st, 2, testConfig(), busy, answer(ms, "ok"))
