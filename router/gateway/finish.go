@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -18,6 +19,10 @@ import (
 // errBuyerGone marks a failure to deliver text to the buyer: the buyer
 // left or stopped reading.
 var errBuyerGone = errors.New("gateway: buyer stopped reading")
+
+// stopGrace bounds the wait for a stopped provider's final frame (its
+// receipt for what it generated) once the buyer has left.
+const stopGrace = 3 * time.Second
 
 // errDiverged stops a restarted answer that does not repeat the text the
 // buyer already has.
@@ -35,6 +40,9 @@ type drained struct {
 	delivered int
 	// gone: the buyer left mid-stream and the provider was stopped.
 	gone bool
+	// ended: the stream's end was seen (s.final, s.err are set); false
+	// only when a departed buyer's provider did not stop within stopGrace.
+	ended bool
 	// err is the stream's own end (nil for a final frame), errDiverged,
 	// or errBuyerGone joined with why delivery failed.
 	err error
@@ -44,8 +52,14 @@ type drained struct {
 // gone closes) the provider is stopped and drain waits for the stream's
 // end, so a final frame with a receipt for the delivered part can still
 // be billed. The token IDs s carried are kept in s.ids.
-func drain(s *stream, gone <-chan struct{}, fwd func(Delta) error) drained {
+func (g *Gateway) drain(s *stream, gone <-chan struct{}, fwd func(Delta) error) drained {
 	var d drained
+	var grace <-chan time.Time // runs once the buyer has left
+	leave := func(err error) {
+		d.gone, d.err = true, err
+		s.halt()
+		grace = g.clock.After(stopGrace)
+	}
 	var own, rest strings.Builder
 	handle := func(tf *infer.TokenFrame) {
 		s.ids = append(s.ids, tf.TokenIDs...)
@@ -59,8 +73,7 @@ func drain(s *stream, gone <-chan struct{}, fwd func(Delta) error) drained {
 				d.err = err
 				return
 			}
-			d.gone, d.err = true, fmt.Errorf("%w: %w", errBuyerGone, err)
-			s.halt()
+			leave(fmt.Errorf("%w: %w", errBuyerGone, err))
 			return
 		}
 		own.WriteString(tf.Text)
@@ -76,13 +89,16 @@ func drain(s *stream, gone <-chan struct{}, fwd func(Delta) error) drained {
 		case tf, ok = <-s.tokens:
 		case <-gone:
 			if !d.gone {
-				d.gone, d.err = true, errBuyerGone
-				s.halt()
+				leave(errBuyerGone)
 			}
 			gone = nil
 			continue
+		case <-grace: // the provider did not stop: leave it to the deadline
+			d.own, d.rest = own.String(), rest.String()
+			return d
 		}
 		if !ok {
+			d.ended = true
 			break
 		}
 		handle(tf)
@@ -123,7 +139,7 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 		}
 		return res, err
 	}
-	d := drain(s, gone, fwd)
+	d := g.drain(s, gone, fwd)
 	if d.err == nil {
 		return withLogProbs(g.bill(req, s, d, sent.String(), false))
 	}
@@ -159,7 +175,7 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 	}
 	// d2.own is everything the successor produced, a restart's repeat of
 	// the text already sent included: its receipt covers exactly that.
-	d2 := drain(s2, gone, skipPrefix(skip, fwd))
+	d2 := g.drain(s2, gone, skipPrefix(skip, fwd))
 	if d2.gone {
 		return nil, g.abandoned(ctx, req, s2, d2, sent.String(), true)
 	}
@@ -178,13 +194,13 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 // reached the buyer is paid. The buyer's departure is the error either way.
 func (g *Gateway) abandoned(ctx context.Context, req *Request, s *stream, d drained, all string, continued bool) error {
 	g.metrics.buyersGone.Inc()
-	if s.final != nil && (s.err == nil || isStop(s.err)) {
+	if d.ended && s.final != nil && (s.err == nil || isStop(s.err)) {
 		if _, err := g.bill(req, s, d, all, continued); err != nil {
 			g.log.Error("bill an abandoned stream", "provider", s.choice.offer.Peer, "err", err)
 		}
 	} else {
-		g.log.Info("buyer left mid-stream; the provider sent no final frame, nothing billed",
-			"provider", s.choice.offer.Peer, "delivered_bytes", len(all), "err", s.err)
+		g.log.Info("buyer left mid-stream; the provider sent no final frame in time, nothing billed",
+			"provider", s.choice.offer.Peer, "delivered_bytes", len(all))
 	}
 	return g.cut(ctx, len(all), "", d.err)
 }

@@ -181,7 +181,8 @@ func TestBuyerLeavesMidStream(t *testing.T) {
 		name   string
 		cancel bool // the buyer's context ends (else its writes fail)
 		final  bool // the provider answers the stop with a receipt
-	}{{"write fails", false, true}, {"context ends", true, true}, {"no final", false, false}} {
+		hang   bool // the provider ignores the stop and goes silent
+	}{{"write fails", false, true, false}, {"context ends", true, true, false}, {"no final", false, false, false}, {"silent", false, false, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			st := openStore(t)
 			synctest.Test(t, func(t *testing.T) {
@@ -189,9 +190,8 @@ func TestBuyerLeavesMidStream(t *testing.T) {
 					return script{first: ms, gap: 10 * ms, tokens: tokens, extraOnStop: "unsent"}
 				}
 				m := newMarket(t, st, 1, testConfig(), sc)
-				if !c.final {
-					m.tr.dropOnStop = true
-				}
+				m.tr.dropOnStop, m.tr.hangOnStop = !c.final && !c.hang, c.hang
+				start := time.Now()
 				before := balance(t, st)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
@@ -212,6 +212,9 @@ func TestBuyerLeavesMidStream(t *testing.T) {
 				})
 				if !errors.Is(err, errBuyerGone) {
 					t.Fatalf("err %v, want the buyer's departure", err)
+				}
+				if took := time.Since(start); took > 3*10*ms+stopGrace+ms || c.hang != (took >= stopGrace) {
+					t.Fatalf("Route returned %v after the start; the grace is %v", took, stopGrace)
 				}
 				cs := m.calls()
 				if len(cs) != 1 || !cs[0].stopped || cs[0].cancelled {

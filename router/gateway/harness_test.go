@@ -80,6 +80,9 @@ type transport struct {
 	// dropOnStop behaves like a transport without stop support: the
 	// onToken error resets the stream and no final frame comes back.
 	dropOnStop bool
+	// hangOnStop ignores the stop: the provider goes silent until the
+	// call's context ends.
+	hangOnStop bool
 }
 
 func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, _ infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error) {
@@ -136,10 +139,14 @@ func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, _ 
 			}
 			tr.mu.Lock()
 			c.stopped = true
-			drop := tr.dropOnStop
+			drop, hang := tr.dropOnStop, tr.hangOnStop
 			tr.mu.Unlock()
 			if drop {
 				return nil, st, err
+			}
+			if hang {
+				<-ctx.Done()
+				return nil, st, ctx.Err()
 			}
 			text.WriteString(sc.extraOnStop)
 			f := fp.final(req, text.String(), uint64(i+1+len(sc.extraOnStop)), sc)
