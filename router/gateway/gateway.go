@@ -139,7 +139,7 @@ func (g *Gateway) Snapshot() Snapshot {
 // flows, its end means the buyer left, and the provider is stopped and
 // paid for what was delivered.
 func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
-	if req.Sampling.MaxTokens <= 0 {
+	if req.Sampling.MaxTokens == 0 {
 		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
 	}
 	if req.Verification == "" {

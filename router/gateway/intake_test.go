@@ -31,6 +31,7 @@ func TestIntakeNamesTheField(t *testing.T) {
 		{"messages[0].content", func(r *Request) { r.Messages[0].Content = "\xff" }},
 		{"prompt", func(r *Request) { r.Chat, r.Messages, r.Prompt = false, nil, "\xfe" }},
 		{"max_tokens", func(r *Request) { r.Sampling.MaxTokens = infer.MaxMaxTokens + 1 }},
+		{"max_tokens", func(r *Request) { r.Sampling.MaxTokens = -1 }},
 		{"top_k", func(r *Request) { r.Sampling.TopK = -1 }},
 		{"top_p", func(r *Request) { r.Sampling.TopP = 1.5 }},
 		{"temperature", func(r *Request) { r.Sampling.Temperature = 3 }},
