@@ -13,9 +13,9 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tenzrod
 
-## devnet: 3 validators, 3 providers and a gateway on loopback (Ctrl-C stops them all)
+## devnet: 4 validators (one may fail), 3 providers and a gateway on loopback (Ctrl-C stops them all)
 devnet: build
-	./$(BIN) devnet --dir $(DEVNET_DIR) --validators 3 --providers 3 --gateways 1
+	./$(BIN) devnet --dir $(DEVNET_DIR) --validators 4 --providers 3 --gateways 1
 
 ## test: go vet, every test under the race detector, then a short pass of every fuzz target
 test: vet unit fuzz

@@ -13,7 +13,7 @@ func BenchmarkValidateHeartbeat(b *testing.B) {
 	now := time.Now()
 	v, _ := newTestValidator(now)
 	p := newTestProvider(b, now)
-	if r := v.ValidateAnnouncement(p.seal(b, KindAnnounce, p.announcement(now))); r.Verdict != Accept {
+	if r := v.ValidateAnnouncement(tctx, testRelay, p.seal(b, KindAnnounce, p.announcement(now))); r.Verdict != Accept {
 		b.Fatal(r.Err)
 	}
 	msgs := make([][]byte, b.N)
@@ -23,7 +23,7 @@ func BenchmarkValidateHeartbeat(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range msgs {
-		if r := v.ValidateHeartbeat(msgs[i]); r.Verdict != Accept {
+		if r := v.ValidateHeartbeat(tctx, testRelay, msgs[i]); r.Verdict != Accept {
 			b.Fatal(r.Err)
 		}
 	}
@@ -40,8 +40,49 @@ func BenchmarkValidateHeartbeatColdCert(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		v, _ := newTestValidator(now)
-		v.ValidateAnnouncement(ann)
-		if r := v.ValidateHeartbeat(msg); r.Verdict != Accept {
+		v.ValidateAnnouncement(tctx, testRelay, ann)
+		if r := v.ValidateHeartbeat(tctx, testRelay, msg); r.Verdict != Accept {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// BenchmarkValidateStaleHeartbeat is a flood of stale (or replayed)
+// heartbeats: the window and seq checks decide them before any signature.
+func BenchmarkValidateStaleHeartbeat(b *testing.B) {
+	now := time.Now()
+	v, _ := newTestValidator(now)
+	p := newTestProvider(b, now)
+	if r := v.ValidateAnnouncement(tctx, testRelay, p.seal(b, KindAnnounce, p.announcement(now))); r.Verdict != Accept {
+		b.Fatal(r.Err)
+	}
+	msg := p.seal(b, KindHeartbeat, p.heartbeat(now.Add(-time.Hour)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if r := v.ValidateHeartbeat(tctx, testRelay, msg); r.Verdict != Ignore {
+			b.Fatal(r.Verdict, r.Err)
+		}
+	}
+}
+
+// BenchmarkGuardedHeartbeat is BenchmarkValidateHeartbeat through the
+// service's wrapper (deadline, panic recovery): the wrapper's cost.
+func BenchmarkGuardedHeartbeat(b *testing.B) {
+	now := time.Now()
+	v, _ := newTestValidator(now)
+	p := newTestProvider(b, now)
+	if r := v.ValidateAnnouncement(tctx, testRelay, p.seal(b, KindAnnounce, p.announcement(now))); r.Verdict != Accept {
+		b.Fatal(r.Err)
+	}
+	msgs := make([][]byte, b.N)
+	for i := range msgs {
+		msgs[i] = p.seal(b, KindHeartbeat, p.heartbeat(now))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range msgs {
+		if r := guard(tctx, testRelay, msgs[i], v.ValidateHeartbeat, validateTimeout); r.Verdict != Accept {
 			b.Fatal(r.Err)
 		}
 	}

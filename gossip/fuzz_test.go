@@ -7,7 +7,22 @@ import (
 
 // The fuzz targets drive each topic validator with arbitrary bytes, seeded
 // with valid messages so mutations reach the deep checks. A validator must
-// never panic, and Accept must always come with a verified value.
+// never panic, Accept must always come with a verified value, and Reject
+// only ever names a fault of the message's own bytes (wantOwnFault).
+
+// ownFaults are the reasons a Reject may give: faults any node sees in the
+// bytes alone, whatever its pins, chain view or clock.
+var ownFaults = map[string]bool{
+	ReasonTooLarge: true, ReasonMalformed: true, ReasonWrongDomain: true, ReasonBadCert: true,
+	ReasonBadSignature: true, ReasonMachineMismatch: true, ReasonInvalid: true, ReasonRegionTooFine: true,
+}
+
+func wantOwnFault(t *testing.T, r Result) {
+	t.Helper()
+	if r.Verdict == Reject && !ownFaults[r.Reason] {
+		t.Fatalf("rejected for %s, which depends on this node's view: %v", r.Reason, r.Err)
+	}
+}
 
 func FuzzValidateHeartbeat(f *testing.F) {
 	now := time.Now()
@@ -18,7 +33,8 @@ func FuzzValidateHeartbeat(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, _ := newTestValidator(now)
 		v.pins.Offer(p.peer, p.id.MachineID())
-		r := v.ValidateHeartbeat(data)
+		r := v.ValidateHeartbeat(tctx, testRelay, data)
+		wantOwnFault(t, r)
 		if r.Verdict == Accept {
 			hb, ok := r.Value.(*VerifiedHeartbeat)
 			if !ok || hb.Check() != nil || hb.Machine != p.id.MachineID() {
@@ -38,7 +54,8 @@ func FuzzValidateAnnouncement(f *testing.F) {
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, _ := newTestValidator(now)
-		r := v.ValidateAnnouncement(data)
+		r := v.ValidateAnnouncement(tctx, testRelay, data)
+		wantOwnFault(t, r)
 		if r.Verdict == Accept {
 			an, ok := r.Value.(*VerifiedAnnouncement)
 			if !ok || an.Check() != nil {

@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"context"
 	"crypto/rand"
 	"testing"
 	"time"
@@ -113,3 +114,10 @@ func wantVerdict(t *testing.T, r Result, v Verdict, reason string) {
 		t.Fatalf("got %s/%s (%v), want %s/%s", r.Verdict, r.Reason, r.Err, v, reason)
 	}
 }
+
+// tctx and testRelay are the pubsub context and propagating peer the unit
+// tests hand the validators.
+var (
+	tctx      = context.Background()
+	testRelay = peer.ID("relay")
+)

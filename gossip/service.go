@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/filecoin-project/go-clock"
@@ -56,6 +57,7 @@ type Service struct {
 	validator *Validator
 	metrics   *Metrics
 	tap       *Tap
+	scores    atomic.Pointer[map[peer.ID]float64] // last snapshot of the router's peer scores
 
 	topics map[Kind]*pubsub.Topic
 	subs   map[Kind]*pubsub.Subscription
@@ -94,34 +96,34 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		maxSize = max(maxSize, s.MaxSize)
 	}
 	params, thresholds := scoreParams(names)
+	m, err := newMetrics(d.Registerer, names)
+	if err != nil {
+		return nil, fmt.Errorf("gossip: metrics: %w", err)
+	}
+	// The service exists before the router, whose score inspector it is.
+	s := &Service{
+		cfg:       cfg,
+		log:       d.Logger.With("component", "gossip"),
+		validator: NewValidator(cfg.Network, cfg.Window, d.Clock, d.Pins),
+		metrics:   m,
+		tap:       NewTap(2048),
+		topics:    make(map[Kind]*pubsub.Topic),
+		subs:      make(map[Kind]*pubsub.Subscription),
+	}
 	opts := []pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(),
 		pubsub.WithMessageIdFn(MessageID),
 		pubsub.WithPeerScore(params, thresholds),
+		pubsub.WithPeerScoreInspect(s.storeScores, scoreInspectPeriod),
 		pubsub.WithMaxMessageSize(maxSize + 1024),
 		pubsub.WithPeerExchange(true),
 	}
 	if d.Discovery != nil {
 		opts = append(opts, pubsub.WithDiscovery(d.Discovery))
 	}
-	ps, err := pubsub.NewGossipSub(ctx, d.Host, opts...)
-	if err != nil {
+	if s.ps, err = pubsub.NewGossipSub(ctx, d.Host, opts...); err != nil {
 		return nil, fmt.Errorf("gossip: start gossipsub: %w", err)
-	}
-	m, err := newMetrics(d.Registerer, names)
-	if err != nil {
-		return nil, fmt.Errorf("gossip: metrics: %w", err)
-	}
-	s := &Service{
-		cfg:       cfg,
-		log:       d.Logger.With("component", "gossip"),
-		ps:        ps,
-		validator: NewValidator(cfg.Network, cfg.Window, d.Clock, d.Pins),
-		metrics:   m,
-		tap:       NewTap(2048),
-		topics:    make(map[Kind]*pubsub.Topic),
-		subs:      make(map[Kind]*pubsub.Subscription),
 	}
 	if d.Validators != nil {
 		s.validator.SetValidatorSet(d.Validators)
@@ -134,7 +136,24 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	return s, nil
 }
 
-func (s *Service) validateFn(kind Kind) func([]byte) Result {
+// scoreInspectPeriod is how often the router's peer scores are copied for
+// PeerScore.
+const scoreInspectPeriod = time.Second
+
+func (s *Service) storeScores(m map[peer.ID]float64) { s.scores.Store(&m) }
+
+// PeerScore returns the router's score of p as of its last snapshot (at most
+// scoreInspectPeriod old); false when p has no score (not connected).
+func (s *Service) PeerScore(p peer.ID) (float64, bool) {
+	m := s.scores.Load()
+	if m == nil {
+		return 0, false
+	}
+	v, ok := (*m)[p]
+	return v, ok
+}
+
+func (s *Service) validateFn(kind Kind) ValidateFunc {
 	switch kind {
 	case KindHeartbeat:
 		return s.validator.ValidateHeartbeat
@@ -149,8 +168,8 @@ func (s *Service) validateFn(kind Kind) func([]byte) Result {
 func (s *Service) join(kind Kind) error {
 	name := TopicName(s.cfg.Network, kind)
 	validate := s.validateFn(kind)
-	fn := func(_ context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
-		res := validate(m.Data)
+	fn := func(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+		res := guard(ctx, from, m.Data, validate, validateTimeout)
 		s.metrics.observe(name, res)
 		ev := Event{Time: time.Now().UTC(), Topic: name, Kind: kind, Verdict: res.Verdict.String(),
 			Reason: res.Reason, ReceivedFrom: from.String(), Message: res.Message}
@@ -158,7 +177,10 @@ func (s *Service) join(kind Kind) error {
 			ev.Error = res.Err.Error()
 		}
 		s.tap.record(ev)
-		if res.Verdict == Reject {
+		switch {
+		case res.Reason == ReasonPanic:
+			s.log.Error("gossip validator panicked", "topic", name, "from", from, "err", res.Err)
+		case res.Verdict == Reject:
 			s.log.Debug("gossip message rejected", "topic", name, "from", from, "reason", res.Reason, "err", res.Err)
 		}
 		if res.Verdict == Accept {

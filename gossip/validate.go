@@ -31,6 +31,9 @@ type Sender struct {
 	Backend  string
 	Cert     identity.Certificate
 	Received time.Time
+	// ReceivedFrom is the peer that propagated the message to this node
+	// (the signer itself or a relay).
+	ReceivedFrom peer.ID
 }
 
 // VerifiedHeartbeat is an accepted heartbeat and its proven sender.
@@ -84,50 +87,63 @@ func NewValidator(network string, window time.Duration, clk clock.Clock, pins Pi
 // Pins returns the pin store the validator checks against.
 func (v *Validator) Pins() Pins { return v.pins }
 
-// open decodes and authenticates an envelope for kind: size, encoding,
-// domain, certificate chain and signature. It does not check pinning.
-func (v *Validator) open(kind Kind, data []byte) (*identity.Envelope, Sender, *Result) {
+// decode is the cheap first half of every validator: size, envelope
+// encoding and domain, nothing that costs a signature check.
+func (v *Validator) decode(kind Kind, data []byte) (*identity.Envelope, *Result) {
 	spec, _ := Spec(kind)
 	if len(data) > spec.MaxSize {
 		r := reject(ReasonTooLarge, fmt.Errorf("gossip: %s message of %d bytes exceeds %d", kind, len(data), spec.MaxSize))
-		return nil, Sender{}, &r
+		return nil, &r
 	}
 	env, err := identity.UnmarshalEnvelope(data, spec.MaxSize)
 	if err != nil {
 		r := reject(ReasonMalformed, fmt.Errorf("gossip: %s: %w", kind, err))
-		return nil, Sender{}, &r
+		return nil, &r
 	}
 	if env.Domain != spec.Domain || env.PayloadType != spec.PayloadType {
 		r := reject(ReasonWrongDomain, fmt.Errorf("gossip: %s: domain %q type %q", kind, env.Domain, env.PayloadType))
-		return nil, Sender{}, &r
+		return nil, &r
 	}
-	now := v.clock.Now()
+	return env, nil
+}
+
+// certMachine is the machine ID the envelope's certificate claims. Before
+// authenticate it is only a claim, good for cheap checks that a forger
+// cannot turn against the real machine (comparisons, never state).
+func certMachine(env *identity.Envelope) (m identity.MachineID) {
+	copy(m[:], env.Cert.MachineID)
+	return m
+}
+
+// authenticate is the expensive second half: certificate chain and
+// signature. from is the peer that propagated the message.
+func (v *Validator) authenticate(kind Kind, env *identity.Envelope, from peer.ID, now time.Time) (Sender, *Result) {
 	if r := v.checkCert(&env.Cert, now); r != nil {
-		return nil, Sender{}, r
+		return Sender{}, r
 	}
 	if err := env.VerifySignature(); err != nil {
 		r := reject(ReasonBadSignature, fmt.Errorf("gossip: %s: %w", kind, err))
-		return nil, Sender{}, &r
+		return Sender{}, &r
 	}
 	pid, err := env.Cert.Peer()
 	if err != nil {
 		r := reject(ReasonBadCert, fmt.Errorf("gossip: %s: %w", kind, err))
-		return nil, Sender{}, &r
+		return Sender{}, &r
 	}
-	var m identity.MachineID
-	copy(m[:], env.Cert.MachineID)
-	return env, Sender{Peer: pid, Machine: m, Backend: env.Cert.Backend, Cert: env.Cert, Received: now}, nil
+	return Sender{Peer: pid, Machine: certMachine(env), Backend: env.Cert.Backend, Cert: env.Cert, Received: now, ReceivedFrom: from}, nil
 }
 
 // checkCert verifies a certificate's chain once and caches the result; the
 // validity period is checked on every message.
 func (v *Validator) checkCert(c *identity.Certificate, now time.Time) *Result {
 	if err := v.certs.Verify(c, identity.MachineID{}, now); err != nil {
-		reason := ReasonBadCert
+		// A validity period is judged on this node's clock: outside it is
+		// Ignore, like a stale timestamp, so clock skew never penalises a relay.
 		if errors.Is(err, identity.ErrCertExpired) || errors.Is(err, identity.ErrCertNotYetValid) {
-			reason = ReasonCertExpired
+			r := ignore(ReasonCertExpired, fmt.Errorf("gossip: %w", err))
+			return &r
 		}
-		r := reject(reason, fmt.Errorf("gossip: %w", err))
+		r := reject(ReasonBadCert, fmt.Errorf("gossip: %w", err))
 		return &r
 	}
 	return nil
@@ -139,6 +155,18 @@ func (v *Validator) fresh(ms int64, now time.Time) error {
 	if d > v.window || d < -v.window {
 		return fmt.Errorf("gossip: message time %s is %s from local time (window ±%s)",
 			time.UnixMilli(ms).UTC().Format(time.RFC3339Nano), d.Round(time.Millisecond), v.window)
+	}
+	return nil
+}
+
+// seqAbove reports whether seq is above the last accepted one for (kind,
+// machine) without recording it: the cheap replay check made before the
+// signature, which must not let a forger move the counter.
+func (v *Validator) seqAbove(kind Kind, m identity.MachineID, seq uint64) error {
+	v.seqMu.Lock()
+	defer v.seqMu.Unlock()
+	if last, ok := v.seqs.Peek(seqKey{kind, m}); ok && seq <= last {
+		return fmt.Errorf("gossip: %s seq %d not above last %d", kind, seq, last)
 	}
 	return nil
 }

@@ -1,18 +1,23 @@
 package gossip
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
-// ValidateAnnouncement applies the announce topic's rules to one message.
-// The signature rules are the heartbeat's; in addition a region finer than a
-// country is rejected. The first valid announcement of a peer pins its
-// machine ID (until on-chain registration replaces first-seen pinning).
-func (v *Validator) ValidateAnnouncement(data []byte) Result {
-	env, snd, bad := v.open(KindAnnounce, data)
+// ValidateAnnouncement applies the announce topic's rules to one message
+// that from propagated. The rules are the heartbeat's, and in addition a
+// region finer than a country is rejected. The first valid announcement of
+// an unregistered peer pins its machine ID (see Pins). A machine other than
+// the one pinned is Ignore, not Reject: the pin is this node's view.
+func (v *Validator) ValidateAnnouncement(_ context.Context, from peer.ID, data []byte) Result {
+	env, bad := v.decode(KindAnnounce, data)
 	if bad != nil {
 		return *bad
 	}
@@ -20,12 +25,12 @@ func (v *Validator) ValidateAnnouncement(data []byte) Result {
 	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &an); err != nil {
 		return reject(ReasonMalformed, fmt.Errorf("gossip: announcement payload: %w", err))
 	}
-	res := v.checkAnnouncement(&an, snd)
+	res := v.checkAnnouncement(&an, env, from)
 	res.Message = &an
 	return res
 }
 
-func (v *Validator) checkAnnouncement(an *Announcement, snd Sender) Result {
+func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, from peer.ID) Result {
 	if err := an.Check(); err != nil {
 		reason := ReasonInvalid
 		if errors.Is(err, ErrRegionTooFine) {
@@ -33,20 +38,29 @@ func (v *Validator) checkAnnouncement(an *Announcement, snd Sender) Result {
 		}
 		return reject(reason, fmt.Errorf("gossip: announcement: %w", err))
 	}
-	if string(an.MachineID) != string(snd.Machine[:]) {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: announcement names machine %x but is signed for %s", an.MachineID, snd.Machine))
+	claimed := certMachine(env)
+	if string(an.MachineID) != string(claimed[:]) {
+		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: announcement names machine %x but is signed for %s", an.MachineID, claimed))
+	}
+	now := v.clock.Now()
+	if err := v.fresh(an.TimeMs, now); err != nil {
+		return ignore(ReasonStale, err)
+	}
+	if err := v.seqAbove(KindAnnounce, claimed, an.Seq); err != nil {
+		return ignore(ReasonReplay, err)
+	}
+	snd, bad := v.authenticate(KindAnnounce, env, from, now)
+	if bad != nil {
+		return *bad
 	}
 	if pinned, ok := v.pins.Lookup(snd.Peer); ok && pinned != snd.Machine {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: announcement for %s signed by machine %s, pinned %s", snd.Peer, snd.Machine, pinned))
-	}
-	if err := v.fresh(an.TimeMs, snd.Received); err != nil {
-		return ignore(ReasonStale, err)
+		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: announcement for %s signed by machine %s, pinned here to %s", snd.Peer, snd.Machine, pinned))
 	}
 	if err := v.advanceSeq(KindAnnounce, snd.Machine, an.Seq); err != nil {
 		return ignore(ReasonReplay, err)
 	}
 	if pinned := v.pins.Offer(snd.Peer, snd.Machine); pinned != snd.Machine {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: %s was pinned to %s meanwhile", snd.Peer, pinned))
+		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: %s was pinned here to %s meanwhile", snd.Peer, pinned))
 	}
 	return accept(&VerifiedAnnouncement{Sender: snd, Announcement: *an}, an)
 }

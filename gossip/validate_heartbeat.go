@@ -1,19 +1,28 @@
 package gossip
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
-// ValidateHeartbeat applies the heartbeat topic's rules to one message.
+// ValidateHeartbeat applies the heartbeat topic's rules to one message that
+// from propagated. Cheap checks (size, encoding, structure, window, seq)
+// run before the certificate and signature.
 //
-// Reject: oversized, malformed, wrong domain, bad certificate or signature,
-// a machine other than the one pinned for the peer, or a body naming another
-// machine. Ignore: peer not pinned yet (no announcement seen), outside the
-// freshness window, or a sequence number not above the last accepted one.
-func (v *Validator) ValidateHeartbeat(data []byte) Result {
-	env, snd, bad := v.open(KindHeartbeat, data)
+// Reject, for what is invalid on its own bytes: oversized, malformed, wrong
+// domain, bad certificate or signature, or a body naming a machine other
+// than its certificate's. Ignore, for what depends on this node's view: the
+// peer not pinned yet (no announcement or registration seen), pinned to
+// another machine (a registration this node may lack or hold stale),
+// outside the freshness window, a certificate outside its validity on this
+// node's clock, or a sequence number not above the last accepted one.
+func (v *Validator) ValidateHeartbeat(_ context.Context, from peer.ID, data []byte) Result {
+	env, bad := v.decode(KindHeartbeat, data)
 	if bad != nil {
 		return *bad
 	}
@@ -21,27 +30,36 @@ func (v *Validator) ValidateHeartbeat(data []byte) Result {
 	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &hb); err != nil {
 		return reject(ReasonMalformed, fmt.Errorf("gossip: heartbeat payload: %w", err))
 	}
-	res := v.checkHeartbeat(&hb, snd)
+	res := v.checkHeartbeat(&hb, env, from)
 	res.Message = &hb
 	return res
 }
 
-func (v *Validator) checkHeartbeat(hb *Heartbeat, snd Sender) Result {
+func (v *Validator) checkHeartbeat(hb *Heartbeat, env *identity.Envelope, from peer.ID) Result {
 	if err := hb.Check(); err != nil {
 		return reject(ReasonInvalid, fmt.Errorf("gossip: heartbeat: %w", err))
 	}
-	if string(hb.MachineID) != string(snd.Machine[:]) {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: heartbeat names machine %x but is signed for %s", hb.MachineID, snd.Machine))
+	claimed := certMachine(env)
+	if string(hb.MachineID) != string(claimed[:]) {
+		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: heartbeat names machine %x but is signed for %s", hb.MachineID, claimed))
+	}
+	now := v.clock.Now()
+	if err := v.fresh(hb.TimeMs, now); err != nil {
+		return ignore(ReasonStale, err)
+	}
+	if err := v.seqAbove(KindHeartbeat, claimed, hb.Seq); err != nil {
+		return ignore(ReasonReplay, err)
+	}
+	snd, bad := v.authenticate(KindHeartbeat, env, from, now)
+	if bad != nil {
+		return *bad
 	}
 	pinned, ok := v.pins.Lookup(snd.Peer)
 	if !ok {
 		return ignore(ReasonUnpinned, fmt.Errorf("gossip: heartbeat from %s before any announcement pinned its machine", snd.Peer))
 	}
 	if pinned != snd.Machine {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: heartbeat for %s signed by machine %s, pinned %s", snd.Peer, snd.Machine, pinned))
-	}
-	if err := v.fresh(hb.TimeMs, snd.Received); err != nil {
-		return ignore(ReasonStale, err)
+		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: heartbeat for %s signed by machine %s, pinned here to %s", snd.Peer, snd.Machine, pinned))
 	}
 	if err := v.advanceSeq(KindHeartbeat, snd.Machine, hb.Seq); err != nil {
 		return ignore(ReasonReplay, err)

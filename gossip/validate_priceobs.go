@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -59,18 +60,20 @@ func (v *Validator) SetValidatorSet(s ValidatorSet) {
 	v.obs.mu.Unlock()
 }
 
-// ValidatePriceObs applies the price-observation topic's rules.
+// ValidatePriceObs applies the price-observation topic's rules to one
+// message that from propagated; ctx bounds the consensus-state reads.
 //
 // The envelope must be sound (as every topic), and the observation must be
-// signed by its Observer, an operator account key. Reject: malformed,
-// forged or altered (envelope or observer signature), an observer that is
-// not an active validator, an observer whose own account operates the
-// provider, or a provider peer other than the one registered for the
-// machine. Ignore: no validator set (no chain), the chain could not answer,
-// the provider is not registered, outside the freshness window, or an
-// (observer, seq) already seen.
-func (v *Validator) ValidatePriceObs(data []byte) Result {
-	env, snd, bad := v.open(KindPriceObs, data)
+// signed by its Observer, an operator account key. Reject, for what is
+// invalid on its own bytes: malformed, out-of-range numbers, forged or
+// altered (envelope or observer signature). Ignore, for what depends on
+// this node's chain view or clock: no validator set (no chain), the chain
+// could not answer, an observer not (yet) an active validator here, the
+// provider not registered, registered to another peer, or operated by the
+// observer's own account, outside the freshness window, or an (observer,
+// seq) already seen.
+func (v *Validator) ValidatePriceObs(ctx context.Context, from peer.ID, data []byte) Result {
+	env, bad := v.decode(KindPriceObs, data)
 	if bad != nil {
 		return *bad
 	}
@@ -78,37 +81,46 @@ func (v *Validator) ValidatePriceObs(data []byte) Result {
 	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &o); err != nil {
 		return reject(ReasonMalformed, fmt.Errorf("gossip: price observation payload: %w", err))
 	}
-	res := v.checkPriceObs(&o, snd)
+	res := v.checkPriceObs(ctx, &o, env, from)
 	res.Message = &o
 	return res
 }
 
-func (v *Validator) checkPriceObs(o *PriceObs, snd Sender) Result {
+func (v *Validator) checkPriceObs(ctx context.Context, o *PriceObs, env *identity.Envelope, from peer.ID) Result {
 	if err := o.Check(); err != nil {
 		return reject(ReasonInvalid, fmt.Errorf("gossip: price observation: %w", err))
 	}
-	if err := o.VerifyObserver(); err != nil {
-		return reject(ReasonBadSignature, err)
-	}
-	if err := v.fresh(o.TimeMs, snd.Received); err != nil {
+	now := v.clock.Now()
+	if err := v.fresh(o.TimeMs, now); err != nil {
 		return ignore(ReasonStale, err)
 	}
 	v.obs.mu.RLock()
 	set, seen := v.obs.set, v.obs.seen
 	v.obs.mu.RUnlock()
+	var observer [32]byte
+	copy(observer[:], o.Observer)
+	k := obsKey{observer: observer, seq: o.Seq}
+	if seen.Contains(k) {
+		return ignore(ReasonReplay, fmt.Errorf("gossip: price observation %x/%d already seen", observer, o.Seq))
+	}
+	snd, bad := v.authenticate(KindPriceObs, env, from, now)
+	if bad != nil {
+		return *bad
+	}
+	if err := o.VerifyObserver(); err != nil {
+		return reject(ReasonBadSignature, err)
+	}
 	if set == nil {
 		return ignore(ReasonNoValidatorSet, fmt.Errorf("gossip: price observation: no validator set to admit it against"))
 	}
-	var observer [32]byte
-	copy(observer[:], o.Observer)
-	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, registryTimeout)
 	defer cancel()
 	active, err := set.ActiveValidator(ctx, observer)
 	if err != nil {
 		return ignore(ReasonUnavailable, fmt.Errorf("gossip: price observation: validator set: %w", err))
 	}
 	if !active {
-		return reject(ReasonNotValidator, fmt.Errorf("gossip: price observation from %x, not an active validator", observer))
+		return ignore(ReasonNotValidator, fmt.Errorf("gossip: price observation from %x, not an active validator here", observer))
 	}
 	var m identity.MachineID
 	copy(m[:], o.ProviderMachine)
@@ -120,12 +132,11 @@ func (v *Validator) checkPriceObs(o *PriceObs, snd Sender) Result {
 		return ignore(ReasonUnregistered, fmt.Errorf("gossip: price observation on unregistered machine %s", m))
 	}
 	if pid != o.ProviderPeer {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: price observation names peer %s for machine %s, registered to %s", o.ProviderPeer, m, pid))
+		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: price observation names peer %s for machine %s, registered here to %s", o.ProviderPeer, m, pid))
 	}
 	if op == observer {
-		return reject(ReasonOwnProvider, fmt.Errorf("gossip: validator %x observing its own provider %s", observer, m))
+		return ignore(ReasonOwnProvider, fmt.Errorf("gossip: validator %x observing its own provider %s", observer, m))
 	}
-	k := obsKey{observer: observer, seq: o.Seq}
 	if ok, _ := seen.ContainsOrAdd(k, struct{}{}); ok {
 		return ignore(ReasonReplay, fmt.Errorf("gossip: price observation %x/%d already seen", observer, o.Seq))
 	}

@@ -86,7 +86,7 @@ func (f *obsFixture) signed(t testing.TB, o *PriceObs, key ed25519.PrivateKey) [
 
 func TestPriceObsAcceptedFromValidator(t *testing.T) {
 	f := newObsFixture(t)
-	r := f.v.ValidatePriceObs(f.signed(t, f.obs(), f.valOp))
+	r := f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, f.obs(), f.valOp))
 	wantVerdict(t, r, Accept, ReasonOK)
 	got := r.Value.(*VerifiedPriceObs)
 	if got.Price != 120 || string(got.Observer) != string(f.valOp.Public().(ed25519.PublicKey)) {
@@ -94,19 +94,22 @@ func TestPriceObsAcceptedFromValidator(t *testing.T) {
 	}
 }
 
-func TestPriceObsNonValidatorRejected(t *testing.T) {
+// Verdicts that rest on this node's chain view are Ignore: another node
+// may already (or still) see the observer as a validator, or the provider
+// registered otherwise, and must not be penalised for relaying.
+func TestPriceObsNonValidatorIgnored(t *testing.T) {
 	f := newObsFixture(t)
 	stranger := newAccountKey(t)
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, f.obs(), stranger)), Reject, ReasonNotValidator)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, f.obs(), stranger)), Ignore, ReasonNotValidator)
 	// The provider's own operator is not a validator either.
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, f.obs(), f.provOp)), Reject, ReasonNotValidator)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, f.obs(), f.provOp)), Ignore, ReasonNotValidator)
 }
 
-func TestPriceObsOwnProviderRejected(t *testing.T) {
+func TestPriceObsOwnProviderIgnored(t *testing.T) {
 	f := newObsFixture(t)
 	// The validator's operator also operates the provider.
 	f.set.providers[f.prov.id.MachineID()] = stubProvider{operator: account(f.valOp), peer: f.prov.peer.String()}
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, f.obs(), f.valOp)), Reject, ReasonOwnProvider)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, f.obs(), f.valOp)), Ignore, ReasonOwnProvider)
 }
 
 func TestPriceObsForgedRejected(t *testing.T) {
@@ -117,7 +120,7 @@ func TestPriceObsForgedRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Price = 1
-	wantVerdict(t, f.v.ValidatePriceObs(f.node.seal(t, KindPriceObs, o)), Reject, ReasonBadSignature)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.node.seal(t, KindPriceObs, o)), Reject, ReasonBadSignature)
 
 	// Claims a validator's account but is signed by another key.
 	o = f.obs()
@@ -126,52 +129,53 @@ func TestPriceObsForgedRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Observer = HexBytes(f.valOp.Public().(ed25519.PublicKey))
-	wantVerdict(t, f.v.ValidatePriceObs(f.node.seal(t, KindPriceObs, o)), Reject, ReasonBadSignature)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.node.seal(t, KindPriceObs, o)), Reject, ReasonBadSignature)
 
 	// Envelope bytes flipped in transit.
 	b := f.signed(t, f.obs(), f.valOp)
 	b[len(b)/2] ^= 0x40
-	if r := f.v.ValidatePriceObs(b); r.Verdict != Reject {
+	if r := f.v.ValidatePriceObs(tctx, testRelay, b); r.Verdict != Reject {
 		t.Fatalf("tampered envelope: %s/%s", r.Verdict, r.Reason)
 	}
 
-	// A provider peer other than the machine's registration.
+	// A provider peer other than the machine's registration here: this
+	// node's chain view, so Ignore.
 	o = f.obs()
 	o.ProviderPeer = f.node.peer.String()
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, o, f.valOp)), Reject, ReasonMachineMismatch)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, o, f.valOp)), Ignore, ReasonPinMismatch)
 
 	// An observation sealed as a heartbeat.
 	o = f.obs()
 	if err := SignObservation(o, f.valOp); err != nil {
 		t.Fatal(err)
 	}
-	wantVerdict(t, f.v.ValidatePriceObs(f.node.seal(t, KindHeartbeat, o)), Reject, ReasonWrongDomain)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.node.seal(t, KindHeartbeat, o)), Reject, ReasonWrongDomain)
 }
 
 func TestPriceObsReplayStaleUnknownIgnored(t *testing.T) {
 	f := newObsFixture(t)
 	b := f.signed(t, f.obs(), f.valOp)
-	wantVerdict(t, f.v.ValidatePriceObs(b), Accept, ReasonOK)
-	wantVerdict(t, f.v.ValidatePriceObs(b), Ignore, ReasonReplay)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, b), Accept, ReasonOK)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, b), Ignore, ReasonReplay)
 	// Same seq re-signed with other numbers is still a replay.
 	o := f.obs()
 	o.Seq = f.seq - 1
 	o.Price = 7
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, o, f.valOp)), Ignore, ReasonReplay)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, o, f.valOp)), Ignore, ReasonReplay)
 
 	o = f.obs()
 	o.TimeMs = f.now.Add(-time.Hour).UnixMilli()
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, o, f.valOp)), Ignore, ReasonStale)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, o, f.valOp)), Ignore, ReasonStale)
 
 	o = f.obs()
 	o.ProviderMachine = f.node.machine()
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, o, f.valOp)), Ignore, ReasonUnregistered)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, o, f.valOp)), Ignore, ReasonUnregistered)
 
 	f.set.err = errors.New("chain down")
-	wantVerdict(t, f.v.ValidatePriceObs(f.signed(t, f.obs(), f.valOp)), Ignore, ReasonUnavailable)
+	wantVerdict(t, f.v.ValidatePriceObs(tctx, testRelay, f.signed(t, f.obs(), f.valOp)), Ignore, ReasonUnavailable)
 
 	v, _ := newTestValidator(f.now)
-	wantVerdict(t, v.ValidatePriceObs(f.signed(t, f.obs(), f.valOp)), Ignore, ReasonNoValidatorSet)
+	wantVerdict(t, v.ValidatePriceObs(tctx, testRelay, f.signed(t, f.obs(), f.valOp)), Ignore, ReasonNoValidatorSet)
 }
 
 func FuzzValidatePriceObs(f *testing.F) {
@@ -183,7 +187,8 @@ func FuzzValidatePriceObs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, _ := newTestValidator(fx.now)
 		v.SetValidatorSet(fx.set)
-		r := v.ValidatePriceObs(data)
+		r := v.ValidatePriceObs(tctx, testRelay, data)
+		wantOwnFault(t, r)
 		if r.Verdict == Accept {
 			o, ok := r.Value.(*VerifiedPriceObs)
 			if !ok || o.Check() != nil || o.VerifyObserver() != nil || !fx.set.active[[32]byte(o.Observer)] {

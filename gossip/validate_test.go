@@ -15,19 +15,19 @@ func TestValidHeartbeatAfterAnnouncement(t *testing.T) {
 	v, _ := newTestValidator(now)
 	p := newTestProvider(t, now)
 
-	wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, p.heartbeat(now))), Ignore, ReasonUnpinned)
+	wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, p.heartbeat(now))), Ignore, ReasonUnpinned)
 
-	r := v.ValidateAnnouncement(p.seal(t, KindAnnounce, p.announcement(now)))
+	r := v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, p.announcement(now)))
 	wantVerdict(t, r, Accept, ReasonOK)
 	an := r.Value.(*VerifiedAnnouncement)
-	if an.Peer != p.peer || an.Machine != p.id.MachineID() || an.Backend != "software" {
+	if an.Peer != p.peer || an.Machine != p.id.MachineID() || an.Backend != "software" || an.ReceivedFrom != testRelay {
 		t.Fatalf("sender = %+v", an.Sender)
 	}
 	if m, ok := v.Pins().Lookup(p.peer); !ok || m != p.id.MachineID() {
 		t.Fatalf("announcement did not pin the machine")
 	}
 
-	r = v.ValidateHeartbeat(p.seal(t, KindHeartbeat, p.heartbeat(now)))
+	r = v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, p.heartbeat(now)))
 	wantVerdict(t, r, Accept, ReasonOK)
 	if hb := r.Value.(*VerifiedHeartbeat); hb.Seq != p.seq || hb.Capacity != 4 {
 		t.Fatalf("heartbeat value = %+v", hb.Heartbeat)
@@ -39,7 +39,7 @@ func pinned(t *testing.T, now time.Time) (*Validator, *testProvider) {
 	t.Helper()
 	v, _ := newTestValidator(now)
 	p := newTestProvider(t, now)
-	wantVerdict(t, v.ValidateAnnouncement(p.seal(t, KindAnnounce, p.announcement(now))), Accept, ReasonOK)
+	wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, p.announcement(now))), Accept, ReasonOK)
 	return v, p
 }
 
@@ -53,7 +53,8 @@ func TestForgedHeartbeats(t *testing.T) {
 		// and certifies its own machine's session for the victim's peer.
 		forger := newTestSession(t, other.id, p.peerKey, now)
 		hb := forger.heartbeat(now)
-		wantVerdict(t, v.ValidateHeartbeat(forger.seal(t, KindHeartbeat, hb)), Reject, ReasonMachineMismatch)
+		// The pin is this node's view: Ignore, so no relay is penalised.
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, forger.seal(t, KindHeartbeat, hb)), Ignore, ReasonPinMismatch)
 	})
 
 	t.Run("body names the pinned machine but the cert is another's", func(t *testing.T) {
@@ -61,7 +62,7 @@ func TestForgedHeartbeats(t *testing.T) {
 		other := newTestProvider(t, now)
 		forger := newTestSession(t, other.id, p.peerKey, now)
 		hb := p.heartbeat(now)
-		wantVerdict(t, v.ValidateHeartbeat(forger.seal(t, KindHeartbeat, hb)), Reject, ReasonMachineMismatch)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, forger.seal(t, KindHeartbeat, hb)), Reject, ReasonMachineMismatch)
 	})
 
 	t.Run("signature from a key other than the certified session key", func(t *testing.T) {
@@ -78,7 +79,7 @@ func TestForgedHeartbeats(t *testing.T) {
 		}
 		env.Sig = other.Sig // signed by a session key the attached cert does not name
 		b, _ := env.Marshal()
-		wantVerdict(t, v.ValidateHeartbeat(b), Reject, ReasonBadSignature)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, b), Reject, ReasonBadSignature)
 	})
 
 	t.Run("altered after signing", func(t *testing.T) {
@@ -95,26 +96,26 @@ func TestForgedHeartbeats(t *testing.T) {
 		hb.Capacity = 1000
 		env.Payload, _ = cborx.Marshal(&hb)
 		b, _ := env.Marshal()
-		wantVerdict(t, v.ValidateHeartbeat(b), Reject, ReasonBadSignature)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, b), Reject, ReasonBadSignature)
 	})
 
 	t.Run("outside the window", func(t *testing.T) {
 		v, p := pinned(t, now)
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, p.heartbeat(now.Add(-DefaultWindow-time.Second)))), Ignore, ReasonStale)
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, p.heartbeat(now.Add(DefaultWindow+time.Second)))), Ignore, ReasonStale)
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, p.heartbeat(now.Add(DefaultWindow-time.Second)))), Accept, ReasonOK)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, p.heartbeat(now.Add(-DefaultWindow-time.Second)))), Ignore, ReasonStale)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, p.heartbeat(now.Add(DefaultWindow+time.Second)))), Ignore, ReasonStale)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, p.heartbeat(now.Add(DefaultWindow-time.Second)))), Accept, ReasonOK)
 	})
 
 	t.Run("replayed seq", func(t *testing.T) {
 		v, p := pinned(t, now)
 		hb := p.heartbeat(now)
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, hb)), Accept, ReasonOK)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, hb)), Accept, ReasonOK)
 		replay := *hb
 		replay.InFlight = 3 // different bytes, same seq: not deduplicated by message ID
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, &replay)), Ignore, ReasonReplay)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, &replay)), Ignore, ReasonReplay)
 		older := *hb
 		older.Seq--
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindHeartbeat, &older)), Ignore, ReasonReplay)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindHeartbeat, &older)), Ignore, ReasonReplay)
 	})
 
 	t.Run("certificate not chaining to the pinned machine", func(t *testing.T) {
@@ -125,23 +126,23 @@ func TestForgedHeartbeats(t *testing.T) {
 		}
 		env.Cert.HWSig[len(env.Cert.HWSig)-1] ^= 1
 		b, _ := env.Marshal()
-		wantVerdict(t, v.ValidateHeartbeat(b), Reject, ReasonBadCert)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, b), Reject, ReasonBadCert)
 	})
 
 	t.Run("announcement envelope on the heartbeat topic", func(t *testing.T) {
 		v, p := pinned(t, now)
-		wantVerdict(t, v.ValidateHeartbeat(p.seal(t, KindAnnounce, p.announcement(now))), Reject, ReasonWrongDomain)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, p.seal(t, KindAnnounce, p.announcement(now))), Reject, ReasonWrongDomain)
 	})
 
 	t.Run("oversized", func(t *testing.T) {
 		v, _ := pinned(t, now)
 		spec, _ := Spec(KindHeartbeat)
-		wantVerdict(t, v.ValidateHeartbeat(make([]byte, spec.MaxSize+1)), Reject, ReasonTooLarge)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, make([]byte, spec.MaxSize+1)), Reject, ReasonTooLarge)
 	})
 
 	t.Run("garbage", func(t *testing.T) {
 		v, _ := pinned(t, now)
-		wantVerdict(t, v.ValidateHeartbeat([]byte("not cbor")), Reject, ReasonMalformed)
+		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, []byte("not cbor")), Reject, ReasonMalformed)
 	})
 }
 
@@ -154,7 +155,7 @@ func TestForgedAnnouncements(t *testing.T) {
 			p := newTestProvider(t, now)
 			an := p.announcement(now)
 			an.Region = region
-			wantVerdict(t, v.ValidateAnnouncement(p.seal(t, KindAnnounce, an)), Reject, ReasonRegionTooFine)
+			wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, an)), Reject, ReasonRegionTooFine)
 			if _, ok := v.Pins().Lookup(p.peer); ok {
 				t.Fatalf("rejected announcement pinned %s", region)
 			}
@@ -165,7 +166,10 @@ func TestForgedAnnouncements(t *testing.T) {
 		v, p := pinned(t, now)
 		other := newTestProvider(t, now)
 		forger := newTestSession(t, other.id, p.peerKey, now)
-		wantVerdict(t, v.ValidateAnnouncement(forger.seal(t, KindAnnounce, forger.announcement(now))), Reject, ReasonMachineMismatch)
+		wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, forger.seal(t, KindAnnounce, forger.announcement(now))), Ignore, ReasonPinMismatch)
+		if m, _ := v.Pins().Lookup(p.peer); m != p.id.MachineID() {
+			t.Fatalf("pin moved to %s", m)
+		}
 	})
 
 	t.Run("altered after signing", func(t *testing.T) {
@@ -182,16 +186,16 @@ func TestForgedAnnouncements(t *testing.T) {
 		an.Models[0].RateCard.OutputTokens = 0
 		env.Payload, _ = cborx.Marshal(&an)
 		b, _ := env.Marshal()
-		wantVerdict(t, v.ValidateAnnouncement(b), Reject, ReasonBadSignature)
+		wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, b), Reject, ReasonBadSignature)
 	})
 
 	t.Run("outside the window and replayed", func(t *testing.T) {
 		v, p := pinned(t, now)
-		wantVerdict(t, v.ValidateAnnouncement(p.seal(t, KindAnnounce, p.announcement(now.Add(-time.Hour)))), Ignore, ReasonStale)
+		wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, p.announcement(now.Add(-time.Hour)))), Ignore, ReasonStale)
 		an := p.announcement(now)
-		wantVerdict(t, v.ValidateAnnouncement(p.seal(t, KindAnnounce, an)), Accept, ReasonOK)
+		wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, an)), Accept, ReasonOK)
 		an.Capacity = 9
-		wantVerdict(t, v.ValidateAnnouncement(p.seal(t, KindAnnounce, an)), Ignore, ReasonReplay)
+		wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, an)), Ignore, ReasonReplay)
 	})
 
 	t.Run("unknown verification level", func(t *testing.T) {
@@ -199,7 +203,7 @@ func TestForgedAnnouncements(t *testing.T) {
 		p := newTestProvider(t, now)
 		an := p.announcement(now)
 		an.Models[0].Verification = []terms.Verification{"trust-me"}
-		r := v.ValidateAnnouncement(p.seal(t, KindAnnounce, an))
+		r := v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, an))
 		wantVerdict(t, r, Reject, ReasonInvalid)
 		if !strings.Contains(r.Err.Error(), "trust-me") {
 			t.Fatalf("error does not name the level: %v", r.Err)

@@ -45,12 +45,15 @@ const (
 	ReasonBadCert         = "bad_cert"
 	ReasonCertExpired     = "cert_expired"
 	ReasonBadSignature    = "bad_signature"
-	ReasonMachineMismatch = "machine_mismatch"
+	ReasonMachineMismatch = "machine_mismatch" // the body names a machine other than its certificate's
+	ReasonPinMismatch     = "pin_mismatch"     // signed by a machine other than the one pinned or registered here
 	ReasonUnpinned        = "unpinned"
 	ReasonInvalid         = "invalid"
 	ReasonRegionTooFine   = "region_too_fine"
 	ReasonStale           = "stale"
 	ReasonReplay          = "replay"
+	ReasonPanic           = "panic"   // the validator panicked (a bug here, not the sender's fault)
+	ReasonTimeout         = "timeout" // the validation's local deadline passed
 )
 
 // Result is what a topic validator returns: the verdict, its reason, and on

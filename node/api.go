@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -15,6 +18,19 @@ import (
 
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/node/rpc"
+)
+
+// Intake bounds of the HTTP port. With the OpenAI routes' 4 MB body cap,
+// bodySlots bounds the memory of bodies in flight to about 128 MB however
+// many clients send at once; maxConnsPerAddr keeps one address from holding
+// every connection (a NAT of many buyers still fits).
+const (
+	maxConnsPerAddr = 128
+	bodySlots       = 32
+	bodySlotWait    = 2 * time.Second
+	// maxHeaderBytes: an API request's headers are a few hundred bytes;
+	// the server's 1 MB default would let each connection hold a megabyte.
+	maxHeaderBytes = 64 << 10
 )
 
 // apiServer is the node's one HTTP port: /healthz, /metrics and /rpc.
@@ -33,6 +49,7 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 			return nil, fmt.Errorf("api.listen: %w", err)
 		}
 	}
+	ln = limitPerAddr(ln, maxConnsPerAddr, n.log)
 	a := &apiServer{n: n, ln: ln, rpc: rpc.NewServer(n.log)}
 	registerMethods(a.rpc, n)
 	mux := http.NewServeMux()
@@ -45,11 +62,16 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	if n.provider != nil {
 		openai.NewHandler(n.provider.Backend()).Register(mux)
 	} else {
-		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: newBuyers(n.cfg.Router.Buyers)}).Register(mux)
+		// The token is checked before the body is read: a client without
+		// one costs its headers, never a body buffer.
+		bs := newBuyers(n.cfg.Router.Buyers)
+		auth := func(r *http.Request) error { _, err := bs.account(r.Header); return err }
+		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: bs}, openai.WithAuth(auth)).Register(mux)
 	}
 	a.srv = &http.Server{
-		Handler:           mux,
+		Handler:           newBodyGate(bodySlots, bodySlotWait).wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
@@ -89,4 +111,225 @@ func (a *apiServer) healthz(w http.ResponseWriter, _ *http.Request) {
 		"peer_id": a.n.host.ID().String(),
 		"peers":   len(a.n.host.Host().Network().Peers()),
 	})
+}
+
+// perAddrListener refuses a connection when its remote IP already holds
+// limit open ones. It counts in Accept and on the conn's first Close, so
+// the count is exact whatever closes the conn (server, client, shutdown).
+type perAddrListener struct {
+	net.Listener
+	limit int
+	log   *slog.Logger
+	mu    sync.Mutex
+	open  map[string]int
+	// refusing bounds the refusals being answered at once (each lives at
+	// most a second).
+	refusing chan struct{}
+}
+
+func limitPerAddr(ln net.Listener, limit int, log *slog.Logger) *perAddrListener {
+	return &perAddrListener{Listener: ln, limit: limit, log: log, open: map[string]int{}, refusing: make(chan struct{}, 64)}
+}
+
+// refusal is the whole answer to a connection over the limit.
+var refusal = func() string {
+	const body = "too many open connections from this address\n"
+	return fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nRetry-After: 1\r\n"+
+		"Connection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+}()
+
+func (l *perAddrListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		host := addrKey(c.RemoteAddr())
+		l.mu.Lock()
+		full := l.open[host] >= l.limit
+		if !full {
+			l.open[host]++
+		}
+		l.mu.Unlock()
+		if !full {
+			return &countedConn{Conn: c, l: l, host: host}, nil
+		}
+		l.log.Debug("api: connection refused", "remote", host, "open", l.limit)
+		select {
+		case l.refusing <- struct{}{}:
+			go l.refuse(c)
+		default: // already refusing many: no answer, just the close
+			_ = c.Close()
+		}
+	}
+}
+
+// refuse answers 429 and closes gracefully: half-close, then drain what the
+// client already sent (briefly), so that its kernel does not get a reset
+// and drop the answer unread.
+func (l *perAddrListener) refuse(c net.Conn) {
+	defer func() { <-l.refusing }()
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := io.WriteString(c, refusal); err != nil {
+		return
+	}
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+}
+
+// addrKey is the remote address a limit counts: the IP, and for IPv6 its
+// /64, since one host is routinely given a whole /64 to pick from.
+func addrKey(a net.Addr) string {
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	ip := ap.Addr().Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.String()
+	}
+	return ip.String()
+}
+
+// openFrom reports the open connections of one remote IP.
+func (l *perAddrListener) openFrom(host string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open[host]
+}
+
+type countedConn struct {
+	net.Conn
+	l    *perAddrListener
+	host string
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		if c.l.open[c.host]--; c.l.open[c.host] <= 0 {
+			delete(c.l.open, c.host)
+		}
+		c.l.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+// CloseWrite keeps the TCP half-close visible through the wrapper: the
+// HTTP server sends FIN before closing a conn with an unread body, so the
+// client reads its answer instead of a reset.
+func (c *countedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// bodyGate caps the request bodies being read at once, node-wide. A slot
+// is taken at a body's first Read, not at the request's arrival, so a
+// request refused on its headers (no token) never takes one; it is given
+// back as soon as the body is read to its end.
+type bodyGate struct {
+	slots chan struct{}
+	wait  time.Duration
+}
+
+func newBodyGate(n int, wait time.Duration) *bodyGate {
+	return &bodyGate{slots: make(chan struct{}, n), wait: wait}
+}
+
+func (g *bodyGate) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		b := &gatedBody{ReadCloser: r.Body, gate: g, ctx: r.Context(), left: r.ContentLength}
+		defer b.release()
+		// A shallow copy: the server keeps its own *Request and so still
+		// sees its body type after the handler, which it needs to close a
+		// connection with a large unread body instead of draining 256 KB.
+		r2 := *r
+		r2.Body = b
+		next.ServeHTTP(w, &r2)
+	})
+}
+
+// errBodyBusy is a read refused for want of a slot; Temporary tells the
+// handlers it is the server's state, not the client's fault (a 503).
+type errBodyBusy struct {
+	slots int
+	wait  time.Duration
+}
+
+func (e errBodyBusy) Error() string {
+	return fmt.Sprintf("node api: all %d body-read slots stayed busy for %s; retry", e.slots, e.wait)
+}
+func (errBodyBusy) Temporary() bool { return true }
+
+func (g *bodyGate) acquire(ctx context.Context) error {
+	select {
+	case g.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	t := time.NewTimer(g.wait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return nil
+	case <-t.C:
+		return errBodyBusy{slots: cap(g.slots), wait: g.wait}
+	case <-ctx.Done():
+		return fmt.Errorf("node api: waiting for a body-read slot: %w", ctx.Err())
+	}
+}
+
+// gatedBody is a request body read under a gate slot. Reads come from the
+// handler's goroutine only (as net/http requires), so the state needs no
+// lock.
+type gatedBody struct {
+	io.ReadCloser
+	gate *bodyGate
+	ctx  context.Context
+	left int64 // bytes still declared by Content-Length; -1 unknown
+	held bool
+	done bool
+	err  error
+}
+
+func (b *gatedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if !b.held && !b.done {
+		if err := b.gate.acquire(b.ctx); err != nil {
+			b.err = err
+			return 0, err
+		}
+		b.held = true
+	}
+	n, err := b.ReadCloser.Read(p)
+	if b.left >= 0 {
+		b.left -= int64(n)
+	}
+	// The end of the body, by EOF, error or the declared length (a reader
+	// that stops at exactly Content-Length never sees the EOF).
+	if err != nil || b.left == 0 {
+		b.release()
+	}
+	return n, err
+}
+
+func (b *gatedBody) release() {
+	if b.held {
+		b.held = false
+		<-b.gate.slots
+	}
+	b.done = true
 }

@@ -170,6 +170,13 @@ hardware_class = {{q .Provider.HardwareClass}}
 capacity = {{.Provider.Capacity}}
 # How often the announcement is repeated for nodes that join later.
 announce_interval = {{dur .Provider.AnnounceInterval}}
+# Peer IDs of the gateways and validators you serve in full; registered
+# providers are known too. Every other caller shares one small budget.
+trusted_callers = {{list .Provider.TrustedCallers}}
+unknown_concurrency = {{.Provider.UnknownConcurrency}}
+unknown_rate_per_minute = {{.Provider.UnknownRatePerMinute}}
+# One caller's streams served or waiting at once; 0 = no cap of its own.
+max_per_peer = {{.Provider.MaxPerPeer}}
 {{range .Provider.Models}}
 [[provider.models]]
 name = {{q .Name}}

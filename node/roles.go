@@ -3,6 +3,8 @@ package node
 import (
 	"fmt"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
@@ -12,9 +14,10 @@ import (
 // buildProvider assembles the provider role from the parts built so far.
 func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	d := provider.Deps{Log: n.log, Clock: n.clock, Identity: n.id, Session: n.session, Host: n.host,
-		Gossip: n.gossip, Path: n.cfg.Path}
+		Gossip: n.gossip, Path: n.cfg.Path, Network: n.cfg.Network}
 	if n.chain != nil {
 		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.pins.Forget
+		d.Registered = func(p peer.ID) bool { _, ok := n.registry.Registered(p); return ok }
 	}
 	var err error
 	if n.provider, err = provider.New(n.cfg.Provider, d); err != nil {
@@ -35,7 +38,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	if err != nil {
 		return err
 	}
-	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host()), Table: n.table,
+	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host(), n.cfg.Network), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.chain != nil {
 		deps.Names = chainNames{n.chain}

@@ -53,6 +53,9 @@ func testConfig(t testing.TB, role Role, backend string, bootstrap []string) Con
 		cfg.Provider.AnnounceInterval = time.Second
 		dir, id := testModelDir(t)
 		cfg.Provider.Models = []ModelConfig{DevnetModel(dir, id)}
+		// Test gateways are not allowlisted: lift the unknown callers'
+		// budget, which the abuse tests set back on purpose.
+		cfg.Provider.UnknownConcurrency, cfg.Provider.UnknownRatePerMinute = 64, 1_000_000
 	}
 	return cfg
 }

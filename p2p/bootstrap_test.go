@@ -110,7 +110,7 @@ func TestLateBootstrapPeerAndProvideRetry(t *testing.T) {
 	// The bootstrap peer comes up on the address the early node keeps dialling.
 	bootCfg := testConfig(t, true, nil)
 	bootCfg.Listen = []string{"/ip4/127.0.0.1/tcp/" + port}
-	boot := newTestHost(t, bootCfg, WithKey(bootKey))
+	boot := newTestHost(t, bootCfg, withKey(bootKey))
 	if err := boot.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@
 // Config.ConnHigh down to Config.ConnLow, and a resource manager applies
 // libp2p's default limits scaled to the machine (rcmgr.DefaultLimits with
 // libp2p's default service limits, AutoScale'd to 1/8 of RAM and half the file
-// descriptors, via rcmgr.NewFixedLimiter). The system connection limits are
+// descriptors, via rcmgr.NewFixedLimiter) plus the limits of the tenzro
+// stream services (AddServiceLimits: at most 64 inbound streams of one
+// service per peer). The system connection limits are
 // raised to at least ConnHigh so that the connection manager, not the
 // resource manager, decides the steady-state peer count. Loopback is exempt
 // from libp2p's per-IP connection caps, so a devnet of many nodes on
@@ -45,6 +47,15 @@
 // the host has neither a DHT peer nor a bootstrap peer it redials them every
 // 3 s (clearing libp2p's dial back-off, which would otherwise hold retries
 // off for 5 s to 5 min).
+//
+// # Stream protocols
+//
+// Stream protocol IDs carry no network name (DESIGN.md lists them, e.g.
+// /tenzro/infer/1.0.0), so each request frame names its network and the
+// server's first check is CheckNetwork, answered with CodeWrongNetwork:
+// streams are scoped to the network like the topics and the DHT. Handlers
+// attach their streams to their service (ServiceInfer, ServicePayment,
+// ServiceExpert, ServiceSessionCache) before reading.
 //
 // # Framing
 //

@@ -200,13 +200,15 @@ func newLibp2pHost(cfg Config, key crypto.PrivKey, extra []libp2p.Option) (host.
 
 // newResourceManager uses libp2p's default limits scaled to this machine
 // (1/8 of RAM, half the file descriptors), exactly as libp2p.New would, with
-// the default per-service limits for identify/ping/etc. The only change is a
-// floor on the system connection limits at ConnHigh plus headroom, so the
-// connection manager, not the resource manager, sets the steady-state peer
-// count (libp2p warns when ConnHigh exceeds the system limit).
+// the default per-service limits for identify/ping/etc. and the tenzro
+// services' limits (AddServiceLimits). The other change is a floor on the
+// system connection limits at ConnHigh plus headroom, so the connection
+// manager, not the resource manager, sets the steady-state peer count
+// (libp2p warns when ConnHigh exceeds the system limit).
 func newResourceManager(cfg Config) (network.ResourceManager, error) {
 	limits := rcmgr.DefaultLimits
 	libp2p.SetDefaultServiceLimits(&limits)
+	AddServiceLimits(&limits)
 	floor := cfg.ConnHigh + cfg.ConnHigh/4 + 16
 	limits.SystemBaseLimit.Conns = max(limits.SystemBaseLimit.Conns, floor)
 	limits.SystemBaseLimit.ConnsInbound = max(limits.SystemBaseLimit.ConnsInbound, floor)

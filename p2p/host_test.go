@@ -276,7 +276,7 @@ func TestNewKeyHandling(t *testing.T) {
 	k, _, _ := crypto.GenerateEd25519Key(nil)
 	kid, _ := peer.IDFromPrivateKey(k)
 	cfg2 := testConfig(t, false, []string{"/ip4/127.0.0.1/tcp/1/p2p/" + kid.String(), "/ip4/127.0.0.1/tcp/2/p2p/" + testPeer})
-	h3 := newTestHost(t, cfg2, WithKey(k))
+	h3 := newTestHost(t, cfg2, withKey(k))
 	if h3.ID() != kid {
 		t.Fatalf("WithKey host ID %s, want %s", h3.ID(), kid)
 	}

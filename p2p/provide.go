@@ -31,23 +31,6 @@ func ModelCID(modelID [32]byte) cid.Cid {
 	return cid.NewCidV1(cid.Raw, digest)
 }
 
-// ModelIDFromCID inverts ModelCID.
-func ModelIDFromCID(c cid.Cid) ([32]byte, error) {
-	var id [32]byte
-	if !c.Defined() || c.Version() != 1 || c.Type() != cid.Raw {
-		return id, fmt.Errorf("p2p: %s is not a CIDv1 raw model key", c)
-	}
-	dec, err := mh.Decode(c.Hash())
-	if err != nil {
-		return id, fmt.Errorf("p2p: model cid multihash: %w", err)
-	}
-	if dec.Code != mh.SHA2_256 || len(dec.Digest) != len(id) {
-		return id, fmt.Errorf("p2p: model cid %s: want a 32-byte sha2-256 digest", c)
-	}
-	copy(id[:], dec.Digest)
-	return id, nil
-}
-
 // provideState tracks one model this host provides.
 type provideState struct {
 	next  time.Time // when the background loop announces it next

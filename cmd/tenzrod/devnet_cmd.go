@@ -30,7 +30,7 @@ child; none is left behind.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Dir, "dir", ".devnet", "directory for the nodes' homes and devnet.json")
-	f.IntVar(&o.Validators, "validators", 3, "number of validators")
+	f.IntVar(&o.Validators, "validators", 4, "number of validators (4 is the fewest that keep the chain going with one down)")
 	f.IntVar(&o.Providers, "providers", 3, "number of providers")
 	f.IntVar(&o.Gateways, "gateways", 1, "number of gateways")
 	f.StringVar(&o.Network, "network", "devnet", "network name")

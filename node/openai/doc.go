@@ -9,4 +9,9 @@
 // an error after a stream has started is sent as an explicit error event and
 // the stream ends without [DONE], so a truncated answer is never reported as
 // complete.
+//
+// Intake: with WithAuth the completion routes check the request's headers
+// (the bearer token) before reading a byte of the body, so a client without
+// a token costs its headers only. The Bearer scheme is matched without
+// regard to case. A body declared over the cap is a 413 before it is read.
 package openai

@@ -7,23 +7,30 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 )
 
-// MaxBody caps a request body.
+// MaxBody caps a request body (the default; WithMaxBody lowers it).
 const MaxBody = 4 << 20
 
 // Handler serves the OpenAI routes over a Backend.
 type Handler struct {
 	backend Backend
 	now     func() time.Time
+	auth    func(*http.Request) error
+	maxBody int64
 }
 
 // NewHandler returns the routes' handler.
-func NewHandler(b Backend) *Handler { return &Handler{backend: b, now: time.Now} }
+func NewHandler(b Backend, opts ...HandlerOption) *Handler {
+	h := &Handler{backend: b, now: time.Now, maxBody: MaxBody}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
 
 // Register adds the routes to mux.
 func (h *Handler) Register(mux *http.ServeMux) {
@@ -40,13 +47,14 @@ func (h *Handler) models(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": ms})
 }
 
-func decodeBody(r *http.Request, v any) *Error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-	if err != nil {
-		return BadRequest("", "reading the request body: %v", err)
+// decodeBody authenticates the request, then reads and decodes its body.
+func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any) *Error {
+	if e := h.authenticate(r); e != nil {
+		return e
 	}
-	if len(body) > MaxBody {
-		return BadRequest("", "request body exceeds %d bytes", MaxBody)
+	body, e := h.readBody(w, r)
+	if e != nil {
+		return e
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -60,7 +68,7 @@ func decodeBody(r *http.Request, v any) *Error {
 
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 	var cr ChatRequest
-	if e := decodeBody(r, &cr); e != nil {
+	if e := h.decodeBody(w, r, &cr); e != nil {
 		writeError(w, e)
 		return
 	}
@@ -76,7 +84,7 @@ func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
 
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
 	var cr CompletionRequest
-	if e := decodeBody(r, &cr); e != nil {
+	if e := h.decodeBody(w, r, &cr); e != nil {
 		writeError(w, e)
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference/upstream"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -25,7 +27,19 @@ type Config struct {
 	// AnnounceInterval is how often the announcement is repeated so that
 	// nodes joining later learn the provider without asking.
 	AnnounceInterval time.Duration `toml:"announce_interval"`
-	Models           []ModelConfig `toml:"models"`
+	// TrustedCallers are the peer IDs (gateways, validators) served
+	// without the unknown callers' budget; providers registered on chain
+	// are known too.
+	TrustedCallers []string `toml:"trusted_callers"`
+	// UnknownConcurrency and UnknownRatePerMinute are the one budget all
+	// other callers share: requests at once and requests per minute
+	// (fresh peer IDs cannot multiply it).
+	UnknownConcurrency   int `toml:"unknown_concurrency"`
+	UnknownRatePerMinute int `toml:"unknown_rate_per_minute"`
+	// MaxPerPeer caps one caller's requests served or waiting at once; 0
+	// allows a caller every stream slot.
+	MaxPerPeer int           `toml:"max_per_peer"`
+	Models     []ModelConfig `toml:"models"`
 }
 
 // ModelConfig is one served model.
@@ -48,7 +62,8 @@ type ModelConfig struct {
 
 // DefaultConfig returns provider defaults (no models).
 func DefaultConfig() Config {
-	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second}
+	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second,
+		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6}
 }
 
 // Validate checks the section, naming each bad key.
@@ -65,6 +80,20 @@ func (p Config) Validate() error {
 	}
 	if p.AnnounceInterval < time.Second || p.AnnounceInterval > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("provider.announce_interval: %s outside 1s..10m", p.AnnounceInterval))
+	}
+	for _, c := range p.TrustedCallers {
+		if _, err := peer.Decode(c); err != nil {
+			errs = append(errs, fmt.Errorf("provider.trusted_callers: %q is not a peer ID: %w", c, err))
+		}
+	}
+	if p.UnknownConcurrency < 1 || p.UnknownConcurrency > 1024 {
+		errs = append(errs, fmt.Errorf("provider.unknown_concurrency: %d outside 1..1024", p.UnknownConcurrency))
+	}
+	if p.UnknownRatePerMinute < 1 || p.UnknownRatePerMinute > 1_000_000 {
+		errs = append(errs, fmt.Errorf("provider.unknown_rate_per_minute: %d outside 1..1000000", p.UnknownRatePerMinute))
+	}
+	if p.MaxPerPeer < 0 || p.MaxPerPeer > 1<<16 {
+		errs = append(errs, fmt.Errorf("provider.max_per_peer: %d outside 0..65536", p.MaxPerPeer))
 	}
 	if len(p.Models) == 0 {
 		errs = append(errs, errors.New("provider.models: a provider must serve at least one model"))

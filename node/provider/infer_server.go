@@ -31,7 +31,19 @@ type inferServer struct {
 }
 
 func (s *inferServer) Start(context.Context) error {
-	s.unregister = infer.Register(s.p.d.Host.Host(), infer.ServerConfig{MaxConcurrent: 4 * int(s.p.cfg.Capacity)}, s.handle, s.p.d.Log)
+	cfg := s.p.cfg
+	trusted := make(map[peer.ID]bool, len(cfg.TrustedCallers))
+	for _, c := range cfg.TrustedCallers {
+		if id, err := peer.Decode(c); err == nil {
+			trusted[id] = true
+		}
+	}
+	registered := s.p.d.Registered
+	known := func(id peer.ID) bool { return trusted[id] || (registered != nil && registered(id)) }
+	s.unregister = infer.Register(s.p.d.Host.Host(), infer.ServerConfig{
+		Network: s.p.d.Network, MaxConcurrent: 4 * int(cfg.Capacity), MaxPerPeer: cfg.MaxPerPeer,
+		Known: known, UnknownConcurrency: cfg.UnknownConcurrency, UnknownRate: cfg.UnknownRatePerMinute, Clock: s.p.d.Clock,
+	}, s.handle, s.p.d.Log)
 	return nil
 }
 
@@ -102,6 +114,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	// gateway can reproduce from the token IDs) and the receipt hashes
 	// exactly what was sent.
 	var sent strings.Builder
+	var delivered int // tokens whose frame was written
 	var proofs *commit.Builder
 	if req.Verification == terms.VerifyOptimistic {
 		proofs = commit.NewBuilder(eng.Info().VocabSize)
@@ -114,15 +127,29 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 			}
 		}
 		text := inference.ValidText(t.Text)
-		sent.WriteString(text)
 		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}, Last: t.Last}
 		if req.TopLogProbs > 0 {
 			top := t.TopK[:min(len(t.TopK), req.TopLogProbs)]
 			tf.TopK = [][]inference.LogProb{top}
 			tf.LogProbs = []terms.TokenLogProbs{wireLogProbs(eng, t, top)}
 		}
-		return send(tf)
+		if err := send(tf); err != nil {
+			return err
+		}
+		sent.WriteString(text)
+		delivered++
+		return nil
 	})
+	if err != nil && infer.Stopped(ctx) {
+		// The buyer left: a receipt for what it was sent, so the gateway
+		// bills the delivered part.
+		prompt, perr := eng.EncodePrompt(gr)
+		if perr != nil {
+			return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", perr)
+		}
+		res = inference.Result{Prompt: prompt, Tokens: make([]int, delivered), FinishReason: FinishStopped}
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -146,6 +173,9 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
 		Model: offer.Name, Receipt: env, Commitment: commitment}, nil
 }
+
+// FinishStopped is the finish reason of an answer the buyer stopped.
+const FinishStopped = "stopped"
 
 // relayUpstream serves a forwarded request from the upstream engine.
 func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {

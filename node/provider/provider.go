@@ -33,6 +33,12 @@ type Deps struct {
 	Gossip   *gossip.Service
 	// Path resolves a configured path against the node's home.
 	Path func(string) string
+	// Network scopes the infer protocol: requests naming another network
+	// are refused.
+	Network string
+	// Registered reports whether a peer is a provider registered on chain
+	// (a known caller, like TrustedCallers); nil without a chain.
+	Registered func(peer.ID) bool
 
 	// Chain, Account and ForgetPin register the provider on chain; with a
 	// nil Chain the provider runs unregistered.

@@ -6,4 +6,9 @@
 // arrays only) or tie to a single connection stream (jsonrpc2). Requests,
 // notifications and batches follow the specification; errors use its
 // standard codes with a message that says what was wrong.
+//
+// A body is at most MaxBody bytes (a declared larger one is refused
+// unread). A batch holds at most WithMaxBatch calls, run in order under one
+// WithBatchTimeout deadline for all of them: a batch is one HTTP request and
+// may not take a long call's time once per call.
 package rpc

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"time"
 )
 
 // Standard JSON-RPC 2.0 error codes.
@@ -26,9 +27,6 @@ const (
 
 // MaxBody caps a request body; a larger one is a parse error.
 const MaxBody = 1 << 20
-
-// maxBatch caps the calls in one batch.
-const maxBatch = 100
 
 // Error is a JSON-RPC error object. Handlers return it to choose the code;
 // any other error becomes an internal error carrying its message.
@@ -56,16 +54,22 @@ type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
 // Server dispatches JSON-RPC 2.0 requests to registered handlers.
 type Server struct {
-	methods map[string]Handler
-	log     *slog.Logger
+	methods      map[string]Handler
+	log          *slog.Logger
+	maxBatch     int
+	batchTimeout time.Duration
 }
 
 // NewServer returns a server with no methods.
-func NewServer(log *slog.Logger) *Server {
+func NewServer(log *slog.Logger, opts ...Option) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{methods: make(map[string]Handler), log: log}
+	s := &Server{methods: make(map[string]Handler), log: log, maxBatch: DefaultMaxBatch, batchTimeout: DefaultBatchTimeout}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Register adds a method; registering a name twice is a programming error.
@@ -113,13 +117,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "JSON-RPC 2.0 expects POST", http.StatusMethodNotAllowed)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
-	if err != nil {
-		writeJSON(w, errorResponse(nil, CodeParseError, "reading body: "+err.Error()))
-		return
-	}
-	if len(body) > MaxBody {
-		writeJSON(w, errorResponse(nil, CodeParseError, fmt.Sprintf("body exceeds %d bytes", MaxBody)))
+	body, rerr := readBody(w, r)
+	if rerr != nil {
+		writeJSON(w, &response{JSONRPC: "2.0", ID: idOrNull(nil), Error: rerr})
 		return
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
@@ -135,46 +135,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, resp)
 }
 
-func (s *Server) serveBatch(w http.ResponseWriter, ctx context.Context, body []byte) {
-	var items []json.RawMessage
-	if err := json.Unmarshal(body, &items); err != nil {
-		writeJSON(w, errorResponse(nil, CodeParseError, "invalid JSON: "+err.Error()))
-		return
-	}
-	if len(items) == 0 || len(items) > maxBatch {
-		writeJSON(w, errorResponse(nil, CodeInvalidRequest, fmt.Sprintf("batch must hold 1..%d calls", maxBatch)))
-		return
-	}
-	var out []*response
-	for _, it := range items {
-		if resp, notify := s.call(ctx, it); !notify {
-			out = append(out, resp)
-		}
-	}
-	if len(out) == 0 {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	writeJSON(w, out)
-}
-
-// call runs one request; notify reports a notification (no response).
-func (s *Server) call(ctx context.Context, raw []byte) (resp *response, notify bool) {
+// parse decodes one request object; a malformed one gets its error
+// response (never a notification).
+func parse(raw []byte) (request, *response) {
 	var req request
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		var syn *json.SyntaxError
 		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return errorResponse(nil, CodeParseError, "invalid JSON: "+err.Error()), false
+			return req, errorResponse(nil, CodeParseError, "invalid JSON: "+err.Error())
 		}
-		return errorResponse(nil, CodeInvalidRequest, "not a JSON-RPC 2.0 request object: "+err.Error()), false
+		return req, errorResponse(nil, CodeInvalidRequest, "not a JSON-RPC 2.0 request object: "+err.Error())
 	}
 	if req.JSONRPC != "2.0" {
-		return errorResponse(req.ID, CodeInvalidRequest, `"jsonrpc" must be "2.0"`), false
+		return req, errorResponse(req.ID, CodeInvalidRequest, `"jsonrpc" must be "2.0"`)
 	}
 	if req.Method == "" {
-		return errorResponse(req.ID, CodeInvalidRequest, `"method" is missing`), false
+		return req, errorResponse(req.ID, CodeInvalidRequest, `"method" is missing`)
+	}
+	return req, nil
+}
+
+// call runs one request; notify reports a notification (no response).
+func (s *Server) call(ctx context.Context, raw []byte) (resp *response, notify bool) {
+	req, bad := parse(raw)
+	if bad != nil {
+		return bad, false
 	}
 	notify = len(req.ID) == 0
 	h, ok := s.methods[req.Method]
@@ -205,6 +192,33 @@ func safeCall(ctx context.Context, h Handler, params json.RawMessage) (res any, 
 		}
 	}()
 	return h(ctx, params)
+}
+
+// temporary is what a read error says when the server, not the client, is
+// the reason (the node's body-read gate is full).
+type temporary interface{ Temporary() bool }
+
+// readBody reads the body under MaxBody; a declared length over it is
+// refused before a byte is read.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
+	tooBig := &Error{Code: CodeParseError, Message: fmt.Sprintf("body exceeds %d bytes", MaxBody)}
+	if r.ContentLength > MaxBody {
+		return nil, tooBig
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err == nil {
+		return body, nil
+	}
+	var mb *http.MaxBytesError
+	var tmp temporary
+	switch {
+	case errors.As(err, &mb):
+		return nil, tooBig
+	case errors.As(err, &tmp) && tmp.Temporary():
+		return nil, &Error{Code: CodeUnavailable, Message: "reading body: " + err.Error()}
+	default:
+		return nil, &Error{Code: CodeParseError, Message: "reading body: " + err.Error()}
+	}
 }
 
 func idOrNull(id json.RawMessage) json.RawMessage {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
@@ -35,14 +33,25 @@ type ClientConfig struct {
 	FirstTokenTimeout time.Duration
 	// StallTimeout bounds the gap between two frames after the first; 0 = none.
 	StallTimeout time.Duration
+	// Network is this node's network name, sent in every request
+	// (Request.Network); a provider of another network refuses it (421
+	// terms.CodeWrongNetwork). Set it to the p2p network name.
+	Network string
+	// StopGrace bounds the wait for the final frame after the token
+	// callback returned ErrStop; default 2 s.
+	StopGrace time.Duration
 }
+
+// defaultStopGrace is ClientConfig.StopGrace's default.
+const defaultStopGrace = 2 * time.Second
 
 // inlineWriteLimit is the largest request Call writes on its own
 // goroutine; yamux's initial stream window is 256 KiB.
 const inlineWriteLimit = 64 << 10
 
-// Call opens a stream to p, sends req, and delivers each TokenFrame to
-// onToken in order; it returns the FinalFrame.
+// Call opens a stream to p, sends req (with Network set to cfg.Network),
+// and delivers each TokenFrame to onToken in order; it returns the
+// FinalFrame.
 //
 // Errors: an *ErrorFrame sent by the provider; ErrFirstTokenTimeout and
 // ErrStalled; ErrMalformedFrame; ErrNoFinal when the stream ends, breaks or
@@ -51,10 +60,25 @@ const inlineWriteLimit = 64 << 10
 // Validate refuses; network errors from opening the stream; and the error
 // of onToken, which aborts the call. On every failure the stream is reset,
 // so the provider stops generating. WireStats are valid on every return.
+//
+// An onToken error wrapping ErrStop stops the call but keeps its bill:
+// Call half-closes the stream (the provider's handler sees Stopped), reads
+// on without delivering tokens, and returns the provider's final frame if
+// it arrives within cfg.StopGrace, always with an error wrapping ErrStop
+// (and the onToken error). WireStats count every byte, also those read
+// after the stop.
 func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientConfig, onToken func(*TokenFrame) error) (*FinalFrame, WireStats, error) {
 	var st WireStats
+	if cfg.Network != req.Network {
+		r := *req
+		r.Network = cfg.Network
+		req = &r
+	}
 	if err := req.Validate(); err != nil {
 		return nil, st, err
+	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = defaultStopGrace
 	}
 	payload, err := cborx.Marshal(req)
 	if err != nil {
@@ -90,43 +114,58 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 	defer stopCtx()
 
 	cs := &countingStream{s: s}
-	wrote := make(chan error, 1)
+	rw := &requestWrite{done: make(chan struct{})}
 	if len(payload) <= inlineWriteLimit {
 		// Fits the muxer's initial window: the write cannot wait for the
 		// provider to read, so it is made here, saving a goroutine hand-off
 		// on every call. The watchdog still bounds it (a stuck connection).
-		wrote <- p2p.WriteFrame(cs, payload)
+		rw.finish(p2p.WriteFrame(cs, payload))
 	} else {
-		go func() { wrote <- p2p.WriteFrame(cs, payload) }()
+		go func() { rw.finish(p2p.WriteFrame(cs, payload)) }()
 	}
 
-	final, err := readAnswer(bufio.NewReader(cs), cfg, wd, &st, onToken)
+	a := answer{r: bufio.NewReader(cs), cfg: cfg, wd: wd, st: &st, onToken: onToken, stop: func() error {
+		// Tokens arrive only once the provider read the whole request,
+		// so the writer is returning; the half-close must follow it.
+		<-rw.done
+		return s.CloseWrite()
+	}}
+	final, answered, err := a.read()
 	st.FinishedAt = time.Now()
 	stopCtx()
 	wd.disarm()
-	finishStream(s, wrote, &err)
+	finishStream(s, rw, answered, &err)
 	st.BytesSent, st.BytesReceived = cs.sent.Load(), cs.received.Load()
 	return final, st, err
+}
+
+// requestWrite is the outcome of writing the request frame.
+type requestWrite struct {
+	done chan struct{}
+	err  error
+}
+
+func (w *requestWrite) finish(err error) {
+	w.err = err
+	close(w.done)
 }
 
 // finishStream closes s after a complete answer (final or error frame) with
 // the request fully written, and resets it otherwise; it waits for the
 // request writer to return. A failed request write is noted on a cut stream.
-func finishStream(s network.Stream, wrote <-chan error, errp *error) {
+func finishStream(s network.Stream, rw *requestWrite, answered bool, errp *error) {
 	err := *errp
-	answered := err == nil || errors.As(err, new(*ErrorFrame))
-	var werr error
 	done := false
 	select {
-	case werr = <-wrote:
+	case <-rw.done:
 		done = true
 	default:
-		if err == nil {
+		if answered {
 			// The provider read the whole request to answer it: the writer
 			// is returning. Bound the wait against a peer that did not.
 			t := time.NewTimer(closeGrace)
 			select {
-			case werr = <-wrote:
+			case <-rw.done:
 				done = true
 			case <-t.C:
 			}
@@ -139,142 +178,91 @@ func finishStream(s network.Stream, wrote <-chan error, errp *error) {
 	}
 	_ = s.Reset()
 	if !done {
-		<-wrote
+		<-rw.done
 		return
 	}
-	if werr != nil && errors.Is(err, ErrNoFinal) {
-		*errp = fmt.Errorf("%w (sending the request failed: %v)", err, werr)
+	if rw.err != nil && errors.Is(err, ErrNoFinal) {
+		*errp = fmt.Errorf("%w (sending the request failed: %v)", err, rw.err)
 	}
 }
 
-// readAnswer reads token frames up to the final or error frame.
-func readAnswer(r *bufio.Reader, cfg ClientConfig, wd *watchdog, st *WireStats, onToken func(*TokenFrame) error) (*FinalFrame, error) {
+// answer reads the provider's frames of one call.
+type answer struct {
+	r       *bufio.Reader
+	cfg     ClientConfig
+	wd      *watchdog
+	st      *WireStats
+	onToken func(*TokenFrame) error
+	stop    func() error // half-closes the stream
+	stopped error        // the onToken error that stopped the call
+}
+
+// read reads token frames up to the final or error frame; answered is true
+// when one of those arrived.
+func (a *answer) read() (final *FinalFrame, answered bool, err error) {
 	for {
-		b, err := p2p.ReadFrame(r, cfg.MaxFrameSize)
+		b, err := p2p.ReadFrame(a.r, a.cfg.MaxFrameSize)
 		if err != nil {
-			if cause := wd.cause(); cause != nil {
-				return nil, cause
+			if cause := a.wd.cause(); cause != nil {
+				return nil, false, cause
 			}
 			if errors.Is(err, p2p.ErrFrameTooLarge) {
-				return nil, fmt.Errorf("%w: %w", ErrMalformedFrame, err)
+				return nil, false, a.withStop(fmt.Errorf("%w: %w", ErrMalformedFrame, err))
 			}
 			if err == io.EOF {
-				return nil, ErrNoFinal
+				return nil, false, a.withStop(ErrNoFinal)
 			}
-			return nil, fmt.Errorf("%w: %w", ErrNoFinal, err)
+			return nil, false, a.withStop(fmt.Errorf("%w: %w", ErrNoFinal, err))
 		}
 		// The stall clock stops while the frame is handled: a slow consumer
 		// (a buyer reading slowly) must not count as a stalled provider.
-		wd.disarm()
-		f, err := decodeFrame(b, cfg.MaxFrameSize)
+		if a.stopped == nil {
+			a.wd.disarm()
+		}
+		f, err := decodeFrame(b, a.cfg.MaxFrameSize)
 		if err != nil {
-			return nil, err
+			return nil, false, a.withStop(err)
 		}
 		switch {
 		case f.Error != nil:
-			return nil, f.Error
+			return nil, true, a.withStop(f.Error)
 		case f.Final != nil:
-			return f.Final, nil
+			return f.Final, true, a.withStop(nil)
 		}
-		if st.FirstTokenAt.IsZero() {
-			st.FirstTokenAt = time.Now()
+		if a.st.FirstTokenAt.IsZero() {
+			a.st.FirstTokenAt = time.Now()
 		}
-		if onToken != nil {
-			if err := onToken(f.Token); err != nil {
-				return nil, fmt.Errorf("infer: token callback: %w", err)
+		if a.stopped != nil {
+			continue // read on to the final frame, delivering nothing
+		}
+		if a.onToken != nil {
+			if err := a.onToken(f.Token); err != nil {
+				if !errors.Is(err, ErrStop) {
+					return nil, false, fmt.Errorf("infer: token callback: %w", err)
+				}
+				a.stopped = fmt.Errorf("infer: token callback: %w", err)
+				// One timer for the whole rest of the answer.
+				a.wd.arm(a.cfg.StopGrace, fmt.Errorf("%w; no final frame within %s", a.stopped, a.cfg.StopGrace))
+				if err := a.stop(); err != nil {
+					return nil, false, fmt.Errorf("%w; half-closing the stream: %w", a.stopped, err)
+				}
+				continue
 			}
 		}
-		if cfg.StallTimeout > 0 {
-			wd.arm(cfg.StallTimeout, ErrStalled)
+		if a.cfg.StallTimeout > 0 {
+			a.wd.arm(a.cfg.StallTimeout, ErrStalled)
 		}
 	}
 }
 
-// watchdog resets the stream when a timer or the caller's context fires,
-// remembering why so that the failed read reports the cause.
-type watchdog struct {
-	mu     sync.Mutex
-	s      network.Stream
-	onFire func()
-	why    error
-	gen    uint64
-	t      *time.Timer
-}
-
-func (w *watchdog) setStream(s network.Stream) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.s = s
-	if w.why != nil {
-		_ = s.Reset()
+// withStop returns err, or after a stop an error wrapping the stop and err.
+func (a *answer) withStop(err error) error {
+	switch {
+	case a.stopped == nil:
+		return err
+	case err == nil:
+		return a.stopped
+	default:
+		return fmt.Errorf("%w; then: %w", a.stopped, err)
 	}
-}
-
-// arm replaces the pending timer with one firing cause after d.
-func (w *watchdog) arm(d time.Duration, cause error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.t != nil {
-		w.t.Stop()
-	}
-	w.gen++
-	gen := w.gen
-	w.t = time.AfterFunc(d, func() {
-		w.mu.Lock()
-		stale := gen != w.gen
-		w.mu.Unlock()
-		if !stale {
-			w.fire(cause)
-		}
-	})
-}
-
-func (w *watchdog) disarm() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.gen++
-	if w.t != nil {
-		w.t.Stop()
-		w.t = nil
-	}
-}
-
-// fire records the first cause and aborts the call.
-func (w *watchdog) fire(cause error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.why != nil {
-		return
-	}
-	w.why = cause
-	if w.onFire != nil {
-		w.onFire()
-	}
-	if w.s != nil {
-		_ = w.s.Reset()
-	}
-}
-
-func (w *watchdog) cause() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.why
-}
-
-// countingStream counts the bytes written to and read from a stream.
-type countingStream struct {
-	s              network.Stream
-	sent, received atomic.Int64
-}
-
-func (c *countingStream) Read(b []byte) (int, error) {
-	n, err := c.s.Read(b)
-	c.received.Add(int64(n))
-	return n, err
-}
-
-func (c *countingStream) Write(b []byte) (int, error) {
-	n, err := c.s.Write(b)
-	c.sent.Add(int64(n))
-	return n, err
 }

@@ -12,11 +12,23 @@
 // arrives in Token frames, also when Request.Stream is false; the buyer's
 // access token is never part of a request.
 //
-// The gateway keeps its write side open while it wants the answer: closing
-// or resetting the stream cancels the request, and the provider stops
-// generating. Call resets the stream on every failure and when its context
-// ends; a stream that ends without a Final or Error frame is a cut stream
-// (ErrNoFinal), never a complete answer.
+// Every request names its network (Request.Network, from
+// ClientConfig.Network); the server checks it against ServerConfig.Network
+// before anything else (p2p.CheckNetwork) and answers another network's
+// request with a 421 terms.CodeWrongNetwork, so hosts of two networks that dial
+// each other never exchange an inference.
+//
+// The gateway keeps its write side open while it wants the answer.
+// Resetting the stream aborts the request: the provider stops generating
+// and writes nothing more. Half-closing it (CloseWrite) stops the request
+// but keeps its bill: the handler's context ends with cause
+// ErrStoppedByClient (Stopped reports it) and the final frame the handler
+// returns for what it generated is still sent. Call does this when its
+// token callback returns an error wrapping ErrStop: it delivers no more
+// tokens, waits up to ClientConfig.StopGrace for the final frame and returns
+// it with an error wrapping ErrStop. Call resets the stream on every other
+// failure and when its context ends; a stream that ends without a Final or
+// Error frame is a cut stream (ErrNoFinal), never a complete answer.
 //
 // # Limits
 //
@@ -27,11 +39,26 @@
 // (ServerConfig.RequestTimeout) and a size cap (ServerConfig.MaxRequestSize),
 // decodes it strictly (unknown fields, duplicate keys, trailing bytes are
 // refused), and answers a malformed or invalid request with a 400 Error
-// frame. It serves at most ServerConfig.MaxConcurrent streams and answers
-// more with a retryable 503; a stream lasts at most ServerConfig.MaxDuration
-// (then 504). Streams are attached to the resource manager's ServiceName
-// service, and the server reserves memory for each request before reading
-// it (503 when the reservation is refused).
+// frame. Streams are attached to the resource manager's ServiceName
+// service, whose per-peer limits p2p.AddServiceLimits sets, and the server
+// reserves memory for each request before reading it.
+//
+// # Admission
+//
+// The server runs at most ServerConfig.MaxConcurrent handlers. A request
+// takes a free slot or waits in a fair queue (MaxQueue, QueueTimeout): a
+// freed slot goes to the waiting peer holding the fewest slots, a peer holds
+// at most MaxPerPeer requests, and when the queue is full a newcomer
+// displaces the newest waiter of the peer holding the most. Callers that
+// ServerConfig.Known does not know share one global budget
+// (UnknownConcurrency at once, UnknownRate per minute), however many peer
+// IDs they mint. A provider at capacity answers 429 terms.CodeBusy, an exhausted
+// unknown budget 429 terms.CodeRateLimited, both with RetryAfterMs, so a gateway
+// fails over without counting a failure. Frames are written in chunks, each
+// under ServerConfig.WriteStallTimeout: a client that stops reading fails
+// the handler's send within that time, cancels its context (cause
+// ErrWriteStalled) and frees its slot; the stream is then reset. A stream
+// lasts at most ServerConfig.MaxDuration (then 504).
 //
 // The client caps each received frame (ClientConfig.MaxFrameSize), limits
 // the wait for the first frame (FirstTokenTimeout) and the gap between frames

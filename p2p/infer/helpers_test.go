@@ -19,7 +19,7 @@ import (
 )
 
 // newPair returns two connected libp2p hosts on loopback TCP.
-func newPair(t *testing.T) (client, server host.Host) {
+func newPair(t testing.TB) (client, server host.Host) {
 	t.Helper()
 	mk := func() host.Host {
 		h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay())

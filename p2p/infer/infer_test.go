@@ -231,11 +231,13 @@ func TestMaxConcurrent(t *testing.T) {
 	started := make(chan struct{})
 	release := make(chan struct{})
 	var once sync.Once
-	serve(t, server, ServerConfig{MaxConcurrent: 1}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
+	var releaseOnce sync.Once
+	serve(t, server, ServerConfig{MaxConcurrent: 1, QueueTimeout: 50 * time.Millisecond}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		once.Do(func() { close(started) })
 		<-release
 		return &FinalFrame{FinishReason: "stop"}, nil
 	})
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // runs before the server's cleanup
 	first := make(chan error, 1)
 	go func() {
 		_, _, err := Call(context.Background(), client, server.ID(), validRequest(), ClientConfig{}, nil)
@@ -243,10 +245,12 @@ func TestMaxConcurrent(t *testing.T) {
 	}()
 	waitDone(t, started, 5*time.Second, "first request started")
 	_, _, err := Call(context.Background(), client, server.ID(), validRequest(), ClientConfig{}, nil)
-	if ef := wantErrorFrame(t, err, 503, terms.CodeOverloaded); !ef.Retryable {
-		t.Fatalf("503 not retryable: %+v", ef)
+	// A typed busy with a retry hint, so a gateway fails over without
+	// counting a failure.
+	if ef := wantErrorFrame(t, err, 429, terms.CodeBusy); !ef.Retryable || ef.RetryAfterMs <= 0 {
+		t.Fatalf("busy answer not retryable or without a hint: %+v", ef)
 	}
-	close(release)
+	releaseOnce.Do(func() { close(release) })
 	if err := <-first; err != nil {
 		t.Fatalf("first request: %v", err)
 	}

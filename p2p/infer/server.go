@@ -9,10 +9,10 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -23,18 +23,60 @@ import (
 
 // Handler serves one validated request. It streams output through send (safe
 // for concurrent use; it fails once ctx is done or after the handler
-// returned) and returns the final frame. Returning an *ErrorFrame (possibly
-// wrapped) sends that error frame; any other error sends a 500. ctx is
-// cancelled when the client resets or closes the stream, at
-// ServerConfig.MaxDuration, and by unregister.
+// returned, and within ServerConfig.WriteStallTimeout when the client stops
+// reading) and returns the final frame. Returning an *ErrorFrame (possibly
+// wrapped) sends that error frame; any other error sends a 500.
+//
+// ctx is cancelled when the client resets the stream (nothing more is
+// written), when the client half-closes it to stop the call (cause
+// ErrStoppedByClient, see Stopped: the final frame the handler returns is
+// still sent, so it can bill the tokens generated), when a write stalls
+// (cause ErrWriteStalled), at ServerConfig.MaxDuration, and by unregister.
 type Handler func(ctx context.Context, req *Request, peer peer.ID, send func(*TokenFrame) error) (*FinalFrame, error)
+
+// Stopped reports whether ctx, a Handler's context, ended because the
+// client stopped the call: the handler should then return a final frame
+// for what it generated.
+func Stopped(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrStoppedByClient)
+}
 
 // ServerConfig bounds the server side. Zero fields take the defaults.
 type ServerConfig struct {
+	// Network is this node's network; a request naming another (or none,
+	// when this is set) is answered 421 terms.CodeWrongNetwork before anything
+	// else. Set it to the p2p network name.
+	Network        string
 	MaxRequestSize int           // request frame cap; default DefaultMaxRequestSize
-	MaxConcurrent  int           // streams served at once by this provider; default 64
+	MaxConcurrent  int           // handlers running at once; default 64
 	RequestTimeout time.Duration // read deadline for the request frame; default 10 s
 	MaxDuration    time.Duration // whole-stream cap; default 10 min
+
+	// MaxPerPeer caps one peer's requests served or waiting at once
+	// (beyond it: 429 terms.CodeBusy); default MaxConcurrent.
+	MaxPerPeer int
+	// MaxQueue caps the requests waiting for a slot, all peers together;
+	// default MaxConcurrent. QueueTimeout bounds one wait (then 429
+	// terms.CodeBusy); default 2 s. RetryAfter is the hint busy answers carry;
+	// default 1 s.
+	MaxQueue     int
+	QueueTimeout time.Duration
+	RetryAfter   time.Duration
+
+	// WriteStallTimeout: a frame write that makes no progress for this
+	// long cancels the call (cause ErrWriteStalled) and frees its slot;
+	// default 5 s.
+	WriteStallTimeout time.Duration
+
+	// Known reports whether a caller is known (registered on chain or
+	// allowlisted); nil means every caller is. Unknown callers share one
+	// global budget: UnknownConcurrency requests at once (default 1) and
+	// UnknownRate requests per minute (default 6, token bucket on Clock;
+	// nil Clock means the wall clock). Over budget: 429 terms.CodeRateLimited.
+	Known              func(peer.ID) bool
+	UnknownConcurrency int
+	UnknownRate        int
+	Clock              clock.Clock
 }
 
 // closeGrace bounds the writes left once a request is cancelled or over.
@@ -53,15 +95,39 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.MaxDuration <= 0 {
 		c.MaxDuration = 10 * time.Minute
 	}
+	if c.MaxPerPeer <= 0 {
+		c.MaxPerPeer = c.MaxConcurrent
+	}
+	if c.MaxQueue <= 0 {
+		c.MaxQueue = c.MaxConcurrent
+	}
+	if c.QueueTimeout <= 0 {
+		c.QueueTimeout = 2 * time.Second
+	}
+	if c.RetryAfter <= 0 {
+		c.RetryAfter = time.Second
+	}
+	if c.WriteStallTimeout <= 0 {
+		c.WriteStallTimeout = 5 * time.Second
+	}
+	if c.UnknownConcurrency <= 0 {
+		c.UnknownConcurrency = 1
+	}
+	if c.UnknownRate <= 0 {
+		c.UnknownRate = 6
+	}
+	if c.Clock == nil {
+		c.Clock = clock.New()
+	}
 	return c
 }
 
 type server struct {
-	cfg      ServerConfig
-	handler  Handler
-	log      *slog.Logger
-	ctx      context.Context
-	inflight atomic.Int64
+	cfg     ServerConfig
+	handler Handler
+	log     *slog.Logger
+	ctx     context.Context
+	admit   *admitter
 
 	mu     sync.Mutex
 	closed bool
@@ -75,7 +141,8 @@ func Register(h host.Host, cfg ServerConfig, handler Handler, log *slog.Logger) 
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := &server{cfg: cfg.withDefaults(), handler: handler, log: log.With("protocol", ProtocolID), ctx: ctx}
+	cfg = cfg.withDefaults()
+	srv := &server{cfg: cfg, handler: handler, log: log.With("protocol", ProtocolID), ctx: ctx, admit: newAdmitter(cfg)}
 	h.SetStreamHandler(ProtocolID, srv.handle)
 	var once sync.Once
 	return func() {
@@ -101,7 +168,8 @@ func (srv *server) handle(s network.Stream) {
 	srv.mu.Unlock()
 	defer srv.wg.Done()
 
-	log := srv.log.With("peer", s.Conn().RemotePeer())
+	from := s.Conn().RemotePeer()
+	log := srv.log.With("peer", from)
 	if err := s.Scope().SetService(ServiceName); err != nil {
 		log.Debug("attach stream to service", "err", err)
 		_ = s.Reset()
@@ -109,156 +177,70 @@ func (srv *server) handle(s network.Stream) {
 	}
 	start := time.Now()
 	_ = s.SetWriteDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
-	if srv.inflight.Add(1) > int64(srv.cfg.MaxConcurrent) {
-		srv.inflight.Add(-1)
-		srv.reject(s, &ErrorFrame{Status: 503, Code: terms.CodeOverloaded, Message: "provider at capacity", Retryable: true})
-		return
-	}
-	defer srv.inflight.Add(-1)
-
 	_ = s.SetReadDeadline(start.Add(srv.cfg.RequestTimeout))
 	r := bufio.NewReader(s)
+	req, ef := srv.readRequest(s, r, log)
+	if ef != nil {
+		srv.reject(s, ef)
+		return
+	}
+	if req == nil {
+		_ = s.Reset()
+		return
+	}
+	// Watched from here on, so a client that leaves while its request
+	// waits for a slot gives the slot up.
+	_ = s.SetReadDeadline(time.Now().Add(srv.cfg.QueueTimeout + closeGrace))
+	watch := watchRead(r)
+	known := srv.cfg.Known == nil || srv.cfg.Known(from)
+	release, ef := srv.admit.acquire(srv.ctx, watch.done, from, known)
+	if ef != nil {
+		if ended, eof := watch.ended(); ended && !eof {
+			_ = s.Reset()
+			return
+		} else if ended {
+			ef = &ErrorFrame{Status: 499, Code: terms.CodeStopped, Message: "stopped by the client before it started"}
+		}
+		srv.reject(s, ef)
+		return
+	}
+	admitted := time.Now()
+	_ = s.SetReadDeadline(admitted.Add(srv.cfg.MaxDuration + closeGrace))
+	srv.serve(s, watch, req, admitted, release, log)
+}
+
+// readRequest reads, decodes and checks the request frame: its network
+// first, then its validity. A nil request without an error frame means the
+// stream is to be reset.
+func (srv *server) readRequest(s network.Stream, r *bufio.Reader, log *slog.Logger) (*Request, *ErrorFrame) {
 	size := peekFrameSize(r)
 	if size > 0 && size <= srv.cfg.MaxRequestSize {
 		// The frame buffer and the decoded request.
 		if err := s.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
-			srv.reject(s, &ErrorFrame{Status: 503, Code: terms.CodeOverloaded, Message: "provider out of memory for requests", Retryable: true})
-			return
+			return nil, &ErrorFrame{Status: 429, Code: terms.CodeBusy, Message: "provider out of memory for requests", Retryable: true,
+				RetryAfterMs: srv.cfg.RetryAfter.Milliseconds()}
 		}
 		defer s.Scope().ReleaseMemory(2 * size)
 	}
 	b, err := p2p.ReadFrame(r, srv.cfg.MaxRequestSize)
 	if err != nil {
 		if errors.Is(err, p2p.ErrFrameTooLarge) {
-			srv.reject(s, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: fmt.Sprintf("request frame exceeds %d bytes", srv.cfg.MaxRequestSize)})
-			return
+			return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: fmt.Sprintf("request frame exceeds %d bytes", srv.cfg.MaxRequestSize)}
 		}
 		log.Debug("read request", "err", err)
-		_ = s.Reset()
-		return
+		return nil, nil
 	}
-	req, err := decodeRequest(b, srv.cfg.MaxRequestSize)
+	req, err := unmarshalRequest(b, srv.cfg.MaxRequestSize)
 	if err != nil {
-		srv.reject(s, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()})
-		return
+		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()}
 	}
-	_ = s.SetReadDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
-	srv.serve(s, r, req, start, log)
-}
-
-// withHeld prefixes the frame b with the held last-token frame, if any,
-// so both go out in one write.
-func withHeld(held, b []byte) []byte {
-	if held == nil {
-		return p2p.AppendFrame(nil, b)
+	if err := p2p.CheckNetwork(srv.cfg.Network, req.Network); err != nil {
+		return nil, &ErrorFrame{Status: 421, Code: terms.CodeWrongNetwork, Message: err.Error()}
 	}
-	return p2p.AppendFrame(p2p.AppendFrame(nil, held), b)
-}
-
-// serve runs the handler and writes its frames.
-func (srv *server) serve(s network.Stream, r *bufio.Reader, req *Request, start time.Time, log *slog.Logger) {
-	ctx, cancel := context.WithDeadline(srv.ctx, start.Add(srv.cfg.MaxDuration))
-	defer cancel()
-	// Once cancelled, pending and remaining writes get closeGrace.
-	stop := context.AfterFunc(ctx, func() { _ = s.SetWriteDeadline(time.Now().Add(closeGrace)) })
-	defer stop()
-
-	// The client keeps its write side open until it has the answer: any
-	// byte, EOF or error on it means the client is gone (or misbehaves).
-	var gone atomic.Bool
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		_, err := r.ReadByte()
-		gone.Store(true)
-		cancel()
-		if err == nil {
-			log.Debug("unexpected data after the request; cancelling")
-		}
-	}()
-
-	var mu sync.Mutex
-	done := false
-	var held []byte // the last token's frame, written with the final frame
-	send := func(t *TokenFrame) error {
-		if t == nil {
-			return errors.New("infer: nil token frame")
-		}
-		b, err := encodeFrame(&Frame{Token: t})
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if done {
-			return errors.New("infer: send after the handler returned")
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("infer: request cancelled: %w", context.Cause(ctx))
-		}
-		if held != nil { // a frame after the one marked last
-			b, held = withHeld(held, b), nil
-			if _, err := s.Write(b); err != nil {
-				cancel()
-				return fmt.Errorf("infer: send token frame: %w", err)
-			}
-			return nil
-		}
-		if t.Last {
-			held = b
-			return nil
-		}
-		if err := p2p.WriteFrame(s, b); err != nil {
-			cancel()
-			return fmt.Errorf("infer: send token frame: %w", err)
-		}
-		return nil
+	if err := req.Validate(); err != nil {
+		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()}
 	}
-	final, herr := srv.handler(ctx, req, s.Conn().RemotePeer(), send)
-	mu.Lock()
-	done = true
-	mu.Unlock()
-
-	var out *Frame
-	switch {
-	case gone.Load():
-		log.Debug("client went away", "elapsed", time.Since(start))
-		_ = s.Reset()
-		<-watched
-		return
-	case herr == nil && final != nil:
-		out = &Frame{Final: final}
-	case srv.ctx.Err() != nil:
-		out = &Frame{Error: &ErrorFrame{Status: 503, Code: terms.CodeShuttingDown, Message: "provider shutting down", Retryable: true}}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		out = &Frame{Error: &ErrorFrame{Status: 504, Code: terms.CodeTimeout, Message: fmt.Sprintf("generation exceeded %s", srv.cfg.MaxDuration), Retryable: true}}
-	case herr != nil:
-		var ef *ErrorFrame
-		if errors.As(herr, &ef) && ef != nil {
-			out = &Frame{Error: sanitize(ef)}
-		} else {
-			log.Warn("handler failed", "err", herr)
-			out = &Frame{Error: &ErrorFrame{Status: 500, Code: terms.CodeInternal, Message: "internal error", Retryable: true}}
-		}
-	default:
-		log.Warn("handler returned neither a final frame nor an error")
-		out = &Frame{Error: &ErrorFrame{Status: 500, Code: terms.CodeInternal, Message: "internal error", Retryable: true}}
-	}
-	b, err := encodeFrame(out)
-	if err != nil {
-		log.Warn("handler produced an invalid frame", "err", err)
-		b, err = encodeFrame(&Frame{Error: &ErrorFrame{Status: 500, Code: terms.CodeInternal, Message: "internal error", Retryable: true}})
-	}
-	if err == nil {
-		_, err = s.Write(withHeld(held, b))
-	}
-	if err != nil {
-		log.Debug("write last frame", "err", err)
-		_ = s.Reset()
-	} else {
-		_ = s.Close()
-	}
-	<-watched
+	return req, nil
 }
 
 // reject answers with one error frame and closes the stream.

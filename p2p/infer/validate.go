@@ -44,7 +44,7 @@ func (r *Request) Validate() error {
 	if !r.Verification.Valid() {
 		return bad("unknown verification level %q (%s)", r.Verification, terms.LevelNames())
 	}
-	for name, v := range map[string]string{"model": r.Model, "session ID": r.SessionID} {
+	for name, v := range map[string]string{"model": r.Model, "session ID": r.SessionID, "network": r.Network} {
 		if len(v) > maxShortLen {
 			return bad("%s is %d bytes, limit %d", name, len(v), maxShortLen)
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -15,8 +16,9 @@ import (
 // ProtocolID is the libp2p protocol of forwarded inference.
 const ProtocolID = "/tenzro/infer/1.0.0"
 
-// ServiceName is the resource-manager service both ends attach streams to.
-const ServiceName = "tenzro.infer"
+// ServiceName is the resource-manager service both ends attach streams to;
+// p2p.AddServiceLimits sets its per-peer limits.
+const ServiceName = p2p.ServiceInfer
 
 // Protocol defaults.
 const (
@@ -41,6 +43,16 @@ var (
 	ErrNoFinal = errors.New("infer: stream ended without a final frame")
 	// ErrInvalidRequest: Request.Validate refused the request.
 	ErrInvalidRequest = errors.New("infer: invalid request")
+	// ErrStop, wrapped in the error of Call's token callback, asks the
+	// provider to stop but still answer: Call half-closes the stream and
+	// waits up to ClientConfig.StopGrace for the final frame.
+	ErrStop = errors.New("infer: stopped by the caller")
+	// ErrStoppedByClient is the cause of a handler's context when the
+	// client half-closed its side to stop the call (see Stopped).
+	ErrStoppedByClient = errors.New("infer: client stopped the call")
+	// ErrWriteStalled is the cause of a handler's context when a frame
+	// write made no progress for ServerConfig.WriteStallTimeout.
+	ErrWriteStalled = errors.New("infer: frame write stalled")
 )
 
 // Request is what a buyer's gateway sends a provider. The buyer's access
@@ -63,6 +75,9 @@ type Request struct {
 	// broken provider sent them: resuming from IDs is exact, resuming from
 	// text only when re-tokenizing reproduces them.
 	ContinuationTokens []int `cbor:"14,keyasint,omitempty"`
+	// Network is the caller's network name (ClientConfig.Network); the
+	// server refuses another network's request before anything else.
+	Network string `cbor:"15,keyasint,omitempty"`
 }
 
 // Frame is one provider → gateway frame: exactly one field is set. Zero or
@@ -162,15 +177,12 @@ const (
 	maxShortLen   = 256 // model names, finish reasons, session IDs, roles
 )
 
-// decodeRequest strictly decodes a request frame (at most max bytes) and
-// validates it.
-func decodeRequest(b []byte, max int) (*Request, error) {
+// unmarshalRequest strictly decodes a request frame (at most max bytes)
+// without validating it, so the server can check its network first.
+func unmarshalRequest(b []byte, max int) (*Request, error) {
 	req := new(Request)
 	if err := cborx.Unmarshal(b, max, req); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
-	}
-	if err := req.Validate(); err != nil {
-		return nil, err
 	}
 	return req, nil
 }

@@ -204,3 +204,16 @@ func FuzzDecodeFrame(f *testing.F) {
 		}
 	})
 }
+
+// decodeRequest is the server's decoding of a request frame without the
+// network check: strict decoding, then validation.
+func decodeRequest(b []byte, max int) (*Request, error) {
+	req, err := unmarshalRequest(b, max)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}

@@ -8,8 +8,6 @@ const (
 	// CodeBadRequest: the request breaks a protocol limit or does not
 	// decode; the buyer's fault, never the provider's.
 	CodeBadRequest = "bad_request"
-	// CodeOverloaded: the server cannot take another stream now.
-	CodeOverloaded = "overloaded"
 	// CodeShuttingDown: the server is stopping.
 	CodeShuttingDown = "shutting_down"
 	// CodeTimeout: the stream outlived the server's limit.
@@ -38,6 +36,19 @@ const (
 	CodeCommitmentFailed = "commitment_failed"
 	// CodeCapacity: every engine slot is busy; retry after the hint.
 	CodeCapacity = "capacity"
+
+	// CodeBusy: the provider is at capacity (its slots and fair queue are
+	// full, or this caller holds its per-peer share); status 429 with a
+	// retry hint. A gateway fails over without counting a failure.
+	CodeBusy = "busy"
+	// CodeRateLimited: the shared budget of callers the provider does not
+	// know is spent; status 429 with a retry hint.
+	CodeRateLimited = "rate_limited"
+	// CodeWrongNetwork: the request names another network (status 421).
+	CodeWrongNetwork = "wrong_network"
+	// CodeStopped: the client stopped the call and the handler returned no
+	// final frame (status 499).
+	CodeStopped = "stopped"
 )
 
 // CapabilityCodes are refusals for what a provider cannot do rather than
@@ -45,5 +56,5 @@ const (
 // without counting a failure.
 var CapabilityCodes = map[string]bool{
 	CodeContinuationUnsupported: true, CodeModelNotServed: true, CodeVerificationUnsupported: true,
-	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true,
+	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true, CodeWrongNetwork: true,
 }

@@ -65,7 +65,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 	}
 	start := g.clock.Now()
 	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer), stop: make(chan struct{}), start: start, probe: probe}
-	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout}
+	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout, StopGrace: transportStopGrace}
 	go func() {
 		final, stats, err := g.transport.Call(ctx, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
 			select {
@@ -149,8 +149,8 @@ func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 }
 
 // codeBusy is the infer protocol's typed "at capacity" answer (429 with a
-// Retry-After); the older providers' codes mean the same.
-const codeBusy = "busy"
+// Retry-After); the older providers' code means the same.
+const codeBusy = terms.CodeBusy
 
 // busy reports whether a provider's error frame says it is at capacity:
 // any 429, or a capacity code whatever its status. A 503 (the stream

@@ -20,9 +20,13 @@ import (
 // left or stopped reading.
 var errBuyerGone = errors.New("gateway: buyer stopped reading")
 
-// stopGrace bounds the wait for a stopped provider's final frame (its
-// receipt for what it generated) once the buyer has left.
-const stopGrace = 3 * time.Second
+// transportStopGrace is how long the transport waits for a stopped
+// provider's final frame (its receipt for what was delivered); stopGrace,
+// a little longer, bounds the gateway's own wait for the transport.
+const (
+	transportStopGrace = 2 * time.Second
+	stopGrace          = transportStopGrace + time.Second
+)
 
 // errDiverged stops a restarted answer that does not repeat the text the
 // buyer already has.

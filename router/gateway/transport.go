@@ -17,22 +17,26 @@ type Transport interface {
 	Call(ctx context.Context, p peer.ID, req *infer.Request, cfg infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error)
 }
 
-// HostTransport calls providers over /tenzro/infer/1.0.0 from h.
-func HostTransport(h host.Host) Transport { return hostTransport{h} }
+// HostTransport calls providers over /tenzro/infer/1.0.0 from h, for
+// network (the p2p network name every request carries; a provider of
+// another network refuses it).
+func HostTransport(h host.Host, network string) Transport { return hostTransport{h, network} }
 
-type hostTransport struct{ h host.Host }
+type hostTransport struct {
+	h       host.Host
+	network string
+}
 
 func (t hostTransport) Call(ctx context.Context, p peer.ID, req *infer.Request, cfg infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error) {
+	cfg.Network = t.network
 	return infer.Call(ctx, t.h, p, req, cfg, onToken)
 }
 
 // ErrStop is what the gateway's onToken returns when the buyer has left
-// mid-stream: the transport stops the provider, waits briefly for its final
-// frame (the receipt for what it generated) and returns it with an error
-// wrapping ErrStop. It stands in for infer.ErrStop until p2p/infer defines
-// it; the two become one sentinel then (ErrStop = infer.ErrStop), so a
-// transport may return either today.
-var ErrStop = errors.New("gateway: buyer left; stop the provider")
+// mid-stream: the transport stops the provider, waits up to
+// ClientConfig.StopGrace for its final frame (the receipt for what was
+// delivered) and returns it with an error wrapping ErrStop.
+var ErrStop = infer.ErrStop
 
 // isStop reports whether err says the call was stopped for a departed buyer.
 func isStop(err error) bool { return errors.Is(err, ErrStop) }

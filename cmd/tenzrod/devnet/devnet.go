@@ -164,16 +164,36 @@ func Run(ctx context.Context, o Options) error {
 	return nil
 }
 
+// manifestMode is devnet.json's: it holds the buyer token, a bearer
+// credential, so only its owner may read it.
+const manifestMode = 0o600
+
+// writeManifest writes the manifest atomically, owner-only. The temporary
+// file is created afresh (a leftover of a crash could carry a wider mode,
+// which os.WriteFile keeps) and renamed over any older manifest, whose own
+// mode goes with it.
 func writeManifest(path string, m Manifest) error {
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("devnet: %w", err)
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("devnet: %w", err)
 	}
-	return os.Rename(tmp, path)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, manifestMode)
+	if err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	_, werr := f.Write(append(b, '\n'))
+	if err := errors.Join(werr, f.Close()); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("devnet: writing %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("devnet: %w", err)
+	}
+	return nil
 }
 
 func printWelcome(o Options, m Manifest) {

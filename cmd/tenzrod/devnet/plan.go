@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tenzrod/tenzrod/node"
@@ -119,6 +120,19 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 	if err != nil {
 		return nil, chainInfo{}, err
 	}
+	// Providers serve the devnet's gateways and validators (their probes)
+	// in full; any other caller shares the unknown callers' budget.
+	var routers []string
+	for i := range cfgs {
+		if cfgs[i].Role != node.RoleProvider {
+			routers = append(routers, peerOf(plans[i].entry.P2P[0]))
+		}
+	}
+	for i := range cfgs {
+		if cfgs[i].Role == node.RoleProvider {
+			cfgs[i].Provider.TrustedCallers = routers
+		}
+	}
 	for i := range cfgs {
 		for _, s := range seeds {
 			if s != plans[i].entry.P2P[0] {
@@ -131,6 +145,9 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 	}
 	return plans, chain, nil
 }
+
+// peerOf is the peer ID at the end of a full multiaddr.
+func peerOf(addr string) string { return addr[strings.LastIndex(addr, "/")+1:] }
 
 type nodePorts struct{ api, tcp, udp, chainP2P, chainRPC int }
 
