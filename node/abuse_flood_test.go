@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -45,8 +46,16 @@ func TestAbuseFloodLeavesOthersServed(t *testing.T) {
 		}
 		return warm == 2
 	})
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 600, MaxConnsPerHost: 0}}
-	post := func(ctx context.Context, token string, stream bool) (int, string, error) {
+	// Every client its own loopback source address: the intake's cap on
+	// connections per address must not be what holds the flood back (a
+	// flood with one token can come from many addresses).
+	from := func(ip string) *http.Client {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 200}}
+	}
+	bobClient := from("127.0.0.2")
+	floodClients := []*http.Client{from("127.0.0.10"), from("127.0.0.11"), from("127.0.0.12"), from("127.0.0.13"), from("127.0.0.14")}
+	post := func(ctx context.Context, client *http.Client, token string, stream bool) (int, string, error) {
 		body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"Tell me about the sea"}],"max_tokens":8,"stream":%v}`,
 			DevnetModelName, stream)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
@@ -64,12 +73,12 @@ func TestAbuseFloodLeavesOthersServed(t *testing.T) {
 	var wg sync.WaitGroup
 	var served, refused, other atomic.Int64
 	var sample atomic.Value
-	for range 500 {
+	for i := range 500 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				code, body, err := post(ctx, testToken, true)
+				code, body, err := post(ctx, floodClients[i%len(floodClients)], testToken, true)
 				switch {
 				case err != nil:
 				case code == http.StatusOK:
@@ -93,7 +102,7 @@ func TestAbuseFloodLeavesOthersServed(t *testing.T) {
 	for i := range 2 {
 		rctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		start := time.Now()
-		code, body, err := post(rctx, bobToken, i%2 == 0)
+		code, body, err := post(rctx, bobClient, bobToken, i%2 == 0)
 		cancel()
 		if err != nil || code != http.StatusOK || !strings.Contains(body, "content") {
 			stop()
