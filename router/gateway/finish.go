@@ -203,8 +203,12 @@ func (g *Gateway) abandoned(ctx context.Context, req *Request, s *stream, d drai
 			g.log.Error("bill an abandoned stream", "provider", s.choice.offer.Peer, "err", err)
 		}
 	} else {
+		var why any = "no end within the grace"
+		if d.ended {
+			why = s.err
+		}
 		g.log.Info("buyer left mid-stream; the provider sent no final frame in time, nothing billed",
-			"provider", s.choice.offer.Peer, "delivered_bytes", len(all))
+			"provider", s.choice.offer.Peer, "delivered_bytes", len(all), "stream_end", why)
 	}
 	return g.cut(ctx, len(all), "", d.err)
 }
