@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // BuyerConfig maps an access token to an account at this node. Only the
@@ -20,6 +22,9 @@ type BuyerConfig struct {
 	// InitialCredit is credited once, the first time the node sees the
 	// account, in micro-units.
 	InitialCredit uint64 `toml:"initial_credit"`
+	// The buyer's fair share (max_concurrent, rate_per_minute); 0 takes
+	// [router.buyer_defaults].
+	gateway.BuyerLimits
 }
 
 var accountRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
@@ -32,7 +37,7 @@ func (b BuyerConfig) Validate() error {
 	if h, err := hex.DecodeString(b.TokenSHA256); err != nil || len(h) != sha256.Size {
 		return errors.New("token_sha256 must be 64 hex digits (sha256 of the token)")
 	}
-	return nil
+	return b.BuyerLimits.Validate()
 }
 
 // TokenHash returns the hex SHA-256 of a token, as token_sha256 holds it.

@@ -121,12 +121,14 @@ func listed(t *testing.T, n *Node, p *Node) (router.ProviderView, bool) {
 }
 
 // askPinned sends a chat request pinned to provider p at a verification
-// level and returns the status and body.
-func askPinned(t *testing.T, gw, p *Node, level string) (int, string) {
+// level (opting in to unregistered providers if asked) and returns the
+// status and body.
+func askPinned(t *testing.T, gw, p *Node, level string, allowUnregistered ...bool) (int, string) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "max_tokens": 4,
 		"messages": []map[string]string{{"role": "user", "content": "hi"}},
-		"tenzro":   map[string]any{"verification": level, "provider": p.Host().ID().String(), "hedge": false}})
+		"tenzro": map[string]any{"verification": level, "provider": p.Host().ID().String(), "hedge": false,
+			"allow_unregistered": len(allowUnregistered) > 0 && allowUnregistered[0]}})
 	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)
@@ -142,7 +144,7 @@ func askPinned(t *testing.T, gw, p *Node, level string) (int, string) {
 // itself at start with the minimum bond; the gateway lists it registered
 // with its consensus standing and pins its peer to the chain's machine; a
 // provider without a chain is listed unregistered, standing 0, and is
-// routed to at level none only.
+// routed to at level none only, when the buyer opts in.
 func TestChainPinsAndRegistration(t *testing.T) {
 	params := testChainParams(3600)
 	c := newChainNet(t, 1, 1, 1, params)
@@ -190,8 +192,11 @@ func TestChainPinsAndRegistration(t *testing.T) {
 	if code, body := askPinned(t, gw, unreg, "receipt"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no_provider") {
 		t.Fatalf("unregistered provider at level receipt: %d %.300s", code, body)
 	}
-	if code, body := askPinned(t, gw, unreg, "none"); code != http.StatusOK {
-		t.Fatalf("unregistered provider at level none: %d %.300s", code, body)
+	if code, body := askPinned(t, gw, unreg, "none"); code != http.StatusServiceUnavailable {
+		t.Fatalf("unregistered provider at level none, not opted in: %d %.300s", code, body)
+	}
+	if code, body := askPinned(t, gw, unreg, "none", true); code != http.StatusOK {
+		t.Fatalf("unregistered provider at level none, opted in: %d %.300s", code, body)
 	}
 	if code, body := askPinned(t, gw, reg, "receipt"); code != http.StatusOK {
 		t.Fatalf("registered provider at level receipt: %d %.300s", code, body)

@@ -20,6 +20,7 @@ var configTemplate = template.Must(template.New("config").Funcs(template.FuncMap
 	"list":   quoteList,
 	"levels": quoteLevels,
 	"dur":    func(d time.Duration) string { return strconv.Quote(d.String()) },
+	"float":  tomlFloat,
 }).Parse(`# tenzrod node configuration. Flags given on the command line override it.
 # Relative paths are relative to this file's directory (the node's --home).
 
@@ -71,6 +72,11 @@ window = {{dur .Gossip.Window}}
 deadline = {{dur .Router.Deadline}}
 first_token_timeout = {{dur .Router.FirstTokenTimeout}}
 stall_timeout = {{dur .Router.StallTimeout}}
+# Failover rounds after the first (both primary and hedge failed), 0..10.
+max_retries = {{.Router.MaxRetries}}
+# Output bound of a request that sets no max_tokens: every request needs a
+# price ceiling to hold funds against.
+default_max_tokens = {{.Router.DefaultMaxTokens}}
 # Validator nodes probe each registered, live provider this often for the
 # price feed (one tiny call per provider per interval); 0s disables.
 probe_interval = {{dur .Router.ProbeInterval}}
@@ -86,6 +92,22 @@ none = {{.Router.Surcharges.None}}
 receipt = {{.Router.Surcharges.Receipt}}
 optimistic = {{.Router.Surcharges.Optimistic}}
 tee = {{.Router.Surcharges.TEE}}
+
+# Weights of the weighted strategy (the default): each signal is scored
+# 0..1 across the candidates (price and latency lower is better, standing
+# higher, load lower) and the weighted sum ranks them.
+[router.weights]
+price = {{float .Router.Weights.Price}}
+latency = {{float .Router.Weights.Latency}}
+standing = {{float .Router.Weights.Standing}}
+load = {{float .Router.Weights.Load}}
+
+# Every buyer's fair share unless its [[router.buyers]] entry sets its own:
+# requests in flight at once, and new requests per minute (bursts of up to
+# 10 s of the rate). Beyond either the buyer gets 429 with Retry-After.
+[router.buyer_defaults]
+max_concurrent = {{.Router.BuyerDefaults.MaxConcurrent}}
+rate_per_minute = {{.Router.BuyerDefaults.RatePerMinute}}
 
 [chain]
 # The ledger: a CometBFT node running the consensus application in-process.
@@ -130,10 +152,13 @@ id = {{q .ID}}
 {{end}}{{range .Router.Buyers}}
 # A buyer: requests carrying the token whose SHA-256 this is are billed to
 # the account. initial_credit (micro-units) is credited once.
+# max_concurrent and rate_per_minute: its fair share (0 = the defaults).
 [[router.buyers]]
 account = {{q .Account}}
 token_sha256 = {{q .TokenSHA256}}
 initial_credit = {{.InitialCredit}}
+max_concurrent = {{.MaxConcurrent}}
+rate_per_minute = {{.RatePerMinute}}
 {{end}}{{if eq (print .Role) "provider"}}
 [provider]
 # Coarse region only: an ISO 3166-1 country code ("DE") or a continent
@@ -179,6 +204,15 @@ pixel_steps = {{.RateCard.PixelSteps}}
 audio_ms = {{.RateCard.AudioMs}}
 minimum = {{.RateCard.Minimum}}
 {{end}}{{end}}`))
+
+// tomlFloat writes v as a TOML float (always with a point or exponent).
+func tomlFloat(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}
 
 func quoteList(xs []string) string {
 	q := make([]string, len(xs))

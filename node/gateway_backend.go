@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -16,11 +18,15 @@ type gatewayBackend struct {
 	buyers *buyers
 }
 
-func (b gatewayBackend) Models(context.Context) []openai.Model {
+// Models lists every served catalog ID, and after it each name that
+// resolves to exactly that ID (owned_by names the ID): an offer announced
+// under a name bound to another ID (a squatter) appears under its ID only.
+func (b gatewayBackend) Models(ctx context.Context) []openai.Model {
 	var out []openai.Model
-	for _, m := range b.n.table.Models() {
-		if m.Providers > 0 {
-			out = append(out, openai.Model{ID: m.Name, Object: "model", OwnedBy: "tenzro:" + m.ID[:16]})
+	for _, m := range b.gw.Models(ctx) {
+		out = append(out, openai.Model{ID: m.ID, Object: "model", OwnedBy: "tenzro"})
+		for _, name := range m.Names {
+			out = append(out, openai.Model{ID: name, Object: "model", OwnedBy: "tenzro:" + m.ID})
 		}
 	}
 	return out
@@ -49,7 +55,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		Model: req.Model, Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling,
 		TopLogProbs: req.TopLogProbs, Stream: req.Stream, Strategy: opts.Strategy, Verification: opts.Verification,
 		NoHedge: opts.Hedge != nil && !*opts.Hedge, MaxPrice: opts.MaxPrice, PinProvider: opts.Provider, PinRegion: opts.Region,
-		Payer: payer,
+		AllowUnregistered: opts.AllowUnregistered, Payer: payer,
 	}
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
 		return onDelta(openai.Delta{Text: d.Text, LogProbs: d.LogProbs})
@@ -57,7 +63,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 	if err != nil {
 		var ge *gateway.Error
 		if errors.As(err, &ge) {
-			return nil, &openai.Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message,
+			return nil, &openai.Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message, Param: ge.Param,
 				RetryAfter: int(ge.RetryAfter.Seconds())}
 		}
 		return nil, err
@@ -84,4 +90,16 @@ func errorType(status int) string {
 	default:
 		return "server_error"
 	}
+}
+
+// chainNames resolves model names through the chain's name records, each
+// read with its proof from the node's own chain.
+type chainNames struct{ c *consensus.Node }
+
+func (c chainNames) Resolve(ctx context.Context, name string) ([32]byte, bool, error) {
+	if ledger.CheckName(name) != nil {
+		return [32]byte{}, false, nil // no record can bind it
+	}
+	id, _, ok, err := c.c.NameRecord(ctx, name)
+	return id, ok, err
 }

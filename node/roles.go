@@ -38,8 +38,11 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	if err != nil {
 		return err
 	}
-	deps := gateway.Deps{Host: n.host.Host(), Table: n.table,
+	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host(), n.cfg.Network), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
+	if n.chain != nil {
+		deps.Names = chainNames{n.chain}
+	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator
 	if isValidator {
 		// The validator role reports every call; it is built once the

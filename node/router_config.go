@@ -10,21 +10,15 @@ import (
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router/gateway"
-	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
 // RouterConfig is the [router] section: how this node prices and routes
-// the requests it accepts.
+// the requests it accepts. The routing keys (deadline, first_token_timeout,
+// stall_timeout, max_retries, default_max_tokens, [router.surcharges],
+// [router.weights], [router.buyer_defaults]) are gateway.Config's own,
+// with its defaults; the rest is the node's.
 type RouterConfig struct {
-	// Surcharges per verification level, micro-units per call, until
-	// consensus governs them.
-	Surcharges pricing.Surcharges `toml:"surcharges"`
-	// Deadline bounds a whole request, failovers and continuation included.
-	Deadline time.Duration `toml:"deadline"`
-	// FirstTokenTimeout and StallTimeout trigger failover on a stream
-	// instead of waiting: no first token in time, or no token for this long.
-	FirstTokenTimeout time.Duration `toml:"first_token_timeout"`
-	StallTimeout      time.Duration `toml:"stall_timeout"`
+	gateway.Config
 	// Buyers are the accounts whose requests this node accepts.
 	Buyers []BuyerConfig `toml:"buyers"`
 	// ProbeInterval is how often a validator node probes each registered,
@@ -81,26 +75,17 @@ func loadTokenizers(cfg Config) (map[inference.ModelID]gateway.TokenCounter, err
 // DefaultRouterConfig returns the routing defaults.
 func DefaultRouterConfig() RouterConfig {
 	return RouterConfig{
-		Surcharges:        pricing.Surcharges{None: 0, Receipt: 1, Optimistic: 5, TEE: 20},
-		Deadline:          2 * time.Minute,
-		FirstTokenTimeout: 30 * time.Second,
-		StallTimeout:      10 * time.Second,
-		ProbeInterval:     20 * time.Second,
-		Durability:        store.GroupSync.String(),
+		Config:        gateway.DefaultConfig(),
+		ProbeInterval: 20 * time.Second,
+		Durability:    store.GroupSync.String(),
 	}
 }
 
-// Validate checks the section.
+// Validate checks the section; every error names its key.
 func (r RouterConfig) Validate() error {
 	var errs []error
-	if r.Deadline < time.Second || r.Deadline > time.Hour {
-		errs = append(errs, fmt.Errorf("router.deadline: %s outside 1s..1h", r.Deadline))
-	}
-	if r.FirstTokenTimeout < 0 || r.FirstTokenTimeout > r.Deadline {
-		errs = append(errs, fmt.Errorf("router.first_token_timeout: %s outside 0..deadline", r.FirstTokenTimeout))
-	}
-	if r.StallTimeout < 0 || r.StallTimeout > r.Deadline {
-		errs = append(errs, fmt.Errorf("router.stall_timeout: %s outside 0..deadline", r.StallTimeout))
+	if err := r.Config.Validate("router."); err != nil {
+		errs = append(errs, err)
 	}
 	if r.ProbeInterval != 0 && (r.ProbeInterval < time.Second || r.ProbeInterval > time.Hour) {
 		errs = append(errs, fmt.Errorf("router.probe_interval: %s outside 1s..1h (or 0 to disable)", r.ProbeInterval))
@@ -126,9 +111,13 @@ func (r RouterConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
+// gatewayConfig is the gateway's own section with each buyer's limits.
 func gatewayConfig(r RouterConfig) gateway.Config {
-	c := gateway.DefaultConfig()
-	c.Surcharges, c.Deadline, c.FirstTokenTimeout, c.StallTimeout = r.Surcharges, r.Deadline, r.FirstTokenTimeout, r.StallTimeout
+	c := r.Config
+	c.Buyers = map[string]gateway.BuyerLimits{}
+	for _, b := range r.Buyers {
+		c.Buyers[b.Account] = b.BuyerLimits
+	}
 	return c
 }
 

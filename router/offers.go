@@ -2,6 +2,7 @@ package router
 
 import (
 	"encoding/hex"
+	"slices"
 	"sort"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -83,7 +84,8 @@ func (t *Table) offers(model string) []Offer {
 type ModelSummary struct {
 	Name      string
 	ID        string
-	Providers int // providers up with the model warm
+	Names     []string // every name the ID is announced under, sorted
+	Providers int      // providers up with the model warm
 }
 
 // Models lists the models announced by providers, by name.
@@ -103,6 +105,10 @@ func (t *Table) Models() []ModelSummary {
 			if !ok {
 				s = &ModelSummary{Name: m.Name, ID: id}
 				byID[id] = s
+			}
+			if m.Name != "" && !slices.Contains(s.Names, m.Name) {
+				s.Names = append(s.Names, m.Name)
+				slices.Sort(s.Names)
 			}
 			if up && e.heartbeat != nil {
 				for _, st := range e.heartbeat.Models {

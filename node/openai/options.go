@@ -19,6 +19,8 @@ type Options struct {
 	MaxPrice     *uint64            `json:"max_price,omitempty"`    // micro-units
 	Provider     string             `json:"provider,omitempty"`     // pin: peer ID
 	Region       string             `json:"region,omitempty"`       // pin: country code or continent
+	// AllowUnregistered opts in to providers the chain does not know.
+	AllowUnregistered bool `json:"allow_unregistered,omitempty"`
 }
 
 var (

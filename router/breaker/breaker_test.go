@@ -346,35 +346,9 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for in, want := range map[string]time.Time{
-		"120":                           now.Add(2 * time.Minute),
-		" 0 ":                           now,
-		"Fri, 02 Jan 2026 03:05:00 GMT": time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC),
-	} {
-		got, err := ParseRetryAfter(in, now)
-		if err != nil || !got.Equal(want) {
-			t.Errorf("%q: %v %v, want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "-5", "1.5", "soon", "99999999999"} {
-		if _, err := ParseRetryAfter(in, now); !errors.Is(err, ErrRetryAfter) {
-			t.Errorf("%q: %v, want ErrRetryAfter", in, err)
-		}
-	}
-}
-
 func TestSet(t *testing.T) {
 	clk := clock.NewMock()
-	var mu sync.Mutex
-	var changed []string
-	s, err := NewSetFunc[string](clk, rand.New(rand.NewPCG(1, 1)), Config{Failures: 1},
-		func(k string, from, to State) {
-			mu.Lock()
-			defer mu.Unlock()
-			changed = append(changed, k+":"+to.String())
-		})
+	s, err := NewSet[string](clk, rand.New(rand.NewPCG(1, 1)), Config{Failures: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,9 +383,6 @@ func TestSet(t *testing.T) {
 	snaps := s.Snapshots()
 	if len(snaps) != 4 || snaps["a"].State != Open || snaps["b"].NotBefore.IsZero() {
 		t.Fatalf("snapshots %+v", snaps)
-	}
-	if len(changed) != 1 || changed[0] != "a:open" {
-		t.Fatalf("hook calls %v", changed)
 	}
 	if _, err := NewSet[string](nil, nil, Config{Failures: -2}); !errors.Is(err, ErrConfig) {
 		t.Fatalf("bad config: %v", err)

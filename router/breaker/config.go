@@ -3,9 +3,6 @@ package breaker
 import (
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -80,29 +77,4 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: negative probe timeout or retry-after cap", ErrConfig)
 	}
 	return c, nil
-}
-
-// ErrRetryAfter reports an unparseable Retry-After header.
-var ErrRetryAfter = errors.New("breaker: bad Retry-After")
-
-// ParseRetryAfter turns an HTTP Retry-After value (RFC 9110 §10.2.3:
-// delay-seconds or an HTTP-date) into an absolute time, given the time the
-// response arrived on the router's clock.
-func ParseRetryAfter(v string, now time.Time) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return time.Time{}, fmt.Errorf("%w: empty", ErrRetryAfter)
-	}
-	if v[0] >= '0' && v[0] <= '9' {
-		secs, err := strconv.ParseUint(v, 10, 32)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%w: %q: %w", ErrRetryAfter, v, err)
-		}
-		return now.Add(time.Duration(secs) * time.Second), nil
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: %q: %w", ErrRetryAfter, v, err)
-	}
-	return t, nil
 }

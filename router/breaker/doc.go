@@ -11,7 +11,7 @@
 // never reported is presumed lost after ProbeTimeout.
 //
 // Independently of the state, a provider's Retry-After (any outcome may
-// carry one; ParseRetryAfter reads the header) holds all traffic to it
+// carry one) holds all traffic to it
 // until then, capped at MaxRetryAfter. A 429 without Retry-After holds it
 // for an exponential backoff with equal jitter from an injected source:
 // BackoffBase·2^(k-1) for the k-th consecutive 429, capped at BackoffMax,

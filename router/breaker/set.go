@@ -25,14 +25,13 @@ type Set[K comparable] struct {
 	cfg   Config
 	clock clock.Clock
 	rand  Rand
-	hook  func(k K, from, to State)
 
 	mu sync.Mutex
 	m  map[K]*Breaker
 }
 
 // NewSet validates cfg and returns an empty set. cfg.OnStateChange, if set,
-// is shared by every breaker; use NewSetFunc to know which one changed.
+// is shared by every breaker.
 func NewSet[K comparable](clk clock.Clock, rnd Rand, cfg Config) (*Set[K], error) {
 	if _, err := cfg.withDefaults(); err != nil {
 		return nil, err
@@ -43,27 +42,13 @@ func NewSet[K comparable](clk clock.Clock, rnd Rand, cfg Config) (*Set[K], error
 	return &Set[K]{cfg: cfg, clock: clk, rand: rnd, m: make(map[K]*Breaker)}, nil
 }
 
-// NewSetFunc is NewSet with a state-change hook that is told the key.
-func NewSetFunc[K comparable](clk clock.Clock, rnd Rand, cfg Config, onChange func(k K, from, to State)) (*Set[K], error) {
-	s, err := NewSet[K](clk, rnd, cfg)
-	if err != nil {
-		return nil, err
-	}
-	s.hook = onChange
-	return s, nil
-}
-
 // Get returns k's breaker, creating it.
 func (s *Set[K]) Get(k K) *Breaker {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.m[k]
 	if !ok {
-		cfg := s.cfg
-		if s.hook != nil {
-			cfg.OnStateChange = func(from, to State) { s.hook(k, from, to) }
-		}
-		b, _ = New(s.clock, s.rand, cfg) // cfg validated by NewSet
+		b, _ = New(s.clock, s.rand, s.cfg) // cfg validated by NewSet
 		s.m[k] = b
 	}
 	return b

@@ -56,8 +56,8 @@ const (
 // Outcome is reported for every ticket Allow issued.
 type Outcome struct {
 	Kind Kind
-	// NotBefore is the provider's Retry-After as an absolute time (see
-	// ParseRetryAfter), on any kind of outcome; zero if it sent none.
+	// NotBefore is the provider's Retry-After as an absolute time on the
+	// breaker's clock, on any kind of outcome; zero if it sent none.
 	NotBefore time.Time
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +26,10 @@ type stream struct {
 	first  *infer.TokenFrame
 	ids    []int // token IDs received, for an exact continuation
 	tokens chan *infer.TokenFrame
+	// stop, once closed, makes the transport stop the provider (ErrStop):
+	// the buyer left and what it generated from then on is not wanted.
+	stop     chan struct{}
+	stopOnce sync.Once
 	// Set before tokens is closed:
 	final *infer.FinalFrame
 	stats infer.WireStats
@@ -33,6 +38,9 @@ type stream struct {
 	start time.Time
 	probe bool // a synthetic probe (Request.Probe)
 }
+
+// halt asks the transport to stop the provider.
+func (s *stream) halt() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // tokenBuffer bounds the frames held between the provider and the buyer;
 // when it is full the provider's stream is back-pressured.
@@ -56,13 +64,20 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 		return nil, err
 	}
 	start := g.clock.Now()
-	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer), start: start, probe: probe}
-	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout}
+	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer), stop: make(chan struct{}), start: start, probe: probe}
+	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout, StopGrace: transportStopGrace}
 	go func() {
-		final, stats, err := infer.Call(ctx, g.host, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
+		final, stats, err := g.transport.Call(ctx, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
+			select {
+			case <-s.stop:
+				return ErrStop
+			default:
+			}
 			select {
 			case s.tokens <- tf:
 				return nil
+			case <-s.stop:
+				return ErrStop
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -74,7 +89,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 		cancelled := err != nil && ctx.Err() != nil && !errors.As(err, new(*infer.ErrorFrame))
 		o := g.outcome(cancelled, err)
 		br.Report(ticket, o)
-		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled)
+		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled || isStop(err))
 		if o.Kind == breaker.Failure {
 			g.report(s, false, 0, 0, 0)
 		}
@@ -106,6 +121,9 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 
 // outcome is what an attempt's end says about the provider. A Retry-After
 // is honoured whatever the status (a 503 for maintenance carries one too).
+// Buyer faults are the buyer's: a request the provider (or the transport's
+// own check) refuses as invalid says nothing of the provider, and a busy
+// provider is alive and only asks for less traffic.
 func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 	var ef *infer.ErrorFrame
 	isFrame := errors.As(err, &ef)
@@ -113,9 +131,11 @@ func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 	switch {
 	case err == nil:
 		return breaker.Outcome{Kind: breaker.Success}
-	case cancelled:
-		return breaker.Outcome{Kind: breaker.Neutral} // we cancelled it (a lost hedge, a deadline)
-	case isFrame && ef.Status == http.StatusTooManyRequests:
+	case cancelled || isStop(err):
+		return breaker.Outcome{Kind: breaker.Neutral} // we cancelled it (a lost hedge, a deadline, a buyer gone)
+	case errors.Is(err, infer.ErrInvalidRequest):
+		return breaker.Outcome{Kind: breaker.Neutral} // refused before it was sent
+	case isFrame && busy(ef):
 		o.Kind = breaker.Throttled
 	case isFrame && ef.Status >= 400 && ef.Status < 500:
 		o.Kind = breaker.Neutral // the request's fault, or a capability this provider lacks
@@ -128,15 +148,31 @@ func (g *Gateway) outcome(cancelled bool, err error) breaker.Outcome {
 	return o
 }
 
+// codeBusy is the infer protocol's typed "at capacity" answer (429 with a
+// Retry-After); the older providers' code means the same.
+const codeBusy = terms.CodeBusy
+
+// busy reports whether a provider's error frame says it is at capacity:
+// any 429, or a capacity code whatever its status. A 503 (the stream
+// server's "overloaded", an upstream engine's outage) stays a failure: it
+// is what a provider going down looks like.
+func busy(ef *infer.ErrorFrame) bool {
+	return ef.Status == http.StatusTooManyRequests || ef.Code == codeBusy || ef.Code == terms.CodeCapacity
+}
+
 // classify marks client errors (400-class other than 408 and 429) as
 // permanent: retrying them elsewhere cannot help (context length, content
 // policy), and the provider's reason is passed on. A refusal that names
 // what this provider cannot do (capabilityCodes) is not permanent: another
-// provider may serve the request.
+// provider may serve the request, nor is a busy one. A request the
+// transport's own check refused is the buyer's: permanent too.
 func classify(err error) error {
+	if errors.Is(err, infer.ErrInvalidRequest) {
+		return hedge.Permanent(err)
+	}
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Status >= 400 && ef.Status < 500 && ef.Status != http.StatusRequestTimeout &&
-		ef.Status != http.StatusTooManyRequests && !terms.CapabilityCodes[ef.Code] {
+		!busy(ef) && !terms.CapabilityCodes[ef.Code] {
 		return hedge.Permanent(err)
 	}
 	return err

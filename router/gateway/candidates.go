@@ -1,13 +1,13 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
-	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricing"
 	"github.com/tenzrod/tenzrod/router/strategy"
@@ -30,12 +30,16 @@ func estimate(req *Request) pricing.Units {
 }
 
 // candidates quotes the request at every eligible provider and ranks them.
-func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]choice, error) {
+func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Candidate, map[peer.ID]choice, error) {
 	name, err := strategy.Parse(req.Strategy)
 	if err != nil {
-		return nil, nil, &Error{Status: http.StatusBadRequest, Code: "invalid_strategy", Message: err.Error()}
+		return nil, nil, &Error{Status: http.StatusBadRequest, Code: "invalid_strategy", Param: "tenzro.strategy", Message: err.Error()}
 	}
-	offers := g.table.Offers(req.Model)
+	modelID, err := g.resolve(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	offers := g.table.OffersOf(modelID)
 	if len(offers) == 0 {
 		return nil, nil, &Error{Status: http.StatusNotFound, Code: "model_not_found",
 			Message: "no provider announces model " + req.Model}
@@ -48,7 +52,7 @@ func (g *Gateway) candidates(req *Request) ([]strategy.Candidate, map[peer.ID]ch
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
 			(req.PinRegion != "" && o.Region != req.PinRegion) ||
-			(o.Unregistered && req.Verification != terms.VerifyNone) {
+			!routable(o, req) {
 			continue
 		}
 		var id [32]byte

@@ -9,47 +9,78 @@ import (
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
 
-// Config tunes routing.
+// Config tunes routing. It is the one source of the routing defaults; the
+// node's [router] section holds it, so every field's TOML key is its own.
 type Config struct {
-	Surcharges pricing.Surcharges
+	// Surcharges per verification level, micro-units per call, until
+	// consensus governs them.
+	Surcharges pricing.Surcharges `toml:"surcharges"`
 	// Deadline bounds a whole request: every attempt, failover and the
 	// continuation.
-	Deadline time.Duration
+	Deadline time.Duration `toml:"deadline"`
 	// FirstTokenTimeout and StallTimeout make a silent provider fail over
 	// instead of being waited on; 0 disables each.
-	FirstTokenTimeout time.Duration
-	StallTimeout      time.Duration
+	FirstTokenTimeout time.Duration `toml:"first_token_timeout"`
+	StallTimeout      time.Duration `toml:"stall_timeout"`
 	// MaxRetries is the number of failover rounds after the first.
-	MaxRetries int
+	MaxRetries int `toml:"max_retries"`
 	// Weights of the weighted strategy.
-	Weights strategy.Weights
+	Weights strategy.Weights `toml:"weights"`
 	// DefaultMaxTokens bounds output when the buyer sets no max_tokens, so
 	// every request has a price ceiling to hold funds against.
-	DefaultMaxTokens int
+	DefaultMaxTokens int `toml:"default_max_tokens"`
+	// BuyerDefaults is the fair share every buyer gets unless its own
+	// entry says otherwise (Buyers).
+	BuyerDefaults BuyerLimits `toml:"buyer_defaults"`
+	// Buyers are per-account limits; the node fills them from its
+	// [[router.buyers]] entries.
+	Buyers map[string]BuyerLimits `toml:"-"`
 }
 
 // DefaultConfig returns the routing defaults.
 func DefaultConfig() Config {
 	return Config{
-		Deadline: 2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second,
-		MaxRetries: 2, Weights: strategy.Weights{Price: 1, Latency: 1, Standing: 1, Load: 0.1}, DefaultMaxTokens: 512,
+		Surcharges: pricing.Surcharges{None: 0, Receipt: 1, Optimistic: 5, TEE: 20},
+		Deadline:   2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second,
+		MaxRetries: 2, Weights: strategy.DefaultWeights, DefaultMaxTokens: 512, BuyerDefaults: DefaultBuyerLimits(),
 	}
 }
 
-// Validate checks the config.
-func (c Config) Validate() error {
+// Validate checks the config; each error names its key, prefixed by
+// prefix (e.g. "router.").
+func (c Config) Validate(prefix string) error {
 	var errs []error
-	if c.Deadline <= 0 {
-		errs = append(errs, errors.New("gateway: deadline must be positive"))
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s%s: "+format, append([]any{prefix, key}, args...)...))
 	}
-	if c.FirstTokenTimeout < 0 || c.StallTimeout < 0 {
-		errs = append(errs, errors.New("gateway: stream timeouts must not be negative"))
+	if c.Deadline < time.Second || c.Deadline > time.Hour {
+		bad("deadline", "%s outside 1s..1h", c.Deadline)
+	}
+	if c.FirstTokenTimeout < 0 || c.FirstTokenTimeout > c.Deadline {
+		bad("first_token_timeout", "%s outside 0..deadline", c.FirstTokenTimeout)
+	}
+	if c.StallTimeout < 0 || c.StallTimeout > c.Deadline {
+		bad("stall_timeout", "%s outside 0..deadline", c.StallTimeout)
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 10 {
-		errs = append(errs, fmt.Errorf("gateway: max retries %d outside 0..10", c.MaxRetries))
+		bad("max_retries", "%d outside 0..10", c.MaxRetries)
 	}
-	if c.DefaultMaxTokens < 1 {
-		errs = append(errs, errors.New("gateway: default max tokens must be positive"))
+	if _, err := strategy.New(c.Weights, nil); err != nil {
+		bad("weights", "%v (each of price, latency, standing, load must be >= 0, not all 0)", err)
+	}
+	if c.DefaultMaxTokens < 1 || c.DefaultMaxTokens > maxMaxTokens {
+		bad("default_max_tokens", "%d outside 1..%d", c.DefaultMaxTokens, maxMaxTokens)
+	}
+	if d := c.BuyerDefaults; d.MaxConcurrent < 1 || d.RatePerMinute < 1 {
+		bad("buyer_defaults", "max_concurrent and rate_per_minute must be positive")
+	}
+	if err := c.BuyerDefaults.Validate(); err != nil {
+		bad("buyer_defaults", "%w", err)
+	}
+	for acct, l := range c.Buyers {
+		if err := l.Validate(); err != nil {
+			bad("buyers", "%s: %w", acct, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -12,4 +12,14 @@
 // wins and the other is cancelled, so the buyer's stream carries one
 // provider's text; the rest of the winner's stream is drained after the
 // race.
+//
+// Around that core: a request is checked against every limit of the infer
+// protocol before anything else (Validate: 400 naming the field), held to
+// its buyer's fair share (BuyerLimits: 429 naming the limit), and its model
+// resolved to exactly one catalog ID (a hex ID, a name the Names resolver
+// binds, or a name the usable offers agree on). Providers are reached
+// through a Transport (HostTransport in a node, a scripted one in tests).
+// A request the provider refuses as invalid, or a provider's busy answer,
+// never counts against it. A buyer who leaves mid-stream stops the
+// provider (ErrStop) and pays, receipt verified, for what was delivered.
 package gateway

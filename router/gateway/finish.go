@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -15,36 +16,104 @@ import (
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
 
-// errBuyerGone marks a failure to deliver text to the buyer.
+// errBuyerGone marks a failure to deliver text to the buyer: the buyer
+// left or stopped reading.
 var errBuyerGone = errors.New("gateway: buyer stopped reading")
+
+// transportStopGrace is how long the transport waits for a stopped
+// provider's final frame (its receipt for what was delivered); stopGrace,
+// a little longer, bounds the gateway's own wait for the transport.
+const (
+	transportStopGrace = 2 * time.Second
+	stopGrace          = transportStopGrace + time.Second
+)
 
 // errDiverged stops a restarted answer that does not repeat the text the
 // buyer already has.
 var errDiverged = errors.New("gateway: restarted answer diverges from the text already sent")
 
-// drain forwards the rest of s to fwd and returns the text this stream
-// produced and how it ended; the token IDs it carried are kept in s.ids.
-func drain(s *stream, fwd func(Delta) error) (string, error) {
-	var own strings.Builder
-	send := func(tf *infer.TokenFrame) error {
-		own.WriteString(tf.Text)
+// drained is how one stream ended, as far as the buyer is concerned.
+type drained struct {
+	// own is the text of this stream that reached fwd (a restart's
+	// skipped repeat included: the provider's receipt covers it).
+	own string
+	// rest is text received after the buyer left, never delivered; the
+	// provider's receipt may cover it, the bill never does.
+	rest string
+	// delivered counts the token IDs of s.ids that reached the buyer.
+	delivered int
+	// gone: the buyer left mid-stream and the provider was stopped.
+	gone bool
+	// ended: the stream's end was seen (s.final, s.err are set); false
+	// only when a departed buyer's provider did not stop within stopGrace.
+	ended bool
+	// err is the stream's own end (nil for a final frame), errDiverged,
+	// or errBuyerGone joined with why delivery failed.
+	err error
+}
+
+// drain forwards the rest of s to fwd. When the buyer leaves (fwd fails or
+// gone closes) the provider is stopped and drain waits for the stream's
+// end, so a final frame with a receipt for the delivered part can still
+// be billed. The token IDs s carried are kept in s.ids.
+func (g *Gateway) drain(s *stream, gone <-chan struct{}, fwd func(Delta) error) drained {
+	var d drained
+	var grace <-chan time.Time // runs once the buyer has left
+	leave := func(err error) {
+		d.gone, d.err = true, err
+		s.halt()
+		grace = g.clock.After(stopGrace)
+	}
+	var own, rest strings.Builder
+	handle := func(tf *infer.TokenFrame) {
 		s.ids = append(s.ids, tf.TokenIDs...)
-		if err := fwd(Delta{Text: tf.Text, LogProbs: tf.LogProbs}); err != nil {
-			return errors.Join(errBuyerGone, err)
+		if d.gone {
+			rest.WriteString(tf.Text)
+			return
 		}
-		return nil
+		if err := fwd(Delta{Text: tf.Text, LogProbs: tf.LogProbs}); err != nil {
+			rest.WriteString(tf.Text)
+			if errors.Is(err, errDiverged) {
+				d.err = err
+				return
+			}
+			leave(fmt.Errorf("%w: %w", errBuyerGone, err))
+			return
+		}
+		own.WriteString(tf.Text)
+		d.delivered = len(s.ids)
 	}
 	if s.first != nil {
-		if err := send(s.first); err != nil {
-			return own.String(), err
-		}
+		handle(s.first)
 	}
-	for tf := range s.tokens {
-		if err := send(tf); err != nil {
-			return own.String(), err
+	for d.err == nil || d.gone {
+		var tf *infer.TokenFrame
+		ok := true
+		select {
+		case tf, ok = <-s.tokens:
+		case <-gone:
+			if !d.gone {
+				leave(errBuyerGone)
+			}
+			gone = nil
+			continue
+		case <-grace: // the provider did not stop: leave it to the deadline
+			d.own, d.rest = own.String(), rest.String()
+			return d
 		}
+		if !ok {
+			d.ended = true
+			break
+		}
+		handle(tf)
 	}
-	return own.String(), s.err
+	if d.err != nil && !d.gone { // diverged: stop the restart, it is not wanted
+		s.halt()
+	} else if !d.gone {
+		d.err = s.err
+	}
+	d.own, d.rest = own.String(), rest.String()
+	return d
 }
 
 // finish drains the winner. If its stream breaks mid-answer, the same
@@ -52,16 +121,21 @@ func drain(s *stream, fwd func(Delta) error) (string, error) {
 // continuation and the original sampling parameters, once; a provider that
 // cannot continue is restarted from the beginning instead, and its output
 // is checked against what the buyer already has and the repeat skipped.
-func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Candidate, choices map[peer.ID]choice, s *stream, onDelta func(Delta) error) (*Result, error) {
+// gone closes when the buyer leaves: the provider is stopped and what was
+// delivered is billed.
+func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request, cands []strategy.Candidate, choices map[peer.ID]choice, s *stream, onDelta func(Delta) error) (*Result, error) {
 	var sent strings.Builder
 	var lps []terms.TokenLogProbs
 	fwd := func(d Delta) error {
 		if d.Text == "" && len(d.LogProbs) == 0 {
 			return nil
 		}
+		if err := onDelta(d); err != nil {
+			return err
+		}
 		sent.WriteString(d.Text)
 		lps = append(lps, d.LogProbs...)
-		return onDelta(d)
+		return nil
 	}
 	withLogProbs := func(res *Result, err error) (*Result, error) {
 		if res != nil {
@@ -69,20 +143,23 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 		}
 		return res, err
 	}
-	own, err := drain(s, fwd)
-	if err == nil {
-		return withLogProbs(g.settle(req, s, own, sent.String(), false))
+	d := g.drain(s, gone, fwd)
+	if d.err == nil {
+		return withLogProbs(g.bill(req, s, d, sent.String(), false))
 	}
-	if errors.Is(err, errBuyerGone) || ctx.Err() != nil {
-		return nil, g.cut(ctx, sent.Len(), "", err)
+	if d.gone {
+		return nil, g.abandoned(ctx, req, s, d, sent.String(), false)
+	}
+	if ctx.Err() != nil {
+		return nil, g.cut(ctx, sent.Len(), "", d.err)
 	}
 	next, ok := g.successor(cands, choices, s)
 	if !ok {
-		return nil, interrupted(sent.Len(), "no other provider can continue: "+err.Error())
+		return nil, interrupted(sent.Len(), "no other provider can continue: "+d.err.Error())
 	}
 	g.metrics.continuations.Inc()
 	g.log.Warn("stream broke mid-answer; continuing elsewhere", "provider", s.choice.offer.Peer, "successor", next.offer.Peer,
-		"sent_bytes", sent.Len(), "err", err)
+		"sent_bytes", sent.Len(), "err", d.err)
 	cont := sent.String()
 	cr := g.inferRequest(req, next, cont)
 	if s.first == nil || len(s.ids) == 0 || len(s.ids) > infer.MaxMaxTokens {
@@ -100,17 +177,40 @@ func (g *Gateway) finish(ctx context.Context, req *Request, cands []strategy.Can
 	if err != nil {
 		return nil, g.cut(ctx, sent.Len(), "continuation failed: ", err)
 	}
-	// own2 is everything the successor produced, a restart's repeat of the
-	// text already sent included: its receipt covers exactly that.
-	own2, err := drain(s2, skipPrefix(skip, fwd))
-	if err != nil {
-		return nil, g.cut(ctx, sent.Len(), "continuation broke too: ", err)
+	// d2.own is everything the successor produced, a restart's repeat of
+	// the text already sent included: its receipt covers exactly that.
+	d2 := g.drain(s2, gone, skipPrefix(skip, fwd))
+	if d2.gone {
+		return nil, g.abandoned(ctx, req, s2, d2, sent.String(), true)
 	}
-	res, err := withLogProbs(g.settle(req, s2, own2, sent.String(), true))
+	if d2.err != nil {
+		return nil, g.cut(ctx, sent.Len(), "continuation broke too: ", d2.err)
+	}
+	res, err := withLogProbs(g.bill(req, s2, d2, sent.String(), true))
 	if res != nil {
 		res.Continued, res.Attempts = true, attempts // Route adds the race's
 	}
 	return res, err
+}
+
+// abandoned bills a stream whose buyer left: the provider was stopped, and
+// if its final frame came back in time its receipt is verified and what
+// reached the buyer is paid. The buyer's departure is the error either way.
+func (g *Gateway) abandoned(ctx context.Context, req *Request, s *stream, d drained, all string, continued bool) error {
+	g.metrics.buyersGone.Inc()
+	if d.ended && s.final != nil && (s.err == nil || isStop(s.err)) {
+		if _, err := g.bill(req, s, d, all, continued); err != nil {
+			g.log.Error("bill an abandoned stream", "provider", s.choice.offer.Peer, "err", err)
+		}
+	} else {
+		var why any = "no end within the grace"
+		if d.ended {
+			why = s.err
+		}
+		g.log.Info("buyer left mid-stream; the provider sent no final frame in time, nothing billed",
+			"provider", s.choice.offer.Peer, "delivered_bytes", len(all), "stream_end", why)
+	}
+	return g.cut(ctx, len(all), "", d.err)
 }
 
 // successor picks the best eligible provider other than the broken one.
@@ -151,7 +251,7 @@ func skipPrefix(prefix string, fwd func(Delta) error) func(Delta) error {
 // anything else as an interrupted stream. sent is the text already sent.
 func (g *Gateway) cut(ctx context.Context, sent int, msg string, err error) error {
 	switch {
-	case errors.Is(err, errBuyerGone) && !errors.Is(err, errDiverged):
+	case errors.Is(err, errBuyerGone):
 		return err
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		g.metrics.deadlineMisses.Inc()

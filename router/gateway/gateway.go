@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -23,13 +22,15 @@ import (
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/hedge"
-	"github.com/tenzrod/tenzrod/router/p2"
+	"github.com/tenzrod/tenzrod/router/quantile"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
 
 // Deps are the gateway's collaborators.
 type Deps struct {
-	Host       host.Host
+	// Transport carries requests to providers: HostTransport in a node, a
+	// scripted one in tests.
+	Transport  Transport
 	Table      *router.Table
 	Ledger     Ledger
 	Clock      clock.Clock
@@ -38,6 +39,10 @@ type Deps struct {
 	// OnCall, if set, receives what was measured of each call to a
 	// provider (see Call). It runs on the request's goroutine: keep it short.
 	OnCall func(Call)
+	// Names resolves model names to catalog IDs (the chain's name
+	// records); nil without a chain, when a name must be unambiguous
+	// among the offers themselves.
+	Names router.Names
 	// Tokenizers are the models whose tokens this gateway counts itself
 	// (see TokenCounter), by catalog ID.
 	Tokenizers map[inference.ModelID]TokenCounter
@@ -58,26 +63,31 @@ type Ledger interface {
 
 // Gateway routes requests to providers.
 type Gateway struct {
-	cfg      Config
-	host     host.Host
-	table    *router.Table
-	ledger   Ledger
-	clock    clock.Clock
-	log      *slog.Logger
-	selector *strategy.Selector
-	latency  *p2.Set[peer.ID]
-	breakers *breaker.Set[peer.ID]
-	metrics  *Metrics
-	certs    *identity.CertCache
-	onCall   func(Call)
+	cfg       Config
+	transport Transport
+	table     *router.Table
+	ledger    Ledger
+	clock     clock.Clock
+	log       *slog.Logger
+	selector  *strategy.Selector
+	latency   *quantile.Set[peer.ID]
+	breakers  *breaker.Set[peer.ID]
+	metrics   *Metrics
+	certs     *identity.CertCache
+	onCall    func(Call)
+	names     router.Names
+	limits    *limiter
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 }
 
 // New returns a gateway.
 func New(cfg Config, d Deps) (*Gateway, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Validate("gateway: "); err != nil {
 		return nil, err
+	}
+	if d.Transport == nil {
+		return nil, errors.New("gateway: no transport")
 	}
 	if d.Clock == nil {
 		d.Clock = clock.New()
@@ -90,7 +100,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	lat, err := p2.NewSet[peer.ID](p2.Config{})
+	lat, err := quantile.NewSet[peer.ID](quantile.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
@@ -102,8 +112,8 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
-	return &Gateway{cfg: cfg, host: d.Host, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, tokenizers: d.Tokenizers}, nil
+	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names, limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers}, nil
 }
 
 // Metrics returns the routing counters.
@@ -124,18 +134,37 @@ func (g *Gateway) Snapshot() Snapshot {
 }
 
 // Route serves req: onDelta receives the answer in order as it arrives
-// (for streaming); the Result repeats it whole.
+// (for streaming); the Result repeats it whole. ctx is the buyer's: when
+// it ends before the first token every attempt is cancelled; once text
+// flows, its end means the buyer left, and the provider is stopped and
+// paid for what was delivered.
 func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
-	if req.Sampling.MaxTokens <= 0 {
+	if req.Sampling.MaxTokens == 0 {
 		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
 	}
 	if req.Verification == "" {
 		req.Verification = terms.VerifyNone
 	}
-	ctx, cancel := g.clock.WithTimeout(ctx, g.cfg.Deadline)
+	if err := Validate(req); err != nil {
+		return nil, err
+	}
+	if req.Payer != "" && !req.Probe {
+		release, err := g.limits.admit(req.Payer)
+		if err != nil {
+			g.metrics.limited.Inc()
+			return nil, err
+		}
+		defer release()
+	}
+	buyer := ctx
+	// The calls outlive the buyer's context by as long as it takes to stop
+	// the provider and collect its receipt; the deadline bounds them.
+	ctx, cancel := g.clock.WithTimeout(context.WithoutCancel(buyer), g.cfg.Deadline)
 	defer cancel()
+	raceOver := context.AfterFunc(buyer, cancel)
+	defer raceOver()
 	g.metrics.requests.Inc()
-	cands, choices, err := g.candidates(req)
+	cands, choices, err := g.candidates(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -158,8 +187,12 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if err != nil {
 		return nil, g.routeError(err, rep)
 	}
+	if !raceOver() { // the buyer left during the race
+		s.halt()
+		return nil, fmt.Errorf("%w before the first token", errBuyerGone)
+	}
 	s.won.Store(true)
-	res, err := g.finish(ctx, req, cands, choices, s, onDelta)
+	res, err := g.finish(ctx, buyer.Done(), req, cands, choices, s, onDelta)
 	if res != nil {
 		res.Attempts += len(rep.Tries)
 		res.Hedged = rep.HedgesDispatched > 0

@@ -17,12 +17,12 @@ type TokenCounter interface {
 	Detokenize(ids []int) string
 }
 
-// exactCounts sets o's exact counts where the gateway holds the served
+// exactCounts sets o's exact counts (ids: the output token IDs billed) where the gateway holds the served
 // model's tokenizer: the prompt as the engine encodes it, and the output
 // as the number of token IDs received, when they spell the text received
 // (see idsSpell; an engine that sends no IDs leaves the output to the
 // claim and its caps).
-func (g *Gateway) exactCounts(s *stream, own string, o *receipt.Observed) {
+func (g *Gateway) exactCounts(s *stream, ids []int, own string, o *receipt.Observed) {
 	var id inference.ModelID
 	if len(s.req.ModelID) != len(id) {
 		return // infer.Request.Validate refuses it before it is sent
@@ -38,8 +38,8 @@ func (g *Gateway) exactCounts(s *stream, own string, o *receipt.Observed) {
 	if ids, err := tc.EncodePrompt(gr); err == nil {
 		o.ExactInputTokens = len(ids)
 	}
-	if len(s.ids) > 0 && idsSpell(inference.ValidText(tc.Detokenize(s.ids)), own, s.req.Sampling.Stop) {
-		o.ExactOutputTokens = len(s.ids)
+	if len(ids) > 0 && idsSpell(inference.ValidText(tc.Detokenize(ids)), own, s.req.Sampling.Stop) {
+		o.ExactOutputTokens = len(ids)
 	}
 }
 

@@ -25,6 +25,9 @@ type Request struct {
 	MaxPrice     *uint64            // refuse providers quoting more (micro-units)
 	PinProvider  string             // a peer ID
 	PinRegion    string             // a country code or continent
+	// AllowUnregistered opts in to providers the chain does not know (at
+	// verification none only).
+	AllowUnregistered bool
 
 	Payer string // the buyer's account at this node
 	// Probe marks a validator's synthetic probe call (reported as such to
@@ -83,9 +86,11 @@ type Result struct {
 
 // Error is a routing failure with the HTTP status it maps to.
 type Error struct {
-	Status     int
-	Code       string
-	Message    string
+	Status  int
+	Code    string
+	Message string
+	// Param names the request field at fault, for a 400.
+	Param      string
 	RetryAfter time.Duration
 	// Partial is set when some text had already been sent to the buyer.
 	Partial bool

@@ -109,7 +109,7 @@ type Try struct {
 
 // Report is what happened to one request. Only Winner served it: bill and
 // credit that provider alone. A Cancelled try's Elapsed is a lower bound on
-// its latency (see p2.Tracker.ObserveCensored).
+// its latency (see quantile.Tracker.ObserveCensored).
 type Report struct {
 	Winner           peer.ID       `json:"winner,omitempty"`
 	Tries            []Try         `json:"tries"`

@@ -370,31 +370,10 @@ func TestIneligibleCandidatesAreSkipped(t *testing.T) {
 	})
 }
 
-func TestMetricsRecord(t *testing.T) {
-	m := NewMetrics()
-	m.Record(Report{Winner: "b", HedgesDispatched: 1, HedgeWon: true, Tries: []Try{
-		{Peer: "a", Fate: Cancelled}, {Peer: "b", Hedge: true, Fate: Won}}})
-	m.Record(Report{Winner: "c", Failovers: 1, Tries: []Try{
-		{Peer: "a", Fate: Failed}, {Peer: "c", Round: 1, Fate: Won}}})
-	m.Record(Report{DeadlineMiss: true, Tries: []Try{{Peer: "a", Fate: Cancelled}}})
-	m.Record(Report{Tries: []Try{{Peer: "c", Fate: Rejected}}})
-	s := m.Snapshot()
-	want := Counters{RequestsRouted: 4, Succeeded: 2, HedgesDispatched: 1, HedgesWon: 1, DeadlineMisses: 1, Failovers: 1}
-	if s.Total != want {
-		t.Fatalf("totals %+v, want %+v", s.Total, want)
-	}
-	key := func(id string) string { return peer.ID(id).String() } // base58, as the API shows peers
-	a, b, c := s.PerProvider[key("a")], s.PerProvider[key("b")], s.PerProvider[key("c")]
-	if a != (ProviderCounters{Attempts: 3, Failures: 1, Cancelled: 2, DeadlineMisses: 1}) ||
-		b != (ProviderCounters{Attempts: 1, Wins: 1, HedgesDispatched: 1, HedgesWon: 1}) ||
-		c != (ProviderCounters{Attempts: 2, Wins: 1, Rejections: 1, Failovers: 1}) {
-		t.Fatalf("per provider %+v", s.PerProvider)
-	}
-}
-
 func TestConcurrentRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := NewMetrics()
+		var mu sync.Mutex
+		won := 0
 		f := newFakes(map[peer.ID]provider{"a": {lat: 300 * ms}, "b": {lat: 20 * ms}, "c": {lat: 20 * ms}})
 		var wg sync.WaitGroup
 		for i := 0; i < 50; i++ {
@@ -405,12 +384,16 @@ func TestConcurrentRuns(t *testing.T) {
 				if err != nil {
 					t.Error(err)
 				}
-				m.Record(rep)
+				mu.Lock()
+				if rep.HedgeWon {
+					won++
+				}
+				mu.Unlock()
 			}()
 		}
 		wg.Wait()
-		if s := m.Snapshot().Total; s.RequestsRouted != 50 || s.HedgesWon != 50 {
-			t.Fatalf("totals %+v", s)
+		if won != 50 {
+			t.Fatalf("%d of 50 requests won by the hedge", won)
 		}
 	})
 }

@@ -42,7 +42,9 @@ func TestSimulateHedgingCutsTail(t *testing.T) {
 	if cut < 5 || on.ExtraPct > 5.5 || on.ExtraPct < 3 || off.ExtraPct != 0 {
 		t.Fatalf("p99.9 cut %.2fx at %.2f%% extra", cut, on.ExtraPct)
 	}
-	if on.P50 != off.P50 || on.Hedges != on.Attempts-on.Requests || on.HedgesWon == 0 || on.HedgesWon > on.Hedges {
+	// The weighted ranking follows the latencies it observed, which the
+	// hedge changes, so the body's median moves a little, no more.
+	if d := float64(on.P50-off.P50) / float64(off.P50); d > 0.02 || d < -0.02 || on.Hedges != on.Attempts-on.Requests || on.HedgesWon == 0 || on.HedgesWon > on.Hedges {
 		t.Fatalf("inconsistent stats: off %+v on %+v", off, on)
 	}
 	off2, on2 := simulate(t, cfg)

@@ -78,9 +78,10 @@ type Weights struct {
 	Load     float64 `json:"load" toml:"load"`
 }
 
-// DefaultWeights favour price, then latency, then standing, with a nudge
-// away from busy providers.
-var DefaultWeights = Weights{Price: 0.4, Latency: 0.3, Standing: 0.2, Load: 0.1}
+// DefaultWeights are production's weights (gateway.DefaultConfig, the
+// [router.weights] defaults) and the ones the tail benchmark measures:
+// price, latency and standing alike, with a nudge away from busy providers.
+var DefaultWeights = Weights{Price: 1, Latency: 1, Standing: 1, Load: 0.1}
 
 func (w Weights) check() error {
 	sum := 0.0

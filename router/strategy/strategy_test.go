@@ -60,14 +60,18 @@ var market = []Candidate{
 }
 
 func TestSingleSignalStrategies(t *testing.T) {
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	want(t, "price", rank(t, s, Price, market, Filter{}), "cheap-slow", "mid", "trusted", "fast-pricey")
 	want(t, "latency", rank(t, s, Latency, market, Filter{}), "fast-pricey", "mid", "trusted", "cheap-slow")
 	want(t, "standing", rank(t, s, Standing, market, Filter{}), "trusted", "mid", "fast-pricey", "cheap-slow")
 }
 
+// testWeights are the weights these tests' expected scores were worked out
+// with; production's are DefaultWeights.
+var testWeights = Weights{Price: 0.4, Latency: 0.3, Standing: 0.2, Load: 0.1}
+
 func TestWeightedScores(t *testing.T) {
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	r, err := s.Rank(Weighted, market, Filter{})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +112,7 @@ func TestUnknownLatencyTakesTheMedian(t *testing.T) {
 		cand("c", 100, 500*ms, 500*ms, 5000),
 		cand("new", 100, 0, 0, 5000), // never timed
 	}
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	// Median of 100/300/500 is 300: "new" ties with b and the peer ID breaks it.
 	want(t, "latency", rank(t, s, Latency, cs, Filter{}), "a", "b", "new", "c")
 	r, _ := s.Rank(Weighted, cs, Filter{})
@@ -135,7 +139,7 @@ func TestExclusions(t *testing.T) {
 	cs[1].BreakerReady = false
 	cs = append(cs, cand("greedy", 10_000, 10*ms, 10*ms, 10_000), cand("mid", 1, 1, 1, 1),
 		cand("banned", 1, 1*ms, 1*ms, 10_000))
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	for _, n := range Names {
 		r, err := s.Rank(n, cs, Filter{MaxPrice: 1000, Exclude: map[peer.ID]bool{"banned": true}})
 		if err != nil {
@@ -168,7 +172,7 @@ func TestSaturatedGoLast(t *testing.T) {
 	cs := slices.Clone(market)
 	cs[0].InFlight, cs[0].Capacity = 10, 10 // cheap-slow full
 	cs[2].InFlight, cs[2].Capacity = 12, 10 // fast-pricey over
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	want(t, "price", rank(t, s, Price, cs, Filter{}), "mid", "trusted", "cheap-slow", "fast-pricey")
 	want(t, "latency", rank(t, s, Latency, cs, Filter{}), "mid", "trusted", "fast-pricey", "cheap-slow")
 	for i := 0; i < 20; i++ {
@@ -184,7 +188,7 @@ func TestDeterministicTieBreaks(t *testing.T) {
 	for _, id := range []string{"d", "b", "e", "a", "c"} {
 		cs = append(cs, cand(id, 100, 50*ms, 40*ms, 8000))
 	}
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, n := range []Name{Price, Latency, Standing, Weighted} {
 		for i := 0; i < 10; i++ {
@@ -198,8 +202,8 @@ func TestDeterministicTieBreaks(t *testing.T) {
 }
 
 func TestRandomIsSeededAndUniform(t *testing.T) {
-	a := newSel(t, DefaultWeights)
-	b := newSel(t, DefaultWeights)
+	a := newSel(t, testWeights)
+	b := newSel(t, testWeights)
 	for i := 0; i < 10; i++ {
 		want(t, "same seed", rank(t, a, Random, market, Filter{}), rank(t, b, Random, market, Filter{})...)
 	}
@@ -216,7 +220,7 @@ func TestRandomIsSeededAndUniform(t *testing.T) {
 }
 
 func TestConcurrentRanking(t *testing.T) {
-	s := newSel(t, DefaultWeights)
+	s := newSel(t, testWeights)
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -242,7 +246,7 @@ func TestParseAndWeights(t *testing.T) {
 	if _, err := Parse("cheapest"); !errors.Is(err, ErrUnknownStrategy) {
 		t.Fatalf("unknown name: %v", err)
 	}
-	if _, err := newSel(t, DefaultWeights).Rank("fastest", market, Filter{}); !errors.Is(err, ErrUnknownStrategy) {
+	if _, err := newSel(t, testWeights).Rank("fastest", market, Filter{}); !errors.Is(err, ErrUnknownStrategy) {
 		t.Fatalf("rank with unknown name: %v", err)
 	}
 	for _, w := range []Weights{{}, {Price: -1, Latency: 2}, {Price: math.NaN()}, {Latency: math.Inf(1)},
@@ -261,7 +265,7 @@ func TestParseAndWeights(t *testing.T) {
 }
 
 func TestCandidatesHelper(t *testing.T) {
-	r, err := newSel(t, DefaultWeights).Rank(Price, market, Filter{})
+	r, err := newSel(t, testWeights).Rank(Price, market, Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

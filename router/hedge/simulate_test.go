@@ -12,7 +12,7 @@ import (
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/router/p2"
+	"github.com/tenzrod/tenzrod/router/quantile"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
 
@@ -64,7 +64,7 @@ var ErrSim = errors.New("hedge: invalid simulation")
 
 // Simulate routes cfg.Requests sequential requests with the real parts —
 // per-provider P² trackers (winners observed, cancelled losers censored),
-// the random strategy, and Run with its hedge delay — against providers
+// the production strategy (weighted, strategy.DefaultWeights), and Run with its hedge delay — against providers
 // whose latencies are drawn from cfg.Mix. Attempts wait on timers, so run it
 // inside a testing/synctest bubble: time is then virtual, the run takes
 // seconds, and every latency is exact. Outside a bubble it runs in real
@@ -82,7 +82,7 @@ func Simulate(cfg SimConfig) (SimStats, error) {
 	if err != nil {
 		return SimStats{}, fmt.Errorf("hedge: simulate: %w", err)
 	}
-	lat, err := p2.NewSet[peer.ID](p2.Config{})
+	lat, err := quantile.NewSet[peer.ID](quantile.Config{})
 	if err != nil {
 		return SimStats{}, fmt.Errorf("hedge: simulate: %w", err)
 	}
@@ -102,7 +102,7 @@ func Simulate(cfg SimConfig) (SimStats, error) {
 				Standing: strategy.MaxStanding, Up: true, BreakerReady: true}
 			latency[p] = cfg.Mix.Draw(draws)
 		}
-		rk, err := sel.Rank(strategy.Random, cands, strategy.Filter{})
+		rk, err := sel.Rank(strategy.Weighted, cands, strategy.Filter{})
 		if err != nil {
 			return SimStats{}, fmt.Errorf("hedge: simulate: %w", err)
 		}

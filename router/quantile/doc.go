@@ -1,4 +1,4 @@
-// Package p2 estimates a latency quantile per provider in constant space
+// Package quantile estimates a latency quantile per provider in constant space
 // with the P² algorithm (R. Jain and I. Chlamtac, "The P² algorithm for
 // dynamic calculation of quantiles and histograms without storing
 // observations", CACM 28(10), 1985).
@@ -32,4 +32,4 @@
 // the exact quantile falls from 5.4 % (worst 13 %) to 0.26 % (worst 0.9 %).
 // It also keeps a recent (EWMA) mean, bounds the p95's memory with a
 // window, and can take censored samples (cancelled hedge losers).
-package p2
+package quantile

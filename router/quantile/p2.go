@@ -1,4 +1,4 @@
-package p2
+package quantile
 
 import (
 	"errors"
@@ -25,12 +25,6 @@ type Estimator struct {
 	q    [5]float64 // marker heights
 	pos  [5]float64 // actual marker positions (1-based, whole numbers)
 	frac [5]float64 // desired position of marker i is 1 + (n-1)*frac[i]
-}
-
-// New returns an estimator of the p-quantile, 0 < p < 1, with the default
-// warm-up of DefaultWarmup exact observations.
-func New(p float64) (*Estimator, error) {
-	return NewWithWarmup(p, DefaultWarmup)
 }
 
 // NewWithWarmup returns an estimator of the p-quantile that answers exactly

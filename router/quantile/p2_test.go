@@ -1,4 +1,4 @@
-package p2
+package quantile
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func worstError(t *testing.T, d dist, p float64, n, seeds int, logSpace bool) (w
 	xs := make([]float64, n)
 	for seed := 1; seed <= seeds; seed++ {
 		r := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
-		e, err := New(p)
+		e, err := NewWithWarmup(p, DefaultWarmup)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestAccuracyAgainstExact(t *testing.T) {
 func TestSmallSamplesAreExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, p := range []float64{0.05, 0.5, 0.95} {
-		e, _ := New(p)
+		e, _ := NewWithWarmup(p, DefaultWarmup)
 		if !math.IsNaN(e.Quantile()) {
 			t.Fatalf("empty estimator: %v, want NaN", e.Quantile())
 		}
@@ -117,7 +117,7 @@ func TestSmallSamplesAreExact(t *testing.T) {
 			}
 		}
 	}
-	e, _ := New(0.95)
+	e, _ := NewWithWarmup(0.95, DefaultWarmup)
 	e.Add(7)
 	if e.Quantile() != 7 || e.Count() != 1 {
 		t.Fatalf("one sample: %v (n=%d)", e.Quantile(), e.Count())
@@ -146,7 +146,7 @@ func TestClassicInitialisation(t *testing.T) {
 }
 
 func TestWarmupInitialisationPlacesMarkers(t *testing.T) {
-	e, _ := New(0.95)
+	e, _ := NewWithWarmup(0.95, DefaultWarmup)
 	for i := DefaultWarmup; i >= 1; i-- {
 		e.Add(float64(i))
 	}
@@ -164,7 +164,7 @@ func TestWarmupInitialisationPlacesMarkers(t *testing.T) {
 func TestMarkersStayOrdered(t *testing.T) {
 	for _, d := range []dist{lognormal, pareto11} {
 		r := rand.New(rand.NewPCG(11, 12))
-		e, _ := New(0.95)
+		e, _ := NewWithWarmup(0.95, DefaultWarmup)
 		for i := 0; i < 50_000; i++ {
 			e.Add(d.draw(r))
 			if e.buf != nil {
@@ -184,8 +184,8 @@ func TestMarkersStayOrdered(t *testing.T) {
 
 func TestMonotoneInputs(t *testing.T) {
 	const n = 10_000
-	up, _ := New(0.95)
-	down, _ := New(0.95)
+	up, _ := NewWithWarmup(0.95, DefaultWarmup)
+	down, _ := NewWithWarmup(0.95, DefaultWarmup)
 	xs := make([]float64, n)
 	for i := 0; i < n; i++ {
 		xs[i] = float64(i)
@@ -201,7 +201,7 @@ func TestMonotoneInputs(t *testing.T) {
 }
 
 func TestConstantAndDuplicateInputs(t *testing.T) {
-	c, _ := New(0.95)
+	c, _ := NewWithWarmup(0.95, DefaultWarmup)
 	for i := 0; i < 5000; i++ {
 		c.Add(42)
 	}
@@ -210,7 +210,7 @@ func TestConstantAndDuplicateInputs(t *testing.T) {
 	}
 	// Three values, P(3) = 0.1: the exact p95 is 3.
 	r := rand.New(rand.NewPCG(5, 6))
-	d, _ := New(0.95)
+	d, _ := NewWithWarmup(0.95, DefaultWarmup)
 	for i := 0; i < 20_000; i++ {
 		x := 1.0
 		switch u := r.Float64(); {
@@ -227,7 +227,7 @@ func TestConstantAndDuplicateInputs(t *testing.T) {
 }
 
 func TestNonFiniteIgnored(t *testing.T) {
-	e, _ := New(0.5)
+	e, _ := NewWithWarmup(0.5, DefaultWarmup)
 	for _, x := range []float64{1, math.NaN(), 2, math.Inf(1), 3, math.Inf(-1)} {
 		e.Add(x)
 	}
@@ -242,7 +242,7 @@ func TestNonFiniteIgnored(t *testing.T) {
 
 func TestInvalidArguments(t *testing.T) {
 	for _, p := range []float64{0, 1, -0.1, 1.5, math.NaN()} {
-		if _, err := New(p); !errors.Is(err, ErrInvalid) {
+		if _, err := NewWithWarmup(p, DefaultWarmup); !errors.Is(err, ErrInvalid) {
 			t.Errorf("New(%v): %v, want ErrInvalid", p, err)
 		}
 	}
@@ -259,7 +259,7 @@ func BenchmarkAdd(b *testing.B) {
 	for i := range xs {
 		xs[i] = math.Exp(r.NormFloat64())
 	}
-	e, _ := New(0.95)
+	e, _ := NewWithWarmup(0.95, DefaultWarmup)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		e.Add(xs[i&(len(xs)-1)])

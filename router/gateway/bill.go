@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -16,12 +17,17 @@ import (
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
-// settle verifies the serving provider's receipt against what the gateway
+// bill verifies the serving provider's receipt against what the gateway
 // itself sent and received, bills each dimension capped by the wire, and
-// records the payment. own is the text this provider produced; all is what
+// records the payment. d is how this provider's stream ended; all is what
 // the buyer received. A receipt that fails is not paid and counts against
 // the provider; the buyer still gets the answer, marked unverified.
-func (g *Gateway) settle(req *Request, s *stream, own, all string, continued bool) (*Result, error) {
+//
+// A stream the buyer left (d.gone) is billed for what reached the buyer:
+// the provider was stopped and may sign for text the gateway never saw, so
+// its output hash cannot be checked, only everything else; the output is
+// capped by the delivered text (and its token IDs) as well as the wire.
+func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued bool) (*Result, error) {
 	o := s.choice.offer
 	res := &Result{
 		Text: all, Model: o.Model.Name,
@@ -37,18 +43,23 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 	res.Receipt = info
 	input := receipt.InputCommitment(s.req.ModelID, s.req.Chat, s.req.Messages, s.req.Prompt, s.req.Continuation, s.req.Sampling)
 	obs := receipt.Observed{
-		Nonce: s.req.Nonce, ModelID: s.req.ModelID, MachineID: o.Machine, InputCommitment: input, OutputText: own,
+		Nonce: s.req.Nonce, ModelID: s.req.ModelID, MachineID: o.Machine, InputCommitment: input, OutputText: d.own + d.rest,
 		BytesSent: s.stats.BytesSent, BytesReceived: s.stats.BytesReceived, MaxTokens: s.req.Sampling.MaxTokens,
 		ExactOutputTokens: -1, ExactInputTokens: -1,
 	}
-	g.exactCounts(s, own, &obs)
 	r, err := receipt.VerifyCached(g.certs, f.Receipt, o.Machine, g.clock.Now())
 	if err == nil {
 		err = receipt.Check(r, obs)
+		if d.gone {
+			err = withoutOutputMismatch(err)
+		}
 	}
 	if err == nil {
 		err = checkCommitment(req.Verification, r, f.Commitment)
 	}
+	// What is billed: the delivered text and IDs only.
+	obs.OutputText = d.own
+	g.exactCounts(s, s.ids[:d.delivered], d.own, &obs)
 	info.Commitment, info.TokenIDs = f.Commitment, s.ids
 	if err != nil {
 		info.Problem = err.Error()
@@ -85,7 +96,7 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 	}
 	if g.ledger != nil {
 		if err := g.ledger.SettleWithReceipt(rec, s.req.Nonce, f.Receipt, g.receiptMeta(s, true, "")); err != nil {
-			g.log.Error("settle payment", "payer", req.Payer, "request", hex.EncodeToString(rd[:8]), "err", err)
+			g.log.Error("record payment", "payer", req.Payer, "request", hex.EncodeToString(rd[:8]), "err", err)
 			return res, nil
 		}
 	}
@@ -93,6 +104,26 @@ func (g *Gateway) settle(req *Request, s *stream, own, all string, continued boo
 	g.report(s, true, bd.Total, units.InputTokens, units.OutputTokens)
 	res.Payment = rec
 	return res, nil
+}
+
+// withoutOutputMismatch drops an output-hash mismatch from Check's joined
+// errors: a stopped provider signs for all it generated, which may run past
+// what the gateway received.
+func withoutOutputMismatch(err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		if errors.Is(err, receipt.ErrOutputMismatch) {
+			return nil
+		}
+		return err
+	}
+	var keep []error
+	for _, e := range j.Unwrap() {
+		if !errors.Is(e, receipt.ErrOutputMismatch) {
+			keep = append(keep, e)
+		}
+	}
+	return errors.Join(keep...)
 }
 
 func (g *Gateway) keepReceipt(s *stream, ok bool, problem string) {

@@ -1,0 +1,78 @@
+package node
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+)
+
+// TestGatewayBuyerLeavesMidStream: a buyer who disconnects after a few
+// chunks of a long stream pays, receipt verified, for what was delivered
+// to it: one payment record, its output at most the delivered text's
+// bytes (and the end token), far below max_tokens; the departure does not
+// count against the provider. (The stop itself, and a provider that sends
+// no receipt, are unit-tested in router/gateway.)
+func TestGatewayBuyerLeavesMidStream(t *testing.T) {
+	gw, ps := testMarket(t, 1)
+	before, _ := gw.store.Balance("alice")
+	ctx, cancel := context.WithCancel(t.Context())
+	body := `{"model":"` + DevnetModelName + `","messages":[{"role":"user","content":"Write a long story"}],"max_tokens":1500,"stream":true,"tenzro":{"hedge":false}}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delivered strings.Builder
+	chunks := 0
+	sc := bufio.NewScanner(resp.Body)
+	for chunks < 5 && sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || line == "[DONE]" {
+			continue
+		}
+		var ch struct {
+			Choices []struct {
+				Delta struct {
+					Content string `json:"content"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		if json.Unmarshal([]byte(line), &ch) == nil && len(ch.Choices) > 0 && ch.Choices[0].Delta.Content != "" {
+			chunks++
+			delivered.WriteString(ch.Choices[0].Delta.Content)
+		}
+	}
+	cancel() // the buyer leaves
+	resp.Body.Close()
+	if chunks < 5 {
+		t.Fatalf("stream ended after %d chunks", chunks)
+	}
+	var pays []*receipt.PaymentRecord
+	nodetest.Eventually(t, 15*time.Second, "the delivered part billed", func() bool {
+		pays, _ = gw.store.ListPayments("alice", 10)
+		return len(pays) == 1
+	})
+	after, _ := gw.store.Balance("alice")
+	// The buyer may have been sent a little more than it read before it
+	// closed: allow the chunks in flight, never anything near max_tokens.
+	limit := uint64(delivered.Len()) + receipt.OutputEndTokens + 64
+	if u := pays[0].Units; u.OutputTokens == 0 || u.OutputTokens > limit || before-after != pays[0].Price ||
+		string(pays[0].ProviderPeer) != string(ps[0].Host().ID()) {
+		t.Fatalf("read %q; payment %+v (output %d, limit %d), charged %d", delivered.String(), pays[0], u.OutputTokens, limit, before-after)
+	}
+	t.Logf("read %d bytes in %d chunks; billed %+v", delivered.Len(), chunks, pays[0].Units)
+	nodetest.Eventually(t, 5*time.Second, "the departure counted", func() bool {
+		return gw.gateway.Metrics().Snapshot().Providers[ps[0].Host().ID().String()] != nil
+	})
+	if c := gw.gateway.Metrics().Snapshot().Providers[ps[0].Host().ID().String()]; c.Failures != 0 {
+		t.Fatalf("the buyer's departure counted against the provider: %+v", c)
+	}
+}
