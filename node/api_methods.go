@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -103,8 +104,8 @@ func registerMethods(s *rpc.Server, n *Node) {
 	s.Register("tenzro_findProviders", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		return n.findProviders(ctx, raw)
 	})
-	s.Register("tenzro_quoteInference", func(_ context.Context, raw json.RawMessage) (any, error) {
-		return n.quote(raw)
+	s.Register("tenzro_quoteInference", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		return n.quote(ctx, raw)
 	})
 	for _, part := range n.rpcParts() {
 		part.RegisterRPC(s)
@@ -190,7 +191,7 @@ type QuoteParams struct {
 	Verification terms.Verification `json:"verification"`
 }
 
-func (n *Node) quote(raw json.RawMessage) (any, error) {
+func (n *Node) quote(ctx context.Context, raw json.RawMessage) (any, error) {
 	p, err := rpc.Params[QuoteParams](raw)
 	if err != nil {
 		return nil, err
@@ -201,7 +202,22 @@ func (n *Node) quote(raw json.RawMessage) (any, error) {
 	if p.Verification == "" {
 		p.Verification = terms.VerifyNone
 	}
-	lines, qerr := n.table.Quotes(p.Model, p.Units, p.Verification, n.cfg.Router.Surcharges)
+	if !p.Verification.Valid() {
+		return nil, rpc.InvalidParams("verification: unknown level %q (%s)", p.Verification, terms.LevelNames())
+	}
+	var lines []router.QuoteLine
+	var qerr error
+	if n.gateway != nil {
+		// A routing node quotes exactly the ID a request would be routed
+		// to: offers of another ID under the same name are not its.
+		id, err := n.gateway.Resolve(ctx, p.Model, p.Verification)
+		if err != nil {
+			return nil, rpc.InvalidParams("model: %v", err)
+		}
+		lines, qerr = n.table.QuotesOf(id, p.Units, p.Verification, n.cfg.Router.Surcharges)
+	} else {
+		lines, qerr = n.table.Quotes(p.Model, p.Units, p.Verification, n.cfg.Router.Surcharges)
+	}
 	if qerr != nil {
 		return nil, rpc.InvalidParams("%v", qerr)
 	}

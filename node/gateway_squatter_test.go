@@ -115,4 +115,14 @@ func TestGatewaySquatterNeverRouted(t *testing.T) {
 	if _, ok := ids[squatID]; !ok || ids[DevnetModelName] != "tenzro:"+regID || ids[regID] == "" {
 		t.Fatalf("models %+v: want both IDs, the name under %s only", models.Data, regID)
 	}
+	// Quotes by the name price the bound ID only.
+	res, err := gw.quote(t.Context(), []byte(`{"model":"`+DevnetModelName+`","units":{"output_tokens":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range res.([]router.QuoteLine) {
+		if l.ModelID != regID {
+			t.Fatalf("quote for the name lists model %s of %s", l.ModelID, l.Provider)
+		}
+	}
 }

@@ -33,7 +33,7 @@ func TestQuoteInference(t *testing.T) {
 		return n == 2
 	})
 
-	res, err := gw.quote([]byte(`{"model":"tenzro-devnet","units":{"input_tokens":100,"output_tokens":200},"verification":"receipt"}`))
+	res, err := gw.quote(t.Context(), []byte(`{"model":"tenzro-devnet","units":{"input_tokens":100,"output_tokens":200},"verification":"receipt"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,21 +49,21 @@ func TestQuoteInference(t *testing.T) {
 		t.Fatalf("quote fields: %+v", lines[0])
 	}
 
-	res, err = gw.quote([]byte(`{"model":"tenzro-devnet","units":{"input_tokens":1},"verification":"optimistic"}`))
+	res, err = gw.quote(t.Context(), []byte(`{"model":"tenzro-devnet","units":{"input_tokens":1},"verification":"optimistic"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lines := res.([]router.QuoteLine); len(lines) != 1 || lines[0].Provider != pd.Host().ID().String() {
 		t.Fatalf("optimistic quotes: %+v", lines)
 	}
-	res, _ = gw.quote([]byte(`{"model":"tenzro-devnet","units":{"output_tokens":1},"verification":"none"}`))
+	res, _ = gw.quote(t.Context(), []byte(`{"model":"tenzro-devnet","units":{"output_tokens":1},"verification":"none"}`))
 	// One output token: 5 at the dear card, but the cheap card's minimum
 	// of 50 applies, so the order flips.
 	if lines := res.([]router.QuoteLine); len(lines) != 2 || lines[0].Price != 5 || lines[1].Price != 50 ||
 		lines[1].Provider != pc.Host().ID().String() || lines[1].Breakdown.Usage != 3 {
 		t.Fatalf("minimum not applied: %+v", lines)
 	}
-	if _, err := gw.quote([]byte(`{"model":"tenzro-devnet","verification":"blind"}`)); err == nil {
+	if _, err := gw.quote(t.Context(), []byte(`{"model":"tenzro-devnet","verification":"blind"}`)); err == nil {
 		t.Fatal("unknown level accepted")
 	}
 }

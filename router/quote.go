@@ -33,16 +33,29 @@ type QuoteLine struct {
 }
 
 // Quotes prices units at verification level at every provider that is up,
-// has the model warm and offers the level, cheapest first (ties by load,
+// has the model warm, offers the level and is registered (where a chain
+// tells), cheapest first (ties by load,
 // then peer ID). Providers whose price overflows are left out.
 func (t *Table) Quotes(model string, units pricing.Units, level terms.Verification, s pricing.Surcharges) ([]QuoteLine, error) {
+	return t.quote(t.Offers(model), units, level, s)
+}
+
+// QuotesOf is Quotes for the offers of exactly one catalog ID, whatever
+// names they are announced under.
+func (t *Table) QuotesOf(id [32]byte, units pricing.Units, level terms.Verification, s pricing.Surcharges) ([]QuoteLine, error) {
+	return t.quote(t.OffersOf(id), units, level, s)
+}
+
+func (t *Table) quote(offers []Offer, units pricing.Units, level terms.Verification, s pricing.Surcharges) ([]QuoteLine, error) {
 	if _, err := s.For(level); err != nil {
 		return nil, fmt.Errorf("router: quote: %w", err)
 	}
 	now := t.clock.Now()
 	out := []QuoteLine{}
-	for _, o := range t.Offers(model) {
-		if o.Status != StatusUp || o.State != "warm" || !o.Serves(level) {
+	for _, o := range offers {
+		// An unregistered provider is routed to only when a request opts
+		// in: it is not quoted as a market offer.
+		if o.Status != StatusUp || o.State != "warm" || !o.Serves(level) || o.Unregistered {
 			continue
 		}
 		var id [32]byte

@@ -231,3 +231,6 @@ func (g *Gateway) routeError(err error, rep hedge.Report) error {
 			Message: fmt.Sprintf("%d attempts failed: %v", len(rep.Tries), err), RetryAfter: time.Second}
 	}
 }
+
+// Breakers is each provider's circuit breaker as it stands now.
+func (g *Gateway) Breakers() map[peer.ID]breaker.Snapshot { return g.breakers.Snapshots() }

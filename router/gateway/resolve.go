@@ -49,6 +49,12 @@ func (g *Gateway) resolve(ctx context.Context, req *Request) ([32]byte, error) {
 			req.Model, len(ids), strings.Join(hexes, ", "))}
 }
 
+// Resolve is the catalog ID a request for model at level would be routed
+// to (see resolve); the error is an *Error naming why not.
+func (g *Gateway) Resolve(ctx context.Context, model string, level terms.Verification) ([32]byte, error) {
+	return g.resolve(ctx, &Request{Model: model, Verification: level})
+}
+
 // routable reports whether the request may go to o at all, its state
 // aside: an unregistered provider (the chain is on and does not know it)
 // only when the buyer opted in, and only at verification none, which
