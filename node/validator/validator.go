@@ -83,12 +83,12 @@ type lifecycle interface {
 // New assembles the role; nothing runs until Start. The gateway's OnCall
 // hook must call OnCall (the node wires it before the gateway exists).
 func New(cfg Config, d Deps) (*Validator, error) {
+	if cfg.ProbeInterval < 0 {
+		return nil, fmt.Errorf("validator: probe interval %s is negative", cfg.ProbeInterval)
+	}
 	if d.Chain == nil || d.Account == nil || d.AccountKey == nil || d.Registry == nil ||
 		d.Table == nil || d.Gateway == nil || d.Store == nil || d.Session == nil || d.Gossip == nil {
 		return nil, errors.New("validator: chain, account, registry, table, gateway, store, session and gossip are required")
-	}
-	if cfg.ProbeInterval < 0 {
-		return nil, fmt.Errorf("validator: probe interval %s is negative", cfg.ProbeInterval)
 	}
 	if d.Log == nil {
 		d.Log = slog.Default()
