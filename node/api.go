@@ -96,8 +96,12 @@ func (a *apiServer) Stop(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	err := a.srv.Shutdown(ctx)
-	if err != nil {
-		err = errors.Join(err, a.srv.Close())
+	if errors.Is(err, context.DeadlineExceeded) {
+		// Requests still running after the grace period (a flood's, or
+		// streams whose buyers are gone) are cut: stopping must not wait
+		// on them, and cutting them is what a stop means.
+		a.n.log.Warn("api: requests still running at stop; closing their connections")
+		err = a.srv.Close()
 	}
 	a.wg.Wait()
 	return err
