@@ -78,7 +78,7 @@ func (s *stats) add(rep commit.Report, d time.Duration) {
 	}
 }
 
-func openModel(t *testing.T, dir string, o modelgen.GenOptions, eo llm.Options) *llm.Engine {
+func openModel(t testing.TB, dir string, o modelgen.GenOptions, eo llm.Options) *llm.Engine {
 	t.Helper()
 	if _, err := os.Stat(dir); err != nil {
 		if err := modelgen.GenerateModel(dir, o); err != nil {
