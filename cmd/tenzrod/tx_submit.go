@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// txPollInterval is the pause between tenzro_getTx polls while waiting for
+// a commit; blocks come every 0.5–1 s on the devnet and default networks.
+const txPollInterval = 200 * time.Millisecond
+
+// rpcInvalidParams is JSON-RPC's -32602: a CheckTx rejection, and
+// tenzro_getTx's answer until the transaction is committed.
+const rpcInvalidParams = -32602
+
+// txOpts are the flags every `tx` command shares.
+type txOpts struct {
+	api     string
+	keyFile string
+	wait    time.Duration
+	nonce   uint64
+}
+
+func (o *txOpts) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.api, "api", "http://127.0.0.1:8545", "API URL of a node running the chain")
+	f.StringVar(&o.keyFile, "key", "", "account key file that signs and pays (Ed25519 PKCS #8 PEM, as tenzrod keys account new writes it) (required)")
+	f.DurationVar(&o.wait, "wait", 30*time.Second, "how long to wait for the commit; 0 returns once the node accepted the transaction")
+	f.Uint64Var(&o.nonce, "nonce", 0, "transaction nonce (default: the account's next nonce as the node reports it)")
+}
+
+// txSession is one signing account talking to one node.
+type txSession struct {
+	opts    *txOpts
+	client  *shell.Client
+	key     ed25519.PrivateKey
+	account consensus.AccountID
+	chainID string
+	out     io.Writer
+	cmd     *cobra.Command
+}
+
+// open checks the shared flags, reads the key and asks the node for its
+// chain ID.
+func (o *txOpts) open(cmd *cobra.Command) (*txSession, error) {
+	if o.keyFile == "" {
+		return nil, errors.New("--key is required: the account key file that signs the transaction")
+	}
+	if o.wait < 0 {
+		return nil, fmt.Errorf("--wait %s: must not be negative", o.wait)
+	}
+	key, err := consensus.ReadAccountKey(o.keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--key: %w", err)
+	}
+	c, err := shell.NewClient(o.api)
+	if err != nil {
+		return nil, fmt.Errorf("--api: %w", err)
+	}
+	var info node.NodeInfo
+	if err := callInto(cmd.Context(), c, "tenzro_nodeInfo", nil, &info); err != nil {
+		return nil, err
+	}
+	if info.ChainID == "" {
+		return nil, fmt.Errorf("the node at %s runs no chain (its chain_id is empty); point --api at a node with [chain] enabled", c.Endpoint())
+	}
+	return &txSession{opts: o, client: c, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+		chainID: info.ChainID, out: cmd.OutOrStdout(), cmd: cmd}, nil
+}
+
+// callInto calls method and decodes its result into v.
+func callInto(ctx context.Context, c *shell.Client, method string, params, v any) error {
+	raw, err := c.Call(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: unexpected answer %s: %w", method, raw, err)
+	}
+	return nil
+}
+
+// accountView reads an account's balance and nonce at the node.
+func (s *txSession) accountView(id consensus.AccountID) (node.AccountView, error) {
+	var v node.AccountView
+	err := callInto(s.cmd.Context(), s.client, "tenzro_getAccount", node.AccountParams{Account: id.String()}, &v)
+	return v, err
+}
+
+// submit signs payload as the session account's next transaction, sends
+// it, waits for its commit and prints the outcome. A rejection, in CheckTx
+// or in the block, is an error carrying the code, its name and the reason.
+func (s *txSession) submit(what string, payload any) error {
+	ctx := s.cmd.Context()
+	nonce := s.opts.nonce
+	if !s.cmd.Flags().Changed("nonce") {
+		acct, err := s.accountView(s.account)
+		if err != nil {
+			return err
+		}
+		nonce = acct.Nonce
+	}
+	raw, err := consensus.NewSigner(s.key, s.chainID).SignTx(nonce, payload)
+	if err != nil {
+		return fmt.Errorf("sign: %w", err)
+	}
+	sum := consensus.TxHash(raw)
+	hash := hex.EncodeToString(sum[:])
+	fmt.Fprintf(s.out, "%-10s %s\n%-10s %s (nonce %d) on chain %s\n%-10s %s\n",
+		"tx", what, "from", s.account, nonce, s.chainID, "hash", hash)
+
+	var sent node.TxView
+	err = callInto(ctx, s.client, "tenzro_sendTx", node.SendTxParams{Tx: base64.StdEncoding.EncodeToString(raw)}, &sent)
+	if rej, ok := checkTxRejection(err); ok {
+		fmt.Fprintf(s.out, "%-10s rejected by the node (CheckTx)\n%-10s %d (%s)\n%-10s %s\n", "status", "code", rej.code, rej.result, "reason", rej.reason)
+		return fmt.Errorf("tx: %s rejected: code %d (%s): %s", what, rej.code, rej.result, rej.reason)
+	}
+	if err != nil {
+		return fmt.Errorf("tx: send: %w", err)
+	}
+	if sent.Hash != hash {
+		return fmt.Errorf("tx: the node reports hash %s for the transaction hashing to %s", sent.Hash, hash)
+	}
+	if s.opts.wait == 0 {
+		fmt.Fprintf(s.out, "%-10s accepted into the mempool (not waiting for the commit; check with tenzro_getTx)\n", "status")
+		return nil
+	}
+	res, err := s.waitCommit(hash)
+	if err != nil {
+		return err
+	}
+	return printCommitted(s.out, what, res)
+}
+
+// printCommitted prints a committed transaction's result; a failure in the
+// block is an error with its code, the code's name and the log.
+func printCommitted(out io.Writer, what string, res node.TxView) error {
+	code := consensus.Code(res.Code)
+	fmt.Fprintf(out, "%-10s %d\n%-10s %d (%s)\n", "height", res.Height, "code", res.Code, code)
+	if res.Log != "" {
+		fmt.Fprintf(out, "%-10s %s\n", "log", res.Log)
+	}
+	if code != consensus.CodeOK {
+		return fmt.Errorf("tx: %s failed in block %d: code %d (%s): %s (its nonce is spent)",
+			what, res.Height, res.Code, code, trimCode(res.Log, code.String()))
+	}
+	return nil
+}
+
+// trimCode drops the "ledger: <code name>: " prefix of a rejection
+// message, which the code and name printed beside it already say.
+func trimCode(msg, name string) string { return strings.TrimPrefix(msg, "ledger: "+name+": ") }
+
+// waitCommit polls tenzro_getTx until the transaction is in a block or
+// --wait runs out.
+func (s *txSession) waitCommit(hash string) (node.TxView, error) {
+	ctx, cancel := context.WithTimeout(s.cmd.Context(), s.opts.wait)
+	defer cancel()
+	for {
+		var v node.TxView
+		err := callInto(ctx, s.client, "tenzro_getTx", node.TxParams{Hash: hash}, &v)
+		var re *shell.RPCError
+		switch {
+		case err == nil && v.Height > 0:
+			return v, nil
+		case err != nil && !(errors.As(err, &re) && re.Code == rpcInvalidParams):
+			if ctx.Err() == nil {
+				return v, fmt.Errorf("tx: wait for %s: %w", hash, err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if s.cmd.Context().Err() != nil {
+				return v, fmt.Errorf("tx: wait for %s: %w", hash, s.cmd.Context().Err())
+			}
+			return v, fmt.Errorf("tx: %s not committed within --wait %s; it may still commit (check with tenzro_getTx)", hash, s.opts.wait)
+		case <-time.After(txPollInterval):
+		}
+	}
+}
+
+// rejection is a CheckTx rejection as tenzro_sendTx reports it.
+type rejection struct {
+	code   uint32
+	result string
+	reason string
+}
+
+// checkTxRejection recognizes -32602 with data {code, result}.
+func checkTxRejection(err error) (rejection, bool) {
+	var re *shell.RPCError
+	if !errors.As(err, &re) || re.Code != rpcInvalidParams || len(re.Data) == 0 {
+		return rejection{}, false
+	}
+	var d struct {
+		Code   *uint32 `json:"code"`
+		Result string  `json:"result"`
+	}
+	if json.Unmarshal(re.Data, &d) != nil || d.Code == nil {
+		return rejection{}, false
+	}
+	if d.Result == "" {
+		d.Result = consensus.Code(*d.Code).String()
+	}
+	return rejection{code: *d.Code, result: d.Result, reason: trimCode(re.Message, d.Result)}, true
+}
