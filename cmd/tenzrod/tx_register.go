@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -66,7 +67,12 @@ A machine or peer already registered by another operator cannot be taken.`,
 			if err != nil {
 				return fmt.Errorf("--home: %w", err)
 			}
-			id, err := identity.Open(cfg.HWKeyConfig())
+			hw := cfg.HWKeyConfig()
+			if _, err := os.Stat(filepath.Join(hw.Dir, identity.PQSeedFile)); errors.Is(err, fs.ErrNotExist) {
+				// Open would create a new identity: another machine.
+				return fmt.Errorf("--home %s: no machine identity in %s (create the home with `tenzrod init --role provider`)", home, hw.Dir)
+			}
+			id, err := identity.Open(hw)
 			if err != nil {
 				return fmt.Errorf("--home %s: identity: %w", home, err)
 			}

@@ -19,10 +19,6 @@ import (
 	"github.com/tenzrod/tenzrod/node"
 )
 
-// txPollInterval is the pause between tenzro_getTx polls while waiting for
-// a commit; blocks come every 0.5–1 s on the devnet and default networks.
-const txPollInterval = 200 * time.Millisecond
-
 // rpcInvalidParams is JSON-RPC's -32602: a CheckTx rejection, and
 // tenzro_getTx's answer until the transaction is committed.
 const rpcInvalidParams = -32602
@@ -101,49 +97,75 @@ func (s *txSession) accountView(id consensus.AccountID) (node.AccountView, error
 	return v, err
 }
 
+// maxNonceRetries bounds how often submit re-signs after finding its
+// nonce taken by a pending transaction of the same account (a provider's
+// background settlements share HOME/account.key).
+const maxNonceRetries = 5
+
 // submit signs payload as the session account's next transaction, sends
 // it, waits for its commit and prints the outcome. A rejection, in CheckTx
 // or in the block, is an error carrying the code, its name and the reason.
 func (s *txSession) submit(what string, payload any) error {
-	ctx := s.cmd.Context()
-	nonce := s.opts.nonce
-	if !s.cmd.Flags().Changed("nonce") {
-		acct, err := s.accountView(s.account)
+	fmt.Fprintf(s.out, "%-10s %s\n%-10s %s on chain %s\n", "tx", what, "from", s.account, s.chainID)
+	explicit := s.cmd.Flags().Changed("nonce")
+	for attempt := 0; ; attempt++ {
+		nonce := s.opts.nonce
+		if !explicit {
+			acct, err := s.accountView(s.account)
+			if err != nil {
+				return err
+			}
+			nonce = acct.Nonce
+		}
+		hash, rej, err := s.send(nonce, payload)
 		if err != nil {
 			return err
 		}
-		nonce = acct.Nonce
+		if rej != nil && rej.code == uint32(consensus.CodeStaleNonce) && !explicit && attempt < maxNonceRetries {
+			fmt.Fprintf(s.out, "%-10s nonce %d is taken by a pending transaction of this account; signing again once it commits\n", "retry", nonce)
+			if err := s.waitNonceAbove(nonce); err != nil {
+				return err
+			}
+			continue
+		}
+		if rej != nil {
+			fmt.Fprintf(s.out, "%-10s rejected by the node (CheckTx)\n%-10s %d (%s)\n%-10s %s\n", "status", "code", rej.code, rej.result, "reason", rej.reason)
+			return fmt.Errorf("tx: %s rejected: code %d (%s): %s", what, rej.code, rej.result, rej.reason)
+		}
+		if s.opts.wait == 0 {
+			fmt.Fprintf(s.out, "%-10s accepted into the mempool (not waiting for the commit; check with tenzro_getTx)\n", "status")
+			return nil
+		}
+		res, err := s.waitCommit(hash)
+		if err != nil {
+			return err
+		}
+		return printCommitted(s.out, what, res)
 	}
+}
+
+// send signs payload with nonce and submits it; a CheckTx rejection is
+// returned as rej, any other failure as err.
+func (s *txSession) send(nonce uint64, payload any) (hash string, rej *rejection, err error) {
 	raw, err := consensus.NewSigner(s.key, s.chainID).SignTx(nonce, payload)
 	if err != nil {
-		return fmt.Errorf("sign: %w", err)
+		return "", nil, fmt.Errorf("tx: sign: %w", err)
 	}
 	sum := consensus.TxHash(raw)
-	hash := hex.EncodeToString(sum[:])
-	fmt.Fprintf(s.out, "%-10s %s\n%-10s %s (nonce %d) on chain %s\n%-10s %s\n",
-		"tx", what, "from", s.account, nonce, s.chainID, "hash", hash)
-
+	hash = hex.EncodeToString(sum[:])
+	fmt.Fprintf(s.out, "%-10s %d\n%-10s %s\n", "nonce", nonce, "hash", hash)
 	var sent node.TxView
-	err = callInto(ctx, s.client, "tenzro_sendTx", node.SendTxParams{Tx: base64.StdEncoding.EncodeToString(raw)}, &sent)
-	if rej, ok := checkTxRejection(err); ok {
-		fmt.Fprintf(s.out, "%-10s rejected by the node (CheckTx)\n%-10s %d (%s)\n%-10s %s\n", "status", "code", rej.code, rej.result, "reason", rej.reason)
-		return fmt.Errorf("tx: %s rejected: code %d (%s): %s", what, rej.code, rej.result, rej.reason)
+	err = callInto(s.cmd.Context(), s.client, "tenzro_sendTx", node.SendTxParams{Tx: base64.StdEncoding.EncodeToString(raw)}, &sent)
+	if r, ok := checkTxRejection(err); ok {
+		return hash, &r, nil
 	}
 	if err != nil {
-		return fmt.Errorf("tx: send: %w", err)
+		return "", nil, fmt.Errorf("tx: send: %w", err)
 	}
 	if sent.Hash != hash {
-		return fmt.Errorf("tx: the node reports hash %s for the transaction hashing to %s", sent.Hash, hash)
+		return "", nil, fmt.Errorf("tx: the node reports hash %s for the transaction hashing to %s", sent.Hash, hash)
 	}
-	if s.opts.wait == 0 {
-		fmt.Fprintf(s.out, "%-10s accepted into the mempool (not waiting for the commit; check with tenzro_getTx)\n", "status")
-		return nil
-	}
-	res, err := s.waitCommit(hash)
-	if err != nil {
-		return err
-	}
-	return printCommitted(s.out, what, res)
+	return hash, nil, nil
 }
 
 // printCommitted prints a committed transaction's result; a failure in the
@@ -164,34 +186,6 @@ func printCommitted(out io.Writer, what string, res node.TxView) error {
 // trimCode drops the "ledger: <code name>: " prefix of a rejection
 // message, which the code and name printed beside it already say.
 func trimCode(msg, name string) string { return strings.TrimPrefix(msg, "ledger: "+name+": ") }
-
-// waitCommit polls tenzro_getTx until the transaction is in a block or
-// --wait runs out.
-func (s *txSession) waitCommit(hash string) (node.TxView, error) {
-	ctx, cancel := context.WithTimeout(s.cmd.Context(), s.opts.wait)
-	defer cancel()
-	for {
-		var v node.TxView
-		err := callInto(ctx, s.client, "tenzro_getTx", node.TxParams{Hash: hash}, &v)
-		var re *shell.RPCError
-		switch {
-		case err == nil && v.Height > 0:
-			return v, nil
-		case err != nil && !(errors.As(err, &re) && re.Code == rpcInvalidParams):
-			if ctx.Err() == nil {
-				return v, fmt.Errorf("tx: wait for %s: %w", hash, err)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			if s.cmd.Context().Err() != nil {
-				return v, fmt.Errorf("tx: wait for %s: %w", hash, s.cmd.Context().Err())
-			}
-			return v, fmt.Errorf("tx: %s not committed within --wait %s; it may still commit (check with tenzro_getTx)", hash, s.opts.wait)
-		case <-time.After(txPollInterval):
-		}
-	}
-}
 
 // rejection is a CheckTx rejection as tenzro_sendTx reports it.
 type rejection struct {

@@ -139,6 +139,27 @@ func TestTxMoney(t *testing.T) {
 		t.Fatalf("sender balance %d, want %d", got, buyer0-amount)
 	}
 
+	t.Run("pending nonce", func(t *testing.T) {
+		// A transaction of the same account still in the mempool holds the
+		// committed nonce; the second command signs again once it commits.
+		b0 := n.balance(t, op)
+		out, err := runCLI(t, "tx", "transfer", "--api", n.api, "--key", n.buyerKey, "--to", op.String(), "--amount", "3", "--wait", "0")
+		if err != nil || !strings.Contains(out, "accepted into the mempool") {
+			t.Fatalf("--wait 0: %v\n%s", err, out)
+		}
+		mustTx(t, "transfer", "--api", n.api, "--key", n.buyerKey, "--to", op.String(), "--amount", "4")
+		if got := n.balance(t, op); got != b0+7 {
+			t.Fatalf("receiver balance %d after both transfers, want %d", got, b0+7)
+		}
+		if _, err := runCLI(t, "tx", "transfer", "--api", n.api, "--key", n.buyerKey, "--to", op.String(), "--amount", "4", "--nonce", "0"); err == nil ||
+			!strings.Contains(err.Error(), "code 3 (stale nonce)") {
+			t.Fatalf("an explicit used --nonce: %v", err)
+		}
+		if _, err := runCLI(t, "tx", "transfer", "--api", n.api, "--key", opKey, "--to", n.buyer.String(), "--amount", "7"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("escrow", func(t *testing.T) {
 		b0 := n.balance(t, n.buyer)
 		mustTx(t, "escrow", "fund", "--api", n.api, "--key", n.buyerKey, "--amount", "700000")
