@@ -24,7 +24,9 @@ do, a follower as well as a validator. Amounts are integer micro-units.
 
 A rejection, by the node before the block (CheckTx) or in the block, exits
 non-zero naming the code and the reason; a transaction that fails in a block
-still spends its nonce and fee.`,
+still spends its nonce. When a pending transaction of the same account holds
+the nonce (a running provider settles with HOME/account.key), tx signs again
+once that one commits; --nonce N sends exactly N instead.`,
 	}
 	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxWithdrawBondCmd())
 	return cmd
@@ -42,10 +44,11 @@ func newTxTransferCmd() *cobra.Command {
 		Long: `transfer moves --amount micro-units from the account of --key to --to (an
 account ID: 64 hex digits, as ` + "`tenzrod keys account show`" + ` prints it). A
 fresh account exists once it has received a transfer.`,
-		Example: `  # fund a new operator account from the devnet's buyer
+		Example: `  # on the devnet: fund a fresh operator account from the buyer (any node's API will do)
+  API=$(python3 -c 'import json;print(json.load(open(".devnet/devnet.json"))["gateway"])')
   tenzrod keys account new --out op.key
-  tenzrod tx transfer --api http://127.0.0.1:8545 --key .devnet/buyer-account.key \
-      --to $(tenzrod keys account show op.key | awk '{print $2}') --amount 5000000000`,
+  tenzrod tx transfer --api $API --key .devnet/buyer-account.key \
+      --to $(tenzrod keys account show op.key | awk '{print $2}') --amount 2_000_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if to == "" {

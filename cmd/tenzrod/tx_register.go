@@ -41,10 +41,11 @@ the key a provider registers itself with at start.
 
 Without --bond it bonds the chain's minimum serving bond (tenzro_getParams).
 A machine or peer already registered by another operator cannot be taken.`,
-		Example: `  # a fresh operator key, funded by the devnet's buyer, registering a provider home
+		Example: `  # a new provider home registered by a fresh operator key funded by the devnet's buyer
+  tenzrod init --home ~/.tenzrod/provider --role provider --key-backend tpm-sim
   tenzrod keys account new --out op.key
-  tenzrod tx transfer --key .devnet/buyer-account.key --to OPERATOR_ACCOUNT --amount 2_000_000_000
-  tenzrod tx register --home ~/.tenzrod/provider --key op.key --bond 1_000_000_000`,
+  tenzrod tx transfer --api $API --key .devnet/buyer-account.key --to OPERATOR_ACCOUNT --amount 2_000_000_000
+  tenzrod tx register --api $API --home ~/.tenzrod/provider --key op.key --bond 1_000_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := requireHome(home); err != nil {

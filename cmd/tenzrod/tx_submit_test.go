@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node"
 )
@@ -25,5 +26,34 @@ func TestPrintCommitted(t *testing.T) {
 	out.Reset()
 	if err := printCommitted(&out, "x", node.TxView{Height: 3}); err != nil || !strings.Contains(out.String(), "code       0 (ok)") {
 		t.Fatalf("a committed transaction: %v\n%s", err, out.String())
+	}
+}
+
+// TestTxHelp: every tx command explains itself with an example, and its
+// help lists the flags it needs.
+func TestTxHelp(t *testing.T) {
+	var leaves []string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		path = append(path, c.Name())
+		if !c.HasSubCommands() {
+			leaves = append(leaves, strings.Join(path, " "))
+			if c.Example == "" || c.Short == "" {
+				t.Errorf("%s: no example or short help", strings.Join(path, " "))
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, path)
+		}
+	}
+	walk(newTxCmd(), nil)
+	if len(leaves) != 6 {
+		t.Fatalf("tx commands %v, want 6", leaves)
+	}
+	for _, leaf := range leaves {
+		out, err := runCLI(t, append(strings.Fields(leaf), "--help")...)
+		if err != nil || !strings.Contains(out, "Examples:") || !strings.Contains(out, "--api") || !strings.Contains(out, "--key") || !strings.Contains(out, "--wait") {
+			t.Errorf("%s --help: %v\n%s", leaf, err, out)
+		}
 	}
 }
