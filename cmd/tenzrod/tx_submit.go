@@ -140,7 +140,15 @@ func (s *txSession) submit(what string, payload any) error {
 		if err != nil {
 			return err
 		}
-		return printCommitted(s.out, what, res)
+		if err := printCommitted(s.out, what, res); err != nil {
+			return err
+		}
+		// The balance after the commit saves a second command; failing to
+		// read it does not undo the transaction, so it is only reported.
+		if v, err := s.accountView(s.account); err == nil {
+			fmt.Fprintf(s.out, "%-10s %d micro-units (at height %d)\n", "balance", v.Balance, v.Height)
+		}
+		return nil
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"crypto/ed25519"
 	"io"
 	"log/slog"
@@ -51,7 +52,7 @@ func startTxNet(t *testing.T) *txNet {
 		t.Fatal(err)
 	}
 	if out, err := runCLI(t, "genesis", "--chain-id", "tenzro-tx-test", "--dir", filepath.Join(dir, "net"),
-		"--validator", home, "--fund", n.buyer.String()+"=5000000000", "--block-time", "100ms"); err != nil {
+		"--validator", home, "--fund", fmt.Sprintf("%s=%d", n.buyer, txBuyerFunds), "--block-time", "100ms"); err != nil {
 		t.Fatalf("genesis: %v\n%s", err, out)
 	}
 	if cfg, err = node.Load(home); err != nil {
@@ -137,6 +138,9 @@ func TestTxMoney(t *testing.T) {
 	}
 	if got := n.balance(t, n.buyer); got != buyer0-amount {
 		t.Fatalf("sender balance %d, want %d", got, buyer0-amount)
+	}
+	if got := printedField(t, out, "balance"); got != fmt.Sprint(buyer0-amount) {
+		t.Errorf("printed balance %s, want %d", got, buyer0-amount)
 	}
 
 	t.Run("pending nonce", func(t *testing.T) {
