@@ -54,7 +54,7 @@ func TestRouterConfigErrorsNameTheKey(t *testing.T) {
 		{"default_max_tokens = 512", "default_max_tokens = 0", "router.default_max_tokens"},
 		{"price = 1.0", "price = -1.0", "router.weights"},
 		{"deadline = \"2m0s\"", "deadline = \"10ms\"", "router.deadline"},
-		{"max_concurrent = 16", "max_concurrent = 0", "router.buyer_defaults"},
+		{"max_concurrent = 32", "max_concurrent = 0", "router.buyer_defaults"},
 		{"rate_per_minute = 0", "rate_per_minute = -5", "router.buyers[0]"},
 	} {
 		cfg := testConfig(t, RoleGateway, "software", nil)
