@@ -174,10 +174,10 @@ func SLAHour(m ChainMeta, p Params) uint64 {
 	return ledger.HourOf(m.Time, m.GenesisTime, p.HourSeconds)
 }
 
-// Escrow returns a payer's escrow.
-func (n *Node) Escrow(ctx context.Context, payer AccountID) (Escrow, bool, error) {
+// Escrow returns the escrow of (payer, settler).
+func (n *Node) Escrow(ctx context.Context, payer, settler AccountID) (Escrow, bool, error) {
 	var e Escrow
-	ok, err := n.queryCBOR(ctx, "escrow/"+payer.String(), &e)
+	ok, err := n.queryCBOR(ctx, "escrow/"+payer.String()+"/"+settler.String(), &e)
 	return e, ok, err
 }
 

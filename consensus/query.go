@@ -24,7 +24,7 @@ import (
 //	validator/<operator hex>      Validator          (raw)
 //	provider/<machine hex>        Provider           (raw)
 //	peer/<libp2p peer ID>         machine ID bytes   (raw; the registration of a peer)
-//	escrow/<payer hex>            Escrow             (raw)
+//	escrow/<payer hex>/<settler hex> Escrow          (raw)
 //	record/<payer hex>/<req hex>  SettledRecord      (raw)
 //	proposal/<id>                 Proposal           (raw)
 //	tally/<machine hex>/<hour>    HourTally          (raw)
@@ -95,8 +95,13 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		return rawKey(withAccount(parts[1], KeyAccount))
 	case len(parts) == 2 && parts[0] == "validator":
 		return rawKey(withAccount(parts[1], KeyValidator))
-	case len(parts) == 2 && parts[0] == "escrow":
-		return rawKey(withAccount(parts[1], KeyEscrow))
+	case len(parts) == 3 && parts[0] == "escrow":
+		p, err := ParseAccountID(parts[1])
+		st, err2 := ParseAccountID(parts[2])
+		if err == nil {
+			err = err2
+		}
+		return rawKey(KeyEscrow(p, st), badPath(err))
 	case len(parts) == 2 && parts[0] == "provider":
 		m, err := parseMachine(parts[1])
 		return rawKey(KeyProvider(m), err)

@@ -58,12 +58,13 @@ func (l *Ledger) deliver(s KV, blk Block, raw []byte) ([]ValChange, TxOutcome) {
 		return nil, TxOutcome{Code: CodeOf(err), Log: err.Error()}
 	}
 	out := TxOutcome{Kind: tx.Body.Kind, Signer: tx.Body.Signer}
-	ch, err := Exec(s, blk, tx)
+	eff, err := Exec(s, blk, tx)
 	if err != nil {
 		out.Code, out.Log = CodeOf(err), err.Error()
 		return nil, out
 	}
-	return ch, out
+	out.Data, out.Log = eff.Data, eff.Log
+	return eff.Changes, out
 }
 
 // Commit writes the state staged by Finalize to disk.

@@ -31,9 +31,10 @@ type Ledger struct {
 // TxOutcome is how one transaction of a block ended.
 type TxOutcome struct {
 	Code   Code
-	Log    string    // the rejection message; empty when applied
+	Log    string    // the rejection message; a settlement's summary when applied
 	Kind   Kind      // 0 when the transaction did not decode
 	Signer AccountID // zero when the transaction did not decode
+	Data   []byte    // an applied settlement's SettleReport (canonical CBOR)
 }
 
 // BlockResult is what Finalize returns: one outcome per transaction, the
