@@ -46,7 +46,10 @@ func TestRecordRangeProofs(t *testing.T) {
 		recs := make([]consensus.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = consensus.PaymentRecord{Payer: s.Account(), Provider: p.MachineID, RequestDigest: consensus.Hash32{n}, Price: uint64(n)}
+			recs[i] = consensus.PaymentRecord{Payer: s.Account(), Provider: p.MachineID, RequestDigest: consensus.Hash32{n}, Price: uint64(n), ExpiryHeight: 1 << 40}
+			if err := s.SignRecord(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return c.sign(s, &consensus.Settlement{Records: recs})
 	}

@@ -85,10 +85,19 @@ func TestEvidencePack(t *testing.T) {
 		}
 		signed[i].Receipt, signed[i].ReceiptHash = env, h
 	}
-	hA := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: signed})[0]
-	hB := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: records(account("buyer"), base, 100, 1)})[0]
-	s.submit(ctx, t, "carol", &consensus.Settlement{Records: records(account("carol"), base, 200, 1000)})
-	hC := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: records(account("buyer"), base, 300, 1)})[0]
+	sig := func(name string, recs []consensus.PaymentRecord) []consensus.PaymentRecord {
+		for i := range recs {
+			recs[i].ExpiryHeight = 1 << 40
+			if err := consensus.NewSigner(seedKey(name), net.ChainID).SignRecord(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return recs
+	}
+	hA := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", signed)})[0]
+	hB := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", records(account("buyer"), base, 100, 1))})[0]
+	s.submit(ctx, t, "carol", &consensus.Settlement{Records: sig("carol", records(account("carol"), base, 200, 1000))})
+	hC := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", records(account("buyer"), base, 300, 1))})[0]
 
 	pack, err := evidence.Export(ctx, follower, account("buyer"), hA, hB)
 	if err != nil {

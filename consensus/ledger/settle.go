@@ -77,8 +77,11 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 		}
 		return err
 	}
-	if err := receipts.check(i, rec, prov.MachineID); err != nil {
-		return err
+	checked := len(rec.Receipt) > 0
+	if checked {
+		if err := receipts.check(i, rec, prov.MachineID); err != nil {
+			return err
+		}
 	}
 	if rec.Price > e.Available() {
 		return reject(CodeOverdraft, "record %d: price %d over the escrow's available %d", i, rec.Price, e.Available())
@@ -96,7 +99,7 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if err := creditIn(st, FeePoolAccount, fee, "record fee"); err != nil {
 		return err
 	}
-	stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: true, Fee: fee}
+	stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: checked, Fee: fee}
 	stored.Record.Receipt = nil
 	enc, err := cborx.Marshal(stored)
 	if err != nil {

@@ -63,7 +63,7 @@ func BenchmarkSettlement(b *testing.B) {
 	b.ReportMetric(float64(b.N*perTx)/elapsed.Seconds(), "records/s")
 	b.ReportMetric(float64(elapsed.Milliseconds())/float64(max(1, blocks)), "ms/block")
 	b.ReportMetric(float64(emptyBlock.Milliseconds()), "ms/empty-block")
-	if e, _, err := n0.Escrow(ctx, id("bench-buyer")); err != nil || e.Balance != 1<<61-uint64(3*perTx*b.N) {
+	if e, _, err := n0.Escrow(ctx, id("bench-buyer"), id("bench-buyer")); err != nil || e.Balance != 1<<61-uint64(3*perTx*b.N) {
 		b.Fatalf("escrow after %d records: %+v %v", b.N*perTx, e, err)
 	}
 }

@@ -83,7 +83,7 @@ func TestFourValidators(t *testing.T) {
 
 	// Invalid transactions are refused with their codes; state is unchanged.
 	before, _, _ := n0.Account(ctx, id("buyer"))
-	escrowBefore, _, _ := n0.Escrow(ctx, id("buyer"))
+	escrowBefore, _, _ := n0.Escrow(ctx, id("buyer"), id("buyer"))
 	good := s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 1})
 	s.nonces[id("buyer")]--
 	badSig := append([]byte(nil), good...)
@@ -125,7 +125,7 @@ func TestFourValidators(t *testing.T) {
 	}
 	for i, nd := range net.Running() {
 		after, _, _ := nd.Account(ctx, id("buyer"))
-		escrowAfter, _, _ := nd.Escrow(ctx, id("buyer"))
+		escrowAfter, _, _ := nd.Escrow(ctx, id("buyer"), id("buyer"))
 		if after != before || escrowAfter != escrowBefore {
 			t.Fatalf("node %d: buyer %+v escrow %+v changed from %+v %+v", i, after, escrowAfter, before, escrowBefore)
 		}
