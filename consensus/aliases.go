@@ -133,6 +133,9 @@ func DefaultParams() Params { return ledger.DefaultParams() }
 // KeyAccount is ledger.KeyAccount.
 func KeyAccount(a AccountID) []byte { return ledger.KeyAccount(a) }
 
+// DecodeSettleReport is ledger.DecodeSettleReport.
+func DecodeSettleReport(data []byte) (SettleReport, error) { return ledger.DecodeSettleReport(data) }
+
 // KeyEscrow is ledger.KeyEscrow.
 func KeyEscrow(payer, settler AccountID) []byte { return ledger.KeyEscrow(payer, settler) }
 

@@ -36,6 +36,7 @@ type TxResult struct {
 	Height int64
 	Code   Code
 	Log    string
+	Data   []byte // a settlement's SettleReport (canonical CBOR); see DecodeSettleReport
 }
 
 func (n *Node) rpc() (*local.Local, error) {
@@ -91,7 +92,7 @@ func (n *Node) WaitTx(ctx context.Context, hash [32]byte) (TxResult, error) {
 	for {
 		res, err := c.Tx(ctx, hash[:], false)
 		if err == nil {
-			return TxResult{Hash: hash, Height: res.Height, Code: Code(res.TxResult.Code), Log: res.TxResult.Log}, nil
+			return TxResult{Hash: hash, Height: res.Height, Code: Code(res.TxResult.Code), Log: res.TxResult.Log, Data: res.TxResult.Data}, nil
 		}
 		select {
 		case <-ctx.Done():

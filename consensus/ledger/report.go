@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // SkippedRecord is a payment record a settlement skipped: its index in the
@@ -29,6 +31,15 @@ type SettleReport struct {
 	Settled uint32          `cbor:"1,keyasint" json:"settled"`
 	Skipped []SkippedRecord `cbor:"2,keyasint,omitempty" json:"skipped,omitempty"`
 	Counts  []CodeCount     `cbor:"3,keyasint,omitempty" json:"counts,omitempty"`
+}
+
+// DecodeSettleReport parses a settlement result's data.
+func DecodeSettleReport(data []byte) (SettleReport, error) {
+	var r SettleReport
+	if err := cborx.UnmarshalCanonical(data, MaxTxBytes, &r); err != nil {
+		return r, fmt.Errorf("ledger: settle report: %w", err)
+	}
+	return r, nil
 }
 
 func (r *SettleReport) skip(i int, te *TxError) {

@@ -36,6 +36,7 @@ func BenchmarkSettleLedger(b *testing.B) {
 					if tc.receipts {
 						recs[j].Receipt, recs[j].ReceiptHash = env, envHash
 					}
+					recs[j] = signed(b, buyer, recs[j])
 				}
 				txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
 			}

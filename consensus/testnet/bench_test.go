@@ -50,7 +50,10 @@ func BenchmarkSettlement(b *testing.B) {
 			var d consensus.Hash32
 			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
 			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID,
-				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: d}
+				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: d, ExpiryHeight: 1 << 40}
+			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
+				b.Fatal(err)
+			}
 		}
 		txs[i] = s.sign(b, buyer, &consensus.Settlement{Records: recs})
 	}
