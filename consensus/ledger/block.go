@@ -20,7 +20,7 @@ func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (Bloc
 		return BlockResult{}, err
 	}
 	kv := NewTrieKV(t)
-	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime}
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	out := BlockResult{Txs: make([]TxOutcome, len(txs))}
 	var changes []ValChange
 	for i, raw := range txs {
@@ -92,7 +92,7 @@ func (l *Ledger) Check(raw []byte) error {
 	if l.check == nil {
 		return reject(CodeInternal, "no state yet")
 	}
-	blk := Block{Height: l.store.Height() + 1, Time: l.checkTime(), GenesisTime: l.meta.GenesisTime}
+	blk := Block{Height: l.store.Height() + 1, Time: l.checkTime(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	tx, err := DecodeTx(l.meta.ChainID, raw)
 	if err == nil {
 		_, err = Exec(l.check, blk, tx)
@@ -119,7 +119,7 @@ func (l *Ledger) Prepare(height int64, blockTime time.Time, txs [][]byte, maxByt
 		return nil, err
 	}
 	sim := NewOverlay(NewTrieKV(t))
-	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime}
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	var (
 		out  [][]byte
 		size int64

@@ -9,6 +9,8 @@ type Block struct {
 	Height      int64
 	Time        int64 // unix seconds
 	GenesisTime int64 // unix seconds
+
+	sigs *sigCache // verified signatures shared by Check and Finalize; nil = none
 }
 
 // ValChange is a validator power change (an Ed25519 consensus key and its

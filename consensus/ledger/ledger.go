@@ -26,6 +26,7 @@ type Ledger struct {
 	pending       bool
 
 	check *Overlay // mempool state: committed state plus Check effects
+	sigs  *sigCache
 }
 
 // TxOutcome is how one transaction of a block ended.
@@ -55,7 +56,7 @@ func Open(dir string, logger *slog.Logger) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{log: logger, store: st}
+	l := &Ledger{log: logger, store: st, sigs: newSigCache()}
 	if st.Root() != types.EmptyRootHash {
 		t, err := st.Open(st.Root())
 		if err != nil {

@@ -78,6 +78,14 @@ func (r *PaymentRecord) VerifySig(chainID string) error {
 	if err != nil {
 		return err
 	}
+	return r.verifySigBytes(chainID, b)
+}
+
+// verifySigBytes checks r.Sig over b, r's RecordSigningBytes for chainID.
+func (r *PaymentRecord) verifySigBytes(chainID string, b []byte) error {
+	if len(r.Sig) != ed25519.SignatureSize {
+		return fmt.Errorf("%w: signature is %d bytes, want %d", ErrRecordSig, len(r.Sig), ed25519.SignatureSize)
+	}
 	if !ed25519.Verify(ed25519.PublicKey(r.Settler[:]), b, r.Sig) {
 		return fmt.Errorf("%w: by settler %s for chain %q", ErrRecordSig, r.Settler, chainID)
 	}

@@ -19,7 +19,7 @@ func (r *txRun) settle(s *Settlement) error {
 	if err != nil {
 		return err
 	}
-	receipts := newReceiptChecker(r.blk.Time)
+	receipts := newReceiptChecker(r.blk.Time, r.blk.sigs)
 	var rep SettleReport
 	for i := range s.Records {
 		rec := &s.Records[i]
@@ -67,7 +67,11 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if !ok {
 		return reject(CodeUnknownEscrow, "record %d: payer %s has no escrow with settler %s", i, rec.Payer, rec.Settler)
 	}
-	if err := rec.VerifySig(chainID); err != nil {
+	sb, err := RecordSigningBytes(chainID, rec)
+	if err != nil {
+		return err
+	}
+	if err := r.blk.sigs.verify(sigKey('r', sb, rec.Sig), func() error { return rec.verifySigBytes(chainID, sb) }); err != nil {
 		return reject(CodeBadRecordSig, "record %d: %v", i, err)
 	}
 	prov, err := r.providerIn(st, rec.Provider)
