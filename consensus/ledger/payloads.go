@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -217,4 +218,18 @@ func nonZero(what string, v uint64) error {
 		return reject(CodeMalformed, "%s is 0", what)
 	}
 	return nil
+}
+
+// DecodeSettlement parses a settlement payload as carried in a
+// transaction: canonical CBOR passing the stateless checks. Failures are
+// *TxError with CodeMalformed or CodeTooLarge.
+func DecodeSettlement(raw []byte) (*Settlement, error) {
+	var s Settlement
+	if err := cborx.UnmarshalCanonical(raw, MaxTxBytes, &s); err != nil {
+		return nil, reject(CodeMalformed, "settlement: %v", err)
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }
