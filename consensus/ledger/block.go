@@ -58,7 +58,7 @@ func (l *Ledger) deliver(s KV, blk Block, raw []byte) ([]ValChange, TxOutcome) {
 		return nil, TxOutcome{Code: CodeOf(err), Log: err.Error()}
 	}
 	out := TxOutcome{Kind: tx.Body.Kind, Signer: tx.Body.Signer}
-	eff, err := Exec(s, blk, tx)
+	eff, err := Deliver(s, blk, tx)
 	if err != nil {
 		out.Code, out.Log = CodeOf(err), err.Error()
 		return nil, out

@@ -40,9 +40,17 @@ type Effects struct {
 }
 
 // Exec applies tx on top of parent: on success the writes are flushed to
-// parent; on failure parent is untouched (a failed transaction pays no fee
-// and keeps its nonce unused).
-func Exec(parent KV, blk Block, tx *Tx) (Effects, error) {
+// parent; on failure parent is untouched. It is the mempool's (Check) and
+// the proposer's (Prepare) view: what fails here is not admitted.
+func Exec(parent KV, blk Block, tx *Tx) (Effects, error) { return run(parent, blk, tx, false) }
+
+// Deliver applies tx inside a decided block. Unlike Exec, a transaction
+// that passes its nonce and fee checks but then fails still consumes its
+// nonce and pays FeePerTx (its other writes are dropped): a failing
+// transaction is never free block space, and its nonce cannot be replayed.
+func Deliver(parent KV, blk Block, tx *Tx) (Effects, error) { return run(parent, blk, tx, true) }
+
+func run(parent KV, blk Block, tx *Tx, charged bool) (Effects, error) {
 	outer := NewOverlay(parent)
 	r := &txRun{st: outer, blk: blk, tx: tx}
 	if err := r.checkNonce(); err != nil {
@@ -55,9 +63,14 @@ func Exec(parent KV, blk Block, tx *Tx) (Effects, error) {
 	if err := r.chargeFee(); err != nil {
 		return Effects{}, err
 	}
+	r.st = NewOverlay(outer)
 	if err := r.dispatch(); err != nil {
+		if charged && CodeOf(err) != CodeInternal {
+			outer.Flush()
+		}
 		return Effects{}, err
 	}
+	r.st.Flush()
 	outer.Flush()
 	return Effects{Changes: r.changes, Data: r.data, Log: r.log}, nil
 }

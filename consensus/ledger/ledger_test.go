@@ -27,8 +27,9 @@ func TestTransferApplies(t *testing.T) {
 // run (signature, nonce, decoding, unknown signer) in a block on one chain
 // and an empty block on an identical twin: every tx must fail with its
 // code and both chains must end with the same app hash. Transactions that
-// fail while running in the block change nothing either (no fee, nonce
-// unused), and a signer that cannot pay FeePerTx is refused by Check.
+// fail while running in the block consume their nonce and pay FeePerTx,
+// and change nothing else; Check refuses them without consuming anything,
+// and refuses a signer that cannot pay FeePerTx.
 func TestRejectedTxsChangeNothing(t *testing.T) {
 	alice, ga := signer("alice", 1_000_000)
 	rich, gr := signer("rich", math.MaxUint64-10)
@@ -90,13 +91,15 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 		code ledger.Code
 	}{
 		{"overdraft", c.signAt(alice, n, &ledger.Transfer{To: rich.Account(), Amount: 2_000_000}), ledger.CodeOverdraft},
-		{"overflow", c.signAt(alice, n, &ledger.Transfer{To: rich.Account(), Amount: 11}), ledger.CodeOverflow},
-		{"escrow overdraft", c.signAt(alice, n, &ledger.EscrowWithdraw{Amount: 5001}), ledger.CodeOverdraft},
+		{"overflow", c.signAt(alice, n+1, &ledger.Transfer{To: rich.Account(), Amount: 11}), ledger.CodeOverflow},
+		{"escrow overdraft", c.signAt(alice, n+2, &ledger.EscrowWithdraw{Amount: 5001}), ledger.CodeOverdraft},
 	}
-	for _, tc := range failing {
-		if got := ledger.CodeOf(c.l.Check(tc.tx)); got != tc.code {
-			t.Errorf("Check %s: code %v, want %v", tc.name, got, tc.code)
-		}
+	// Check refuses the first and consumes nothing: the second is ahead.
+	if got := ledger.CodeOf(c.l.Check(failing[0].tx)); got != failing[0].code {
+		t.Errorf("Check %s: code %v, want %v", failing[0].name, got, failing[0].code)
+	}
+	if got := ledger.CodeOf(c.l.Check(failing[1].tx)); got != ledger.CodeFutureNonce {
+		t.Errorf("Check after a refused tx: code %v, want %v", got, ledger.CodeFutureNonce)
 	}
 	res = c.block(failing[0].tx, failing[1].tx, failing[2].tx)
 	for i, tc := range failing {
@@ -104,14 +107,15 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 			t.Errorf("%s in a block: code %v (%s), want %v", tc.name, got, res.Txs[i].Log, tc.code)
 		}
 	}
-	if after := c.account(alice.Account()); after != before {
-		t.Fatalf("after 3 failed txs alice is %+v, want %+v", after, before)
+	after := c.account(alice.Account())
+	if after.Nonce != n+3 || after.Balance != before.Balance-3*5 {
+		t.Fatalf("after 3 failed txs alice is %+v, want nonce %d and balance %d", after, n+3, before.Balance-15)
 	}
 	if c.account(rich.Account()) != richBefore || c.escrow(alice.Account(), alice.Account()) != escrowBefore {
 		t.Fatal("failed txs changed more than nonce and fee")
 	}
-	if pool := c.account(ledger.FeePoolAccount); pool.Balance != 5 {
-		t.Fatalf("fee pool %d, want 5 (1 applied tx)", pool.Balance)
+	if pool := c.account(ledger.FeePoolAccount); pool.Balance != 4*5 {
+		t.Fatalf("fee pool %d, want 20 (1 applied and 3 failed txs)", pool.Balance)
 	}
 	poor, gp := signer("poor", 4)
 	c2 := newChain(t, "", genesisTime, params, 1, gp)
