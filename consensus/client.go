@@ -182,6 +182,19 @@ func (n *Node) Escrow(ctx context.Context, payer, settler AccountID) (Escrow, bo
 	return e, ok, err
 }
 
+// Escrows returns payer's escrows, one per settler (at most MaxListed).
+func (n *Node) Escrows(ctx context.Context, payer AccountID) ([]Escrow, error) {
+	r, err := n.Query(ctx, "escrows/"+payer.String(), 0)
+	if err != nil {
+		return nil, err
+	}
+	var es []Escrow
+	if err := json.Unmarshal(r.Value, &es); err != nil {
+		return nil, fmt.Errorf("consensus: escrows of %s: %w", payer, err)
+	}
+	return es, nil
+}
+
 // Params returns the governed parameters.
 func (n *Node) Params(ctx context.Context) (Params, error) {
 	var p Params

@@ -38,6 +38,10 @@ import (
 //	recordrange/<payer hex>/<from>/<to>
 //	                              []SettledRecord    (CBOR; one RangeProofOpType op over
 //	                                                  the KeyRecordIndex range, see RecordRange)
+//	providerrange/<machine hex>/<from>/<to>
+//	                              []SettledRecord    (CBOR; one RangeProofOpType op over the
+//	                                                  KeyProviderRecordIndex range, see ProviderRecordRange)
+//	escrows/<payer hex>           []Escrow           (JSON, at most MaxListed; one per settler)
 const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
@@ -142,6 +146,15 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
 	case len(parts) == 4 && parts[0] == "recordrange":
 		return queryRecordRange(t, parts[1], parts[2], parts[3])
+	case len(parts) == 4 && parts[0] == "providerrange":
+		return queryProviderRange(t, parts[1], parts[2], parts[3])
+	case len(parts) == 2 && parts[0] == "escrows":
+		p, err := ParseAccountID(parts[1])
+		if err != nil {
+			return nil, badPath(err)
+		}
+		first, _ := ledger.EscrowRange(p)
+		return computed(t, func(r *recorder) (any, error) { return list[Escrow](t, r, first[:34]) })
 	case len(parts) == 2 && parts[0] == "records":
 		p, err := ParseAccountID(parts[1])
 		if err != nil {

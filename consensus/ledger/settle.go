@@ -112,6 +112,6 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	idx := RecordIndexValue(enc)
 	st.Set(key, enc)
 	st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
-	st.Set(KeyProviderRecordIndex(rec.Provider, r.blk.Height, rec.Payer, rec.RequestDigest), idx[:])
+	st.Set(KeyProviderRecordIndex(rec.Provider, r.blk.Height, rec.Payer, rec.RequestDigest), ProviderRecordIndexValue(rec.Payer, rec.RequestDigest, idx))
 	return nil
 }

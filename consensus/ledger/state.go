@@ -165,12 +165,20 @@ func KeyRecordIndex(payer AccountID, height int64, requestDigest Hash32) []byte 
 // KeyProviderRecordIndex is the state key of a settled record's entry in
 // the per-provider, per-height index: "y/" ‖ machine ‖ height (8,
 // big-endian) ‖ SHA-256(payer ‖ request digest), 74 bytes like a payer
-// index entry, with the same value. "y/" is the greatest key prefix, and
+// index entry, mapping to ProviderRecordIndexValue. "y/" is the greatest
+// key prefix, and
 // both indexes have keys of one length, so range proofs over either have
 // edge keys of one length.
 func KeyProviderRecordIndex(m identity.MachineID, height int64, payer AccountID, requestDigest Hash32) []byte {
 	d := sha256.Sum256(cat("", payer[:], requestDigest[:]))
 	return cat("y/", m[:], u64(uint64(height)), d[:])
+}
+
+// ProviderRecordIndexValue is the value of a provider index entry: payer ‖
+// request digest ‖ RecordIndexValue of the record, so the proven entry
+// names the record (under KeyRecord) and its hash.
+func ProviderRecordIndexValue(payer AccountID, requestDigest, recordHash Hash32) []byte {
+	return cat("", payer[:], requestDigest[:], recordHash[:])
 }
 
 // ProviderRecordIndexRange returns the first and last possible index keys
