@@ -37,25 +37,22 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	gw, _ := signer("gateway", 0)
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
-	p, q := newProvider(t), newProvider(t)
-	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
+	p, q := newMachine(t), newMachine(t)
+	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &consensus.EscrowFund{Amount: 10_000}))
-	c.mustApply(c.sign(op, q.Register(testChain, op.Account(), 1000, 60)), c.sign(alice, &consensus.EscrowFund{Amount: 50, Settler: gw.Account()}))
+	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 50, Settler: gw.Account()}))
 	n := byte(0)
-	settle := func(s *consensus.Signer, m identity.MachineID, k int) []byte {
+	settle := func(s *consensus.Signer, m *machine, k int) []byte {
 		recs := make([]consensus.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = consensus.PaymentRecord{Payer: s.Account(), Provider: m, RequestDigest: consensus.Hash32{n}, Price: uint64(n), ExpiryHeight: 1 << 40}
-			if err := s.SignRecord(&recs[i]); err != nil {
-				t.Fatal(err)
-			}
+			recs[i] = m.record(t, s, consensus.Hash32{n}, uint64(n))
 		}
 		return c.sign(s, &consensus.Settlement{Records: recs})
 	}
-	c.mustApply(settle(alice, p.MachineID, 2), settle(bob, q.MachineID, 1))
+	c.mustApply(settle(alice, p, 2), settle(bob, q, 1))
 	h1 := c.app.Height()
-	c.mustApply(settle(bob, p.MachineID, 2))
+	c.mustApply(settle(bob, p, 2))
 	h2 := c.app.Height()
 	root := c.app.AppHash()
 
@@ -63,7 +60,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 		m        identity.MachineID
 		from, to int64
 		want     int
-	}{{p.MachineID, h1, h2, 4}, {p.MachineID, h2, h2, 2}, {q.MachineID, 1, h2, 1}, {q.MachineID, h2, h2, 0}} {
+	}{{p.MachineID(), h1, h2, 4}, {p.MachineID(), h2, h2, 2}, {q.MachineID(), 1, h2, 1}, {q.MachineID(), h2, h2, 0}} {
 		pr := c.providerRange(tc.m, tc.from, tc.to)
 		if err := consensus.VerifyProviderRecordRange(root, pr); err != nil {
 			t.Fatalf("%s %d..%d: %v", tc.m, tc.from, tc.to, err)
@@ -77,7 +74,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 			}
 		}
 	}
-	pr := c.providerRange(p.MachineID, h1, h2)
+	pr := c.providerRange(p.MachineID(), h1, h2)
 	cut := func(f func(*consensus.ProviderRecordRange)) consensus.ProviderRecordRange {
 		cp := pr
 		cp.Records = append([]consensus.SettledRecord(nil), pr.Records...)
@@ -87,7 +84,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	for name, bad := range map[string]consensus.ProviderRecordRange{
 		"record dropped": cut(func(r *consensus.ProviderRecordRange) { r.Records = r.Records[:3] }),
 		"price changed":  cut(func(r *consensus.ProviderRecordRange) { r.Records[0].Record.Price++ }),
-		"other machine":  cut(func(r *consensus.ProviderRecordRange) { r.Machine = q.MachineID }),
+		"other machine":  cut(func(r *consensus.ProviderRecordRange) { r.Machine = q.MachineID() }),
 		"other span":     cut(func(r *consensus.ProviderRecordRange) { r.From = h2 }),
 	} {
 		if err := consensus.VerifyProviderRecordRange(root, bad); err == nil {

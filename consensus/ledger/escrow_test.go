@@ -29,8 +29,10 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 1000 || e.Pending != 700 || e.Unlock != unlock || e.Available() != 300 {
 		t.Fatalf("escrow after withdraw %+v, want balance 1000, 700 pending until %d", e, unlock)
 	}
+	env, envHash := m.receipt(t, "answer")
 	rec := func(d byte, price uint64) ledger.PaymentRecord {
-		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: ledger.Hash32{d}, Price: price})
+		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: ledger.Hash32{d}, Price: price,
+			Receipt: env, ReceiptHash: envHash})
 	}
 	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 301), rec(2, 300)}}))
 	wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{0: ledger.CodeOverdraft})

@@ -9,7 +9,8 @@ import (
 
 // settle applies payment records one by one. A structurally malformed
 // settlement never gets here (DecodeTx refuses it whole). A record that
-// fails a stateful check (duplicate, signature, expiry, receipt, escrow
+// fails a stateful check (duplicate, signature, expiry, receipt (required:
+// a record without one is skipped with CodeBadReceipt), escrow
 // coverage, unknown escrow or provider) is skipped: its writes are
 // dropped, and its index and code go into the transaction's SettleReport,
 // so resubmitting a batch after a crash is safe and one bad record does not
@@ -81,11 +82,11 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 		}
 		return err
 	}
-	checked := len(rec.Receipt) > 0
-	if checked {
-		if err := receipts.check(i, rec, prov.MachineID); err != nil {
-			return err
-		}
+	if len(rec.Receipt) == 0 {
+		return reject(CodeBadReceipt, "record %d: no receipt envelope (required)", i)
+	}
+	if err := receipts.check(i, rec, prov.MachineID); err != nil {
+		return err
 	}
 	if rec.Price > e.Available() {
 		return reject(CodeOverdraft, "record %d: price %d over the escrow's available %d", i, rec.Price, e.Available())
@@ -103,7 +104,7 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if err := creditIn(st, FeePoolAccount, fee, "record fee"); err != nil {
 		return err
 	}
-	stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: checked, Fee: fee}
+	stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: true, Fee: fee}
 	stored.Record.Receipt = nil
 	enc, err := cborx.Marshal(stored)
 	if err != nil {

@@ -52,9 +52,23 @@ func TestFourValidators(t *testing.T) {
 	next.SurchargeTEE = 4242
 	submit(ctx, t, n0, s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 100}),
 		s.sign(t, buyer, &consensus.EscrowFund{Amount: 10_000}))
-	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)))
-	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{1},
-		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: consensus.Hash32{3}, ExpiryHeight: 1 << 40}
+	// paid is a machine with a session, to sign the settled record's receipt.
+	paid, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer paid.Close()
+	paidReg, err := paid.Register(net.ChainID, id("op"), 1000, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paidEnv, paidHash, err := paid.Receipt([]byte("answer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.sign(t, op, paidReg))
+	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: consensus.Hash32{1},
+		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 1 << 40}
 	if err := s.signer(buyer).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +88,7 @@ func TestFourValidators(t *testing.T) {
 		if err := errors.Join(err1, err2, err3); err != nil {
 			t.Fatal(err)
 		}
-		if b.Balance != 100 || o.Balance != 10_000-1000+300 || p != next {
+		if b.Balance != 100 || o.Balance != 10_000-2*1000+300 || p != next {
 			t.Fatalf("node %d: bob %+v operator %+v params %+v", i, b, o, p)
 		}
 		model, by, ok, err := nd.NameRecord(ctx, "tenzro-devnet")
