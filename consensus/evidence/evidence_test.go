@@ -3,6 +3,7 @@ package evidence_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,6 +134,21 @@ func TestEvidencePack(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkReport(t, rep, hA, hB, hC)
+
+	// The provider's pack of the same span: the buyer's 3 records (carol's
+	// settled later), proven over the provider index.
+	ppack, err := evidence.ExportProvider(ctx, follower, m.MachineID(), hA, hB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := evidence.Verify(ppack, trusted)
+	if err != nil || prep.Machine == nil || *prep.Machine != m.MachineID() || len(prep.Records) != 3 || prep.TotalPaid != 31 {
+		t.Fatalf("provider pack report %+v (%v), want 3 records paying 31 to %s", prep, err, m.MachineID())
+	}
+	ppack.Records[0].Record.Price++
+	if _, err := evidence.Verify(ppack, trusted); !errors.Is(err, evidence.ErrRecord) {
+		t.Fatalf("provider pack with an altered record: %v, want ErrRecord", err)
+	}
 	validatorRoot, err := net.Nodes[2].App().AppHashAt(hB)
 	if err != nil || !bytes.Equal(validatorRoot, rep.StateRoot[:]) {
 		t.Fatalf("pack state root %s, validator 2 has %x at %d (%v)", rep.StateRoot, validatorRoot, hB, err)
