@@ -22,6 +22,8 @@ type (
 	Escrow              = ledger.Escrow
 	EscrowFund          = ledger.EscrowFund
 	EscrowWithdraw      = ledger.EscrowWithdraw
+	EscrowClaim         = ledger.EscrowClaim
+	SettleReport        = ledger.SettleReport
 	GenesisAccount      = ledger.GenesisAccount
 	GenesisValidator    = ledger.GenesisValidator
 	Hash32              = ledger.Hash32
@@ -131,8 +133,11 @@ func DefaultParams() Params { return ledger.DefaultParams() }
 // KeyAccount is ledger.KeyAccount.
 func KeyAccount(a AccountID) []byte { return ledger.KeyAccount(a) }
 
+// DecodeSettleReport is ledger.DecodeSettleReport.
+func DecodeSettleReport(data []byte) (SettleReport, error) { return ledger.DecodeSettleReport(data) }
+
 // KeyEscrow is ledger.KeyEscrow.
-func KeyEscrow(payer AccountID) []byte { return ledger.KeyEscrow(payer) }
+func KeyEscrow(payer, settler AccountID) []byte { return ledger.KeyEscrow(payer, settler) }
 
 // KeyHourTally is ledger.KeyHourTally.
 func KeyHourTally(m identity.MachineID, hour uint64) []byte { return ledger.KeyHourTally(m, hour) }

@@ -20,7 +20,7 @@ func (a *App) FinalizeBlock(_ context.Context, req *abci.FinalizeBlockRequest) (
 			results[i] = &abci.ExecTxResult{Code: uint32(o.Code), Codespace: "tenzro", Log: o.Log}
 			continue
 		}
-		results[i] = &abci.ExecTxResult{Code: 0, Events: []abci.Event{{
+		results[i] = &abci.ExecTxResult{Code: 0, Data: o.Data, Log: o.Log, Events: []abci.Event{{
 			Type: "tenzro.tx",
 			Attributes: []abci.EventAttribute{
 				{Key: "kind", Value: fmt.Sprint(o.Kind), Index: true},

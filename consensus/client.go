@@ -36,6 +36,7 @@ type TxResult struct {
 	Height int64
 	Code   Code
 	Log    string
+	Data   []byte // a settlement's SettleReport (canonical CBOR); see DecodeSettleReport
 }
 
 func (n *Node) rpc() (*local.Local, error) {
@@ -91,7 +92,7 @@ func (n *Node) WaitTx(ctx context.Context, hash [32]byte) (TxResult, error) {
 	for {
 		res, err := c.Tx(ctx, hash[:], false)
 		if err == nil {
-			return TxResult{Hash: hash, Height: res.Height, Code: Code(res.TxResult.Code), Log: res.TxResult.Log}, nil
+			return TxResult{Hash: hash, Height: res.Height, Code: Code(res.TxResult.Code), Log: res.TxResult.Log, Data: res.TxResult.Data}, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -174,11 +175,24 @@ func SLAHour(m ChainMeta, p Params) uint64 {
 	return ledger.HourOf(m.Time, m.GenesisTime, p.HourSeconds)
 }
 
-// Escrow returns a payer's escrow.
-func (n *Node) Escrow(ctx context.Context, payer AccountID) (Escrow, bool, error) {
+// Escrow returns the escrow of (payer, settler).
+func (n *Node) Escrow(ctx context.Context, payer, settler AccountID) (Escrow, bool, error) {
 	var e Escrow
-	ok, err := n.queryCBOR(ctx, "escrow/"+payer.String(), &e)
+	ok, err := n.queryCBOR(ctx, "escrow/"+payer.String()+"/"+settler.String(), &e)
 	return e, ok, err
+}
+
+// Escrows returns payer's escrows, one per settler (at most MaxListed).
+func (n *Node) Escrows(ctx context.Context, payer AccountID) ([]Escrow, error) {
+	r, err := n.Query(ctx, "escrows/"+payer.String(), 0)
+	if err != nil {
+		return nil, err
+	}
+	var es []Escrow
+	if err := json.Unmarshal(r.Value, &es); err != nil {
+		return nil, fmt.Errorf("consensus: escrows of %s: %w", payer, err)
+	}
+	return es, nil
 }
 
 // Params returns the governed parameters.

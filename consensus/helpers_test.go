@@ -166,3 +166,45 @@ func testParams() consensus.Params {
 	p.VotingPeriodBlocks = 20
 	return p
 }
+
+// machine is a registered-machine fixture that can sign receipts valid
+// around genesisTime.
+type machine struct {
+	*testnet.Machine
+	env  []byte
+	hash consensus.Hash32
+}
+
+func newMachine(t *testing.T) *machine {
+	t.Helper()
+	m, err := testnet.NewMachine(t.TempDir(), genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	env, h, err := m.Receipt([]byte("answer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &machine{Machine: m, env: env, hash: h}
+}
+
+func (m *machine) register(t *testing.T, op consensus.AccountID) *consensus.ProviderRegister {
+	t.Helper()
+	reg, err := m.Register(testChain, op, 1000, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// record is a payment record of s (its own settler) to m, with m's receipt.
+func (m *machine) record(t *testing.T, s *consensus.Signer, d consensus.Hash32, price uint64) consensus.PaymentRecord {
+	t.Helper()
+	r := consensus.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: d, Price: price,
+		Receipt: m.env, ReceiptHash: m.hash, ExpiryHeight: 1 << 40}
+	if err := s.SignRecord(&r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -38,15 +38,15 @@ func TestRecordRangeProofs(t *testing.T) {
 	bob, gb := signer("bob", 1_000_000)
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
-	p := newProvider(t)
-	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
+	p := newMachine(t)
+	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &consensus.EscrowFund{Amount: 10_000}))
 	n := byte(0)
 	settle := func(s *consensus.Signer, k int) []byte {
 		recs := make([]consensus.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = consensus.PaymentRecord{Payer: s.Account(), Provider: p.MachineID, RequestDigest: consensus.Hash32{n}, Price: uint64(n)}
+			recs[i] = p.record(t, s, consensus.Hash32{n}, uint64(n))
 		}
 		return c.sign(s, &consensus.Settlement{Records: recs})
 	}

@@ -24,7 +24,7 @@ import (
 //	validator/<operator hex>      Validator          (raw)
 //	provider/<machine hex>        Provider           (raw)
 //	peer/<libp2p peer ID>         machine ID bytes   (raw; the registration of a peer)
-//	escrow/<payer hex>            Escrow             (raw)
+//	escrow/<payer hex>/<settler hex> Escrow          (raw)
 //	record/<payer hex>/<req hex>  SettledRecord      (raw)
 //	proposal/<id>                 Proposal           (raw)
 //	tally/<machine hex>/<hour>    HourTally          (raw)
@@ -38,6 +38,10 @@ import (
 //	recordrange/<payer hex>/<from>/<to>
 //	                              []SettledRecord    (CBOR; one RangeProofOpType op over
 //	                                                  the KeyRecordIndex range, see RecordRange)
+//	providerrange/<machine hex>/<from>/<to>
+//	                              []SettledRecord    (CBOR; one RangeProofOpType op over the
+//	                                                  KeyProviderRecordIndex range, see ProviderRecordRange)
+//	escrows/<payer hex>           []Escrow           (JSON, at most MaxListed; one per settler)
 const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
@@ -95,8 +99,13 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		return rawKey(withAccount(parts[1], KeyAccount))
 	case len(parts) == 2 && parts[0] == "validator":
 		return rawKey(withAccount(parts[1], KeyValidator))
-	case len(parts) == 2 && parts[0] == "escrow":
-		return rawKey(withAccount(parts[1], KeyEscrow))
+	case len(parts) == 3 && parts[0] == "escrow":
+		p, err := ParseAccountID(parts[1])
+		st, err2 := ParseAccountID(parts[2])
+		if err == nil {
+			err = err2
+		}
+		return rawKey(KeyEscrow(p, st), badPath(err))
 	case len(parts) == 2 && parts[0] == "provider":
 		m, err := parseMachine(parts[1])
 		return rawKey(KeyProvider(m), err)
@@ -137,6 +146,15 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
 	case len(parts) == 4 && parts[0] == "recordrange":
 		return queryRecordRange(t, parts[1], parts[2], parts[3])
+	case len(parts) == 4 && parts[0] == "providerrange":
+		return queryProviderRange(t, parts[1], parts[2], parts[3])
+	case len(parts) == 2 && parts[0] == "escrows":
+		p, err := ParseAccountID(parts[1])
+		if err != nil {
+			return nil, badPath(err)
+		}
+		first, _ := ledger.EscrowRange(p)
+		return computed(t, func(r *recorder) (any, error) { return list[Escrow](t, r, first[:34]) })
 	case len(parts) == 2 && parts[0] == "records":
 		p, err := ParseAccountID(parts[1])
 		if err != nil {

@@ -3,6 +3,7 @@ package evidence_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,10 +86,37 @@ func TestEvidencePack(t *testing.T) {
 		}
 		signed[i].Receipt, signed[i].ReceiptHash = env, h
 	}
-	hA := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: signed})[0]
-	hB := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: records(account("buyer"), base, 100, 1)})[0]
-	s.submit(ctx, t, "carol", &consensus.Settlement{Records: records(account("carol"), base, 200, 1000)})
-	hC := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: records(account("buyer"), base, 300, 1)})[0]
+	carolEnv, carolHash, err := m.Receipt([]byte("carol"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := func(name string, recs []consensus.PaymentRecord) []consensus.PaymentRecord {
+		for i := range recs {
+			switch {
+			case len(recs[i].Receipt) > 0:
+			case name == "carol": // receipts are required; carol's 1000 share one
+				recs[i].Receipt, recs[i].ReceiptHash = carolEnv, carolHash
+			default:
+				env, h, err := m.Receipt(recs[i].RequestDigest[:])
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs[i].Receipt, recs[i].ReceiptHash = env, h
+			}
+			recs[i].ExpiryHeight = 1 << 40
+			if err := consensus.NewSigner(seedKey(name), net.ChainID).SignRecord(&recs[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return recs
+	}
+	hA := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", signed)})[0]
+	hB := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", records(account("buyer"), base, 100, 1))})[0]
+	// Receipts make records ~6 KB, so carol's 1000 go in 10 transactions.
+	for i := range 10 {
+		s.submit(ctx, t, "carol", &consensus.Settlement{Records: sig("carol", records(account("carol"), base, uint32(200+100*i), 100))})
+	}
+	hC := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", records(account("buyer"), base, 300, 1))})[0]
 
 	pack, err := evidence.Export(ctx, follower, account("buyer"), hA, hB)
 	if err != nil {
@@ -114,6 +142,21 @@ func TestEvidencePack(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkReport(t, rep, hA, hB, hC)
+
+	// The provider's pack of the same span: the buyer's 3 records (carol's
+	// settled later), proven over the provider index.
+	ppack, err := evidence.ExportProvider(ctx, follower, m.MachineID(), hA, hB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := evidence.Verify(ppack, trusted)
+	if err != nil || prep.Machine == nil || *prep.Machine != m.MachineID() || len(prep.Records) != 3 || prep.TotalPaid != 31 {
+		t.Fatalf("provider pack report %+v (%v), want 3 records paying 31 to %s", prep, err, m.MachineID())
+	}
+	ppack.Records[0].Record.Price++
+	if _, err := evidence.Verify(ppack, trusted); !errors.Is(err, evidence.ErrRecord) {
+		t.Fatalf("provider pack with an altered record: %v, want ErrRecord", err)
+	}
 	validatorRoot, err := net.Nodes[2].App().AppHashAt(hB)
 	if err != nil || !bytes.Equal(validatorRoot, rep.StateRoot[:]) {
 		t.Fatalf("pack state root %s, validator 2 has %x at %d (%v)", rep.StateRoot, validatorRoot, hB, err)
@@ -170,8 +213,8 @@ func checkReport(t *testing.T, rep evidence.Report, hA, hB, hC int64) {
 	if rep.Account != account("buyer") || rep.FromHeight != hA || rep.ToHeight != hB || rep.HeaderHeight != hB+1 {
 		t.Fatalf("report scope %s %d..%d header %d", rep.Account, rep.FromHeight, rep.ToHeight, rep.HeaderHeight)
 	}
-	if len(rep.Records) != 3 || rep.TotalPaid != 10+11+10 || rep.ReceiptsChecked != 2 {
-		t.Fatalf("report: %d records, %d paid, %d receipts checked; want 3, 31, 2", len(rep.Records), rep.TotalPaid, rep.ReceiptsChecked)
+	if len(rep.Records) != 3 || rep.TotalPaid != 10+11+10 || rep.ReceiptsChecked != 3 {
+		t.Fatalf("report: %d records, %d paid, %d receipts checked; want 3, 31, 3", len(rep.Records), rep.TotalPaid, rep.ReceiptsChecked)
 	}
 	for _, sr := range rep.Records {
 		if sr.Height == hC || sr.Record.Payer != account("buyer") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // ErrNotCommitted is returned by Export for a range ending above the
@@ -20,6 +21,33 @@ var ErrNotCommitted = errors.New("evidence: range ends above the last committed 
 // committed height, it waits (within ctx) for the next block. The pack is
 // verified before it is returned, against its own validator set.
 func Export(ctx context.Context, node *consensus.Node, account consensus.AccountID, fromHeight, toHeight int64) (*Pack, error) {
+	return export(ctx, node, fromHeight, toHeight, func(p *Pack) error {
+		rr, err := node.RecordRange(ctx, account, fromHeight, toHeight, toHeight)
+		if err != nil {
+			return fmt.Errorf("evidence: records: %w", err)
+		}
+		p.Account, p.Records, p.Proof = account, rr.Records, rr.Proof
+		return nil
+	})
+}
+
+// ExportProvider builds the provider pack of machine m: every payment
+// record settled to it, of any payer, at heights fromHeight..toHeight,
+// proven like Export's.
+func ExportProvider(ctx context.Context, node *consensus.Node, m identity.MachineID, fromHeight, toHeight int64) (*Pack, error) {
+	return export(ctx, node, fromHeight, toHeight, func(p *Pack) error {
+		pr, err := node.ProviderRecordRange(ctx, m, fromHeight, toHeight, toHeight)
+		if err != nil {
+			return fmt.Errorf("evidence: provider records: %w", err)
+		}
+		p.Machine, p.Records, p.Proof = &m, pr.Records, pr.Proof
+		return nil
+	})
+}
+
+// export fetches the signed header and validators after toHeight and has
+// fill add the proven records.
+func export(ctx context.Context, node *consensus.Node, fromHeight, toHeight int64, fill func(*Pack) error) (*Pack, error) {
 	if fromHeight < 1 || toHeight < fromHeight {
 		return nil, fmt.Errorf("evidence: export heights %d..%d: want 1 <= from <= to", fromHeight, toHeight)
 	}
@@ -38,10 +66,6 @@ func Export(ctx context.Context, node *consensus.Node, account consensus.Account
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	rr, err := node.RecordRange(ctx, account, fromHeight, toHeight, toHeight)
-	if err != nil {
-		return nil, fmt.Errorf("evidence: records: %w", err)
-	}
 	commit, err := c.Commit(ctx, &next)
 	if err != nil {
 		return nil, fmt.Errorf("evidence: commit of block %d: %w", next, err)
@@ -52,8 +76,11 @@ func Export(ctx context.Context, node *consensus.Node, account consensus.Account
 	}
 	sh := commit.SignedHeader
 	p := &Pack{
-		Format: FormatPack, ChainID: sh.ChainID, Account: account, FromHeight: fromHeight, ToHeight: toHeight,
-		Records: rr.Records, Proof: rr.Proof, SignedHeader: &sh, Validators: vals.Set,
+		Format: FormatPack, ChainID: sh.ChainID, FromHeight: fromHeight, ToHeight: toHeight,
+		SignedHeader: &sh, Validators: vals.Set,
+	}
+	if err := fill(p); err != nil {
+		return nil, err
 	}
 	if len(sh.AppHash) != len(p.AppHash) {
 		return nil, fmt.Errorf("evidence: block %d app hash is %d bytes", next, len(sh.AppHash))

@@ -9,6 +9,7 @@ import (
 	cmttypes "github.com/cometbft/cometbft/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // FormatPack identifies the pack format; Verify refuses any other.
@@ -21,9 +22,13 @@ const MaxPackBytes = 256 << 20
 // are hex (IDs, digests, app hash) or base64 (proof keys, values, nodes);
 // signed_header and validators are in CometBFT's JSON encoding.
 type Pack struct {
-	Format     string                    `json:"format"`
-	ChainID    string                    `json:"chain_id"`
-	Account    consensus.AccountID       `json:"account"`     // the payer
+	Format  string              `json:"format"`
+	ChainID string              `json:"chain_id"`
+	Account consensus.AccountID `json:"account"` // the payer (zero in a provider pack)
+	// Machine, when set, makes this a provider pack: Records are every
+	// record settled to this machine, of any payer, proven over the
+	// provider index (consensus.VerifyProviderRecordRange).
+	Machine    *identity.MachineID       `json:"machine,omitempty"`
 	FromHeight int64                     `json:"from_height"` // first settlement height covered
 	ToHeight   int64                     `json:"to_height"`   // last one; the proofs are against the state after it
 	AppHash    consensus.Hash32          `json:"app_hash"`    // state root after ToHeight = header AppHash

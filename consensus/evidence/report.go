@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // Report is what a verified pack proves.
 type Report struct {
 	ChainID string
-	Account consensus.AccountID // the payer all records belong to
+	Account consensus.AccountID // the payer all records belong to (zero for a provider pack)
+	Machine *identity.MachineID // a provider pack's machine, all records are paid to it
 	// FromHeight..ToHeight is the span of settlement heights covered:
 	// Records are every payment record the account settled in it.
 	FromHeight, ToHeight int64
@@ -43,7 +45,7 @@ func (r Report) SigningFraction() float64 {
 func newReport(p *Pack, trusted ValidatorSet) (Report, error) {
 	sh := p.SignedHeader
 	r := Report{
-		ChainID: p.ChainID, Account: p.Account, FromHeight: p.FromHeight, ToHeight: p.ToHeight,
+		ChainID: p.ChainID, Account: p.Account, Machine: p.Machine, FromHeight: p.FromHeight, ToHeight: p.ToHeight,
 		Records: p.Records, StateRoot: p.AppHash, HeaderHeight: sh.Height, HeaderHash: sh.Hash(),
 		HeaderTime: sh.Time, TotalPower: p.Validators.TotalVotingPower(), Validators: p.Validators.Size(),
 		TrustedTotalPower: trusted.Set.TotalVotingPower(),

@@ -78,9 +78,15 @@ func Verify(pack *Pack, trusted ValidatorSet) (Report, error) {
 	if !bytes.Equal(pack.AppHash[:], sh.AppHash) {
 		return Report{}, fmt.Errorf("%w: pack %s, header %X", ErrAppHash, pack.AppHash, sh.AppHash)
 	}
-	rr := consensus.RecordRange{Payer: pack.Account, From: pack.FromHeight, To: pack.ToHeight,
-		Height: pack.ToHeight, Records: pack.Records, Proof: pack.Proof}
-	switch err := consensus.VerifyRecordRange(sh.AppHash, rr); {
+	var err error
+	if pack.Machine != nil {
+		err = consensus.VerifyProviderRecordRange(sh.AppHash, consensus.ProviderRecordRange{Machine: *pack.Machine,
+			From: pack.FromHeight, To: pack.ToHeight, Height: pack.ToHeight, Records: pack.Records, Proof: pack.Proof})
+	} else {
+		err = consensus.VerifyRecordRange(sh.AppHash, consensus.RecordRange{Payer: pack.Account, From: pack.FromHeight,
+			To: pack.ToHeight, Height: pack.ToHeight, Records: pack.Records, Proof: pack.Proof})
+	}
+	switch {
 	case errors.Is(err, consensus.ErrForeignRecord):
 		return Report{}, fmt.Errorf("%w: %w", ErrForeignRecord, err)
 	case errors.Is(err, consensus.ErrRecordMismatch):

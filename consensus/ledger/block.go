@@ -20,7 +20,7 @@ func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (Bloc
 		return BlockResult{}, err
 	}
 	kv := NewTrieKV(t)
-	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime}
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	out := BlockResult{Txs: make([]TxOutcome, len(txs))}
 	var changes []ValChange
 	for i, raw := range txs {
@@ -58,12 +58,13 @@ func (l *Ledger) deliver(s KV, blk Block, raw []byte) ([]ValChange, TxOutcome) {
 		return nil, TxOutcome{Code: CodeOf(err), Log: err.Error()}
 	}
 	out := TxOutcome{Kind: tx.Body.Kind, Signer: tx.Body.Signer}
-	ch, err := Exec(s, blk, tx)
+	eff, err := Deliver(s, blk, tx)
 	if err != nil {
 		out.Code, out.Log = CodeOf(err), err.Error()
 		return nil, out
 	}
-	return ch, out
+	out.Data, out.Log = eff.Data, eff.Log
+	return eff.Changes, out
 }
 
 // Commit writes the state staged by Finalize to disk.
@@ -91,7 +92,7 @@ func (l *Ledger) Check(raw []byte) error {
 	if l.check == nil {
 		return reject(CodeInternal, "no state yet")
 	}
-	blk := Block{Height: l.store.Height() + 1, Time: l.checkTime(), GenesisTime: l.meta.GenesisTime}
+	blk := Block{Height: l.store.Height() + 1, Time: l.checkTime(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	tx, err := DecodeTx(l.meta.ChainID, raw)
 	if err == nil {
 		_, err = Exec(l.check, blk, tx)
@@ -118,7 +119,7 @@ func (l *Ledger) Prepare(height int64, blockTime time.Time, txs [][]byte, maxByt
 		return nil, err
 	}
 	sim := NewOverlay(NewTrieKV(t))
-	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime}
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	var (
 		out  [][]byte
 		size int64

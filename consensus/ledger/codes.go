@@ -46,6 +46,9 @@ const (
 	CodePairingChanged  Code = 31 // machine or peer ID already registered in another machine/peer pairing
 	CodeNameTaken       Code = 32 // model name bound to another model ID
 	CodeNoProvider      Code = 33 // signer operates no registered, bonded provider
+	CodeBadRecordSig    Code = 34 // payment record not signed by the settler of the escrow it draws on
+	CodeExpiredRecord   Code = 35 // payment record past its expiry height
+	CodeFeeTooLow       Code = 36 // signer cannot pay FeePerTx
 	CodeInternal        Code = 99 // store failure; the block is not applied
 )
 
@@ -64,7 +67,8 @@ var codeNames = map[Code]string{
 	CodeBadHWSig: "bad hardware key signature", CodeBadPQSig: "bad ML-DSA-65 signature",
 	CodeBadPeerSig: "bad peer key signature", CodePeerTaken: "peer ID taken", CodeMachineTaken: "machine taken",
 	CodePairingChanged: "machine/peer pairing changed", CodeNameTaken: "name taken",
-	CodeNoProvider: "no bonded provider", CodeInternal: "internal error",
+	CodeNoProvider: "no bonded provider", CodeBadRecordSig: "bad record signature",
+	CodeExpiredRecord: "expired record", CodeFeeTooLow: "cannot pay fee", CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

@@ -9,8 +9,12 @@
 //
 // Transactions are canonical CBOR envelopes signed by Ed25519 account keys
 // over domain-separated bytes ("tenzro/v1/tx", chain ID, body) and carry a
-// per-account nonce. A transaction either applies whole or changes nothing;
-// rejections carry one of the codes in codes.go.
+// per-account nonce, and pay the governed FeePerTx to FeePoolAccount. In
+// the mempool (Check) and a proposal (Prepare) a failing transaction is
+// refused whole; inside a decided block (Deliver) a transaction that
+// passed its nonce and fee checks but then fails still consumes its nonce
+// and fee and changes nothing else. Rejections carry one of the codes in
+// codes.go.
 //
 // The ledger holds accounts, validator stakes (turned into validator power
 // changes), provider registrations with serving bonds, governed parameters
@@ -18,14 +22,29 @@
 // escrows, call settlements carrying payment records, hourly SLA verdicts,
 // and the standing every node derives from them.
 //
-// A payment record may carry the provider's receipt envelope; settlement
-// then verifies it against the machine registered as the record's provider
-// (CodeWrongMachine for another machine's, CodeBadReceipt otherwise) and
-// stores the record marked as checked, without the envelope. Every settled
-// record is also indexed by payer and height (KeyRecordIndex), so a range
-// proof can show all of a payer's records in a span of heights.
+// Escrows are per (payer, settler). A payment record is signed by its
+// settler (RecordSigningBytes: domain "tenzro/v1/payment-record", chain ID,
+// canonical CBOR of every field but the signature and the envelope) and
+// carries the provider's receipt envelope, which settlement verifies
+// against the machine registered as the record's provider (each session
+// certificate once per batch; CodeWrongMachine for another machine's,
+// CodeBadReceipt otherwise); the record is stored without the envelope.
+// Records failing a stateful check (expired, duplicate, unknown escrow,
+// bad settler signature, unknown provider, bad receipt, over the escrow's
+// available balance) are skipped and reported in the transaction's
+// SettleReport, so resubmitting a batch is safe; only a malformed
+// settlement is refused whole. A settled record credits the provider's
+// operator its price less FeePerRecord (to the fee pool): Σ debited from
+// escrows = Σ credited to operators + Σ record fees. Escrow withdrawals
+// wait WithdrawDelayBlocks (longer than a record's validity plus the
+// gateway's grace period) before EscrowClaim pays them out; meanwhile they
+// are not available to records. Every settled record is indexed by payer
+// and height (KeyRecordIndex) and by provider machine and height
+// (KeyProviderRecordIndex), so range proofs show all of a payer's or a
+// provider's records in a span of heights. Signatures that verified in
+// Check are remembered (sigCache) so Finalize does not verify them again.
 //
 // Ledger drives it the way an engine does: InitChain, then per block
 // Finalize and Commit; Check keeps a mempool view and Prepare filters a
-// proposal. Exec applies one transaction to any KV.
+// proposal. Exec and Deliver apply one transaction to any KV.
 package ledger

@@ -9,6 +9,8 @@ type Block struct {
 	Height      int64
 	Time        int64 // unix seconds
 	GenesisTime int64 // unix seconds
+
+	sigs *sigCache // verified signatures shared by Check and Finalize; nil = none
 }
 
 // ValChange is a validator power change (an Ed25519 consensus key and its
@@ -24,30 +26,69 @@ type txRun struct {
 	blk     Block
 	tx      *Tx
 	signer  Account
+	params  Params
 	changes []ValChange
+	data    []byte // result data (a settlement's SettleReport)
+	log     string // result log of an applied transaction
+}
+
+// Effects is what an applied transaction returns besides its writes.
+type Effects struct {
+	Changes []ValChange
+	Data    []byte // canonical CBOR of a SettleReport for settlements
+	Log     string
 }
 
 // Exec applies tx on top of parent: on success the writes are flushed to
-// parent and the validator changes returned; on failure parent is untouched.
-func Exec(parent KV, blk Block, tx *Tx) ([]ValChange, error) {
-	r := &txRun{st: NewOverlay(parent), blk: blk, tx: tx}
+// parent; on failure parent is untouched. It is the mempool's (Check) and
+// the proposer's (Prepare) view: what fails here is not admitted.
+func Exec(parent KV, blk Block, tx *Tx) (Effects, error) { return run(parent, blk, tx, false) }
+
+// Deliver applies tx inside a decided block. Unlike Exec, a transaction
+// that passes its nonce and fee checks but then fails still consumes its
+// nonce and pays FeePerTx (its other writes are dropped): a failing
+// transaction is never free block space, and its nonce cannot be replayed.
+func Deliver(parent KV, blk Block, tx *Tx) (Effects, error) { return run(parent, blk, tx, true) }
+
+func run(parent KV, blk Block, tx *Tx, charged bool) (Effects, error) {
+	outer := NewOverlay(parent)
+	r := &txRun{st: outer, blk: blk, tx: tx}
 	if err := r.checkNonce(); err != nil {
-		return nil, err
+		return Effects{}, err
 	}
+	var err error
+	if r.params, err = r.loadParams(); err != nil {
+		return Effects{}, err
+	}
+	if err := r.chargeFee(); err != nil {
+		return Effects{}, err
+	}
+	r.st = NewOverlay(outer)
 	if err := r.dispatch(); err != nil {
-		return nil, err
-	}
-	// Reload the signer: the handler may have changed its balance.
-	acct, _, err := r.account(tx.Body.Signer)
-	if err != nil {
-		return nil, err
-	}
-	acct.Nonce++
-	if err := Save(r.st, KeyAccount(tx.Body.Signer), acct); err != nil {
-		return nil, err
+		if charged && CodeOf(err) != CodeInternal {
+			outer.Flush()
+		}
+		return Effects{}, err
 	}
 	r.st.Flush()
-	return r.changes, nil
+	outer.Flush()
+	return Effects{Changes: r.changes, Data: r.data, Log: r.log}, nil
+}
+
+// chargeFee takes FeePerTx from the signer for the fee pool and consumes
+// the nonce; a signer that cannot pay is refused (nothing consumed).
+func (r *txRun) chargeFee() error {
+	acct := r.signer
+	fee := r.params.FeePerTx
+	if acct.Balance < fee {
+		return reject(CodeFeeTooLow, "%s has %d, fee is %d", r.tx.Body.Signer, acct.Balance, fee)
+	}
+	acct.Balance -= fee
+	acct.Nonce++
+	if err := Save(r.st, KeyAccount(r.tx.Body.Signer), acct); err != nil {
+		return err
+	}
+	return r.credit(FeePoolAccount, fee, "tx fee")
 }
 
 func (r *txRun) checkNonce() error {
@@ -92,6 +133,8 @@ func (r *txRun) dispatch() error {
 		return r.withdrawEscrow(p)
 	case *Settlement:
 		return r.settle(p)
+	case *EscrowClaim:
+		return r.claimEscrow(p)
 	case *SLAVerdict:
 		return r.verdict(p)
 	case *NameBind:
@@ -126,17 +169,36 @@ func (r *txRun) debit(id AccountID, amount uint64, what string) error {
 
 // credit adds amount to an account, creating it if needed.
 func (r *txRun) credit(id AccountID, amount uint64, what string) error {
-	a, _, err := r.account(id)
-	if err != nil {
+	return creditIn(r.st, id, amount, what)
+}
+
+// creditIn adds amount to an account in st, creating it if needed; a zero
+// amount writes nothing.
+func creditIn(st KV, id AccountID, amount uint64, what string) error {
+	if amount == 0 {
+		return nil
+	}
+	var a Account
+	if _, err := Load(st, KeyAccount(id), &a); err != nil {
 		return err
 	}
+	var err error
 	if a.Balance, err = add(a.Balance, amount, what+" to "+id.String()); err != nil {
 		return err
 	}
-	return Save(r.st, KeyAccount(id), a)
+	return Save(st, KeyAccount(id), a)
 }
 
-func (r *txRun) params() (Params, error) {
+// chainID is the chain ID kept in state.
+func (r *txRun) chainID() (string, error) {
+	var m ChainMeta
+	if _, err := Load(r.st, keyMeta, &m); err != nil {
+		return "", err
+	}
+	return m.ChainID, nil
+}
+
+func (r *txRun) loadParams() (Params, error) {
 	var p Params
 	ok, err := Load(r.st, keyParams, &p)
 	if err != nil {

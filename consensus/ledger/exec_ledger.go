@@ -1,110 +1,77 @@
 package ledger
 
-import (
-	"fmt"
-
-	"github.com/tenzrod/tenzrod/receipts/cborx"
-)
-
-func (r *txRun) escrow(payer AccountID) (Escrow, bool, error) {
-	var e Escrow
-	ok, err := Load(r.st, KeyEscrow(payer), &e)
-	return e, ok, err
+// settlerOf is the escrow settler a fund/withdraw/claim names: zero means
+// the signer itself.
+func (r *txRun) settlerOf(s AccountID) AccountID {
+	if s == (AccountID{}) {
+		return r.tx.Body.Signer
+	}
+	return s
 }
 
 func (r *txRun) fundEscrow(p *EscrowFund) error {
-	payer := r.tx.Body.Signer
-	e, _, err := r.escrow(payer)
-	if err != nil {
+	payer, settler := r.tx.Body.Signer, r.settlerOf(p.Settler)
+	var e Escrow
+	if _, err := Load(r.st, KeyEscrow(payer, settler), &e); err != nil {
 		return err
 	}
+	var err error
 	if e.Balance, err = add(e.Balance, p.Amount, "escrow"); err != nil {
 		return err
 	}
-	if p.Settler != (AccountID{}) {
-		e.Settler = p.Settler
-	}
+	e.Settler = settler
 	if err := r.debit(payer, p.Amount, "escrow funding"); err != nil {
 		return err
 	}
-	return Save(r.st, KeyEscrow(payer), e)
+	return Save(r.st, KeyEscrow(payer, settler), e)
 }
 
+// withdrawEscrow moves Amount of the available balance to Pending; it pays
+// out by EscrowClaim at Unlock, so records signed before it can still
+// settle (WithdrawDelayBlocks exceeds a record's validity).
 func (r *txRun) withdrawEscrow(p *EscrowWithdraw) error {
-	payer := r.tx.Body.Signer
-	e, ok, err := r.escrow(payer)
+	payer, settler := r.tx.Body.Signer, r.settlerOf(p.Settler)
+	var e Escrow
+	ok, err := Load(r.st, KeyEscrow(payer, settler), &e)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return reject(CodeUnknownEscrow, "%s has no escrow", payer)
+		return reject(CodeUnknownEscrow, "%s has no escrow with settler %s", payer, settler)
 	}
-	if e.Balance, err = sub(e.Balance, p.Amount, "escrow withdrawal"); err != nil {
+	if p.Amount > e.Available() {
+		return reject(CodeOverdraft, "escrow withdrawal %d over the available %d", p.Amount, e.Available())
+	}
+	if e.Pending, err = add(e.Pending, p.Amount, "pending withdrawal"); err != nil {
 		return err
 	}
-	if err := Save(r.st, KeyEscrow(payer), e); err != nil {
-		return err
-	}
-	return r.credit(payer, p.Amount, "escrow withdrawal")
+	e.Unlock = r.blk.Height + int64(r.params.WithdrawDelayBlocks)
+	return Save(r.st, KeyEscrow(payer, settler), e)
 }
 
-// settle applies payment records in order; any failing record rejects the
-// whole batch. Each record is stored under KeyRecord and indexed under
-// KeyRecordIndex by the settling height.
-func (r *txRun) settle(s *Settlement) error {
-	signer := r.tx.Body.Signer
-	receipts := newReceiptChecker(r.blk.Time)
-	for i := range s.Records {
-		rec := &s.Records[i]
-		e, ok, err := r.escrow(rec.Payer)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return reject(CodeUnknownEscrow, "record %d: payer %s has no escrow", i, rec.Payer)
-		}
-		if signer != rec.Payer && signer != e.Settler {
-			return reject(CodeNotAuthorized, "record %d: %s may not settle against %s's escrow", i, signer, rec.Payer)
-		}
-		prov, err := r.provider(rec.Provider)
-		if CodeOf(err) == CodeUnknownProvider {
-			return reject(CodeUnknownProvider, "record %d: machine %s is not registered", i, rec.Provider)
-		}
-		if err != nil {
-			return err
-		}
-		checked := len(rec.Receipt) > 0
-		if checked {
-			if err := receipts.check(i, rec, prov.MachineID); err != nil {
-				return err
-			}
-		}
-		key := KeyRecord(rec.Payer, rec.RequestDigest)
-		seen, err := r.st.Get(key)
-		if err != nil {
-			return err
-		}
-		if seen != nil {
-			return reject(CodeDuplicateRecord, "record %d: request %x of %s already settled", i, rec.RequestDigest, rec.Payer)
-		}
-		if e.Balance, err = sub(e.Balance, rec.Price, "escrow"); err != nil {
-			return reject(CodeOverdraft, "record %d: %v", i, err)
-		}
-		if err := Save(r.st, KeyEscrow(rec.Payer), e); err != nil {
-			return err
-		}
-		if err := r.credit(prov.Operator, rec.Price, "payment"); err != nil {
-			return err
-		}
-		stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: checked}
-		stored.Record.Receipt = nil
-		enc, err := cborx.Marshal(stored)
-		if err != nil {
-			return fmt.Errorf("ledger: encode record %d: %w", i, err)
-		}
-		idx := RecordIndexValue(enc)
-		r.st.Set(key, enc)
-		r.st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
+// claimEscrow pays a pending withdrawal out once its unlock height came.
+func (r *txRun) claimEscrow(p *EscrowClaim) error {
+	payer, settler := r.tx.Body.Signer, r.settlerOf(p.Settler)
+	var e Escrow
+	ok, err := Load(r.st, KeyEscrow(payer, settler), &e)
+	if err != nil {
+		return err
 	}
-	return nil
+	switch {
+	case !ok:
+		return reject(CodeUnknownEscrow, "%s has no escrow with settler %s", payer, settler)
+	case e.Pending == 0:
+		return reject(CodeOverdraft, "escrow has no pending withdrawal")
+	case r.blk.Height < e.Unlock:
+		return reject(CodeUnbonding, "withdrawal unlocks at height %d, block is %d", e.Unlock, r.blk.Height)
+	}
+	amount := e.Pending
+	if e.Balance, err = sub(e.Balance, amount, "escrow claim"); err != nil {
+		return err
+	}
+	e.Pending, e.Unlock = 0, 0
+	if err := Save(r.st, KeyEscrow(payer, settler), e); err != nil {
+		return err
+	}
+	return r.credit(payer, amount, "escrow claim")
 }

@@ -4,9 +4,11 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
-func (r *txRun) provider(m identity.MachineID) (Provider, error) {
+func (r *txRun) provider(m identity.MachineID) (Provider, error) { return r.providerIn(r.st, m) }
+
+func (r *txRun) providerIn(st KV, m identity.MachineID) (Provider, error) {
 	var p Provider
-	ok, err := Load(r.st, KeyProvider(m), &p)
+	ok, err := Load(st, KeyProvider(m), &p)
 	if err != nil {
 		return p, err
 	}
@@ -69,7 +71,7 @@ func (r *txRun) register(p *ProviderRegister) error {
 	if err := r.checkPairing(p); err != nil {
 		return err
 	}
-	params, err := r.params()
+	params, err := r.loadParams()
 	if err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ func (r *txRun) verdict(v *SLAVerdict) error {
 	if _, err := r.provider(v.MachineID); err != nil {
 		return err
 	}
-	params, err := r.params()
+	params, err := r.loadParams()
 	if err != nil {
 		return err
 	}

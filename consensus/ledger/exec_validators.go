@@ -124,7 +124,7 @@ func (r *txRun) meta() (ChainMeta, error) {
 func (r *txRun) propose(p *ParamProposal) error { return r.openProposal(p.Params, nil) }
 
 func (r *txRun) proposeName(p *NameProposal) error {
-	cur, err := r.params()
+	cur, err := r.loadParams()
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (r *txRun) openProposal(params Params, rebind *NameProposal) error {
 	if err != nil {
 		return err
 	}
-	cur, err := r.params()
+	cur, err := r.loadParams()
 	if err != nil {
 		return err
 	}

@@ -91,8 +91,9 @@ func TestValidatorStakeUpdates(t *testing.T) {
 			t.Errorf("tx %d: %v (%s), want %v", i, got, res.Txs[i].Log, w)
 		}
 	}
-	c.mustApply(c.signAt(c.vals[0], 0, &ledger.ValidatorUnstake{Amount: 10 * ledger.PowerUnit}))
-	res = c.block(c.signAt(newVal, 2, &ledger.ValidatorUnstake{Amount: 5 * ledger.PowerUnit}))
+	// The failed txs consumed their nonces (2 and 0).
+	c.mustApply(c.signAt(c.vals[0], 1, &ledger.ValidatorUnstake{Amount: 10 * ledger.PowerUnit}))
+	res = c.block(c.signAt(newVal, 3, &ledger.ValidatorUnstake{Amount: 5 * ledger.PowerUnit}))
 	if got := res.Txs[0].Code; got != ledger.CodeLastValidator {
 		t.Fatalf("removing the last validator: %v, want last validator", got)
 	}

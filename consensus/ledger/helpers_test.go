@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 const testChain = "tenzro-unit"
@@ -98,14 +99,23 @@ func (c *chain) mustApply(txs ...[]byte) ledger.BlockResult {
 }
 
 // wantCodes commits txs in one block and checks each one's code.
+//
+// Each tx is tried alone in a block on the current state that is then
+// dropped (a failing tx in a block consumes its nonce, so txs sharing a
+// nonce could not each be tried in one block), then an empty block is
+// committed so time moves as if they had been in it.
 func wantCodes(t *testing.T, c *chain, txs [][]byte, want ...ledger.Code) {
 	t.Helper()
-	res := c.block(txs...)
 	for i, w := range want {
-		if got := res.Txs[i].Code; got != w {
-			t.Errorf("tx %d: %v (%s), want %v", i, got, res.Txs[i].Log, w)
+		res, err := c.l.Finalize(c.l.Height()+1, c.now.Add(time.Second), [][]byte{txs[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Txs[0].Code; got != w {
+			t.Errorf("tx %d: %v (%s), want %v", i, got, res.Txs[0].Log, w)
 		}
 	}
+	c.block()
 }
 
 // get decodes the committed value at key into v; false when absent.
@@ -152,11 +162,52 @@ func (c *chain) params() ledger.Params {
 	return p
 }
 
-func (c *chain) escrow(id ledger.AccountID) ledger.Escrow {
+func (c *chain) escrow(payer, settler ledger.AccountID) ledger.Escrow {
 	c.t.Helper()
 	var e ledger.Escrow
-	c.get(ledger.KeyEscrow(id), &e)
+	c.get(ledger.KeyEscrow(payer, settler), &e)
 	return e
+}
+
+// signed returns rec signed by settler, valid up to height 1<<40.
+func signed(t testing.TB, settler *ledger.Signer, rec ledger.PaymentRecord) ledger.PaymentRecord {
+	t.Helper()
+	if rec.ExpiryHeight == 0 {
+		rec.ExpiryHeight = 1 << 40
+	}
+	if err := settler.SignRecord(&rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+// report decodes the SettleReport of an applied settlement's outcome.
+func report(t testing.TB, o ledger.TxOutcome) ledger.SettleReport {
+	t.Helper()
+	if o.Code != ledger.CodeOK {
+		t.Fatalf("settlement refused: %v (%s)", o.Code, o.Log)
+	}
+	var r ledger.SettleReport
+	if err := cborx.UnmarshalCanonical(o.Data, ledger.MaxTxBytes, &r); err != nil {
+		t.Fatalf("settle report: %v", err)
+	}
+	return r
+}
+
+// wantSkipped checks that a settlement applied with the skips want (record
+// index -> code) and nothing else skipped.
+func wantSkipped(t testing.TB, o ledger.TxOutcome, settled int, want map[int]ledger.Code) ledger.SettleReport {
+	t.Helper()
+	r := report(t, o)
+	if int(r.Settled) != settled || len(r.Skipped) != len(want) {
+		t.Fatalf("report %s (%+v), want %d settled and skips %v", r.String(), r.Skipped, settled, want)
+	}
+	for _, s := range r.Skipped {
+		if w, ok := want[int(s.Index)]; !ok || w != s.Code {
+			t.Errorf("record %d skipped with %v (%s), want %v", s.Index, s.Code, s.Reason, want[int(s.Index)])
+		}
+	}
+	return r
 }
 
 // sign signs payload with s at the account's next nonce.

@@ -26,14 +26,16 @@ type Ledger struct {
 	pending       bool
 
 	check *Overlay // mempool state: committed state plus Check effects
+	sigs  *sigCache
 }
 
 // TxOutcome is how one transaction of a block ended.
 type TxOutcome struct {
 	Code   Code
-	Log    string    // the rejection message; empty when applied
+	Log    string    // the rejection message; a settlement's summary when applied
 	Kind   Kind      // 0 when the transaction did not decode
 	Signer AccountID // zero when the transaction did not decode
+	Data   []byte    // an applied settlement's SettleReport (canonical CBOR)
 }
 
 // BlockResult is what Finalize returns: one outcome per transaction, the
@@ -54,7 +56,7 @@ func Open(dir string, logger *slog.Logger) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{log: logger, store: st}
+	l := &Ledger{log: logger, store: st, sigs: newSigCache()}
 	if st.Root() != types.EmptyRootHash {
 		t, err := st.Open(st.Root())
 		if err != nil {

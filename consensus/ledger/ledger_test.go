@@ -23,18 +23,25 @@ func TestTransferApplies(t *testing.T) {
 
 // TestRejectedTxsChangeNothing runs a block of invalid transactions on one
 // chain and an empty block on an identical twin: every tx must fail with
-// its code and both chains must end with the same app hash.
+// TestRejectedTxsChangeNothing submits transactions refused before they
+// run (signature, nonce, decoding, unknown signer) in a block on one chain
+// and an empty block on an identical twin: every tx must fail with its
+// code and both chains must end with the same app hash. Transactions that
+// fail while running in the block consume their nonce and pay FeePerTx,
+// and change nothing else; Check refuses them without consuming anything,
+// and refuses a signer that cannot pay FeePerTx.
 func TestRejectedTxsChangeNothing(t *testing.T) {
 	alice, ga := signer("alice", 1_000_000)
 	rich, gr := signer("rich", math.MaxUint64-10)
 	stranger, _ := signer("stranger", 0)
+	params := testParams()
+	params.FeePerTx = 5
 	mk := func() *chain {
-		c := newChain(t, "", genesisTime, testParams(), 1, ga, gr)
+		c := newChain(t, "", genesisTime, params, 1, ga, gr)
 		c.mustApply(c.sign(alice, &ledger.EscrowFund{Amount: 5000}))
 		return c
 	}
 	c, twin := mk(), mk()
-	prov := newMachine(t)
 	good := c.sign(alice, &ledger.Transfer{To: rich.Account(), Amount: 1})
 	badSig := bytes.Clone(good)
 	badSig[len(badSig)-1] ^= 1
@@ -48,14 +55,9 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 		{"wrong chain", wrongChain, ledger.CodeBadSignature},
 		{"replayed nonce", c.signAt(alice, 0, &ledger.Transfer{To: rich.Account(), Amount: 7}), ledger.CodeStaleNonce},
 		{"future nonce", c.signAt(alice, 9, &ledger.Transfer{To: rich.Account(), Amount: 7}), ledger.CodeFutureNonce},
-		{"overdraft", c.sign(alice, &ledger.Transfer{To: rich.Account(), Amount: 2_000_000}), ledger.CodeOverdraft},
-		{"overflow", c.sign(alice, &ledger.Transfer{To: rich.Account(), Amount: 11}), ledger.CodeOverflow},
 		{"unknown account", c.signAt(stranger, 0, &ledger.Transfer{To: rich.Account(), Amount: 1}), ledger.CodeUnknownAccount},
-		{"unknown provider", c.sign(alice, &ledger.Settlement{Records: []ledger.PaymentRecord{{
-			Payer: alice.Account(), Provider: prov.machineID(), Price: 10}}}), ledger.CodeUnknownProvider},
 		{"zero amount", c.sign(alice, &ledger.Transfer{To: rich.Account()}), ledger.CodeMalformed},
 		{"garbage", []byte{0xa2, 0x01, 0x40}, ledger.CodeMalformed},
-		{"escrow overdraft", c.sign(alice, &ledger.EscrowWithdraw{Amount: 5001}), ledger.CodeOverdraft},
 	}
 	var txs [][]byte
 	for _, tc := range cases {
@@ -75,10 +77,50 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 		t.Fatalf("app hash after rejected txs %x differs from empty block %x", c.l.AppHash(), twin.l.AppHash())
 	}
 	// The same txs through Check get the same codes.
-	for i, tc := range cases[:6] {
+	for i, tc := range cases[:5] {
 		if got := ledger.CodeOf(c.l.Check(txs[i])); got != tc.code {
 			t.Errorf("Check %s: code %v, want %v", tc.name, got, tc.code)
 		}
+	}
+
+	before, richBefore, escrowBefore := c.account(alice.Account()), c.account(rich.Account()), c.escrow(alice.Account(), alice.Account())
+	n := before.Nonce
+	failing := []struct {
+		name string
+		tx   []byte
+		code ledger.Code
+	}{
+		{"overdraft", c.signAt(alice, n, &ledger.Transfer{To: rich.Account(), Amount: 2_000_000}), ledger.CodeOverdraft},
+		{"overflow", c.signAt(alice, n+1, &ledger.Transfer{To: rich.Account(), Amount: 11}), ledger.CodeOverflow},
+		{"escrow overdraft", c.signAt(alice, n+2, &ledger.EscrowWithdraw{Amount: 5001}), ledger.CodeOverdraft},
+	}
+	// Check refuses the first and consumes nothing: the second is ahead.
+	if got := ledger.CodeOf(c.l.Check(failing[0].tx)); got != failing[0].code {
+		t.Errorf("Check %s: code %v, want %v", failing[0].name, got, failing[0].code)
+	}
+	if got := ledger.CodeOf(c.l.Check(failing[1].tx)); got != ledger.CodeFutureNonce {
+		t.Errorf("Check after a refused tx: code %v, want %v", got, ledger.CodeFutureNonce)
+	}
+	res = c.block(failing[0].tx, failing[1].tx, failing[2].tx)
+	for i, tc := range failing {
+		if got := res.Txs[i].Code; got != tc.code {
+			t.Errorf("%s in a block: code %v (%s), want %v", tc.name, got, res.Txs[i].Log, tc.code)
+		}
+	}
+	after := c.account(alice.Account())
+	if after.Nonce != n+3 || after.Balance != before.Balance-3*5 {
+		t.Fatalf("after 3 failed txs alice is %+v, want nonce %d and balance %d", after, n+3, before.Balance-15)
+	}
+	if c.account(rich.Account()) != richBefore || c.escrow(alice.Account(), alice.Account()) != escrowBefore {
+		t.Fatal("failed txs changed more than nonce and fee")
+	}
+	if pool := c.account(ledger.FeePoolAccount); pool.Balance != 4*5 {
+		t.Fatalf("fee pool %d, want 20 (1 applied and 3 failed txs)", pool.Balance)
+	}
+	poor, gp := signer("poor", 4)
+	c2 := newChain(t, "", genesisTime, params, 1, gp)
+	if got := ledger.CodeOf(c2.l.Check(c2.sign(poor, &ledger.Transfer{To: rich.Account(), Amount: 1}))); got != ledger.CodeFeeTooLow {
+		t.Fatalf("Check of a tx whose signer cannot pay the fee: %v, want %v", got, ledger.CodeFeeTooLow)
 	}
 }
 

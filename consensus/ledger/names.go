@@ -98,7 +98,7 @@ func (r *txRun) bindName(p *NameBind) error {
 		}
 		return err
 	}
-	params, err := r.params()
+	params, err := r.loadParams()
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package ledger
 
-import ()
+// MinWithdrawDelayBlocks is the least governed WithdrawDelayBlocks.
+const MinWithdrawDelayBlocks = 2
 
 // BasisPoints is the scale of standing and its weights: 10000 = 100%.
 const BasisPoints = 10000
@@ -20,6 +21,18 @@ type Params struct {
 	StandingAvailBP     uint64 `cbor:"8,keyasint" json:"standing_avail_bp"`
 	HourSeconds         uint64 `cbor:"9,keyasint" json:"hour_seconds"`
 	VotingPeriodBlocks  uint64 `cbor:"10,keyasint" json:"voting_period_blocks"`
+	// FeePerTx is paid by every transaction's signer to FeePoolAccount,
+	// also when the transaction fails inside a block.
+	FeePerTx uint64 `cbor:"11,keyasint" json:"fee_per_tx"`
+	// FeePerRecord is taken from the provider's credit of each settled
+	// record (at most the record's price) and paid to FeePoolAccount.
+	FeePerRecord uint64 `cbor:"12,keyasint" json:"fee_per_record"`
+	// WithdrawDelayBlocks is how long an escrow withdrawal waits before it
+	// pays out. It must exceed a payment record's validity (its expiry
+	// height minus the height it was signed at) plus the gateway's grace
+	// period before it submits unsettled records, so every record signed
+	// against funds still available can settle before those funds leave.
+	WithdrawDelayBlocks uint64 `cbor:"13,keyasint" json:"withdraw_delay_blocks"`
 }
 
 // DefaultParams are the parameters of a new production network.
@@ -35,6 +48,9 @@ func DefaultParams() Params {
 		StandingAvailBP:     7000,
 		HourSeconds:         3600,
 		VotingPeriodBlocks:  10_000,
+		FeePerTx:            0,
+		FeePerRecord:        0,
+		WithdrawDelayBlocks: 600,
 	}
 }
 
@@ -51,6 +67,8 @@ func (p Params) Validate() error {
 		return reject(CodeInvalidParams, "hour length %d s outside [1, 86400]", p.HourSeconds)
 	case p.VotingPeriodBlocks == 0 || p.VotingPeriodBlocks > 1_000_000:
 		return reject(CodeInvalidParams, "voting period %d blocks outside [1, 1000000]", p.VotingPeriodBlocks)
+	case p.WithdrawDelayBlocks < MinWithdrawDelayBlocks || p.WithdrawDelayBlocks > 10_000_000:
+		return reject(CodeInvalidParams, "withdraw delay %d blocks outside [%d, 10000000]", p.WithdrawDelayBlocks, MinWithdrawDelayBlocks)
 	}
 	return nil
 }

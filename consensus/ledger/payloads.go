@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -123,9 +124,10 @@ type ParamVote struct {
 	Approve    bool   `cbor:"2,keyasint"`
 }
 
-// EscrowFund moves Amount from the signer's balance into the signer's spend
-// escrow. A non-zero Settler names the account (a gateway) allowed to
-// settle against it besides the signer; it replaces any earlier one.
+// EscrowFund moves Amount from the signer's balance into the escrow of
+// (signer, Settler), opening it if needed. Settler is the account (a
+// gateway) whose signed payment records draw on the escrow; zero means the
+// signer itself.
 type EscrowFund struct {
 	Amount  uint64    `cbor:"1,keyasint"`
 	Settler AccountID `cbor:"2,keyasint"`
@@ -133,21 +135,33 @@ type EscrowFund struct {
 
 func (p *EscrowFund) validate() error { return nonZero("escrow amount", p.Amount) }
 
-// EscrowWithdraw moves Amount from the signer's escrow back to its balance.
+// EscrowWithdraw starts withdrawing Amount from the escrow of (signer,
+// Settler): the amount stops being available to new records at once and
+// pays out by EscrowClaim WithdrawDelayBlocks later. A further withdrawal
+// adds to the pending amount and restarts the delay.
 type EscrowWithdraw struct {
-	Amount uint64 `cbor:"1,keyasint"`
+	Amount  uint64    `cbor:"1,keyasint"`
+	Settler AccountID `cbor:"2,keyasint"`
 }
 
 func (p *EscrowWithdraw) validate() error { return nonZero("withdraw amount", p.Amount) }
 
-// PaymentRecord binds one served call to its price: it debits Payer's
-// escrow and credits the operator of Provider.
+// EscrowClaim pays a pending withdrawal of the escrow of (signer, Settler)
+// out to the signer once its unlock height is reached.
+type EscrowClaim struct {
+	Settler AccountID `cbor:"1,keyasint"`
+}
+
+// PaymentRecord binds one served call to its price: it debits the escrow
+// of (Payer, Settler) and credits the operator of Provider.
 //
-// Receipt, when present, is the provider's receipt envelope as received
-// (an identity.Envelope of domain ReceiptDomain): settlement then checks
-// that ReceiptHash is its SHA-256 and that it is signed by a session of the
-// machine registered as Provider, valid at the block time. The envelope is
-// not kept in state; the stored record says the check passed.
+// Sig is Settler's Ed25519 signature over RecordSigningBytes (chain ID and
+// every field but Sig and Receipt). Receipt is the provider's receipt
+// envelope as received (an identity.Envelope of domain ReceiptDomain):
+// settlement checks that ReceiptHash is its SHA-256 and that it is signed
+// by a session of the machine registered as Provider, valid at the block
+// time. The envelope is not kept in state; the stored record says the
+// check passed. A record settles at heights up to ExpiryHeight.
 type PaymentRecord struct {
 	Payer         AccountID          `cbor:"1,keyasint" json:"payer"`
 	Provider      identity.MachineID `cbor:"2,keyasint" json:"provider"`
@@ -156,10 +170,16 @@ type PaymentRecord struct {
 	Price         uint64             `cbor:"5,keyasint" json:"price"`
 	ReceiptHash   Hash32             `cbor:"6,keyasint" json:"receipt_hash"`
 	Receipt       []byte             `cbor:"7,keyasint,omitempty" json:"receipt,omitempty"`
+	Settler       AccountID          `cbor:"8,keyasint" json:"settler"`
+	Units         uint64             `cbor:"9,keyasint" json:"units"`
+	Time          int64              `cbor:"10,keyasint" json:"time"` // unix seconds the settler signed
+	ExpiryHeight  int64              `cbor:"11,keyasint" json:"expiry_height"`
+	Sig           []byte             `cbor:"12,keyasint" json:"sig"`
 }
 
-// Settlement applies a batch of payment records; the signer must be each
-// record's payer or the settler its escrow names.
+// Settlement applies a batch of payment records. Anyone may submit one:
+// each record carries its settler's signature. Records failing a stateful
+// check are skipped and reported (SettleReport), not a batch failure.
 type Settlement struct {
 	Records []PaymentRecord `cbor:"1,keyasint"`
 }
@@ -178,6 +198,9 @@ func (p *Settlement) validate() error {
 		if n := len(p.Records[i].Receipt); n > MaxReceiptBytes {
 			return reject(CodeTooLarge, "record %d: receipt is %d bytes, limit %d", i, n, MaxReceiptBytes)
 		}
+		if n := len(p.Records[i].Sig); n > ed25519.SignatureSize {
+			return reject(CodeMalformed, "record %d: signature is %d bytes, want %d", i, n, ed25519.SignatureSize)
+		}
 	}
 	return nil
 }
@@ -195,4 +218,18 @@ func nonZero(what string, v uint64) error {
 		return reject(CodeMalformed, "%s is 0", what)
 	}
 	return nil
+}
+
+// DecodeSettlement parses a settlement payload as carried in a
+// transaction: canonical CBOR passing the stateless checks. Failures are
+// *TxError with CodeMalformed or CodeTooLarge.
+func DecodeSettlement(raw []byte) (*Settlement, error) {
+	var s Settlement
+	if err := cborx.UnmarshalCanonical(raw, MaxTxBytes, &s); err != nil {
+		return nil, reject(CodeMalformed, "settlement: %v", err)
+	}
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
 }

@@ -49,6 +49,10 @@ func TestRegistrationChecks(t *testing.T) {
 	}
 }
 
+// TestSettlement settles gateway-signed records against the (buyer,
+// gateway) escrow; a duplicate, an overdraft, a record signed by another
+// account and one without an escrow are each skipped and reported, the
+// batch's good records settle, and skipped records change nothing.
 func TestSettlement(t *testing.T) {
 	buyer, gb := signer("buyer", 1_000_000)
 	gw, gg := signer("gateway", 0)
@@ -59,13 +63,15 @@ func TestSettlement(t *testing.T) {
 		c.signAt(op, 0, p.register(t, op, 1000, 60)),
 		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
 	)
+	env, envHash := p.receipt(t, "answer")
 	rec := func(i byte, price uint64) ledger.PaymentRecord {
-		return ledger.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
-			RequestDigest: ledger.Hash32{i}, QuoteDigest: ledger.Hash32{i, 1}, Price: price, ReceiptHash: ledger.Hash32{i, 2}}
+		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
+			RequestDigest: ledger.Hash32{i}, QuoteDigest: ledger.Hash32{i, 1}, Price: price, ReceiptHash: envHash, Receipt: env})
 	}
-	c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 100), rec(2, 250)}}))
+	res := c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 100), rec(2, 250)}}))
+	wantSkipped(t, res.Txs[0], 2, nil)
 	var e ledger.Escrow
-	e = c.escrow(buyer.Account())
+	e = c.escrow(buyer.Account(), gw.Account())
 	if e.Balance != 10_000-350 {
 		t.Fatalf("escrow %d, want %d", e.Balance, 10_000-350)
 	}
@@ -78,15 +84,27 @@ func TestSettlement(t *testing.T) {
 		t.Fatalf("settled record = %+v", sr)
 	}
 	stranger, _ := signer("stranger", 0)
-	wantCodes(t, c, [][]byte{
-		c.signAt(gw, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(3, 5), rec(1, 100)}}),
-		c.signAt(gw, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(4, 20_000)}}),
-		c.signAt(op, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(5, 1)}}),
-		c.signAt(gw, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{{Payer: stranger.Account(), Provider: p.machineID(), Price: 1}}}),
-	}, ledger.CodeDuplicateRecord, ledger.CodeOverdraft, ledger.CodeNotAuthorized, ledger.CodeUnknownEscrow)
-	e = c.escrow(buyer.Account())
-	if e.Balance != 10_000-350 {
-		t.Fatalf("escrow changed by rejected settlements: %d", e.Balance)
+	forged := rec(5, 1)
+	forged.Sig = signed(t, op, forged).Sig // op signs, record names gw
+	byStranger := signed(t, stranger, ledger.PaymentRecord{Payer: stranger.Account(), Provider: p.machineID(),
+		RequestDigest: ledger.Hash32{6}, Price: 1, ReceiptHash: envHash, Receipt: env})
+	// The operator submits: anyone may, the settler's signature authorizes.
+	res = c.mustApply(c.signAt(op, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{
+		rec(3, 5), rec(1, 100), rec(4, 20_000), forged, byStranger, rec(3, 5),
+	}}))
+	r := wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{
+		1: ledger.CodeDuplicateRecord, 2: ledger.CodeOverdraft, 3: ledger.CodeBadRecordSig,
+		4: ledger.CodeUnknownEscrow, 5: ledger.CodeDuplicateRecord,
+	})
+	if r.Count(ledger.CodeDuplicateRecord) != 2 || r.Count(ledger.CodeOverdraft) != 1 {
+		t.Fatalf("counts %+v", r.Counts)
+	}
+	e = c.escrow(buyer.Account(), gw.Account())
+	if e.Balance != 10_000-355 {
+		t.Fatalf("escrow %d after skipped records, want %d", e.Balance, 10_000-355)
+	}
+	if a := c.account(op.Account()); a.Balance != 4000+355 {
+		t.Fatalf("operator balance %d, want %d", a.Balance, 4000+355)
 	}
 }
 

@@ -23,10 +23,11 @@ const MaxReceiptBytes = 16 << 10
 type receiptChecker struct {
 	now   time.Time
 	certs map[[64]byte]error
+	sigs  *sigCache // session signatures already verified (pure, time-independent)
 }
 
-func newReceiptChecker(blockTime int64) *receiptChecker {
-	return &receiptChecker{now: time.Unix(blockTime, 0), certs: map[[64]byte]error{}}
+func newReceiptChecker(blockTime int64, sigs *sigCache) *receiptChecker {
+	return &receiptChecker{now: time.Unix(blockTime, 0), certs: map[[64]byte]error{}, sigs: sigs}
 }
 
 // check verifies that rec.Receipt hashes to rec.ReceiptHash, is a receipt
@@ -59,7 +60,7 @@ func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.Machi
 	case certErr != nil:
 		return reject(CodeBadReceipt, "record %d: session certificate: %v", i, certErr)
 	}
-	if err := env.VerifySignature(); err != nil {
+	if err := c.sigs.verify(sigKey('e', rec.ReceiptHash[:]), env.VerifySignature); err != nil {
 		return reject(CodeBadReceipt, "record %d: %v", i, err)
 	}
 	return nil

@@ -15,8 +15,9 @@ import (
 // one signed by the provider's registered machine applies and is stored as
 // checked; one from another registered machine, one whose hash does not
 // match, one with a broken signature, one of another domain and one
-// whose session expired before the block are each refused with their code,
-// and the refused batches change nothing.
+// whose session expired before the block are each skipped with their code
+// while the good record of the batch settles; a record without a receipt
+// is skipped too (receipts are required).
 func TestSettlementChecksReceipts(t *testing.T) {
 	buyer, gb := signer("buyer", 1_000_000)
 	op, gop := signer("operator", 10_000)
@@ -32,8 +33,8 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	n := byte(0)
 	record := func(provider identity.MachineID, env []byte, hash ledger.Hash32) ledger.PaymentRecord {
 		n++
-		return ledger.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: ledger.Hash32{n},
-			QuoteDigest: ledger.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env}
+		return signed(t, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: ledger.Hash32{n},
+			QuoteDigest: ledger.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env})
 	}
 	receipt := func(m *machine, payload string) ([]byte, ledger.Hash32) { return m.receipt(t, payload) }
 	good, goodHash := receipt(prov, "answer 1")
@@ -48,7 +49,7 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	}
 	heartbeat, _ := hb.Marshal()
 
-	escrowBefore := c.escrow(buyer.Account())
+	escrowBefore := c.escrow(buyer.Account(), buyer.Account())
 	for _, tc := range []struct {
 		name string
 		rec  ledger.PaymentRecord
@@ -60,20 +61,23 @@ func TestSettlementChecksReceipts(t *testing.T) {
 		{"heartbeat, not a receipt", record(prov.machineID(), heartbeat, ledger.Hash32(sha256.Sum256(heartbeat))), ledger.CodeBadReceipt},
 		{"expired session", record(expired.machineID(), fromExpired, expiredHash), ledger.CodeBadReceipt},
 	} {
-		// The bad record follows a good one: the whole batch must go.
+		// The bad record follows a good one: only the bad one is skipped.
 		ok := record(prov.machineID(), good, goodHash)
 		res := c.block(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{ok, tc.rec}}))
-		if got := res.Txs[0].Code; got != tc.code {
-			t.Errorf("%s: %v (%s), want %v", tc.name, got, res.Txs[0].Log, tc.code)
+		r := report(t, res.Txs[0])
+		if r.Settled != 1 || len(r.Skipped) != 1 || r.Skipped[0].Index != 1 || r.Skipped[0].Code != tc.code {
+			t.Errorf("%s: %s %+v, want record 1 skipped with %v", tc.name, r.String(), r.Skipped, tc.code)
 		}
 	}
-	if e := c.escrow(buyer.Account()); e != escrowBefore {
-		t.Fatalf("refused settlements changed the escrow: %+v -> %+v", escrowBefore, e)
+	if e := c.escrow(buyer.Account(), buyer.Account()); e.Balance != escrowBefore.Balance-500 {
+		t.Fatalf("skipped records moved money: escrow %+v -> %+v, want only 5 good records of 100", escrowBefore, e)
 	}
+	escrowBefore = c.escrow(buyer.Account(), buyer.Account())
 
 	rec := record(prov.machineID(), good, goodHash)
 	plain := record(prov.machineID(), nil, ledger.Hash32{7})
-	c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec, plain}}))
+	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec, plain}}))
+	wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{1: ledger.CodeBadReceipt})
 	var sr ledger.SettledRecord
 	if !c.get(ledger.KeyRecord(buyer.Account(), rec.RequestDigest), &sr) {
 		t.Fatal("settled record not found")
@@ -82,11 +86,11 @@ func TestSettlementChecksReceipts(t *testing.T) {
 		t.Fatalf("stored record %+v: want receipt checked, envelope dropped, hash kept", sr)
 	}
 	var sp ledger.SettledRecord
-	if !c.get(ledger.KeyRecord(buyer.Account(), plain.RequestDigest), &sp) || sp.ReceiptChecked {
-		t.Fatalf("record without receipt stored as %+v, want not checked", sp)
+	if c.get(ledger.KeyRecord(buyer.Account(), plain.RequestDigest), &sp) {
+		t.Fatalf("record without receipt stored as %+v", sp)
 	}
-	if e := c.escrow(buyer.Account()); e.Balance != escrowBefore.Balance-200 {
-		t.Fatalf("escrow %d after two records of 100, want %d", e.Balance, escrowBefore.Balance-200)
+	if e := c.escrow(buyer.Account(), buyer.Account()); e.Balance != escrowBefore.Balance-100 {
+		t.Fatalf("escrow %d after one record of 100, want %d", e.Balance, escrowBefore.Balance-100)
 	}
 	if !bytes.Equal(good, rec.Receipt) {
 		t.Fatal("settlement modified the caller's record")

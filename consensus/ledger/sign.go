@@ -46,3 +46,7 @@ func (s *Signer) SignTx(nonce uint64, payload any) ([]byte, error) {
 	}
 	return raw, nil
 }
+
+// SignRecord signs a payment record as its settler: it sets r.Settler to
+// the signer's account and r.Sig to the signature for the signer's chain.
+func (s *Signer) SignRecord(r *PaymentRecord) error { return SignRecord(s.priv, s.chainID, r) }

@@ -52,11 +52,19 @@ type Proposal struct {
 	Rebind   *NameProposal `cbor:"7,keyasint,omitempty" json:"rebind,omitempty"`
 }
 
-// Escrow is a buyer's spend escrow.
+// Escrow is a buyer's spend escrow with one settler (a gateway account,
+// or the payer itself): records signed by the settler draw on it.
+// Withdrawals wait WithdrawDelayBlocks in Pending before they pay out.
 type Escrow struct {
-	Balance uint64    `cbor:"1,keyasint" json:"balance"`
+	Balance uint64    `cbor:"1,keyasint" json:"balance"` // includes pending withdrawals
 	Settler AccountID `cbor:"2,keyasint" json:"settler"`
+	Pending uint64    `cbor:"3,keyasint,omitempty" json:"pending,omitempty"`       // withdrawn, not yet paid out
+	Unlock  int64     `cbor:"4,keyasint,omitempty" json:"unlock_height,omitempty"` // height Pending pays out from
 }
+
+// Available is what new records may still draw: balance − pending
+// withdrawals.
+func (e Escrow) Available() uint64 { return e.Balance - min(e.Pending, e.Balance) }
 
 // SettledRecord is a payment record as stored, with where it settled.
 // Record.Receipt is never stored; ReceiptChecked says settlement verified
@@ -66,6 +74,7 @@ type SettledRecord struct {
 	Height         int64         `cbor:"2,keyasint" json:"height"`
 	TxHash         Hash32        `cbor:"3,keyasint" json:"tx_hash"`
 	ReceiptChecked bool          `cbor:"4,keyasint,omitempty" json:"receipt_checked,omitempty"`
+	Fee            uint64        `cbor:"5,keyasint,omitempty" json:"fee,omitempty"` // FeePerRecord taken from the provider's credit
 }
 
 // HourTally sums the verdicts on one provider for one hour.
@@ -123,8 +132,18 @@ func KeyProposal(id uint64) []byte { return cat("g/", u64(id)) }
 
 func keyProposalVote(id uint64, v AccountID) []byte { return cat("h/", u64(id), v[:]) }
 
-// KeyEscrow is the state key of a payer's escrow.
-func KeyEscrow(payer AccountID) []byte { return cat("e/", payer[:]) }
+// KeyEscrow is the state key of the escrow of payer with settler:
+// "e/" ‖ payer ‖ settler, so a payer's escrows are one key range.
+func KeyEscrow(payer, settler AccountID) []byte { return cat("e/", payer[:], settler[:]) }
+
+// EscrowRange returns the first and last possible escrow keys of payer.
+func EscrowRange(payer AccountID) (first, last []byte) {
+	var hi AccountID
+	for i := range hi {
+		hi[i] = 0xff
+	}
+	return KeyEscrow(payer, AccountID{}), KeyEscrow(payer, hi)
+}
 
 // KeyRecord is the state key of a settled payment record.
 func KeyRecord(payer AccountID, requestDigest Hash32) []byte {
@@ -136,10 +155,40 @@ func KeyRecord(payer AccountID, requestDigest Hash32) []byte {
 // request digest, 74 bytes, mapping to RecordIndexValue of the record. The
 // index lets a range proof show every record a payer settled in a span of
 // heights, and nothing else. Its prefix must stay the greatest of all key
-// prefixes, so the key after an index entry is an index entry too (range
-// proofs need edge keys of one length).
+// prefixes but "y/" (KeyProviderRecordIndex, keys of the same length), so
+// the key after an index entry is an index entry too (range proofs need
+// edge keys of one length).
 func KeyRecordIndex(payer AccountID, height int64, requestDigest Hash32) []byte {
 	return cat("x/", payer[:], u64(uint64(height)), requestDigest[:])
+}
+
+// KeyProviderRecordIndex is the state key of a settled record's entry in
+// the per-provider, per-height index: "y/" ‖ machine ‖ height (8,
+// big-endian) ‖ SHA-256(payer ‖ request digest), 74 bytes like a payer
+// index entry, mapping to ProviderRecordIndexValue. "y/" is the greatest
+// key prefix, and
+// both indexes have keys of one length, so range proofs over either have
+// edge keys of one length.
+func KeyProviderRecordIndex(m identity.MachineID, height int64, payer AccountID, requestDigest Hash32) []byte {
+	d := sha256.Sum256(cat("", payer[:], requestDigest[:]))
+	return cat("y/", m[:], u64(uint64(height)), d[:])
+}
+
+// ProviderRecordIndexValue is the value of a provider index entry: payer ‖
+// request digest ‖ RecordIndexValue of the record, so the proven entry
+// names the record (under KeyRecord) and its hash.
+func ProviderRecordIndexValue(payer AccountID, requestDigest, recordHash Hash32) []byte {
+	return cat("", payer[:], requestDigest[:], recordHash[:])
+}
+
+// ProviderRecordIndexRange returns the first and last possible index keys
+// of machine m's records settled at heights from..to.
+func ProviderRecordIndexRange(m identity.MachineID, from, to int64) (first, last []byte) {
+	hi := make([]byte, 32)
+	for i := range hi {
+		hi[i] = 0xff
+	}
+	return cat("y/", m[:], u64(uint64(from)), make([]byte, 32)), cat("y/", m[:], u64(uint64(to)), hi)
 }
 
 // RecordIndexRange returns the first and last possible index keys of

@@ -62,7 +62,8 @@ const (
 	KindSLAVerdict       Kind = 12
 	KindNameBind         Kind = 13
 	KindNameProposal     Kind = 14
-	kindEnd                   = 15
+	KindEscrowClaim      Kind = 15
+	kindEnd                   = 16
 )
 
 // Envelope is the wire form of a transaction: the canonical CBOR of a
@@ -136,6 +137,8 @@ func newPayload(k Kind) (any, bool) {
 		return &NameBind{}, true
 	case KindNameProposal:
 		return &NameProposal{}, true
+	case KindEscrowClaim:
+		return &EscrowClaim{}, true
 	}
 	return nil, false
 }
@@ -171,6 +174,8 @@ func kindOf(p any) (Kind, bool) {
 		return KindNameBind, true
 	case *NameProposal:
 		return KindNameProposal, true
+	case *EscrowClaim:
+		return KindEscrowClaim, true
 	}
 	return 0, false
 }

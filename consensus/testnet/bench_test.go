@@ -16,7 +16,7 @@ import (
 // for in a committed block. It also reports the mean block time under that
 // load and with empty blocks.
 func BenchmarkSettlement(b *testing.B) {
-	const perTx = 1000
+	const perTx = 120 // a receipt envelope is ~6 KB; a transaction is at most 1 MB
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	params := consensus.DefaultParams()
@@ -33,11 +33,20 @@ func BenchmarkSettlement(b *testing.B) {
 	defer net.Stop(context.Background())
 	s := newSender(net)
 	n0 := net.Nodes[0]
-	prov, err := testnet.NewProvider()
+	prov, err := testnet.NewMachine(b.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		b.Fatal(err)
 	}
-	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, prov.Register(net.ChainID, id("bench-op"), 1, 0)))
+	defer prov.Close()
+	reg, err := prov.Register(net.ChainID, id("bench-op"), 1, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env, envHash, err := prov.Receipt([]byte("answer"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, reg))
 
 	h0, t0 := n0.App().Height(), time.Now()
 	time.Sleep(2 * time.Second)
@@ -49,8 +58,11 @@ func BenchmarkSettlement(b *testing.B) {
 		for j := range recs {
 			var d consensus.Hash32
 			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
-			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID,
-				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: d}
+			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
+				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: 1 << 40}
+			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
+				b.Fatal(err)
+			}
 		}
 		txs[i] = s.sign(b, buyer, &consensus.Settlement{Records: recs})
 	}
@@ -63,7 +75,7 @@ func BenchmarkSettlement(b *testing.B) {
 	b.ReportMetric(float64(b.N*perTx)/elapsed.Seconds(), "records/s")
 	b.ReportMetric(float64(elapsed.Milliseconds())/float64(max(1, blocks)), "ms/block")
 	b.ReportMetric(float64(emptyBlock.Milliseconds()), "ms/empty-block")
-	if e, _, err := n0.Escrow(ctx, id("bench-buyer")); err != nil || e.Balance != 1<<61-uint64(3*perTx*b.N) {
+	if e, _, err := n0.Escrow(ctx, id("bench-buyer"), id("bench-buyer")); err != nil || e.Balance != 1<<61-uint64(3*perTx*b.N) {
 		b.Fatalf("escrow after %d records: %+v %v", b.N*perTx, e, err)
 	}
 }

@@ -52,9 +52,26 @@ func TestFourValidators(t *testing.T) {
 	next.SurchargeTEE = 4242
 	submit(ctx, t, n0, s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 100}),
 		s.sign(t, buyer, &consensus.EscrowFund{Amount: 10_000}))
-	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)))
-	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{1},
-		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: consensus.Hash32{3}}
+	// paid is a machine with a session, to sign the settled record's receipt.
+	paid, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer paid.Close()
+	paidReg, err := paid.Register(net.ChainID, id("op"), 1000, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paidEnv, paidHash, err := paid.Receipt([]byte("answer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.sign(t, op, paidReg))
+	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: consensus.Hash32{1},
+		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 1 << 40}
+	if err := s.signer(buyer).SignRecord(&rec); err != nil {
+		t.Fatal(err)
+	}
 	submit(ctx, t, n2, s.sign(t, buyer, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}}),
 		s.sign(t, op, &consensus.NameBind{Name: "tenzro-devnet", ModelID: consensus.Hash32{0xd1}, MachineID: prov.MachineID}))
 	submit(ctx, t, n0, s.sign(t, net.Operators[0], &consensus.ParamProposal{Params: next}))
@@ -71,7 +88,7 @@ func TestFourValidators(t *testing.T) {
 		if err := errors.Join(err1, err2, err3); err != nil {
 			t.Fatal(err)
 		}
-		if b.Balance != 100 || o.Balance != 10_000-1000+300 || p != next {
+		if b.Balance != 100 || o.Balance != 10_000-2*1000+300 || p != next {
 			t.Fatalf("node %d: bob %+v operator %+v params %+v", i, b, o, p)
 		}
 		model, by, ok, err := nd.NameRecord(ctx, "tenzro-devnet")
@@ -83,7 +100,7 @@ func TestFourValidators(t *testing.T) {
 
 	// Invalid transactions are refused with their codes; state is unchanged.
 	before, _, _ := n0.Account(ctx, id("buyer"))
-	escrowBefore, _, _ := n0.Escrow(ctx, id("buyer"))
+	escrowBefore, _, _ := n0.Escrow(ctx, id("buyer"), id("buyer"))
 	good := s.sign(t, buyer, &consensus.Transfer{To: id("bob"), Amount: 1})
 	s.nonces[id("buyer")]--
 	badSig := append([]byte(nil), good...)
@@ -92,8 +109,7 @@ func TestFourValidators(t *testing.T) {
 	overdraft, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Transfer{To: id("bob"), Amount: 2_000_000})
 	overflow, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Transfer{To: id("rich"), Amount: 6})
 	other, _ := testnet.NewProvider()
-	unknown, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Settlement{Records: []consensus.PaymentRecord{{
-		Payer: id("buyer"), Provider: other.MachineID, Price: 1}}})
+	unknown := consensus.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 1 << 40}
 	stranger, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -103,17 +119,19 @@ func TestFourValidators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreignReceipt, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Settlement{Records: []consensus.PaymentRecord{{
-		Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{0x77}, Price: 1,
-		ReceiptHash: envHash, Receipt: env}}})
+	foreign := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{0x77}, Price: 1,
+		ReceiptHash: envHash, Receipt: env, ExpiryHeight: 1 << 40}
+	for _, r := range []*consensus.PaymentRecord{&unknown, &foreign} {
+		if err := s.signer(buyer).SignRecord(r); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for name, tc := range map[string]struct {
 		raw  []byte
 		code consensus.Code
 	}{
 		"bad signature": {badSig, consensus.CodeBadSignature}, "replayed nonce": {stale, consensus.CodeStaleNonce},
 		"overdraft": {overdraft, consensus.CodeOverdraft}, "overflow": {overflow, consensus.CodeOverflow},
-		"unknown provider":             {unknown, consensus.CodeUnknownProvider},
-		"receipt from another machine": {foreignReceipt, consensus.CodeWrongMachine},
 	} {
 		_, err := n0.BroadcastTx(ctx, tc.raw)
 		if got := consensus.CodeOf(err); got != tc.code {
@@ -125,10 +143,21 @@ func TestFourValidators(t *testing.T) {
 	}
 	for i, nd := range net.Running() {
 		after, _, _ := nd.Account(ctx, id("buyer"))
-		escrowAfter, _, _ := nd.Escrow(ctx, id("buyer"))
+		escrowAfter, _, _ := nd.Escrow(ctx, id("buyer"), id("buyer"))
 		if after != before || escrowAfter != escrowBefore {
 			t.Fatalf("node %d: buyer %+v escrow %+v changed from %+v %+v", i, after, escrowAfter, before, escrowBefore)
 		}
+	}
+	// Records of an unknown provider or with another machine's receipt are
+	// skipped and reported; the escrow does not move.
+	skipped := submit(ctx, t, n0, s.sign(t, buyer, &consensus.Settlement{Records: []consensus.PaymentRecord{unknown, foreign}}))
+	rep, err := consensus.DecodeSettleReport(skipped[0].Data)
+	if err != nil || rep.Settled != 0 || len(rep.Skipped) != 2 || rep.Skipped[0].Code != consensus.CodeUnknownProvider ||
+		rep.Skipped[1].Code != consensus.CodeWrongMachine {
+		t.Fatalf("settle report %+v (%v), want both records skipped: unknown provider, wrong machine", rep, err)
+	}
+	if e, _, _ := n0.Escrow(ctx, id("buyer"), id("buyer")); e != escrowBefore {
+		t.Fatalf("skipped records moved the escrow: %+v -> %+v", escrowBefore, e)
 	}
 
 	// Standing: hours 4 and 5 of the window 4..9 unavailable (k = 2 of N = 6).

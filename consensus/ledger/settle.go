@@ -1,0 +1,118 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+// settle applies payment records one by one. A structurally malformed
+// settlement never gets here (DecodeTx refuses it whole). A record that
+// fails a stateful check (duplicate, signature, expiry, receipt (required:
+// a record without one is skipped with CodeBadReceipt), escrow
+// coverage, unknown escrow or provider) is skipped: its writes are
+// dropped, and its index and code go into the transaction's SettleReport,
+// so resubmitting a batch after a crash is safe and one bad record does not
+// block the others. Only a store failure fails the transaction.
+func (r *txRun) settle(s *Settlement) error {
+	chainID, err := r.chainID()
+	if err != nil {
+		return err
+	}
+	receipts := newReceiptChecker(r.blk.Time, r.blk.sigs)
+	var rep SettleReport
+	for i := range s.Records {
+		rec := &s.Records[i]
+		ro := NewOverlay(r.st)
+		err := r.settleOne(ro, chainID, receipts, i, rec)
+		var te *TxError
+		switch {
+		case err == nil:
+			ro.Flush()
+			rep.Settled++
+		case errors.As(err, &te):
+			rep.skip(i, te)
+		default:
+			return err
+		}
+	}
+	data, err := cborx.Marshal(rep)
+	if err != nil {
+		return fmt.Errorf("ledger: encode settle report: %w", err)
+	}
+	r.data, r.log = data, rep.String()
+	return nil
+}
+
+// settleOne checks and applies one record on st; a *TxError means the
+// record is skipped.
+func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker, i int, rec *PaymentRecord) error {
+	if rec.ExpiryHeight < r.blk.Height {
+		return reject(CodeExpiredRecord, "record %d: expired at height %d, block is %d", i, rec.ExpiryHeight, r.blk.Height)
+	}
+	key := KeyRecord(rec.Payer, rec.RequestDigest)
+	seen, err := st.Get(key)
+	if err != nil {
+		return err
+	}
+	if seen != nil {
+		return reject(CodeDuplicateRecord, "record %d: request %s of %s already settled", i, rec.RequestDigest, rec.Payer)
+	}
+	ekey := KeyEscrow(rec.Payer, rec.Settler)
+	var e Escrow
+	ok, err := Load(st, ekey, &e)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return reject(CodeUnknownEscrow, "record %d: payer %s has no escrow with settler %s", i, rec.Payer, rec.Settler)
+	}
+	sb, err := RecordSigningBytes(chainID, rec)
+	if err != nil {
+		return err
+	}
+	if err := r.blk.sigs.verify(sigKey('r', sb, rec.Sig), func() error { return rec.verifySigBytes(chainID, sb) }); err != nil {
+		return reject(CodeBadRecordSig, "record %d: %v", i, err)
+	}
+	prov, err := r.providerIn(st, rec.Provider)
+	if err != nil {
+		if CodeOf(err) == CodeUnknownProvider {
+			return reject(CodeUnknownProvider, "record %d: machine %s is not registered", i, rec.Provider)
+		}
+		return err
+	}
+	if len(rec.Receipt) == 0 {
+		return reject(CodeBadReceipt, "record %d: no receipt envelope (required)", i)
+	}
+	if err := receipts.check(i, rec, prov.MachineID); err != nil {
+		return err
+	}
+	if rec.Price > e.Available() {
+		return reject(CodeOverdraft, "record %d: price %d over the escrow's available %d", i, rec.Price, e.Available())
+	}
+	if e.Balance, err = sub(e.Balance, rec.Price, "escrow"); err != nil {
+		return err
+	}
+	if err := Save(st, ekey, e); err != nil {
+		return err
+	}
+	fee := min(r.params.FeePerRecord, rec.Price)
+	if err := creditIn(st, prov.Operator, rec.Price-fee, "payment"); err != nil {
+		return err
+	}
+	if err := creditIn(st, FeePoolAccount, fee, "record fee"); err != nil {
+		return err
+	}
+	stored := SettledRecord{Record: *rec, Height: r.blk.Height, TxHash: r.tx.Hash, ReceiptChecked: true, Fee: fee}
+	stored.Record.Receipt = nil
+	enc, err := cborx.Marshal(stored)
+	if err != nil {
+		return fmt.Errorf("ledger: encode record %d: %w", i, err)
+	}
+	idx := RecordIndexValue(enc)
+	st.Set(key, enc)
+	st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
+	st.Set(KeyProviderRecordIndex(rec.Provider, r.blk.Height, rec.Payer, rec.RequestDigest), ProviderRecordIndexValue(rec.Payer, rec.RequestDigest, idx))
+	return nil
+}

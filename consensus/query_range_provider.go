@@ -1,0 +1,148 @@
+package consensus
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	abci "github.com/cometbft/cometbft/abci/types"
+	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
+	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// ProviderRecordRange is a provider machine's complete list of payment
+// records settled at heights From..To, as of the state after block Height,
+// with the range proof of their provider index entries (see
+// ledger.KeyProviderRecordIndex) against that state's root: the
+// provider's evidence of what it was paid.
+type ProviderRecordRange struct {
+	Machine  identity.MachineID
+	From, To int64
+	Height   int64
+	Records  []SettledRecord
+	Proof    RangeProof
+}
+
+// queryProviderRange answers providerrange/<machine>/<from>/<to>.
+func queryProviderRange(t *trie.Trie, machineHex, fromS, toS string) (*abci.QueryResponse, error) {
+	m, err := parseMachine(machineHex)
+	if err != nil {
+		return nil, err
+	}
+	from, err1 := strconv.ParseInt(fromS, 10, 64)
+	to, err2 := strconv.ParseInt(toS, 10, 64)
+	if err1 != nil || err2 != nil || from < 1 || to < from {
+		return nil, reject(CodeMalformed, "provider record range %q..%q: want 1 <= from <= to", fromS, toS)
+	}
+	first, last := ledger.ProviderRecordIndexRange(m, from, to)
+	p, err := proveRange(t, first, last)
+	if err != nil {
+		return nil, err
+	}
+	var recs []SettledRecord
+	for i, k := range p.Keys {
+		if len(k) != len(first) || string(k[:34]) != string(first[:34]) || string(k) > string(last) {
+			continue // the successor entry
+		}
+		v := p.Values[i]
+		if len(v) != 96 {
+			return nil, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
+		}
+		var payer AccountID
+		var d Hash32
+		copy(payer[:], v[:32])
+		copy(d[:], v[32:64])
+		var sr SettledRecord
+		ok, err := ledger.Load(ledger.NewTrieKV(t), KeyRecord(payer, d), &sr)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("consensus: provider index entry %x has no record", k)
+		}
+		recs = append(recs, sr)
+	}
+	value, err := cborx.Marshal(recs)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: encode records: %w", err)
+	}
+	data, err := cborx.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: encode range proof: %w", err)
+	}
+	op := cmtcrypto.ProofOp{Type: RangeProofOpType, Key: first, Data: data}
+	return &abci.QueryResponse{Key: first, Value: value, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
+}
+
+// ProviderRecordRange returns machine m's records settled at heights
+// from..to as of the state after block height (0 = latest committed; it
+// must be >= to), with their range proof. It does not verify the proof;
+// VerifyProviderRecordRange does.
+func (n *Node) ProviderRecordRange(ctx context.Context, m identity.MachineID, from, to, height int64) (ProviderRecordRange, error) {
+	path := fmt.Sprintf("providerrange/%s/%d/%d", m, from, to)
+	r, err := n.Query(ctx, path, height)
+	if err != nil {
+		return ProviderRecordRange{}, err
+	}
+	if r.Height < to {
+		return ProviderRecordRange{}, fmt.Errorf("consensus: state height %d is below the range end %d", r.Height, to)
+	}
+	out, err := ParseProviderRecordRange(m, from, to, r.Height, r.Value, r.Proof)
+	if err != nil {
+		return out, fmt.Errorf("consensus: %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// ParseProviderRecordRange decodes the answer to a providerrange query made
+// at height. It does not verify the proof.
+func ParseProviderRecordRange(m identity.MachineID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (ProviderRecordRange, error) {
+	out := ProviderRecordRange{Machine: m, From: from, To: to, Height: height}
+	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, &out.Records); err != nil {
+		return out, fmt.Errorf("consensus: records: %w", err)
+	}
+	if len(ops) != 1 || ops[0].Type != RangeProofOpType {
+		return out, fmt.Errorf("consensus: want one %s proof op, got %d", RangeProofOpType, len(ops))
+	}
+	if err := cborx.UnmarshalCanonical(ops[0].Data, maxRangeResponse, &out.Proof); err != nil {
+		return out, fmt.Errorf("consensus: range proof: %w", err)
+	}
+	return out, nil
+}
+
+// VerifyProviderRecordRange checks pr against root (the app hash of the
+// header committing to the state after pr.Height): the proof must cover
+// exactly the machine's index range From..To and pr.Records must be
+// exactly the records the proven entries name, in order, each hashing to
+// its entry. It returns nil only if the records are all, and only, the
+// records settled to that machine at those heights.
+func VerifyProviderRecordRange(root []byte, pr ProviderRecordRange) error {
+	first, last := ledger.ProviderRecordIndexRange(pr.Machine, pr.From, pr.To)
+	keys, values, err := VerifyRange(root, first, last, pr.Proof)
+	if err != nil {
+		return err
+	}
+	if len(keys) != len(pr.Records) {
+		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(pr.Records), len(keys))
+	}
+	for i, sr := range pr.Records {
+		if sr.Record.Provider != pr.Machine {
+			return fmt.Errorf("%w: record %d is of machine %s, not %s", ErrForeignRecord, i, sr.Record.Provider, pr.Machine)
+		}
+		enc, err := cborx.Marshal(sr)
+		if err != nil {
+			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
+		}
+		want := ledger.KeyProviderRecordIndex(sr.Record.Provider, sr.Height, sr.Record.Payer, sr.Record.RequestDigest)
+		v := ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, RecordIndexValue(enc))
+		if string(keys[i]) != string(want) || string(values[i]) != string(v) {
+			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
+				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])
+		}
+	}
+	return nil
+}
