@@ -110,6 +110,21 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_listValidators", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		return c.Validators(ctx)
 	}))
+	s.Register("tenzro_listEscrows", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
+		p, err := rpc.Params[AccountParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		id, err := consensus.ParseAccountID(p.Account)
+		if err != nil {
+			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
+		}
+		es, err := c.Escrows(ctx, id)
+		if es == nil && err == nil {
+			es = []consensus.Escrow{}
+		}
+		return map[string]any{"payer": id.String(), "escrows": es, "height": c.App().Height()}, err
+	}))
 	s.Register("tenzro_listModelNames", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		recs, err := c.NameRecords(ctx)
 		if recs == nil && err == nil {

@@ -78,22 +78,36 @@ fresh account exists once it has received a transfer.`,
 func newTxEscrowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "escrow",
-		Short: "Fund or withdraw the key's spend escrow (what gateways settle calls against)",
-		Long: `A buyer's spend escrow pays for inference: gateways and providers settle
-payment records against it. fund moves micro-units from the account's balance
-into it (optionally naming the gateway account allowed to settle); withdraw
-moves them back.`,
+		Short: "Fund, withdraw or claim a spend escrow (what gateways settle calls against)",
+		Long: `A buyer's spend escrow pays for inference: each escrow belongs to one
+(payer, settler) pair, the settler being the gateway account whose signed
+payment records draw on it (default: the payer itself). fund moves
+micro-units from the account's balance into it; withdraw starts taking them
+back, which pays out only after the chain's withdraw delay (param
+withdraw_delay_blocks), so records already signed against the escrow stay
+covered; claim pays out a withdrawal once it has unlocked.`,
+	}
+	// settlerOf parses --settler; "" is the zero account: the payer's own.
+	settlerOf := func(s string) (consensus.AccountID, error) {
+		if s == "" {
+			return consensus.AccountID{}, nil
+		}
+		id, err := consensus.ParseAccountID(s)
+		if err != nil {
+			return id, fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", s, err)
+		}
+		return id, nil
 	}
 	var (
-		fo      txOpts
-		famount amountFlag
-		settler string
+		fo       txOpts
+		famount  amountFlag
+		fsettler string
 	)
 	fund := &cobra.Command{
 		Use:   "fund --key FILE --amount N [--settler ACCOUNT]",
-		Short: "Move micro-units from the balance into the spend escrow",
+		Short: "Move micro-units from the balance into the (you, settler) escrow",
 		Example: `  tenzrod tx escrow fund --key buyer.key --amount 1_000_000
-  # let the gateway account settle against it
+  # the escrow a gateway account settles calls against
   tenzrod tx escrow fund --key buyer.key --amount 1_000_000 --settler 3f…e1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -101,38 +115,40 @@ moves them back.`,
 			if err != nil {
 				return err
 			}
-			p := &consensus.EscrowFund{Amount: amt}
-			if settler != "" {
-				if p.Settler, err = consensus.ParseAccountID(settler); err != nil {
-					return fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", settler, err)
-				}
+			st, err := settlerOf(fsettler)
+			if err != nil {
+				return err
 			}
 			s, err := fo.open(cmd)
 			if err != nil {
 				return err
 			}
-			what := fmt.Sprintf("escrow fund %d micro-units", amt)
-			if settler != "" {
-				what += ", settler " + p.Settler.String()
-			}
-			return s.submit(what, p)
+			return s.submit(fmt.Sprintf("escrow fund %d micro-units, settler %s", amt, fsettlerName(fsettler)),
+				&consensus.EscrowFund{Amount: amt, Settler: st})
 		},
 	}
 	fo.register(fund)
 	fund.Flags().Var(&famount, "amount", "micro-units to move into the escrow, an integer > 0 (required)")
-	fund.Flags().StringVar(&settler, "settler", "", "account ID allowed to settle against the escrow besides you (replaces any earlier one)")
+	fund.Flags().StringVar(&fsettler, "settler", "", "the settler (gateway account ID) of the escrow; default: you")
 
 	var (
-		wo      txOpts
-		wamount amountFlag
+		wo       txOpts
+		wamount  amountFlag
+		wsettler string
 	)
 	withdraw := &cobra.Command{
-		Use:     "withdraw --key FILE --amount N",
-		Short:   "Move micro-units from the spend escrow back to the balance",
-		Example: `  tenzrod tx escrow withdraw --key buyer.key --amount 400000`,
-		Args:    cobra.NoArgs,
+		Use:   "withdraw --key FILE --amount N [--settler ACCOUNT]",
+		Short: "Start moving micro-units from an escrow back to the balance (paid out after the withdraw delay)",
+		Example: `  tenzrod tx escrow withdraw --key buyer.key --amount 400000
+  # later, once it has unlocked:
+  tenzrod tx escrow claim --key buyer.key`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			amt, err := wamount.required("amount")
+			if err != nil {
+				return err
+			}
+			st, err := settlerOf(wsettler)
 			if err != nil {
 				return err
 			}
@@ -140,11 +156,45 @@ moves them back.`,
 			if err != nil {
 				return err
 			}
-			return s.submit(fmt.Sprintf("escrow withdraw %d micro-units", amt), &consensus.EscrowWithdraw{Amount: amt})
+			return s.submit(fmt.Sprintf("escrow withdraw %d micro-units, settler %s", amt, fsettlerName(wsettler)),
+				&consensus.EscrowWithdraw{Amount: amt, Settler: st})
 		},
 	}
 	wo.register(withdraw)
-	withdraw.Flags().Var(&wamount, "amount", "micro-units to move back to the balance, an integer > 0 (required)")
-	cmd.AddCommand(fund, withdraw)
+	withdraw.Flags().Var(&wamount, "amount", "micro-units to withdraw, an integer > 0 (required)")
+	withdraw.Flags().StringVar(&wsettler, "settler", "", "the settler (gateway account ID) of the escrow; default: you")
+
+	var (
+		co       txOpts
+		csettler string
+	)
+	claim := &cobra.Command{
+		Use:     "claim --key FILE [--settler ACCOUNT]",
+		Short:   "Pay out an escrow's unlocked withdrawal to the balance",
+		Example: `  tenzrod tx escrow claim --key buyer.key`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, err := settlerOf(csettler)
+			if err != nil {
+				return err
+			}
+			s, err := co.open(cmd)
+			if err != nil {
+				return err
+			}
+			return s.submit("escrow claim, settler "+fsettlerName(csettler), &consensus.EscrowClaim{Settler: st})
+		},
+	}
+	co.register(claim)
+	claim.Flags().StringVar(&csettler, "settler", "", "the settler (gateway account ID) of the escrow; default: you")
+	cmd.AddCommand(fund, withdraw, claim)
 	return cmd
+}
+
+// fsettlerName is how a --settler value reads in a summary.
+func fsettlerName(s string) string {
+	if s == "" {
+		return "yourself"
+	}
+	return s
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"crypto/ed25519"
+	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
@@ -80,14 +80,15 @@ func (n *txNet) balance(t *testing.T, id consensus.AccountID) uint64 {
 	return v.Balance
 }
 
-// escrow is the account's spend escrow balance in the node's chain state.
-func (n *txNet) escrow(t *testing.T, id consensus.AccountID) uint64 {
+// escrow is the account's own spend escrow (settler: itself) in the
+// node's chain state.
+func (n *txNet) escrow(t *testing.T, id consensus.AccountID) consensus.Escrow {
 	t.Helper()
-	e, _, err := n.node.Chain().Escrow(context.Background(), id)
+	e, _, err := n.node.Chain().Escrow(context.Background(), id, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.Balance
+	return e
 }
 
 // newAccount writes a fresh account key with `keys account new`.
@@ -167,14 +168,19 @@ func TestTxMoney(t *testing.T) {
 	t.Run("escrow", func(t *testing.T) {
 		b0 := n.balance(t, n.buyer)
 		mustTx(t, "escrow", "fund", "--api", n.api, "--key", n.buyerKey, "--amount", "700000")
-		if e, b := n.escrow(t, n.buyer), n.balance(t, n.buyer); e != 700_000 || b != b0-700_000 {
-			t.Fatalf("after fund: escrow %d balance %d, want 700000 and %d", e, b, b0-700_000)
+		if e, b := n.escrow(t, n.buyer), n.balance(t, n.buyer); e.Balance != 700_000 || b != b0-700_000 {
+			t.Fatalf("after fund: escrow %+v balance %d, want 700000 and %d", e, b, b0-700_000)
 		}
+		// A withdrawal waits out the chain's delay: pending, not yet paid.
 		mustTx(t, "escrow", "withdraw", "--api", n.api, "--key", n.buyerKey, "--amount", "250000")
-		if e, b := n.escrow(t, n.buyer), n.balance(t, n.buyer); e != 450_000 || b != b0-450_000 {
-			t.Fatalf("after withdraw: escrow %d balance %d, want 450000 and %d", e, b, b0-450_000)
+		if e, b := n.escrow(t, n.buyer), n.balance(t, n.buyer); e.Balance != 700_000 || e.Pending != 250_000 || e.Available() != 450_000 || b != b0-700_000 {
+			t.Fatalf("after withdraw: escrow %+v balance %d, want 250000 pending of 700000 and %d", e, b, b0-700_000)
 		}
-		out, err := runCLI(t, "tx", "escrow", "withdraw", "--api", n.api, "--key", n.buyerKey, "--amount", "450001")
+		out, err := runCLI(t, "tx", "escrow", "claim", "--api", n.api, "--key", n.buyerKey)
+		if err == nil || !strings.Contains(err.Error(), "unlocks at height") {
+			t.Fatalf("claiming before the unlock: %v\n%s", err, out)
+		}
+		out, err = runCLI(t, "tx", "escrow", "withdraw", "--api", n.api, "--key", n.buyerKey, "--amount", "450001")
 		if err == nil || !strings.Contains(err.Error(), "(overdraft)") {
 			t.Fatalf("withdrawing more than the escrow: %v\n%s", err, out)
 		}

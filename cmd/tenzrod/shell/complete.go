@@ -28,7 +28,7 @@ var knownMethods = []string{
 	"tenzro_listProviders", "tenzro_findProviders", "tenzro_listModels",
 	"tenzro_quoteInference", "tenzro_getRouterMetrics", "tenzro_getReceipt",
 	"tenzro_verifyReceipt", "tenzro_getPriceFeed", "tenzro_getStanding",
-	"tenzro_getAccount", "tenzro_listValidators", "tenzro_getParams", "tenzro_listModelNames",
+	"tenzro_getAccount", "tenzro_listValidators", "tenzro_getParams", "tenzro_listModelNames", "tenzro_listEscrows",
 	"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack",
 }
 
