@@ -68,18 +68,30 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	prov, err := testnet.NewProvider()
+	prov, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prov.Close()
+	reg, err := prov.Register(net.ChainID, consensus.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	node := net.Nodes[0]
 	var opNonce, buyerNonce uint64
-	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, prov.Register(net.ChainID, consensus.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0))
+	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, reg)
 	from := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &consensus.EscrowFund{Amount: 100_000})
 	recs := make([]consensus.PaymentRecord, 3)
 	for i := range recs {
-		recs[i] = consensus.PaymentRecord{Payer: buyer, Provider: prov.MachineID, RequestDigest: consensus.Hash32{byte(i + 1)},
-			QuoteDigest: consensus.Hash32{0xcc}, Price: uint64(100 * (i + 1))}
+		recs[i] = consensus.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: consensus.Hash32{byte(i + 1)},
+			QuoteDigest: consensus.Hash32{0xcc}, Price: uint64(100 * (i + 1)), ExpiryHeight: 1 << 40}
+		// Receipts are required, and the buyer settles its own escrow.
+		if recs[i].Receipt, recs[i].ReceiptHash, err = prov.Receipt(recs[i].RequestDigest[:]); err != nil {
+			t.Fatal(err)
+		}
+		if err := consensus.NewSigner(buyerKey, net.ChainID).SignRecord(&recs[i]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	to := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &consensus.Settlement{Records: recs})
 
