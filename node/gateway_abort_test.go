@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestGatewayBuyerLeavesMidStream: a buyer who disconnects after a few
@@ -20,10 +24,44 @@ import (
 // count against the provider. (The stop itself, and a provider that sends
 // no receipt, are unit-tested in router/gateway.)
 func TestGatewayBuyerLeavesMidStream(t *testing.T) {
-	gw, ps := testMarket(t, 1)
+	t.Run("embedded", func(t *testing.T) {
+		gw, ps := testMarket(t, 1)
+		buyerLeaves(t, gw, ps[0], DevnetModelName)
+	})
+	t.Run("upstream", func(t *testing.T) {
+		// An engine outside the system that streams a word every 20 ms
+		// until the provider hangs up.
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := 0; i < 1500; i++ {
+				if _, err := fmt.Fprint(w, sseChunk(fakeWord(i), "")); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			fmt.Fprint(w, sseChunk("", "length"), "data: [DONE]\n\n")
+		}))
+		t.Cleanup(slow.Close)
+		_, id := testModelDir(t)
+		gw, ps := testMarketServing(t, 1, ModelConfig{Name: "fronted", Engine: EngineUpstream, ID: id,
+			UpstreamURL: slow.URL + "/v1", UpstreamModel: "slow", Verification: []terms.Verification{terms.VerifyNone}})
+		buyerLeaves(t, gw, ps[0], "fronted")
+	})
+}
+
+// buyerLeaves streams a long answer of model from gw, leaves after five
+// chunks and checks that p is paid for the delivered part only.
+func buyerLeaves(t *testing.T, gw, p *Node, model string) {
+	ps := []*Node{p}
 	before, _ := gw.store.Balance("alice")
 	ctx, cancel := context.WithCancel(t.Context())
-	body := `{"model":"` + DevnetModelName + `","messages":[{"role":"user","content":"Write a long story"}],"max_tokens":1500,"stream":true,"tenzro":{"hedge":false}}`
+	body := `{"model":"` + model + `","messages":[{"role":"user","content":"Write a long story"}],"max_tokens":1500,"stream":true,"tenzro":{"hedge":false}}`
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+testToken)
 	resp, err := http.DefaultClient.Do(req)

@@ -184,15 +184,29 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
 	}
 	var sent strings.Builder
+	var delivered int // content pieces written
 	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
 		text := inference.ValidText(d.Text)
-		sent.WriteString(text)
 		tf := &infer.TokenFrame{Text: text}
 		if req.TopLogProbs > 0 {
 			tf.LogProbs = relayWireLogProbs(d.LogProbs, req.TopLogProbs)
 		}
-		return send(tf)
+		if err := send(tf); err != nil {
+			return err
+		}
+		sent.WriteString(text)
+		if text != "" {
+			delivered++
+		}
+		return nil
 	})
+	if err != nil && infer.Stopped(ctx) {
+		// The buyer left. An upstream reports usage only at the end, so
+		// the receipt claims one output token per piece delivered and no
+		// input: the gateway bills its own counts where it holds the
+		// tokenizer, and never more than crossed the wire.
+		res, err = &upstream.Result{Text: sent.String(), FinishReason: FinishStopped, CompletionTokens: delivered}, nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
