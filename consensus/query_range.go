@@ -37,17 +37,30 @@ func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryRes
 		return nil, reject(CodeMalformed, "record range %q..%q: want 1 <= from <= to", fromS, toS)
 	}
 	first, last := RecordIndexRange(payer, from, to)
+	return proveRecords(t, first, last, func(k, _ []byte) (AccountID, Hash32, error) {
+		var d Hash32
+		copy(d[:], k[42:])
+		return payer, d, nil
+	})
+}
+
+// proveRecords answers a record-range query over the index keys
+// first..last: the range proof of the index entries and, as the value,
+// the settled records they name, located by locate from each entry.
+func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (AccountID, Hash32, error)) (*abci.QueryResponse, error) {
 	p, err := proveRange(t, first, last)
 	if err != nil {
 		return nil, err
 	}
 	var recs []SettledRecord
-	for _, k := range p.Keys {
+	for i, k := range p.Keys {
 		if len(k) != len(first) || string(k[:34]) != string(first[:34]) || string(k) > string(last) {
 			continue // the successor entry
 		}
-		var d Hash32
-		copy(d[:], k[42:])
+		payer, d, err := locate(k, p.Values[i])
+		if err != nil {
+			return nil, err
+		}
 		var sr SettledRecord
 		ok, err := ledger.Load(ledger.NewTrieKV(t), KeyRecord(payer, d), &sr)
 		if err != nil {
@@ -70,6 +83,34 @@ func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryRes
 	return &abci.QueryResponse{Key: first, Value: value, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
 }
 
+// queryRange runs a record-range query at height and checks the state
+// it answered from covers the range end to.
+func (n *Node) queryRange(ctx context.Context, path string, to, height int64) (QueryResult, error) {
+	r, err := n.Query(ctx, path, height)
+	if err != nil {
+		return r, err
+	}
+	if r.Height < to {
+		return r, fmt.Errorf("consensus: state height %d is below the range end %d", r.Height, to)
+	}
+	return r, nil
+}
+
+// parseRangeAnswer decodes a record-range answer's records and its one
+// range proof op.
+func parseRangeAnswer(value []byte, ops []cmtcrypto.ProofOp, recs *[]SettledRecord, proof *RangeProof) error {
+	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, recs); err != nil {
+		return fmt.Errorf("consensus: records: %w", err)
+	}
+	if len(ops) != 1 || ops[0].Type != RangeProofOpType {
+		return fmt.Errorf("consensus: want one %s proof op, got %d", RangeProofOpType, len(ops))
+	}
+	if err := cborx.UnmarshalCanonical(ops[0].Data, maxRangeResponse, proof); err != nil {
+		return fmt.Errorf("consensus: range proof: %w", err)
+	}
+	return nil
+}
+
 // maxRangeResponse bounds a decoded record-range answer and its proof.
 const maxRangeResponse = 64 << 20
 
@@ -79,12 +120,9 @@ const maxRangeResponse = 64 << 20
 // or the evidence package does.
 func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, height int64) (RecordRange, error) {
 	path := fmt.Sprintf("recordrange/%s/%d/%d", payer, from, to)
-	r, err := n.Query(ctx, path, height)
+	r, err := n.queryRange(ctx, path, to, height)
 	if err != nil {
 		return RecordRange{}, err
-	}
-	if r.Height < to {
-		return RecordRange{}, fmt.Errorf("consensus: state height %d is below the range end %d", r.Height, to)
 	}
 	out, err := ParseRecordRange(payer, from, to, r.Height, r.Value, r.Proof)
 	if err != nil {
@@ -97,16 +135,7 @@ func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, heigh
 // recordrange query made at height. It does not verify the proof.
 func ParseRecordRange(payer AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
 	out := RecordRange{Payer: payer, From: from, To: to, Height: height}
-	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, &out.Records); err != nil {
-		return out, fmt.Errorf("consensus: records: %w", err)
-	}
-	if len(ops) != 1 || ops[0].Type != RangeProofOpType {
-		return out, fmt.Errorf("consensus: want one %s proof op, got %d", RangeProofOpType, len(ops))
-	}
-	if err := cborx.UnmarshalCanonical(ops[0].Data, maxRangeResponse, &out.Proof); err != nil {
-		return out, fmt.Errorf("consensus: range proof: %w", err)
-	}
-	return out, nil
+	return out, parseRangeAnswer(value, ops, &out.Records, &out.Proof)
 }
 
 // VerifyRecordRange checks rr against root (the app hash of the header

@@ -39,43 +39,16 @@ func queryProviderRange(t *trie.Trie, machineHex, fromS, toS string) (*abci.Quer
 		return nil, reject(CodeMalformed, "provider record range %q..%q: want 1 <= from <= to", fromS, toS)
 	}
 	first, last := ledger.ProviderRecordIndexRange(m, from, to)
-	p, err := proveRange(t, first, last)
-	if err != nil {
-		return nil, err
-	}
-	var recs []SettledRecord
-	for i, k := range p.Keys {
-		if len(k) != len(first) || string(k[:34]) != string(first[:34]) || string(k) > string(last) {
-			continue // the successor entry
-		}
-		v := p.Values[i]
-		if len(v) != 96 {
-			return nil, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
-		}
+	return proveRecords(t, first, last, func(k, v []byte) (AccountID, Hash32, error) {
 		var payer AccountID
 		var d Hash32
+		if len(v) != 96 {
+			return payer, d, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
+		}
 		copy(payer[:], v[:32])
 		copy(d[:], v[32:64])
-		var sr SettledRecord
-		ok, err := ledger.Load(ledger.NewTrieKV(t), KeyRecord(payer, d), &sr)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("consensus: provider index entry %x has no record", k)
-		}
-		recs = append(recs, sr)
-	}
-	value, err := cborx.Marshal(recs)
-	if err != nil {
-		return nil, fmt.Errorf("consensus: encode records: %w", err)
-	}
-	data, err := cborx.Marshal(p)
-	if err != nil {
-		return nil, fmt.Errorf("consensus: encode range proof: %w", err)
-	}
-	op := cmtcrypto.ProofOp{Type: RangeProofOpType, Key: first, Data: data}
-	return &abci.QueryResponse{Key: first, Value: value, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
+		return payer, d, nil
+	})
 }
 
 // ProviderRecordRange returns machine m's records settled at heights
@@ -84,12 +57,9 @@ func queryProviderRange(t *trie.Trie, machineHex, fromS, toS string) (*abci.Quer
 // VerifyProviderRecordRange does.
 func (n *Node) ProviderRecordRange(ctx context.Context, m identity.MachineID, from, to, height int64) (ProviderRecordRange, error) {
 	path := fmt.Sprintf("providerrange/%s/%d/%d", m, from, to)
-	r, err := n.Query(ctx, path, height)
+	r, err := n.queryRange(ctx, path, to, height)
 	if err != nil {
 		return ProviderRecordRange{}, err
-	}
-	if r.Height < to {
-		return ProviderRecordRange{}, fmt.Errorf("consensus: state height %d is below the range end %d", r.Height, to)
 	}
 	out, err := ParseProviderRecordRange(m, from, to, r.Height, r.Value, r.Proof)
 	if err != nil {
@@ -102,16 +72,7 @@ func (n *Node) ProviderRecordRange(ctx context.Context, m identity.MachineID, fr
 // at height. It does not verify the proof.
 func ParseProviderRecordRange(m identity.MachineID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (ProviderRecordRange, error) {
 	out := ProviderRecordRange{Machine: m, From: from, To: to, Height: height}
-	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, &out.Records); err != nil {
-		return out, fmt.Errorf("consensus: records: %w", err)
-	}
-	if len(ops) != 1 || ops[0].Type != RangeProofOpType {
-		return out, fmt.Errorf("consensus: want one %s proof op, got %d", RangeProofOpType, len(ops))
-	}
-	if err := cborx.UnmarshalCanonical(ops[0].Data, maxRangeResponse, &out.Proof); err != nil {
-		return out, fmt.Errorf("consensus: range proof: %w", err)
-	}
-	return out, nil
+	return out, parseRangeAnswer(value, ops, &out.Records, &out.Proof)
 }
 
 // VerifyProviderRecordRange checks pr against root (the app hash of the
