@@ -1,0 +1,113 @@
+package payment
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/p2p"
+)
+
+// DefaultClientTimeout bounds one frame's exchange when ctx has no
+// earlier deadline: the server's default Timeout plus the ack's write.
+const DefaultClientTimeout = DefaultTimeout + 2*writeGrace
+
+// Deliver sends recs to provider p on network, in frames of at most
+// MaxRecords, one stream per frame, and returns one Result per record in
+// order.
+//
+// A record failing CheckRecord is not sent: its result is CodeMalformed.
+// err reports a transport failure (the stream could not be opened, broke,
+// was reset, or answered a malformed ack) or ctx ending: nothing is known
+// acked for the frame it happened in, so its records and those of the
+// frames not attempted after it get CodeRetry results. The results of the
+// frames answered before it stand; results always holds len(recs)
+// entries.
+func Deliver(ctx context.Context, h host.Host, network string, p peer.ID, recs []ledger.PaymentRecord) ([]Result, error) {
+	results := make([]Result, len(recs))
+	var idx []int // indexes of the records to send
+	for i := range recs {
+		if err := CheckRecord(&recs[i]); err != nil {
+			results[i] = Result{Code: CodeMalformed, Reason: clip(err.Error())}
+			continue
+		}
+		idx = append(idx, i)
+	}
+	for len(idx) > 0 {
+		n := min(len(idx), MaxRecords)
+		chunk := idx[:n]
+		frame := &Delivery{Network: network, Records: make([]ledger.PaymentRecord, n)}
+		for j, i := range chunk {
+			frame.Records[j] = recs[i]
+		}
+		got, err := exchange(ctx, h, p, frame)
+		if err != nil {
+			for _, i := range idx {
+				results[i] = Result{Code: CodeRetry, Reason: clip(err.Error())}
+			}
+			return results, err
+		}
+		for j, i := range chunk {
+			results[i] = got[j]
+		}
+		idx = idx[n:]
+	}
+	return results, nil
+}
+
+// exchange sends one delivery frame on a new stream and reads its ack.
+func exchange(ctx context.Context, h host.Host, p peer.ID, d *Delivery) ([]Result, error) {
+	payload, err := encodeDelivery(d)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("payment: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultClientTimeout)
+	defer cancel()
+	s, err := h.NewStream(ctx, p, ProtocolID)
+	if err != nil {
+		return nil, fmt.Errorf("payment: open stream to %s: %w", p, err)
+	}
+	if err := s.Scope().SetService(ServiceName); err != nil {
+		_ = s.Reset()
+		return nil, fmt.Errorf("payment: attach stream to service: %w", err)
+	}
+	deadline, _ := ctx.Deadline()
+	_ = s.SetDeadline(deadline)
+	// Ending ctx resets the stream, which unblocks the write or the read.
+	stop := context.AfterFunc(ctx, func() { _ = s.Reset() })
+	defer stop()
+
+	fail := func(what string, err error) ([]Result, error) {
+		_ = s.Reset()
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrMalformedAck) {
+			return nil, fmt.Errorf("payment: %s: %w", what, context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("payment: %s: %w", what, err)
+	}
+	start := time.Now()
+	if err := p2p.WriteFrame(s, payload); err != nil {
+		return fail("send delivery", err)
+	}
+	if err := s.CloseWrite(); err != nil {
+		return fail("close write", err)
+	}
+	b, err := p2p.ReadFrame(bufio.NewReader(s), MaxAckSize)
+	if err != nil {
+		return fail(fmt.Sprintf("read ack after %s", time.Since(start).Round(time.Millisecond)), err)
+	}
+	a, err := DecodeAck(b, len(d.Records))
+	if err != nil {
+		return fail("decode ack", err)
+	}
+	_ = s.Close()
+	return a.Results, nil
+}

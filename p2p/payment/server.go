@@ -1,0 +1,197 @@
+package payment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// Sink persists the records a provider receives. Accept returns nil only
+// once rec is durable; it must be idempotent (a gateway delivers a record
+// again when it did not get the ack). A *Refusal (possibly wrapped) is a
+// permanent refusal: the gateway stops delivering that record. Any other
+// error is transient: the gateway delivers it again later. Accept is
+// called for one record at a time per stream, and concurrently across
+// streams.
+type Sink interface {
+	Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error
+}
+
+// ServerConfig bounds the server side. Zero durations and limits take the
+// defaults.
+type ServerConfig struct {
+	// Network is this node's network name; a delivery naming another is
+	// refused record by record with CodeWrongNetwork. Required.
+	Network string
+	// MaxPerPeer caps one peer's deliveries in progress at once; a stream
+	// beyond it is reset before it is read. Default 4.
+	MaxPerPeer int
+	// MaxConcurrent caps deliveries in progress from all peers; default 64.
+	MaxConcurrent int
+	// Timeout bounds one exchange: reading the delivery, persisting its
+	// records, writing the ack. Records the sink has not reached by then
+	// are answered CodeRetry. Default 30 s.
+	Timeout time.Duration
+}
+
+// Defaults of ServerConfig.
+const (
+	DefaultMaxPerPeer    = 4
+	DefaultMaxConcurrent = 64
+	DefaultTimeout       = 30 * time.Second
+)
+
+// writeGrace bounds the ack write once the exchange's time is up.
+const writeGrace = 2 * time.Second
+
+// Validate checks the configuration.
+func (c ServerConfig) Validate() error {
+	switch {
+	case c.Network == "":
+		return errors.New("payment: server config: network is required")
+	case c.MaxPerPeer < 0:
+		return fmt.Errorf("payment: server config: max_per_peer %d is negative", c.MaxPerPeer)
+	case c.MaxConcurrent < 0:
+		return fmt.Errorf("payment: server config: max_concurrent %d is negative", c.MaxConcurrent)
+	case c.Timeout < 0:
+		return fmt.Errorf("payment: server config: timeout %s is negative", c.Timeout)
+	case c.MaxPerPeer > 0 && c.MaxConcurrent > 0 && c.MaxPerPeer > c.MaxConcurrent:
+		return fmt.Errorf("payment: server config: max_per_peer %d exceeds max_concurrent %d", c.MaxPerPeer, c.MaxConcurrent)
+	}
+	return nil
+}
+
+func (c ServerConfig) withDefaults() ServerConfig {
+	if c.MaxPerPeer == 0 {
+		c.MaxPerPeer = DefaultMaxPerPeer
+	}
+	if c.MaxConcurrent == 0 {
+		c.MaxConcurrent = max(DefaultMaxConcurrent, c.MaxPerPeer)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	return c
+}
+
+// Stats counts what the server did since it was made.
+type Stats struct {
+	Deliveries uint64 // frames answered with an ack
+	Accepted   uint64 // records the sink persisted
+	Refused    uint64 // records refused permanently (wrong network, malformed, by the sink)
+	Transient  uint64 // records answered CodeRetry
+	Reset      uint64 // streams reset: malformed or oversized frames, over a limit, broken
+}
+
+type counters struct{ deliveries, accepted, refused, transient, reset atomic.Uint64 }
+
+// Server serves ProtocolID on a host, passing each received record to its
+// Sink.
+type Server struct {
+	h    host.Host
+	cfg  ServerConfig
+	sink Sink
+	log  *slog.Logger
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	stats  counters
+
+	mu      sync.Mutex
+	state   int // 0 new, 1 started, 2 stopped
+	active  int
+	perPeer map[peer.ID]int
+	wg      sync.WaitGroup
+}
+
+// NewServer makes a server; Start registers it on h.
+func NewServer(h host.Host, cfg ServerConfig, sink Sink, log *slog.Logger) (*Server, error) {
+	if h == nil {
+		return nil, errors.New("payment: server needs a host")
+	}
+	if sink == nil {
+		return nil, errors.New("payment: server needs a sink")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{h: h, cfg: cfg.withDefaults(), sink: sink, log: log.With("protocol", ProtocolID),
+		ctx: ctx, cancel: cancel, perPeer: map[peer.ID]int{}}, nil
+}
+
+// Start registers the stream handler. A server starts once.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != 0 {
+		return errors.New("payment: server already started or stopped")
+	}
+	s.state = 1
+	s.h.SetStreamHandler(ProtocolID, s.handle)
+	return nil
+}
+
+// Stop removes the stream handler, cancels the deliveries in progress
+// (their remaining records are answered CodeRetry) and waits for them. A
+// second Stop does nothing.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	if s.state == 2 {
+		s.mu.Unlock()
+		return
+	}
+	started := s.state == 1
+	s.state = 2
+	s.mu.Unlock()
+	if started {
+		s.h.RemoveStreamHandler(ProtocolID)
+	}
+	s.cancel()
+	s.wg.Wait()
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() Stats {
+	return Stats{Deliveries: s.stats.deliveries.Load(), Accepted: s.stats.accepted.Load(),
+		Refused: s.stats.refused.Load(), Transient: s.stats.transient.Load(), Reset: s.stats.reset.Load()}
+}
+
+// admit takes a delivery slot for p; release gives it back. It fails when
+// the server is stopped or p or all peers are at their limit.
+func (s *Server) admit(p peer.ID) (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.state != 1:
+		return nil, errors.New("server stopped")
+	case s.perPeer[p] >= s.cfg.MaxPerPeer:
+		return nil, fmt.Errorf("peer has %d deliveries in progress, limit %d", s.perPeer[p], s.cfg.MaxPerPeer)
+	case s.active >= s.cfg.MaxConcurrent:
+		return nil, fmt.Errorf("%d deliveries in progress, limit %d", s.active, s.cfg.MaxConcurrent)
+	}
+	s.perPeer[p]++
+	s.active++
+	s.wg.Add(1)
+	return func() {
+		s.mu.Lock()
+		if s.perPeer[p]--; s.perPeer[p] == 0 {
+			delete(s.perPeer, p)
+		}
+		s.active--
+		s.mu.Unlock()
+		s.wg.Done()
+	}, nil
+}
