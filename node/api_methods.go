@@ -74,6 +74,7 @@ const maxTailWait = 30 * time.Second
 func (n *Node) rpcParts() []rpc.Contributor {
 	return []rpc.Contributor{
 		chainAPI{chain: n.chain},
+		paymentsAPI{chain: n.chain},
 		receiptAPI{gateway: n.gateway, store: n.store, gossip: n.gossip, clock: n.clock},
 		feedAPI{feed: n.feed, table: n.table},
 	}

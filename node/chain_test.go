@@ -149,7 +149,7 @@ func TestChainInNode(t *testing.T) {
 		t.Fatalf("node without a chain reports %d %q", i.Height, i.ChainID)
 	}
 	for _, m := range []string{"tenzro_getAccount", "tenzro_getStanding", "tenzro_listValidators", "tenzro_getParams",
-		"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack"} {
+		"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack", "tenzro_getPayments"} {
 		wantCode(t, off, m, "{}", rpc.CodeUnavailable)
 	}
 }

@@ -29,7 +29,7 @@ var knownMethods = []string{
 	"tenzro_quoteInference", "tenzro_getRouterMetrics", "tenzro_getReceipt",
 	"tenzro_verifyReceipt", "tenzro_getPriceFeed", "tenzro_getStanding",
 	"tenzro_getAccount", "tenzro_listValidators", "tenzro_getParams", "tenzro_listModelNames", "tenzro_listEscrows",
-	"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack",
+	"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack", "tenzro_getPayments",
 }
 
 type cachedNames struct {

@@ -25,8 +25,10 @@ func TestCompletion(t *testing.T) {
 	}
 	c := newCompleter(s)
 	for line, want := range map[string][]string{
-		"":                      {"account ", "dht ", "exit ", "help ", "info ", "metrics ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "standing ", "tail ", "topics ", "validators "},
-		"p":                     {"eers ", "ricefeed ", "roviders "},
+		"":                      {"account ", "dht ", "exit ", "help ", "info ", "metrics ", "payments ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "standing ", "tail ", "topics ", "validators "},
+		"p":                     {"ayments ", "eers ", "ricefeed ", "roviders "},
+		"payments ":             {"payer ", "provider "},
+		"rpc tenzro_getPay":     {"ments "},
 		"  ta":                  {"il "},
 		"dht ":                  {"providers "},
 		"dht p":                 {"roviders "},
