@@ -80,7 +80,7 @@ func (s *Server) readDelivery(st network.Stream, log *slog.Logger) (*Delivery, b
 	b, err := p2p.ReadFrame(r, MaxFrameSize)
 	if err != nil {
 		if errors.Is(err, p2p.ErrFrameTooLarge) {
-			log.Info("oversized delivery frame", "err", err)
+			log.Debug("oversized delivery frame", "err", err)
 		} else {
 			log.Debug("read delivery", "err", err)
 		}
@@ -88,7 +88,7 @@ func (s *Server) readDelivery(st network.Stream, log *slog.Logger) (*Delivery, b
 	}
 	d, err := DecodeDelivery(b)
 	if err != nil {
-		log.Info("malformed delivery frame", "err", err)
+		log.Debug("malformed delivery frame", "err", err)
 		return nil, false
 	}
 	return d, true
