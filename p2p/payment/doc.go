@@ -25,7 +25,9 @@
 // record of a delivery naming another network (checked before anything
 // else, p2p.CheckNetwork), CodeMalformed for a record failing CheckRecord,
 // and a Sink's *Refusal, whose code passes through (CodeRefused when it
-// has none). Acked maps results to the records a gateway's outbox stops
+// has none). Codes below 1000 are ledger.Code values, so a refusal names
+// the check settlement would fail the record on; the protocol's own are
+// 1000 and up. Acked maps results to the records a gateway's outbox stops
 // delivering. A Sink must be idempotent: a record persisted whose ack was
 // lost is delivered again.
 //

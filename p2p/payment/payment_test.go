@@ -112,7 +112,7 @@ func TestSinkOutcomesPassThrough(t *testing.T) {
 	sink := newSink(func(_ context.Context, rec *ledger.PaymentRecord) error {
 		switch index(rec) {
 		case 1:
-			return &Refusal{Code: 77, Reason: "price below the rate card"}
+			return &Refusal{Code: uint32(ledger.CodeBadRecordSig), Reason: "not signed by the escrow's settler"}
 		case 2:
 			return fmt.Errorf("collector: %w", &Refusal{Reason: "unknown settler"})
 		case 3:
@@ -141,7 +141,7 @@ func TestSinkOutcomesPassThrough(t *testing.T) {
 	want := []struct {
 		code   uint32
 		reason string
-	}{{0, ""}, {77, "price below the rate card"}, {CodeRefused, "unknown settler"}, {CodeRetry, "could not persist"},
+	}{{0, ""}, {uint32(ledger.CodeBadRecordSig), "settler"}, {CodeRefused, "unknown settler"}, {CodeRetry, "could not persist"},
 		{CodeRetry, "collector busy"}, {CodeMalformed, "price 0"}, {0, ""}}
 	for i, w := range want {
 		r := ack.Results[i]

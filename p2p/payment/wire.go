@@ -37,26 +37,28 @@ const (
 	MaxAckSize = 64 << 10
 )
 
-// Result codes. 0 and the codes below are the protocol's; a Sink's
-// Refusal may carry any other nonzero code, which passes through to the
-// gateway unchanged.
+// Result codes share ledger.Code's numbering, so a refusal names the check
+// settlement would fail the record on (a Sink's *Refusal code passes
+// through unchanged: CodeBadRecordSig, CodeWrongMachine, ...); the
+// protocol's own outcomes are numbered from 1000, which no ledger code
+// uses.
 const (
 	// CodeOK: the provider persisted the record.
-	CodeOK uint32 = 0
-	// CodeRetry: a transient failure (the sink could not persist it now,
-	// the exchange timed out, the server is stopping); deliver it again.
-	CodeRetry uint32 = 1
-	// CodeWrongNetwork: the delivery named another network than the
-	// provider's; every record of the frame gets it. Permanent.
-	CodeWrongNetwork uint32 = 2
+	CodeOK = uint32(ledger.CodeOK)
 	// CodeMalformed: the record fails the stateless checks (price 0, no
 	// receipt or one over ledger.MaxReceiptBytes, a receipt not hashing to
 	// ReceiptHash, a signature of the wrong size); it can never settle.
 	// Permanent.
-	CodeMalformed uint32 = 3
+	CodeMalformed = uint32(ledger.CodeMalformed)
+	// CodeRetry: a transient failure (the sink could not persist it now,
+	// the exchange timed out, the server is stopping); deliver it again.
+	CodeRetry uint32 = 1000
+	// CodeWrongNetwork: the delivery named another network than the
+	// provider's; every record of the frame gets it. Permanent.
+	CodeWrongNetwork uint32 = 1001
 	// CodeRefused: the sink refused the record permanently without a code
 	// of its own.
-	CodeRefused uint32 = 4
+	CodeRefused uint32 = 1002
 )
 
 // ErrMalformedAck marks an Ack that does not decode, breaks a limit or
