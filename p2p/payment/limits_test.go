@@ -115,8 +115,9 @@ func TestPerPeerLimit(t *testing.T) {
 	}
 	done := make(chan outcome, 2)
 	for range 2 {
+		recs := records(t, 1, 64)
 		go func() {
-			res, err := Deliver(context.Background(), client, testNetwork, server.ID(), records(t, 1, 64))
+			res, err := Deliver(context.Background(), client, testNetwork, server.ID(), recs)
 			done <- outcome{res, err}
 		}()
 	}
@@ -158,7 +159,11 @@ func TestContextCancel(t *testing.T) {
 	serve(t, server, ServerConfig{}, sink)
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		waitEntered(t, entered, 1)
+		// Cancels once the provider holds the record, or gives up.
+		select {
+		case <-entered:
+		case <-time.After(10 * time.Second):
+		}
 		cancel()
 	}()
 	res, err := Deliver(ctx, client, testNetwork, server.ID(), records(t, 3, 64))
@@ -211,8 +216,9 @@ func TestStop(t *testing.T) {
 		err error
 	}
 	done := make(chan outcome, 1)
+	recs := records(t, 2, 64)
 	go func() {
-		res, err := Deliver(context.Background(), client, testNetwork, server.ID(), records(t, 2, 64))
+		res, err := Deliver(context.Background(), client, testNetwork, server.ID(), recs)
 		done <- outcome{res, err}
 	}()
 	waitEntered(t, entered, 1)
