@@ -55,7 +55,9 @@ func mustKey() ed25519.PrivateKey {
 	return k
 }
 
-func acct(k ed25519.PrivateKey) ledger.AccountID { return ledger.AccountOf(k.Public().(ed25519.PublicKey)) }
+func acct(k ed25519.PrivateKey) ledger.AccountID {
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
+}
 
 // sharedChain returns the running test chain.
 func sharedChain(t testing.TB) *testnet.Net {

@@ -27,8 +27,8 @@ type OutboxDeps struct {
 	Chain      Chain
 	Submitter  Submitter // settles records still unsettled after the grace period
 	Deliver    DeliverFunc
-	Clock      clock.Clock          // nil: the real clock
-	Log        *slog.Logger         // nil: discard
+	Clock      clock.Clock           // nil: the real clock
+	Log        *slog.Logger          // nil: discard
 	Registerer prometheus.Registerer // nil: a private registry
 }
 
