@@ -318,7 +318,7 @@ func (b *book) records(ctx context.Context, payer [32]byte, limit int) ([]*Entry
 	}
 	var out []*Entry
 	for _, s := range []State{StatePending, StateSettled, StateSkipped} {
-		prefix := statePrefix(s) + fmt.Sprintf("%x", payer[:])
+		prefix := statePrefix(s) + fmt.Sprintf("%x", payer[:]) + "/"
 		err := b.st.scan(ctx, prefix, false, func(key string, val []byte) error {
 			if limit > 0 && len(out) >= limit {
 				return errStop

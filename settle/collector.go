@@ -60,7 +60,7 @@ type Collector struct {
 
 	// afterSubmit, when set (tests), runs after a submission and before
 	// its outcomes are stored; true drops the outcomes as a crash would.
-	afterSubmit func() bool
+	afterSubmit func(context.Context) bool
 }
 
 type collectorMetrics struct {
@@ -114,7 +114,7 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 const underPrefix = root + "u/"
 
 func underKey(settler ledger.AccountID, k rkey) ds.Key {
-	return ds.RawKey(underPrefix + settler.String() + "/" + strings.Replace(k.String(), "/", "", 1))
+	return ds.RawKey(underPrefix + settler.String() + "/" + k.String())
 }
 
 // loadUnderpriced rebuilds the per-settler underpriced counts and

@@ -33,7 +33,7 @@ func (c CollectorConfig) withDefaults() CollectorConfig {
 	d := DefaultCollectorConfig()
 	def(&c.Interval, d.Interval)
 	def(&c.BatchRecords, d.BatchRecords)
-	def(&c.MaxBackoff, d.MaxBackoff)
+	def(&c.MaxBackoff, max(d.MaxBackoff, c.Interval))
 	def(&c.SubmitBatch, d.SubmitBatch)
 	return c
 }

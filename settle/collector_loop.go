@@ -22,6 +22,9 @@ func (c *Collector) run(ctx context.Context, quit <-chan struct{}) {
 		case <-t.C:
 		case <-c.kick:
 		}
+		if stopping(ctx, quit) {
+			return
+		}
 		c.pass(ctx)
 	}
 }
@@ -50,7 +53,7 @@ func (c *Collector) pass(ctx context.Context) {
 	}
 	c.m.submitted.Add(float64(len(recs)))
 	outs, err := SubmitAll(ctx, c.d.Submitter, recs)
-	if c.afterSubmit != nil && c.afterSubmit() {
+	if c.afterSubmit != nil && c.afterSubmit(ctx) {
 		return
 	}
 	if err != nil {

@@ -31,8 +31,9 @@ func (l *loop) start(body func(ctx context.Context, quit <-chan struct{})) error
 	}
 	l.started = true
 	ctx, cancel := context.WithCancel(context.Background())
-	l.quit, l.cancel = make(chan struct{}), cancel
-	l.wg.Go(func() { body(ctx, l.quit) })
+	quit := make(chan struct{})
+	l.quit, l.cancel = quit, cancel
+	l.wg.Go(func() { body(ctx, quit) })
 	return nil
 }
 
@@ -94,3 +95,14 @@ func (b *backoff) fail(now time.Time, base, hi time.Duration) {
 func (b *backoff) reset() { *b = backoff{} }
 
 func (b *backoff) ready(now time.Time) bool { return !now.Before(b.next) }
+
+// stopping reports whether the loop was asked to end: select picks among
+// ready cases at random, so a tick may win over a closed quit.
+func stopping(ctx context.Context, quit <-chan struct{}) bool {
+	select {
+	case <-quit:
+		return true
+	default:
+		return ctx.Err() != nil
+	}
+}

@@ -42,7 +42,7 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	def(&c.Grace, d.Grace)
 	def(&c.Interval, d.Interval)
 	def(&c.DeliverBatch, d.DeliverBatch)
-	def(&c.MaxBackoff, d.MaxBackoff)
+	def(&c.MaxBackoff, max(d.MaxBackoff, c.Interval))
 	def(&c.SubmitBatch, d.SubmitBatch)
 	return c
 }

@@ -25,6 +25,9 @@ func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
 		case <-t.C:
 		case <-o.kick:
 		}
+		if stopping(ctx, quit) {
+			return
+		}
 		o.deliverDue(ctx)
 		o.settleDue(ctx)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 	ds "github.com/ipfs/go-datastore"
@@ -14,8 +13,10 @@ import (
 
 // Key layout, one datastore per component directory:
 //
-//	/v1/<state letter>/<payer hex><digest hex>   an Entry (p pending, s settled, k skipped)
-//	/v1/u/<settler hex>/<payer hex><digest hex>  empty: an underpriced record (collector)
+//	/v1/<state letter>/<payer hex>/<digest hex>   an Entry (p pending, s settled, k skipped)
+//	/v1/u/<settler hex>/<payer hex>/<digest hex>  8 bytes: an underpriced record's shortfall (collector)
+//
+// (Datastore prefixes match whole path segments, so the payer is one.)
 //
 // A record lives under exactly one state prefix; moving it is one atomic
 // batch (delete + put), so a crash leaves it in the old state or the new.
@@ -34,7 +35,7 @@ func stateLetter(s State) string {
 }
 
 func entryKey(s State, k rkey) ds.Key {
-	return ds.RawKey(root + stateLetter(s) + "/" + strings.Replace(k.String(), "/", "", 1))
+	return ds.RawKey(root + stateLetter(s) + "/" + k.String())
 }
 
 func statePrefix(s State) string { return root + stateLetter(s) + "/" }
