@@ -11,12 +11,11 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
-func openTestCollector(t *testing.T, w *world, dir string, interval time.Duration, reg prometheus.Registerer) *Collector {
-	t.Helper()
+func openTestCollector(t testing.TB, w *world, dir string, interval time.Duration, reg prometheus.Registerer) *Collector {
 	c, err := OpenCollector(CollectorConfig{Dir: dir, Interval: interval, BatchRecords: 1000},
 		CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg})
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
 	return c
 }

@@ -14,10 +14,15 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
+// plainSubmitter hides SubmitMany, so SubmitAll takes its one-at-a-time
+// path.
+type plainSubmitter struct{ Submitter }
+
 // TestOutboxSettlesAfterGrace: the provider never acknowledges (every
 // delivery fails). Before the grace period nothing is submitted; the
 // outbox is restarted in between and reloads its pending records; past
-// the grace it submits them itself and every one settles.
+// the grace it submits them itself (one transaction at a time: a plain
+// Submitter) and every one settles.
 func TestOutboxSettlesAfterGrace(t *testing.T) {
 	const n = 12
 	ctx := context.Background()
@@ -32,7 +37,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	dir := t.TempDir()
 	open := func(reg prometheus.Registerer) *Outbox {
 		ob, err := OpenOutbox(OutboxConfig{Dir: dir, Grace: time.Minute, Interval: time.Second, MaxBackoff: 4 * time.Second},
-			OutboxDeps{Key: w.gateway, Chain: w.chain, Submitter: w.submitter(w.gateway), Deliver: deliver, Clock: mock, Registerer: reg})
+			OutboxDeps{Key: w.gateway, Chain: w.chain, Submitter: plainSubmitter{w.submitter(w.gateway)}, Deliver: deliver, Clock: mock, Registerer: reg})
 		if err != nil {
 			t.Fatal(err)
 		}

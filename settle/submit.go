@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
@@ -51,12 +52,27 @@ type Outcome struct {
 	Err    error // Err: why
 }
 
+// ManySubmitter is a Submitter that can keep several transactions in
+// flight (consensus.Submitter.SubmitMany): SubmitAll then broadcasts a
+// window of batches before waiting, so they share blocks.
+type ManySubmitter interface {
+	Submitter
+	SubmitMany(ctx context.Context, payloads []any) ([]consensus.TxResult, []error)
+}
+
+var _ ManySubmitter = (*consensus.Submitter)(nil)
+
+// pipelineDepth bounds the settlement transactions in flight at once
+// (each up to 1 MB; a default CometBFT block holds 4 MB).
+const pipelineDepth = 8
+
 // SubmitAll submits recs in batches (Batches) with sub and returns one
 // Outcome per record, in order. A record failing the stateless checks is
-// Skipped locally with its code and never sent. Submission stops at the
-// first transaction that does not commit: its records and every later one
-// are Err, and that failure is also returned as err (outcomes are complete
-// either way).
+// Skipped locally with its code and never sent. A batch whose transaction
+// does not commit has Err outcomes; with a plain Submitter submission
+// stops there (every later record is Err too), with a ManySubmitter the
+// batches already in flight still count. The first failure is also
+// returned as err; outcomes are complete either way.
 func SubmitAll(ctx context.Context, sub Submitter, recs []ledger.PaymentRecord) ([]Outcome, error) {
 	if sub == nil {
 		return nil, errors.New("settle: submit: no submitter")
@@ -77,43 +93,82 @@ func SubmitAll(ctx context.Context, sub Submitter, recs []ledger.PaymentRecord) 
 	if err != nil {
 		return nil, err // unreachable after checkRecord, unless encoding fails
 	}
-	start := 0
-	for bi, end := range ends {
-		batch := idx[start:end]
-		if err := submitOne(ctx, sub, send[start:end], batch, out); err != nil {
-			for _, i := range idx[start:] {
-				out[i] = Outcome{Status: Err, Err: err}
-			}
-			return out, fmt.Errorf("settle: submit batch %d of %d (%d records): %w", bi+1, len(ends), end-start, err)
+	starts := make([]int, len(ends))
+	for i := 1; i < len(ends); i++ {
+		starts[i] = ends[i-1]
+	}
+	fail := func(from, bi int, err error) error {
+		for _, i := range idx[from:] {
+			out[i] = Outcome{Status: Err, Err: err}
 		}
-		start = end
+		return fmt.Errorf("settle: submit batch %d of %d: %w", bi+1, len(ends), err)
+	}
+	many, pipelined := sub.(ManySubmitter)
+	var first error
+	for w := 0; w < len(ends); {
+		if err := ctx.Err(); err != nil {
+			return out, firstErr(first, fail(starts[w], w, err))
+		}
+		if !pipelined {
+			res, err := sub.Submit(ctx, &ledger.Settlement{Records: send[starts[w]:ends[w]]})
+			if err == nil {
+				err = fillOutcomes(res, idx[starts[w]:ends[w]], out)
+			}
+			if err != nil {
+				return out, firstErr(first, fail(starts[w], w, err))
+			}
+			w++
+			continue
+		}
+		n := min(pipelineDepth, len(ends)-w)
+		payloads := make([]any, n)
+		for j := range payloads {
+			payloads[j] = &ledger.Settlement{Records: send[starts[w+j]:ends[w+j]]}
+		}
+		results, errs := many.SubmitMany(ctx, payloads)
+		for j := range n {
+			bi := w + j
+			err := errs[j]
+			if err == nil {
+				err = fillOutcomes(results[j], idx[starts[bi]:ends[bi]], out)
+			}
+			if err != nil {
+				for _, i := range idx[starts[bi]:ends[bi]] {
+					out[i] = Outcome{Status: Err, Err: err}
+				}
+				if first == nil {
+					first = fmt.Errorf("settle: submit batch %d of %d: %w", bi+1, len(ends), err)
+				}
+			}
+		}
+		if first != nil {
+			if w+n < len(ends) {
+				fail(starts[w+n], w+n, first)
+			}
+			return out, first
+		}
+		w += n
 	}
 	return out, nil
 }
 
-// submitOne submits one settlement and fills out at batch (the records'
-// indices in the caller's slice) from its report.
-func submitOne(ctx context.Context, sub Submitter, recs []ledger.PaymentRecord, batch []int, out []Outcome) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	res, err := sub.Submit(ctx, &ledger.Settlement{Records: recs})
-	if err != nil {
-		return err
-	}
+// fillOutcomes fills out at batch (the records' indices in the caller's
+// slice) from a committed settlement's report.
+func fillOutcomes(res consensus.TxResult, batch []int, out []Outcome) error {
+	n := len(batch)
 	rep, err := ledger.DecodeSettleReport(res.Data)
 	if err != nil {
 		return fmt.Errorf("tx %x committed at %d: %w", res.Hash[:6], res.Height, err)
 	}
-	if int(rep.Settled)+len(rep.Skipped) != len(recs) {
-		return fmt.Errorf("tx %x committed at %d: report covers %d+%d records, batch has %d", res.Hash[:6], res.Height, rep.Settled, len(rep.Skipped), len(recs))
+	if int(rep.Settled)+len(rep.Skipped) != n {
+		return fmt.Errorf("tx %x committed at %d: report covers %d+%d records, batch has %d", res.Hash[:6], res.Height, rep.Settled, len(rep.Skipped), n)
 	}
-	got := make([]Outcome, len(recs))
+	got := make([]Outcome, n)
 	for i := range got {
 		got[i] = Outcome{Status: Settled, Height: res.Height, TxHash: res.Hash}
 	}
 	for _, s := range rep.Skipped {
-		if int(s.Index) >= len(recs) || got[s.Index].Status != Settled {
+		if int(s.Index) >= n || got[s.Index].Status != Settled {
 			return fmt.Errorf("tx %x committed at %d: report skips index %d twice or out of range", res.Hash[:6], res.Height, s.Index)
 		}
 		st := Skipped
