@@ -3,6 +3,7 @@ package settle
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,5 +94,54 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	}
 	if got := gathered(t, reg, "tenzro_settle_outbox_records_acknowledged_total"); got != 0 {
 		t.Fatalf("%v records acknowledged by a provider that never answered", got)
+	}
+}
+
+// TestOutboxPartialAcks: a provider that acknowledges only some records
+// of a delivery gets the rest again (after its backoff) until every one
+// is acknowledged; acknowledged records are not sent again.
+func TestOutboxPartialAcks(t *testing.T) {
+	const n = 10
+	ctx := context.Background()
+	w := newWorld(t, 1000)
+	var calls atomic.Int64
+	sent := map[ledger.Hash32]int{}
+	var mu sync.Mutex
+	deliver := func(_ context.Context, _ peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+		first := calls.Add(1) == 1
+		mu.Lock()
+		defer mu.Unlock()
+		acked := make([]bool, len(recs))
+		for i := range recs {
+			sent[recs[i].RequestDigest]++
+			acked[i] = !first || i%2 == 0
+		}
+		return acked, nil
+	}
+	ob, err := OpenOutbox(OutboxConfig{Dir: t.TempDir(), Interval: 20 * time.Millisecond, MaxBackoff: 40 * time.Millisecond, Grace: time.Hour},
+		OutboxDeps{Key: w.gateway, Chain: w.chain, Submitter: w.submitter(w.gateway), Deliver: deliver})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ob.Close()
+	for i := range n {
+		r := w.record(i, 5)
+		if err := ob.Sign(ctx, &r, w.machine.PeerID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ob.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "every record acknowledged", func() bool { return ob.Stats().Delivered == n })
+	time.Sleep(100 * time.Millisecond) // a few more ticks: nothing more is sent
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, c := range sent {
+		total += c
+	}
+	if len(sent) != n || total != n+n/2 {
+		t.Fatalf("%d distinct records sent %d times, want %d sent %d times (the unacknowledged half twice)", len(sent), total, n, n+n/2)
 	}
 }

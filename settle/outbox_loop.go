@@ -186,13 +186,10 @@ func (o *Outbox) settle(ctx context.Context, due []*Entry) error {
 	if subErr != nil {
 		o.m.submitErrors.Inc()
 	}
-	return firstErr(o.applyOutcomes(ctx, send, outs, &o.m.sideMetrics), subErr)
-}
-
-// applyOutcomes moves the records ks to the final state their outcomes
-// say; Err outcomes stay pending.
-func (o *Outbox) applyOutcomes(ctx context.Context, ks []rkey, outs []Outcome, m *sideMetrics) error {
-	return finishOutcomes(ctx, o.b, ks, outs, m)
+	if outs == nil {
+		return subErr
+	}
+	return firstErr(finishOutcomes(ctx, o.b, send, outs, &o.m.sideMetrics), subErr)
 }
 
 // finishOutcomes is shared by both halves: Settled and Duplicate become
