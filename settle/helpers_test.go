@@ -1,0 +1,213 @@
+package settle
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+)
+
+// recordFee is the chain's FeePerRecord in these tests: an operator is
+// credited price − recordFee per settled record.
+const recordFee = 1
+
+// The tests share one single-validator chain (started on first use) and
+// give each test its own accounts, escrow and machine.
+var (
+	chainOnce sync.Once
+	chainNet  *testnet.Net
+	chainErr  error
+	richKey   = mustKey()
+	richMu    sync.Mutex
+	richSub   *consensus.Submitter
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chainNet != nil {
+		if err := chainNet.Stop(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "stop chain:", err)
+			code = 1
+		}
+	}
+	if chainDir != "" {
+		os.RemoveAll(chainDir)
+	}
+	os.Exit(code)
+}
+
+var chainDir string
+
+func mustKey() ed25519.PrivateKey {
+	_, k, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}
+
+func acct(k ed25519.PrivateKey) ledger.AccountID {
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
+}
+
+// sharedChain returns the running test chain.
+func sharedChain(t testing.TB) *testnet.Net {
+	t.Helper()
+	chainOnce.Do(func() {
+		chainDir, chainErr = os.MkdirTemp("", "settle-chain-")
+		if chainErr != nil {
+			return
+		}
+		p := consensus.DefaultParams()
+		p.MinServingBond, p.FeePerRecord = 1, recordFee
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		chainNet, chainErr = testnet.Start(ctx, chainDir, testnet.Options{
+			Validators: 1, BlockTime: 60 * time.Millisecond, Params: &p,
+			Accounts: []consensus.GenesisAccount{{Account: acct(richKey), Balance: 1 << 60}},
+		})
+		if chainErr == nil {
+			richSub, chainErr = consensus.NewSubmitter(chainNet.Nodes[0], richKey, nil)
+		}
+	})
+	if chainErr != nil {
+		t.Fatal(chainErr)
+	}
+	return chainNet
+}
+
+// world is one test's accounts on the shared chain: a buyer with an
+// escrow whose settler is the gateway, an operator with a registered
+// machine.
+type world struct {
+	t        testing.TB
+	net      *testnet.Net
+	node     *consensus.Node
+	chain    Chain
+	buyer    ed25519.PrivateKey
+	gateway  ed25519.PrivateKey
+	operator ed25519.PrivateKey
+	machine  *testnet.Machine
+	receipt  []byte
+	rhash    ledger.Hash32
+	escrow   uint64
+}
+
+func newWorld(t testing.TB, escrow uint64) *world {
+	t.Helper()
+	net := sharedChain(t)
+	w := &world{t: t, net: net, node: net.Nodes[0], chain: NodeChain(net.Nodes[0]),
+		buyer: mustKey(), gateway: mustKey(), operator: mustKey(), escrow: escrow}
+	m, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	w.machine = m
+	if w.receipt, w.rhash, err = m.Receipt([]byte("answer")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	richMu.Lock()
+	for _, k := range []ed25519.PrivateKey{w.buyer, w.gateway, w.operator} {
+		w.mustSubmit(ctx, richSub, &ledger.Transfer{To: acct(k), Amount: escrow + 1_000_000})
+	}
+	richMu.Unlock()
+	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: escrow, Settler: acct(w.gateway)})
+	reg, err := m.Register(net.ChainID, acct(w.operator), 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.mustSubmit(ctx, w.submitter(w.operator), reg)
+	return w
+}
+
+func (w *world) submitter(k ed25519.PrivateKey) *consensus.Submitter {
+	s, err := consensus.NewSubmitter(w.node, k, nil)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return s
+}
+
+func (w *world) mustSubmit(ctx context.Context, s *consensus.Submitter, p any) consensus.TxResult {
+	w.t.Helper()
+	r, err := s.Submit(ctx, p)
+	if err != nil {
+		w.t.Fatalf("submit %T: %v", p, err)
+	}
+	return r
+}
+
+// record is an unsigned record for call i of the buyer, priced price.
+func (w *world) record(i int, price uint64) ledger.PaymentRecord {
+	var d ledger.Hash32
+	binary.BigEndian.PutUint64(d[:], uint64(i)+1)
+	b := acct(w.buyer)
+	copy(d[8:], b[:8]) // distinct across worlds
+	return ledger.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: d,
+		QuoteDigest: d, Price: price, ReceiptHash: w.rhash, Receipt: w.receipt, Units: uint64(i)}
+}
+
+// signed is record(i, price) signed by the gateway, valid for 1000 blocks.
+func (w *world) signed(i int, price uint64) ledger.PaymentRecord {
+	r := w.record(i, price)
+	r.Time = time.Now().Unix()
+	r.ExpiryHeight = w.node.App().Height() + 1000
+	if err := ledger.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+func (w *world) escrowBalance() uint64 {
+	e, ok, err := w.node.Escrow(context.Background(), acct(w.buyer), acct(w.gateway))
+	if err != nil || !ok {
+		w.t.Fatalf("escrow: %v %v", ok, err)
+	}
+	return e.Balance
+}
+
+func (w *world) balance(k ed25519.PrivateKey) uint64 {
+	a, _, err := w.node.Account(context.Background(), acct(k))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a.Balance
+}
+
+// settledOnChain counts recs settled on chain.
+func (w *world) settledOnChain(recs []ledger.PaymentRecord) int {
+	n := 0
+	for i := range recs {
+		ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
+// eventually polls cond every 20ms until it holds or d passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

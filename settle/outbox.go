@@ -1,0 +1,255 @@
+package settle
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/filecoin-project/go-clock"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// DeliverFunc sends records to the provider peer that served them and
+// reports, per record, whether the provider acknowledged (persisted) it;
+// err means nothing was acknowledged (retry later).
+type DeliverFunc func(ctx context.Context, provider peer.ID, recs []ledger.PaymentRecord) (acked []bool, err error)
+
+// OutboxDeps are the outbox's collaborators.
+type OutboxDeps struct {
+	Key        ed25519.PrivateKey // the settler account key that signs records
+	Chain      Chain
+	Submitter  Submitter // settles records still unsettled after the grace period
+	Deliver    DeliverFunc
+	Clock      clock.Clock           // nil: the real clock
+	Log        *slog.Logger          // nil: discard
+	Registerer prometheus.Registerer // nil: a private registry
+}
+
+// Outbox is a gateway's durable list of the records it signed as settler:
+// it delivers them to their providers and, after the grace period,
+// settles what the providers have not.
+type Outbox struct {
+	cfg     OutboxConfig
+	d       OutboxDeps
+	settler ledger.AccountID
+	b       *book
+	m       outboxMetrics
+	loop    loop
+	kick    chan struct{}
+
+	// Sums of the pending records, under b.mu (kept by onPending).
+	byPayer    map[ledger.AccountID]uint64
+	byProvider map[peer.ID]uint64
+
+	lmu       sync.Mutex // loop state below
+	providers map[peer.ID]*deliveryState
+	submit    backoff
+}
+
+type deliveryState struct {
+	backoff
+	inflight bool
+}
+
+type outboxMetrics struct {
+	sideMetrics
+	signed, delivered, acked prometheus.Counter
+	deliverErrors            prometheus.Counter
+	outstanding              *prometheus.GaugeVec // by provider peer
+}
+
+// OpenOutbox opens (creating) the outbox in cfg.Dir and reloads its
+// pending records; Start runs its loops.
+func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	var errs []error
+	if len(d.Key) != ed25519.PrivateKeySize {
+		errs = append(errs, fmt.Errorf("settle: outbox: settler key is %d bytes, want %d", len(d.Key), ed25519.PrivateKeySize))
+	}
+	if d.Chain == nil || d.Submitter == nil || d.Deliver == nil {
+		errs = append(errs, errors.New("settle: outbox: Chain, Submitter and Deliver are required"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if d.Clock == nil {
+		d.Clock = clock.New()
+	}
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	reg := registry(d.Registerer)
+	o := &Outbox{
+		cfg: cfg, d: d, settler: ledger.AccountOf(d.Key.Public().(ed25519.PublicKey)),
+		kick: make(chan struct{}, 1), byPayer: map[ledger.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
+		providers: map[peer.ID]*deliveryState{},
+		m: outboxMetrics{
+			sideMetrics:   newSideMetrics(reg, "outbox"),
+			signed:        counter(reg, "outbox", "records_signed_total", "Payment records this gateway signed as settler."),
+			delivered:     counter(reg, "outbox", "records_delivered_total", "Payment records sent to their provider (each attempt)."),
+			acked:         counter(reg, "outbox", "records_acknowledged_total", "Payment records their provider acknowledged."),
+			deliverErrors: counter(reg, "outbox", "deliver_errors_total", "Deliveries to a provider that failed as a whole."),
+			outstanding:   gaugeVec(reg, "outbox", "outstanding_microunits", "Σ price of signed records not yet known settled, per provider peer.", "provider"),
+		},
+	}
+	b, err := openBook(context.Background(), cfg.Dir, o.onPending)
+	if err != nil {
+		return nil, fmt.Errorf("settle: outbox: %w", err)
+	}
+	o.b = b
+	return o, nil
+}
+
+// onPending keeps the sums; it runs under b.mu.
+func (o *Outbox) onPending(e *Entry, add bool) error {
+	payer, prov, price := e.Record.Payer, e.PeerID(), e.Record.Price
+	if add {
+		a, err := addU(o.byPayer[payer], price)
+		if err != nil {
+			return fmt.Errorf("settle: outbox: unsettled of payer %s: %w", payer, err)
+		}
+		p, err := addU(o.byProvider[prov], price)
+		if err != nil {
+			return fmt.Errorf("settle: outbox: outstanding at %s: %w", prov, err)
+		}
+		o.byPayer[payer], o.byProvider[prov] = a, p
+	} else {
+		o.byPayer[payer] = subU(o.byPayer[payer], price)
+		o.byProvider[prov] = subU(o.byProvider[prov], price)
+		if o.byPayer[payer] == 0 {
+			delete(o.byPayer, payer)
+		}
+	}
+	o.m.outstanding.WithLabelValues(prov.String()).Set(float64(o.byProvider[prov]))
+	if o.byProvider[prov] == 0 {
+		delete(o.byProvider, prov)
+	}
+	return nil
+}
+
+// Settler is the account that signs this outbox's records.
+func (o *Outbox) Settler() ledger.AccountID { return o.settler }
+
+// Sign fills rec's Settler, Time, ExpiryHeight (chain height + Validity)
+// and Sig, stores it durably for delivery to provider and returns once it
+// is on disk; only then may the caller hand rec to the buyer. rec is
+// changed only on success. A second record for the same (payer, request
+// digest) is ErrDuplicate: a request never gets two signed records.
+func (o *Outbox) Sign(ctx context.Context, rec *ledger.PaymentRecord, provider peer.ID) error {
+	if rec == nil {
+		return errors.New("settle: outbox: sign: no record")
+	}
+	if err := provider.Validate(); err != nil {
+		return fmt.Errorf("settle: outbox: sign: provider peer: %w", err)
+	}
+	r := *rec
+	switch {
+	case r.Price == 0:
+		return errors.New("settle: outbox: sign: price is 0")
+	case r.Provider.IsZero():
+		return errors.New("settle: outbox: sign: no provider machine")
+	case len(r.Receipt) == 0 || len(r.Receipt) > ledger.MaxReceiptBytes:
+		return fmt.Errorf("settle: outbox: sign: receipt is %d bytes, want 1..%d", len(r.Receipt), ledger.MaxReceiptBytes)
+	case sha256.Sum256(r.Receipt) != r.ReceiptHash:
+		return errors.New("settle: outbox: sign: receipt does not hash to the record's receipt hash")
+	}
+	chainID := o.d.Chain.ChainID()
+	if chainID == "" {
+		return fmt.Errorf("settle: outbox: sign: %w", ErrNoChain)
+	}
+	h, err := o.d.Chain.Height(ctx)
+	if err != nil {
+		return fmt.Errorf("settle: outbox: sign: %w", err)
+	}
+	now := o.d.Clock.Now()
+	r.Time, r.ExpiryHeight = now.Unix(), h+o.cfg.Validity
+	if err := ledger.SignRecord(o.d.Key, chainID, &r); err != nil {
+		return fmt.Errorf("settle: outbox: sign: %w", err)
+	}
+	e := &Entry{Record: r, Peer: []byte(provider), At: now.UnixNano()}
+	if _, err := o.b.add(ctx, e, nil); err != nil {
+		return fmt.Errorf("settle: outbox: sign %s: %w", keyOf(&r), err)
+	}
+	o.m.signed.Inc()
+	*rec = r
+	o.nudge()
+	return nil
+}
+
+// nudge wakes the loop (deliver now rather than at the next tick).
+func (o *Outbox) nudge() {
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Unsettled is Σ price of this outbox's records for payer not yet known
+// settled (skipped records are excluded: they will never be debited).
+func (o *Outbox) Unsettled(payer ledger.AccountID) uint64 {
+	o.b.mu.Lock()
+	defer o.b.mu.Unlock()
+	return o.byPayer[payer]
+}
+
+// Records returns payer's records in every state, pending first, at most
+// limit (0: all).
+func (o *Outbox) Records(ctx context.Context, payer ledger.AccountID, limit int) ([]*Entry, error) {
+	return o.b.records(ctx, payer, limit)
+}
+
+// OutboxStats is what the outbox holds, for metrics and RPC.
+type OutboxStats struct {
+	Pending     int                `json:"pending"`   // signed, not known settled
+	Delivered   int                `json:"delivered"` // of Pending: acknowledged by their provider
+	Settled     int                `json:"settled"`
+	Skipped     int                `json:"skipped"`
+	Unsettled   uint64             `json:"unsettled"`   // Σ price of Pending
+	Outstanding map[peer.ID]uint64 `json:"outstanding"` // Σ price of Pending per provider
+}
+
+// Stats returns the current counts and sums.
+func (o *Outbox) Stats() OutboxStats {
+	var s OutboxStats
+	s.Pending, s.Settled, s.Skipped = o.b.counts()
+	s.Delivered = len(o.b.snapshot(func(e *Entry) bool { return e.Acked }))
+	o.b.mu.Lock()
+	defer o.b.mu.Unlock()
+	s.Outstanding = make(map[peer.ID]uint64, len(o.byProvider))
+	for p, v := range o.byProvider {
+		s.Outstanding[p] = v
+		if t, err := addU(s.Unsettled, v); err == nil {
+			s.Unsettled = t
+		} else {
+			s.Unsettled = ^uint64(0) // a display total: saturate rather than wrap
+		}
+	}
+	return s
+}
+
+// Start runs the delivery and settlement loops.
+func (o *Outbox) Start(context.Context) error { return o.loop.start(o.run) }
+
+// Stop lets the work in flight finish (until ctx ends), stops the loops
+// and closes the store.
+func (o *Outbox) Stop(ctx context.Context) error {
+	err := o.loop.stop(ctx)
+	return errors.Join(err, o.b.close())
+}
+
+// Close stops at once, cancelling deliveries and submissions in flight,
+// and closes the store: what a crash leaves is exactly what is on disk.
+func (o *Outbox) Close() error {
+	o.loop.halt()
+	return o.b.close()
+}

@@ -1,0 +1,230 @@
+package settle
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// run is the outbox's loop: each tick (or nudge) it starts deliveries to
+// the providers that are due and settles the records past their grace.
+func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
+	t := o.d.Clock.Ticker(o.cfg.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-quit:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-o.kick:
+		}
+		if stopping(ctx, quit) {
+			return
+		}
+		o.deliverDue(ctx)
+		o.settleDue(ctx)
+	}
+}
+
+// deliverDue starts one delivery per provider that has unacknowledged
+// records, is not being delivered to and is past its backoff.
+func (o *Outbox) deliverDue(ctx context.Context) {
+	now := o.d.Clock.Now()
+	groups := map[peer.ID][]*Entry{}
+	for _, e := range o.b.snapshot(func(e *Entry) bool { return !e.Acked }) {
+		groups[e.PeerID()] = append(groups[e.PeerID()], e)
+	}
+	o.lmu.Lock()
+	defer o.lmu.Unlock()
+	for p, es := range groups {
+		st := o.providers[p]
+		if st == nil {
+			st = &deliveryState{}
+			o.providers[p] = st
+		}
+		if st.inflight || !st.ready(now) {
+			continue
+		}
+		st.inflight = true
+		slices.SortFunc(es, func(a, b *Entry) int { return cmp.Compare(a.At, b.At) })
+		es = es[:min(len(es), o.cfg.DeliverBatch)]
+		o.loop.spawn(func() { o.deliver(ctx, p, es) })
+	}
+	for p, st := range o.providers {
+		if _, busy := groups[p]; !busy && !st.inflight {
+			delete(o.providers, p) // nothing left for it: forget its backoff
+		}
+	}
+}
+
+// deliver sends es to p and marks what p acknowledged.
+func (o *Outbox) deliver(ctx context.Context, p peer.ID, es []*Entry) {
+	recs := make([]ledger.PaymentRecord, len(es))
+	for i, e := range es {
+		recs[i] = e.Record
+	}
+	o.m.delivered.Add(float64(len(recs)))
+	acked, err := o.d.Deliver(ctx, p, recs)
+	if err == nil && len(acked) != len(recs) {
+		err = errAckCount{got: len(acked), want: len(recs)}
+	}
+	var ks []rkey
+	for i := range acked {
+		if err == nil && acked[i] {
+			ks = append(ks, keyOf(&recs[i]))
+		}
+	}
+	if len(ks) > 0 {
+		n, uerr := o.b.update(ctx, ks, func(e *Entry) { e.Acked = true })
+		o.m.acked.Add(float64(n))
+		if uerr != nil {
+			err = uerr
+		}
+	}
+	// Records signed for p while this delivery ran were skipped by the
+	// loop (one delivery per provider at a time): go again at once.
+	more := err == nil && len(o.b.snapshot(func(e *Entry) bool { return !e.Acked && e.PeerID() == p })) > 0
+	o.lmu.Lock()
+	defer o.lmu.Unlock()
+	st := o.providers[p]
+	if st == nil {
+		st = &deliveryState{}
+		o.providers[p] = st
+	}
+	st.inflight = false
+	switch {
+	case err != nil:
+		o.m.deliverErrors.Inc()
+		st.fail(o.d.Clock.Now(), o.cfg.Interval, o.cfg.MaxBackoff)
+		o.d.Log.Debug("settle: outbox: delivery failed", "provider", p, "records", len(recs), "err", err, "retry_in", st.next.Sub(o.d.Clock.Now()))
+	case len(ks) < len(recs):
+		// The provider answered but kept some back: try those again later.
+		st.fail(o.d.Clock.Now(), o.cfg.Interval, o.cfg.MaxBackoff)
+		o.d.Log.Info("settle: outbox: provider did not acknowledge every record", "provider", p, "acked", len(ks), "sent", len(recs))
+	default:
+		st.reset()
+		if more {
+			o.nudge()
+		}
+	}
+}
+
+type errAckCount struct{ got, want int }
+
+func (e errAckCount) Error() string {
+	return fmt.Sprintf("settle: outbox: delivery answered %d acknowledgements for %d records", e.got, e.want)
+}
+
+// settleDue settles the records past their grace period: those the chain
+// already has are marked settled, the rest are submitted.
+func (o *Outbox) settleDue(ctx context.Context) {
+	now := o.d.Clock.Now()
+	o.lmu.Lock()
+	ready := o.submit.ready(now)
+	o.lmu.Unlock()
+	if !ready {
+		return
+	}
+	cut := now.Add(-o.cfg.Grace).UnixNano()
+	due := o.b.snapshot(func(e *Entry) bool { return e.At <= cut })
+	if len(due) == 0 {
+		return
+	}
+	slices.SortFunc(due, func(a, b *Entry) int { return cmp.Compare(a.At, b.At) })
+	more := len(due) > o.cfg.SubmitBatch
+	due = due[:min(len(due), o.cfg.SubmitBatch)]
+	err := o.settle(ctx, due)
+	o.lmu.Lock()
+	if err != nil {
+		o.submit.fail(o.d.Clock.Now(), o.cfg.Interval, o.cfg.MaxBackoff)
+		o.d.Log.Warn("settle: outbox: settling records past grace", "records", len(due), "err", err, "retry_in", o.submit.next.Sub(o.d.Clock.Now()))
+	} else {
+		o.submit.reset()
+	}
+	o.lmu.Unlock()
+	if err == nil && more {
+		o.nudge()
+	}
+}
+
+// settle checks each of due on chain and submits those not settled.
+func (o *Outbox) settle(ctx context.Context, due []*Entry) error {
+	h, err := o.d.Chain.Height(ctx)
+	if err != nil {
+		return err
+	}
+	var found, send []rkey
+	var recs []ledger.PaymentRecord
+	var chainErr error
+	for _, e := range due {
+		ok, err := o.d.Chain.Settled(ctx, e.Record.Payer, e.Record.RequestDigest)
+		if err != nil {
+			chainErr = err
+			break
+		}
+		if ok {
+			found = append(found, keyOf(&e.Record))
+		} else {
+			send = append(send, keyOf(&e.Record))
+			recs = append(recs, e.Record)
+		}
+	}
+	moved, err := o.b.finish(ctx, found, func(_ int, e *Entry) { e.State, e.Height = StateSettled, h })
+	o.m.settled.Add(float64(len(moved)))
+	if err != nil || chainErr != nil || len(recs) == 0 {
+		return firstErr(err, chainErr)
+	}
+	o.m.submitted.Add(float64(len(recs)))
+	outs, subErr := SubmitAll(ctx, o.d.Submitter, recs)
+	if subErr != nil {
+		o.m.submitErrors.Inc()
+	}
+	if outs == nil {
+		return subErr
+	}
+	return firstErr(finishOutcomes(ctx, o.b, send, outs, &o.m.sideMetrics), subErr)
+}
+
+// finishOutcomes is shared by both halves: Settled and Duplicate become
+// StateSettled at the outcome's height, Skipped becomes StateSkipped with
+// its code, Err stays pending.
+func finishOutcomes(ctx context.Context, b *book, ks []rkey, outs []Outcome, m *sideMetrics) error {
+	var fin []rkey
+	var fo []Outcome
+	for i, out := range outs {
+		if out.Status != Err {
+			fin, fo = append(fin, ks[i]), append(fo, out)
+		}
+	}
+	_, err := b.finish(ctx, fin, func(i int, e *Entry) {
+		switch fo[i].Status {
+		case Settled, Duplicate:
+			e.State, e.Height = StateSettled, fo[i].Height
+		case Skipped:
+			e.State, e.Height, e.Code, e.Reason = StateSkipped, fo[i].Height, uint32(fo[i].Code), truncate(fo[i].Reason)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, out := range fo {
+		m.noteOutcome(out)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
