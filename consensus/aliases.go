@@ -25,6 +25,7 @@ type (
 	EscrowClaim         = ledger.EscrowClaim
 	SettleReport        = ledger.SettleReport
 	GenesisAccount      = ledger.GenesisAccount
+	GenesisEscrow       = ledger.GenesisEscrow
 	GenesisValidator    = ledger.GenesisValidator
 	Hash32              = ledger.Hash32
 	HourTally           = ledger.HourTally

@@ -29,6 +29,7 @@ type Devnet struct {
 	GenesisTime         time.Time            // zero = now
 	Params              Params               // zero = DefaultParams()
 	Funded              map[AccountID]uint64 // balances at genesis
+	Escrows             []GenesisEscrow      // spend escrows open at genesis
 	Validators          []DevnetValidator
 	BlockTime           time.Duration // timeout_commit; 0 = 1s
 	EmptyBlocksInterval time.Duration
@@ -50,7 +51,7 @@ func DevnetGenesis(d Devnet) ([]Config, error) {
 	if d.Params == (Params{}) {
 		d.Params = DefaultParams()
 	}
-	app := AppGenesis{Params: d.Params}
+	app := AppGenesis{Params: d.Params, Escrows: d.Escrows}
 	for _, a := range slices.SortedFunc(maps.Keys(d.Funded), func(x, y AccountID) int { return bytes.Compare(x[:], y[:]) }) {
 		app.Accounts = append(app.Accounts, GenesisAccount{Account: a, Balance: d.Funded[a]})
 	}

@@ -202,7 +202,7 @@ func (m *machine) register(t *testing.T, op consensus.AccountID) *consensus.Prov
 func (m *machine) record(t *testing.T, s *consensus.Signer, d consensus.Hash32, price uint64) consensus.PaymentRecord {
 	t.Helper()
 	r := consensus.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: d, Price: price,
-		Receipt: m.env, ReceiptHash: m.hash, ExpiryHeight: 1 << 40}
+		Receipt: m.env, ReceiptHash: m.hash, ExpiryHeight: 300}
 	if err := s.SignRecord(&r); err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 			for _, price := range prices[m] {
 				n++
 				r := consensus.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: consensus.Hash32{n},
-					QuoteDigest: consensus.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 1 << 40}
+					QuoteDigest: consensus.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
 				if r.Receipt, r.ReceiptHash, err = m.Receipt(r.RequestDigest[:]); err != nil {
 					t.Fatal(err)
 				}

@@ -10,17 +10,24 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
-// BuyerConfig maps an access token to an account at this node. Only the
+// BuyerConfig maps an access token to who pays for its calls. Only the
 // token's SHA-256 is kept, so the config file never holds the secret; the
 // token itself is never sent to a provider.
+//
+// On a chain a token names a Payer: the on-chain account whose escrow
+// with this node's account (the settler) pays each call, by a payment
+// record this node signs. Off chain (a test mode) it names a local
+// Account with an InitialCredit instead.
 type BuyerConfig struct {
+	Payer       string `toml:"payer"`
 	Account     string `toml:"account"`
 	TokenSHA256 string `toml:"token_sha256"`
 	// InitialCredit is credited once, the first time the node sees the
-	// account, in micro-units.
+	// (off-chain) account, in micro-units.
 	InitialCredit uint64 `toml:"initial_credit"`
 	// The buyer's fair share (max_concurrent, rate_per_minute); 0 takes
 	// [router.buyer_defaults].
@@ -31,13 +38,29 @@ var accountRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 // Validate checks one buyer entry.
 func (b BuyerConfig) Validate() error {
-	if !accountRE.MatchString(b.Account) {
-		return fmt.Errorf("account %q must match %s", b.Account, accountRE)
+	switch {
+	case b.Payer != "" && (b.Account != "" || b.InitialCredit != 0):
+		return errors.New("payer: an on-chain payer takes no account or initial_credit (those are off-chain)")
+	case b.Payer != "":
+		if _, err := consensus.ParseAccountID(b.Payer); err != nil {
+			return fmt.Errorf("payer: %w", err)
+		}
+	case !accountRE.MatchString(b.Account):
+		return fmt.Errorf("account %q must match %s (or set payer, an on-chain account)", b.Account, accountRE)
 	}
 	if h, err := hex.DecodeString(b.TokenSHA256); err != nil || len(h) != sha256.Size {
 		return errors.New("token_sha256 must be 64 hex digits (sha256 of the token)")
 	}
 	return b.BuyerLimits.Validate()
+}
+
+// Key is who the buyer's calls are billed to: the payer's hex account on
+// a chain, the local account off chain.
+func (b BuyerConfig) Key() string {
+	if b.Payer != "" {
+		return strings.ToLower(b.Payer)
+	}
+	return b.Account
 }
 
 // TokenHash returns the hex SHA-256 of a token, as token_sha256 holds it.
@@ -52,7 +75,7 @@ type buyers struct{ byHash map[string]string }
 func newBuyers(cfg []BuyerConfig) *buyers {
 	b := &buyers{byHash: map[string]string{}}
 	for _, c := range cfg {
-		b.byHash[strings.ToLower(c.TokenSHA256)] = c.Account
+		b.byHash[strings.ToLower(c.TokenSHA256)] = c.Key()
 	}
 	return b
 }

@@ -34,10 +34,15 @@ func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params, valOpts 
 	vals := make([]Config, nv)
 	for i := range vals {
 		vals[i] = testConfig(t, RoleValidator, "software", nil)
-		vals[i].Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+		vals[i].Router.Buyers = []BuyerConfig{{Payer: testBuyer().String(), TokenSHA256: TokenHash(testToken)}}
 		vals[i].Chain.Enabled, vals[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
+		op := accountKey(t, vals[i])
 		c.spec.Validators = append(c.spec.Validators, consensus.DevnetValidator{Home: filepath.Join(vals[i].Home, "chain"),
-			P2PListen: vals[i].Chain.P2PListen, Operator: accountKey(t, vals[i])})
+			P2PListen: vals[i].Chain.P2PListen, Operator: op})
+		// The buyer pays each gateway from its own escrow; a validator's
+		// probes are paid from its escrow with itself.
+		c.spec.Escrows = append(c.spec.Escrows, consensus.GenesisEscrow{Payer: testBuyer(), Settler: op, Amount: testBuyerEscrow},
+			consensus.GenesisEscrow{Payer: op, Settler: op, Amount: testBuyerEscrow})
 		for _, o := range valOpts {
 			o(&vals[i])
 		}
@@ -82,6 +87,16 @@ func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params, valOpts 
 		c.unchained = append(c.unchained, startNode(t, testConfig(t, RoleProvider, "software", boot)))
 	}
 	return c
+}
+
+// testBuyerEscrow funds each test escrow at genesis, in micro-units.
+const testBuyerEscrow = 1_000_000_000
+
+// testBuyerKey is the chain account behind testToken on chain gateways.
+var testBuyerKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
+
+func testBuyer() consensus.AccountID {
+	return consensus.AccountOf(testBuyerKey.Public().(ed25519.PublicKey))
 }
 
 func accountKey(t *testing.T, cfg Config) consensus.AccountID {

@@ -193,6 +193,11 @@ func (c Config) Validate() error {
 	if err := c.Chain.Validate(c.Role); err != nil {
 		errs = append(errs, err)
 	}
+	for i, b := range c.Router.Buyers {
+		if c.Chain.Enabled && b.Payer == "" {
+			errs = append(errs, fmt.Errorf("router.buyers[%d].payer: required on a chain: calls are paid from the payer's on-chain escrow (off-chain account %q pays nothing)", i, b.Account))
+		}
+	}
 	if c.Role == RoleProvider {
 		if err := c.Provider.Validate(); err != nil {
 			errs = append(errs, err)

@@ -150,13 +150,16 @@ block_time = {{dur .Chain.BlockTime}}
 dir = {{q .Dir}}
 id = {{q .ID}}
 {{end}}{{range .Router.Buyers}}
-# A buyer: requests carrying the token whose SHA-256 this is are billed to
-# the account. initial_credit (micro-units) is credited once.
+# A buyer: requests carrying the token whose SHA-256 this is are paid by
+# the payer's on-chain escrow with this node's account as settler (this
+# node signs a payment record per call). Off chain (a test mode) account
+# and initial_credit (micro-units, credited once) take payer's place.
 # max_concurrent and rate_per_minute: its fair share (0 = the defaults).
 [[router.buyers]]
-account = {{q .Account}}
-token_sha256 = {{q .TokenSHA256}}
+{{if .Payer}}payer = {{q .Payer}}
+{{else}}account = {{q .Account}}
 initial_credit = {{.InitialCredit}}
+{{end}}token_sha256 = {{q .TokenSHA256}}
 max_concurrent = {{.MaxConcurrent}}
 rate_per_minute = {{.RatePerMinute}}
 {{end}}{{if eq (print .Role) "provider"}}

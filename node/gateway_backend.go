@@ -70,7 +70,9 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 	}
 	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued}
 	if res.Payment != nil {
-		info.Payment = gateway.ViewPayment(res.Payment)
+		v := gateway.ViewPayment(res.Payment)
+		v.Signed = gateway.ViewSigned(res.Signed)
+		info.Payment = v
 	}
 	return &openai.Result{
 		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason, LogProbs: res.LogProbs,

@@ -24,6 +24,7 @@ import (
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
+	"github.com/tenzrod/tenzrod/settle"
 )
 
 // Lifecycle is a component that runs between Start and Stop.
@@ -46,6 +47,7 @@ type Node struct {
 	table     *router.Table
 	provider  *provider.Provider // the provider role
 	store     *store.Store
+	outbox    *settle.Outbox       // the gateway's signed records, on a chain
 	gateway   *gateway.Gateway     // every role but provider
 	validator *validator.Validator // validators with a chain
 	api       *apiServer

@@ -1,31 +1,62 @@
 package node
 
 import (
+	"context"
+	"crypto/ed25519"
 	"fmt"
+	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/settle"
 )
 
 // buildProvider assembles the provider role from the parts built so far.
 func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	d := provider.Deps{Log: n.log, Clock: n.clock, Identity: n.id, Session: n.session, Host: n.host,
 		Gossip: n.gossip, Path: n.cfg.Path, Network: n.cfg.Network}
+	var collector *settle.Collector
 	if n.chain != nil {
 		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.pins.Forget
 		d.Registered = func(p peer.ID) bool { _, ok := n.registry.Registered(p); return ok }
+		var err error
+		collector, err = settle.OpenCollector(settle.CollectorConfig{Dir: n.cfg.Path(filepath.Join("data", "collected"))},
+			settle.CollectorDeps{Machine: n.id.MachineID(), Chain: settle.NodeChain(n.chain), Submitter: acct,
+				Expect: func(rd ledger.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
+				Clock:  n.clock, Log: n.log, Registerer: n.reg})
+		if err != nil {
+			return fmt.Errorf("node: %w", err)
+		}
+		n.parts = append(n.parts, collector)
+		d.Payments, d.Escrow = collector, escrowReader(n.chain)
 	}
 	var err error
 	if n.provider, err = provider.New(n.cfg.Provider, d); err != nil {
 		return err
 	}
 	n.parts = append(n.parts, n.provider)
+	if collector != nil {
+		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network},
+			recordSink{c: collector, p: n.provider}, n.log)
+		if err != nil {
+			return fmt.Errorf("node: %w", err)
+		}
+		n.parts = append(n.parts, paymentServer{srv})
+	}
 	return nil
 }
+
+// paymentServer gives the payment protocol's server the node's lifecycle.
+type paymentServer struct{ s *payment.Server }
+
+func (p paymentServer) Start(context.Context) error { return p.s.Start() }
+func (p paymentServer) Stop(context.Context) error  { p.s.Stop(); return nil }
 
 // buildGateway assembles the routing side of every other role: the
 // gateway and, on a chain validator, the validator role that measures
@@ -40,8 +71,23 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host(), n.cfg.Network), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
+	var probePayer string
 	if n.chain != nil {
 		deps.Names = chainNames{n.chain}
+		key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
+		if err != nil {
+			return fmt.Errorf("node: %w", err)
+		}
+		outbox, err := settle.OpenOutbox(settle.OutboxConfig{Dir: n.cfg.Path(filepath.Join("data", "outbox"))},
+			settle.OutboxDeps{Key: key, Chain: settle.NodeChain(n.chain), Submitter: acct, Deliver: deliverFunc(n),
+				Clock: n.clock, Log: n.log, Registerer: n.reg})
+		if err != nil {
+			return fmt.Errorf("node: %w", err)
+		}
+		n.parts = append(n.parts, outbox)
+		n.outbox = outbox
+		deps.Payments = newGatewayPayments(n.chain, outbox, key, n.host.ID())
+		probePayer = consensus.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator
 	if isValidator {
@@ -61,7 +107,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	d := validator.Deps{Log: n.log, Clock: n.clock, Session: n.session, Gossip: n.gossip, Chain: n.chain,
 		Account: acct, AccountKey: key, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store}
-	if n.validator, err = validator.New(validator.Config{ProbeInterval: n.cfg.Router.ProbeInterval}, d); err != nil {
+	if n.validator, err = validator.New(validator.Config{ProbeInterval: n.cfg.Router.ProbeInterval, ProbePayer: probePayer}, d); err != nil {
 		return fmt.Errorf("node: %w", err)
 	}
 	n.parts = append(n.parts, n.validator)

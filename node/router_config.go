@@ -103,10 +103,10 @@ func (r RouterConfig) Validate() error {
 		if err := b.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("router.buyers[%d]: %w", i, err))
 		}
-		if seen[b.Account] {
-			errs = append(errs, fmt.Errorf("router.buyers[%d]: account %q listed twice", i, b.Account))
+		if seen[b.Key()] {
+			errs = append(errs, fmt.Errorf("router.buyers[%d]: %q listed twice", i, b.Key()))
 		}
-		seen[b.Account] = true
+		seen[b.Key()] = true
 	}
 	return errors.Join(errs...)
 }
@@ -116,7 +116,7 @@ func gatewayConfig(r RouterConfig) gateway.Config {
 	c := r.Config
 	c.Buyers = map[string]gateway.BuyerLimits{}
 	for _, b := range r.Buyers {
-		c.Buyers[b.Account] = b.BuyerLimits
+		c.Buyers[b.Key()] = b.BuyerLimits
 	}
 	return c
 }
@@ -125,7 +125,7 @@ func gatewayConfig(r RouterConfig) gateway.Config {
 // node's first sight of the account: one with no balance and no payment.
 func creditBuyers(st *store.Store, bs []BuyerConfig) error {
 	for _, b := range bs {
-		if b.InitialCredit == 0 {
+		if b.InitialCredit == 0 || b.Payer != "" {
 			continue
 		}
 		bal, err := st.Balance(b.Account)

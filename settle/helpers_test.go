@@ -162,7 +162,7 @@ func (w *world) record(i int, price uint64) ledger.PaymentRecord {
 func (w *world) signed(i int, price uint64) ledger.PaymentRecord {
 	r := w.record(i, price)
 	r.Time = time.Now().Unix()
-	r.ExpiryHeight = w.node.App().Height() + 1000
+	r.ExpiryHeight = w.node.App().Height() + 300 // within the withdrawal delay
 	if err := ledger.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
 		w.t.Fatal(err)
 	}

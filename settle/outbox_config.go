@@ -14,7 +14,10 @@ type OutboxConfig struct {
 	// Dir holds the outbox's datastore (required).
 	Dir string `toml:"dir"`
 	// Validity is how many blocks a record stays valid: ExpiryHeight =
-	// height at signing + Validity.
+	// height at signing + Validity. The chain refuses a record valid for
+	// longer than its escrow withdrawal delay (WithdrawDelayBlocks, 600 by
+	// default), so that no withdrawal can be claimed before a record
+	// signed ahead of it settles or expires.
 	Validity int64 `toml:"validity"`
 	// Grace is how long after signing the gateway leaves a record to the
 	// provider; then it settles whatever is still unsettled itself.
@@ -32,7 +35,7 @@ type OutboxConfig struct {
 
 // DefaultOutboxConfig returns the outbox defaults (Dir empty).
 func DefaultOutboxConfig() OutboxConfig {
-	return OutboxConfig{Validity: 3600, Grace: 60 * time.Second, Interval: time.Second,
+	return OutboxConfig{Validity: 300, Grace: 60 * time.Second, Interval: time.Second,
 		DeliverBatch: 32, MaxBackoff: time.Minute, SubmitBatch: 1000}
 }
 

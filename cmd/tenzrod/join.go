@@ -11,38 +11,62 @@ import (
 	"github.com/tenzrod/tenzrod/node"
 )
 
+// joinFlags are join's own flags: how a laptop follows the chain and pays.
+type joinFlags struct {
+	genesis    string
+	accountKey string
+	chainPeers []string
+	chainP2P   string
+	deposit    string
+}
+
 func newJoinCmd() *cobra.Command {
 	var (
 		home string
 		nf   nodeFlags
+		jf   joinFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "join --bootstrap MULTIADDR [--home DIR]",
-		Short: "Join a network as a gateway on this machine",
+		Use:   "join --bootstrap MULTIADDR [--genesis FILE --chain-peer ID@HOST:PORT --account-key FILE --deposit AMOUNT] [--home DIR]",
+		Short: "Join a network as a gateway on this machine, paying from your own escrow",
 		Long: `join starts a gateway node on your own machine: it follows the network's gossip,
-finds providers through the DHT, and serves the API on localhost. Your access
-token never leaves this machine.
+finds providers through the DHT, and serves the OpenAI API on localhost. Your
+access token never leaves this machine.
+
+With --genesis it also follows the chain (through --chain-peer, a validator's
+CometBFT address, repeatable) and pays for your calls on chain: --account-key is
+your account's key (tenzrod keys account), which becomes this gateway's
+settler; --deposit opens, or tops up, your escrow with it by that many
+micro-units (a transaction from your account's balance). Every call is then
+paid from that escrow by a payment record this gateway signs and the serving
+provider collects.
 
 On first use it writes a gateway config under --home (default ~/.tenzrod/join)
-with a software identity key; later runs reuse it, and flags override it.`,
-		Example: "  tenzrod join --bootstrap /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW...",
-		Args:    cobra.NoArgs,
+with a software identity key and, with --genesis, a bearer token printed once
+(only its hash is stored). Later runs need no flag but --home; flags override
+the config.`,
+		Example: `  tenzrod join --bootstrap /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW...
+  tenzrod join --bootstrap /ip4/127.0.0.1/tcp/4001/p2p/12D3KooW... --genesis devnet/genesis.json \
+      --chain-peer 3f2c…@127.0.0.1:26656 --account-key my.key --deposit 50_000_000
+  tenzrod join --home ~/.tenzrod/join --deposit 10_000_000   # top up later`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var deposit uint64
+			if cmd.Flags().Changed("deposit") {
+				v, err := parseMicroUnits(jf.deposit)
+				if err != nil {
+					return fmt.Errorf("--deposit: %w", err)
+				}
+				deposit = v
+			}
 			cfg, err := node.Load(home)
 			switch {
 			case err == nil:
+				if cmd.Flags().Changed("genesis") || cmd.Flags().Changed("account-key") {
+					return fmt.Errorf("--genesis and --account-key set up a new home; %s exists (remove them, or use another --home)", filepath.Join(home, node.ConfigFile))
+				}
 			case errors.Is(err, os.ErrNotExist):
-				if !cmd.Flags().Changed("bootstrap") {
-					return fmt.Errorf("--bootstrap is required the first time (no config at %s)", filepath.Join(home, node.ConfigFile))
-				}
-				cfg = node.Default(node.RoleGateway)
-				cfg.Home = home
-				cfg.P2P.Listen = []string{"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1"}
-				nf.apply(&cfg, cmd.Flags())
-				if err := node.WriteConfig(cfg, false); err != nil {
-					return err
-				}
-				if err := initKeys(cmd.OutOrStdout(), cfg); err != nil {
+				if cfg, err = newJoinHome(cmd, home, nf, jf); err != nil {
 					return err
 				}
 			default:
@@ -52,10 +76,18 @@ with a software identity key; later runs reuse it, and flags override it.`,
 				return fmt.Errorf("config: role: %s is a %s home; join runs a gateway", home, cfg.Role)
 			}
 			nf.apply(&cfg, cmd.Flags())
-			return runNode(cmd.Context(), cfg)
+			if deposit > 0 && !cfg.Chain.Enabled {
+				return errors.New("--deposit: this home does not follow a chain (it was set up without --genesis)")
+			}
+			return runJoined(cmd.Context(), cmd.OutOrStdout(), cfg, deposit)
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", defaultHome("join"), "gateway home directory")
+	cmd.Flags().StringVar(&jf.genesis, "genesis", "", "the network's genesis.json: follow the chain and pay on it (first run)")
+	cmd.Flags().StringVar(&jf.accountKey, "account-key", "", "your account key file, this gateway's settler (first run, with --genesis)")
+	cmd.Flags().StringSliceVar(&jf.chainPeers, "chain-peer", nil, "a validator's CometBFT address ID@HOST:PORT to follow the chain through (first run, with --genesis; repeatable)")
+	cmd.Flags().StringVar(&jf.chainP2P, "chain-p2p-listen", "", "this node's CometBFT listen address (default: a free loopback port)")
+	cmd.Flags().StringVar(&jf.deposit, "deposit", "", "micro-units to move from your account into your escrow with this gateway")
 	nf.register(cmd.Flags())
 	return cmd
 }

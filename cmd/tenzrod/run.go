@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -54,7 +55,11 @@ func newLogger(cfg node.Config) *slog.Logger {
 }
 
 // runNode runs a node until ctx ends (SIGINT/SIGTERM), then stops it.
-func runNode(ctx context.Context, cfg node.Config) error {
+func runNode(ctx context.Context, cfg node.Config) error { return runNodeThen(ctx, cfg, nil) }
+
+// runNodeThen is runNode that calls then once the node has started; an
+// error from it stops the node.
+func runNodeThen(ctx context.Context, cfg node.Config, then func(*node.Node, *slog.Logger) error) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
@@ -71,6 +76,13 @@ func runNode(ctx context.Context, cfg node.Config) error {
 	}
 	info := n.Info()
 	log.Info("ready", "api", info.API, "peer", info.PeerID, "machine", info.MachineID, "key_backend", describeBackend(info.KeyBackend))
+	if then != nil {
+		if err := then(n, log); err != nil {
+			stopCtx, cancelStop := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancelStop()
+			return errors.Join(err, n.Stop(stopCtx))
+		}
+	}
 	<-ctx.Done()
 	log.Info("shutting down")
 	stopCtx, cancelStop := context.WithTimeout(context.Background(), 15*time.Second)

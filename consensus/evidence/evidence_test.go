@@ -103,7 +103,7 @@ func TestEvidencePack(t *testing.T) {
 				}
 				recs[i].Receipt, recs[i].ReceiptHash = env, h
 			}
-			recs[i].ExpiryHeight = 1 << 40
+			recs[i].ExpiryHeight = 300
 			if err := consensus.NewSigner(seedKey(name), net.ChainID).SignRecord(&recs[i]); err != nil {
 				t.Fatal(err)
 			}

@@ -7,9 +7,11 @@ import (
 )
 
 // TestEscrowWithdrawDelay: escrows are per (payer, settler); a withdrawal
-// stops the amount being available to records at once, cannot be claimed
-// before WithdrawDelayBlocks have passed, then pays out in full; a record
-// over the available balance is skipped even though the balance covers it.
+// stops the amount being available to new withdrawals at once and cannot
+// be claimed before WithdrawDelayBlocks have passed, but records (signed,
+// perhaps, before it) still draw on the whole balance, so a payer cannot
+// withdraw out from under a provider it was served by: what is pending
+// shrinks to what the records leave, and that is what the claim pays.
 func TestEscrowWithdrawDelay(t *testing.T) {
 	params := testParams()
 	params.WithdrawDelayBlocks = 3
@@ -32,10 +34,18 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	env, envHash := m.receipt(t, "answer")
 	rec := func(d byte, price uint64) ledger.PaymentRecord {
 		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: ledger.Hash32{d}, Price: price,
-			Receipt: env, ReceiptHash: envHash})
+			Receipt: env, ReceiptHash: envHash, ExpiryHeight: c.l.Height() + 2})
 	}
-	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 301), rec(2, 300)}}))
-	wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{0: ledger.CodeOverdraft})
+	// A record valid for longer than the withdrawal delay is refused: it
+	// could outlive a withdrawal it was signed before.
+	long := rec(4, 1)
+	long.ExpiryHeight = c.l.Height() + 5
+	long = signed(t, gw, long)
+	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 301), rec(2, 300), rec(3, 400), long}}))
+	wantSkipped(t, res.Txs[0], 2, map[int]ledger.Code{2: ledger.CodeOverdraft, 3: ledger.CodeExpiredRecord})
+	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 399 || e.Pending != 399 || e.Available() != 0 {
+		t.Fatalf("escrow after records %+v, want balance 399, all of it pending", e)
+	}
 	wantCodes(t, c, [][]byte{
 		c.sign(buyer, &ledger.EscrowWithdraw{Amount: 1, Settler: gw.Account()}),
 		c.sign(buyer, &ledger.EscrowClaim{Settler: gw.Account()}),
@@ -49,8 +59,8 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 0 || e.Pending != 0 {
 		t.Fatalf("escrow after claim %+v, want empty", e)
 	}
-	if got := c.account(buyer.Account()).Balance; got != before+700 {
-		t.Fatalf("buyer balance %d after claim, want %d", got, before+700)
+	if got := c.account(buyer.Account()).Balance; got != before+399 {
+		t.Fatalf("buyer balance %d after claim, want %d", got, before+399)
 	}
 	wantCodes(t, c, [][]byte{c.sign(buyer, &ledger.EscrowClaim{Settler: gw.Account()})}, ledger.CodeOverdraft)
 }

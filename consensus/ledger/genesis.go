@@ -11,6 +11,17 @@ type AppGenesis struct {
 	Params     Params             `json:"params"`
 	Accounts   []GenesisAccount   `json:"accounts"`
 	Validators []GenesisValidator `json:"validators"`
+	Escrows    []GenesisEscrow    `json:"escrows,omitempty"`
+}
+
+// GenesisEscrow opens a spend escrow at genesis: Amount of Payer's money
+// that Settler's signed records may draw (a devnet's buyer pays from one
+// per gateway from the first block). It is created, not taken from a
+// balance, like a genesis account's balance.
+type GenesisEscrow struct {
+	Payer   AccountID `json:"payer"`
+	Settler AccountID `json:"settler"`
+	Amount  uint64    `json:"amount"`
 }
 
 // GenesisAccount funds an account at genesis.
@@ -64,6 +75,19 @@ func (g AppGenesis) Validate() error {
 	if len(g.Validators) == 0 {
 		return fmt.Errorf("ledger: genesis has no validators")
 	}
+	escrows := map[[64]byte]bool{}
+	for _, e := range g.Escrows {
+		var k [64]byte
+		copy(k[:32], e.Payer[:])
+		copy(k[32:], e.Settler[:])
+		if escrows[k] {
+			return fmt.Errorf("ledger: genesis escrow of %s with settler %s listed twice", e.Payer, e.Settler)
+		}
+		escrows[k] = true
+		if e.Amount == 0 {
+			return fmt.Errorf("ledger: genesis escrow of %s with settler %s has no amount", e.Payer, e.Settler)
+		}
+	}
 	ops, keys := map[AccountID]bool{}, map[string]bool{}
 	for _, v := range g.Validators {
 		if len(v.ConsPubKey) != ed25519.PublicKeySize {
@@ -90,6 +114,14 @@ func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
 			return nil, err
 		}
 	}
+	for _, e := range g.Escrows {
+		if err := Save(s, KeyEscrow(e.Payer, e.Settler), Escrow{Balance: e.Amount, Settler: e.Settler}); err != nil {
+			return nil, err
+		}
+		if err := ensureAccount(s, e.Payer); err != nil {
+			return nil, err
+		}
+	}
 	var (
 		tot     ValidatorTotals
 		changes []ValChange
@@ -100,14 +132,8 @@ func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
 			return nil, err
 		}
 		s.Set(keyConsKey(v.ConsPubKey), v.Operator[:])
-		exists, err := Load(s, KeyAccount(v.Operator), new(Account))
-		if err != nil {
+		if err := ensureAccount(s, v.Operator); err != nil {
 			return nil, err
-		}
-		if !exists {
-			if err := Save(s, KeyAccount(v.Operator), Account{}); err != nil {
-				return nil, err
-			}
 		}
 		tot.Power += val.Power
 		tot.Count++
@@ -117,4 +143,13 @@ func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
 		return nil, err
 	}
 	return changes, Save(s, keyMeta, meta)
+}
+
+// ensureAccount creates a at zero balance unless it exists.
+func ensureAccount(s KV, a AccountID) error {
+	exists, err := Load(s, KeyAccount(a), new(Account))
+	if err != nil || exists {
+		return err
+	}
+	return Save(s, KeyAccount(a), Account{})
 }

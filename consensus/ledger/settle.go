@@ -51,6 +51,12 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if rec.ExpiryHeight < r.blk.Height {
 		return reject(CodeExpiredRecord, "record %d: expired at height %d, block is %d", i, rec.ExpiryHeight, r.blk.Height)
 	}
+	if rec.ExpiryHeight > r.blk.Height+int64(r.params.WithdrawDelayBlocks) {
+		// Valid for longer than a withdrawal waits: a payer could withdraw
+		// and claim before it settles. Settlers sign shorter validities.
+		return reject(CodeExpiredRecord, "record %d: valid until height %d, more than the withdrawal delay (%d blocks) after block %d",
+			i, rec.ExpiryHeight, r.params.WithdrawDelayBlocks, r.blk.Height)
+	}
 	key := KeyRecord(rec.Payer, rec.RequestDigest)
 	seen, err := st.Get(key)
 	if err != nil {
@@ -88,12 +94,19 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if err := receipts.check(i, rec, prov.MachineID); err != nil {
 		return err
 	}
-	if rec.Price > e.Available() {
-		return reject(CodeOverdraft, "record %d: price %d over the escrow's available %d", i, rec.Price, e.Available())
+	// A record draws on the whole balance, pending withdrawals included:
+	// it may have been signed (and the call served) before the payer
+	// withdrew, and a withdrawal unlocks only after every record signed
+	// before it has expired (WithdrawDelayBlocks > record validity), so a
+	// payer cannot leave a provider's records unpayable. What is pending
+	// shrinks to what is left.
+	if rec.Price > e.Balance {
+		return reject(CodeOverdraft, "record %d: price %d over the escrow's balance %d", i, rec.Price, e.Balance)
 	}
 	if e.Balance, err = sub(e.Balance, rec.Price, "escrow"); err != nil {
 		return err
 	}
+	e.Pending = min(e.Pending, e.Balance)
 	if err := Save(st, ekey, e); err != nil {
 		return err
 	}

@@ -53,13 +53,14 @@ func BenchmarkSettlement(b *testing.B) {
 	emptyBlock := time.Since(t0) / time.Duration(max(1, n0.App().Height()-h0))
 
 	txs := make([][]byte, b.N)
+	expiry := n0.App().Height() + 550 // within the default withdrawal delay (600 blocks)
 	for i := range txs {
 		recs := make([]consensus.PaymentRecord, perTx)
 		for j := range recs {
 			var d consensus.Hash32
 			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
 			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
-				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: 1 << 40}
+				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: expiry}
 			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
 				b.Fatal(err)
 			}

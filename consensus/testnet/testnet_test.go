@@ -68,7 +68,7 @@ func TestFourValidators(t *testing.T) {
 	}
 	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.sign(t, op, paidReg))
 	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: consensus.Hash32{1},
-		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 1 << 40}
+		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 300}
 	if err := s.signer(buyer).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestFourValidators(t *testing.T) {
 	overdraft, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Transfer{To: id("bob"), Amount: 2_000_000})
 	overflow, _ := s.signer(buyer).SignTx(before.Nonce, &consensus.Transfer{To: id("rich"), Amount: 6})
 	other, _ := testnet.NewProvider()
-	unknown := consensus.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 1 << 40}
+	unknown := consensus.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
 	stranger, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestFourValidators(t *testing.T) {
 		t.Fatal(err)
 	}
 	foreign := consensus.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: consensus.Hash32{0x77}, Price: 1,
-		ReceiptHash: envHash, Receipt: env, ExpiryHeight: 1 << 40}
+		ReceiptHash: envHash, Receipt: env, ExpiryHeight: 300}
 	for _, r := range []*consensus.PaymentRecord{&unknown, &foreign} {
 		if err := s.signer(buyer).SignRecord(r); err != nil {
 			t.Fatal(err)

@@ -38,7 +38,11 @@ type Config struct {
 	UnknownRatePerMinute int `toml:"unknown_rate_per_minute"`
 	// MaxPerPeer caps one caller's requests served or waiting at once; 0
 	// allows a caller every stream slot.
-	MaxPerPeer int           `toml:"max_per_peer"`
+	MaxPerPeer int `toml:"max_per_peer"`
+	// RecordWait is how long, on a chain, a call from a settler that owes
+	// a payment record for an earlier call waits for it before it is
+	// refused (402 unpaid).
+	RecordWait time.Duration `toml:"record_wait"`
 	Models     []ModelConfig `toml:"models"`
 }
 
@@ -63,7 +67,8 @@ type ModelConfig struct {
 // DefaultConfig returns provider defaults (no models).
 func DefaultConfig() Config {
 	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second,
-		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6}
+		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6,
+		RecordWait: 3 * time.Second}
 }
 
 // Validate checks the section, naming each bad key.
@@ -85,6 +90,9 @@ func (p Config) Validate() error {
 		if _, err := peer.Decode(c); err != nil {
 			errs = append(errs, fmt.Errorf("provider.trusted_callers: %q is not a peer ID: %w", c, err))
 		}
+	}
+	if p.RecordWait < 10*time.Millisecond || p.RecordWait > time.Minute {
+		errs = append(errs, fmt.Errorf("provider.record_wait: %s outside 10ms..1m", p.RecordWait))
 	}
 	if p.UnknownConcurrency < 1 || p.UnknownConcurrency > 1024 {
 		errs = append(errs, fmt.Errorf("provider.unknown_concurrency: %d outside 1..1024", p.UnknownConcurrency))

@@ -3,9 +3,11 @@ package provider
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -28,6 +30,8 @@ type inferServer struct {
 	p          *Provider
 	set        *modelSet
 	unregister func()
+	trusted    map[peer.ID]bool
+	credit     atomic.Pointer[credit] // nil: calls are not paid (no chain)
 }
 
 func (s *inferServer) Start(context.Context) error {
@@ -38,12 +42,23 @@ func (s *inferServer) Start(context.Context) error {
 			trusted[id] = true
 		}
 	}
+	s.trusted = trusted
 	registered := s.p.d.Registered
 	known := func(id peer.ID) bool { return trusted[id] || (registered != nil && registered(id)) }
-	s.unregister = infer.Register(s.p.d.Host.Host(), infer.ServerConfig{
+	scfg := infer.ServerConfig{
 		Network: s.p.d.Network, MaxConcurrent: 4 * int(cfg.Capacity), MaxPerPeer: cfg.MaxPerPeer,
 		Known: known, UnknownConcurrency: cfg.UnknownConcurrency, UnknownRate: cfg.UnknownRatePerMinute, Clock: s.p.d.Clock,
-	}, s.handle, s.p.d.Log)
+	}
+	if d := s.p.d; d.Chain != nil && d.Payments != nil && d.Escrow != nil {
+		chainID := d.Chain.App().ChainID()
+		if chainID == "" {
+			return errors.New("provider: the chain has no ID yet; credit control needs it")
+		}
+		c := newCredit(chainID, d.Escrow, d.Payments, d.Clock, cfg.RecordWait)
+		s.credit.Store(c)
+		scfg.Paid = c.verified
+	}
+	s.unregister = infer.Register(s.p.d.Host.Host(), scfg, s.handle, s.p.d.Log)
 	return nil
 }
 
@@ -82,6 +97,10 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		e.RetryAfterMs = 1000
 		return nil, e
 	}
+	pay, err := s.admitPayment(ctx, from, req, offer)
+	if err != nil {
+		return nil, err
+	}
 	select {
 	case s.set.slots <- struct{}{}:
 	default:
@@ -92,6 +111,15 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	s.set.inFlight.Add(1)
 	defer func() { <-s.set.slots; s.set.inFlight.Add(-1) }()
 
+	f, err := s.run(ctx, req, offer, eng, up, send)
+	if err == nil {
+		s.owe(pay, req, offer, f, up == nil)
+	}
+	return f, err
+}
+
+// run serves an admitted request on the model's engine or upstream.
+func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.ModelOffer, eng inference.Engine, up *upstream.Client, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
 	if up != nil {
 		return s.relayUpstream(ctx, up, req, offer, send)
 	}

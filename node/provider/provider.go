@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p"
@@ -44,6 +45,11 @@ type Deps struct {
 	// nil Chain the provider runs unregistered.
 	Chain   *consensus.Node
 	Account Submitter
+	// Payments and Escrow, with a chain, turn on credit control: calls
+	// are paid by a settler's signed records (see credit); the node gives
+	// the collector of those records and a chain read of escrows.
+	Payments Payments
+	Escrow   EscrowFunc
 	// ForgetPin drops the gossip pin of a peer once its registration
 	// commits, so the chain's record is read afresh.
 	ForgetPin func(peer.ID)
@@ -57,6 +63,7 @@ type Provider struct {
 	d      Deps
 	models *modelSet
 	loop   *providerLoop
+	server *inferServer
 	parts  []lifecycle
 }
 
@@ -91,7 +98,8 @@ func New(cfg Config, d Deps) (*Provider, error) {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	p.loop = newProviderLoop(p, p.models)
-	p.parts = []lifecycle{p.loop, &inferServer{p: p, set: p.models}}
+	p.server = &inferServer{p: p, set: p.models}
+	p.parts = []lifecycle{p.loop, p.server}
 	if d.Chain != nil {
 		p.parts = append(p.parts, newRegistrar(p))
 	}
@@ -133,4 +141,23 @@ func (p *Provider) Warm() bool {
 		}
 	}
 	return true
+}
+
+// Recorded tells credit control that a payment record for a call it
+// served is held (the collector persisted it): its settler owes one
+// record less.
+func (p *Provider) Recorded(rec *ledger.PaymentRecord) {
+	if c := p.server.credit.Load(); c != nil {
+		c.recorded(rec)
+	}
+}
+
+// Expected is the provider's own price of the call behind request digest
+// rd, if it served it since starting: what a record for it should pay at
+// least.
+func (p *Provider) Expected(rd ledger.Hash32) (uint64, bool) {
+	if c := p.server.credit.Load(); c != nil {
+		return c.expected(rd)
+	}
+	return 0, false
 }

@@ -1,8 +1,11 @@
 package validator
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
@@ -96,7 +99,8 @@ func (p *prober) round(ctx context.Context) {
 	if !consensus.Ready(ctx, p.v.d.Chain) {
 		return
 	}
-	if bal, err := p.v.d.Store.Balance(probeAccount); err == nil && bal < probeFloat {
+	// With a ProbePayer the chain escrow pays; otherwise a local account.
+	if bal, err := p.v.d.Store.Balance(probeAccount); p.v.cfg.ProbePayer == "" && err == nil && bal < probeFloat {
 		_ = p.v.d.Store.Credit(probeAccount, probeFloat-bal)
 	}
 	me := p.v.obs.account()
@@ -120,7 +124,10 @@ func (p *prober) round(ctx context.Context) {
 		}
 		i := p.next[pid] % len(v.Models)
 		p.next[pid] = i + 1
-		ok := p.probe(ctx, pid, v.Models[i].ModelID)
+		ok, counted := p.probe(ctx, pid, v.Models[i].ModelID)
+		if !counted {
+			continue
+		}
 		p.mu.Lock()
 		t := p.tallies[m]
 		t.total++
@@ -132,15 +139,22 @@ func (p *prober) round(ctx context.Context) {
 	}
 }
 
-// probe sends one probe and reports whether its receipt verified.
-func (p *prober) probe(ctx context.Context, pid peer.ID, model string) bool {
+// probe sends one probe and reports whether its receipt verified; a probe
+// that could not be paid (this validator's escrow is short, or the
+// provider holds this settler to a debt) is not counted either way.
+func (p *prober) probe(ctx context.Context, pid peer.ID, model string) (ok, counted bool) {
 	ctx, cancel := context.WithTimeout(ctx, max(p.interval/2, 5*time.Second))
 	defer cancel()
 	req := &gateway.Request{Model: model, Prompt: probePrompt, PinProvider: pid.String(), NoHedge: true,
-		Payer: probeAccount, Probe: true}
+		Payer: cmp.Or(p.v.cfg.ProbePayer, probeAccount), Probe: true}
 	req.Sampling.MaxTokens = probeTokens
 	res, err := p.v.d.Gateway.Route(ctx, req, func(gateway.Delta) error { return nil })
-	ok := err == nil && res != nil && res.Receipt != nil && res.Receipt.Verified
+	ok = err == nil && res != nil && res.Receipt != nil && res.Receipt.Verified
 	p.v.d.Log.Debug("price probe", "provider", pid, "model", model, "ok", ok, "err", err)
-	return ok
+	var ge *gateway.Error
+	if errors.As(err, &ge) && ge.Status == http.StatusPaymentRequired {
+		p.v.d.Log.Warn("probe not paid; not counted", "provider", pid, "code", ge.Code, "err", err)
+		return false, false
+	}
+	return ok, true
 }

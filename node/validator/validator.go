@@ -22,6 +22,10 @@ type Config struct {
 	// ProbeInterval is how often each registered, live provider is probed
 	// for the price feed and the SLA verdicts; 0 disables probing.
 	ProbeInterval time.Duration
+	// ProbePayer, on a gateway that pays from chain escrows, is the payer
+	// (hex account) whose escrow with this node pays the probes, as any
+	// buyer's; empty bills them to a local off-chain account.
+	ProbePayer string
 }
 
 // Submitter signs and submits the operator account's transactions and

@@ -130,6 +130,9 @@ func (srv *server) serve(s network.Stream, watch *readWatch, req *Request, start
 		_ = s.Reset()
 	} else {
 		_ = s.Close()
+		if herr == nil && final != nil && final.Written != nil {
+			final.Written()
+		}
 	}
 	<-watched
 }

@@ -74,6 +74,10 @@ type ServerConfig struct {
 	// UnknownRate requests per minute (default 6, token bucket on Clock;
 	// nil Clock means the wall clock). Over budget: 429 terms.CodeRateLimited.
 	Known              func(peer.ID) bool
+	// Paid, if set, reports whether a request carries a pay authorization
+	// that verifies: a paying caller is known whatever its peer ID (the
+	// provider holds its settler to its debts instead).
+	Paid func(peer.ID, *Request) bool
 	UnknownConcurrency int
 	UnknownRate        int
 	Clock              clock.Clock
@@ -192,7 +196,7 @@ func (srv *server) handle(s network.Stream) {
 	// waits for a slot gives the slot up.
 	_ = s.SetReadDeadline(time.Now().Add(srv.cfg.QueueTimeout + closeGrace))
 	watch := watchRead(r)
-	known := srv.cfg.Known == nil || srv.cfg.Known(from)
+	known := srv.cfg.Known == nil || srv.cfg.Known(from) || srv.cfg.Paid != nil && srv.cfg.Paid(from, req)
 	release, ef := srv.admit.acquire(srv.ctx, watch.done, from, known)
 	if ef != nil {
 		if ended, eof := watch.ended(); ended && !eof {

@@ -41,6 +41,10 @@ func (r *Request) Validate() error {
 	if len(r.QuoteDigest) != 0 && len(r.QuoteDigest) != DigestSize {
 		return bad("quote digest is %d bytes, want %d or none", len(r.QuoteDigest), DigestSize)
 	}
+	if p := r.Pay; p != nil && (len(p.Payer) != AccountSize || len(p.Settler) != AccountSize || len(p.Sig) != SigSize) {
+		return bad("pay authorization has payer %d, settler %d and signature %d bytes, want %d, %d and %d",
+			len(p.Payer), len(p.Settler), len(p.Sig), AccountSize, AccountSize, SigSize)
+	}
 	if !r.Verification.Valid() {
 		return bad("unknown verification level %q (%s)", r.Verification, terms.LevelNames())
 	}

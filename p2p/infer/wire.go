@@ -78,7 +78,25 @@ type Request struct {
 	// Network is the caller's network name (ClientConfig.Network); the
 	// server refuses another network's request before anything else.
 	Network string `cbor:"15,keyasint,omitempty"`
+	// Pay names who pays for the call: the payer's escrow and its settler,
+	// whose signature authorizes this caller's peer ID to spend from it
+	// (see consensus/ledger.SignPayAuth). A provider on a chain serves
+	// unpaid calls only from callers it trusts.
+	Pay *PayAuth `cbor:"16,keyasint,omitempty"`
 }
+
+// PayAuth is a settler's authorization of the calling peer for a payer.
+type PayAuth struct {
+	Payer   []byte `cbor:"1,keyasint"` // AccountSize bytes
+	Settler []byte `cbor:"2,keyasint"` // AccountSize bytes: the settler's Ed25519 public key
+	Sig     []byte `cbor:"3,keyasint"` // SigSize bytes over ledger.PayAuthSigningBytes
+}
+
+// Sizes of PayAuth's fields.
+const (
+	AccountSize = 32
+	SigSize     = 64
+)
 
 // Frame is one provider → gateway frame: exactly one field is set. Zero or
 // more Token frames are followed by exactly one Final or Error frame.
@@ -142,6 +160,9 @@ type FinalFrame struct {
 	Model            string `cbor:"4,keyasint,omitempty"`
 	Receipt          []byte `cbor:"5,keyasint,omitempty"` // signed envelope bytes, opaque here
 	Commitment       []byte `cbor:"6,keyasint,omitempty"` // opaque here
+	// Written, if set by the handler, runs once the frame was written to
+	// the stream (never sent): a provider then counts the call as served.
+	Written func() `cbor:"-"`
 }
 
 // ErrorFrame ends a failed answer. It is also the error type: a Handler

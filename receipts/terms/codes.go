@@ -46,6 +46,13 @@ const (
 	CodeRateLimited = "rate_limited"
 	// CodeWrongNetwork: the request names another network (status 421).
 	CodeWrongNetwork = "wrong_network"
+	// CodePaymentRequired: the call carries no pay authorization, or one
+	// that does not verify, or names an escrow that cannot cover it
+	// (status 402). A gateway fails over without counting a failure.
+	CodePaymentRequired = "payment_required"
+	// CodeUnpaid: the settler owes this provider payment records for calls
+	// it was served (status 402); it is served again once they arrive.
+	CodeUnpaid = "unpaid"
 	// CodeStopped: the client stopped the call and the handler returned no
 	// final frame (status 499).
 	CodeStopped = "stopped"
@@ -57,4 +64,5 @@ const (
 var CapabilityCodes = map[string]bool{
 	CodeContinuationUnsupported: true, CodeModelNotServed: true, CodeVerificationUnsupported: true,
 	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true, CodeWrongNetwork: true,
+	CodePaymentRequired: true, CodeUnpaid: true,
 }

@@ -53,6 +53,7 @@ func (g *Gateway) inferRequest(req *Request, c choice, continuation string) *inf
 		Nonce: nonce, ModelID: c.offer.Model.ModelID, Model: c.offer.Model.Name, Chat: req.Chat,
 		Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs,
 		Stream: req.Stream, Verification: req.Verification, Continuation: continuation, QuoteDigest: c.quote.Digest[:],
+		Pay: g.payAuth(req.Payer),
 	}
 }
 

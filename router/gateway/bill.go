@@ -94,7 +94,25 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 		ProviderPeer: []byte(o.Peer), MachineID: machineBytes(o.Machine), ReceiptHash: rh[:],
 		Units: units, Breakdown: bd, Price: bd.Total, TimeMs: g.clock.Now().UnixMilli(),
 	}
-	if g.ledger != nil {
+	if g.payments != nil && o.Unregistered {
+		// The chain cannot pay a machine nobody registered: the buyer opted
+		// in to an unregistered provider, which serves it unpaid.
+		g.keepReceipt(s, true, "unregistered provider: no payment record")
+		g.report(s, true, 0, units.InputTokens, units.OutputTokens)
+		return res, nil
+	}
+	if g.payments != nil {
+		signed, err := g.signRecord(req.Payer, s, rd, rh, units, bd.Total)
+		if err != nil {
+			g.metrics.unsigned.Inc()
+			g.log.Error("sign payment record; the provider is owed this call", "payer", req.Payer, "provider", o.Peer,
+				"request", hex.EncodeToString(rd[:8]), "price", bd.Total, "err", err)
+			g.keepReceipt(s, true, "")
+			return res, nil
+		}
+		g.keepReceipt(s, true, "")
+		res.Signed = signed
+	} else if g.ledger != nil {
 		if err := g.ledger.SettleWithReceipt(rec, s.req.Nonce, f.Receipt, g.receiptMeta(s, true, "")); err != nil {
 			g.log.Error("record payment", "payer", req.Payer, "request", hex.EncodeToString(rd[:8]), "err", err)
 			return res, nil

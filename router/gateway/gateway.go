@@ -30,9 +30,13 @@ import (
 type Deps struct {
 	// Transport carries requests to providers: HostTransport in a node, a
 	// scripted one in tests.
-	Transport  Transport
-	Table      *router.Table
-	Ledger     Ledger
+	Transport Transport
+	Table     *router.Table
+	Ledger    Ledger
+	// Payments, on a chain, pays providers from the buyers' escrows with
+	// signed payment records; Ledger then only keeps receipts. Without it
+	// the gateway bills from Ledger's off-chain balances (a test mode).
+	Payments   Payments
 	Clock      clock.Clock
 	Log        *slog.Logger
 	Registerer prometheus.Registerer
@@ -67,6 +71,7 @@ type Gateway struct {
 	transport Transport
 	table     *router.Table
 	ledger    Ledger
+	payments  Payments
 	clock     clock.Clock
 	log       *slog.Logger
 	selector  *strategy.Selector
@@ -112,7 +117,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
-	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, clock: d.Clock, log: d.Log.With("component", "gateway"),
+	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names, limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers}, nil
 }
 
@@ -168,7 +173,7 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if err != nil {
 		return nil, err
 	}
-	if err := g.checkFunds(req.Payer, cands[0].Price); err != nil {
+	if err := g.checkFunds(ctx, req.Payer, cands[0].Price); err != nil {
 		return nil, err
 	}
 	retries := g.cfg.MaxRetries
@@ -200,7 +205,10 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	return res, err
 }
 
-func (g *Gateway) checkFunds(payer string, price uint64) error {
+func (g *Gateway) checkFunds(ctx context.Context, payer string, price uint64) error {
+	if g.payments != nil {
+		return g.checkEscrow(ctx, payer, price)
+	}
 	if g.ledger == nil {
 		return nil
 	}

@@ -192,7 +192,7 @@ type market struct {
 	gw    *Gateway
 	tr    *transport
 	table *router.Table
-	st    *ledger
+	st    *bubbleLedger
 	provs []*fakeProvider
 	paid  []Call
 	mu    sync.Mutex
@@ -200,7 +200,7 @@ type market struct {
 
 // rates: provider i's output price, so the ranking is by index (cheapest
 // first) when the strategy is "price".
-func newMarket(t *testing.T, st *ledger, n int, cfg Config, scripts ...func(n int, req *infer.Request) script) *market {
+func newMarket(t *testing.T, st *bubbleLedger, n int, cfg Config, scripts ...func(n int, req *infer.Request) script) *market {
 	t.Helper()
 	m := &market{t: t, tr: &transport{provs: map[peer.ID]*fakeProvider{}, n: map[peer.ID]int{}}, table: router.NewTable(nil, nil), st: st}
 	for i := 0; i < n; i++ {
@@ -287,46 +287,46 @@ func answer(first time.Duration, tokens ...string) func(int, *infer.Request) scr
 	return func(int, *infer.Request) script { return script{first: first, gap: time.Millisecond, tokens: tokens} }
 }
 
-// ledger is a real store run outside the test's synctest bubble: pebble's
+// bubbleLedger is a real store run outside the test's synctest bubble: pebble's
 // goroutines and pools must not belong to a bubble, so every call goes to
 // one goroutine outside over channels made outside.
-type ledger struct {
+type bubbleLedger struct {
 	st   *store.Store
 	mu   sync.Mutex
 	req  chan func()
 	done chan struct{}
 }
 
-func (l *ledger) do(f func()) {
+func (l *bubbleLedger) do(f func()) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.req <- f
 	<-l.done
 }
 
-func (l *ledger) Balance(a string) (b uint64, err error) {
+func (l *bubbleLedger) Balance(a string) (b uint64, err error) {
 	l.do(func() { b, err = l.st.Balance(a) })
 	return b, err
 }
 
-func (l *ledger) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, env []byte, meta store.ReceiptMeta) (err error) {
+func (l *bubbleLedger) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, env []byte, meta store.ReceiptMeta) (err error) {
 	l.do(func() { err = l.st.SettleWithReceipt(rec, nonce, env, meta) })
 	return err
 }
 
-func (l *ledger) PutReceipt(nonce, env []byte, meta store.ReceiptMeta) (err error) {
+func (l *bubbleLedger) PutReceipt(nonce, env []byte, meta store.ReceiptMeta) (err error) {
 	l.do(func() { err = l.st.PutReceipt(nonce, env, meta) })
 	return err
 }
 
-func (l *ledger) ListPayments(a string, n int) (ps []*receipt.PaymentRecord, err error) {
+func (l *bubbleLedger) ListPayments(a string, n int) (ps []*receipt.PaymentRecord, err error) {
 	l.do(func() { ps, err = l.st.ListPayments(a, n) })
 	return ps, err
 }
 
 // openStore opens a real store with a funded buyer. Call it outside the
 // synctest bubble.
-func openStore(t *testing.T) *ledger {
+func openStore(t *testing.T) *bubbleLedger {
 	t.Helper()
 	st, err := store.OpenWith(t.TempDir(), store.GroupSync)
 	if err != nil {
@@ -337,7 +337,7 @@ func openStore(t *testing.T) *ledger {
 			t.Fatal(err)
 		}
 	}
-	l := &ledger{st: st, req: make(chan func()), done: make(chan struct{})}
+	l := &bubbleLedger{st: st, req: make(chan func()), done: make(chan struct{})}
 	go func() {
 		for f := range l.req {
 			f()
@@ -357,7 +357,7 @@ func testConfig() Config {
 	return c
 }
 
-func balance(t *testing.T, st *ledger) uint64 {
+func balance(t *testing.T, st *bubbleLedger) uint64 {
 	t.Helper()
 	b, err := st.Balance("alice")
 	if err != nil {

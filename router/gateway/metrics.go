@@ -13,9 +13,9 @@ import (
 // Metrics counts what the gateway did, overall and per provider, for
 // /metrics and tenzro_getRouterMetrics.
 type Metrics struct {
-	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts, buyersGone, limited prometheus.Counter
-	attempts                                                                                                *prometheus.CounterVec
-	paidTotal                                                                                               *prometheus.CounterVec
+	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts, buyersGone, limited, unsigned prometheus.Counter
+	attempts                                                                                                          *prometheus.CounterVec
+	paidTotal                                                                                                         *prometheus.CounterVec
 
 	mu          sync.Mutex
 	perProvider map[peer.ID]*ProviderCounts
@@ -67,6 +67,7 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		failovers:      counter("failovers_total", "Failover rounds after both primary and hedge failed."),
 		continuations:  counter("continuations_total", "Streams continued on another provider after breaking mid-answer."),
 		badReceipts:    counter("bad_receipts_total", "Receipts that failed verification (not paid)."),
+		unsigned:       counter("records_unsigned_total", "Billed calls whose payment record could not be signed and kept (the provider is owed them)."),
 		limited:        counter("buyer_limited_total", "Requests refused (429) by a buyer's concurrency or rate limit."),
 		buyersGone:     counter("buyers_gone_total", "Streams whose buyer left mid-answer (the provider stopped, the delivered part billed)."),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "attempts_total",
@@ -76,7 +77,7 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		perProvider: map[peer.ID]*ProviderCounts{},
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.attempts, m.paidTotal} {
+		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.attempts, m.paidTotal} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

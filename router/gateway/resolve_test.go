@@ -33,7 +33,7 @@ func id32(b []byte) (id [32]byte) { copy(id[:], b); return id }
 
 // squatted is a market where provider 1 announces another model, cheaper,
 // under provider 0's model name.
-func squatted(t *testing.T, st *ledger, reg bool, nm names) *market {
+func squatted(t *testing.T, st *bubbleLedger, reg bool, nm names) *market {
 	m := newMarket(t, st, 2, testConfig(), answer(ms, "honest"), answer(ms, "squatter"))
 	m.announce(m.provs[1], 1, otherID, modelName)
 	if reg {
@@ -53,7 +53,7 @@ func TestSquatterNeverRouted(t *testing.T) {
 	st1, st2 := openStore(t), openStore(t)
 	synctest.Test(t, func(t *testing.T) {
 		for i, nm := range []names{nil, {modelName: id32(modelID)}} {
-			m := squatted(t, []*ledger{st1, st2}[i], true, nm)
+			m := squatted(t, []*bubbleLedger{st1, st2}[i], true, nm)
 			for range 3 {
 				if res := mustRoute(t, m, request()); res.Text != "honest" {
 					t.Fatalf("routed to %s", res.Provider.PeerID)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -79,9 +80,12 @@ type Result struct {
 	Provider         Provider
 	Receipt          *ReceiptInfo
 	Payment          *receipt.PaymentRecord
-	Attempts         int
-	Hedged           bool
-	Continued        bool
+	// Signed is the chain's payment record the gateway signed as settler
+	// (with Payments), which the provider collects on chain.
+	Signed    *ledger.PaymentRecord
+	Attempts  int
+	Hedged    bool
+	Continued bool
 }
 
 // Error is a routing failure with the HTTP status it maps to.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
@@ -51,6 +53,36 @@ type PaymentView struct {
 	Price         uint64            `json:"price"`
 	TimeMs        int64             `json:"time_ms"`
 	Digest        string            `json:"digest"`
+	// Signed is the chain's record the gateway signed as settler, which
+	// settles the call on chain; absent off chain.
+	Signed *SignedView `json:"signed,omitempty"`
+}
+
+// SignedView shows the chain's payment record with hashes in hex; Record
+// is its canonical CBOR (with the receipt), base64 in JSON: what anyone
+// may submit in a Settlement.
+type SignedView struct {
+	Payer         string `json:"payer"`
+	Settler       string `json:"settler"`
+	Provider      string `json:"provider_machine"`
+	RequestDigest string `json:"request_digest"`
+	Price         uint64 `json:"price"`
+	Units         uint64 `json:"units"`
+	Time          int64  `json:"time"`
+	ExpiryHeight  int64  `json:"expiry_height"`
+	Sig           string `json:"sig"`
+	Record        []byte `json:"record"`
+}
+
+// ViewSigned converts a signed chain record for display.
+func ViewSigned(r *ledger.PaymentRecord) *SignedView {
+	if r == nil {
+		return nil
+	}
+	raw, _ := cborx.Marshal(r) // a record of fixed-size fields and bytes always encodes
+	return &SignedView{Payer: r.Payer.String(), Settler: r.Settler.String(), Provider: r.Provider.String(),
+		RequestDigest: r.RequestDigest.String(), Price: r.Price, Units: r.Units, Time: r.Time, ExpiryHeight: r.ExpiryHeight,
+		Sig: hex.EncodeToString(r.Sig), Record: raw}
 }
 
 // ViewPayment converts a payment record for display.

@@ -15,6 +15,8 @@ import (
 const (
 	BuyerChainBalance    = 1_000_000_000_000
 	OperatorChainBalance = 10_000_000_000
+	// ProbeEscrow pays a validator's probes: its escrow with itself.
+	ProbeEscrow = 10_000_000_000
 )
 
 // devnetBlockTime is the devnet's timeout_commit.
@@ -41,6 +43,7 @@ const BuyerKeyFile = "buyer-account.key"
 type chainInfo struct {
 	chainID string
 	buyer   consensus.AccountID
+	peers   []string // the validators' CometBFT addresses, id@host:port
 }
 
 // chainID is the devnet chain's ID for a network name.
@@ -72,8 +75,18 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 			return info, err
 		}
 		account := consensus.AccountOf(op.Public().(ed25519.PublicKey))
+		if len(c.Router.Buyers) > 0 {
+			// The buyer pays this router from an escrow opened at genesis
+			// with the router's account as settler.
+			spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: info.buyer, Settler: account, Amount: BuyerCredit})
+			for j := range c.Router.Buyers {
+				c.Router.Buyers[j].Payer, c.Router.Buyers[j].Account, c.Router.Buyers[j].InitialCredit = info.buyer.String(), "", 0
+			}
+		}
 		switch c.Role {
 		case node.RoleValidator:
+			// Probes are paid calls from the validator's own escrow.
+			spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
 			c.Chain.Role = node.ChainValidator
 			validators = append(validators, i)
 			spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: c.Path(c.Chain.Home),
@@ -102,6 +115,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 			return info, err
 		}
 		addrs[i] = fmt.Sprintf("%s@127.0.0.1:%d", keys.NodeID, ports[i].chainP2P)
+		info.peers = append(info.peers, addrs[i])
 	}
 	for i := range cfgs {
 		c := &cfgs[i]

@@ -76,6 +76,9 @@ type Manifest struct {
 	// BuyerChainAccount is the buyer's funded chain account, whose key is
 	// the file BuyerKey.
 	BuyerChainAccount string `json:"buyer_chain_account"`
+	// ChainPeers are the validators' CometBFT addresses (id@host:port), what
+	// `tenzrod join --chain-peer` follows the chain through.
+	ChainPeers []string `json:"chain_peers"`
 	BuyerKey          string `json:"buyer_key"`
 }
 
@@ -142,7 +145,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	m := Manifest{Network: o.Network, BuyerToken: token, Buyer: BuyerAccount, Model: node.DevnetModelName,
-		ChainID: chain.chainID, BuyerChainAccount: chain.buyer.String(), BuyerKey: filepath.Join(dir, BuyerKeyFile),
+		ChainID: chain.chainID, BuyerChainAccount: chain.buyer.String(), BuyerKey: filepath.Join(dir, BuyerKeyFile), ChainPeers: chain.peers,
 		Genesis: filepath.Join(dir, "genesis.json")}
 	for _, p := range plans {
 		e := p.entry
@@ -218,6 +221,8 @@ func printWelcome(o Options, m Manifest) {
 	fmt.Fprintf(w, "    -d '{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":32}'\n", m.Model)
 	fmt.Fprintf(w, "  %s shell --api %s -c validators\n", bin, m.Gateway)
 	fmt.Fprintf(w, "  %s shell --api %s -c \"account %s\"\n", bin, m.Gateway, m.BuyerChainAccount)
-	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %q, funded)\n", m.Gateway, m.BuyerToken, m.Buyer)
+	fmt.Fprintf(w, "  %s shell --api %s -c 'rpc tenzro_listEscrows {\"account\":\"%s\"}'   # falls with every paid call\n", bin, m.Gateway, m.BuyerChainAccount)
+	fmt.Fprintf(w, "  %s shell --api %s -c \"payments payer %s\"\n", bin, m.Gateway, m.BuyerChainAccount)
+	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %s, paying from its escrow with each gateway)\n", m.Gateway, m.BuyerToken, m.BuyerChainAccount)
 	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
 }

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	cmttypes "github.com/cometbft/cometbft/types"
+	"github.com/spf13/cobra"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// newJoinHome writes a first-run join home: a gateway config and keys and,
+// with --genesis, the chain's genesis, the user's account key as this
+// gateway's settler key, and a bearer token paid from the user's escrow.
+func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (node.Config, error) {
+	fs := cmd.Flags()
+	switch {
+	case !fs.Changed("bootstrap"):
+		return node.Config{}, fmt.Errorf("--bootstrap is required the first time (no config at %s)", filepath.Join(home, node.ConfigFile))
+	case jf.genesis == "" && (jf.accountKey != "" || len(jf.chainPeers) > 0):
+		return node.Config{}, errors.New("--account-key and --chain-peer need --genesis (the chain they pay on)")
+	case jf.genesis != "" && jf.accountKey == "":
+		return node.Config{}, errors.New("--genesis needs --account-key: the account that pays for your calls")
+	case jf.genesis != "" && len(jf.chainPeers) == 0:
+		return node.Config{}, errors.New("--genesis needs at least one --chain-peer ID@HOST:PORT (a validator's CometBFT address; a devnet lists them in devnet.json as chain_peers)")
+	}
+	cfg := node.Default(node.RoleGateway)
+	cfg.Home = home
+	cfg.P2P.Listen = []string{"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1"}
+	nf.apply(&cfg, fs)
+	var token string
+	if jf.genesis != "" {
+		var err error
+		if token, err = joinChain(&cfg, jf, !fs.Changed("network")); err != nil {
+			return node.Config{}, err
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return node.Config{}, fmt.Errorf("config: %w", err)
+	}
+	if err := node.WriteConfig(cfg, false); err != nil {
+		return node.Config{}, err
+	}
+	out := cmd.OutOrStdout()
+	if err := initKeys(out, cfg); err != nil {
+		return node.Config{}, err
+	}
+	if token != "" {
+		fmt.Fprintf(out, "payer        %s\n", cfg.Router.Buyers[0].Payer)
+		fmt.Fprintf(out, "\nyour bearer token (shown once; only its SHA-256 is kept in the config):\n  %s\n\n", token)
+	}
+	return cfg, nil
+}
+
+// joinChain sets cfg up to follow the chain of jf.genesis and pay from the
+// account of jf.accountKey; it returns the new bearer token.
+func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, error) {
+	doc, err := cmttypes.GenesisDocFromFile(jf.genesis)
+	if err != nil {
+		return "", fmt.Errorf("--genesis: %w", err)
+	}
+	key, err := consensus.ReadAccountKey(jf.accountKey)
+	if err != nil {
+		return "", fmt.Errorf("--account-key: %w", err)
+	}
+	if networkFromChain {
+		// Devnet and testnet chains are named tenzro-<network>.
+		if n, ok := strings.CutPrefix(doc.ChainID, "tenzro-"); ok && n != "" {
+			cfg.Network = n
+		}
+	}
+	listen := jf.chainP2P
+	if listen == "" {
+		if listen, err = freeLoopbackTCP(); err != nil {
+			return "", fmt.Errorf("--chain-p2p-listen: %w", err)
+		}
+	}
+	cfg.Chain.Enabled, cfg.Chain.Role = true, node.ChainFollower
+	cfg.Chain.P2PListen, cfg.Chain.PersistentPeers = listen, jf.chainPeers
+	raw, err := os.ReadFile(jf.genesis)
+	if err != nil {
+		return "", fmt.Errorf("--genesis: %w", err)
+	}
+	if err := writePrivate(filepath.Join(cfg.Path(cfg.Chain.Home), "config", "genesis.json"), raw, 0o644); err != nil {
+		return "", err
+	}
+	keyPEM, err := os.ReadFile(jf.accountKey)
+	if err != nil {
+		return "", fmt.Errorf("--account-key: %w", err)
+	}
+	if err := writePrivate(cfg.Path(node.AccountKeyFile), keyPEM, 0o600); err != nil {
+		return "", err
+	}
+	var b [20]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	token := "sk-tenzro-" + hex.EncodeToString(b[:])
+	payer := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+	cfg.Router.Buyers = []node.BuyerConfig{{Payer: payer.String(), TokenSHA256: node.TokenHash(token)}}
+	return token, nil
+}
+
+// writePrivate writes b to path (its directory 0700), refusing to
+// overwrite a file.
+func writePrivate(path string, b []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("join: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return fmt.Errorf("join: %w", err)
+	}
+	if _, err := f.Write(b); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("join: write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// freeLoopbackTCP picks a free loopback port for CometBFT, as tcp://addr.
+func freeLoopbackTCP() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return "tcp://" + l.Addr().String(), nil
+}
+
+// runJoined runs the joined node; with a deposit it first moves that
+// much from the user's account into its escrow with this gateway, once
+// the chain has caught up.
+func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint64) error {
+	if !cfg.Chain.Enabled {
+		return runNode(ctx, cfg)
+	}
+	return runNodeThen(ctx, cfg, func(n *node.Node, log *slog.Logger) error {
+		key, err := consensus.ReadAccountKey(cfg.Path(node.AccountKeyFile))
+		if err != nil {
+			return err
+		}
+		me := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		for !consensus.Ready(wait, n.Chain()) {
+			select {
+			case <-wait.Done():
+				return errors.New("join: the chain did not catch up within 2 minutes (check --chain-peer)")
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		if deposit > 0 {
+			sub, err := consensus.NewSubmitter(n.Chain(), key, log)
+			if err != nil {
+				return err
+			}
+			res, err := sub.Submit(wait, &consensus.EscrowFund{Amount: deposit, Settler: me})
+			if err != nil {
+				return fmt.Errorf("join: deposit %d into the escrow: %w", deposit, err)
+			}
+			fmt.Fprintf(out, "deposited %d micro-units into your escrow with this gateway (block %d)\n", deposit, res.Height)
+		}
+		e, ok, err := n.Chain().Escrow(wait, me, me)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			fmt.Fprintf(out, "no escrow yet: calls are refused (402) until you run join with --deposit AMOUNT\n")
+		default:
+			fmt.Fprintf(out, "escrow       %d micro-units available to pay for calls\n", e.Available())
+		}
+		fmt.Fprintf(out, "OpenAI API   %s/v1 (Authorization: Bearer <your token>)\n", n.Info().API)
+		return nil
+	})
+}

@@ -1,0 +1,126 @@
+package node
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/settle"
+)
+
+// gatewayPayments is a gateway's gateway.Payments on a chain: this node's
+// account is the settler of its buyers' escrows; the outbox signs, keeps,
+// delivers and (after a grace period) settles the records.
+type gatewayPayments struct {
+	chain   *consensus.Node
+	outbox  *settle.Outbox
+	key     ed25519.PrivateKey
+	account ledger.AccountID
+	caller  []byte // this node's peer ID, which every authorization names
+
+	mu    sync.Mutex
+	auths map[ledger.AccountID]*infer.PayAuth
+}
+
+func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
+	return &gatewayPayments{chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}}
+}
+
+// Available is the escrow's balance − pending withdrawals − this
+// gateway's records not known settled. A record settled on chain but not
+// yet marked in the outbox is subtracted twice for a moment: the error
+// only ever refuses, never overspends.
+func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
+	e, ok, err := p.chain.Escrow(ctx, payer, p.account)
+	if err != nil || !ok {
+		return 0, err
+	}
+	avail, owed := e.Available(), p.outbox.Unsettled(payer)
+	return avail - min(avail, owed), nil
+}
+
+// maxAuths bounds the authorizations kept; they are re-signed on demand.
+const maxAuths = 4096
+
+func (p *gatewayPayments) Authorize(payer ledger.AccountID) (*infer.PayAuth, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a, ok := p.auths[payer]; ok {
+		return a, nil
+	}
+	chainID := p.chain.App().ChainID()
+	if chainID == "" {
+		return nil, errors.New("node: pay authorization: no chain ID yet")
+	}
+	a := &infer.PayAuth{Payer: payer[:], Settler: p.account[:], Sig: ledger.SignPayAuth(p.key, chainID, p.caller, payer)}
+	if len(p.auths) >= maxAuths {
+		p.auths = map[ledger.AccountID]*infer.PayAuth{}
+	}
+	p.auths[payer] = a
+	return a, nil
+}
+
+func (p *gatewayPayments) Sign(ctx context.Context, rec *ledger.PaymentRecord, prov peer.ID) error {
+	return p.outbox.Sign(ctx, rec, prov)
+}
+
+// deliverFunc sends records over /tenzro/payment/1.0.0. A record the
+// provider refuses for good counts as delivered: retrying it cannot help,
+// and the outbox still settles it itself after the grace period, where
+// the chain's report says what was wrong with it.
+func deliverFunc(n *Node) settle.DeliverFunc {
+	return func(ctx context.Context, prov peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+		res, err := payment.Deliver(ctx, n.host.Host(), n.cfg.Network, prov, recs)
+		if err != nil {
+			return nil, err
+		}
+		done := make([]bool, len(res))
+		for i, r := range res {
+			done[i] = r.OK() || r.Permanent()
+			if r.Permanent() {
+				n.log.Warn("provider refused a payment record", "provider", prov, "request", recs[i].RequestDigest, "code", r.Code, "reason", r.Reason)
+			}
+		}
+		return done, nil
+	}
+}
+
+// recordSink is the provider's payment.Sink: the collector persists, then
+// credit control learns the settler's debt is paid.
+type recordSink struct {
+	c *settle.Collector
+	p *provider.Provider
+}
+
+func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+	if err := s.c.Accept(ctx, from, rec); err != nil {
+		var r *settle.Refusal
+		if errors.As(err, &r) {
+			return &payment.Refusal{Code: r.Code, Reason: r.Reason}
+		}
+		return fmt.Errorf("node: collect record: %w", err)
+	}
+	s.p.Recorded(rec)
+	return nil
+}
+
+// escrowReader reads an escrow's available balance for credit control.
+func escrowReader(c *consensus.Node) provider.EscrowFunc {
+	return func(ctx context.Context, payer, settler ledger.AccountID) (uint64, bool, error) {
+		e, ok, err := c.Escrow(ctx, payer, settler)
+		if err != nil || !ok {
+			return 0, ok, err
+		}
+		return e.Available(), true, nil
+	}
+}

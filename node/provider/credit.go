@@ -1,0 +1,259 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// Payments is what credit control reads of the provider's collected
+// records (settle.Collector in a node).
+type Payments interface {
+	// Held is Σ price of records held for (payer, settler), not settled.
+	Held(payer, settler ledger.AccountID) uint64
+	// Underpriced counts settler's records priced below this provider's
+	// own price for the call: each counts as a record owed.
+	Underpriced(settler ledger.AccountID) int
+}
+
+// EscrowFunc reads an escrow's available balance (balance − pending
+// withdrawals) from the chain; ok is false when it does not exist.
+type EscrowFunc func(ctx context.Context, payer, settler ledger.AccountID) (available uint64, ok bool, err error)
+
+// credit holds each settler to its debts. Credit is per settler account,
+// never per peer: a call is served only when its settler owes no record
+// for an earlier call (after waiting a little for one in flight) and the
+// payer's escrow, less what is already signed to this provider and not
+// settled and less the calls served and not yet recorded, covers the
+// call's worst-case price. So a settler that stops signing records is
+// refused after one call, and a fresh peer ID gains nothing.
+type credit struct {
+	chainID  string
+	escrow   EscrowFunc
+	payments Payments
+	clock    clock.Clock
+	wait     time.Duration
+
+	authMu sync.Mutex
+	auths  map[string]bool // verified authorizations, by caller ‖ payer ‖ settler ‖ sig
+
+	mu      sync.Mutex
+	owed    map[ledger.AccountID]map[ledger.Hash32]owedCall // by settler: served, not recorded
+	expect  map[ledger.Hash32]uint64                        // the provider's own price, by request digest
+	order   []ledger.Hash32                                 // expect in insertion order, for pruning
+	changed chan struct{}                                   // closed and replaced when a record arrives
+
+	cacheMu sync.Mutex
+	cache   map[[64]byte]escrowRead
+}
+
+type owedCall struct {
+	payer ledger.AccountID
+	price uint64
+}
+
+type escrowRead struct {
+	avail uint64
+	ok    bool
+	at    time.Time
+}
+
+// Bounds of the credit's memory.
+const (
+	maxAuthCache = 4096
+	maxExpect    = 1 << 16
+	escrowTTL    = time.Second
+)
+
+func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.Clock, wait time.Duration) *credit {
+	return &credit{chainID: chainID, escrow: escrow, payments: payments, clock: clk, wait: wait,
+		auths: map[string]bool{}, owed: map[ledger.AccountID]map[ledger.Hash32]owedCall{},
+		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{}}
+}
+
+// grant is an admitted paid call.
+type grant struct {
+	payer, settler ledger.AccountID
+}
+
+// verified reports whether req's authorization verifies for caller.
+func (c *credit) verified(from peer.ID, req *infer.Request) bool {
+	p := req.Pay
+	if p == nil || len(p.Payer) != infer.AccountSize || len(p.Settler) != infer.AccountSize {
+		return false
+	}
+	k := string(from) + string(p.Payer) + string(p.Settler) + string(p.Sig)
+	c.authMu.Lock()
+	ok, seen := c.auths[k]
+	c.authMu.Unlock()
+	if seen {
+		return ok
+	}
+	ok = ledger.VerifyPayAuth(c.chainID, []byte(from), ledger.AccountID(p.Payer), ledger.AccountID(p.Settler), p.Sig) == nil
+	c.authMu.Lock()
+	if len(c.auths) >= maxAuthCache {
+		c.auths = map[string]bool{}
+	}
+	c.auths[k] = ok
+	c.authMu.Unlock()
+	return ok
+}
+
+func payRefusal(code, format string, args ...any) *infer.ErrorFrame {
+	return &infer.ErrorFrame{Status: http.StatusPaymentRequired, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// admit decides whether a paid call may start; worst is its worst-case
+// price (every input byte a token, every allowed output token).
+func (c *credit) admit(ctx context.Context, from peer.ID, req *infer.Request, worst uint64) (grant, *infer.ErrorFrame) {
+	if !c.verified(from, req) {
+		return grant{}, payRefusal(terms.CodePaymentRequired, "the pay authorization does not verify for caller %s on chain %q", from, c.chainID)
+	}
+	g := grant{payer: ledger.AccountID(req.Pay.Payer), settler: ledger.AccountID(req.Pay.Settler)}
+	if err := c.awaitRecords(ctx, g.settler); err != nil {
+		return grant{}, err
+	}
+	avail, ok, err := c.available(ctx, g.payer, g.settler)
+	switch {
+	case err != nil:
+		e := payRefusal(terms.CodePaymentRequired, "cannot read the escrow of %s with settler %s: %v", g.payer, g.settler, err)
+		e.Status, e.Retryable, e.RetryAfterMs = http.StatusServiceUnavailable, true, 1000
+		return grant{}, e
+	case !ok:
+		return grant{}, payRefusal(terms.CodePaymentRequired, "payer %s has no escrow with settler %s", g.payer, g.settler)
+	}
+	committed := c.payments.Held(g.payer, g.settler)
+	var carry uint64
+	committed, carry = bits.Add64(committed, c.owedBy(g.payer, g.settler), 0)
+	if carry != 0 || avail < committed || avail-committed < worst {
+		return grant{}, payRefusal(terms.CodePaymentRequired,
+			"the escrow of %s with settler %s has %d available, %d already owed to this provider; this call may cost %d",
+			g.payer, g.settler, avail, committed, worst)
+	}
+	return g, nil
+}
+
+// awaitRecords waits up to c.wait for settler to owe nothing (a record
+// for a call just served is usually on its way), then refuses.
+func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *infer.ErrorFrame {
+	var timeout <-chan time.Time
+	for {
+		c.mu.Lock()
+		n, ch := len(c.owed[settler]), c.changed
+		c.mu.Unlock()
+		n += c.payments.Underpriced(settler)
+		if n == 0 {
+			return nil
+		}
+		if timeout == nil {
+			timeout = c.clock.After(c.wait)
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			e := payRefusal(terms.CodeUnpaid, "settler %s owes this provider %d payment record(s) for calls it was served", settler, n)
+			e.Retryable, e.RetryAfterMs = true, c.wait.Milliseconds()
+			return e
+		case <-ctx.Done():
+			return payRefusal(terms.CodeUnpaid, "settler %s owes this provider %d payment record(s)", settler, n)
+		}
+	}
+}
+
+// served notes a finished call under g: its settler owes a record for
+// request digest rd, which the provider prices at price.
+func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.owed[g.settler]
+	if m == nil {
+		m = map[ledger.Hash32]owedCall{}
+		c.owed[g.settler] = m
+	}
+	m[rd] = owedCall{payer: g.payer, price: price}
+	if _, ok := c.expect[rd]; !ok {
+		c.order = append(c.order, rd)
+	}
+	c.expect[rd] = price
+	for len(c.order) > maxExpect {
+		delete(c.expect, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+// recorded clears a record's debt once the collector holds it.
+func (c *credit) recorded(rec *ledger.PaymentRecord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.owed[rec.Settler]; m != nil {
+		if _, ok := m[rec.RequestDigest]; ok {
+			delete(m, rec.RequestDigest)
+			if len(m) == 0 {
+				delete(c.owed, rec.Settler)
+			}
+			close(c.changed)
+			c.changed = make(chan struct{})
+		}
+	}
+}
+
+// expected is the provider's own price of the call behind rd.
+func (c *credit) expected(rd ledger.Hash32) (uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.expect[rd]
+	return p, ok
+}
+
+// owedBy sums the prices of calls served to payer under settler and not
+// yet recorded (saturating: it only ever makes admission stricter).
+func (c *credit) owedBy(payer, settler ledger.AccountID) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var sum uint64
+	for _, o := range c.owed[settler] {
+		if o.payer == payer {
+			var carry uint64
+			if sum, carry = bits.Add64(sum, o.price, 0); carry != 0 {
+				return ^uint64(0)
+			}
+		}
+	}
+	return sum
+}
+
+// available reads the escrow through a short cache: one chain read per
+// escrow per second however many calls arrive.
+func (c *credit) available(ctx context.Context, payer, settler ledger.AccountID) (uint64, bool, error) {
+	var k [64]byte
+	copy(k[:32], payer[:])
+	copy(k[32:], settler[:])
+	now := c.clock.Now()
+	c.cacheMu.Lock()
+	r, ok := c.cache[k]
+	c.cacheMu.Unlock()
+	if ok && now.Sub(r.at) < escrowTTL {
+		return r.avail, r.ok, nil
+	}
+	avail, exists, err := c.escrow(ctx, payer, settler)
+	if err != nil {
+		return 0, false, err
+	}
+	c.cacheMu.Lock()
+	if len(c.cache) >= maxAuthCache {
+		c.cache = map[[64]byte]escrowRead{}
+	}
+	c.cache[k] = escrowRead{avail: avail, ok: exists, at: now}
+	c.cacheMu.Unlock()
+	return avail, exists, nil
+}

@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"math/bits"
+	"net/http"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/pricing"
+)
+
+var errOverflow = errors.New("provider: request size overflows")
+
+// paidCall is an admitted call that its settler pays for (nil: unpaid).
+type paidCall struct{ g grant }
+
+// admitPayment decides who pays for req. Without credit control (no
+// chain) every call is served as before. On a chain a call carries a pay
+// authorization credit control admits, or comes from a trusted caller
+// (served unpaid, the operator's choice); anything else is refused with
+// 402 before an engine slot is taken.
+func (s *inferServer) admitPayment(ctx context.Context, from peer.ID, req *infer.Request, offer gossip.ModelOffer) (*paidCall, error) {
+	c := s.credit.Load()
+	if c == nil {
+		return nil, nil
+	}
+	if req.Pay == nil {
+		if s.trusted[from] {
+			return nil, nil
+		}
+		return nil, payRefusal(terms.CodePaymentRequired, "this provider serves paid calls: the request names no payer escrow and settler")
+	}
+	worst, err := worstPrice(offer.RateCard, req)
+	if err != nil {
+		return nil, errFrame(http.StatusBadRequest, terms.CodeBadRequest, "%v", err)
+	}
+	g, ef := c.admit(ctx, from, req, worst)
+	if ef != nil {
+		return nil, ef
+	}
+	return &paidCall{g: g}, nil
+}
+
+// worstPrice bounds what a gateway can be billed for req: a gateway caps
+// input tokens by the bytes it sent and output by max_tokens.
+func worstPrice(card terms.RateCard, req *infer.Request) (uint64, error) {
+	in := uint64(len(req.Prompt) + len(req.Continuation))
+	for _, m := range req.Messages {
+		var carry uint64
+		if in, carry = bits.Add64(in, uint64(len(m.Content)+len(m.Role)), 0); carry != 0 {
+			return 0, errOverflow
+		}
+	}
+	bd, err := pricing.Price(card, pricing.Units{InputTokens: in, OutputTokens: uint64(max(req.Sampling.MaxTokens, 0))}, terms.VerifyNone, pricing.Surcharges{})
+	if err != nil {
+		return 0, err
+	}
+	return bd.Total, nil
+}
+
+// owe notes, once the final frame is written, that the call's settler
+// owes a record for it, at the provider's own price: its rate card on the
+// units the receipt claims (no surcharge: those are the gateway's to
+// add), or only the per-call minimum where the gateway may fairly bill
+// less than the claim (an upstream's count, a stopped stream).
+func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, exact bool) {
+	if pc == nil || f == nil {
+		return
+	}
+	u := pricing.Units{InputTokens: uint64(max(f.PromptTokens, 0)), OutputTokens: uint64(max(f.CompletionTokens, 0))}
+	if !exact || f.FinishReason == FinishStopped {
+		u = pricing.Units{}
+	}
+	price := uint64(0)
+	if bd, err := pricing.Price(offer.RateCard, u, terms.VerifyNone, pricing.Surcharges{}); err == nil {
+		price = bd.Total
+	}
+	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
+	rd := ledger.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))
+	c := s.credit.Load()
+	f.Written = func() { c.served(pc.g, rd, price) }
+}
