@@ -73,11 +73,11 @@ type ServerConfig struct {
 	// global budget: UnknownConcurrency requests at once (default 1) and
 	// UnknownRate requests per minute (default 6, token bucket on Clock;
 	// nil Clock means the wall clock). Over budget: 429 terms.CodeRateLimited.
-	Known              func(peer.ID) bool
+	Known func(peer.ID) bool
 	// Paid, if set, reports whether a request carries a pay authorization
 	// that verifies: a paying caller is known whatever its peer ID (the
 	// provider holds its settler to its debts instead).
-	Paid func(peer.ID, *Request) bool
+	Paid               func(peer.ID, *Request) bool
 	UnknownConcurrency int
 	UnknownRate        int
 	Clock              clock.Clock

@@ -79,7 +79,7 @@ type Manifest struct {
 	// ChainPeers are the validators' CometBFT addresses (id@host:port), what
 	// `tenzrod join --chain-peer` follows the chain through.
 	ChainPeers []string `json:"chain_peers"`
-	BuyerKey          string `json:"buyer_key"`
+	BuyerKey   string   `json:"buyer_key"`
 }
 
 // ManifestFile is the manifest's name inside Dir.
