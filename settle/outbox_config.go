@@ -23,6 +23,9 @@ type OutboxConfig struct {
 	Interval time.Duration `toml:"interval"`
 	// DeliverBatch bounds the records of one delivery to a provider.
 	DeliverBatch int `toml:"deliver_batch"`
+	// DeliverTimeout bounds one delivery (the provider persisting and
+	// acknowledging a batch).
+	DeliverTimeout time.Duration `toml:"deliver_timeout"`
 	// MaxBackoff bounds the delay between retries of a failing provider
 	// or a failing submission (it starts at Interval and doubles).
 	MaxBackoff time.Duration `toml:"max_backoff"`
@@ -33,7 +36,7 @@ type OutboxConfig struct {
 // DefaultOutboxConfig returns the outbox defaults (Dir empty).
 func DefaultOutboxConfig() OutboxConfig {
 	return OutboxConfig{Validity: 3600, Grace: 60 * time.Second, Interval: time.Second,
-		DeliverBatch: 32, MaxBackoff: time.Minute, SubmitBatch: 1000}
+		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, SubmitBatch: 1000}
 }
 
 func (c OutboxConfig) withDefaults() OutboxConfig {
@@ -42,6 +45,7 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	def(&c.Grace, d.Grace)
 	def(&c.Interval, d.Interval)
 	def(&c.DeliverBatch, d.DeliverBatch)
+	def(&c.DeliverTimeout, d.DeliverTimeout)
 	def(&c.MaxBackoff, max(d.MaxBackoff, c.Interval))
 	def(&c.SubmitBatch, d.SubmitBatch)
 	return c
@@ -69,6 +73,9 @@ func (c OutboxConfig) Validate() error {
 	}
 	if c.DeliverBatch < 1 || c.DeliverBatch > 1024 {
 		bad("deliver_batch", "%d outside 1..1024", c.DeliverBatch)
+	}
+	if c.DeliverTimeout < 10*time.Millisecond || c.DeliverTimeout > 10*time.Minute {
+		bad("deliver_timeout", "%s outside 10ms..10m", c.DeliverTimeout)
 	}
 	if c.MaxBackoff < c.Interval || c.MaxBackoff > time.Hour {
 		bad("max_backoff", "%s outside interval (%s)..1h", c.MaxBackoff, c.Interval)

@@ -71,7 +71,9 @@ func (o *Outbox) deliver(ctx context.Context, p peer.ID, es []*Entry) {
 		recs[i] = e.Record
 	}
 	o.m.delivered.Add(float64(len(recs)))
-	acked, err := o.d.Deliver(ctx, p, recs)
+	dctx, cancel := o.d.Clock.WithTimeout(ctx, o.cfg.DeliverTimeout)
+	acked, err := o.d.Deliver(dctx, p, recs)
+	cancel()
 	if err == nil && len(acked) != len(recs) {
 		err = errAckCount{got: len(acked), want: len(recs)}
 	}
