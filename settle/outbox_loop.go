@@ -16,6 +16,7 @@ import (
 func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
 	t := o.d.Clock.Ticker(o.cfg.Interval)
 	defer t.Stop()
+	var prune pruner
 	for {
 		select {
 		case <-quit:
@@ -30,6 +31,7 @@ func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
 		}
 		o.deliverDue(ctx)
 		o.settleDue(ctx)
+		prune.maybe(ctx, o.b, o.d.Clock, o.cfg.Retention, o.d.Log)
 	}
 }
 
