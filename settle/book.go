@@ -266,7 +266,7 @@ func (b *book) finish(ctx context.Context, ks []rkey, f func(int, *Entry)) ([]*E
 		if err != nil {
 			return nil, err
 		}
-		puts = append(puts, kv{entryKey(e.State, movedKeys[i]), v})
+		puts = append(puts, kv{entryKey(e.State, movedKeys[i]), v}, kv{timeKey(e.At, e.State, movedKeys[i]), []byte{}})
 		dels = append(dels, entryKey(StatePending, movedKeys[i]))
 	}
 	if err := b.st.write(ctx, puts, dels); err != nil {
@@ -348,4 +348,52 @@ func equalRecords(a, b *Entry) bool {
 	x, err1 := encodeEntry(&Entry{Record: a.Record, State: StatePending})
 	y, err2 := encodeEntry(&Entry{Record: b.Record, State: StatePending})
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// prune deletes up to limit final records whose At is before before,
+// oldest first, with their time index; it returns how many it deleted.
+// Pending records are never pruned.
+func (b *book) prune(ctx context.Context, before int64, limit int) (int, error) {
+	b.use.RLock()
+	defer b.use.RUnlock()
+	b.tmu.Lock()
+	defer b.tmu.Unlock()
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		return 0, ErrClosed
+	}
+	var dels []ds.Key
+	var states []State
+	err := b.st.scan(ctx, timePrefix, true, func(key string, _ []byte) error {
+		if len(states) >= limit {
+			return errStop
+		}
+		at, st, k, err := parseTimeKey(key)
+		if err != nil {
+			return err
+		}
+		if at >= before {
+			return errStop
+		}
+		dels = append(dels, ds.RawKey(key), entryKey(st, k))
+		states = append(states, st)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return 0, err
+	}
+	if len(dels) == 0 {
+		return 0, nil
+	}
+	if err := b.st.write(ctx, nil, dels); err != nil {
+		return 0, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, st := range states {
+		b.final[st]--
+	}
+	return len(states), nil
 }

@@ -17,6 +17,9 @@ type CollectorConfig struct {
 	Interval time.Duration `toml:"interval"`
 	// BatchRecords: submit at once when this many records are pending.
 	BatchRecords int `toml:"batch_records"`
+	// Retention is how long settled and skipped records are kept (from
+	// signing or acceptance) as evidence before they are pruned.
+	Retention time.Duration `toml:"retention"`
 	// MaxBackoff bounds the delay between retries of a failing
 	// submission (it starts at Interval and doubles).
 	MaxBackoff time.Duration `toml:"max_backoff"`
@@ -26,13 +29,14 @@ type CollectorConfig struct {
 
 // DefaultCollectorConfig returns the collector defaults (Dir empty).
 func DefaultCollectorConfig() CollectorConfig {
-	return CollectorConfig{Interval: 2 * time.Second, BatchRecords: 100, MaxBackoff: time.Minute, SubmitBatch: 2000}
+	return CollectorConfig{Interval: 2 * time.Second, BatchRecords: 100, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 2000}
 }
 
 func (c CollectorConfig) withDefaults() CollectorConfig {
 	d := DefaultCollectorConfig()
 	def(&c.Interval, d.Interval)
 	def(&c.BatchRecords, d.BatchRecords)
+	def(&c.Retention, d.Retention)
 	def(&c.MaxBackoff, max(d.MaxBackoff, c.Interval))
 	def(&c.SubmitBatch, d.SubmitBatch)
 	return c
@@ -54,6 +58,9 @@ func (c CollectorConfig) Validate() error {
 	}
 	if c.BatchRecords < 1 || c.BatchRecords > ledger.MaxRecordsPerTx {
 		bad("batch_records", "%d outside 1..%d", c.BatchRecords, ledger.MaxRecordsPerTx)
+	}
+	if c.Retention < time.Hour {
+		bad("retention", "%s under 1h", c.Retention)
 	}
 	if c.MaxBackoff < c.Interval || c.MaxBackoff > 24*time.Hour {
 		bad("max_backoff", "%s outside interval (%s)..24h", c.MaxBackoff, c.Interval)

@@ -13,6 +13,7 @@ import (
 func (c *Collector) run(ctx context.Context, quit <-chan struct{}) {
 	t := c.d.Clock.Ticker(c.cfg.Interval)
 	defer t.Stop()
+	var prune pruner
 	for {
 		select {
 		case <-quit:
@@ -26,6 +27,7 @@ func (c *Collector) run(ctx context.Context, quit <-chan struct{}) {
 			return
 		}
 		c.pass(ctx)
+		prune.maybe(ctx, c.b, c.d.Clock, c.cfg.Retention, c.d.Log)
 	}
 }
 

@@ -177,4 +177,24 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	if len(codes) != 1 || ledger.Code(codes[0]) != ledger.CodeOverdraft {
 		t.Fatalf("skip codes %v, want [%d]", codes, ledger.CodeOverdraft)
 	}
+
+	// Past the retention, final records are pruned; a pending one stays.
+	c.loop.halt()
+	third := w.signed(3, 100)
+	if err := c.Accept(context.Background(), w.machine.PeerID, &third); err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.b.prune(context.Background(), time.Now().Add(time.Hour).UnixNano(), 10)
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d (%v), want the 2 final records", n, err)
+	}
+	if st := c.Stats(); st.Settled != 0 || st.Skipped != 0 || st.Pending != 1 {
+		t.Fatalf("after pruning: %+v", st)
+	}
+	if recs, err = c.Records(context.Background(), acct(w.buyer), 0); err != nil || len(recs) != 1 || recs[0].State != StatePending {
+		t.Fatalf("records after pruning: %d (%v)", len(recs), err)
+	}
+	if n, err := c.b.prune(context.Background(), time.Now().Add(time.Hour).UnixNano(), 10); err != nil || n != 0 {
+		t.Fatalf("second prune deleted %d (%v)", n, err)
+	}
 }

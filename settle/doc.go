@@ -36,7 +36,8 @@
 // Pending records and the sums derived from them (Outbox.Unsettled,
 // Collector.Held) live in memory and are rebuilt from disk on open;
 // settled and skipped records stay on disk, with their height, code and
-// receipt, as evidence.
+// receipt, as evidence, until Retention (default a week) has passed since
+// they were signed or accepted; then the loop prunes them.
 //
 // # Crash safety
 //

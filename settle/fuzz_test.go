@@ -87,3 +87,22 @@ func TestDecodeEntryRejects(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTimeKey: the time-index key parser never panics and accepts
+// only keys timeKey produces.
+func FuzzParseTimeKey(f *testing.F) {
+	var k rkey
+	k[0], k[63] = 1, 2
+	f.Add(timeKey(1_700_000_000_000_000_000, StateSettled, k).String())
+	f.Add(timeKey(0, StateSkipped, k).String())
+	f.Add(timePrefix + "zz")
+	f.Fuzz(func(t *testing.T, s string) {
+		at, st, k, err := parseTimeKey(s)
+		if err != nil {
+			return
+		}
+		if got := timeKey(at, st, k).String(); got != s {
+			t.Fatalf("parsed %q but it re-forms as %q", s, got)
+		}
+	})
+}

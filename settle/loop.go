@@ -3,8 +3,11 @@ package settle
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/filecoin-project/go-clock"
 )
 
 // ErrStarted is a second Start.
@@ -104,5 +107,38 @@ func stopping(ctx context.Context, quit <-chan struct{}) bool {
 		return true
 	default:
 		return ctx.Err() != nil
+	}
+}
+
+// DefaultRetention keeps final records a week.
+const DefaultRetention = 7 * 24 * time.Hour
+
+// Pruning runs at most once per pruneEvery and deletes at most pruneLimit
+// records a run, so one run never holds the store for long.
+const (
+	pruneEvery = time.Hour
+	pruneLimit = 10_000
+)
+
+// pruner deletes final records older than the retention.
+type pruner struct {
+	last time.Time
+}
+
+func (p *pruner) maybe(ctx context.Context, b *book, clk clock.Clock, retention time.Duration, log *slog.Logger) {
+	now := clk.Now()
+	if !p.last.IsZero() && now.Sub(p.last) < pruneEvery {
+		return
+	}
+	n, err := b.prune(ctx, now.Add(-retention).UnixNano(), pruneLimit)
+	if err != nil {
+		log.Warn("settle: pruning old records", "err", err)
+		return
+	}
+	if n < pruneLimit {
+		p.last = now // done for now; a full run goes again at the next tick
+	}
+	if n > 0 {
+		log.Info("settle: pruned final records past retention", "records", n, "retention", retention)
 	}
 }

@@ -26,6 +26,12 @@ type OutboxConfig struct {
 	Interval time.Duration `toml:"interval"`
 	// DeliverBatch bounds the records of one delivery to a provider.
 	DeliverBatch int `toml:"deliver_batch"`
+	// DeliverTimeout bounds one delivery (the provider persisting and
+	// acknowledging a batch).
+	DeliverTimeout time.Duration `toml:"deliver_timeout"`
+	// Retention is how long settled and skipped records are kept (from
+	// signing or acceptance) as evidence before they are pruned.
+	Retention time.Duration `toml:"retention"`
 	// MaxBackoff bounds the delay between retries of a failing provider
 	// or a failing submission (it starts at Interval and doubles).
 	MaxBackoff time.Duration `toml:"max_backoff"`
@@ -36,7 +42,7 @@ type OutboxConfig struct {
 // DefaultOutboxConfig returns the outbox defaults (Dir empty).
 func DefaultOutboxConfig() OutboxConfig {
 	return OutboxConfig{Validity: 300, Grace: 60 * time.Second, Interval: time.Second,
-		DeliverBatch: 32, MaxBackoff: time.Minute, SubmitBatch: 1000}
+		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 1000}
 }
 
 func (c OutboxConfig) withDefaults() OutboxConfig {
@@ -45,6 +51,8 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	def(&c.Grace, d.Grace)
 	def(&c.Interval, d.Interval)
 	def(&c.DeliverBatch, d.DeliverBatch)
+	def(&c.DeliverTimeout, d.DeliverTimeout)
+	def(&c.Retention, d.Retention)
 	def(&c.MaxBackoff, max(d.MaxBackoff, c.Interval))
 	def(&c.SubmitBatch, d.SubmitBatch)
 	return c
@@ -72,6 +80,12 @@ func (c OutboxConfig) Validate() error {
 	}
 	if c.DeliverBatch < 1 || c.DeliverBatch > 1024 {
 		bad("deliver_batch", "%d outside 1..1024", c.DeliverBatch)
+	}
+	if c.DeliverTimeout < 10*time.Millisecond || c.DeliverTimeout > 10*time.Minute {
+		bad("deliver_timeout", "%s outside 10ms..10m", c.DeliverTimeout)
+	}
+	if c.Retention < time.Hour {
+		bad("retention", "%s under 1h", c.Retention)
 	}
 	if c.MaxBackoff < c.Interval || c.MaxBackoff > time.Hour {
 		bad("max_backoff", "%s outside interval (%s)..1h", c.MaxBackoff, c.Interval)

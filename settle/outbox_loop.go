@@ -16,6 +16,7 @@ import (
 func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
 	t := o.d.Clock.Ticker(o.cfg.Interval)
 	defer t.Stop()
+	var prune pruner
 	for {
 		select {
 		case <-quit:
@@ -30,6 +31,7 @@ func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
 		}
 		o.deliverDue(ctx)
 		o.settleDue(ctx)
+		prune.maybe(ctx, o.b, o.d.Clock, o.cfg.Retention, o.d.Log)
 	}
 }
 
@@ -71,7 +73,9 @@ func (o *Outbox) deliver(ctx context.Context, p peer.ID, es []*Entry) {
 		recs[i] = e.Record
 	}
 	o.m.delivered.Add(float64(len(recs)))
-	acked, err := o.d.Deliver(ctx, p, recs)
+	dctx, cancel := o.d.Clock.WithTimeout(ctx, o.cfg.DeliverTimeout)
+	acked, err := o.d.Deliver(dctx, p, recs)
+	cancel()
 	if err == nil && len(acked) != len(recs) {
 		err = errAckCount{got: len(acked), want: len(recs)}
 	}

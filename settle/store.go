@@ -2,8 +2,11 @@ package settle
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
 	ds "github.com/ipfs/go-datastore"
@@ -15,6 +18,7 @@ import (
 //
 //	/v1/<state letter>/<payer hex>/<digest hex>   an Entry (p pending, s settled, k skipped)
 //	/v1/u/<settler hex>/<payer hex>/<digest hex>  8 bytes: an underpriced record's shortfall (collector)
+//	/v1/t/<at: 16 hex>/<state letter>/<payer hex>/<digest hex>  empty: the time index of final records, for pruning
 //
 // (Datastore prefixes match whole path segments, so the payer is one.)
 //
@@ -39,6 +43,47 @@ func entryKey(s State, k rkey) ds.Key {
 }
 
 func statePrefix(s State) string { return root + stateLetter(s) + "/" }
+
+const timePrefix = root + "t/"
+
+// timeKey indexes a final record by At (non-negative unix nanoseconds:
+// fixed-width hex sorts as the numbers do).
+func timeKey(at int64, s State, k rkey) ds.Key {
+	return ds.RawKey(fmt.Sprintf("%s%016x/%s/%s", timePrefix, uint64(max(at, 0)), stateLetter(s), k))
+}
+
+// parseTimeKey inverts timeKey.
+func parseTimeKey(key string) (int64, State, rkey, error) {
+	var k rkey
+	parts := strings.Split(strings.TrimPrefix(key, timePrefix), "/")
+	bad := fmt.Errorf("settle: malformed time index key %q", key)
+	if len(parts) != 4 || len(parts[0]) != 16 || len(parts[2]) != 64 || len(parts[3]) != 64 {
+		return 0, 0, k, bad
+	}
+	at, err := strconv.ParseUint(parts[0], 16, 63)
+	if err != nil {
+		return 0, 0, k, bad
+	}
+	var st State
+	switch parts[1] {
+	case "s":
+		st = StateSettled
+	case "k":
+		st = StateSkipped
+	default:
+		return 0, 0, k, bad
+	}
+	if _, err := hex.Decode(k[:32], []byte(parts[2])); err != nil {
+		return 0, 0, k, bad
+	}
+	if _, err := hex.Decode(k[32:], []byte(parts[3])); err != nil {
+		return 0, 0, k, bad
+	}
+	if timeKey(int64(at), st, k).String() != key {
+		return 0, 0, k, bad // upper-case hex: not a key timeKey wrote
+	}
+	return int64(at), st, k, nil
+}
 
 // ErrClosed is returned after Close.
 var ErrClosed = errors.New("settle: store closed")
