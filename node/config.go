@@ -40,6 +40,7 @@ type Config struct {
 	Provider ProviderConfig `toml:"provider"`
 	Router   RouterConfig   `toml:"router"`
 	Chain    ChainConfig    `toml:"chain"`
+	Settle   SettleConfig   `toml:"settle"`
 
 	// Home is the directory the config was read from; relative paths in
 	// the config are relative to it.
@@ -86,6 +87,7 @@ func Default(role Role) Config {
 		Provider: DefaultProviderConfig(),
 		Router:   DefaultRouterConfig(),
 		Chain:    DefaultChainConfig(role),
+		Settle:   DefaultSettleConfig(),
 	}
 }
 
@@ -191,6 +193,9 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.Chain.Validate(c.Role); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Settle.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	for i, b := range c.Router.Buyers {

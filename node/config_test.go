@@ -42,6 +42,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{`verification = ["none", "receipt", "optimistic"]`, `verification = ["blind-trust"]`, "provider.models[0]"},
 		{`engine = "embedded"`, "engine = \"embedded\"\nenigne = 1", "enigne"},
 		{`session_ttl = "24h0m0s"`, `session_ttl = "soon"`, "session_ttl"},
+		{`validity = 300`, `validity = 1`, "settle.validity"},
+		{`collect_batch = 100`, `collect_batch = 0`, "settle.collect_batch"},
+		{`record_wait = "3s"`, `record_wait = "1h"`, "provider.record_wait"},
 	}
 	for _, c := range cases {
 		cfg := testConfig(t, RoleProvider, "software", nil)

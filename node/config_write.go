@@ -133,6 +133,18 @@ genesis_file = {{q .Chain.GenesisFile}}
 # Pause after each block (timeout_commit); "0s" keeps the chain home's
 # config.toml value (1s without one).
 block_time = {{dur .Chain.BlockTime}}
+
+[settle]
+# Payment records on a chain. A gateway signs one per paid call as its
+# buyers' settler, valid for this many blocks (below the chain's escrow
+# withdrawal delay, 600 blocks by default)...
+validity = {{.Settle.Validity}}
+# ...and submits those the serving provider has not settled after this long.
+grace = {{dur .Settle.Grace}}
+# A provider submits the records it is paid with at least this often, and
+# at once when this many wait.
+collect_interval = {{dur .Settle.CollectInterval}}
+collect_batch = {{.Settle.CollectBatch}}
 {{if not .Router.Tokenizers}}
 # A model whose tokenizer this node holds: prompt and output tokens of
 # requests for it are counted here and billed by that count (capped by the
@@ -173,13 +185,18 @@ hardware_class = {{q .Provider.HardwareClass}}
 capacity = {{.Provider.Capacity}}
 # How often the announcement is repeated for nodes that join later.
 announce_interval = {{dur .Provider.AnnounceInterval}}
-# Peer IDs of the gateways and validators you serve in full; registered
-# providers are known too. Every other caller shares one small budget.
+# On a chain every call is paid: it carries its settler's authorization,
+# and the payer's escrow must cover it. trusted_callers are peer IDs served
+# unpaid (your own tools); without a chain they are the callers served in
+# full, and every other caller shares one small budget.
 trusted_callers = {{list .Provider.TrustedCallers}}
 unknown_concurrency = {{.Provider.UnknownConcurrency}}
 unknown_rate_per_minute = {{.Provider.UnknownRatePerMinute}}
 # One caller's streams served or waiting at once; 0 = no cap of its own.
 max_per_peer = {{.Provider.MaxPerPeer}}
+# How long a call from a settler that owes a payment record for an earlier
+# call waits for it before it is refused (402 unpaid).
+record_wait = {{dur .Provider.RecordWait}}
 {{range .Provider.Models}}
 [[provider.models]]
 name = {{q .Name}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -26,7 +25,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.pins.Forget
 		d.Registered = func(p peer.ID) bool { _, ok := n.registry.Registered(p); return ok }
 		var err error
-		collector, err = settle.OpenCollector(settle.CollectorConfig{Dir: n.cfg.Path(filepath.Join("data", "collected"))},
+		collector, err = settle.OpenCollector(n.cfg.Settle.collector(n.cfg),
 			settle.CollectorDeps{Machine: n.id.MachineID(), Chain: settle.NodeChain(n.chain), Submitter: acct,
 				Expect: func(rd ledger.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
 				Clock:  n.clock, Log: n.log, Registerer: n.reg})
@@ -78,7 +77,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}
-		outbox, err := settle.OpenOutbox(settle.OutboxConfig{Dir: n.cfg.Path(filepath.Join("data", "outbox"))},
+		outbox, err := settle.OpenOutbox(n.cfg.Settle.outbox(n.cfg),
 			settle.OutboxDeps{Key: key, Chain: settle.NodeChain(n.chain), Submitter: acct, Deliver: deliverFunc(n),
 				Clock: n.clock, Log: n.log, Registerer: n.reg})
 		if err != nil {

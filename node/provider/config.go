@@ -27,9 +27,10 @@ type Config struct {
 	// AnnounceInterval is how often the announcement is repeated so that
 	// nodes joining later learn the provider without asking.
 	AnnounceInterval time.Duration `toml:"announce_interval"`
-	// TrustedCallers are the peer IDs (gateways, validators) served
-	// without the unknown callers' budget; providers registered on chain
-	// are known too.
+	// TrustedCallers are peer IDs served unpaid on a chain (the operator's
+	// own tools); without a chain they are the callers (gateways,
+	// validators) served without the unknown callers' budget, and
+	// providers registered on chain are known too.
 	TrustedCallers []string `toml:"trusted_callers"`
 	// UnknownConcurrency and UnknownRatePerMinute are the one budget all
 	// other callers share: requests at once and requests per minute
