@@ -27,7 +27,7 @@ type chainNet struct {
 	unchained  []*Node
 }
 
-func newChainNet(t *testing.T, nv, np, nu int, params consensus.Params, valOpts ...func(*Config)) *chainNet {
+func newChainNet(t testing.TB, nv, np, nu int, params consensus.Params, valOpts ...func(*Config)) *chainNet {
 	t.Helper()
 	c := &chainNet{spec: consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-pins-test", BlockTime: 100 * time.Millisecond,
 		Params: params, Funded: map[consensus.AccountID]uint64{}}}
@@ -99,7 +99,7 @@ func testBuyer() consensus.AccountID {
 	return consensus.AccountOf(testBuyerKey.Public().(ed25519.PublicKey))
 }
 
-func accountKey(t *testing.T, cfg Config) consensus.AccountID {
+func accountKey(t testing.TB, cfg Config) consensus.AccountID {
 	t.Helper()
 	k, err := consensus.LoadOrCreateAccountKey(cfg.Path(AccountKeyFile))
 	if err != nil {
@@ -116,7 +116,7 @@ func testChainParams(hour uint64) consensus.Params {
 }
 
 // listed returns how node n lists provider p.
-func listed(t *testing.T, n *Node, p *Node) (router.ProviderView, bool) {
+func listed(t testing.TB, n *Node, p *Node) (router.ProviderView, bool) {
 	t.Helper()
 	res, err := n.rpcCall("tenzro_listProviders", "")
 	if err != nil {

@@ -40,6 +40,14 @@ func BenchmarkGatewayOverhead(b *testing.B) {
 	dir, id := testModelDir(b)
 	b.Run("model=devnet", func(b *testing.B) { benchOverhead(b, DevnetModel(dir, id)) })
 	b.Run("model=tiny", func(b *testing.B) { benchOverhead(b, tinyModel(b)) })
+	// The same on a chain: the gateway pays with a signed payment record
+	// (kept in its outbox, delivered to the provider, settled by it) and
+	// the provider checks the settler's authorization and the escrow.
+	b.Run("model=devnet,chain", func(b *testing.B) {
+		net := newChainNet(b, 1, 1, 0, testChainParams(3600), func(c *Config) { c.Router.ProbeInterval = 0 })
+		waitRegistered(b, net.validators[0], net.registered)
+		benchOverheadOn(b, net.validators[0], net.registered[0], DevnetModelName)
+	})
 }
 
 // tinyModel generates a 1-layer dense model of about 20,000 weights.
@@ -62,13 +70,19 @@ func tinyModel(t testing.TB) ModelConfig {
 }
 
 func benchOverhead(b *testing.B, m ModelConfig) {
+	gw, ps := testMarketServing(b, 1, m)
+	benchOverheadOn(b, gw, ps[0], m.Name)
+}
+
+// benchOverheadOn measures gateway gw in front of provider p serving model.
+func benchOverheadOn(b *testing.B, gw, p *Node, model string) {
 	const (
 		requests = 300
 		rate     = 50 // per second
 	)
-	gw, ps := testMarketServing(b, 1, m)
+	ps := []*Node{p}
 	const chat = `{"model":%q,"messages":[{"role":"user","content":"x"}],"seed":1,"temperature":0,%s}`
-	body, streamBody := fmt.Sprintf(chat, m.Name, `"max_tokens":1`), fmt.Sprintf(chat, m.Name, `"max_tokens":2,"stream":true`)
+	body, streamBody := fmt.Sprintf(chat, model, `"max_tokens":1`), fmt.Sprintf(chat, model, `"max_tokens":2,"stream":true`)
 	// post sends body to url's chat route (with the buyer's token when
 	// auth) and returns the response and when the request started.
 	post := func(url, body string, auth bool) (*http.Response, time.Time) {

@@ -77,7 +77,7 @@ func accountBalance(t *testing.T, c *consensus.Node, a consensus.AccountID) uint
 }
 
 // waitRegistered waits until gw lists every provider registered and up.
-func waitRegistered(t *testing.T, gw *Node, provs []*Node) {
+func waitRegistered(t testing.TB, gw *Node, provs []*Node) {
 	t.Helper()
 	for _, p := range provs {
 		nodetest.Eventually(t, 90*time.Second, "provider registered and up at the gateway", func() bool {
