@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -71,8 +72,13 @@ func sharedChain(t testing.TB) *testnet.Net {
 		p.MinServingBond, p.FeePerRecord = 1, recordFee
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
+		// scripts/bench-settle runs the benchmarks on 4 validators.
+		validators := 1
+		if v, err := strconv.Atoi(os.Getenv("TENZRO_SETTLE_VALIDATORS")); err == nil && v > 0 {
+			validators = v
+		}
 		chainNet, chainErr = testnet.Start(ctx, chainDir, testnet.Options{
-			Validators: 1, BlockTime: 60 * time.Millisecond, Params: &p,
+			Validators: validators, BlockTime: 60 * time.Millisecond, Params: &p,
 			Accounts: []consensus.GenesisAccount{{Account: acct(richKey), Balance: 1 << 60}},
 		})
 		if chainErr == nil {

@@ -60,6 +60,7 @@ type credit struct {
 type owedCall struct {
 	payer ledger.AccountID
 	price uint64
+	at    time.Time
 }
 
 type escrowRead struct {
@@ -73,6 +74,12 @@ const (
 	maxAuthCache = 4096
 	maxExpect    = 1 << 16
 	escrowTTL    = time.Second
+	// owedTTL forgives a debt no record came for. A hedge's loser that
+	// finished before it was cancelled is owed by nobody (only the winner
+	// is billed), and a gateway that crashed between the final frame and
+	// signing cannot pay; neither should lock the settler out for good.
+	// The price: a settler that never pays gets one call per owedTTL.
+	owedTTL = 10 * time.Minute
 )
 
 func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.Clock, wait time.Duration) *credit {
@@ -149,6 +156,7 @@ func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *in
 	var timeout <-chan time.Time
 	for {
 		c.mu.Lock()
+		c.forgive(settler)
 		n, ch := len(c.owed[settler]), c.changed
 		c.mu.Unlock()
 		n += c.payments.Underpriced(settler)
@@ -180,7 +188,7 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
 		m = map[ledger.Hash32]owedCall{}
 		c.owed[g.settler] = m
 	}
-	m[rd] = owedCall{payer: g.payer, price: price}
+	m[rd] = owedCall{payer: g.payer, price: price, at: c.clock.Now()}
 	if _, ok := c.expect[rd]; !ok {
 		c.order = append(c.order, rd)
 	}
@@ -188,6 +196,20 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
 	for len(c.order) > maxExpect {
 		delete(c.expect, c.order[0])
 		c.order = c.order[1:]
+	}
+}
+
+// forgive drops settler's debts older than owedTTL; c.mu is held.
+func (c *credit) forgive(settler ledger.AccountID) {
+	m := c.owed[settler]
+	now := c.clock.Now()
+	for rd, o := range m {
+		if now.Sub(o.at) >= owedTTL {
+			delete(m, rd)
+		}
+	}
+	if len(m) == 0 {
+		delete(c.owed, settler)
 	}
 }
 

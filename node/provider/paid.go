@@ -69,13 +69,14 @@ func worstPrice(card terms.RateCard, req *infer.Request) (uint64, error) {
 // owes a record for it, at the provider's own price: its rate card on the
 // units the receipt claims (no surcharge: those are the gateway's to
 // add), or only the per-call minimum where the gateway may fairly bill
-// less than the claim (an upstream's count, a stopped stream).
+// less than the claim (an upstream's count, a stopped stream, a
+// continuation whose earlier text the gateway does not count as input).
 func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, exact bool) {
 	if pc == nil || f == nil {
 		return
 	}
 	u := pricing.Units{InputTokens: uint64(max(f.PromptTokens, 0)), OutputTokens: uint64(max(f.CompletionTokens, 0))}
-	if !exact || f.FinishReason == FinishStopped {
+	if !exact || f.FinishReason == FinishStopped || req.Continuation != "" {
 		u = pricing.Units{}
 	}
 	price := uint64(0)
