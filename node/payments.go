@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -29,11 +30,25 @@ type gatewayPayments struct {
 
 	mu    sync.Mutex
 	auths map[ledger.AccountID]*infer.PayAuth
+
+	cacheMu sync.Mutex
+	escrows map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
 }
+
+type escrowSeen struct {
+	avail uint64
+	at    time.Time
+}
+
+// escrowFresh bounds how old an escrow read admission uses. A stale read
+// can only be too high by records settled since, and those are still in
+// the outbox's unsettled sum until it learns they settled (after its
+// grace period, long after this), so they are never spent twice.
+const escrowFresh = time.Second
 
 func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
 	return &gatewayPayments{chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
-		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}}
+		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{}}
 }
 
 // Available is the escrow's balance − pending withdrawals − this
@@ -41,12 +56,28 @@ func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed2551
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
 func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
-	e, ok, err := p.chain.Escrow(ctx, payer, p.account)
-	if err != nil || !ok {
-		return 0, err
+	now := time.Now()
+	p.cacheMu.Lock()
+	seen, ok := p.escrows[payer]
+	p.cacheMu.Unlock()
+	if !ok || now.Sub(seen.at) >= escrowFresh {
+		e, exists, err := p.chain.Escrow(ctx, payer, p.account)
+		if err != nil {
+			return 0, err
+		}
+		seen = escrowSeen{at: now}
+		if exists {
+			seen.avail = e.Available()
+		}
+		p.cacheMu.Lock()
+		if len(p.escrows) >= maxAuths {
+			p.escrows = map[ledger.AccountID]escrowSeen{}
+		}
+		p.escrows[payer] = seen
+		p.cacheMu.Unlock()
 	}
-	avail, owed := e.Available(), p.outbox.Unsettled(payer)
-	return avail - min(avail, owed), nil
+	owed := p.outbox.Unsettled(payer)
+	return seen.avail - min(seen.avail, owed), nil
 }
 
 // maxAuths bounds the authorizations kept; they are re-signed on demand.

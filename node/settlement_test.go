@@ -140,6 +140,11 @@ func TestPaidCallsSettle(t *testing.T) {
 	nodetest.Eventually(t, 60*time.Second, "every record settled", func() bool {
 		return escrowBalance(t, c, testBuyer(), settler) == escrow0-total
 	})
+	// The gateway learns of the providers' settlements within seconds (not
+	// after its 60 s grace), so the buyer can spend what is left at once.
+	nodetest.Eventually(t, 20*time.Second, "the gateway's outbox sees its records settled", func() bool {
+		return gw.outbox.Unsettled(testBuyer()) == 0
+	})
 	for i, op := range ops {
 		if b := accountBalance(t, c, op); b != bal0[i]+share[i] {
 			t.Errorf("operator %d: balance %d, want %d + %d (its %d records minus fees)", i, b, bal0[i], share[i], count[i])

@@ -22,6 +22,9 @@ type OutboxConfig struct {
 	// Grace is how long after signing the gateway leaves a record to the
 	// provider; then it settles whatever is still unsettled itself.
 	Grace time.Duration `toml:"grace"`
+	// CheckAfter is how long after signing the outbox starts looking on
+	// chain for a delivered record the provider settled.
+	CheckAfter time.Duration `toml:"check_after"`
 	// Interval is the loop's tick.
 	Interval time.Duration `toml:"interval"`
 	// DeliverBatch bounds the records of one delivery to a provider.
@@ -41,7 +44,7 @@ type OutboxConfig struct {
 
 // DefaultOutboxConfig returns the outbox defaults (Dir empty).
 func DefaultOutboxConfig() OutboxConfig {
-	return OutboxConfig{Validity: 300, Grace: 60 * time.Second, Interval: time.Second,
+	return OutboxConfig{Validity: 300, Grace: 60 * time.Second, CheckAfter: 3 * time.Second, Interval: time.Second,
 		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 1000}
 }
 
@@ -49,6 +52,7 @@ func (c OutboxConfig) withDefaults() OutboxConfig {
 	d := DefaultOutboxConfig()
 	def(&c.Validity, d.Validity)
 	def(&c.Grace, d.Grace)
+	def(&c.CheckAfter, d.CheckAfter)
 	def(&c.Interval, d.Interval)
 	def(&c.DeliverBatch, d.DeliverBatch)
 	def(&c.DeliverTimeout, d.DeliverTimeout)
@@ -74,6 +78,9 @@ func (c OutboxConfig) Validate() error {
 	}
 	if c.Grace < 0 || c.Grace > 24*time.Hour {
 		bad("grace", "%s outside 0..24h", c.Grace)
+	}
+	if c.CheckAfter < 0 || c.CheckAfter > 24*time.Hour {
+		bad("check_after", "%s outside 0..24h", c.CheckAfter)
 	}
 	if c.Interval < 10*time.Millisecond || c.Interval > time.Minute {
 		bad("interval", "%s outside 10ms..1m", c.Interval)

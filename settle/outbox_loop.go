@@ -30,6 +30,7 @@ func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
 			return
 		}
 		o.deliverDue(ctx)
+		o.watchSettled(ctx)
 		o.settleDue(ctx)
 		prune.maybe(ctx, o.b, o.d.Clock, o.cfg.Retention, o.d.Log)
 	}
@@ -124,6 +125,39 @@ type errAckCount struct{ got, want int }
 
 func (e errAckCount) Error() string {
 	return fmt.Sprintf("settle: outbox: delivery answered %d acknowledgements for %d records", e.got, e.want)
+}
+
+// watchSettled marks the delivered records the provider has settled,
+// from CheckAfter on, so what the outbox counts as unsettled (and a
+// buyer's spendable escrow) follows the chain within seconds rather than
+// after the grace period.
+func (o *Outbox) watchSettled(ctx context.Context) {
+	now := o.d.Clock.Now()
+	early, late := now.Add(-o.cfg.CheckAfter).UnixNano(), now.Add(-o.cfg.Grace).UnixNano()
+	due := o.b.snapshot(func(e *Entry) bool { return e.Acked && e.At <= early && e.At > late })
+	if len(due) == 0 {
+		return
+	}
+	h, err := o.d.Chain.Height(ctx)
+	if err != nil {
+		return
+	}
+	due = due[:min(len(due), o.cfg.SubmitBatch)]
+	var found []rkey
+	for _, e := range due {
+		ok, err := o.d.Chain.Settled(ctx, e.Record.Payer, e.Record.RequestDigest)
+		if err != nil {
+			return
+		}
+		if ok {
+			found = append(found, keyOf(&e.Record))
+		}
+	}
+	moved, err := o.b.finish(ctx, found, func(_ int, e *Entry) { e.State, e.Height = StateSettled, h })
+	o.m.settled.Add(float64(len(moved)))
+	if err != nil {
+		o.d.Log.Warn("settle: outbox: marking settled records", "err", err)
+	}
 }
 
 // settleDue settles the records past their grace period: those the chain
