@@ -28,6 +28,9 @@ type AccountView struct {
 	Balance uint64 `json:"balance"`
 	Nonce   uint64 `json:"nonce"`
 	Height  int64  `json:"height"`
+	// Escrows are the account's spend escrows as payer, one per settler:
+	// a buyer's balance at each gateway, falling with every paid call.
+	Escrows []consensus.Escrow `json:"escrows"`
 }
 
 // StandingParams are tenzro_getStanding's parameters.
@@ -94,7 +97,14 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		return AccountView{Account: id.String(), Exists: ok, Balance: a.Balance, Nonce: a.Nonce, Height: h}, nil
+		es, err := c.Escrows(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if es == nil {
+			es = []consensus.Escrow{}
+		}
+		return AccountView{Account: id.String(), Exists: ok, Balance: a.Balance, Nonce: a.Nonce, Height: h, Escrows: es}, nil
 	}))
 	s.Register("tenzro_getStanding", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[StandingParams](raw)

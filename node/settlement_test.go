@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,16 @@ func TestPaidCallsSettle(t *testing.T) {
 	nodetest.Eventually(t, 60*time.Second, "every record settled", func() bool {
 		return escrowBalance(t, c, testBuyer(), settler) == escrow0-total
 	})
+	// tenzro_getAccount shows the buyer's escrow at this gateway, fallen.
+	res, err := gw.rpcCall("tenzro_getAccount", fmt.Sprintf(`{"account":%q}`, testBuyer()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := res.(AccountView)
+	at := slices.IndexFunc(v.Escrows, func(e consensus.Escrow) bool { return e.Settler == settler })
+	if len(v.Escrows) != len(net.validators) || at < 0 || v.Escrows[at].Balance != escrow0-total {
+		t.Errorf("tenzro_getAccount escrows %+v, want one per gateway, with settler %s holding %d", v.Escrows, settler, escrow0-total)
+	}
 	// The gateway learns of the providers' settlements within seconds (not
 	// after its 60 s grace), so the buyer can spend what is left at once.
 	nodetest.Eventually(t, 20*time.Second, "the gateway's outbox sees its records settled", func() bool {

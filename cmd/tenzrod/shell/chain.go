@@ -33,6 +33,12 @@ type accountView struct {
 	Balance uint64 `json:"balance"`
 	Nonce   uint64 `json:"nonce"`
 	Height  int64  `json:"height"`
+	Escrows []struct {
+		Balance uint64 `json:"balance"`
+		Settler string `json:"settler"`
+		Pending uint64 `json:"pending"`
+		Unlock  int64  `json:"unlock_height"`
+	} `json:"escrows"`
 }
 
 func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -48,6 +54,13 @@ func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	fmt.Fprintf(tw, "balance\t%d micro-units\n", a.Balance)
 	fmt.Fprintf(tw, "nonce\t%d\n", a.Nonce)
 	fmt.Fprintf(tw, "height\t%d\n", a.Height)
+	for _, e := range a.Escrows {
+		fmt.Fprintf(tw, "escrow\t%d micro-units with settler %s", e.Balance, e.Settler)
+		if e.Pending > 0 {
+			fmt.Fprintf(tw, " (%d withdrawing, unlocks at height %d)", e.Pending, e.Unlock)
+		}
+		fmt.Fprintln(tw)
+	}
 	return tw.Flush()
 }
 
