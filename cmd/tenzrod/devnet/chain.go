@@ -26,12 +26,19 @@ const devnetBlockTime = 500 * time.Millisecond
 // on every provider once a minute.
 const devnetHourSeconds = 60
 
-// devnetParams are the default parameters with the devnet's short hour.
+// devnetParams are the default parameters with the devnet's short hour
+// and a fee on every settled record (what the fee pool collects shows in
+// `payments`); transactions themselves are free, so unfunded accounts
+// (the gateway's, the validators') can still submit.
 func devnetParams() consensus.Params {
 	p := consensus.DefaultParams()
 	p.HourSeconds = devnetHourSeconds
+	p.FeePerRecord = devnetFeePerRecord
 	return p
 }
+
+// devnetFeePerRecord is taken from each settled record's price.
+const devnetFeePerRecord = 1
 
 // AccountKeyFile is an operator's chain account key inside a node home.
 const AccountKeyFile = "account.key"
