@@ -137,3 +137,24 @@ func unexpected(err error) error {
 	}
 	return err
 }
+
+// PeekFrameSize returns the declared length of r's next frame without
+// consuming it, or -1 if the prefix cannot be read or is malformed
+// (ReadFrame then reports the problem): a stream handler reserves memory
+// for the frame before reading it.
+func PeekFrameSize(r *bufio.Reader) int {
+	for n := 1; n <= binary.MaxVarintLen64; n++ {
+		hdr, err := r.Peek(n)
+		if err != nil {
+			return -1
+		}
+		if hdr[n-1] < 0x80 {
+			v, k := binary.Uvarint(hdr)
+			if k <= 0 || v > uint64(1<<40) {
+				return -1
+			}
+			return int(v)
+		}
+	}
+	return -1
+}

@@ -166,3 +166,26 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// TestPeekFrameSize: the declared length is read without consuming the
+// frame; a short or malformed prefix is -1.
+func TestPeekFrameSize(t *testing.T) {
+	for _, c := range []struct {
+		in   []byte
+		want int
+	}{
+		{AppendFrame(nil, []byte("hello")), 5},
+		{AppendFrame(nil, make([]byte, 300)), 300},
+		{[]byte{0x80}, -1},                   // prefix cut short
+		{bytes.Repeat([]byte{0xff}, 11), -1}, // longer than any uvarint
+		{nil, -1},
+	} {
+		r := bufio.NewReader(bytes.NewReader(c.in))
+		if got := PeekFrameSize(r); got != c.want {
+			t.Errorf("%x: %d, want %d", c.in[:min(len(c.in), 4)], got, c.want)
+		}
+		if r.Buffered() != len(c.in) && len(c.in) > 0 && c.want >= 0 {
+			t.Errorf("%x: peek consumed the frame", c.in[:4])
+		}
+	}
+}

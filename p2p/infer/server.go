@@ -3,7 +3,6 @@ package infer
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -217,7 +216,7 @@ func (srv *server) handle(s network.Stream) {
 // first, then its validity. A nil request without an error frame means the
 // stream is to be reset.
 func (srv *server) readRequest(s network.Stream, r *bufio.Reader, log *slog.Logger) (*Request, *ErrorFrame) {
-	size := peekFrameSize(r)
+	size := p2p.PeekFrameSize(r)
 	if size > 0 && size <= srv.cfg.MaxRequestSize {
 		// The frame buffer and the decoded request.
 		if err := s.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
@@ -259,26 +258,6 @@ func (srv *server) reject(s network.Stream, e *ErrorFrame) {
 		return
 	}
 	_ = s.Close()
-}
-
-// peekFrameSize returns the declared length of the next frame without
-// consuming it, or -1 if the prefix cannot be read or is malformed
-// (ReadFrame then reports the problem).
-func peekFrameSize(r *bufio.Reader) int {
-	for n := 1; n <= binary.MaxVarintLen64; n++ {
-		hdr, err := r.Peek(n)
-		if err != nil {
-			return -1
-		}
-		if hdr[n-1] < 0x80 {
-			v, k := binary.Uvarint(hdr)
-			if k <= 0 || v > uint64(1<<40) {
-				return -1
-			}
-			return int(v)
-		}
-	}
-	return -1
 }
 
 // sanitize makes a handler's error frame sendable: a status in 400..599,

@@ -3,7 +3,6 @@ package payment
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"log/slog"
 	"time"
@@ -69,7 +68,7 @@ func (s *Server) reset(st network.Stream) {
 // truncated or malformed frame, out of memory).
 func (s *Server) readDelivery(st network.Stream, log *slog.Logger) (*Delivery, bool) {
 	r := bufio.NewReader(st)
-	if size := peekFrameSize(r); size > 0 && size <= MaxFrameSize {
+	if size := p2p.PeekFrameSize(r); size > 0 && size <= MaxFrameSize {
 		// The frame buffer and the decoded records beside it.
 		if err := st.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
 			log.Debug("reserve memory for the delivery", "bytes", 2*size, "err", err)
@@ -145,24 +144,4 @@ func (s *Server) accept(ctx context.Context, from peer.ID, i int, d *Delivery, l
 	// The cause stays in the provider's log: it may name local paths.
 	log.Warn("payment record not persisted", "request", rec.RequestDigest, "err", err)
 	return Result{Code: CodeRetry, Reason: "provider could not persist the record now"}
-}
-
-// peekFrameSize returns the declared length of the next frame without
-// consuming it, or -1 if the prefix cannot be read or is malformed
-// (ReadFrame then reports the problem).
-func peekFrameSize(r *bufio.Reader) int {
-	for n := 1; n <= binary.MaxVarintLen64; n++ {
-		hdr, err := r.Peek(n)
-		if err != nil {
-			return -1
-		}
-		if hdr[n-1] < 0x80 {
-			v, k := binary.Uvarint(hdr)
-			if k <= 0 || v > uint64(1<<40) {
-				return -1
-			}
-			return int(v)
-		}
-	}
-	return -1
 }
