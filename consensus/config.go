@@ -26,6 +26,9 @@ type Config struct {
 	// for providers and gateways: New refuses to run it from a home whose
 	// consensus key is in the genesis validator set.
 	Follower bool
+	// StateVersions is how many heights of application state are kept
+	// (ledger.Ledger.SetStateVersions); 0 keeps every version.
+	StateVersions int64
 
 	// base is the CometBFT config.toml LoadConfig read; the fields above
 	// are applied on top of it, every other setting is kept as written.

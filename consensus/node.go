@@ -65,6 +65,7 @@ func New(cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	app.Ledger().SetStateVersions(cfg.StateVersions)
 	n := &Node{cfg: cfg, log: logger, app: app}
 	dbProvider := func(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 		db, err := cmtcfg.DefaultDBProvider(ctx)

@@ -44,6 +44,10 @@ type ChainConfig struct {
 	// BlockTime is the pause after each block (timeout_commit); 0 keeps the
 	// chain home's config.toml value, or 1s without one.
 	BlockTime time.Duration `toml:"block_time"`
+	// StateVersions is how many heights of application state are kept
+	// (queries with proofs at older heights answer "no state"); 0 keeps
+	// every version.
+	StateVersions int64 `toml:"state_versions"`
 }
 
 // DefaultChainConfig is the [chain] default for role: disabled until a
@@ -53,8 +57,16 @@ func DefaultChainConfig(role Role) ChainConfig {
 	if role == RoleValidator {
 		r = ChainValidator
 	}
-	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:26656", PersistentPeers: []string{}}
+	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:26656", PersistentPeers: []string{},
+		StateVersions: DefaultStateVersions}
 }
+
+// DefaultStateVersions keeps about 8 minutes of 500 ms blocks, and an hour
+// at the 1 s default: room for any query a client makes of recent state.
+// Evidence packs need no old state (a record range proven at a recent
+// height covers every record settled before it).
+const DefaultStateVersions = 1000
+
 
 // Validate checks the section; a disabled chain is checked too, so a typo
 // is found before the chain is switched on.
@@ -87,6 +99,9 @@ func (c ChainConfig) Validate(nodeRole Role) error {
 		if _, _, err := net.SplitHostPort(addr); !ok || len(id) != 40 || err != nil {
 			errs = append(errs, fmt.Errorf("chain.persistent_peers: %q must be <40 hex node ID>@host:port", p))
 		}
+	}
+	if c.StateVersions < 0 || c.StateVersions > 0 && c.StateVersions < 2 {
+		errs = append(errs, fmt.Errorf("chain.state_versions: %d, want 0 (keep all) or at least 2", c.StateVersions))
 	}
 	if c.BlockTime < 0 || c.BlockTime > time.Minute {
 		errs = append(errs, fmt.Errorf("chain.block_time: %s outside 0..1m", c.BlockTime))
@@ -136,5 +151,6 @@ func (c Config) ConsensusConfig() (consensus.Config, error) {
 		cc.BlockTime = ch.BlockTime
 	}
 	cc.Follower = ch.Role == ChainFollower
+	cc.StateVersions = ch.StateVersions
 	return cc, cc.Validate()
 }

@@ -43,6 +43,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{`engine = "embedded"`, "engine = \"embedded\"\nenigne = 1", "enigne"},
 		{`session_ttl = "24h0m0s"`, `session_ttl = "soon"`, "session_ttl"},
 		{`validity = 300`, `validity = 1`, "settle.validity"},
+		{`state_versions = 1000`, `state_versions = 1`, "chain.state_versions"},
 		{`collect_batch = 100`, `collect_batch = 0`, "settle.collect_batch"},
 		{`record_wait = "3s"`, `record_wait = "1h"`, "provider.record_wait"},
 	}

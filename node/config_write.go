@@ -133,6 +133,9 @@ genesis_file = {{q .Chain.GenesisFile}}
 # Pause after each block (timeout_commit); "0s" keeps the chain home's
 # config.toml value (1s without one).
 block_time = {{dur .Chain.BlockTime}}
+# Heights of application state kept for queries (older ones are pruned);
+# 0 keeps every version.
+state_versions = {{.Chain.StateVersions}}
 
 [settle]
 # Payment records on a chain. A gateway signs one per paid call as its

@@ -80,6 +80,17 @@ func (l *Ledger) Commit() error {
 	l.pending = false
 	l.meta.Height = l.pendingHeight
 	l.resetCheck()
+	if l.keep > 0 && l.pendingHeight%max(1, l.keep/10) == 0 {
+		// A failed prune leaves more state than needed, never less: the
+		// block is committed either way.
+		st, err := l.store.Prune(l.keep)
+		if err != nil {
+			l.log.Error("ledger: prune state", "height", l.pendingHeight, "err", err)
+		} else {
+			l.log.Debug("ledger: pruned state", "height", l.pendingHeight, "kept_from", st.KeptFrom,
+				"kept_nodes", st.KeptNodes, "deleted_nodes", st.DeletedNodes, "deleted_roots", st.DeletedRoots)
+		}
+	}
 	return nil
 }
 

@@ -27,6 +27,17 @@ type Ledger struct {
 
 	check *Overlay // mempool state: committed state plus Check effects
 	sigs  *sigCache
+
+	keep int64 // state versions kept (SetStateVersions); 0 keeps all
+}
+
+// SetStateVersions makes Commit keep the state of the last n heights
+// only, pruning the rest every max(1, n/10) blocks; 0 keeps every
+// version.
+func (l *Ledger) SetStateVersions(n int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.keep = max(0, n)
 }
 
 // TxOutcome is how one transaction of a block ended.
