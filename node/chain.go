@@ -67,7 +67,6 @@ func DefaultChainConfig(role Role) ChainConfig {
 // height covers every record settled before it).
 const DefaultStateVersions = 1000
 
-
 // Validate checks the section; a disabled chain is checked too, so a typo
 // is found before the chain is switched on.
 func (c ChainConfig) Validate(nodeRole Role) error {
