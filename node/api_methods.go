@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -86,7 +88,18 @@ func registerMethods(s *rpc.Server, n *Node) {
 		return n.Info(), nil
 	})
 	s.Register("tenzro_listProviders", func(context.Context, json.RawMessage) (any, error) {
-		return n.table.List(), nil
+		views := n.table.List()
+		if n.gateway != nil {
+			brs := n.gateway.Breakers()
+			for i := range views {
+				if p, err := peer.Decode(views[i].PeerID); err == nil {
+					if b, ok := brs[p]; ok {
+						views[i].Breaker = b.State.String()
+					}
+				}
+			}
+		}
+		return views, nil
 	})
 	s.Register("tenzro_listPeers", func(context.Context, json.RawMessage) (any, error) {
 		out := []PeerView{}

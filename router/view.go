@@ -50,6 +50,9 @@ type ProviderView struct {
 	// when this node runs without one.
 	Registered *bool   `json:"registered,omitempty"`
 	StandingBP *uint32 `json:"standing_bp,omitempty"`
+	// Breaker is this node's circuit breaker for the provider (closed,
+	// open, half-open); absent where the node routes nothing to it yet.
+	Breaker string `json:"breaker,omitempty"`
 }
 
 // List returns every known provider, sorted by peer ID.

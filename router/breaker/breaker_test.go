@@ -388,3 +388,23 @@ func TestSet(t *testing.T) {
 		t.Fatalf("bad config: %v", err)
 	}
 }
+
+// TestSetOnChange: a set's breakers report their transitions with their
+// key, after the shared hook.
+func TestSetOnChange(t *testing.T) {
+	clk := clock.NewMock()
+	clk.Set(t0)
+	var shared int
+	var got []string
+	s, err := NewSet[string](clk, rand.New(rand.NewPCG(1, 1)), Config{Failures: 1, OnStateChange: func(State, State) { shared++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.OnChange(func(k string, from, to State) { got = append(got, k+":"+from.String()+">"+to.String()) })
+	a, b := s.Get("a"), s.Get("b")
+	fail(a, mustAllow(t, a))
+	ok(b, mustAllow(t, b))
+	if len(got) != 1 || got[0] != "a:closed>open" || shared != 1 {
+		t.Fatalf("transitions %v (shared hook %d×), want a:closed>open once", got, shared)
+	}
+}

@@ -26,8 +26,18 @@ type Set[K comparable] struct {
 	clock clock.Clock
 	rand  Rand
 
-	mu sync.Mutex
-	m  map[K]*Breaker
+	mu       sync.Mutex
+	m        map[K]*Breaker
+	onChange func(k K, from, to State)
+}
+
+// OnChange makes every breaker of the set report its transitions with its
+// key (after cfg.OnStateChange, outside the breaker's lock); call it before
+// the first Get.
+func (s *Set[K]) OnChange(f func(k K, from, to State)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onChange = f
 }
 
 // NewSet validates cfg and returns an empty set. cfg.OnStateChange, if set,
@@ -48,7 +58,16 @@ func (s *Set[K]) Get(k K) *Breaker {
 	defer s.mu.Unlock()
 	b, ok := s.m[k]
 	if !ok {
-		b, _ = New(s.clock, s.rand, s.cfg) // cfg validated by NewSet
+		cfg := s.cfg
+		if f, prev := s.onChange, cfg.OnStateChange; f != nil {
+			cfg.OnStateChange = func(from, to State) {
+				if prev != nil {
+					prev(from, to)
+				}
+				f(k, from, to)
+			}
+		}
+		b, _ = New(s.clock, s.rand, cfg) // cfg validated by NewSet
 		s.m[k] = b
 	}
 	return b

@@ -89,6 +89,9 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 		// frame is always the provider's own answer.
 		cancelled := err != nil && ctx.Err() != nil && !errors.As(err, new(*infer.ErrorFrame))
 		o := g.outcome(cancelled, err)
+		if o.Kind == breaker.Failure {
+			g.watch.failed(c.offer.Peer, err, g.clock.Now()) // before Report, which may open the breaker
+		}
 		br.Report(ticket, o)
 		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled || isStop(err))
 		if o.Kind == breaker.Failure {

@@ -64,7 +64,7 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 	if err != nil {
 		info.Problem = err.Error()
 		g.metrics.badReceipts.Inc()
-		g.penalize(o.Peer)
+		g.penalize(o.Peer, err)
 		g.keepReceipt(s, false, info.Problem)
 		g.report(s, false, 0, 0, 0)
 		g.log.Warn("receipt refused; not paying", "provider", o.Peer, "err", err)
@@ -176,7 +176,8 @@ func checkCommitment(level terms.Verification, r *receipt.Receipt, proofs []byte
 
 // penalize counts a failure against p outside an attempt (a receipt that
 // did not verify after the stream itself succeeded).
-func (g *Gateway) penalize(p peer.ID) {
+func (g *Gateway) penalize(p peer.ID, why error) {
+	g.watch.failed(p, fmt.Errorf("receipt refused: %w", why), g.clock.Now())
 	br := g.breakers.Get(p)
 	if t, err := br.Allow(); err == nil {
 		br.Report(t, breaker.Outcome{Kind: breaker.Failure})

@@ -82,6 +82,7 @@ type Gateway struct {
 	onCall    func(Call)
 	names     router.Names
 	limits    *limiter
+	watch     *breakerWatch
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 }
@@ -117,8 +118,15 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
-	return &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names, limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers}, nil
+	w, err := newBreakerWatch(d.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: metrics: %w", err)
+	}
+	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
+		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
+		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w}
+	brs.OnChange(g.breakerChanged)
+	return g, nil
 }
 
 // Metrics returns the routing counters.
@@ -127,6 +135,7 @@ func (g *Gateway) Metrics() *Metrics { return g.metrics }
 // Snapshot is the counters with each provider's latency figures.
 func (g *Gateway) Snapshot() Snapshot {
 	s := g.metrics.Snapshot()
+	brs := g.breakers.Snapshots()
 	for id, c := range s.Providers {
 		p, err := peer.Decode(id)
 		if err != nil {
@@ -134,6 +143,9 @@ func (g *Gateway) Snapshot() Snapshot {
 		}
 		l := g.latency.Snapshot(p)
 		c.LatencySamples, c.P95Ms = l.Count, float64(l.P95.Microseconds())/1000
+		if b, ok := brs[p]; ok {
+			c.Breaker = g.breakerView(p, b)
+		}
 	}
 	return s
 }

@@ -40,6 +40,8 @@ type ProviderCounts struct {
 	// the samples behind them and the P² p95 that sets its hedge delay.
 	LatencySamples int     `json:"latency_samples"`
 	P95Ms          float64 `json:"p95_ms"`
+	// Breaker is the provider's circuit breaker now.
+	Breaker *BreakerView `json:"breaker,omitempty"`
 }
 
 // Snapshot is tenzro_getRouterMetrics' result.

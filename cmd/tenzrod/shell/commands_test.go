@@ -93,10 +93,10 @@ func TestProvidersTable(t *testing.T) {
 	node := standardNode(t)
 	out := mustRun(t, node, "providers")
 	for key, want := range map[string][]string{
-		"PEER":     {"PEER", "MACHINE", "BACKEND", "REGION", "HW", "STATUS", "AGE", "LOAD", "QUEUE", "MODELS"},
-		"w3UERE":   {"12D3Ko…w3UERE", "9c0ffee1…", "tpm-sim", "EU", "cpu-avx2", "(claimed)", "up", "840ms", "1/4", "0", "tiny-llama(warm),ef998877…(cold)"},
-		"WnErTy":   {"12D3Ko…WnErTy", "01234567…", "software", "US", "gpu-a100", "(claimed)", "down", "9.4s", "0/2", "3", "tiny-llama(warming)"},
-		"Zy8Xw7":   {"12D3Ko…Zy8Xw7", "-", "tpm", "-", "-", "degraded", "never", "0/0", "0", "-"},
+		"PEER":     {"PEER", "MACHINE", "BACKEND", "REGION", "HW", "STATUS", "BREAKER", "AGE", "LOAD", "QUEUE", "MODELS"},
+		"w3UERE":   {"12D3Ko…w3UERE", "9c0ffee1…", "tpm-sim", "EU", "cpu-avx2", "(claimed)", "up", "-", "840ms", "1/4", "0", "tiny-llama(warm),ef998877…(cold)"},
+		"WnErTy":   {"12D3Ko…WnErTy", "01234567…", "software", "US", "gpu-a100", "(claimed)", "down", "open", "9.4s", "0/2", "3", "tiny-llama(warming)"},
+		"Zy8Xw7":   {"12D3Ko…Zy8Xw7", "-", "tpm", "-", "-", "degraded", "-", "never", "0/0", "0", "-"},
 		"provider": {"3", "providers:", "1", "up,", "1", "degraded,", "1", "down"},
 	} {
 		if got := lineWith(t, out, key); !reflect.DeepEqual(got, want) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // quoteParams builds tenzro_quoteInference's params from
@@ -78,6 +79,30 @@ type providerCounts struct {
 	Paid      uint64  `json:"paid"`
 	Samples   int     `json:"latency_samples"`
 	P95Ms     float64 `json:"p95_ms"`
+	Breaker   *struct {
+		State       string    `json:"state"`
+		Failures    int       `json:"consecutive_failures"`
+		OpenUntil   time.Time `json:"open_until"`
+		Opens       uint64    `json:"opens"`
+		LastFailure string    `json:"last_failure"`
+	} `json:"breaker"`
+}
+
+// breaker shows a provider's breaker: its state, until when an open one
+// refuses, and how often it opened.
+func (c *providerCounts) breaker() string {
+	b := c.Breaker
+	if b == nil {
+		return "-"
+	}
+	s := b.State
+	if b.State == "open" && !b.OpenUntil.IsZero() {
+		s += " until " + b.OpenUntil.Local().Format("15:04:05")
+	}
+	if b.Opens > 0 {
+		s += fmt.Sprintf(" (opened %d×)", b.Opens)
+	}
+	return s
 }
 
 type routerMetrics struct {
@@ -107,14 +132,22 @@ func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	}
 	sort.Strings(ids)
 	tw := newTable(w)
-	fmt.Fprintln(tw, "PROVIDER\tATTEMPTS\tWON\tHEDGES WON\tFAILED\tCANCELLED\tPAID\tP95 (SAMPLES)")
+	fmt.Fprintln(tw, "PROVIDER\tATTEMPTS\tWON\tHEDGES WON\tFAILED\tCANCELLED\tPAID\tP95 (SAMPLES)\tBREAKER")
 	for _, id := range ids {
 		c := m.Providers[id]
 		p95 := "-"
 		if c.Samples > 0 {
 			p95 = fmt.Sprintf("%.1f ms (%d)", c.P95Ms, c.Samples)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95, c.breaker())
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if b := m.Providers[id].Breaker; b != nil && b.LastFailure != "" && b.State != "closed" {
+			fmt.Fprintf(w, "%s breaker %s after: %s\n", shortID(id), b.State, b.LastFailure)
+		}
+	}
+	return nil
 }

@@ -50,6 +50,7 @@ type providerInfo struct {
 	InFlight        int64           `json:"in_flight"`
 	Capacity        int64           `json:"capacity"`
 	QueueDepth      int64           `json:"queue_depth"`
+	Breaker         string          `json:"breaker"`
 }
 
 func (p providerInfo) hardware() string {
@@ -92,13 +93,13 @@ func renderProviders(w io.Writer, raw json.RawMessage, inv *invocation) error {
 	}
 	sort.SliceStable(provs, func(i, j int) bool { return provs[i].PeerID < provs[j].PeerID })
 	tw := newTable(w)
-	fmt.Fprintln(tw, "PEER\tMACHINE\tBACKEND\tREGION\tHW\tSTATUS\tAGE\tLOAD\tQUEUE\tMODELS")
+	fmt.Fprintln(tw, "PEER\tMACHINE\tBACKEND\tREGION\tHW\tSTATUS\tBREAKER\tAGE\tLOAD\tQUEUE\tMODELS")
 	counts := map[string]int{}
 	for _, p := range provs {
 		counts[p.Status]++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d\t%s\n",
 			shortID(p.PeerID), orDash(shortHex(p.MachineID)), orDash(p.KeyBackend), orDash(p.Region),
-			p.hardware(), orDash(p.Status), p.age(), p.InFlight, p.Capacity, p.QueueDepth, p.modelStates())
+			p.hardware(), orDash(p.Status), orDash(p.Breaker), p.age(), p.InFlight, p.Capacity, p.QueueDepth, p.modelStates())
 	}
 	if err := tw.Flush(); err != nil {
 		return err

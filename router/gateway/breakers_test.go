@@ -1,0 +1,58 @@
+package gateway
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/router/breaker"
+)
+
+// TestBreakerVisible: a provider that keeps failing opens its breaker, and
+// the router metrics show it open, until when, how often it opened and
+// the failure that opened it; the gauge follows the state.
+func TestBreakerVisible(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		broken := func(int, *infer.Request) script { return script{first: ms, fail: errors.New("engine on fire")} }
+		m := newMarket(t, st, 2, testConfig(), broken, answer(ms, "ok"))
+		for range breaker.DefaultFailures {
+			req := request()
+			req.PinProvider = m.provs[0].id.String()
+			if _, _, err := route(t, m, req); err == nil {
+				t.Fatal("a call pinned to the failing provider succeeded")
+			}
+		}
+		snap := m.gw.Snapshot()
+		c := snap.Providers[m.provs[0].id.String()]
+		if c == nil || c.Breaker == nil {
+			t.Fatalf("no breaker in the router metrics: %+v", snap.Providers)
+		}
+		b := c.Breaker
+		if b.State != "open" || b.Opens != 1 || b.OpenUntil.IsZero() || !strings.Contains(b.LastFailure, "engine on fire") {
+			t.Fatalf("breaker %+v, want open once, with an end and the failure that opened it", b)
+		}
+		if got := gaugeValue(t, m.gw.watch.state.WithLabelValues(m.provs[0].id.String())); got != float64(breaker.Open) {
+			t.Fatalf("breaker_state gauge %v, want %d (open)", got, breaker.Open)
+		}
+		if _, _, err := route(t, m, request()); err != nil {
+			t.Fatalf("the healthy provider should serve: %v", err)
+		}
+		if ok := m.gw.Snapshot().Providers[m.provs[1].id.String()]; ok == nil || ok.Breaker == nil || ok.Breaker.State != "closed" || ok.Breaker.LastFailure != "" {
+			t.Fatalf("healthy provider's breaker %+v", ok)
+		}
+	})
+}
+
+func gaugeValue(t *testing.T, g prometheus.Gauge) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := g.Write(&m); err != nil || m.Gauge == nil {
+		t.Fatalf("read gauge: %v", err)
+	}
+	return m.Gauge.GetValue()
+}
