@@ -42,6 +42,9 @@ func (s *Server) handle(st network.Stream) {
 	ctx, cancel := context.WithDeadline(s.ctx, deadline)
 	results := s.results(ctx, from, d, log)
 	cancel()
+	// Counted once answered, before the ack is written: a client holding
+	// the ack then always sees the delivery in Stats.
+	s.stats.deliveries.Add(1)
 	b, err := encodeAck(&Ack{Results: results})
 	if err == nil {
 		err = p2p.WriteFrame(st, b)
@@ -53,7 +56,6 @@ func (s *Server) handle(st network.Stream) {
 		s.reset(st)
 		return
 	}
-	s.stats.deliveries.Add(1)
 	_ = st.Close()
 	log.Debug("delivery answered", "records", len(results), "took", time.Since(start))
 }
