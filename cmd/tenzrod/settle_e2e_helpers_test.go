@@ -161,6 +161,11 @@ func (ps *procSet) stop() {
 	}
 	if t.Failed() {
 		t.Logf("devnet output:\n%s", ps.out.String())
+		for _, n := range ps.m.Nodes {
+			b, _ := os.ReadFile(filepath.Join(n.Home, "node.log"))
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			t.Logf("%s: last lines of node.log:\n%s", n.Name, strings.Join(lines[max(0, len(lines)-25):], "\n"))
+		}
 	}
 }
 
@@ -192,20 +197,41 @@ func (p tenzroPart) signed() *signedRecord {
 
 var callClient = &http.Client{Timeout: 30 * time.Second}
 
+// chatOpts shape one paid call.
+type chatOpts struct {
+	stream    bool
+	maxTokens int    // 0: 6, or 48 for a stream (long enough for a kill to land in it)
+	pin       string // a provider peer ID the call must go to
+	n         int    // makes the prompt, and so the request digest, unique
+	onText    func() // called once, at a stream's first text
+	noHedge   bool
+}
+
 // paidChat makes one chat completion at api (a routing node's base URL)
 // with token and returns the signed payment record the response carried.
 // A stream counts once its tenzro chunk arrived, even if the connection
 // broke later: the buyer holds the record then.
-func paidChat(ctx context.Context, api, token, model string, stream bool, n int) (*signedRecord, error) {
-	// Streams run longer, so that a kill lands in the middle of one.
-	maxTokens := 6
-	if stream {
-		maxTokens = 48
+func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signedRecord, error) {
+	if o.maxTokens == 0 {
+		o.maxTokens = 6
+		if o.stream {
+			o.maxTokens = 48
+		}
 	}
-	body := map[string]any{"model": model, "max_tokens": maxTokens,
-		"messages": []map[string]string{{"role": "user", "content": fmt.Sprintf("crash test call %d", n)}}}
-	if stream {
+	body := map[string]any{"model": model, "max_tokens": o.maxTokens,
+		"messages": []map[string]string{{"role": "user", "content": fmt.Sprintf("crash test call %d", o.n)}}}
+	if o.stream {
 		body["stream"] = true
+	}
+	opts := map[string]any{}
+	if o.pin != "" {
+		opts["provider"] = o.pin
+	}
+	if o.noHedge {
+		opts["hedge"] = false
+	}
+	if len(opts) > 0 {
+		body["tenzro"] = opts
 	}
 	b, _ := json.Marshal(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/v1/chat/completions", bytes.NewReader(b))
@@ -223,7 +249,7 @@ func paidChat(ctx context.Context, api, token, model string, stream bool, n int)
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
 	}
-	if !stream {
+	if !o.stream {
 		var p tenzroPart
 		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
 			return nil, fmt.Errorf("decode response: %w", err)
@@ -234,6 +260,7 @@ func paidChat(ctx context.Context, api, token, model string, stream bool, n int)
 		return p.signed(), nil
 	}
 	var got *signedRecord
+	var streamErr string
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -241,13 +268,20 @@ func paidChat(ctx context.Context, api, token, model string, stream bool, n int)
 		if !ok || data == "[DONE]" {
 			continue
 		}
+		if o.onText != nil && strings.Contains(data, `"content":"`) && !strings.Contains(data, `"content":""`) {
+			o.onText()
+			o.onText = nil
+		}
+		if strings.HasPrefix(data, `{"error"`) {
+			streamErr = data
+		}
 		var p tenzroPart
 		if json.Unmarshal([]byte(data), &p) == nil && p.signed() != nil {
 			got = p.signed()
 		}
 	}
 	if got == nil {
-		return nil, fmt.Errorf("stream ended without a signed payment record (%v)", sc.Err())
+		return nil, fmt.Errorf("stream ended without a signed payment record (%v %s)", sc.Err(), streamErr)
 	}
 	return got, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +101,7 @@ func joinAndPay(t *testing.T, ps *procSet, v0 devnet.NodeEntry) joinedCall {
 	var rec *signedRecord
 	var fails []string
 	waitFor(t, 30*time.Second, "a paid call through the laptop", func() bool {
-		r, err := paidChat(context.Background(), api, token, m.Model, false, 3_000_000)
+		r, err := paidChat(context.Background(), api, token, m.Model, chatOpts{n: 3_000_000})
 		if err != nil {
 			fails = append(fails, err.Error())
 			time.Sleep(400 * time.Millisecond)
@@ -136,7 +137,7 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 	}
 	batch := map[string]signedRecord{}
 	for i := range calls {
-		r, err := paidChat(context.Background(), m.Gateway, m.BuyerToken, m.Model, i%2 == 0, 2_000_000+i)
+		r, err := paidChat(context.Background(), m.Gateway, m.BuyerToken, m.Model, chatOpts{stream: i%2 == 0, n: 2_000_000 + i})
 		if err != nil {
 			t.Fatalf("last batch, call %d: %v", i, err)
 		}
@@ -149,7 +150,7 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 	// for their acknowledgements, unless TENZRO_E2E_KILL_AT_ONCE is set
 	// (which shows that race: the test then fails when it is lost).
 	var signed, acked float64
-	atOnce := os.Getenv("TENZRO_E2E_KILL_AT_ONCE") != ""
+	atOnce := os.Getenv("TENZRO_E2E_KILL_AT_ONCE") != "" || os.Getenv("TENZRO_E2E_STRICT") != ""
 	if !atOnce {
 		waitFor(t, 10*time.Second, "the providers acknowledged the last batch's records", func() bool {
 			s, e1 := metric(gw.API, signedSeries)
@@ -188,4 +189,72 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 	t.Logf("last batch of %d calls (outbox signed +%.0f, acknowledged +%.0f, %s after the last answer); gateway killed for good; all settled by the providers %s later",
 		calls, signed-signed0, acked-acked0, ackedIn.Round(time.Millisecond), time.Since(killed).Round(time.Millisecond))
 	return batch
+}
+
+// longStreams are streams in flight at the moment of a kill.
+type longStreams struct {
+	text sync.WaitGroup // each stream's first text
+	done sync.WaitGroup
+	mu   sync.Mutex
+	errs []string
+	ok   int
+}
+
+// startLongStreams opens n long streams through api; what they return
+// goes into b.
+func startLongStreams(api, token, model string, n int, b *buyerBook) *longStreams {
+	ls := &longStreams{}
+	for i := range n {
+		ls.text.Add(1)
+		ls.done.Go(func() {
+			var once sync.Once
+			text := func() { once.Do(ls.text.Done) }
+			r, err := paidChat(context.Background(), api, token, model, chatOpts{stream: true, maxTokens: 256, n: 4_000_000 + i, onText: text, noHedge: true})
+			text() // a stream that failed before any text must not block the kill
+			b.note(r, err)
+			ls.mu.Lock()
+			defer ls.mu.Unlock()
+			if err != nil {
+				ls.errs = append(ls.errs, err.Error())
+			} else {
+				ls.ok++
+			}
+		})
+	}
+	return ls
+}
+
+// servedBy waits until a call through the gateway pinned to provider p
+// succeeds: the restarted gateway's settler is not refused there. A
+// provider waits provider.record_wait (3 s) for records still being
+// delivered before it refuses, so a few refusals may come first.
+//
+// Known bug, reported with #11: a gateway killed after a provider wrote
+// a call's final frame and before the gateway stored its signed record
+// leaves that provider holding a debt no record will ever clear (credit
+// control's owed calls live until the provider restarts), so the
+// restarted gateway is refused there ("unpaid") for good. By default this
+// is logged; TENZRO_E2E_STRICT=1 makes it fail the test.
+func servedBy(t *testing.T, m devnet.Manifest, gwAPI string, p devnet.NodeEntry, b *buyerBook) {
+	t.Helper()
+	var fails []string
+	start := time.Now()
+	for i := 0; ; i++ {
+		r, err := paidChat(context.Background(), gwAPI, m.BuyerToken, m.Model, chatOpts{pin: peerOf(p), n: 5_000_000 + i})
+		if err == nil {
+			b.note(r, nil)
+			break
+		}
+		fails = append(fails, err.Error())
+		if time.Since(start) > 10*time.Second {
+			msg := fmt.Sprintf("the restarted gateway is not served by %s within 10 s; %d refusals, last: %s", p.Name, len(fails), fails[len(fails)-1])
+			if os.Getenv("TENZRO_E2E_STRICT") != "" {
+				t.Fatal(msg)
+			}
+			t.Logf("KNOWN BUG (stuck settler after a gateway crash): %s", msg)
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("the restarted gateway is served by %s (%s; refused %d times before: %.300v)", p.Name, time.Since(start).Round(time.Millisecond), len(fails), fails)
 }

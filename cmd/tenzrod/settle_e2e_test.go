@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,19 +24,27 @@ type buyerBook struct {
 	recs  map[string]signedRecord
 	twice []string
 	fails map[string]int // by phase and kind
+	why   map[string]string // one message of each
 	phase string
 	ok    int
+
+	hold     atomic.Bool  // callers wait while set
+	inFlight atomic.Int32 // callers' calls under way
 }
 
 func newBuyerBook() *buyerBook {
-	return &buyerBook{recs: map[string]signedRecord{}, fails: map[string]int{}}
+	return &buyerBook{recs: map[string]signedRecord{}, fails: map[string]int{}, why: map[string]string{}}
 }
 
 func (b *buyerBook) note(r *signedRecord, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
-		b.fails[b.phase+": "+failureKind(err)]++
+		k := b.phase + ": " + failureKind(err)
+		b.fails[k]++
+		if _, ok := b.why[k]; !ok {
+			b.why[k] = err.Error()
+		}
 		return
 	}
 	if _, seen := b.recs[r.RequestDigest]; seen {
@@ -65,10 +74,16 @@ func callers(api, token, model string, n int, b *buyerBook) (stop func()) {
 	for c := range n {
 		wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
-				r, err := paidChat(ctx, api, token, model, (i+c)%2 == 0, c*1_000_000+i)
+				if b.hold.Load() {
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				b.inFlight.Add(1)
+				r, err := paidChat(ctx, api, token, model, chatOpts{stream: (i+c)%2 == 0, n: c*1_000_000 + i})
 				if ctx.Err() != nil && err != nil {
 					return // stopped mid-call: not a failure of the system
 				}
+				b.inFlight.Add(-1)
 				b.note(r, err)
 				time.Sleep(20 * time.Millisecond)
 			}
@@ -169,13 +184,42 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	waitCalls(t, book, 10, "first paid calls through the gateway")
 	phase := time.Now()
 
+	// The provider dies in the middle of long streams. The callers hold
+	// off meanwhile: the surviving provider (4 slots) must have room to
+	// continue every stream, or it answers busy and nothing can.
 	book.setPhase("provider kill")
-	ps.restart(provs[0], provs[0].PID)
+	book.hold.Store(true)
+	waitFor(t, 30*time.Second, "the callers' calls finished", func() bool { return book.inFlight.Load() == 0 })
+	// The victim is the provider the gateway has been choosing most, so
+	// that the long streams are likely on it.
+	victim := provs[0]
+	book.mu.Lock()
+	served := map[string]int{}
+	for _, r := range book.recs {
+		served[r.Provider]++
+	}
+	book.mu.Unlock()
+	if served[machines[1]] > served[machines[0]] {
+		victim = provs[1]
+	}
+	cont0, _ := metric(gw.API, "tenzro_router_continuations_total")
+	const long = 3
+	streams := startLongStreams(m.Gateway, m.BuyerToken, m.Model, long, book)
+	streams.text.Wait()
+	ps.restart(victim, victim.PID)
 	killedAt := time.Now()
-	waitFor(t, 60*time.Second, provs[0].Name+" restarted answers", func() bool { return heightAt(provs[0].API) > 0 })
-	waitAll(t, m.Nodes, 60*time.Second, provs[0].Name+" up again", func(api string) bool { return registeredUp(api, peerOf(provs[0])) })
+	waitFor(t, 60*time.Second, victim.Name+" restarted answers", func() bool { return heightAt(victim.API) > 0 })
+	waitAll(t, m.Nodes, 60*time.Second, victim.Name+" up again", func(api string) bool { return registeredUp(api, peerOf(victim)) })
 	waitFor(t, 60*time.Second, "gateway quotes both providers again", func() bool { return quotedAt(gw.API, m.Model) == 2 })
-	t.Logf("%s killed mid-stream and restarted: up at every node after %s", provs[0].Name, time.Since(killedAt).Round(time.Millisecond))
+	t.Logf("%s killed mid-stream and restarted: up at every node after %s", victim.Name, time.Since(killedAt).Round(time.Millisecond))
+	streams.done.Wait()
+	book.hold.Store(false)
+	cont, _ := metric(gw.API, "tenzro_router_continuations_total")
+	t.Logf("%d long streams had streamed text when %s was killed: %d answered with a payment record, %.0f continued on the other provider, failed: %v",
+		long, victim.Name, streams.ok, cont-cont0, streams.errs)
+	if streams.ok != long {
+		t.Errorf("%d of %d streams in flight at the provider's kill failed: %v", long-streams.ok, long, streams.errs)
+	}
 	waitCalls(t, book, 10, "paid calls after the provider's restart")
 
 	book.setPhase("gateway kill")
@@ -184,6 +228,9 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	waitFor(t, 60*time.Second, "restarted gateway quotes both providers", func() bool { return quotedAt(gw.API, m.Model) == 2 })
 	took := waitCalls(t, book, 10, "paid calls through the restarted gateway")
 	t.Logf("gateway killed mid-stream and restarted: routing again %s after the kill", (time.Since(killedAt) - took).Round(time.Millisecond))
+	for _, p := range provs {
+		servedBy(t, m, gw.API, p, book)
+	}
 
 	book.setPhase("validator kill")
 	ps.restart(v3, v3.PID)
@@ -199,6 +246,9 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	book.mu.Lock()
 	received := maps.Clone(book.recs)
 	t.Logf("calls phase %s: %d paid calls answered with a signed record, failures %v", time.Since(phase).Round(time.Millisecond), book.ok, book.fails)
+	for k, msg := range book.why {
+		t.Logf("  %s, e.g.: %.300s", k, msg)
+	}
 	if len(book.twice) > 0 {
 		t.Errorf("the buyer received records with the same request digest twice: %v", book.twice)
 	}
