@@ -23,7 +23,7 @@ type buyerBook struct {
 	mu    sync.Mutex
 	recs  map[string]signedRecord
 	twice []string
-	fails map[string]int // by phase and kind
+	fails map[string]int    // by phase and kind
 	why   map[string]string // one message of each
 	phase string
 	ok    int
