@@ -186,8 +186,12 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Logf("last batch of %d calls (outbox signed +%.0f, acknowledged +%.0f, %s after the last answer); gateway killed for good; all settled by the providers %s later",
-		calls, signed-signed0, acked-acked0, ackedIn.Round(time.Millisecond), time.Since(killed).Round(time.Millisecond))
+	delivered := fmt.Sprintf("outbox signed +%.0f, acknowledged +%.0f, %s after the last answer", signed-signed0, acked-acked0, ackedIn.Round(time.Millisecond))
+	if atOnce {
+		delivered = "killed at once, not waiting for acknowledgements"
+	}
+	t.Logf("last batch of %d calls (%s); gateway killed for good; all settled by the providers %s later",
+		calls, delivered, time.Since(killed).Round(time.Millisecond))
 	return batch
 }
 
