@@ -115,7 +115,7 @@ func registeredUp(api, peer string) bool {
 }
 
 // TestDevnetCrashSafeSettlement is #11's crash-safety acceptance on real
-// processes: 4 validators, 2 providers, a gateway. While two buyers'
+// processes: 4 validators, 2 providers, a gateway. While the buyer's two
 // callers make paid calls through the gateway, a provider, then the
 // gateway, then a validator are killed with SIGKILL and restarted. Then
 // every record the buyer received settles exactly once and the money
