@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// signedRecord is what a buyer keeps of a response's
+// tenzro.payment.signed.
+type signedRecord struct {
+	Payer         string `json:"payer"`
+	Settler       string `json:"settler"`
+	Provider      string `json:"provider_machine"`
+	RequestDigest string `json:"request_digest"`
+	Price         uint64 `json:"price"`
+	Sig           string `json:"sig"`
+}
+
+type tenzroPart struct {
+	Tenzro *struct {
+		Payment struct {
+			Signed *signedRecord `json:"signed"`
+		} `json:"payment"`
+	} `json:"tenzro"`
+}
+
+func (p tenzroPart) signed() *signedRecord {
+	if p.Tenzro == nil {
+		return nil
+	}
+	return p.Tenzro.Payment.Signed
+}
+
+var callClient = &http.Client{Timeout: 30 * time.Second}
+
+// chatOpts shape one paid call.
+type chatOpts struct {
+	stream    bool
+	maxTokens int    // 0: 6, or 48 for a stream (long enough for a kill to land in it)
+	pin       string // a provider peer ID the call must go to
+	n         int    // makes the prompt, and so the request digest, unique
+	onText    func() // called once, at a stream's first text
+	noHedge   bool
+}
+
+// paidChat makes one chat completion at api (a routing node's base URL)
+// with token and returns the signed payment record the response carried.
+// A stream counts once its tenzro chunk arrived, even if the connection
+// broke later: the buyer holds the record then.
+func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signedRecord, error) {
+	if o.maxTokens == 0 {
+		o.maxTokens = 6
+		if o.stream {
+			o.maxTokens = 48
+		}
+	}
+	body := map[string]any{"model": model, "max_tokens": o.maxTokens,
+		"messages": []map[string]string{{"role": "user", "content": fmt.Sprintf("crash test call %d", o.n)}}}
+	if o.stream {
+		body["stream"] = true
+	}
+	opts := map[string]any{}
+	if o.pin != "" {
+		opts["provider"] = o.pin
+	}
+	if o.noHedge {
+		opts["hedge"] = false
+	}
+	if len(opts) > 0 {
+		body["tenzro"] = opts
+	}
+	b, _ := json.Marshal(body)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/v1/chat/completions", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := callClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
+	}
+	if !o.stream {
+		var p tenzroPart
+		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+			return nil, fmt.Errorf("decode response: %w", err)
+		}
+		if p.signed() == nil {
+			return nil, fmt.Errorf("response carries no signed payment record")
+		}
+		return p.signed(), nil
+	}
+	var got *signedRecord
+	var streamErr string
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok || data == "[DONE]" {
+			continue
+		}
+		if o.onText != nil && strings.Contains(data, `"content":"`) && !strings.Contains(data, `"content":""`) {
+			o.onText()
+			o.onText = nil
+		}
+		if strings.HasPrefix(data, `{"error"`) {
+			streamErr = data
+		}
+		var p tenzroPart
+		if json.Unmarshal([]byte(data), &p) == nil && p.signed() != nil {
+			got = p.signed()
+		}
+	}
+	if got == nil {
+		return nil, fmt.Errorf("stream ended without a signed payment record (%v %s)", sc.Err(), streamErr)
+	}
+	return got, nil
+}
+
+// failureKind shortens a call error to a class for counting.
+func failureKind(err error) string {
+	s := err.Error()
+	switch {
+	case strings.HasPrefix(s, "status "):
+		if i := strings.Index(s, `"code":"`); i >= 0 {
+			rest := s[i+len(`"code":"`):]
+			if j := strings.IndexByte(rest, '"'); j >= 0 {
+				return s[:len("status 000")] + " " + rest[:j]
+			}
+		}
+		return s[:min(len(s), len("status 000"))]
+	case strings.Contains(s, "connection refused"):
+		return "connection refused"
+	case strings.Contains(s, "EOF"), strings.Contains(s, "reset by peer"):
+		return "connection broken"
+	}
+	return s[:min(len(s), 60)]
+}
+
+// metric reads one unlabelled series from a node's /metrics (0 if absent).
+func metric(api, name string) (float64, error) {
+	resp, err := (&http.Client{Timeout: 3 * time.Second}).Get(api + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, sc.Err()
+}
+
+// quotedAt is how many providers the routing node at api quotes model at.
+func quotedAt(api, model string) int {
+	var qs []json.RawMessage
+	if err := rpcCall(api, "tenzro_quoteInference", map[string]any{"model": model,
+		"units": map[string]uint64{"input_tokens": 1, "output_tokens": 1}}, &qs); err != nil {
+		return 0
+	}
+	return len(qs)
+}
+
+// waitFor polls cond every 100 ms until it holds, failing the test with
+// what after limit.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Since(start)
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// buyerBook is what the buyer holds: every signed record a response
+// carried, by request digest, and the calls that failed, by kind.
+type buyerBook struct {
+	mu    sync.Mutex
+	recs  map[string]signedRecord
+	twice []string
+	fails map[string]int    // by phase and kind
+	why   map[string]string // one message of each
+	phase string
+	ok    int
+
+	hold     atomic.Bool  // callers wait while set
+	inFlight atomic.Int32 // callers' calls under way
+}
+
+func newBuyerBook() *buyerBook {
+	return &buyerBook{recs: map[string]signedRecord{}, fails: map[string]int{}, why: map[string]string{}}
+}
+
+func (b *buyerBook) note(r *signedRecord, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		k := b.phase + ": " + failureKind(err)
+		b.fails[k]++
+		if _, ok := b.why[k]; !ok {
+			b.why[k] = err.Error()
+		}
+		return
+	}
+	if _, seen := b.recs[r.RequestDigest]; seen {
+		b.twice = append(b.twice, r.RequestDigest)
+	}
+	b.recs[r.RequestDigest] = *r
+	b.ok++
+}
+
+func (b *buyerBook) setPhase(p string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.phase = p
+}
+
+func (b *buyerBook) successes() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ok
+}
+
+// callers runs n goroutines making paid calls through api until stop is
+// called, alternating stream and non-stream.
+func callers(api, token, model string, n int, b *buyerBook) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for c := range n {
+		wg.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				if b.hold.Load() {
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				b.inFlight.Add(1)
+				r, err := paidChat(ctx, api, token, model, chatOpts{stream: (i+c)%2 == 0, n: c*1_000_000 + i})
+				if ctx.Err() != nil && err != nil {
+					return // stopped mid-call: not a failure of the system
+				}
+				b.inFlight.Add(-1)
+				b.note(r, err)
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+	return func() { cancel(); wg.Wait() }
+}
+
+// waitCalls waits until the buyer holds more successful calls than now.
+func waitCalls(t *testing.T, b *buyerBook, more int, what string) time.Duration {
+	t.Helper()
+	base := b.successes()
+	return waitFor(t, 60*time.Second, what, func() bool { return b.successes() >= base+more })
+}
+
+// registeredUp reports whether the node at api lists peer registered and up.
+func registeredUp(api, peer string) bool {
+	var ps []struct {
+		PeerID     string `json:"peer_id"`
+		Status     string `json:"status"`
+		Registered *bool  `json:"registered"`
+	}
+	if rpcCall(api, "tenzro_listProviders", nil, &ps) != nil {
+		return false
+	}
+	for _, p := range ps {
+		if p.PeerID == peer {
+			return p.Status == "up" && p.Registered != nil && *p.Registered
+		}
+	}
+	return false
+}
+
+// TestDevnetCrashSafeSettlement is #11's crash-safety acceptance on real
+// processes: 4 validators, 2 providers, a gateway. While the buyer's two
+// callers make paid calls through the gateway, a provider, then the
+// gateway, then a validator are killed with SIGKILL and restarted. Then
+// every record the buyer received settles exactly once and the money
+// adds up exactly: the buyer's escrow fell by the Σ price of the gateway's
+// settled records (those received, plus any signed while the gateway was
+// dying, listed), each operator rose by its records' Σ price − fees, the
+// fee pool by the fees. A last batch settles with the gateway killed for
+// good (the providers alone collect it), and `tenzrod join` with the
+// buyer's key pays a call from the user's own escrow.
+func TestDevnetCrashSafeSettlement(t *testing.T) {
+	t0 := time.Now()
+	bin := buildBinary(t)
+	built := time.Since(t0)
+	ps := startDevnet(t, bin, 4, 2, 1)
+	m := ps.m
+	gw, v0, v3 := ps.node("gateway-0"), ps.node("validator-0"), ps.node("validator-3")
+	provs := []devnet.NodeEntry{ps.node("provider-0"), ps.node("provider-1")}
+	for _, p := range provs {
+		waitAll(t, m.Nodes, 60*time.Second, p.Name+" registered and up", func(api string) bool { return registeredUp(api, peerOf(p)) })
+	}
+	t.Logf("binary built in %s; devnet up, both providers registered and up everywhere after %s", built.Round(time.Second), time.Since(t0).Round(time.Second))
+
+	// The invariants below assume no per-transaction fee: a provider's
+	// operator also signs its settlements, and a fee would come off its
+	// balance beside the per-record fees tenzro_getPayments reports.
+	var params ledger.Params
+	if err := rpcCall(v0.API, "tenzro_getParams", nil, &params); err != nil {
+		t.Fatal(err)
+	}
+	if params.FeePerTx != 0 {
+		t.Fatalf("fee_per_tx is %d; this test accounts for per-record fees only", params.FeePerTx)
+	}
+	buyer, settler := m.BuyerChainAccount, accountOfHome(t, gw.Home)
+	var ops, machines []string
+	for _, p := range provs {
+		var info node.NodeInfo
+		if err := rpcCall(p.API, "tenzro_nodeInfo", nil, &info); err != nil {
+			t.Fatal(err)
+		}
+		ops, machines = append(ops, accountOfHome(t, p.Home)), append(machines, info.MachineID)
+	}
+	snap0 := snapshotAt(t, v0.API, buyer, append(slices.Clone(ops), feePool))
+	if _, ok := snap0.escrows[settler]; !ok {
+		t.Fatalf("the buyer has no escrow with the gateway's account %s: %v", settler, snap0.escrows)
+	}
+	if _, ok := snap0.escrows[buyer]; ok {
+		t.Fatalf("the buyer's own escrow (buyer, buyer) exists before join opened it: %v", snap0.escrows)
+	}
+	t.Logf("snapshot at height %d: escrow (buyer, gateway) %d, operators %d / %d, fee pool %d",
+		snap0.height, snap0.escrows[settler], snap0.balances[ops[0]], snap0.balances[ops[1]], snap0.balances[feePool])
+
+	// Steps 3 and 4: calls flow while a provider, the gateway and a
+	// validator are each killed and restarted.
+	book := newBuyerBook()
+	book.setPhase("before kills")
+	stop := callers(m.Gateway, m.BuyerToken, m.Model, 2, book)
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+	waitCalls(t, book, 10, "first paid calls through the gateway")
+	phase := time.Now()
+
+	// The provider dies in the middle of long streams. The callers hold
+	// off meanwhile: the surviving provider (4 slots) must have room to
+	// continue every stream, or it answers busy and nothing can.
+	book.setPhase("provider kill")
+	book.hold.Store(true)
+	waitFor(t, 30*time.Second, "the callers' calls finished", func() bool { return book.inFlight.Load() == 0 })
+	// The victim is the provider the gateway has been choosing most, so
+	// that the long streams are likely on it.
+	victim := provs[0]
+	book.mu.Lock()
+	served := map[string]int{}
+	for _, r := range book.recs {
+		served[r.Provider]++
+	}
+	book.mu.Unlock()
+	if served[machines[1]] > served[machines[0]] {
+		victim = provs[1]
+	}
+	cont0, _ := metric(gw.API, "tenzro_router_continuations_total")
+	const long = 3
+	streams := startLongStreams(m.Gateway, m.BuyerToken, m.Model, long, book)
+	streams.text.Wait()
+	ps.restart(victim, victim.PID)
+	killedAt := time.Now()
+	waitFor(t, 60*time.Second, victim.Name+" restarted answers", func() bool { return heightAt(victim.API) > 0 })
+	waitAll(t, m.Nodes, 60*time.Second, victim.Name+" up again", func(api string) bool { return registeredUp(api, peerOf(victim)) })
+	waitFor(t, 60*time.Second, "gateway quotes both providers again", func() bool { return quotedAt(gw.API, m.Model) == 2 })
+	t.Logf("%s killed mid-stream and restarted: up at every node after %s", victim.Name, time.Since(killedAt).Round(time.Millisecond))
+	streams.done.Wait()
+	book.hold.Store(false)
+	cont, _ := metric(gw.API, "tenzro_router_continuations_total")
+	t.Logf("%d long streams had streamed text when %s was killed: %d answered with a payment record, %.0f continued on the other provider, failed: %v",
+		long, victim.Name, streams.ok, cont-cont0, streams.errs)
+	if streams.ok != long {
+		t.Errorf("%d of %d streams in flight at the provider's kill failed: %v", long-streams.ok, long, streams.errs)
+	}
+	waitCalls(t, book, 10, "paid calls after the provider's restart")
+
+	book.setPhase("gateway kill")
+	gwPID := ps.restart(gw, gw.PID)
+	killedAt = time.Now()
+	waitFor(t, 60*time.Second, "restarted gateway quotes both providers", func() bool { return quotedAt(gw.API, m.Model) == 2 })
+	took := waitCalls(t, book, 10, "paid calls through the restarted gateway")
+	t.Logf("gateway killed mid-stream and restarted: routing again %s after the kill", (time.Since(killedAt) - took).Round(time.Millisecond))
+	for _, p := range provs {
+		servedBy(t, m, gw.API, p, book)
+	}
+
+	book.setPhase("validator kill")
+	ps.restart(v3, v3.PID)
+	killedAt = time.Now()
+	waitFor(t, 60*time.Second, v3.Name+" restarted and caught up", func() bool {
+		h := heightAt(v3.API)
+		return h > 0 && h >= heightAt(v0.API)-1
+	})
+	t.Logf("%s killed and restarted: caught up with the chain after %s", v3.Name, time.Since(killedAt).Round(time.Millisecond))
+	waitCalls(t, book, 10, "paid calls after the validator's restart")
+	stop()
+	stopped = true
+	book.mu.Lock()
+	received := maps.Clone(book.recs)
+	t.Logf("calls phase %s: %d paid calls answered with a signed record, failures %v", time.Since(phase).Round(time.Millisecond), book.ok, book.fails)
+	for k, msg := range book.why {
+		t.Logf("  %s, e.g.: %.300s", k, msg)
+	}
+	if len(book.twice) > 0 {
+		t.Errorf("the buyer received records with the same request digest twice: %v", book.twice)
+	}
+	book.mu.Unlock()
+
+	// Step 7 first: it runs while the kill phase's records settle.
+	joined := joinAndPay(t, ps, v0)
+
+	// Step 5: every record the buyer received settles.
+	settleStart := time.Now()
+	waitFor(t, 90*time.Second, "every record the buyer received settled", func() bool {
+		got := map[string]bool{}
+		for _, r := range paymentsIn(t, v0.API, node.PaymentsParams{Payer: buyer, From: snap0.height + 1}).Records {
+			got[r.RequestDigest] = true
+		}
+		for d := range received {
+			if !got[d] {
+				return false
+			}
+		}
+		return got[joined.RequestDigest]
+	})
+	t.Logf("all %d records of the calls phase (and join's) settled %s after the callers stopped", len(received), time.Since(settleStart).Round(time.Millisecond))
+	ps.stopPID(joined.pid)
+
+	// Step 6: a last batch, then the gateway dies for good as soon as its
+	// providers hold the batch's records.
+	lastBatch := providerCollected(t, ps, gw, v0, gwPID, buyer, snap0.height)
+	for d, r := range lastBatch {
+		received[d] = r
+	}
+
+	// The money, exactly, at one height after everything settled.
+	snap1 := snapshotAt(t, v0.API, buyer, append(slices.Clone(ops), feePool))
+	checkMoney(t, v0.API, snap0, snap1, buyer, settler, ops, machines, received, joined)
+	t.Logf("total %s", time.Since(t0).Round(time.Second))
+}
+
+// joinedCall is the laptop's paid call.
+type joinedCall struct {
+	signedRecord
+	pid int
+}
