@@ -2,13 +2,17 @@ package gateway
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/breaker"
 )
 
@@ -55,4 +59,25 @@ func gaugeValue(t *testing.T, g prometheus.Gauge) float64 {
 		t.Fatalf("read gauge: %v", err)
 	}
 	return m.Gauge.GetValue()
+}
+
+// TestWarmingUp: a gateway that has heard no provider yet answers 503
+// warming_up with a retry hint for a while after it starts, then 404.
+func TestWarmingUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gw, err := New(testConfig(), Deps{Transport: &transport{provs: map[peer.ID]*fakeProvider{}, n: map[peer.ID]int{}}, Table: router.NewTable(nil, nil)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = gw.Route(t.Context(), request(), func(Delta) error { return nil })
+		var ge *Error
+		if !errors.As(err, &ge) || ge.Status != http.StatusServiceUnavailable || ge.Code != "warming_up" || ge.RetryAfter == 0 {
+			t.Fatalf("just started: %v, want 503 warming_up with a retry hint", err)
+		}
+		time.Sleep(warmUp)
+		_, err = gw.Route(t.Context(), request(), func(Delta) error { return nil })
+		if !errors.As(err, &ge) || ge.Status != http.StatusNotFound || ge.Code != "model_not_found" {
+			t.Fatalf("after the warm-up: %v, want 404 model_not_found", err)
+		}
+	})
 }

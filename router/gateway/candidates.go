@@ -41,8 +41,7 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	}
 	offers := g.table.OffersOf(modelID)
 	if len(offers) == 0 {
-		return nil, nil, &Error{Status: http.StatusNotFound, Code: "model_not_found",
-			Message: "no provider announces model " + req.Model}
+		return nil, nil, g.notAnnounced(req.Model, "")
 	}
 	units := estimate(req)
 	now := g.clock.Now()

@@ -83,6 +83,7 @@ type Gateway struct {
 	names     router.Names
 	limits    *limiter
 	watch     *breakerWatch
+	started   time.Time // when New ran, for the warm-up answer
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 }
@@ -124,7 +125,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
-		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w}
+		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now()}
 	brs.OnChange(g.breakerChanged)
 	return g, nil
 }

@@ -35,8 +35,7 @@ func (g *Gateway) resolve(ctx context.Context, req *Request) ([32]byte, error) {
 	ids := g.table.IDsNamed(req.Model, func(o router.Offer) bool { return routable(o, req) })
 	switch len(ids) {
 	case 0:
-		return [32]byte{}, &Error{Status: http.StatusNotFound, Code: "model_not_found", Param: "model",
-			Message: "no provider announces model " + req.Model}
+		return [32]byte{}, g.notAnnounced(req.Model, "model")
 	case 1:
 		return ids[0], nil
 	}
@@ -88,4 +87,20 @@ func (g *Gateway) Models(ctx context.Context) []Model {
 		out = append(out, m)
 	}
 	return out
+}
+
+// warmUp is how long after start a gateway that has heard no provider's
+// announcement yet answers "warming up" rather than "no such model":
+// providers repeat their announcements, and a restarted gateway hears
+// them within this.
+const warmUp = 15 * time.Second
+
+// notAnnounced is the answer for a model no provider offers: 404, or 503
+// with a retry hint while the gateway has not yet heard the market.
+func (g *Gateway) notAnnounced(model, param string) *Error {
+	if g.table.Len() == 0 && g.clock.Since(g.started) < warmUp {
+		return &Error{Status: http.StatusServiceUnavailable, Code: "warming_up", RetryAfter: time.Second,
+			Message: "this gateway started moments ago and has not heard any provider's announcement yet; retry shortly"}
+	}
+	return &Error{Status: http.StatusNotFound, Code: "model_not_found", Param: param, Message: "no provider announces model " + model}
 }
