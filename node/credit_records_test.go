@@ -72,10 +72,10 @@ func TestCreditWithdrawalAfterServedStillPays(t *testing.T) {
 // TestCreditRecordsThatMustNotPay: records a provider must not take as
 // payment — a forged settler signature, a price altered after signing, a
 // receipt of another machine under this provider's name, a record naming
-// another machine — are refused over /tenzro/payment/1.0.0 each with its
-// ledger code, and none clears the settler's debt (its next call is still
-// refused unpaid); submitted to the chain, the forged ones are skipped
-// with their codes; a genuine record settled once and replayed in a later
+// another machine, a receipt of another request — are refused over
+// /tenzro/payment/1.0.0 each with its ledger code, and none clears the
+// settler's debt (its next call is still refused unpaid); submitted to
+// the chain, the first three are skipped with their codes; a genuine record settled once and replayed in a later
 // Settlement is skipped as a duplicate. Escrow and operator balances move
 // by the genuine record only.
 func TestCreditRecordsThatMustNotPay(t *testing.T) {
@@ -101,6 +101,9 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	foreignReceipt.Receipt, foreignReceipt.ReceiptHash = fB.Receipt, ledger.Hash32(receipt.ReceiptHash(fB.Receipt))
 	c.sign(t, settler, &foreignReceipt)
 	foreignMachine := c.record(t, settler, other, reqB, fB)
+	otherRequest := good // this machine's receipt, another request's digest
+	otherRequest.RequestDigest = requestDigest(reqB)
+	c.sign(t, settler, &otherRequest)
 	bad := []struct {
 		name string
 		rec  ledger.PaymentRecord
@@ -110,6 +113,7 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 		{"price altered after signing", altered, ledger.CodeBadRecordSig},
 		{"another machine's receipt", foreignReceipt, ledger.CodeWrongMachine},
 		{"another machine's record", foreignMachine, ledger.CodeWrongMachine},
+		{"a receipt for another request", otherRequest, ledger.CodeBadReceipt},
 	}
 
 	op := accountKey(t, prov.Config())
