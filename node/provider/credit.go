@@ -32,10 +32,10 @@ type EscrowFunc func(ctx context.Context, payer, settler ledger.AccountID) (avai
 
 // credit holds each settler to its debts. Credit is per settler account,
 // never per peer: a call is served only when its settler owes no record
-// for an earlier call (after waiting a little for one in flight) and the
-// payer's escrow, less what is already signed to this provider and not
-// settled and less the calls served and not yet recorded, covers the
-// call's worst-case price. So a settler that stops signing records is
+// for a call that finished before it arrived (after waiting a little for
+// one in flight) and the payer's escrow, less what is already signed to
+// this provider and not settled and less the calls served and not yet
+// recorded, covers the call's worst-case price. So a settler that stops signing records is
 // refused after one call, and a fresh peer ID gains nothing.
 type credit struct {
 	chainID  string
@@ -143,15 +143,32 @@ func (c *credit) admit(ctx context.Context, from peer.ID, req *infer.Request, wo
 	return g, nil
 }
 
-// awaitRecords waits up to c.wait for settler to owe nothing (a record
-// for a call just served is usually on its way), then refuses.
+// awaitRecords waits up to c.wait for the records settler owed when the
+// call arrived (a record for a call just served is usually on its way),
+// then refuses. Calls finishing while it waits are not waited for: a
+// gateway with many calls in flight always owes the records of the ones
+// that just finished, and waiting for it to owe none at all would refuse
+// an honest settler under load. An underpriced record never clears.
 func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *infer.ErrorFrame {
+	c.mu.Lock()
+	pending := make([]ledger.Hash32, 0, len(c.owed[settler]))
+	for rd := range c.owed[settler] {
+		pending = append(pending, rd)
+	}
+	c.mu.Unlock()
 	var timeout <-chan time.Time
 	for {
 		c.mu.Lock()
-		n, ch := len(c.owed[settler]), c.changed
+		m, ch := c.owed[settler], c.changed
+		kept := pending[:0]
+		for _, rd := range pending {
+			if _, ok := m[rd]; ok {
+				kept = append(kept, rd)
+			}
+		}
+		pending = kept
 		c.mu.Unlock()
-		n += c.payments.Underpriced(settler)
+		n := len(pending) + c.payments.Underpriced(settler)
 		if n == 0 {
 			return nil
 		}
