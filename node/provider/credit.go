@@ -34,8 +34,9 @@ type EscrowFunc func(ctx context.Context, payer, settler ledger.AccountID) (avai
 // never per peer: a call is served only when its settler owes no record
 // for a call that finished before it arrived (after waiting a little for
 // one in flight) and the payer's escrow, less what is already signed to
-// this provider and not settled and less the calls served and not yet
-// recorded, covers the call's worst-case price. So a settler that stops signing records is
+// this provider and not settled, the calls served and not yet recorded
+// and the worst cases of the calls in progress, covers the call's
+// worst-case price. So a settler that stops signing records is
 // refused after one call, and a fresh peer ID gains nothing.
 type credit struct {
 	chainID  string
@@ -52,6 +53,8 @@ type credit struct {
 	expect  map[ledger.Hash32]uint64                        // the provider's own price, by request digest
 	order   []ledger.Hash32                                 // expect in insertion order, for pruning
 	changed chan struct{}                                   // closed and replaced when a record arrives
+	resv    map[ledger.AccountID]map[uint64]reservation     // by settler: admitted, not yet owed
+	nextID  uint64
 
 	cacheMu sync.Mutex
 	cache   map[[64]byte]escrowRead
@@ -78,12 +81,14 @@ const (
 func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.Clock, wait time.Duration) *credit {
 	return &credit{chainID: chainID, escrow: escrow, payments: payments, clock: clk, wait: wait,
 		auths: map[string]bool{}, owed: map[ledger.AccountID]map[ledger.Hash32]owedCall{},
-		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{}}
+		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{},
+		resv: map[ledger.AccountID]map[uint64]reservation{}}
 }
 
-// grant is an admitted paid call.
+// grant is an admitted paid call; id names its reservation.
 type grant struct {
 	payer, settler ledger.AccountID
+	id             uint64
 }
 
 // verified reports whether req's authorization verifies for caller.
@@ -132,14 +137,20 @@ func (c *credit) admit(ctx context.Context, from peer.ID, req *infer.Request, wo
 	case !ok:
 		return grant{}, payRefusal(terms.CodePaymentRequired, "payer %s has no escrow with settler %s", g.payer, g.settler)
 	}
-	committed := c.payments.Held(g.payer, g.settler)
-	var carry uint64
-	committed, carry = bits.Add64(committed, c.owedBy(g.payer, g.settler), 0)
-	if carry != 0 || avail < committed || avail-committed < worst {
+	held := c.payments.Held(g.payer, g.settler)
+	// Check and reserve under one lock: calls admitted at once must not
+	// each find the same balance free.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	committed, carry := bits.Add64(held, c.owedByLocked(g.payer, g.settler), 0)
+	var carry2 uint64
+	committed, carry2 = bits.Add64(committed, c.reservedLocked(g.payer, g.settler), 0)
+	if carry|carry2 != 0 || avail < committed || avail-committed < worst {
 		return grant{}, payRefusal(terms.CodePaymentRequired,
 			"the escrow of %s with settler %s has %d available, %d already owed to this provider; this call may cost %d",
 			g.payer, g.settler, avail, committed, worst)
 	}
+	g.id = c.reserveLocked(g, worst)
 	return g, nil
 }
 
@@ -188,10 +199,12 @@ func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *in
 }
 
 // served notes a finished call under g: its settler owes a record for
-// request digest rd, which the provider prices at price.
+// request digest rd, which the provider prices at price (in place of the
+// call's reservation).
 func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.unreserveLocked(g)
 	m := c.owed[g.settler]
 	if m == nil {
 		m = map[ledger.Hash32]owedCall{}
@@ -232,11 +245,10 @@ func (c *credit) expected(rd ledger.Hash32) (uint64, bool) {
 	return p, ok
 }
 
-// owedBy sums the prices of calls served to payer under settler and not
+// owedByLocked sums the prices of calls served to payer under settler and not
 // yet recorded (saturating: it only ever makes admission stricter).
-func (c *credit) owedBy(payer, settler ledger.AccountID) uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// Its caller holds c.mu.
+func (c *credit) owedByLocked(payer, settler ledger.AccountID) uint64 {
 	var sum uint64
 	for _, o := range c.owed[settler] {
 		if o.payer == payer {
