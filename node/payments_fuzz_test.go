@@ -24,33 +24,8 @@ import (
 // record only when its receipt verifies for this machine and is for the
 // very request the record names.
 func FuzzRecordSinkReceipt(f *testing.F) {
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: f.TempDir()})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { id.Close() })
-	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		f.Fatal(err)
-	}
-	pid, err := peer.IDFromPrivateKey(pk)
-	if err != nil {
-		f.Fatal(err)
-	}
+	m, env, rd := sinkReceiptSeed(f)
 	now := time.Now()
-	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
-	if err != nil {
-		f.Fatal(err)
-	}
-	m := id.MachineID()
-	r := &receipt.Receipt{ModelID: make([]byte, 32), Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(pid),
-		Nonce: make([]byte, receipt.NonceSize), InputCommitment: make([]byte, 32), OutputHash: make([]byte, 32),
-		Units: terms.Units{InputTokens: 3, OutputTokens: 4}, FinishReason: "stop", TimeMs: now.UnixMilli()}
-	env, err := receipt.Sign(sess, r)
-	if err != nil {
-		f.Fatal(err)
-	}
-	rd := receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)
 	f.Add(env, rd[:])
 	f.Add(env, make([]byte, 32))
 	f.Add(env[:len(env)/2], rd[:])
@@ -83,4 +58,51 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 			t.Fatalf("check %v, but the receipt verifies %v for the record's request", err, ok)
 		}
 	})
+}
+
+// sinkReceiptSeed is a machine and a genuine receipt envelope it signed,
+// with the digest of its request.
+func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
+	tb.Helper()
+	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { id.Close() })
+	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pid, err := peer.IDFromPrivateKey(pk)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	now := time.Now()
+	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := id.MachineID()
+	r := &receipt.Receipt{ModelID: make([]byte, 32), Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(pid),
+		Nonce: make([]byte, receipt.NonceSize), InputCommitment: make([]byte, 32), OutputHash: make([]byte, 32),
+		Units: terms.Units{InputTokens: 3, OutputTokens: 4}, FinishReason: "stop", TimeMs: now.UnixMilli()}
+	env, err := receipt.Sign(sess, r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, env, receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)
+}
+
+// BenchmarkRecordSinkReceipt is the receipt check a provider adds to each
+// delivered record (the session certificate cached, as for every record
+// after a session's first).
+func BenchmarkRecordSinkReceipt(b *testing.B) {
+	m, env, rd := sinkReceiptSeed(b)
+	sink := newRecordSink(nil, nil, m, clock.New())
+	rec := &ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}
+	for b.Loop() {
+		if err := sink.checkReceipt(rec); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

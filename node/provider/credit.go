@@ -51,6 +51,7 @@ type credit struct {
 	mu      sync.Mutex
 	owed    map[ledger.AccountID]map[ledger.Hash32]owedCall // by settler: served, not recorded
 	expect  map[ledger.Hash32]uint64                        // the provider's own price, by request digest
+	issued  map[ledger.Hash32]ledger.Hash32                 // the receipt hash it signed, by request digest
 	order   []ledger.Hash32                                 // expect in insertion order, for pruning
 	changed chan struct{}                                   // closed and replaced when a record arrives
 	resv    map[ledger.AccountID]map[uint64]reservation     // by settler: admitted, not yet owed
@@ -82,7 +83,7 @@ func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.C
 	return &credit{chainID: chainID, escrow: escrow, payments: payments, clock: clk, wait: wait,
 		auths: map[string]bool{}, owed: map[ledger.AccountID]map[ledger.Hash32]owedCall{},
 		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{},
-		resv: map[ledger.AccountID]map[uint64]reservation{}}
+		resv: map[ledger.AccountID]map[uint64]reservation{}, issued: map[ledger.Hash32]ledger.Hash32{}}
 }
 
 // grant is an admitted paid call; id names its reservation.
@@ -199,9 +200,9 @@ func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *in
 }
 
 // served notes a finished call under g: its settler owes a record for
-// request digest rd, which the provider prices at price (in place of the
-// call's reservation).
-func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
+// request digest rd, which the provider prices at price and answered with
+// the receipt hashing to rh (in place of the call's reservation).
+func (c *credit) served(g grant, rd ledger.Hash32, price uint64, rh ledger.Hash32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unreserveLocked(g)
@@ -214,9 +215,10 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
 	if _, ok := c.expect[rd]; !ok {
 		c.order = append(c.order, rd)
 	}
-	c.expect[rd] = price
+	c.expect[rd], c.issued[rd] = price, rh
 	for len(c.order) > maxExpect {
 		delete(c.expect, c.order[0])
+		delete(c.issued, c.order[0])
 		c.order = c.order[1:]
 	}
 }
@@ -245,9 +247,18 @@ func (c *credit) expected(rd ledger.Hash32) (uint64, bool) {
 	return p, ok
 }
 
-// owedByLocked sums the prices of calls served to payer under settler and not
-// yet recorded (saturating: it only ever makes admission stricter).
-// Its caller holds c.mu.
+// issuedReceipt is the hash of the receipt the provider signed for the
+// call behind rd.
+func (c *credit) issuedReceipt(rd ledger.Hash32) (ledger.Hash32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.issued[rd]
+	return h, ok
+}
+
+// owedByLocked sums the prices of calls served to payer under settler
+// and not yet recorded (saturating: it only ever makes admission
+// stricter); the caller holds c.mu.
 func (c *credit) owedByLocked(payer, settler ledger.AccountID) uint64 {
 	var sum uint64
 	for _, o := range c.owed[settler] {

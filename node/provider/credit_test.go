@@ -67,11 +67,11 @@ func TestCreditWaitsOnlyForRecordsOwedOnArrival(t *testing.T) {
 		f := newCreditFixture(t, 1_000_000)
 		g := grant{payer: f.payer, settler: f.settler}
 		rd1, rd2 := ledger.Hash32{1}, ledger.Hash32{2}
-		f.c.served(g, rd1, 10)
+		f.c.served(g, rd1, 10, ledger.Hash32{})
 		done := make(chan *infer.ErrorFrame, 1)
 		go func() { done <- f.c.awaitRecords(context.Background(), f.settler) }()
 		synctest.Wait()
-		f.c.served(g, rd2, 10) // finished while the new call waits
+		f.c.served(g, rd2, 10, ledger.Hash32{}) // finished while the new call waits
 		f.c.recorded(&ledger.PaymentRecord{Settler: f.settler, RequestDigest: rd1})
 		synctest.Wait()
 		select {
@@ -123,7 +123,7 @@ func TestCreditReservesCallsInProgress(t *testing.T) {
 			t.Fatalf("the unwritten call's reservation did not lapse: %+v", e)
 		}
 		f.c.finishing(g3)
-		f.c.served(g3, ledger.Hash32{3}, 12) // written: owed 12 in place of the reservation
+		f.c.served(g3, ledger.Hash32{3}, 12, ledger.Hash32{}) // written: owed 12 in place of the reservation
 		f.c.mu.Lock()
 		owed, reserved := f.c.owedByLocked(f.payer, f.settler), f.c.reservedLocked(f.payer, f.settler)
 		f.c.mu.Unlock()

@@ -104,6 +104,7 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
 	rd := ledger.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))
 	c := s.credit.Load()
+	rh := ledger.Hash32(receipt.ReceiptHash(f.Receipt))
 	pc.owing = true
-	f.Written = func() { c.served(pc.g, rd, price) }
+	f.Written = func() { c.served(pc.g, rd, price, rh) }
 }
