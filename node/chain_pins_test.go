@@ -29,6 +29,18 @@ type chainNet struct {
 
 func newChainNet(t testing.TB, nv, np, nu int, params consensus.Params, valOpts ...func(*Config)) *chainNet {
 	t.Helper()
+	return newChainNetWith(t, nv, np, nu, params, chainExtra{}, valOpts...)
+}
+
+// chainExtra adds to a chainNet: accounts funded at genesis, options
+// applied to each registered provider's config.
+type chainExtra struct {
+	funded   map[consensus.AccountID]uint64
+	provOpts []func(*Config)
+}
+
+func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extra chainExtra, valOpts ...func(*Config)) *chainNet {
+	t.Helper()
 	c := &chainNet{spec: consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-pins-test", BlockTime: 100 * time.Millisecond,
 		Params: params, Funded: map[consensus.AccountID]uint64{}}}
 	vals := make([]Config, nv)
@@ -52,6 +64,12 @@ func newChainNet(t testing.TB, nv, np, nu int, params consensus.Params, valOpts 
 		provs[i] = testConfig(t, RoleProvider, "software", nil)
 		provs[i].Chain.Enabled, provs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		c.spec.Funded[accountKey(t, provs[i])] = 10 * params.MinServingBond
+		for _, o := range extra.provOpts {
+			o(&provs[i])
+		}
+	}
+	for a, v := range extra.funded {
+		c.spec.Funded[a] = v
 	}
 	written, err := consensus.DevnetGenesis(c.spec)
 	if err != nil {

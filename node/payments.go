@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -15,6 +16,8 @@ import (
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/settle"
 )
 
@@ -126,14 +129,25 @@ func deliverFunc(n *Node) settle.DeliverFunc {
 	}
 }
 
-// recordSink is the provider's payment.Sink: the collector persists, then
-// credit control learns the settler's debt is paid.
+// recordSink is the provider's payment.Sink: the receipt is checked to be
+// this machine's, the collector persists, then credit control learns the
+// settler's debt is paid.
 type recordSink struct {
-	c *settle.Collector
-	p *provider.Provider
+	c       *settle.Collector
+	p       *provider.Provider
+	machine identity.MachineID
+	certs   *identity.CertCache
+	clock   clock.Clock
+}
+
+func newRecordSink(c *settle.Collector, p *provider.Provider, machine identity.MachineID, clk clock.Clock) recordSink {
+	return recordSink{c: c, p: p, machine: machine, certs: identity.NewCertCache(64), clock: clk}
 }
 
 func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+	if err := s.checkReceipt(rec); err != nil {
+		return err
+	}
 	if err := s.c.Accept(ctx, from, rec); err != nil {
 		var r *settle.Refusal
 		if errors.As(err, &r) {
@@ -142,6 +156,40 @@ func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 		return fmt.Errorf("node: collect record: %w", err)
 	}
 	s.p.Recorded(rec)
+	return nil
+}
+
+// checkReceipt refuses a record naming this machine whose receipt is not
+// one this machine signed for the request the record names. The collector
+// checks only that the envelope hashes to the record's receipt hash, and
+// the chain skips a record whose receipt another machine signed: taking
+// such a record would clear its settler's debt with one that never pays,
+// and the settler would be served without end. Records without a receipt
+// or naming another machine are the collector's to refuse, with its codes.
+func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
+	if rec == nil || len(rec.Receipt) == 0 || rec.Provider != s.machine {
+		return nil
+	}
+	// The usual case costs a lookup: the very receipt this provider
+	// signed for the request (the collector checks the envelope hashes to
+	// it). Anything else, or a call served before a restart, is verified.
+	if s.p != nil {
+		if h, ok := s.p.Issued(rec.RequestDigest); ok && h == rec.ReceiptHash {
+			return nil
+		}
+	}
+	r, err := receipt.VerifyCached(s.certs, rec.Receipt, s.machine, s.clock.Now())
+	switch {
+	case errors.Is(err, receipt.ErrWrongMachine):
+		return &payment.Refusal{Code: uint32(ledger.CodeWrongMachine), Reason: fmt.Sprintf("the receipt is not signed by this machine %s: %v", s.machine, err)}
+	case err != nil:
+		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt does not verify for this machine: %v", err)}
+	case len(r.InputCommitment) != 32:
+		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: "the receipt's input commitment is not 32 bytes"}
+	}
+	if d := ledger.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
+		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt is for request %s, the record names %s", d, rec.RequestDigest)}
+	}
 	return nil
 }
 

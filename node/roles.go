@@ -42,7 +42,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	n.parts = append(n.parts, n.provider)
 	if collector != nil {
 		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network},
-			recordSink{c: collector, p: n.provider}, n.log)
+			newRecordSink(collector, n.provider, n.id.MachineID(), n.clock), n.log)
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}

@@ -32,10 +32,11 @@ type EscrowFunc func(ctx context.Context, payer, settler ledger.AccountID) (avai
 
 // credit holds each settler to its debts. Credit is per settler account,
 // never per peer: a call is served only when its settler owes no record
-// for an earlier call (after waiting a little for one in flight) and the
-// payer's escrow, less what is already signed to this provider and not
-// settled and less the calls served and not yet recorded, covers the
-// call's worst-case price. So a settler that stops signing records is
+// for a call that finished before it arrived (after waiting a little for
+// one in flight) and the payer's escrow, less what is already signed to
+// this provider and not settled, the calls served and not yet recorded
+// and the worst cases of the calls in progress, covers the call's
+// worst-case price. So a settler that stops signing records is
 // refused after one call, and a fresh peer ID gains nothing.
 type credit struct {
 	chainID  string
@@ -50,8 +51,11 @@ type credit struct {
 	mu      sync.Mutex
 	owed    map[ledger.AccountID]map[ledger.Hash32]owedCall // by settler: served, not recorded
 	expect  map[ledger.Hash32]uint64                        // the provider's own price, by request digest
+	issued  map[ledger.Hash32]ledger.Hash32                 // the receipt hash it signed, by request digest
 	order   []ledger.Hash32                                 // expect in insertion order, for pruning
 	changed chan struct{}                                   // closed and replaced when a record arrives
+	resv    map[ledger.AccountID]map[uint64]reservation     // by settler: admitted, not yet owed
+	nextID  uint64
 
 	cacheMu sync.Mutex
 	cache   map[[64]byte]escrowRead
@@ -78,19 +82,23 @@ const (
 	// finished before it was cancelled is owed by nobody (only the winner
 	// is billed), and a gateway that crashed between the final frame and
 	// signing cannot pay; neither should lock the settler out for good.
-	// The price: a settler that never pays gets one call per owedTTL.
-	owedTTL = 10 * time.Minute
+	// The price: a settler that never pays gets one call per owedTTL from
+	// each provider; a gateway restarted after such a crash is refused
+	// by that provider (and fails over to others) for at most owedTTL.
+	owedTTL = 2 * time.Minute
 )
 
 func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.Clock, wait time.Duration) *credit {
 	return &credit{chainID: chainID, escrow: escrow, payments: payments, clock: clk, wait: wait,
 		auths: map[string]bool{}, owed: map[ledger.AccountID]map[ledger.Hash32]owedCall{},
-		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{}}
+		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{},
+		resv: map[ledger.AccountID]map[uint64]reservation{}, issued: map[ledger.Hash32]ledger.Hash32{}}
 }
 
-// grant is an admitted paid call.
+// grant is an admitted paid call; id names its reservation.
 type grant struct {
 	payer, settler ledger.AccountID
+	id             uint64
 }
 
 // verified reports whether req's authorization verifies for caller.
@@ -139,27 +147,50 @@ func (c *credit) admit(ctx context.Context, from peer.ID, req *infer.Request, wo
 	case !ok:
 		return grant{}, payRefusal(terms.CodePaymentRequired, "payer %s has no escrow with settler %s", g.payer, g.settler)
 	}
-	committed := c.payments.Held(g.payer, g.settler)
-	var carry uint64
-	committed, carry = bits.Add64(committed, c.owedBy(g.payer, g.settler), 0)
-	if carry != 0 || avail < committed || avail-committed < worst {
+	held := c.payments.Held(g.payer, g.settler)
+	// Check and reserve under one lock: calls admitted at once must not
+	// each find the same balance free.
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	committed, carry := bits.Add64(held, c.owedByLocked(g.payer, g.settler), 0)
+	var carry2 uint64
+	committed, carry2 = bits.Add64(committed, c.reservedLocked(g.payer, g.settler), 0)
+	if carry|carry2 != 0 || avail < committed || avail-committed < worst {
 		return grant{}, payRefusal(terms.CodePaymentRequired,
 			"the escrow of %s with settler %s has %d available, %d already owed to this provider; this call may cost %d",
 			g.payer, g.settler, avail, committed, worst)
 	}
+	g.id = c.reserveLocked(g, worst)
 	return g, nil
 }
 
-// awaitRecords waits up to c.wait for settler to owe nothing (a record
-// for a call just served is usually on its way), then refuses.
+// awaitRecords waits up to c.wait for the records settler owed when the
+// call arrived (a record for a call just served is usually on its way),
+// then refuses. Calls finishing while it waits are not waited for: a
+// gateway with many calls in flight always owes the records of the ones
+// that just finished, and waiting for it to owe none at all would refuse
+// an honest settler under load. An underpriced record never clears.
 func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *infer.ErrorFrame {
+	c.mu.Lock()
+	pending := make([]ledger.Hash32, 0, len(c.owed[settler]))
+	for rd := range c.owed[settler] {
+		pending = append(pending, rd)
+	}
+	c.mu.Unlock()
 	var timeout <-chan time.Time
 	for {
 		c.mu.Lock()
 		c.forgive(settler)
-		n, ch := len(c.owed[settler]), c.changed
+		m, ch := c.owed[settler], c.changed
+		kept := pending[:0]
+		for _, rd := range pending {
+			if _, ok := m[rd]; ok {
+				kept = append(kept, rd)
+			}
+		}
+		pending = kept
 		c.mu.Unlock()
-		n += c.payments.Underpriced(settler)
+		n := len(pending) + c.payments.Underpriced(settler)
 		if n == 0 {
 			return nil
 		}
@@ -179,10 +210,12 @@ func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *in
 }
 
 // served notes a finished call under g: its settler owes a record for
-// request digest rd, which the provider prices at price.
-func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
+// request digest rd, which the provider prices at price and answered with
+// the receipt hashing to rh (in place of the call's reservation).
+func (c *credit) served(g grant, rd ledger.Hash32, price uint64, rh ledger.Hash32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.unreserveLocked(g)
 	m := c.owed[g.settler]
 	if m == nil {
 		m = map[ledger.Hash32]owedCall{}
@@ -192,9 +225,10 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64) {
 	if _, ok := c.expect[rd]; !ok {
 		c.order = append(c.order, rd)
 	}
-	c.expect[rd] = price
+	c.expect[rd], c.issued[rd] = price, rh
 	for len(c.order) > maxExpect {
 		delete(c.expect, c.order[0])
+		delete(c.issued, c.order[0])
 		c.order = c.order[1:]
 	}
 }
@@ -237,11 +271,19 @@ func (c *credit) expected(rd ledger.Hash32) (uint64, bool) {
 	return p, ok
 }
 
-// owedBy sums the prices of calls served to payer under settler and not
-// yet recorded (saturating: it only ever makes admission stricter).
-func (c *credit) owedBy(payer, settler ledger.AccountID) uint64 {
+// issuedReceipt is the hash of the receipt the provider signed for the
+// call behind rd.
+func (c *credit) issuedReceipt(rd ledger.Hash32) (ledger.Hash32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	h, ok := c.issued[rd]
+	return h, ok
+}
+
+// owedByLocked sums the prices of calls served to payer under settler
+// and not yet recorded (saturating: it only ever makes admission
+// stricter); the caller holds c.mu.
+func (c *credit) owedByLocked(payer, settler ledger.AccountID) uint64 {
 	var sum uint64
 	for _, o := range c.owed[settler] {
 		if o.payer == payer {

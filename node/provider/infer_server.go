@@ -101,6 +101,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	if err != nil {
 		return nil, err
 	}
+	defer s.endPayment(pay)
 	select {
 	case s.set.slots <- struct{}{}:
 	default:

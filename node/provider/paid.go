@@ -18,8 +18,27 @@ import (
 
 var errOverflow = errors.New("provider: request size overflows")
 
-// paidCall is an admitted call that its settler pays for (nil: unpaid).
-type paidCall struct{ g grant }
+// paidCall is an admitted call that its settler pays for (nil: unpaid);
+// owing is set once its final frame is handed over to be written.
+type paidCall struct {
+	g     grant
+	owing bool
+}
+
+// endPayment runs as the handler returns: a call whose final frame is on
+// its way keeps its reservation until the frame is written (then it is
+// owed) or the reservation lapses; any other call owes nothing.
+func (s *inferServer) endPayment(pc *paidCall) {
+	c := s.credit.Load()
+	if pc == nil || c == nil {
+		return
+	}
+	if pc.owing {
+		c.finishing(pc.g)
+	} else {
+		c.release(pc.g)
+	}
+}
 
 // admitPayment decides who pays for req. Without credit control (no
 // chain) every call is served as before. On a chain a call carries a pay
@@ -86,5 +105,7 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
 	rd := ledger.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))
 	c := s.credit.Load()
-	f.Written = func() { c.served(pc.g, rd, price) }
+	rh := ledger.Hash32(receipt.ReceiptHash(f.Receipt))
+	pc.owing = true
+	f.Written = func() { c.served(pc.g, rd, price, rh) }
 }

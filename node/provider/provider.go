@@ -152,6 +152,15 @@ func (p *Provider) Recorded(rec *ledger.PaymentRecord) {
 	}
 }
 
+// Issued is the hash of the receipt the provider signed for the call
+// behind request digest rd, if it served it since starting.
+func (p *Provider) Issued(rd ledger.Hash32) (ledger.Hash32, bool) {
+	if c := p.server.credit.Load(); c != nil {
+		return c.issuedReceipt(rd)
+	}
+	return ledger.Hash32{}, false
+}
+
 // Expected is the provider's own price of the call behind request digest
 // rd, if it served it since starting: what a record for it should pay at
 // least.
