@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"sort"
 	"testing"
@@ -169,6 +171,18 @@ func TestTracePlain(t *testing.T) {
 		billed(t, res, cs[3], cs[4], cs[5])
 		tr.expect(cs[2])
 
+		// The buyer's context carries the parent: the root becomes its child.
+		exp.Reset()
+		parent, pspan := m.gw.tracer.Start(context.Background(), "http.request")
+		if _, err := m.gw.Route(parent, request(), func(Delta) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		pspan.End()
+		tr = tree(t, exp)
+		if root = tr.root(); root.Name != "http.request" || len(tr.expect(root, "chat tiny")) != 1 {
+			t.Fatalf("root %s", root.Name)
+		}
+
 		// A request refused at intake: the root and the intake span say why.
 		exp.Reset()
 		req := request()
@@ -264,5 +278,28 @@ func TestTraceContinued(t *testing.T) {
 		status(t, tries[0], codes.Error)
 		has(t, tries[1], AttrOutcome.String(OutcomeOK))
 		billed(t, res, cs[4], cs[5], cs[6])
+	})
+}
+
+// TestTraceFailover: when every attempt fails the root says why, each
+// failover round is an attempt of its own, and nothing is billed.
+func TestTraceFailover(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		down := func(int, *infer.Request) script { return script{first: ms, fail: errors.New("connection reset")} }
+		m := newMarket(t, st, 2, testConfig(), down)
+		exp := traced(t, m)
+		if _, _, err := route(t, m, request()); err == nil {
+			t.Fatal("routed with every provider failing")
+		}
+		tr := tree(t, exp)
+		root := tr.root()
+		status(t, root, codes.Error)
+		has(t, root, attribute.String("error.type", "providers_failed"), AttrFailovers.Int(1))
+		cs := tr.expect(root, SpanIntake, SpanQuote, SpanAttempt, SpanAttempt)
+		for i, a := range cs[2:] {
+			has(t, a, AttrProviderPeer.String(m.provs[i].id.String()), AttrRound.Int(i), AttrOutcome.String(OutcomeFailed))
+			status(t, a, codes.Error)
+		}
 	})
 }
