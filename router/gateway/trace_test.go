@@ -303,3 +303,22 @@ func TestTraceFailover(t *testing.T) {
 		}
 	})
 }
+
+// TestTraceRefusedReceipt: a receipt that does not verify ends the trace
+// at the receipt span, an error saying why; nothing is billed.
+func TestTraceRefusedReceipt(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		forger := func(int, *infer.Request) script { return script{first: ms, tokens: []string{"hello"}, forge: true} }
+		m := newMarket(t, st, 1, testConfig(), forger)
+		exp := traced(t, m)
+		res := mustRoute(t, m, request())
+		tr := tree(t, exp)
+		root := tr.root()
+		has(t, root, AttrCost.Int64(0))
+		status(t, root, codes.Unset) // the buyer has the answer, marked unverified
+		cs := tr.expect(root, SpanIntake, SpanQuote, SpanAttempt, SpanReceipt)
+		has(t, cs[3], AttrVerified.Bool(false), AttrProblem.String(res.Receipt.Problem))
+		status(t, cs[3], codes.Error)
+	})
+}
