@@ -41,6 +41,8 @@ type Config struct {
 	Router   RouterConfig   `toml:"router"`
 	Chain    ChainConfig    `toml:"chain"`
 	Settle   SettleConfig   `toml:"settle"`
+	// Telemetry: traces of routed requests over OTLP (off by default).
+	Telemetry TelemetryConfig `toml:"telemetry"`
 
 	// Home is the directory the config was read from; relative paths in
 	// the config are relative to it.
@@ -88,6 +90,8 @@ func Default(role Role) Config {
 		Router:   DefaultRouterConfig(),
 		Chain:    DefaultChainConfig(role),
 		Settle:   DefaultSettleConfig(),
+
+		Telemetry: DefaultTelemetryConfig(),
 	}
 }
 
@@ -196,6 +200,9 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.Settle.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Telemetry.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	for i, b := range c.Router.Buyers {

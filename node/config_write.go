@@ -148,6 +148,21 @@ grace = {{dur .Settle.Grace}}
 # at once when this many wait.
 collect_interval = {{dur .Settle.CollectInterval}}
 collect_batch = {{.Settle.CollectBatch}}
+
+[telemetry]
+# OpenTelemetry traces of the requests this node routes (a gateway's or a
+# validator's, not a provider's): one trace each, with a span for intake,
+# quote and rank, every attempt, a continuation, the receipt, billing and
+# the payment record, exported over OTLP. "" = off. A URL: http:// plain or
+# https:// TLS, e.g. "http://127.0.0.1:4317" (grpc) or
+# "http://127.0.0.1:4318" (http; the path defaults to /v1/traces).
+otlp_endpoint = {{q .Telemetry.OTLPEndpoint}}
+# grpc | http
+protocol = {{q .Telemetry.Protocol}}
+service_name = {{q .Telemetry.ServiceName}}
+# Fraction of requests traced, 0..1 (a request with a sampled parent span
+# follows its parent).
+sample_ratio = {{float .Telemetry.SampleRatio}}
 {{if not .Router.Tokenizers}}
 # A model whose tokenizer this node holds: prompt and output tokens of
 # requests for it are counted here and billed by that count (capped by the

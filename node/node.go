@@ -56,6 +56,8 @@ type Node struct {
 	// registry reads registrations and standings from the chain (nil
 	// without one).
 	registry *chainRegistry
+	// telemetry exports the gateway's traces ([telemetry]); nil when off.
+	telemetry *telemetry
 
 	// life bounds what must outlive New's context (the pubsub router
 	// stops when its context ends); Stop cancels it.
@@ -194,6 +196,9 @@ func (n *Node) closeEarly() {
 	if n.chain != nil {
 		_ = n.chain.Stop(ctx)
 	}
+	if n.telemetry != nil {
+		_ = n.telemetry.Stop(ctx)
+	}
 	if n.store != nil {
 		_ = n.store.Close()
 	}
@@ -257,6 +262,9 @@ func (n *Node) Stop(ctx context.Context) error {
 	n.state, n.closed = stateStopped, true
 	err := n.stopLocked(ctx)
 	n.lifeStop()
+	if n.telemetry != nil { // after every part that makes spans
+		err = errors.Join(err, n.telemetry.Stop(ctx))
+	}
 	return errors.Join(err, n.store.Close(), n.id.Close())
 }
 

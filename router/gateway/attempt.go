@@ -37,6 +37,8 @@ type stream struct {
 	won   atomic.Bool
 	start time.Time
 	probe bool // a synthetic probe (Request.Probe)
+	// answered: the first token came (the transport goroutine's alone).
+	answered bool
 }
 
 // halt asks the transport to stop the provider.
@@ -59,9 +61,11 @@ func (g *Gateway) inferRequest(req *Request, c choice, continuation string) *inf
 
 // open sends one attempt and returns once it has answered.
 func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe bool) (*stream, error) {
+	ctx, span := g.startAttempt(ctx, c)
 	br := g.breakers.Get(c.offer.Peer)
 	ticket, err := br.Allow()
 	if err != nil {
+		endAttempt(span, OutcomeBreakerOpen, err)
 		return nil, err
 	}
 	start := g.clock.Now()
@@ -69,6 +73,10 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.cfg.StallTimeout, StopGrace: transportStopGrace}
 	go func() {
 		final, stats, err := g.transport.Call(ctx, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
+			if !s.answered {
+				s.answered = true
+				traceFirstToken(span, g.clock.Since(start))
+			}
 			select {
 			case <-s.stop:
 				return ErrStop
@@ -97,6 +105,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 		if o.Kind == breaker.Failure {
 			g.report(s, false, 0, 0, 0)
 		}
+		endAttempt(span, outcomeName(o, cancelled, err), err)
 		s.final, s.stats, s.err = final, stats, err
 		close(s.tokens)
 	}()

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -27,7 +28,7 @@ import (
 // the provider was stopped and may sign for text the gateway never saw, so
 // its output hash cannot be checked, only everything else; the output is
 // capped by the delivered text (and its token IDs) as well as the wire.
-func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued bool) (*Result, error) {
+func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, all string, continued bool) (*Result, error) {
 	o := s.choice.offer
 	res := &Result{
 		Text: all, Model: o.Model.Name,
@@ -47,6 +48,8 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 		BytesSent: s.stats.BytesSent, BytesReceived: s.stats.BytesReceived, MaxTokens: s.req.Sampling.MaxTokens,
 		ExactOutputTokens: -1, ExactInputTokens: -1,
 	}
+	_, rspan := g.startSpan(ctx, SpanReceipt)
+	traceProvider(rspan, o.Peer)
 	r, err := receipt.VerifyCached(g.certs, f.Receipt, o.Machine, g.clock.Now())
 	if err == nil {
 		err = receipt.Check(r, obs)
@@ -57,6 +60,7 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 	if err == nil {
 		err = checkCommitment(req.Verification, r, f.Commitment)
 	}
+	endReceipt(rspan, err)
 	// What is billed: the delivered text and IDs only.
 	obs.OutputText = d.own
 	g.exactCounts(s, s.ids[:d.delivered], d.own, &obs)
@@ -71,6 +75,7 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 		return res, nil
 	}
 	info.Verified, info.Receipt = true, ViewReceipt(r)
+	_, bspan := g.startSpan(ctx, SpanBilling)
 	units, capRep := receipt.Cap(r.Units, obs)
 	info.Capped = cappedDimensions(capRep, units)
 	if capRep.InputExact {
@@ -84,6 +89,7 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 			"claimed", r.Units, "billed", units)
 	}
 	bd, err := pricing.Price(o.Model.RateCard, units, req.Verification, g.cfg.Surcharges)
+	endBilling(bspan, units, info, bd.Total, err)
 	if err != nil {
 		return res, fmt.Errorf("gateway: price %s: %w", o.Peer, err)
 	}
@@ -94,11 +100,13 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 		ProviderPeer: []byte(o.Peer), MachineID: machineBytes(o.Machine), ReceiptHash: rh[:],
 		Units: units, Breakdown: bd, Price: bd.Total, TimeMs: g.clock.Now().UnixMilli(),
 	}
+	_, pspan := g.startSpan(ctx, SpanPaymentRecord)
 	if g.payments != nil && o.Unregistered {
 		// The chain cannot pay a machine nobody registered: the buyer opted
 		// in to an unregistered provider, which serves it unpaid.
 		g.keepReceipt(s, true, "unregistered provider: no payment record")
 		g.report(s, true, 0, units.InputTokens, units.OutputTokens)
+		endPayment(pspan, PaymentUnregistered, false, nil)
 		return res, nil
 	}
 	if g.payments != nil {
@@ -108,15 +116,21 @@ func (g *Gateway) bill(req *Request, s *stream, d drained, all string, continued
 			g.log.Error("sign payment record; the provider is owed this call", "payer", req.Payer, "provider", o.Peer,
 				"request", hex.EncodeToString(rd[:8]), "price", bd.Total, "err", err)
 			g.keepReceipt(s, true, "")
+			endPayment(pspan, PaymentChain, false, err)
 			return res, nil
 		}
 		g.keepReceipt(s, true, "")
 		res.Signed = signed
+		endPayment(pspan, PaymentChain, true, nil)
 	} else if g.ledger != nil {
 		if err := g.ledger.SettleWithReceipt(rec, s.req.Nonce, f.Receipt, g.receiptMeta(s, true, "")); err != nil {
 			g.log.Error("record payment", "payer", req.Payer, "request", hex.EncodeToString(rd[:8]), "err", err)
+			endPayment(pspan, PaymentOffChain, false, err)
 			return res, nil
 		}
+		endPayment(pspan, PaymentOffChain, true, nil)
+	} else {
+		endPayment(pspan, PaymentOffChain, false, nil) // no ledger: nothing keeps it (a test mode)
 	}
 	g.metrics.paid(o.Peer, bd.Total)
 	g.report(s, true, bd.Total, units.InputTokens, units.OutputTokens)

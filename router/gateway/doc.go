@@ -22,4 +22,8 @@
 // A request the provider refuses as invalid, or a provider's busy answer,
 // never counts against it. A buyer who leaves mid-stream stops the
 // provider (ErrStop) and pays, receipt verified, for what was delivered.
+//
+// With Deps.Tracer every request is one OpenTelemetry trace (trace.go):
+// a root span named by the GenAI conventions and a span per step, each
+// attempt labelled with its provider, outcome and whether it is the hedge.
 package gateway

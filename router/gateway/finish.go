@@ -145,7 +145,7 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 	}
 	d := g.drain(s, gone, fwd)
 	if d.err == nil {
-		return withLogProbs(g.bill(req, s, d, sent.String(), false))
+		return withLogProbs(g.bill(ctx, req, s, d, sent.String(), false))
 	}
 	if d.gone {
 		return nil, g.abandoned(ctx, req, s, d, sent.String(), false)
@@ -154,8 +154,11 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 		return nil, g.cut(ctx, sent.Len(), "", d.err)
 	}
 	next, ok := g.successor(cands, choices, s)
+	cctx, cspan := g.startContinuation(ctx, s, next, ok, sent.Len())
 	if !ok {
-		return nil, interrupted(sent.Len(), "no other provider can continue: "+d.err.Error())
+		err := interrupted(sent.Len(), "no other provider can continue: "+d.err.Error())
+		endSpan(cspan, err)
+		return nil, err
 	}
 	g.metrics.continuations.Inc()
 	g.log.Warn("stream broke mid-answer; continuing elsewhere", "provider", s.choice.offer.Peer, "successor", next.offer.Peer,
@@ -167,26 +170,29 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 	} else {
 		cr.ContinuationTokens = s.ids
 	}
-	s2, err := g.open(ctx, next, cr, req.Probe)
+	s2, err := g.open(cctx, next, cr, req.Probe)
 	skip, attempts := "", 1
 	var ef *infer.ErrorFrame
 	if errors.As(err, &ef) && ef.Code == terms.CodeContinuationUnsupported {
 		skip, attempts = cont, 2
-		s2, err = g.open(ctx, next, g.inferRequest(req, next, ""), req.Probe)
+		traceRestart(cspan)
+		s2, err = g.open(cctx, next, g.inferRequest(req, next, ""), req.Probe)
 	}
 	if err != nil {
+		endSpan(cspan, err)
 		return nil, g.cut(ctx, sent.Len(), "continuation failed: ", err)
 	}
 	// d2.own is everything the successor produced, a restart's repeat of
 	// the text already sent included: its receipt covers exactly that.
 	d2 := g.drain(s2, gone, skipPrefix(skip, fwd))
+	endSpan(cspan, d2.err)
 	if d2.gone {
 		return nil, g.abandoned(ctx, req, s2, d2, sent.String(), true)
 	}
 	if d2.err != nil {
 		return nil, g.cut(ctx, sent.Len(), "continuation broke too: ", d2.err)
 	}
-	res, err := withLogProbs(g.bill(req, s2, d2, sent.String(), true))
+	res, err := withLogProbs(g.bill(ctx, req, s2, d2, sent.String(), true))
 	if res != nil {
 		res.Continued, res.Attempts = true, attempts // Route adds the race's
 	}
@@ -199,7 +205,7 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 func (g *Gateway) abandoned(ctx context.Context, req *Request, s *stream, d drained, all string, continued bool) error {
 	g.metrics.buyersGone.Inc()
 	if d.ended && s.final != nil && (s.err == nil || isStop(s.err)) {
-		if _, err := g.bill(req, s, d, all, continued); err != nil {
+		if _, err := g.bill(ctx, req, s, d, all, continued); err != nil {
 			g.log.Error("bill an abandoned stream", "provider", s.choice.offer.Peer, "err", err)
 		}
 	} else {

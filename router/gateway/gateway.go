@@ -12,6 +12,7 @@ import (
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -50,6 +51,9 @@ type Deps struct {
 	// Tokenizers are the models whose tokens this gateway counts itself
 	// (see TokenCounter), by catalog ID.
 	Tokenizers map[inference.ModelID]TokenCounter
+	// Tracer makes every routed request one trace (see trace.go); nil is
+	// otel's no-op provider.
+	Tracer trace.TracerProvider
 }
 
 // Ledger holds buyers' funds and what was paid: the node's datastore.
@@ -86,6 +90,8 @@ type Gateway struct {
 	started   time.Time // when New ran, for the warm-up answer
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
+	tracer     trace.Tracer
+	traced     bool // Deps.Tracer was set
 }
 
 // New returns a gateway.
@@ -125,7 +131,8 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	}
 	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
-		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now()}
+		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
+		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil}
 	brs.OnChange(g.breakerChanged)
 	return g, nil
 }
@@ -155,7 +162,8 @@ func (g *Gateway) Snapshot() Snapshot {
 // (for streaming); the Result repeats it whole. ctx is the buyer's: when
 // it ends before the first token every attempt is cancelled; once text
 // flows, its end means the buyer left, and the provider is stopped and
-// paid for what was delivered.
+// paid for what was delivered. The request is one trace, its root a child
+// of the span ctx carries, if any.
 func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
 	if req.Sampling.MaxTokens == 0 {
 		req.Sampling.MaxTokens = g.cfg.DefaultMaxTokens
@@ -163,16 +171,26 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if req.Verification == "" {
 		req.Verification = terms.VerifyNone
 	}
-	if err := Validate(req); err != nil {
-		return nil, err
-	}
-	if req.Payer != "" && !req.Probe {
-		release, err := g.limits.admit(req.Payer)
-		if err != nil {
+	ctx, span := g.startRoute(ctx, req)
+	res, err := g.route(ctx, req, onDelta)
+	endRoute(span, res, err)
+	return res, err
+}
+
+func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
+	_, intake := g.startSpan(ctx, SpanIntake)
+	err := Validate(req)
+	if err == nil && req.Payer != "" && !req.Probe {
+		var release func()
+		if release, err = g.limits.admit(req.Payer); err != nil {
 			g.metrics.limited.Inc()
-			return nil, err
+		} else {
+			defer release()
 		}
-		defer release()
+	}
+	endSpan(intake, err)
+	if err != nil {
+		return nil, err
 	}
 	buyer := ctx
 	// The calls outlive the buyer's context by as long as it takes to stop
@@ -182,11 +200,14 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	raceOver := context.AfterFunc(buyer, cancel)
 	defer raceOver()
 	g.metrics.requests.Inc()
-	cands, choices, err := g.candidates(ctx, req)
-	if err != nil {
-		return nil, err
+	qctx, quote := g.startSpan(ctx, SpanQuote)
+	cands, choices, err := g.candidates(qctx, req)
+	if err == nil {
+		traceCandidates(quote, cands)
+		err = g.checkFunds(qctx, req.Payer, cands[0].Price)
 	}
-	if err := g.checkFunds(ctx, req.Payer, cands[0].Price); err != nil {
+	endSpan(quote, err)
+	if err != nil {
 		return nil, err
 	}
 	retries := g.cfg.MaxRetries
@@ -194,14 +215,16 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 		retries = -1 // hedge.Run reads 0 as its default
 	}
 	s, rep, err := hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
-		NoHedge:    req.NoHedge,
-		MaxRetries: retries,
-		Clock:      g.clock,
+		NoHedge:       req.NoHedge,
+		MaxRetries:    retries,
+		Clock:         g.clock,
+		LabelAttempts: g.traced,
 		Eligible: func(c strategy.Candidate) bool {
 			return g.breakers.Ready(c.Peer) && g.table.Status(c.Peer) == router.StatusUp
 		},
 	})
 	g.metrics.record(rep)
+	traceRace(trace.SpanFromContext(ctx), rep)
 	if err != nil {
 		return nil, g.routeError(err, rep)
 	}

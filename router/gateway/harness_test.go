@@ -188,7 +188,7 @@ func (fp *fakeProvider) final(req *infer.Request, text string, outTokens uint64,
 
 // market is a gateway over scripted providers.
 type market struct {
-	t     *testing.T
+	t     testing.TB
 	gw    *Gateway
 	tr    *transport
 	table *router.Table
@@ -200,7 +200,7 @@ type market struct {
 
 // rates: provider i's output price, so the ranking is by index (cheapest
 // first) when the strategy is "price".
-func newMarket(t *testing.T, st *bubbleLedger, n int, cfg Config, scripts ...func(n int, req *infer.Request) script) *market {
+func newMarket(t testing.TB, st *bubbleLedger, n int, cfg Config, scripts ...func(n int, req *infer.Request) script) *market {
 	t.Helper()
 	m := &market{t: t, tr: &transport{provs: map[peer.ID]*fakeProvider{}, n: map[peer.ID]int{}}, table: router.NewTable(nil, nil), st: st}
 	for i := 0; i < n; i++ {
@@ -326,7 +326,7 @@ func (l *bubbleLedger) ListPayments(a string, n int) (ps []*receipt.PaymentRecor
 
 // openStore opens a real store with a funded buyer. Call it outside the
 // synctest bubble.
-func openStore(t *testing.T) *bubbleLedger {
+func openStore(t testing.TB) *bubbleLedger {
 	t.Helper()
 	st, err := store.OpenWith(t.TempDir(), store.GroupSync)
 	if err != nil {

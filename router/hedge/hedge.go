@@ -84,6 +84,8 @@ type Options struct {
 	Eligible func(strategy.Candidate) bool
 	// DelayFor overrides Delay.
 	DelayFor func(strategy.Candidate) time.Duration
+	// LabelAttempts puts each attempt's Dispatch in its context.
+	LabelAttempts bool
 }
 
 // Fate of one attempt.

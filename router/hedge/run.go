@@ -159,7 +159,11 @@ func (r *runner[R]) dispatch(i, round int, hedge bool) {
 	c := r.cands[i]
 	ti := len(r.rep.Tries)
 	r.rep.Tries = append(r.rep.Tries, Try{Peer: c.Peer, Round: round, Hedge: hedge, Start: r.clk.Since(r.start)})
-	actx, cancel := context.WithCancel(r.ctx)
+	actx := r.ctx
+	if r.opt.LabelAttempts {
+		actx = context.WithValue(actx, dispatchKey{}, Dispatch{Round: round, Hedge: hedge})
+	}
+	actx, cancel := context.WithCancel(actx)
 	r.cancels[ti] = cancel
 	go func() {
 		v, err := r.attempt(actx, c)
@@ -192,4 +196,20 @@ func stopTimer(t *clock.Timer) {
 	if t != nil {
 		t.Stop()
 	}
+}
+
+// Dispatch is how Run sent one attempt: its failover round and whether it
+// is the hedge. With Options.LabelAttempts the attempt's context carries it
+// (DispatchOf), for callers that label attempts (tracing) as the Report does.
+type Dispatch struct {
+	Round int
+	Hedge bool
+}
+
+type dispatchKey struct{}
+
+// DispatchOf returns the Dispatch of the attempt whose context is ctx.
+func DispatchOf(ctx context.Context) (Dispatch, bool) {
+	d, ok := ctx.Value(dispatchKey{}).(Dispatch)
+	return d, ok
 }

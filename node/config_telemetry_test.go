@@ -1,0 +1,265 @@
+package node
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
+
+// TestTelemetryConfigNamesTheKey: tracing is off by default, and each bad
+// [telemetry] value is refused naming its key.
+func TestTelemetryConfigNamesTheKey(t *testing.T) {
+	if d := Default(RoleGateway).Telemetry; d.Enabled() || d.Protocol != ProtocolGRPC || d.ServiceName != "tenzrod" || d.SampleRatio != 1 {
+		t.Fatalf("defaults %+v", d)
+	}
+	cases := []struct{ from, to, key string }{
+		{`protocol = "grpc"`, `protocol = "udp"`, "telemetry.protocol"},
+		{`sample_ratio = 1.0`, `sample_ratio = 1.5`, "telemetry.sample_ratio"},
+		{`sample_ratio = 1.0`, `sample_ratio = -0.1`, "telemetry.sample_ratio"},
+		{`sample_ratio = 1.0`, `sample_ratio = nan`, "telemetry.sample_ratio"},
+		{`service_name = "tenzrod"`, `service_name = ""`, "telemetry.service_name"},
+		{`otlp_endpoint = ""`, `otlp_endpoint = "collector:4317"`, "telemetry.otlp_endpoint"},
+		{`otlp_endpoint = ""`, `otlp_endpoint = "http://collector"`, "telemetry.otlp_endpoint"},
+		{`otlp_endpoint = ""`, `otlp_endpoint = "http://collector:4317/v1/traces"`, "telemetry.otlp_endpoint"},
+		{`otlp_endpoint = ""`, `otlp_endpoint = "http://u:p@collector:4317"`, "telemetry.otlp_endpoint"},
+		{`otlp_endpoint = ""`, `otlp_endpont = ""`, "otlp_endpont"},
+	}
+	for _, c := range cases {
+		cfg := testConfig(t, RoleGateway, "software", nil)
+		if err := WriteConfig(cfg, false); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(cfg.Home, ConfigFile)
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(raw), c.from) {
+			t.Fatalf("template lacks %q", c.from)
+		}
+		if err := os.WriteFile(path, []byte(strings.Replace(string(raw), c.from, c.to, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := Load(cfg.Home)
+		if err == nil {
+			err = loaded.Validate()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.key) {
+			t.Errorf("%s → %s: error %v does not name %q", c.from, c.to, err, c.key)
+		}
+	}
+	// Good endpoints: http gets the standard traces path.
+	for _, c := range []struct{ proto, in, want string }{
+		{ProtocolGRPC, "http://127.0.0.1:4317", "http://127.0.0.1:4317"},
+		{ProtocolHTTP, "https://collector.example:4318", "https://collector.example:4318/v1/traces"},
+		{ProtocolHTTP, "http://[::1]:4318/otlp/traces", "http://[::1]:4318/otlp/traces"},
+	} {
+		tc := DefaultTelemetryConfig()
+		tc.Protocol, tc.OTLPEndpoint = c.proto, c.in
+		if err := tc.Validate(); err != nil {
+			t.Fatalf("%s %s: %v", c.proto, c.in, err)
+		}
+		if u, _ := tc.endpoint(); u.String() != c.want {
+			t.Fatalf("%s %s: endpoint %s, want %s", c.proto, c.in, u, c.want)
+		}
+	}
+}
+
+// FuzzTelemetryEndpoint: any otlp_endpoint is refused or normalizes to an
+// endpoint that validates again to itself, with host:port and an http(s)
+// scheme.
+func FuzzTelemetryEndpoint(f *testing.F) {
+	for _, s := range []string{"http://127.0.0.1:4317", "https://c:4318/v1/traces", "c:4317", "http://[::1]:1/", "http://a:1?x", ""} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, endpoint string, grpc bool) {
+		tc := DefaultTelemetryConfig()
+		tc.OTLPEndpoint = endpoint
+		if !grpc {
+			tc.Protocol = ProtocolHTTP
+		}
+		if tc.Validate() != nil || endpoint == "" {
+			return
+		}
+		u, err := tc.endpoint()
+		if err != nil {
+			t.Fatalf("%q validates but endpoint fails: %v", endpoint, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Port() == "" {
+			t.Fatalf("%q → %s", endpoint, u)
+		}
+		tc.OTLPEndpoint = u.String()
+		u2, err := tc.endpoint()
+		if err != nil || u2.String() != u.String() {
+			t.Fatalf("%q → %s → %v %v", endpoint, u, u2, err)
+		}
+	})
+}
+
+// collector is an OTLP trace receiver (outside the system: a real
+// collector's stand-in) keeping what it was sent.
+type collector struct {
+	collectortrace.UnimplementedTraceServiceServer
+	mu   sync.Mutex
+	reqs []*collectortrace.ExportTraceServiceRequest
+}
+
+func (c *collector) Export(_ context.Context, r *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reqs = append(c.reqs, r)
+	return &collectortrace.ExportTraceServiceResponse{}, nil
+}
+
+// spans returns each exported span's name with its resource's service.name.
+func (c *collector) spans() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]string{}
+	for _, r := range c.reqs {
+		for _, rs := range r.ResourceSpans {
+			svc := ""
+			for _, a := range rs.Resource.Attributes {
+				if a.Key == "service.name" {
+					svc = a.Value.GetStringValue()
+				}
+			}
+			for _, ss := range rs.ScopeSpans {
+				for _, s := range ss.Spans {
+					out[s.Name] = svc
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestTelemetryExports: the pipeline [telemetry] builds batches spans to
+// the collector over each protocol, and Stop flushes them.
+func TestTelemetryExports(t *testing.T) {
+	for _, protocol := range []string{ProtocolGRPC, ProtocolHTTP} {
+		t.Run(protocol, func(t *testing.T) {
+			col := &collector{}
+			var endpoint string
+			if protocol == ProtocolGRPC {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				srv := grpc.NewServer()
+				collectortrace.RegisterTraceServiceServer(srv, col)
+				go func() { _ = srv.Serve(ln) }()
+				t.Cleanup(srv.Stop)
+				endpoint = "http://" + ln.Addr().String()
+			} else {
+				hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					body, err := io.ReadAll(r.Body)
+					req := &collectortrace.ExportTraceServiceRequest{}
+					if err != nil || r.URL.Path != "/v1/traces" || proto.Unmarshal(body, req) != nil {
+						http.Error(w, "bad export", http.StatusBadRequest)
+						return
+					}
+					_, _ = col.Export(r.Context(), req)
+					w.Header().Set("Content-Type", "application/x-protobuf")
+					out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+					_, _ = w.Write(out)
+				}))
+				t.Cleanup(hs.Close)
+				endpoint = hs.URL
+			}
+			tc := DefaultTelemetryConfig()
+			tc.Protocol, tc.OTLPEndpoint, tc.ServiceName = protocol, endpoint, "tenzrod-test"
+			if err := tc.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			tel, err := newTelemetry(context.Background(), tc, RoleGateway, "test", "12D3KooWtest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, span := tel.tp.Tracer("test").Start(context.Background(), "chat tiny")
+			span.End()
+			if err := tel.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := col.spans(); got["chat tiny"] != "tenzrod-test" {
+				t.Fatalf("collector received %v", got)
+			}
+		})
+	}
+}
+
+// TestGatewayTracesToCollector: a gateway node with [telemetry] set exports
+// each routed request as one trace (root, attempt, receipt, billing,
+// payment record) to the collector, flushed by Stop.
+func TestGatewayTracesToCollector(t *testing.T) {
+	col := &collector{}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(srv, col)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+
+	dir, id := testModelDir(t)
+	m := DevnetModel(dir, id)
+	mkt := nodetest.Build(t, nodetest.Spec{Gateways: 1, Providers: 1}, func(t testing.TB, r nodetest.Role, _ int, boot []string) *Node {
+		cfg := testConfig(t, Role(r), "software", boot)
+		if r == nodetest.RoleGateway {
+			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+			cfg.Telemetry.OTLPEndpoint = "http://" + ln.Addr().String()
+		} else {
+			cfg.Provider.Models = []ModelConfig{m}
+		}
+		return newNode(t, cfg)
+	})
+	gw := mkt.Gateways[0]
+	nodetest.Eventually(t, 30*time.Second, "provider warm at the gateway", func() bool {
+		for _, o := range gw.Table().Offers(m.Name) {
+			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
+				return true
+			}
+		}
+		return false
+	})
+	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions",
+		strings.NewReader(`{"model":"`+m.Name+`","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if err := gw.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := col.spans()
+	for _, name := range []string{"chat " + m.Name, gateway.SpanIntake, gateway.SpanQuote, gateway.SpanAttempt,
+		gateway.SpanReceipt, gateway.SpanBilling, gateway.SpanPaymentRecord} {
+		if got[name] != "tenzrod" {
+			t.Fatalf("span %q not exported as service tenzrod: %v", name, got)
+		}
+	}
+}
