@@ -49,6 +49,9 @@ const (
 	CodeBadRecordSig    Code = 34 // payment record not signed by the settler of the escrow it draws on
 	CodeExpiredRecord   Code = 35 // payment record past its expiry height
 	CodeFeeTooLow       Code = 36 // signer cannot pay FeePerTx
+	CodeUnknownStream   Code = 37 // no stream escrow with this ID
+	CodeStreamClosed    Code = 38 // stream escrow stopped or paid out in full
+	CodeNotPayee        Code = 39 // signer is not the operator a stream escrow pays
 	CodeInternal        Code = 99 // store failure; the block is not applied
 )
 
@@ -68,7 +71,8 @@ var codeNames = map[Code]string{
 	CodeBadPeerSig: "bad peer key signature", CodePeerTaken: "peer ID taken", CodeMachineTaken: "machine taken",
 	CodePairingChanged: "machine/peer pairing changed", CodeNameTaken: "name taken",
 	CodeNoProvider: "no bonded provider", CodeBadRecordSig: "bad record signature",
-	CodeExpiredRecord: "expired record", CodeFeeTooLow: "cannot pay fee", CodeInternal: "internal error",
+	CodeExpiredRecord: "expired record", CodeFeeTooLow: "cannot pay fee",
+	CodeUnknownStream: "unknown stream", CodeStreamClosed: "stream closed", CodeNotPayee: "not the payee", CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

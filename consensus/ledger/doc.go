@@ -44,6 +44,16 @@
 // provider's records in a span of heights. Signatures that verified in
 // Check are remembered (sigCache) so Finalize does not verify them again.
 //
+// Stream escrows (stream.go, exec_stream.go) pay a standby by block time:
+// StreamOpen, signed by the escrow's settler, moves a deposit out of the
+// escrow's available balance into a stream to a registered, bonded
+// machine's operator at a rate per hour; StreamClaim by that operator pays
+// min(deposit, ⌊rate × (t − t_open) / 3600⌋) − claimed, always computed
+// from the open time so rounding never drifts and every fraction stays
+// with the payer; StreamStop by the payer or settler pays what accrued and
+// refunds the rest to the escrow in the same transaction. Deposit =
+// claimed + refunded + balance, always.
+//
 // Ledger drives it the way an engine does: InitChain, then per block
 // Finalize and Commit; Check keeps a mempool view and Prepare filters a
 // proposal. Exec and Deliver apply one transaction to any KV.

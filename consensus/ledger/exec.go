@@ -141,6 +141,12 @@ func (r *txRun) dispatch() error {
 		return r.bindName(p)
 	case *NameProposal:
 		return r.proposeName(p)
+	case *StreamOpen:
+		return r.openStream(p)
+	case *StreamClaim:
+		return r.claimStream(p)
+	case *StreamStop:
+		return r.stopStream(p)
 	}
 	return reject(CodeMalformed, "no handler for payload %T", r.tx.Payload)
 }

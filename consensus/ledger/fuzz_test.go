@@ -22,6 +22,11 @@ func FuzzDecodeTx(f *testing.F) {
 		newMachine(f).register(f, alice, 5, 0),
 		&ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}},
 		&ledger.NameProposal{Name: "tenzro-devnet"},
+		&ledger.StreamOpen{Payer: bob.Account(), Payee: newMachine(f).machineID(), Rate: 3600, Deposit: 100},
+		&ledger.StreamOpen{Payee: newMachine(f).machineID(), Rate: 0, Deposit: 100},
+		&ledger.StreamClaim{ID: ledger.Hash32{7}},
+		&ledger.StreamStop{ID: ledger.Hash32{7}},
+		&ledger.StreamStop{},
 	}
 	for i, p := range seeds {
 		raw, err := alice.SignTx(uint64(i), p)

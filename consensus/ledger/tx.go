@@ -63,7 +63,10 @@ const (
 	KindNameBind         Kind = 13
 	KindNameProposal     Kind = 14
 	KindEscrowClaim      Kind = 15
-	kindEnd                   = 16
+	KindStreamOpen       Kind = 16
+	KindStreamClaim      Kind = 17
+	KindStreamStop       Kind = 18
+	kindEnd                   = 19
 )
 
 // Envelope is the wire form of a transaction: the canonical CBOR of a
@@ -139,6 +142,12 @@ func newPayload(k Kind) (any, bool) {
 		return &NameProposal{}, true
 	case KindEscrowClaim:
 		return &EscrowClaim{}, true
+	case KindStreamOpen:
+		return &StreamOpen{}, true
+	case KindStreamClaim:
+		return &StreamClaim{}, true
+	case KindStreamStop:
+		return &StreamStop{}, true
 	}
 	return nil, false
 }
@@ -176,6 +185,12 @@ func kindOf(p any) (Kind, bool) {
 		return KindNameProposal, true
 	case *EscrowClaim:
 		return KindEscrowClaim, true
+	case *StreamOpen:
+		return KindStreamOpen, true
+	case *StreamClaim:
+		return KindStreamClaim, true
+	case *StreamStop:
+		return KindStreamStop, true
 	}
 	return 0, false
 }
