@@ -57,6 +57,10 @@ type (
 	NameProposal        = ledger.NameProposal
 	NameRecord          = ledger.NameRecord
 	RegistrationPayload = ledger.RegistrationPayload
+	Stream              = ledger.Stream
+	StreamOpen          = ledger.StreamOpen
+	StreamClaim         = ledger.StreamClaim
+	StreamStop          = ledger.StreamStop
 )
 
 // Rejection codes (see ledger.Code).
@@ -87,6 +91,9 @@ const (
 	CodeLastValidator   = ledger.CodeLastValidator
 	CodeBadReceipt      = ledger.CodeBadReceipt
 	CodeWrongMachine    = ledger.CodeWrongMachine
+	CodeUnknownStream   = ledger.CodeUnknownStream
+	CodeStreamClosed    = ledger.CodeStreamClosed
+	CodeNotPayee        = ledger.CodeNotPayee
 	CodeInternal        = ledger.CodeInternal
 )
 
@@ -104,6 +111,10 @@ const (
 	KindEscrowWithdraw   = ledger.KindEscrowWithdraw
 	KindSettlement       = ledger.KindSettlement
 	KindSLAVerdict       = ledger.KindSLAVerdict
+	KindEscrowClaim      = ledger.KindEscrowClaim
+	KindStreamOpen       = ledger.KindStreamOpen
+	KindStreamClaim      = ledger.KindStreamClaim
+	KindStreamStop       = ledger.KindStreamStop
 )
 
 // Limits and units.
@@ -186,6 +197,14 @@ func SigningBytes(chainID string, body []byte) []byte { return ledger.SigningByt
 
 // TxHash is ledger.TxHash.
 func TxHash(raw []byte) [32]byte { return ledger.TxHash(raw) }
+
+// KeyStream is ledger.KeyStream.
+func KeyStream(id Hash32) []byte { return ledger.KeyStream(id) }
+
+// StreamID is ledger.StreamID.
+func StreamID(signer AccountID, nonce uint64, payer, settler AccountID, payee identity.MachineID) Hash32 {
+	return ledger.StreamID(signer, nonce, payer, settler, payee)
+}
 
 // KeyName is ledger.KeyName.
 func KeyName(name string) []byte { return ledger.KeyName(name) }

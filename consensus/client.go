@@ -195,6 +195,27 @@ func (n *Node) Escrows(ctx context.Context, payer AccountID) ([]Escrow, error) {
 	return es, nil
 }
 
+// Stream returns the stream escrow with this ID, open or closed.
+func (n *Node) Stream(ctx context.Context, id Hash32) (Stream, bool, error) {
+	var s Stream
+	ok, err := n.queryCBOR(ctx, "stream/"+id.String(), &s)
+	return s, ok, err
+}
+
+// Streams returns payer's open stream escrows in ID order (at most
+// MaxListed).
+func (n *Node) Streams(ctx context.Context, payer AccountID) ([]Stream, error) {
+	r, err := n.Query(ctx, "streams/"+payer.String(), 0)
+	if err != nil {
+		return nil, err
+	}
+	var ss []Stream
+	if err := json.Unmarshal(r.Value, &ss); err != nil {
+		return nil, fmt.Errorf("consensus: streams of %s: %w", payer, err)
+	}
+	return ss, nil
+}
+
 // Params returns the governed parameters.
 func (n *Node) Params(ctx context.Context) (Params, error) {
 	var p Params

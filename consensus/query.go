@@ -42,6 +42,10 @@ import (
 //	                              []SettledRecord    (CBOR; one RangeProofOpType op over the
 //	                                                  KeyProviderRecordIndex range, see ProviderRecordRange)
 //	escrows/<payer hex>           []Escrow           (JSON, at most MaxListed; one per settler)
+//	stream/<id hex>               Stream             (raw; open or closed)
+//	streams/<payer hex>           []Stream           (JSON, at most MaxListed; the payer's open
+//	                                                  streams in ID order, each index entry and
+//	                                                  stream proven)
 const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
@@ -155,6 +159,15 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		}
 		first, _ := ledger.EscrowRange(p)
 		return computed(t, func(r *recorder) (any, error) { return list[Escrow](t, r, first[:34]) })
+	case len(parts) == 2 && parts[0] == "stream":
+		id, err := parseHash(parts[1])
+		return rawKey(ledger.KeyStream(id), badPath(err))
+	case len(parts) == 2 && parts[0] == "streams":
+		p, err := ParseAccountID(parts[1])
+		if err != nil {
+			return nil, badPath(err)
+		}
+		return computed(t, func(r *recorder) (any, error) { return openStreams(t, r, p) })
 	case len(parts) == 2 && parts[0] == "records":
 		p, err := ParseAccountID(parts[1])
 		if err != nil {
