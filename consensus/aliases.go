@@ -198,6 +198,9 @@ func SigningBytes(chainID string, body []byte) []byte { return ledger.SigningByt
 // TxHash is ledger.TxHash.
 func TxHash(raw []byte) [32]byte { return ledger.TxHash(raw) }
 
+// ParseHash is ledger.ParseHash.
+func ParseHash(s string) (Hash32, error) { return ledger.ParseHash(s) }
+
 // KeyStream is ledger.KeyStream.
 func KeyStream(id Hash32) []byte { return ledger.KeyStream(id) }
 

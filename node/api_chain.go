@@ -31,6 +31,9 @@ type AccountView struct {
 	// Escrows are the account's spend escrows as payer, one per settler:
 	// a buyer's balance at each gateway, falling with every paid call.
 	Escrows []consensus.Escrow `json:"escrows"`
+	// Streams are the account's open stream escrows as payer (standby
+	// paid by block time), in ID order.
+	Streams []consensus.Stream `json:"streams"`
 }
 
 // StandingParams are tenzro_getStanding's parameters.
@@ -55,6 +58,9 @@ type TxView struct {
 	Code   uint32 `json:"code"`
 	Result string `json:"result,omitempty"` // the code's name
 	Log    string `json:"log,omitempty"`
+	// Data is the applied transaction's result data in hex: a stream
+	// open's stream ID, a settlement's SettleReport (canonical CBOR).
+	Data string `json:"data,omitempty"`
 }
 
 // EvidenceParams are tenzro_getEvidencePack's parameters.
@@ -104,7 +110,14 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if es == nil {
 			es = []consensus.Escrow{}
 		}
-		return AccountView{Account: id.String(), Exists: ok, Balance: a.Balance, Nonce: a.Nonce, Height: h, Escrows: es}, nil
+		ss, err := c.Streams(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ss == nil {
+			ss = []consensus.Stream{}
+		}
+		return AccountView{Account: id.String(), Exists: ok, Balance: a.Balance, Nonce: a.Nonce, Height: h, Escrows: es, Streams: ss}, nil
 	}))
 	s.Register("tenzro_getStanding", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[StandingParams](raw)
@@ -174,7 +187,8 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 			return nil, rpc.InvalidParams("no committed transaction %s at this node: %v", p.Hash, err)
 		}
 		code := consensus.Code(res.TxResult.Code)
-		return TxView{Hash: p.Hash, Height: res.Height, Code: uint32(code), Result: code.String(), Log: res.TxResult.Log}, nil
+		return TxView{Hash: p.Hash, Height: res.Height, Code: uint32(code), Result: code.String(), Log: res.TxResult.Log,
+			Data: hex.EncodeToString(res.TxResult.Data)}, nil
 	}))
 	s.Register("tenzro_getEvidencePack", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[EvidenceParams](raw)

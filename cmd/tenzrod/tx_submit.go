@@ -48,6 +48,7 @@ type txSession struct {
 	chainID string
 	out     io.Writer
 	cmd     *cobra.Command
+	sent    uint64 // the nonce of the last transaction sent
 }
 
 // open checks the shared flags, reads the key and asks the node for its
@@ -160,7 +161,7 @@ func (s *txSession) send(nonce uint64, payload any) (hash string, rej *rejection
 		return "", nil, fmt.Errorf("tx: sign: %w", err)
 	}
 	sum := consensus.TxHash(raw)
-	hash = hex.EncodeToString(sum[:])
+	hash, s.sent = hex.EncodeToString(sum[:]), nonce
 	fmt.Fprintf(s.out, "%-10s %d\n%-10s %s\n", "nonce", nonce, "hash", hash)
 	var sent node.TxView
 	err = callInto(s.cmd.Context(), s.client, "tenzro_sendTx", node.SendTxParams{Tx: base64.StdEncoding.EncodeToString(raw)}, &sent)
