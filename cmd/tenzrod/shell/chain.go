@@ -39,6 +39,13 @@ type accountView struct {
 		Pending uint64 `json:"pending"`
 		Unlock  int64  `json:"unlock_height"`
 	} `json:"escrows"`
+	Streams []struct {
+		ID      string `json:"id"`
+		Payee   string `json:"payee"`
+		Rate    uint64 `json:"rate"`
+		Deposit uint64 `json:"deposit"`
+		Claimed uint64 `json:"claimed"`
+	} `json:"streams"`
 }
 
 func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -60,6 +67,9 @@ func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
 			fmt.Fprintf(tw, " (%d withdrawing, unlocks at height %d)", e.Pending, e.Unlock)
 		}
 		fmt.Fprintln(tw)
+	}
+	for _, s := range a.Streams {
+		fmt.Fprintf(tw, "stream\t%s to %s: %d micro-units/h, %d of %d claimed\n", shortHex(s.ID), shortHex(s.Payee), s.Rate, s.Claimed, s.Deposit)
 	}
 	return tw.Flush()
 }

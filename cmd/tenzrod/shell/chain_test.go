@@ -10,7 +10,8 @@ func TestChainCommands(t *testing.T) {
 	node := newFakeNode(t)
 	acct := strings.Repeat("ab", 32)
 	node.result("tenzro_getAccount", []byte(`{"account":"`+acct+`","exists":true,"balance":1000000,"nonce":3,"height":42,`+
-		`"escrows":[{"balance":700,"settler":"`+strings.Repeat("cd", 32)+`","pending":200,"unlock_height":99}]}`))
+		`"escrows":[{"balance":700,"settler":"`+strings.Repeat("cd", 32)+`","pending":200,"unlock_height":99}],`+
+		`"streams":[{"id":"`+strings.Repeat("ee", 32)+`","payee":"`+strings.Repeat("ff", 32)+`","rate":3600,"deposit":500,"claimed":20}]}`))
 	node.result("tenzro_listValidators", []byte(`[{"operator":"`+strings.Repeat("01", 32)+`","cons_pub_key":"AAEC","stake":300000000,"power":300},`+
 		`{"operator":"`+strings.Repeat("02", 32)+`","cons_pub_key":"AwQF","stake":100000000,"power":100}]`))
 	node.result("tenzro_getStanding", []byte(`{"machine_id":"beef","height":9,"standing_bp":7550,"bond_live":true,"bond":500,`+
@@ -30,6 +31,9 @@ func TestChainCommands(t *testing.T) {
 	}
 	if got := strings.Join(lineWith(t, out, "escrow"), " "); got != "escrow 700 micro-units with settler "+strings.Repeat("cd", 32)+" (200 withdrawing, unlocks at height 99)" {
 		t.Errorf("escrow line %q", got)
+	}
+	if got := strings.Join(lineWith(t, out, "stream"), " "); !strings.Contains(got, "3600 micro-units/h, 20 of 500 claimed") {
+		t.Errorf("stream line %q", got)
 	}
 	if calls := node.callsTo("tenzro_getAccount"); len(calls) != 1 || !strings.Contains(string(calls[0].Params), `"account":"`+acct+`"`) {
 		t.Errorf("getAccount calls %+v", calls)
