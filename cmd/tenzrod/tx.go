@@ -28,7 +28,7 @@ still spends its nonce. When a pending transaction of the same account holds
 the nonce (a running provider settles with HOME/account.key), tx signs again
 once that one commits; --nonce N sends exactly N instead.`,
 	}
-	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxStreamCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxWithdrawBondCmd())
+	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxStreamCmd(), newTxSettleCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxWithdrawBondCmd())
 	return cmd
 }
 

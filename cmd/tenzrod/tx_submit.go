@@ -49,6 +49,7 @@ type txSession struct {
 	out     io.Writer
 	cmd     *cobra.Command
 	sent    uint64 // the nonce of the last transaction sent
+	last    node.TxView // the last committed transaction's result
 }
 
 // open checks the shared flags, reads the key and asks the node for its
@@ -141,6 +142,7 @@ func (s *txSession) submit(what string, payload any) error {
 		if err != nil {
 			return err
 		}
+		s.last = res
 		if err := printCommitted(s.out, what, res); err != nil {
 			return err
 		}
