@@ -48,7 +48,7 @@ type txSession struct {
 	chainID string
 	out     io.Writer
 	cmd     *cobra.Command
-	sent    uint64 // the nonce of the last transaction sent
+	sent    uint64      // the nonce of the last transaction sent
 	last    node.TxView // the last committed transaction's result
 }
 
