@@ -221,8 +221,12 @@ func printWelcome(o Options, m Manifest) {
 	fmt.Fprintf(w, "    -d '{\"model\":\"%s\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":32}'\n", m.Model)
 	fmt.Fprintf(w, "  %s shell --api %s -c validators\n", bin, m.Gateway)
 	fmt.Fprintf(w, "  %s shell --api %s -c \"account %s\"\n", bin, m.Gateway, m.BuyerChainAccount)
-	fmt.Fprintf(w, "  %s shell --api %s -c 'rpc tenzro_listEscrows {\"account\":\"%s\"}'   # falls with every paid call\n", bin, m.Gateway, m.BuyerChainAccount)
-	fmt.Fprintf(w, "  %s shell --api %s -c \"payments payer %s\"\n", bin, m.Gateway, m.BuyerChainAccount)
+	fmt.Fprintf(w, "  %s shell --api %s -c \"payments payer %s\"   # its escrows fall with every paid call\n", bin, m.Gateway, m.BuyerChainAccount)
+	if len(m.Nodes) > 0 && len(m.Nodes[0].P2P) > 0 && len(m.ChainPeers) > 0 {
+		fmt.Fprintf(w, "  %s join --home %s --api-listen 127.0.0.1:0 --bootstrap %s \\\n", bin, filepath.Join(o.Dir, "laptop"), m.Nodes[0].P2P[0])
+		fmt.Fprintf(w, "    --genesis %s --chain-peer %s --account-key %s --deposit 5_000_000   # a laptop paying from its own escrow\n",
+			m.Genesis, m.ChainPeers[0], m.BuyerKey)
+	}
 	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %s, paying from its escrow with each gateway)\n", m.Gateway, m.BuyerToken, m.BuyerChainAccount)
 	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
 }
