@@ -11,24 +11,11 @@ import (
 // run is the collector's loop: every Interval, or when BatchRecords are
 // pending, it submits the pending records.
 func (c *Collector) run(ctx context.Context, quit <-chan struct{}) {
-	t := c.d.Clock.Ticker(c.cfg.Interval)
-	defer t.Stop()
 	var prune pruner
-	for {
-		select {
-		case <-quit:
-			return
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-c.kick:
-		}
-		if stopping(ctx, quit) {
-			return
-		}
+	ticking(c.d.Clock, c.cfg.Interval, c.kick, func(ctx context.Context) {
 		c.pass(ctx)
 		prune.maybe(ctx, c.b, c.d.Clock, c.cfg.Retention, c.d.Log)
-	}
+	})(ctx, quit)
 }
 
 // pass submits up to SubmitBatch pending records, oldest first, and

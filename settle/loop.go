@@ -25,6 +25,29 @@ type loop struct {
 	wg      sync.WaitGroup     // the main goroutine and its helpers
 }
 
+// ticking is a loop body that runs pass every interval, or at once when
+// kick fires, until quit or ctx ends.
+func ticking(clk clock.Clock, interval time.Duration, kick <-chan struct{}, pass func(ctx context.Context)) func(ctx context.Context, quit <-chan struct{}) {
+	return func(ctx context.Context, quit <-chan struct{}) {
+		t := clk.Ticker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			case <-kick:
+			}
+			if stopping(ctx, quit) {
+				return
+			}
+			pass(ctx)
+		}
+	}
+}
+
 // start runs body(ctx, quit) in a goroutine.
 func (l *loop) start(body func(ctx context.Context, quit <-chan struct{})) error {
 	l.mu.Lock()

@@ -12,28 +12,16 @@ import (
 )
 
 // run is the outbox's loop: each tick (or nudge) it starts deliveries to
-// the providers that are due and settles the records past their grace.
+// the providers that are due, marks what providers settled and settles
+// the records past their grace.
 func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
-	t := o.d.Clock.Ticker(o.cfg.Interval)
-	defer t.Stop()
 	var prune pruner
-	for {
-		select {
-		case <-quit:
-			return
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-o.kick:
-		}
-		if stopping(ctx, quit) {
-			return
-		}
+	ticking(o.d.Clock, o.cfg.Interval, o.kick, func(ctx context.Context) {
 		o.deliverDue(ctx)
 		o.watchSettled(ctx)
 		o.settleDue(ctx)
 		prune.maybe(ctx, o.b, o.d.Clock, o.cfg.Retention, o.d.Log)
-	}
+	})(ctx, quit)
 }
 
 // deliverDue starts one delivery per provider that has unacknowledged
