@@ -39,14 +39,15 @@ type gatewayPayments struct {
 }
 
 type escrowSeen struct {
-	avail uint64
-	at    time.Time
+	avail  uint64
+	at     time.Time
+	height int64 // the chain height before the read
 }
 
-// escrowFresh bounds how old an escrow read admission uses. A stale read
-// can only be too high by records settled since, and those are still in
-// the outbox's unsettled sum until it learns they settled (after its
-// grace period, long after this), so they are never spent twice.
+// escrowFresh bounds how old an escrow read admission uses. A read is
+// reused only within the block it was made in too: the outbox drops a
+// record from its unsettled sum only after the block that settled it, so
+// a balance read before that block is never paired with the smaller sum.
 const escrowFresh = time.Second
 
 func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
@@ -59,16 +60,16 @@ func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed2551
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
 func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
-	now := time.Now()
+	now, h := time.Now(), p.chain.App().Height()
 	p.cacheMu.Lock()
 	seen, ok := p.escrows[payer]
 	p.cacheMu.Unlock()
-	if !ok || now.Sub(seen.at) >= escrowFresh {
+	if !ok || now.Sub(seen.at) >= escrowFresh || seen.height != h {
 		e, exists, err := p.chain.Escrow(ctx, payer, p.account)
 		if err != nil {
 			return 0, err
 		}
-		seen = escrowSeen{at: now}
+		seen = escrowSeen{at: now, height: h}
 		if exists {
 			seen.avail = e.Available()
 		}

@@ -59,6 +59,9 @@ type credit struct {
 
 	cacheMu sync.Mutex
 	cache   map[[64]byte]escrowRead
+	// height, if set, is the chain's committed height: escrow reads are
+	// reused only within one block.
+	height func() int64
 }
 
 type owedCall struct {
@@ -68,9 +71,10 @@ type owedCall struct {
 }
 
 type escrowRead struct {
-	avail uint64
-	ok    bool
-	at    time.Time
+	avail  uint64
+	ok     bool
+	at     time.Time
+	height int64 // the chain height before the read (with c.height)
 }
 
 // Bounds of the credit's memory.
@@ -303,10 +307,17 @@ func (c *credit) available(ctx context.Context, payer, settler ledger.AccountID)
 	copy(k[:32], payer[:])
 	copy(k[32:], settler[:])
 	now := c.clock.Now()
+	var h int64
+	if c.height != nil {
+		h = c.height()
+	}
 	c.cacheMu.Lock()
 	r, ok := c.cache[k]
 	c.cacheMu.Unlock()
-	if ok && now.Sub(r.at) < escrowTTL {
+	// A read is reused only within escrowTTL and, on a chain, within the
+	// block it was made in: a record that settles in a later block leaves
+	// Held before a stale balance could count it twice the other way.
+	if ok && now.Sub(r.at) < escrowTTL && r.height == h {
 		return r.avail, r.ok, nil
 	}
 	avail, exists, err := c.escrow(ctx, payer, settler)
@@ -317,7 +328,7 @@ func (c *credit) available(ctx context.Context, payer, settler ledger.AccountID)
 	if len(c.cache) >= maxAuthCache {
 		c.cache = map[[64]byte]escrowRead{}
 	}
-	c.cache[k] = escrowRead{avail: avail, ok: exists, at: now}
+	c.cache[k] = escrowRead{avail: avail, ok: exists, at: now, height: h}
 	c.cacheMu.Unlock()
 	return avail, exists, nil
 }

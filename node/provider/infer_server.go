@@ -55,6 +55,7 @@ func (s *inferServer) Start(context.Context) error {
 			return errors.New("provider: the chain has no ID yet; credit control needs it")
 		}
 		c := newCredit(chainID, d.Escrow, d.Payments, d.Clock, cfg.RecordWait)
+		c.height = d.Chain.App().Height
 		s.credit.Store(c)
 		scfg.Paid = c.verified
 	}
