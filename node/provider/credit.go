@@ -87,9 +87,10 @@ const (
 	// is billed), and a gateway that crashed between the final frame and
 	// signing cannot pay; neither should lock the settler out for good.
 	// The price: a settler that never pays gets one call per owedTTL from
-	// each provider; a gateway restarted after such a crash is refused
-	// by that provider (and fails over to others) for at most owedTTL.
-	owedTTL = 2 * time.Minute
+	// each provider; a gateway restarted after such a crash, or a loser
+	// that finished, is refused by that provider (and fails over to
+	// others) for at most owedTTL.
+	owedTTL = 30 * time.Second
 )
 
 func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.Clock, wait time.Duration) *credit {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/breaker"
 )
@@ -80,4 +81,30 @@ func TestWarmingUp(t *testing.T) {
 			t.Fatalf("after the warm-up: %v, want 404 model_not_found", err)
 		}
 	})
+}
+
+// TestUnpaidFailsOver: a provider's 402 (its settler owes it a record, or
+// the escrow is short by its count) sends the call to another provider and
+// never counts against the refusing one.
+func TestUnpaidFailsOver(t *testing.T) {
+	for _, code := range []string{terms.CodeUnpaid, terms.CodePaymentRequired} {
+		st := openStore(t)
+		synctest.Test(t, func(t *testing.T) {
+			refuse := func(int, *infer.Request) script {
+				return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusPaymentRequired, Code: code, Message: "owes a record"}}
+			}
+			m := newMarket(t, st, 2, testConfig(), refuse, answer(ms, "ok"))
+			for range 3 {
+				req := request()
+				req.Strategy = "price" // the refusing provider is the cheaper one: always tried first
+				res, _, err := route(t, m, req)
+				if err != nil || res.Provider.PeerID != m.provs[1].id.String() {
+					t.Fatalf("%s: %v %+v, want served by the other provider", code, err, res)
+				}
+			}
+			if s := m.gw.breakers.Get(m.provs[0].id).Snapshot(); s.ConsecutiveFailures != 0 || s.State != breaker.Closed {
+				t.Fatalf("%s: the refusing provider's breaker %+v", code, s)
+			}
+		})
+	}
 }

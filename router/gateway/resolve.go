@@ -89,18 +89,18 @@ func (g *Gateway) Models(ctx context.Context) []Model {
 	return out
 }
 
-// warmUp is how long after start a gateway that has heard no provider's
-// announcement yet answers "warming up" rather than "no such model":
-// providers repeat their announcements, and a restarted gateway hears
-// them within this.
+// warmUp is how long after start a gateway that knows no offer of any
+// model answers "warming up" rather than "no such model": providers
+// repeat their announcements (heartbeats may come first), and a restarted
+// gateway hears them within this.
 const warmUp = 15 * time.Second
 
 // notAnnounced is the answer for a model no provider offers: 404, or 503
-// with a retry hint while the gateway has not yet heard the market.
+// with a retry hint while the gateway may not have heard the market yet.
 func (g *Gateway) notAnnounced(model, param string) *Error {
-	if g.table.Len() == 0 && g.clock.Since(g.started) < warmUp {
+	if len(g.table.Models()) == 0 && g.clock.Since(g.started) < warmUp {
 		return &Error{Status: http.StatusServiceUnavailable, Code: "warming_up", RetryAfter: time.Second,
-			Message: "this gateway started moments ago and has not heard any provider's announcement yet; retry shortly"}
+			Message: fmt.Sprintf("this gateway started moments ago and has heard no provider offer %s yet; retry shortly", model)}
 	}
 	return &Error{Status: http.StatusNotFound, Code: "model_not_found", Param: param, Message: "no provider announces model " + model}
 }
