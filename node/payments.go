@@ -119,14 +119,12 @@ func deliverFunc(n *Node) settle.DeliverFunc {
 		if err != nil {
 			return nil, err
 		}
-		done := make([]bool, len(res))
 		for i, r := range res {
-			done[i] = r.OK() || r.Permanent()
 			if r.Permanent() {
 				n.log.Warn("provider refused a payment record", "provider", prov, "request", recs[i].RequestDigest, "code", r.Code, "reason", r.Reason)
 			}
 		}
-		return done, nil
+		return payment.Acked(res), nil
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -77,7 +76,12 @@ short, …) exits non-zero with its code.`,
 func parseRecordArg(arg string) (*ledger.PaymentRecord, error) {
 	text := arg
 	if path, ok := strings.CutPrefix(arg, "@"); ok {
-		b, err := readBounded(path, maxRecordText)
+		if st, err := os.Stat(path); err != nil {
+			return nil, err
+		} else if st.Size() > maxRecordText {
+			return nil, fmt.Errorf("%s is %d bytes, more than %d", path, st.Size(), maxRecordText)
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -142,22 +146,4 @@ func checkSettleReport(dataHex string) error {
 		return fmt.Errorf("tx: settle: %d of %d record(s) skipped: %s", len(bad), int(rep.Settled)+len(rep.Skipped), strings.Join(bad, "; "))
 	}
 	return nil
-}
-
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s is %d bytes, more than %d", path, st.Size(), limit)
-	}
-	b := make([]byte, st.Size())
-	_, err = io.ReadFull(f, b)
-	return b, err
 }
