@@ -52,6 +52,7 @@ type credit struct {
 	owed    map[ledger.AccountID]map[ledger.Hash32]owedCall // by settler: served, not recorded
 	expect  map[ledger.Hash32]uint64                        // the provider's own price, by request digest
 	issued  map[ledger.Hash32]ledger.Hash32                 // the receipt hash it signed, by request digest
+	early   map[ledger.Hash32]time.Time                     // records held before their call counted as served
 	order   []ledger.Hash32                                 // expect in insertion order, for pruning
 	changed chan struct{}                                   // closed and replaced when a record arrives
 	resv    map[ledger.AccountID]map[uint64]reservation     // by settler: admitted, not yet owed
@@ -97,7 +98,7 @@ func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.C
 	return &credit{chainID: chainID, escrow: escrow, payments: payments, clock: clk, wait: wait,
 		auths: map[string]bool{}, owed: map[ledger.AccountID]map[ledger.Hash32]owedCall{},
 		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{},
-		resv: map[ledger.AccountID]map[uint64]reservation{}, issued: map[ledger.Hash32]ledger.Hash32{}}
+		resv: map[ledger.AccountID]map[uint64]reservation{}, issued: map[ledger.Hash32]ledger.Hash32{}, early: map[ledger.Hash32]time.Time{}}
 }
 
 // grant is an admitted paid call; id names its reservation.
@@ -221,12 +222,18 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64, rh ledger.Hash3
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unreserveLocked(g)
-	m := c.owed[g.settler]
-	if m == nil {
-		m = map[ledger.Hash32]owedCall{}
-		c.owed[g.settler] = m
+	if _, ok := c.early[rd]; ok {
+		// Its record arrived before the final frame's write returned
+		// here: nothing is owed.
+		delete(c.early, rd)
+	} else {
+		m := c.owed[g.settler]
+		if m == nil {
+			m = map[ledger.Hash32]owedCall{}
+			c.owed[g.settler] = m
+		}
+		m[rd] = owedCall{payer: g.payer, price: price, at: c.clock.Now()}
 	}
-	m[rd] = owedCall{payer: g.payer, price: price, at: c.clock.Now()}
 	if _, ok := c.expect[rd]; !ok {
 		c.order = append(c.order, rd)
 	}
@@ -264,7 +271,21 @@ func (c *credit) recorded(rec *ledger.PaymentRecord) {
 			}
 			close(c.changed)
 			c.changed = make(chan struct{})
+			return
 		}
+	}
+	// Not owed (yet): the record may have overtaken the server noting the
+	// call served; remember it briefly so that call owes nothing.
+	now := c.clock.Now()
+	if len(c.early) >= maxAuthCache {
+		for rd, at := range c.early {
+			if now.Sub(at) >= owedTTL {
+				delete(c.early, rd)
+			}
+		}
+	}
+	if len(c.early) < maxAuthCache {
+		c.early[rec.RequestDigest] = now
 	}
 }
 

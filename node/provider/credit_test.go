@@ -132,3 +132,24 @@ func TestCreditReservesCallsInProgress(t *testing.T) {
 		}
 	})
 }
+
+// TestCreditRecordBeforeServed: a record that reaches the provider before
+// the server notes its call served (the gateway can be that quick) still
+// pays for it: the call never becomes a debt.
+func TestCreditRecordBeforeServed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newCreditFixture(t, 1_000_000)
+		g := grant{payer: f.payer, settler: f.settler}
+		rd := ledger.Hash32{9}
+		f.c.recorded(&ledger.PaymentRecord{Settler: f.settler, RequestDigest: rd})
+		f.c.served(g, rd, 10, ledger.Hash32{})
+		if e := f.c.awaitRecords(context.Background(), f.settler); e != nil {
+			t.Fatalf("a paid call left a debt: %+v", e)
+		}
+		// Another call with no record is owed as before.
+		f.c.served(g, ledger.Hash32{10}, 10, ledger.Hash32{})
+		if e := f.c.awaitRecords(context.Background(), f.settler); e == nil || e.Code != terms.CodeUnpaid {
+			t.Fatalf("an unpaid call: %+v, want 402 unpaid", e)
+		}
+	})
+}

@@ -129,10 +129,13 @@ func (srv *server) serve(s network.Stream, watch *readWatch, req *Request, start
 		log.Debug("write last frame", "err", err)
 		_ = s.Reset()
 	} else {
-		_ = s.Close()
+		// Before Close, which can wait on the muxer: the client may
+		// already act on the frame (a provider counts the call as owed
+		// here, and its payment can follow within a millisecond).
 		if herr == nil && final != nil && final.Written != nil {
 			final.Written()
 		}
+		_ = s.Close()
 	}
 	<-watched
 }
