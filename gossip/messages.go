@@ -55,7 +55,20 @@ type Announcement struct {
 	Region        string       `cbor:"5,keyasint" json:"region"`
 	HardwareClass string       `cbor:"6,keyasint" json:"hardware_class"`
 	Capacity      uint32       `cbor:"7,keyasint" json:"capacity"`
+	// Standby, when set, offers this machine as a session successor. The
+	// HPKE key is bound to the machine because the announcement is signed
+	// by its certified session key.
+	Standby *StandbyOffer `cbor:"8,keyasint,omitempty" json:"standby,omitempty"`
 }
+
+// StandbyOffer is what a provider asks to stand by warm for a session.
+type StandbyOffer struct {
+	FeePerHour uint64   `cbor:"1,keyasint" json:"fee_per_hour"` // micro-units per hour of standby
+	HPKEKey    HexBytes `cbor:"2,keyasint" json:"hpke_key"`     // X-Wing public key (StandbyKeySize bytes)
+}
+
+// StandbyKeySize is the size of an X-Wing (X25519 + ML-KEM-768) public key.
+const StandbyKeySize = 1216
 
 // ModelOffer is one catalog model a provider serves.
 type ModelOffer struct {
@@ -128,6 +141,9 @@ func (a *Announcement) Check() error {
 	}
 	if len(a.Models) == 0 || len(a.Models) > maxModels {
 		return fmt.Errorf("%w: %d models (want 1..%d)", errInvalid, len(a.Models), maxModels)
+	}
+	if a.Standby != nil && len(a.Standby.HPKEKey) != StandbyKeySize {
+		return fmt.Errorf("%w: standby.hpke_key must be %d bytes", errInvalid, StandbyKeySize)
 	}
 	seen := make(map[string]bool, len(a.Models))
 	for i := range a.Models {

@@ -12,6 +12,7 @@ import (
 const (
 	NonceSize      = 16
 	ModelIDSize    = 32
+	MachineIDSize  = 32
 	DigestSize     = 32
 	MaxMessages    = 256
 	MaxTextBytes   = 1 << 20 // all text of a request together
@@ -44,6 +45,9 @@ func (r *Request) Validate() error {
 	if p := r.Pay; p != nil && (len(p.Payer) != AccountSize || len(p.Settler) != AccountSize || len(p.Sig) != SigSize) {
 		return bad("pay authorization has payer %d, settler %d and signature %d bytes, want %d, %d and %d",
 			len(p.Payer), len(p.Settler), len(p.Sig), AccountSize, AccountSize, SigSize)
+	}
+	if err := r.Session.validate(); err != nil {
+		return bad("session: %v", err)
 	}
 	if !r.Verification.Valid() {
 		return bad("unknown verification level %q (%s)", r.Verification, terms.LevelNames())
@@ -129,3 +133,31 @@ func (r *Request) Validate() error {
 	}
 	return nil
 }
+
+// maxPeerIDLen bounds a peer ID's bytes (a multihash of a public key).
+const maxPeerIDLen = 128
+
+func (s *SessionTurn) validate() error {
+	if s == nil {
+		return nil
+	}
+	if s.ID == "" || len(s.ID) > maxShortLen || !utf8.ValidString(s.ID) {
+		return fmt.Errorf("id must be 1..%d bytes of UTF-8", maxShortLen)
+	}
+	if s.Turn == 0 {
+		return fmt.Errorf("turn must be at least 1")
+	}
+	named := len(s.SuccessorPeer) != 0
+	if named != (len(s.SuccessorMachine) != 0) || named != (len(s.SuccessorKey) != 0) {
+		return fmt.Errorf("successor peer, machine and key come together or not at all")
+	}
+	if named && (len(s.SuccessorPeer) > maxPeerIDLen || len(s.SuccessorMachine) != MachineIDSize || len(s.SuccessorKey) != SessionKeySize) {
+		return fmt.Errorf("successor peer %d bytes (max %d), machine %d (want %d), key %d (want %d)",
+			len(s.SuccessorPeer), maxPeerIDLen, len(s.SuccessorMachine), MachineIDSize, len(s.SuccessorKey), SessionKeySize)
+	}
+	return nil
+}
+
+// SessionKeySize is the size of an X-Wing HPKE public key
+// (gossip.StandbyKeySize; infer does not import gossip).
+const SessionKeySize = 1216

@@ -83,6 +83,24 @@ type Request struct {
 	// (see consensus/ledger.SignPayAuth). A provider on a chain serves
 	// unpaid calls only from callers it trusts.
 	Pay *PayAuth `cbor:"16,keyasint,omitempty"`
+	// Session, when set, makes this call one turn of a session with
+	// continuity (DESIGN.md "Sessions and successors").
+	Session *SessionTurn `cbor:"17,keyasint,omitempty"`
+}
+
+// SessionTurn tells a provider which turn of which session it serves and,
+// when it serves as primary, which successor to seal the session state to
+// after the turn.
+type SessionTurn struct {
+	ID   string `cbor:"1,keyasint"` // the session ID (gateway-chosen or the buyer's)
+	Turn uint32 `cbor:"2,keyasint"` // 1-based
+	// The successor the gateway assigned; empty when the session has none.
+	SuccessorPeer    []byte `cbor:"3,keyasint,omitempty"` // peer ID bytes
+	SuccessorMachine []byte `cbor:"4,keyasint,omitempty"` // MachineIDSize bytes
+	SuccessorKey     []byte `cbor:"5,keyasint,omitempty"` // its announced X-Wing HPKE public key
+	// Failover: the turn reaches the session's successor because its
+	// primary is down; it serves from the state it holds for the session.
+	Failover bool `cbor:"6,keyasint,omitempty"`
 }
 
 // PayAuth is a settler's authorization of the calling peer for a payer.
