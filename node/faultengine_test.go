@@ -28,6 +28,9 @@ type fakeEngine struct {
 	// included, is reset; deadHits counts the completions sent to it.
 	down     atomic.Bool
 	deadHits atomic.Int64
+	// chatOnly answers 404 to /completions, as an engine that serves
+	// only chat does.
+	chatOnly bool
 
 	mu     sync.Mutex
 	script func(hit int) fault // hit counts from 1 since the last set
@@ -107,6 +110,10 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if engineHealthCheck(w, r) {
 		return // not a hit: the script is about completions
+	}
+	if fe.chatOnly && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
 	}
 	fe.mu.Lock()
 	n := fe.hits.Add(1)
