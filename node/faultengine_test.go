@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -33,6 +34,7 @@ type fakeEngine struct {
 	chatOnly bool
 
 	mu     sync.Mutex
+	bodies []map[string]any    // every completion request's JSON body
 	script func(hit int) fault // hit counts from 1 since the last set
 	base   int64
 	times  []time.Time // when each request came
@@ -100,7 +102,7 @@ func (fe *fakeEngine) once(f fault) {
 }
 
 func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
-	_, _ = io.Copy(io.Discard, r.Body)
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if fe.down.Load() {
 		if r.Method == http.MethodPost {
 			fe.deadHits.Add(1)
@@ -115,7 +117,10 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
 		return
 	}
+	var body map[string]any
+	_ = json.Unmarshal(raw, &body)
 	fe.mu.Lock()
+	fe.bodies = append(fe.bodies, body)
 	n := fe.hits.Add(1)
 	fe.times = append(fe.times, time.Now())
 	f := fe.script(int(n - fe.base))
@@ -240,4 +245,14 @@ func (fe *fakeEngine) gaps(from int64) []time.Duration {
 		out = append(out, fe.times[i].Sub(fe.times[i-1]))
 	}
 	return out
+}
+
+// lastBody is the JSON body of the latest completion request.
+func (fe *fakeEngine) lastBody() map[string]any {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	if len(fe.bodies) == 0 {
+		return nil
+	}
+	return fe.bodies[len(fe.bodies)-1]
 }

@@ -80,6 +80,36 @@ type Request struct {
 	Sampling inference.Sampling
 	// TopLogProbs > 0 requires log-probs (top TopLogProbs per token).
 	TopLogProbs int
+	// Continuation is text another engine already produced for this
+	// answer; the engine is asked to continue it (ContinueFinalMessage)
+	// and streams only what comes after.
+	Continuation string
+}
+
+// Continuation modes: how an engine is asked to continue text it did not
+// write.
+const (
+	// ContinueAssistantPrefix sends the chat messages plus a final
+	// assistant message holding the text so far, with vLLM's
+	// continue_final_message and add_generation_prompt=false (llama.cpp's
+	// server and Ollama continue a trailing assistant message as a
+	// prefill). A text completion continues as prompt + text.
+	ContinueAssistantPrefix = "assistant_prefix"
+	// ContinueRawPrompt continues text completions only (prompt + text).
+	ContinueRawPrompt = "raw_prompt"
+	// ContinueNone refuses every continuation.
+	ContinueNone = "none"
+)
+
+// CanContinue reports whether mode can continue a request of this kind.
+func CanContinue(mode string, chat bool) bool {
+	switch mode {
+	case ContinueAssistantPrefix:
+		return true
+	case ContinueRawPrompt:
+		return !chat
+	}
+	return false
 }
 
 // Delta is one streamed piece of output.
@@ -136,12 +166,18 @@ func (c *Client) body(r *Request) map[string]any {
 	}
 	if r.Chat {
 		b["messages"] = r.Messages
+		if r.Continuation != "" {
+			msgs := append(append([]inference.Message(nil), r.Messages...), inference.Message{Role: "assistant", Content: r.Continuation})
+			b["messages"] = msgs
+			b["continue_final_message"] = true
+			b["add_generation_prompt"] = false
+		}
 		if r.TopLogProbs > 0 {
 			b["logprobs"] = true
 			b["top_logprobs"] = r.TopLogProbs
 		}
 	} else {
-		b["prompt"] = r.Prompt
+		b["prompt"] = r.Prompt + r.Continuation
 		if r.TopLogProbs > 0 {
 			b["logprobs"] = r.TopLogProbs
 		}

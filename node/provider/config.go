@@ -59,6 +59,11 @@ type ModelConfig struct {
 	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
 	UpstreamURL   string               `toml:"upstream_url"`
 	UpstreamModel string               `toml:"upstream_model"`
+	// Continuation is how the upstream engine continues another
+	// provider's broken answer: "assistant_prefix" (the default: a final
+	// assistant message to continue), "raw_prompt" (text completions
+	// only) or "none".
+	Continuation string `toml:"continuation"`
 	ID            string               `toml:"id"`           // catalog model ID (hex Merkle root)
 	WeightsHash   string               `toml:"weights_hash"` // hash of the weights actually served (hex)
 	Engine        string               `toml:"engine"`
@@ -130,6 +135,12 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 		if err := m.UpstreamConfig().Validate(); err != nil {
 			return gossip.ModelOffer{}, fmt.Errorf("upstream_url/upstream_model: %w", err)
 		}
+		switch m.Continuation {
+		case "", upstream.ContinueAssistantPrefix, upstream.ContinueRawPrompt, upstream.ContinueNone:
+		default:
+			return gossip.ModelOffer{}, fmt.Errorf("continuation: %q is not one of %s, %s, %s", m.Continuation,
+				upstream.ContinueAssistantPrefix, upstream.ContinueRawPrompt, upstream.ContinueNone)
+		}
 		if slices.ContainsFunc(m.Verification, terms.Verification.NeedsCommitments) {
 			// An OpenAI-compatible engine exposes no token IDs for the
 			// commitment; announcing the level would only draw refusals.
@@ -137,6 +148,8 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 		}
 	} else if m.UpstreamURL != "" {
 		return gossip.ModelOffer{}, fmt.Errorf("upstream_url: set, but engine is %q, not %q", m.Engine, EngineUpstream)
+	} else if m.Continuation != "" {
+		return gossip.ModelOffer{}, fmt.Errorf("continuation: set, but engine is %q; the embedded engine always continues token-exactly", m.Engine)
 	}
 	var id []byte
 	var err error
@@ -189,6 +202,15 @@ const (
 // key, so the secret stays out of config files.
 const UpstreamKeyEnv = "TENZRO_UPSTREAM_API_KEY"
 
+// ContinuationMode is the upstream's continuation mode, defaulted.
+func (m ModelConfig) ContinuationMode() string {
+	if m.Continuation == "" {
+		return upstream.ContinueAssistantPrefix
+	}
+	return m.Continuation
+}
+
+// UpstreamConfig is the upstream client's configuration for the model.
 func (m ModelConfig) UpstreamConfig() upstream.Config {
 	return upstream.Config{BaseURL: m.UpstreamURL, Model: m.UpstreamModel, APIKey: os.Getenv(UpstreamKeyEnv)}
 }

@@ -64,3 +64,27 @@ func TestUpstreamRefusesOptimistic(t *testing.T) {
 		t.Fatalf("none and receipt on an upstream model: %v", err)
 	}
 }
+
+// TestUpstreamContinuationMode: continuation takes one of three modes on
+// an upstream model, defaulting to an assistant prefix, and is refused on
+// an embedded one.
+func TestUpstreamContinuationMode(t *testing.T) {
+	c := validConfig()
+	if got := c.Models[0].ContinuationMode(); got != "assistant_prefix" {
+		t.Fatalf("default mode %q", got)
+	}
+	c.Models[0].Continuation = "prefix"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "provider.models[0]: continuation") {
+		t.Fatalf("bad mode: %v", err)
+	}
+	c.Models[0].Continuation = "none"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	e := DevnetModel("m", "")
+	e.Continuation = "none"
+	c.Models = []ModelConfig{e}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "continuation") {
+		t.Fatalf("continuation on an embedded model: %v", err)
+	}
+}

@@ -90,8 +90,8 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		// OpenAI-compatible upstream does not expose.
 		return nil, errFrame(http.StatusBadRequest, terms.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
 	}
-	if up != nil && req.Continuation != "" {
-		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
+	if mode := m.cfg.ContinuationMode(); up != nil && req.Continuation != "" && !upstream.CanContinue(mode, req.Chat) {
+		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "this upstream engine (continuation = %q) cannot continue another provider's text", mode)
 	}
 	if eng == nil && up == nil {
 		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here", offer.Name, st)
@@ -214,7 +214,8 @@ const FinishStopped = "stopped"
 
 // relayUpstream serves a forwarded request from the upstream engine.
 func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
-	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs}
+	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs,
+		Continuation: req.Continuation}
 	if req.Verification == terms.VerifyOptimistic {
 		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
 	}
@@ -245,6 +246,12 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var se *upstream.StatusError
+		if req.Continuation != "" && errors.As(err, &se) && (se.Status == http.StatusBadRequest || se.Status == http.StatusUnprocessableEntity) {
+			// The engine will not prefill another's text: the gateway then
+			// restarts the answer instead of continuing it.
+			return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "the upstream engine refused to continue the text: %s", se.Message)
 		}
 		oe, _ := upstreamError(ctx, err).(*openai.Error)
 		e := errFrame(oe.Status, oe.Code, "%s", oe.Message)
