@@ -126,8 +126,8 @@ func New(m *Model, id inference.ModelID, opts Options) *Engine {
 	}
 	return &Engine{
 		cache: newPrefixCache(opts.CacheBytes),
-		m:    m,
-		opts: opts,
+		m:     m,
+		opts:  opts,
 		info: inference.ModelInfo{
 			Name: m.Cfg.Name, ID: id, Arch: m.Cfg.Arch, VocabSize: m.Cfg.Vocab,
 			ContextLength: ctxLen, Quant: m.Quant, Params: m.Params, Layers: m.Cfg.Layers,

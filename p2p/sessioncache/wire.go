@@ -150,6 +150,8 @@ func clip(s string) string {
 	return s
 }
 
-func writeFrame(w interface{ Write([]byte) (int, error) }, b []byte) error { return p2p.WriteFrame(w, b) }
+func writeFrame(w interface{ Write([]byte) (int, error) }, b []byte) error {
+	return p2p.WriteFrame(w, b)
+}
 
 func readFrame(r *bufio.Reader) ([]byte, error) { return p2p.ReadFrame(r, MaxFrameSize) }
