@@ -41,8 +41,9 @@ type HolderConfig struct {
 	// Fund, when set (a chain), accepts an assignment only against a
 	// funded standby stream; nil accepts without one.
 	Fund func(ctx context.Context, gateway peer.ID, a Assignment) error
-	// OnState is called in its own goroutine with every state stored: the
-	// node pre-fills its engine with it.
+	// OnState is called with every state stored, before the sender gets
+	// its answer: the node starts pre-filling its engine with it. It must
+	// not block (start the work in the background).
 	OnState func(a Assignment, st *State)
 	// MaxSessions bounds the sessions held (default 1024); the least
 	// recently touched goes first.
@@ -166,7 +167,7 @@ func (h *Holder) Accept(from peer.ID, b []byte) error {
 	}
 	h.cfg.Metrics.Accepted.Inc()
 	if h.cfg.OnState != nil {
-		go h.cfg.OnState(a, st)
+		h.cfg.OnState(a, st)
 	}
 	return nil
 }
