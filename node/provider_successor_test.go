@@ -121,10 +121,26 @@ func TestSessionFailoverServesWarm(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	tok, err := llm.OpenTokenizer(dir, inference.ModelID(gw.modelID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// history is what a turn can reuse: the prompt shared with the
+	// conversation up to the previous answer.
+	history := func(msgs []inference.Message) (shared, prompt int) {
+		prev, _ := tok.EncodePrompt(inference.GenerateRequest{Messages: msgs[:len(msgs)-1]})
+		p, _ := tok.EncodePrompt(inference.GenerateRequest{Messages: msgs})
+		return commonPrefixLen(prev, p), len(p)
+	}
 	sp := inference.Sampling{Temperature: 0.7, Seed: 11, MaxTokens: 12}
 	msgs := []inference.Message{{Role: "system", Content: "You are a patient harbour master."}, {Role: "user", Content: "Which boats came in today?"}}
 	for turn := uint32(1); turn <= 3; turn++ {
-		text, _ := gw.turn(primary, msgs, sp, successorTurn(sid, turn, succ))
+		text, units := gw.turn(primary, msgs, sp, successorTurn(sid, turn, succ))
+		// The primary keeps the session warm: from turn 2 on the
+		// history is not computed again.
+		if shared, _ := history(msgs); turn > 1 && int(units.CachedTokens) != shared || turn == 1 && units.CachedTokens != 0 {
+			t.Fatalf("turn %d at the primary: cached_tokens %d, want %d", turn, units.CachedTokens, shared)
+		}
 		msgs = append(msgs, inference.Message{Role: "assistant", Content: text},
 			inference.Message{Role: "user", Content: "And after that, which one?"})
 		nodetest.Eventually(t, 20*time.Second, "successor warm with the turn", func() bool {
@@ -135,16 +151,10 @@ func TestSessionFailoverServesWarm(t *testing.T) {
 
 	// What the successor must have reused: the conversation after turn 3
 	// as turn 4's prompt shares it.
-	tok, err := llm.OpenTokenizer(dir, inference.ModelID(gw.modelID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prev, _ := tok.EncodePrompt(inference.GenerateRequest{Messages: msgs[:len(msgs)-1]})
-	prompt, _ := tok.EncodePrompt(inference.GenerateRequest{Messages: msgs})
-	history := commonPrefixLen(prev, prompt)
+	shared, prompt := history(msgs)
 	held, _ := succ.Provider().HeldSession(sid)
-	if history < held.Tokens-1 || history < len(prompt)/2 {
-		t.Fatalf("test setup: history %d tokens of a %d-token prompt, state %d", history, len(prompt), held.Tokens)
+	if shared != held.Tokens || shared < prompt/2 {
+		t.Fatalf("test setup: history %d tokens of a %d-token prompt, state %d", shared, prompt, held.Tokens)
 	}
 
 	eng, err := llm.Open(dir, llm.Options{CacheBytes: -1})
@@ -162,9 +172,9 @@ func TestSessionFailoverServesWarm(t *testing.T) {
 
 	failover := &infer.SessionTurn{ID: sid, Turn: 4, Failover: true}
 	text, units := gw.turn(succ, msgs, sp, failover)
-	t.Logf("failover turn 4: cached_tokens %d of a %d-token prompt (history shared %d, state %d)", units.CachedTokens, len(prompt), history, held.Tokens)
-	if int(units.CachedTokens) != held.Tokens || int(units.CachedTokens) < history {
-		t.Fatalf("failed-over turn: cached_tokens %d, want the %d-token history held (prompt %d)", units.CachedTokens, held.Tokens, len(prompt))
+	t.Logf("failover turn 4: cached_tokens %d of a %d-token prompt (history %d)", units.CachedTokens, prompt, shared)
+	if int(units.CachedTokens) != shared {
+		t.Fatalf("failed-over turn: cached_tokens %d, want the %d-token history (prompt %d)", units.CachedTokens, shared, prompt)
 	}
 	if text != want.Text {
 		t.Fatalf("failed-over turn answered %q, an uninterrupted engine %q", text, want.Text)

@@ -129,12 +129,12 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 	}
 	gr := inference.GenerateRequest{Sampling: req.Sampling, LogProbs: req.TopLogProbs, ContinuationText: req.Continuation}
 	if req.Session != nil {
-		// The session's conversation is this engine's cache key; a turn
-		// failed over to this successor waits for its state to be warm.
+		// The session's conversation is this engine's cache key. A turn
+		// waits for the session's pending pre-fill (the state a successor
+		// was sent, or the primary's own last turn): computing the
+		// prefix again would take longer.
 		gr.CacheKey = req.Session.ID
-		if req.Session.Failover {
-			s.p.sess.waitWarm(ctx, req.Session.ID)
-		}
+		s.p.sess.waitWarm(ctx, req.Session.ID)
 	}
 	// Resume from the exact tokens when they spell the text the receipt's
 	// input commitment covers; otherwise (text held back at the break, or

@@ -87,6 +87,13 @@ func (s *Server) Stop() {
 	s.wg.Wait()
 }
 
+// Active is the number of exchanges in progress.
+func (s *Server) Active() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active
+}
+
 func (s *Server) admit(p peer.ID) (func(), error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
