@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,6 +114,14 @@ func TestSessionFailoverServesWarm(t *testing.T) {
 	if primary.Provider().StandbyKey() != nil || len(succ.Provider().StandbyKey()) != sessioncache.PublicKeySize {
 		t.Fatal("standby key on the wrong provider")
 	}
+	// The successor's announcement carries its standby offer: the key
+	// states are sealed to and the fee.
+	key := hex.EncodeToString(succ.Provider().StandbyKey())
+	nodetest.Eventually(t, 20*time.Second, "the successor's standby offer announced", func() bool {
+		res, err := primary.rpcCall("tenzro_tailGossip", `{"after":1,"limit":1000}`)
+		js, _ := json.Marshal(res)
+		return err == nil && strings.Contains(string(js), key) && strings.Contains(string(js), `"fee_per_hour":36000`)
+	})
 	gw := newSessionCaller(t, modelHex, primary, succ, cold)
 	const sid = "sess-failover"
 	ctx := context.Background()
