@@ -198,6 +198,14 @@ func TestSessionFailoverServesWarm(t *testing.T) {
 		t.Fatalf("cold standby: cached_tokens %d, text %q; want 0 and %q", coldUnits.CachedTokens, coldText, want.Text)
 	}
 
+	// A successor the gateway never assigned refuses the state; the
+	// primary counts the delivery failed.
+	gw.turn(primary, msgs[:2], sp, successorTurn("sess-unassigned", 1, cold))
+	nodetest.Eventually(t, 20*time.Second, "the refused state counted at both ends", func() bool {
+		return metricValue(t, primary, "tenzro_session_cache_states_send_failed_total") == 1 &&
+			metricValue(t, cold, "tenzro_session_cache_rejected_total") == 1
+	})
+
 	sent := metricValue(t, primary, "tenzro_session_cache_states_sent_total")
 	accepted := metricValue(t, succ, "tenzro_session_cache_states_accepted_total")
 	if sent != 3 || accepted != 3 {
@@ -205,7 +213,8 @@ func TestSessionFailoverServesWarm(t *testing.T) {
 	}
 }
 
-// metricValue reads a counter without labels from n's registry.
+// metricValue reads a counter from n's registry, summed over its labels
+// (-1 when absent).
 func metricValue(t *testing.T, n *Node, name string) float64 {
 	t.Helper()
 	mfs, err := n.reg.Gather()
@@ -213,8 +222,12 @@ func metricValue(t *testing.T, n *Node, name string) float64 {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.Metric) == 1 {
-			return mf.Metric[0].GetCounter().GetValue()
+		if mf.GetName() == name {
+			sum := 0.0
+			for _, m := range mf.Metric {
+				sum += m.GetCounter().GetValue()
+			}
+			return sum
 		}
 	}
 	return -1
