@@ -24,6 +24,9 @@ const (
 // PublicKeySize is an X-Wing public key's size (gossip.StandbyKeySize).
 const PublicKeySize = 1216
 
+// encSize is the size of an X-Wing encapsulation (the HPKE enc).
+const encSize = 1120
+
 // suite is HPKE with KEM X-Wing (X25519 + ML-KEM-768), HKDF-SHA256 and
 // AES-128-GCM.
 var suite = hpke.NewSuite(hpke.KEM_XWING, hpke.KDF_HKDF_SHA256, hpke.AEAD_AES128GCM)
@@ -54,8 +57,10 @@ func (s *Sealed) check() error {
 		return errors.New("turn must be at least 1")
 	case len(s.Recipient) != HashSize || len(s.StateHash) != HashSize:
 		return fmt.Errorf("recipient and state hash must be %d bytes", HashSize)
-	case len(s.Enc) == 0 || len(s.Enc) > 2048 || len(s.Ciphertext) == 0:
-		return errors.New("encapsulated key or ciphertext missing or oversized")
+	case len(s.Enc) != encSize:
+		return fmt.Errorf("encapsulated key of %d bytes, want %d", len(s.Enc), encSize)
+	case len(s.Ciphertext) == 0:
+		return errors.New("no ciphertext")
 	}
 	return nil
 }
