@@ -32,6 +32,7 @@ type sessions struct {
 
 	mu      sync.Mutex
 	warming map[string]chan struct{} // session → closed once its latest state is pre-filled
+	stopped bool                     // no background work starts any more
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -83,9 +84,28 @@ func (s *sessions) Stop(context.Context) error {
 	if s.srv != nil {
 		s.srv.Stop()
 	}
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
 	s.cancel()
 	s.wg.Wait()
 	return nil
+}
+
+// spawn runs fn in the background unless the part is stopping; Stop waits
+// for it.
+func (s *sessions) spawn(fn func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+	return true
 }
 
 // offer is the announcement's standby offer, nil without standby.
@@ -131,9 +151,7 @@ func (s *sessions) warm(sessionID string, modelID []byte, tokens []int) {
 	s.mu.Lock()
 	s.warming[sessionID] = done
 	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	started := s.spawn(func() {
 		defer func() {
 			close(done)
 			s.mu.Lock()
@@ -148,6 +166,14 @@ func (s *sessions) warm(sessionID string, modelID []byte, tokens []int) {
 			return
 		}
 		defer func() { <-s.prefill }()
+		s.mu.Lock()
+		superseded := s.warming[sessionID] != done
+		s.mu.Unlock()
+		if superseded {
+			// A newer state of the session came meanwhile: pre-filling
+			// this older one would cut the cache back to it.
+			return
+		}
 		start := time.Now()
 		if err := pf.Prefill(s.ctx, sessionID, tokens); err != nil {
 			if s.ctx.Err() == nil {
@@ -156,7 +182,15 @@ func (s *sessions) warm(sessionID string, modelID []byte, tokens []int) {
 			return
 		}
 		s.p.d.Log.Debug("session state pre-filled", "session", sessionID, "tokens", len(tokens), "took", time.Since(start))
-	}()
+	})
+	if !started {
+		s.mu.Lock()
+		if s.warming[sessionID] == done {
+			delete(s.warming, sessionID)
+		}
+		s.mu.Unlock()
+		close(done)
+	}
 }
 
 // waitWarm waits until the session's pending pre-fill (if any) is done,

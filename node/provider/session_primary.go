@@ -70,9 +70,7 @@ func (s *sessions) afterTurn(req *infer.Request, eng inference.Engine, gr infere
 		st.Tokens[i] = uint32(id)
 	}
 	key := append([]byte(nil), t.SuccessorKey...)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.spawn(func() {
 		log := s.p.d.Log.With("session", t.ID, "turn", t.Turn, "successor", to)
 		sess, err := s.p.d.Session.Current()
 		if err == nil {
@@ -90,5 +88,5 @@ func (s *sessions) afterTurn(req *infer.Request, eng inference.Engine, gr infere
 		}
 		s.met.Sent.Inc()
 		log.Debug("session state sealed to the successor", "tokens", len(st.Tokens))
-	}()
+	})
 }
