@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -284,5 +283,4 @@ func TestChecks(t *testing.T) {
 			t.Errorf("%s: bad state sealed", name)
 		}
 	}
-	_ = time.Second
 }
