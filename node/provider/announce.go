@@ -145,6 +145,7 @@ func (p *providerLoop) announce(ctx context.Context) {
 	an := &gossip.Announcement{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
 		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
+		Standby: p.p.sess.offer(),
 	}
 	p.publish(ctx, gossip.KindAnnounce, an)
 }

@@ -45,7 +45,9 @@ type Config struct {
 	// a payment record for an earlier call waits for it before it is
 	// refused (402 unpaid).
 	RecordWait time.Duration `toml:"record_wait"`
-	Models     []ModelConfig `toml:"models"`
+	// Standby is [provider.standby]: standing by as a session successor.
+	Standby StandbyConfig `toml:"standby"`
+	Models  []ModelConfig `toml:"models"`
 }
 
 // ModelConfig is one served model.
@@ -75,7 +77,7 @@ type ModelConfig struct {
 func DefaultConfig() Config {
 	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second,
 		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6,
-		RecordWait: 3 * time.Second}
+		RecordWait: 3 * time.Second, Standby: DefaultStandbyConfig()}
 }
 
 // Validate checks the section, naming each bad key.
@@ -109,6 +111,9 @@ func (p Config) Validate() error {
 	}
 	if p.MaxPerPeer < 0 || p.MaxPerPeer > 1<<16 {
 		errs = append(errs, fmt.Errorf("provider.max_per_peer: %d outside 0..65536", p.MaxPerPeer))
+	}
+	if err := p.Standby.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if len(p.Models) == 0 {
 		errs = append(errs, errors.New("provider.models: a provider must serve at least one model"))

@@ -90,11 +90,13 @@ func worstPrice(card terms.RateCard, req *infer.Request) (uint64, error) {
 // add), or only the per-call minimum where the gateway may fairly bill
 // less than the claim (an upstream's count, a stopped stream, a
 // continuation whose earlier text the gateway does not count as input).
-func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, exact bool) {
+func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, cached int, exact bool) {
 	if pc == nil || f == nil {
 		return
 	}
-	u := pricing.Units{InputTokens: uint64(max(f.PromptTokens, 0)), OutputTokens: uint64(max(f.CompletionTokens, 0))}
+	prompt := max(f.PromptTokens, 0)
+	cached = min(max(cached, 0), prompt)
+	u := pricing.Units{InputTokens: uint64(prompt - cached), CachedTokens: uint64(cached), OutputTokens: uint64(max(f.CompletionTokens, 0))}
 	if !exact || f.FinishReason == FinishStopped || req.Continuation != "" {
 		u = pricing.Units{}
 	}
