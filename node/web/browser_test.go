@@ -1,0 +1,251 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/node/nodetest"
+)
+
+// chromium finds the browser: $TENZRO_CHROMIUM, /usr/bin/chromium, or a
+// chromium or chrome on PATH.
+func chromium() (string, error) {
+	if p := os.Getenv("TENZRO_CHROMIUM"); p != "" {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		return "/usr/bin/chromium", nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("web: no chromium for the browser tests: install Debian's chromium (apt-get install chromium; .ci/run does) or set TENZRO_CHROMIUM")
+}
+
+// browser starts one headless Chromium for the test and returns a tab.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path, err := chromium()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.WindowSize(1500, 1900), chromedp.Flag("disable-gpu", true), chromedp.Flag("force-prefers-reduced-motion", true))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("web: start %s: %v", path, err)
+	}
+	return ctx
+}
+
+// eval runs js in the page and decodes its value.
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+type providerRow struct {
+	Peer, Status, Shown, Title string
+}
+
+const providerRowsJS = `[...document.querySelectorAll('#providers-table tbody tr')].map(r => ({
+	Peer: r.dataset.peer, Status: r.dataset.status, Shown: r.cells[0].textContent, Title: r.cells[0].firstChild.title}))`
+
+func rows(t *testing.T, ctx context.Context) map[string]providerRow {
+	out := map[string]providerRow{}
+	for _, r := range eval[[]providerRow](t, ctx, providerRowsJS) {
+		out[r.Peer] = r
+	}
+	return out
+}
+
+func short(id string) string { return id[:6] + "…" + id[len(id)-6:] }
+
+// TestPage drives the gateway's page in headless Chromium against a real
+// network: it lists every provider with its status and shortened peer ID,
+// shows a stopped provider down within 10 s, lists a call made through
+// the OpenAI route with its receipt verified, and requests nothing outside
+// the node's own origin. It leaves a screenshot of the page.
+func TestPage(t *testing.T) {
+	m := startMarket(t, 3)
+	ctx := browser(t)
+	origin := m.gateway.APIURL()
+
+	var mu sync.Mutex
+	var requested []string
+	// Every request the page makes, from its first: the listener is on
+	// before the navigation, with the network domain enabled.
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			requested = append(requested, e.Request.URL)
+			mu.Unlock()
+		}
+	})
+	if err == nil {
+		err = chromedp.Do(ctx, chromedp.Navigate(origin+"/?account="+buyer().String()))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("providers listed up with their peer IDs", func(t *testing.T) {
+		nodetest.Eventually(t, 15*time.Second, "every provider listed up on the page", func() bool {
+			rs := rows(t, ctx)
+			for _, p := range m.providers {
+				if rs[p.Host().ID().String()].Status != "up" {
+					return false
+				}
+			}
+			return len(rs) == len(m.providers)
+		})
+		for _, p := range m.providers {
+			id := p.Host().ID().String()
+			if r := rows(t, ctx)[id]; r.Shown != short(id) || r.Title != id {
+				t.Fatalf("row of %s shows %q (title %q), want %q", id, r.Shown, r.Title, short(id))
+			}
+		}
+	})
+
+	t.Run("a call through the OpenAI route is listed with its receipt verified", func(t *testing.T) {
+		nonce, served := chat(t, origin)
+		js := fmt.Sprintf(`(() => { const r = document.querySelector('#recent-table tr[data-nonce="%s"]');
+			return r ? r.dataset.verified + ' ' + r.dataset.provider : ''; })()`, nonce)
+		nodetest.Eventually(t, 10*time.Second, "the call in recent requests", func() bool {
+			return eval[string](t, ctx, js) != ""
+		})
+		if got := eval[string](t, ctx, js); got != "true "+served {
+			t.Fatalf("recent row: %q, want verified and served by %s", got, served)
+		}
+		// A click on the row looks the receipt up and verifies it.
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#recent-table tr[data-nonce="%s"]`, nonce)))); err != nil {
+			t.Fatal(err)
+		}
+		nodetest.Eventually(t, 10*time.Second, "the receipt verified in the lookup box", func() bool {
+			return eval[string](t, ctx, `document.querySelector('#lookup-out [data-verdict]')?.dataset.verdict || ''`) == "valid"
+		})
+	})
+
+	t.Run("a stopped provider turns down within 10 s", func(t *testing.T) {
+		gone := m.providers[len(m.providers)-1]
+		id := gone.Host().ID().String()
+		stopCtx, cancel := context.WithTimeout(context.Background(), nodetest.StopTimeout)
+		defer cancel()
+		if err := gone.Stop(stopCtx); err != nil {
+			t.Fatal(err)
+		}
+		nodetest.Eventually(t, 10*time.Second, "the stopped provider down on the page", func() bool {
+			return rows(t, ctx)[id].Status == "down"
+		})
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		// Let the plots gather a few samples: more calls, some hedged.
+		for range 4 {
+			chat(t, origin)
+		}
+		time.Sleep(1500 * time.Millisecond) // two refreshes, so the picture shows them; not an assertion
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(png) < 8 || string(png[1:4]) != "PNG" {
+			t.Fatalf("screenshot is not a PNG (%d bytes)", len(png))
+		}
+		dirs := []string{t.ArtifactDir()}
+		if d := os.Getenv("TENZRO_SCREENSHOT_DIR"); d != "" {
+			dirs = append(dirs, d)
+		}
+		for _, d := range dirs {
+			p := filepath.Join(d, "page.png")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("screenshot: %s", p)
+		}
+	})
+
+	t.Run("no request leaves the node's origin", func(t *testing.T) {
+		mu.Lock()
+		urls := append([]string(nil), requested...)
+		mu.Unlock()
+		want, _ := url.Parse(origin)
+		rpcs := 0
+		for _, u := range urls {
+			p, err := url.Parse(u)
+			if err != nil || p.Scheme != want.Scheme || p.Host != want.Host {
+				t.Errorf("the page requested %s, outside %s", u, origin)
+			}
+			if err == nil && p.Path == "/rpc" {
+				rpcs++
+			}
+		}
+		if rpcs < 5 {
+			t.Fatalf("%d requests seen, %d to /rpc: the listener saw too little to judge", len(urls), rpcs)
+		}
+	})
+}
+
+// chat makes one call through the gateway's OpenAI route and returns its
+// receipt nonce and serving provider.
+func chat(t *testing.T, origin string) (nonce, provider string) {
+	t.Helper()
+	body := `{"model":"` + node.DevnetModelName + `","messages":[{"role":"user","content":"Hello"}],"max_tokens":8,"tenzro":{"verification":"receipt"}}`
+	req, _ := http.NewRequest(http.MethodPost, origin+"/v1/chat/completions", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+buyerToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("chat: %d %s", resp.StatusCode, raw)
+	}
+	var out struct {
+		Tenzro struct {
+			Provider struct {
+				PeerID string `json:"peer_id"`
+			} `json:"provider"`
+			Receipt struct {
+				Verified bool `json:"verified"`
+				Receipt  struct {
+					Nonce string `json:"nonce"`
+				} `json:"receipt"`
+			} `json:"receipt"`
+		} `json:"tenzro"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || out.Tenzro.Receipt.Receipt.Nonce == "" || !out.Tenzro.Receipt.Verified {
+		t.Fatalf("chat answer without a verified receipt: %s (%v)", raw, err)
+	}
+	return out.Tenzro.Receipt.Receipt.Nonce, out.Tenzro.Provider.PeerID
+}
