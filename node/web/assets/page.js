@@ -170,7 +170,9 @@
       if (!c) {
         c = h('div', { class: 'small', data: { peer: v.provider } }, h('h3', {}, peer(v.provider), h('span', { class: 'sub' })), document.createElementNS('http://www.w3.org/2000/svg', 'svg'));
       }
-      c.querySelector('.sub').textContent = `${num(v.count)} samples · p95 ${ms(v.p95_ms)} · hedge at ${ms(v.hedge_delay_ms)}`;
+      c.querySelector('.sub').textContent = `n ${num(v.count)} · p95 ${ms(v.p95_ms)} · hedge ${ms(v.hedge_delay_ms)}`;
+      c.querySelector('.sub').title = `${num(v.count)} observations over the tracker's life; the plot holds the latest ${v.samples_ms.length}` +
+        (v.censored?.length ? `, ${v.censored.length} of them cancelled attempts slower than the p95 (grey)` : '');
       return c;
     });
     box.replaceChildren(...kids);
@@ -276,7 +278,10 @@
       h('th', { class: 'num' }, 'available'), h('th', { class: 'num' }, 'withdrawing'), h('th', { class: 'num' }, 'unlocks at'))), h('tbody', {}, escrows))
       : h('p', { class: 'quiet' }, 'No escrow: nobody can settle payments from this account.'));
     const p = S.payments;
-    $('payments-table').hidden = !p || p.error;
+    $('payments-table').hidden = !p || p.error || !p.records.length;
+    av.append(h('p', { class: p?.error ? 'err' : 'quiet' }, !p ? '' : p.error ? 'payments: ' + p.error :
+      p.records.length ? `${num(p.count)} payments settled in blocks ${num(p.from)}..${num(p.to)}: ${num(p.total)} µ, fees ${num(p.fees)} µ` :
+        `No payment from this account settled in blocks ${num(p.from)}..${num(p.to)}.`));
     if (p && !p.error) {
       $('payments-table').tHead.rows[0].cells[0].title = `blocks ${p.from}..${p.to}`;
       fill($('payments-table').tBodies[0], p.records.slice(-50).reverse().map(r => h('tr', { class: 'pick', on: { click: () => lookup(r.request_digest) } },
