@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tenzrod/tenzrod/node"
@@ -82,6 +85,14 @@ func rows(t *testing.T, ctx context.Context) map[string]providerRow {
 	return out
 }
 
+// refreshed waits for n more refreshes of the page.
+func refreshed(t *testing.T, ctx context.Context, n int) {
+	t.Helper()
+	const js = `Number(document.body.dataset.refreshes || 0)`
+	want := eval[int](t, ctx, js) + n
+	nodetest.Eventually(t, 10*time.Second, fmt.Sprintf("%d refreshes of the page", n), func() bool { return eval[int](t, ctx, js) >= want })
+}
+
 func short(id string) string { return id[:6] + "…" + id[len(id)-6:] }
 
 // TestPage drives the gateway's page in headless Chromium against a real
@@ -94,24 +105,8 @@ func TestPage(t *testing.T) {
 	ctx := browser(t)
 	origin := m.gateway.APIURL()
 
-	var mu sync.Mutex
-	var requested []string
-	// Every request the page makes, from its first: the listener is on
-	// before the navigation, with the network domain enabled.
-	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	err := chromedp.Listen(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
-			mu.Lock()
-			requested = append(requested, e.Request.URL)
-			mu.Unlock()
-		}
-	})
-	if err == nil {
-		err = chromedp.Do(ctx, chromedp.Navigate(origin+"/?account="+buyer().String()))
-	}
-	if err != nil {
+	seen := watch(t, ctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(origin+"/?account="+buyer().String())); err != nil {
 		t.Fatal(err)
 	}
 
@@ -133,8 +128,10 @@ func TestPage(t *testing.T) {
 		}
 	})
 
+	var served string // the provider of the first call, whose payment must settle
 	t.Run("a call through the OpenAI route is listed with its receipt verified", func(t *testing.T) {
-		nonce, served := chat(t, origin)
+		var nonce string
+		nonce, served = chat(t, origin)
 		js := fmt.Sprintf(`(() => { const r = document.querySelector('#recent-table tr[data-nonce="%s"]');
 			return r ? r.dataset.verified + ' ' + r.dataset.provider : ''; })()`, nonce)
 		nodetest.Eventually(t, 10*time.Second, "the call in recent requests", func() bool {
@@ -153,7 +150,10 @@ func TestPage(t *testing.T) {
 	})
 
 	t.Run("a stopped provider turns down within 10 s", func(t *testing.T) {
-		gone := m.providers[len(m.providers)-1]
+		gone := m.providers[0]
+		if gone.Host().ID().String() == served {
+			gone = m.providers[1]
+		}
 		id := gone.Host().ID().String()
 		stopCtx, cancel := context.WithTimeout(context.Background(), nodetest.StopTimeout)
 		defer cancel()
@@ -165,12 +165,51 @@ func TestPage(t *testing.T) {
 		})
 	})
 
+	t.Run("a settled payment is listed and verifies", func(t *testing.T) {
+		nodetest.Eventually(t, 30*time.Second, "the buyer's payments settled on the page", func() bool {
+			return eval[int](t, ctx, `document.querySelectorAll('#payments-table:not([hidden]) tbody tr').length`) > 0
+		})
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#payments-table tbody tr`))); err != nil {
+			t.Fatal(err)
+		}
+		nodetest.Eventually(t, 10*time.Second, "the payment found settled by the lookup", func() bool {
+			return eval[string](t, ctx, `document.querySelector('#lookup-out [data-verdict]')?.dataset.verdict || ''`) == "settled"
+		})
+	})
+
+	t.Run("a provider's page says quietly that it routes nothing", func(t *testing.T) {
+		tab, cancel := chromedp.NewContext(ctx)
+		defer cancel()
+		pseen := watch(t, tab)
+		var prov *node.Node // the first call's, which keeps running
+		for _, p := range m.providers {
+			if p.Host().ID().String() == served {
+				prov = p
+			}
+		}
+		if prov == nil {
+			t.Fatalf("no provider %s in the network", served)
+		}
+		if err := chromedp.Do(tab, chromedp.Navigate(prov.APIURL()+"/")); err != nil {
+			t.Fatal(err)
+		}
+		nodetest.Eventually(t, 10*time.Second, "the provider's page live", func() bool {
+			return eval[string](t, tab, `document.getElementById('live').dataset.state`) == "live"
+		})
+		got := eval[string](t, tab, `document.getElementById('recent-empty').textContent + ' | ' + document.getElementById('node-info').textContent`)
+		if !strings.Contains(got, "routes no requests") || !strings.Contains(got, "provider") {
+			t.Fatalf("provider page: %q", got)
+		}
+		nodetest.Eventually(t, 10*time.Second, "three refreshes of the provider's page", func() bool { return pseen.rpcs() >= 3 })
+		pseen.check(t, prov.APIURL())
+	})
+
 	t.Run("screenshot", func(t *testing.T) {
 		// Let the plots gather a few samples: more calls, some hedged.
 		for range 4 {
 			chat(t, origin)
 		}
-		time.Sleep(1500 * time.Millisecond) // two refreshes, so the picture shows them; not an assertion
+		refreshed(t, ctx, 2) // so the picture shows them
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
@@ -178,41 +217,111 @@ func TestPage(t *testing.T) {
 		if len(png) < 8 || string(png[1:4]) != "PNG" {
 			t.Fatalf("screenshot is not a PNG (%d bytes)", len(png))
 		}
+		// The same page as an operator with a dark desktop sees it.
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
+			t.Fatal(err)
+		}
+		refreshed(t, ctx, 1) // redraws the plots in the dark colours
+		dark, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
 		dirs := []string{t.ArtifactDir()}
 		if d := os.Getenv("TENZRO_SCREENSHOT_DIR"); d != "" {
 			dirs = append(dirs, d)
 		}
 		for _, d := range dirs {
-			p := filepath.Join(d, "page.png")
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p, png, 0o644); err != nil {
-				t.Fatal(err)
+			for name, img := range map[string][]byte{"page.png": png, "page-dark.png": dark} {
+				p := filepath.Join(d, name)
+				if err := os.WriteFile(p, img, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("screenshot: %s", p)
 			}
-			t.Logf("screenshot: %s", p)
 		}
 	})
 
-	t.Run("no request leaves the node's origin", func(t *testing.T) {
-		mu.Lock()
-		urls := append([]string(nil), requested...)
-		mu.Unlock()
-		want, _ := url.Parse(origin)
-		rpcs := 0
-		for _, u := range urls {
-			p, err := url.Parse(u)
-			if err != nil || p.Scheme != want.Scheme || p.Host != want.Host {
-				t.Errorf("the page requested %s, outside %s", u, origin)
+	t.Run("no request leaves the node's origin, no script error", func(t *testing.T) {
+		seen.check(t, origin)
+	})
+}
+
+// seen is what a tab did: every URL it requested, every script exception
+// and console error (a CSP violation is one).
+type seen struct {
+	mu       sync.Mutex
+	urls     []string
+	problems []string
+}
+
+// watch records what the tab ctx does from now on, with the network
+// domain enabled; call it before the navigation.
+func watch(t *testing.T, ctx context.Context) *seen {
+	t.Helper()
+	s := &seen{}
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	err := chromedp.Listen(ctx, func(ev any) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			s.urls = append(s.urls, e.Request.URL)
+		case *runtime.EventExceptionThrown:
+			s.problems = append(s.problems, fmt.Sprintf("exception: %s %+v", e.ExceptionDetails.Text, e.ExceptionDetails.Exception))
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				s.problems = append(s.problems, fmt.Sprintf("console %s: %s (%s)", e.Entry.Source, e.Entry.Text, e.Entry.URL))
 			}
-			if err == nil && p.Path == "/rpc" {
-				rpcs++
-			}
-		}
-		if rpcs < 5 {
-			t.Fatalf("%d requests seen, %d to /rpc: the listener saw too little to judge", len(urls), rpcs)
 		}
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *seen) rpcs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, u := range s.urls {
+		if strings.HasSuffix(u, "/rpc") {
+			n++
+		}
+	}
+	return n
+}
+
+// check asserts that every request went to origin, that the page polled
+// /rpc, and that no script failed.
+func (s *seen) check(t *testing.T, origin string) {
+	t.Helper()
+	s.mu.Lock()
+	urls, problems := append([]string(nil), s.urls...), append([]string(nil), s.problems...)
+	s.mu.Unlock()
+	want, _ := url.Parse(origin)
+	rpcs := 0
+	for _, u := range urls {
+		p, err := url.Parse(u)
+		if err != nil || p.Scheme != want.Scheme || p.Host != want.Host {
+			t.Errorf("the page requested %s, outside %s", u, origin)
+		}
+		if err == nil && p.Path == "/rpc" {
+			rpcs++
+		}
+	}
+	if rpcs < 3 {
+		t.Errorf("%d requests seen, %d to /rpc: the listener saw too little to judge", len(urls), rpcs)
+	}
+	for _, p := range problems {
+		t.Errorf("page %s: %s", origin, p)
+	}
 }
 
 // chat makes one call through the gateway's OpenAI route and returns its

@@ -46,7 +46,7 @@
   const S = {
     tick: 0, info: null, providers: [], metrics: null, metricsErr: null, recent: [], lastSeq: 0, routes: true,
     lat: null, feed: null, validators: null, chain: null, account: null, payments: null, quotes: null, quotesErr: null,
-    hedge: [], price: new Map(), peers: new Map(), // price: provider|model → [[t, p50]]
+    hedge: [], price: new Map(), peers: [], // price: provider|model → [[t, p50]]
   };
 
   // ---- node and header
@@ -56,7 +56,11 @@
     const hw = i.hardware_key ? 'hardware' : 'software key (not hardware-attested)';
     const rows = [['role', i.role], ['peer', mono(i.peer_id)], ['machine', mono(i.machine_id)], ['key', i.key_backend + ' · ' + hw],
       ['version', i.version], ['network', i.network], ['chain', i.chain_id ? i.chain_id + ' · height ' + num(i.height) : 'none'],
-      ['listening', h('span', { title: (i.listen_addrs || []).join('\n') }, (i.listen_addrs || []).length + ' addresses')]];
+      ['listening', h('span', { title: (i.listen_addrs || []).join('\n') }, (i.listen_addrs || []).length + ' addresses')],
+      ['peers', h('span', { title: (S.peers || []).map(p => `${p.peer_id} ${p.direction} ${p.latency_ms.toFixed(1)} ms ${p.agent || ''}`).join('\n') },
+        `${(S.peers || []).length} connected`)],
+      ['providers', `${S.providers.filter(p => p.status === 'up').length} up of ${S.providers.length} known`],
+      ['open breakers', String(Object.values(S.metrics?.providers || {}).filter(c => c.breaker && c.breaker.state !== 'closed').length)]];
     $('node-info').replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
     $('hdr').replaceChildren(h('span', {}, h('b', {}, i.role)), h('span', {}, 'peer ', peer(i.peer_id)),
       h('span', {}, i.network), h('span', {}, i.version),
@@ -162,8 +166,11 @@
   function renderLatency() {
     const box = $('latency-plots');
     if (!S.routes) { box.replaceChildren(); quiet('latency-empty', 'This node routes no requests, so it measures no provider latency.'); return; }
-    const ls = (S.lat?.providers || []).slice().sort((a, b) => a.provider < b.provider ? -1 : 1);
-    quiet('latency-empty', ls.length ? '' : 'No provider measured yet: the first routed request gives the first sample.');
+    // Every known provider gets a plot, measured or not: nothing hidden.
+    const byPeer = new Map((S.lat?.providers || []).map(v => [v.provider, v]));
+    for (const p of S.providers) if (!byPeer.has(p.peer_id)) byPeer.set(p.peer_id, { provider: p.peer_id, samples_ms: [], count: 0, p95_ms: 0, hedge_delay_ms: S.lat?.hedge_max_ms || 0 });
+    const ls = [...byPeer.values()].sort((a, b) => a.provider < b.provider ? -1 : 1);
+    quiet('latency-empty', ls.length ? '' : 'No provider known yet.');
     const keep = new Map([...box.children].map(c => [c.dataset.peer, c]));
     const kids = ls.map(v => {
       let c = keep.get(v.provider);
@@ -280,7 +287,7 @@
     const p = S.payments;
     $('payments-table').hidden = !p || p.error || !p.records.length;
     av.append(h('p', { class: p?.error ? 'err' : 'quiet' }, !p ? '' : p.error ? 'payments: ' + p.error :
-      p.records.length ? `${num(p.count)} payments settled in blocks ${num(p.from)}..${num(p.to)}: ${num(p.total)} µ, fees ${num(p.fees)} µ` :
+      p.records.length ? `${num(p.count)} payment${p.count === 1 ? '' : 's'} settled in blocks ${num(p.from)}..${num(p.to)}: ${num(p.total)} µ, fees ${num(p.fees)} µ` :
         `No payment from this account settled in blocks ${num(p.from)}..${num(p.to)}.`));
     if (p && !p.error) {
       $('payments-table').tHead.rows[0].cells[0].title = `blocks ${p.from}..${p.to}`;
@@ -350,7 +357,7 @@
   // ---- the refresh loop
   async function refresh() {
     S.tick++;
-    const calls = [['tenzro_nodeInfo'], ['tenzro_listProviders']];
+    const calls = [['tenzro_nodeInfo'], ['tenzro_listProviders'], ['tenzro_listPeers']];
     if (S.routes) calls.push(['tenzro_getRouterMetrics'], ['tenzro_listRecentRequests', { after: S.lastSeq }], ['tenzro_getLatencies']);
     calls.push(['tenzro_getPriceFeed']);
     const q = quoteParams();
@@ -368,6 +375,7 @@
     const now = Date.now();
     S.info = got.tenzro_nodeInfo.result || S.info;
     S.providers = got.tenzro_listProviders.result || [];
+    S.peers = got.tenzro_listPeers.result || S.peers;
     if (S.routes) {
       const m = got.tenzro_getRouterMetrics;
       if (m.error) {
@@ -416,6 +424,7 @@
     try {
       await refresh();
       setLive('live', 'live · ' + clock(Date.now()));
+      document.body.dataset.refreshes = S.tick; // for whoever waits for the next picture (the browser tests)
     } catch (e) {
       setLive('error', 'node unreachable: ' + e.message);
     } finally {

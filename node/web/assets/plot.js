@@ -55,16 +55,24 @@ window.Plot = (() => {
     el('line', { class: 'axis', x1: pad.l, x2: w - pad.r, y1: h - pad.b, y2: h - pad.b }, svg);
     el('text', { x: pad.l, y: h - 4 }, svg, fmtMs(lo));
     el('text', { x: w - pad.r, y: h - 4, 'text-anchor': 'end' }, svg, fmtMs(hi) + (log ? ' (log)' : ''));
-    const mark = (v, cls, label, anchorRight) => {
-      if (!(v > 0)) return;
-      const xv = x(v);
+    // A mark's label sits beside it, on the side with room; two marks that
+    // (nearly) coincide share one label.
+    const mark = (v, cls, label, right) => {
+      const xv = x(v), width = label.length * 5.6;
+      if (!right && xv + 3 + width > w - pad.r) right = true;
+      if (right && xv - 3 - width < pad.l) right = false;
       el('line', { class: cls, x1: xv, x2: xv, y1: pad.t - 2, y2: h - pad.b }, svg);
-      el('text', { class: cls + 'l', x: xv + (anchorRight ? -3 : 3), y: 10, 'text-anchor': anchorRight ? 'end' : 'start' }, svg, label + ' ' + fmtMs(v));
+      el('text', { class: cls + 'l', x: xv + (right ? -3 : 3), y: 10, 'text-anchor': right ? 'end' : 'start' }, svg, label);
     };
-    // Labels go to opposite sides of their marks so they do not collide.
-    const hedgeLeft = hedge > 0 && p95 > 0 && hedge < p95;
-    mark(p95, 'p95', 'p95', !hedgeLeft);
-    mark(hedge, 'hedge', 'hedge', hedgeLeft);
+    const hasP = p95 > 0, hasH = hedge > 0;
+    if (hasP && hasH && Math.abs(x(p95) - x(hedge)) < 3) {
+      mark(p95, 'p95', 'p95 = hedge ' + fmtMs(p95), false);
+    } else {
+      // Labels go to opposite sides of their marks so they do not collide.
+      const hedgeLeft = hasP && hasH && hedge < p95;
+      if (hasP) mark(p95, 'p95', 'p95 ' + fmtMs(p95), !hedgeLeft);
+      if (hasH) mark(hedge, 'hedge', 'hedge ' + fmtMs(hedge), hedgeLeft);
+    }
   }
 
   // lines plots series [{cls, label, points: [[tMs, value|null]]}] over the
