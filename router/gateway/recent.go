@@ -68,11 +68,16 @@ func (r *recentRing) add(e RecentRequest) {
 func (r *recentRing) since(after uint64, limit int) []RecentRequest {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := []RecentRequest{}
 	oldest := uint64(1)
 	if r.next > RecentKept {
 		oldest = r.next - RecentKept
 	}
+	from := max(oldest, after+1)
+	n := 0
+	if r.next > from {
+		n = min(int(r.next-from), limit)
+	}
+	out := make([]RecentRequest, 0, n)
 	for seq := r.next - 1; seq >= oldest && seq > after && len(out) < limit; seq-- {
 		out = append(out, r.buf[(seq-1)%RecentKept])
 	}

@@ -91,3 +91,20 @@ func TestLatenciesFollowTheTracker(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkRecentRing: what remembering a request costs the routing path,
+// and what a page's poll of the whole ring costs.
+func BenchmarkRecentRing(b *testing.B) {
+	r := newRecentRing()
+	e := RecentRequest{Model: "m", Provider: "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA", Nonce: strings.Repeat("ab", 16)}
+	b.Run("add", func(b *testing.B) {
+		for b.Loop() {
+			r.add(e)
+		}
+	})
+	b.Run("since-all", func(b *testing.B) {
+		for b.Loop() {
+			_ = r.since(0, RecentKept)
+		}
+	})
+}
