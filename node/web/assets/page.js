@@ -120,6 +120,7 @@
   }
   function renderMetrics() {
     const m = S.metrics;
+    $('plot-hedge').closest('figure').hidden = !S.routes;
     if (!m) {
       $('metrics-sub').textContent = '';
       $('metrics-body').replaceChildren(h('p', { class: 'quiet' }, S.metricsErr || 'loading…'));
@@ -191,6 +192,7 @@
     const rs = S.recent;
     $('recent-sub').textContent = rs.length ? `last ${rs.length} · newest first · click a row to verify its receipt` : '';
     quiet('recent-empty', !S.routes ? 'This node routes no requests.' : rs.length ? '' : 'No request routed yet.');
+    $('recent-table').hidden = !rs.length;
     fill($('recent-table').tBodies[0], rs.map(r => {
       const receipt = r.nonce || r.receipt_problem ? (r.receipt_verified ? pill('verified', 'yes', 'nonce ' + r.nonce) : pill('refused', 'no', r.receipt_problem)) : h('span', { class: 'mute' }, '—');
       return h('tr', { class: r.nonce ? 'pick' : '', data: { seq: r.seq, provider: r.provider || '', verified: String(!!r.receipt_verified), nonce: r.nonce || '' },
