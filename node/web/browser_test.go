@@ -85,6 +85,15 @@ func rows(t *testing.T, ctx context.Context) map[string]providerRow {
 	return out
 }
 
+// click clicks the first element sel matches, in one step in the page: a
+// query and a click sent apart could meet a table the page redrew between.
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	if !eval[bool](t, ctx, fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (e) e.click(); return !!e; })()`, sel)) {
+		t.Fatalf("nothing on the page matches %s", sel)
+	}
+}
+
 // refreshed waits for n more refreshes of the page.
 func refreshed(t *testing.T, ctx context.Context, n int) {
 	t.Helper()
@@ -141,9 +150,7 @@ func TestPage(t *testing.T) {
 			t.Fatalf("recent row: %q, want verified and served by %s", got, served)
 		}
 		// A click on the row looks the receipt up and verifies it.
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#recent-table tr[data-nonce="%s"]`, nonce)))); err != nil {
-			t.Fatal(err)
-		}
+		click(t, ctx, fmt.Sprintf(`#recent-table tr[data-nonce="%s"]`, nonce))
 		nodetest.Eventually(t, 10*time.Second, "the receipt verified in the lookup box", func() bool {
 			return eval[string](t, ctx, `document.querySelector('#lookup-out [data-verdict]')?.dataset.verdict || ''`) == "valid"
 		})
@@ -155,23 +162,28 @@ func TestPage(t *testing.T) {
 			gone = m.providers[1]
 		}
 		id := gone.Host().ID().String()
-		stopCtx, cancel := context.WithTimeout(context.Background(), nodetest.StopTimeout)
-		defer cancel()
-		if err := gone.Stop(stopCtx); err != nil {
-			t.Fatal(err)
-		}
+		// The 10 s run from the stop's start: its heartbeats end first,
+		// while the rest of the node (chain, collector) may take a while
+		// to wind down on a loaded machine.
+		stopped := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 3*nodetest.StopTimeout)
+			defer cancel()
+			stopped <- gone.Stop(ctx)
+		}()
 		nodetest.Eventually(t, 10*time.Second, "the stopped provider down on the page", func() bool {
 			return rows(t, ctx)[id].Status == "down"
 		})
+		if err := <-stopped; err != nil {
+			t.Fatalf("stop the provider: %v", err)
+		}
 	})
 
 	t.Run("a settled payment is listed and verifies", func(t *testing.T) {
 		nodetest.Eventually(t, 30*time.Second, "the buyer's payments settled on the page", func() bool {
 			return eval[int](t, ctx, `document.querySelectorAll('#payments-table:not([hidden]) tbody tr').length`) > 0
 		})
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#payments-table tbody tr`))); err != nil {
-			t.Fatal(err)
-		}
+		click(t, ctx, `#payments-table tbody tr`)
 		nodetest.Eventually(t, 10*time.Second, "the payment found settled by the lookup", func() bool {
 			return eval[string](t, ctx, `document.querySelector('#lookup-out [data-verdict]')?.dataset.verdict || ''`) == "settled"
 		})

@@ -188,8 +188,11 @@
   }
 
   // ---- recent requests
+  let recentDrawn = -1; // the lastSeq the table shows: rows are rebuilt only when new ones came
   function renderRecent() {
     const rs = S.recent;
+    if (recentDrawn === S.lastSeq && S.routes) return;
+    recentDrawn = S.lastSeq;
     $('recent-sub').textContent = rs.length ? `last ${rs.length} · newest first · click a row to verify its receipt` : '';
     quiet('recent-empty', !S.routes ? 'This node routes no requests.' : rs.length ? '' : 'No request routed yet.');
     $('recent-table').hidden = !rs.length;
@@ -264,6 +267,7 @@
   }
 
   // ---- chain
+  let paymentsDrawn = ''; // which records the payments table shows
   const account = () => { const a = $('account').value.trim().toLowerCase(); return /^[0-9a-f]{64}$/.test(a) ? a : ''; };
   function renderChain() {
     if (S.chain === false) { $('chain-body').hidden = true; quiet('chain-empty', 'This node runs no chain.'); $('chain-sub').textContent = ''; return; }
@@ -291,7 +295,9 @@
     av.append(h('p', { class: p?.error ? 'err' : 'quiet' }, !p ? '' : p.error ? 'payments: ' + p.error :
       p.records.length ? `${num(p.count)} payment${p.count === 1 ? '' : 's'} settled in blocks ${num(p.from)}..${num(p.to)}: ${num(p.total)} µ, fees ${num(p.fees)} µ` :
         `No payment from this account settled in blocks ${num(p.from)}..${num(p.to)}.`));
-    if (p && !p.error) {
+    const key = p && !p.error ? p.records.length + ':' + (p.records[p.records.length - 1]?.request_digest || '') : '';
+    if (p && !p.error && key !== paymentsDrawn) {
+      paymentsDrawn = key;
       $('payments-table').tHead.rows[0].cells[0].title = `blocks ${p.from}..${p.to}`;
       fill($('payments-table').tBodies[0], p.records.slice(-50).reverse().map(r => h('tr', { class: 'pick', on: { click: () => lookup(r.request_digest) } },
         h('td', { class: 'num' }, num(r.height)), h('td', {}, mono(short(r.provider), r.provider)), h('td', {}, mono(short(r.request_digest), r.request_digest)),
@@ -442,7 +448,7 @@
   $('account').addEventListener('input', () => {
     const a = account();
     if (a || !$('account').value) localStorage.setItem('tenzro.account', a);
-    S.account = null; S.payments = null; renderChain();
+    S.account = null; S.payments = null; paymentsDrawn = ''; renderChain();
   });
   $('account-form').addEventListener('submit', e => e.preventDefault());
   for (const id of ['quote-model', 'quote-in', 'quote-out', 'quote-level']) $(id).addEventListener('change', () => { S.quotes = null; loop(); });
