@@ -26,43 +26,49 @@ func TestRecentRequestsAndLatenciesRPC(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("chat: %d", resp.StatusCode)
 	}
-	got, err := gw.rpcCall("tenzro_listRecentRequests", `{"limit":10}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rr := got.(RecentResult)
 	prov := ps[0].Host().ID().String()
-	if len(rr.Requests) != 1 || rr.Last != 1 || rr.Kept != 200 {
-		t.Fatalf("recent %+v", rr)
-	}
-	if r := rr.Requests[0]; r.Provider != prov || !r.ReceiptVerified || r.Price == 0 || r.Nonce == "" || r.Attempts < 1 || r.Model != DevnetModelName {
-		t.Fatalf("recent entry %+v", r)
-	}
-	if got, _ := gw.rpcCall("tenzro_listRecentRequests", `{"after":1}`); len(got.(RecentResult).Requests) != 0 || got.(RecentResult).Last != 1 {
-		t.Fatalf("after the last: %+v", got)
-	}
-	lat, err := gw.rpcCall("tenzro_getLatencies", `{"provider":"`+prov+`"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lr := lat.(LatencyResult)
-	if len(lr.Providers) != 1 || len(lr.Providers[0].SamplesMs) != 1 || lr.Providers[0].P95Ms <= 0 ||
-		lr.Providers[0].HedgeDelayMs < lr.HedgeMinMs || lr.Providers[0].HedgeDelayMs > lr.HedgeMaxMs {
-		t.Fatalf("latencies %+v", lr)
-	}
-	for method, params := range map[string]string{
-		"tenzro_listRecentRequests": `{"limit":201}`,
-		"tenzro_getLatencies":       `{"provider":"not-a-peer"}`,
-	} {
+	refused := func(t *testing.T, n *Node, method, params string, code int) {
+		t.Helper()
 		var re *rpc.Error
-		if _, err := gw.rpcCall(method, params); !errors.As(err, &re) || re.Code != rpc.CodeInvalidParams {
-			t.Fatalf("%s %s: %v, want invalid params", method, params, err)
+		if _, err := n.rpcCall(method, params); !errors.As(err, &re) || re.Code != code {
+			t.Fatalf("%s %s: %v, want code %d", method, params, err, code)
 		}
 	}
-	var re *rpc.Error
-	if _, err := ps[0].rpcCall("tenzro_listRecentRequests", ""); !errors.As(err, &re) || re.Code != rpc.CodeUnavailable {
-		t.Fatalf("provider node: %v, want unavailable", err)
-	}
+	t.Run("tenzro_listRecentRequests", func(t *testing.T) {
+		got, err := gw.rpcCall("tenzro_listRecentRequests", `{"limit":10}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rr := got.(RecentResult)
+		if len(rr.Requests) != 1 || rr.Last != 1 || rr.Kept != 200 {
+			t.Fatalf("recent %+v", rr)
+		}
+		if r := rr.Requests[0]; r.Provider != prov || !r.ReceiptVerified || r.Price == 0 || r.Nonce == "" || r.Attempts < 1 || r.Model != DevnetModelName {
+			t.Fatalf("recent entry %+v", r)
+		}
+		if got, _ := gw.rpcCall("tenzro_listRecentRequests", `{"after":1}`); len(got.(RecentResult).Requests) != 0 || got.(RecentResult).Last != 1 {
+			t.Fatalf("after the last: %+v", got)
+		}
+		refused(t, gw, "tenzro_listRecentRequests", `{"limit":201}`, rpc.CodeInvalidParams)
+		refused(t, gw, "tenzro_listRecentRequests", `{"limit":"ten"}`, rpc.CodeInvalidParams)
+		refused(t, ps[0], "tenzro_listRecentRequests", ``, rpc.CodeUnavailable)
+	})
+	t.Run("tenzro_getLatencies", func(t *testing.T) {
+		lat, err := gw.rpcCall("tenzro_getLatencies", `{"provider":"`+prov+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lr := lat.(LatencyResult)
+		if len(lr.Providers) != 1 || len(lr.Providers[0].SamplesMs) != 1 || lr.Providers[0].P95Ms <= 0 ||
+			lr.Providers[0].HedgeDelayMs < lr.HedgeMinMs || lr.Providers[0].HedgeDelayMs > lr.HedgeMaxMs {
+			t.Fatalf("latencies %+v", lr)
+		}
+		if all, _ := gw.rpcCall("tenzro_getLatencies", ``); len(all.(LatencyResult).Providers) != 1 {
+			t.Fatalf("every provider: %+v", all)
+		}
+		refused(t, gw, "tenzro_getLatencies", `{"provider":"not-a-peer"}`, rpc.CodeInvalidParams)
+		refused(t, ps[0], "tenzro_getLatencies", ``, rpc.CodeUnavailable)
+	})
 }
 
 // FuzzRecentParams: whatever params arrive, the decoders never panic and
