@@ -30,6 +30,7 @@ var knownMethods = []string{
 	"tenzro_verifyReceipt", "tenzro_getPriceFeed", "tenzro_getStanding",
 	"tenzro_getAccount", "tenzro_listValidators", "tenzro_getParams", "tenzro_listModelNames", "tenzro_listEscrows",
 	"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack", "tenzro_getPayments",
+	"tenzro_listRecentRequests", "tenzro_getLatencies", "tenzro_rpcMethods",
 }
 
 type cachedNames struct {
