@@ -1,0 +1,39 @@
+package gateway
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// sessionMetrics count what sessions did, on /metrics.
+type sessionMetrics struct {
+	active                                  prometheus.Gauge
+	assigned, failovers, streamsOpened      prometheus.Counter
+	noSuccessor, streamsStopped, challenges *prometheus.CounterVec
+}
+
+func newSessionMetrics(reg prometheus.Registerer) (*sessionMetrics, error) {
+	vec := func(name, help, label string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "sessions", Name: name, Help: help}, []string{label})
+	}
+	c := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "sessions", Name: name, Help: help})
+	}
+	m := &sessionMetrics{
+		active: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "tenzro", Subsystem: "sessions", Name: "active",
+			Help: "Sessions the gateway holds."}),
+		assigned:      c("successors_assigned_total", "Successors assigned (funded and told which machine is primary)."),
+		failovers:     c("failovers_total", "Turns served by the session's successor after its primary was down or failed."),
+		streamsOpened: c("streams_opened_total", "Standby stream escrows opened from buyers' escrows."),
+		noSuccessor:   vec("no_successor_total", "Turns that found no eligible successor, by reason.", "reason"),
+		streamsStopped: vec("streams_stopped_total",
+			"Standby streams stopped, by why (idle, replaced, promoted, unused, challenge_failed).", "why"),
+		challenges: vec("challenges_total", "Successor challenges, by result (passed, failed).", "result"),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, col := range []prometheus.Collector{m.active, m.assigned, m.failovers, m.streamsOpened, m.noSuccessor, m.streamsStopped, m.challenges} {
+		if err := reg.Register(col); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
