@@ -36,8 +36,9 @@ type sessionTurn struct {
 	jurisdiction string
 	level        terms.Verification
 	model        []byte
-	primary      *member // the pinned primary, nil on a first turn
-	successor    *member // the successor as the turn began
+	primary      *member   // the pinned primary, nil on a first turn
+	successor    *member   // the successor as the turn began
+	failed       []peer.ID // successors that failed a challenge
 
 	mu     sync.Mutex
 	plans  map[peer.ID]*plan
@@ -67,8 +68,11 @@ func (g *Gateway) beginTurn(req *Request) (*sessionTurn, error) {
 	t := &sessionTurn{e: e, created: created, id: e.id, payer: e.payer, n: e.turn + 1, continuity: e.continuity,
 		jurisdiction: e.jurisdiction, level: req.Verification, model: e.model, primary: e.primary, successor: e.successor,
 		plans: map[peer.ID]*plan{}}
+	for p := range e.failed {
+		t.failed = append(t.failed, p)
+	}
 	if e.successor != nil && e.sealed > 0 && g.successors != nil {
-		go g.challenge(e, e.successor, e.sealed)
+		go g.challenge(e, e.successor, e.sealed, t.n)
 	}
 	return t, nil
 }
@@ -158,6 +162,9 @@ func (g *Gateway) planSuccessor(ctx context.Context, t *sessionTurn, c choice) *
 	// The session's former primary is skipped: it is down or just failed
 	// this turn, since c is another provider.
 	exclude := map[peer.ID]bool{}
+	for _, p := range t.failed {
+		exclude[p] = true
+	}
 	if t.primary != nil && t.primary.peer != c.offer.Peer {
 		exclude[t.primary.peer] = true
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/hex"
 	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 // commitTurn records a served turn: w served it. The winner becomes (or
@@ -114,13 +116,14 @@ func (g *Gateway) stopStream(m *member, why string) {
 // sends the state after answering, so the transfer may trail the answer.
 const challengeRetry = 2 * time.Second
 
-// challenge asks successor m to prove it holds turn want of session e.
-// The gateway knows the turn, not the state hash (the primary computes it
-// and the gateway never sees the state), so the turn is what is checked.
-// A successor that cannot answer, or answers another turn after one
-// retry, loses the session: its stream is stopped and the next turn
-// assigns a new one.
-func (g *Gateway) challenge(e *sessionEntry, m *member, want uint32) {
+// challenge asks successor m to prove it holds turn want of session e
+// (the last its primary sealed to it), or inFlight, the turn now being
+// served, whose state may already have reached it. The gateway knows the
+// turn, not the state hash (the primary computes it and the gateway never
+// sees the state), so the turn is what is checked. A successor that
+// cannot answer, or answers another turn after one retry, loses the
+// session: its stream is stopped and the next turn assigns a new one.
+func (g *Gateway) challenge(e *sessionEntry, m *member, want, inFlight uint32) {
 	var got uint32
 	var err error
 	for try := 0; try < 2; try++ {
@@ -130,7 +133,7 @@ func (g *Gateway) challenge(e *sessionEntry, m *member, want uint32) {
 		ctx, cancel := g.clock.WithTimeout(context.Background(), successorTimeout)
 		got, _, err = g.successors.Challenge(ctx, m.peer, e.id)
 		cancel()
-		if err == nil && got == want {
+		if err == nil && got >= want && got <= inFlight {
 			g.sessionMetrics.challenges.WithLabelValues("passed").Inc()
 			return
 		}
@@ -141,6 +144,10 @@ func (g *Gateway) challenge(e *sessionEntry, m *member, want uint32) {
 	dropped := e.successor == m
 	if dropped {
 		e.successor, e.reason = nil, ReasonChallengeFailed
+		if e.failed == nil {
+			e.failed = map[peer.ID]bool{}
+		}
+		e.failed[m.peer] = true
 	}
 	g.sessions.mu.Unlock()
 	if dropped {

@@ -49,6 +49,9 @@ type sessionEntry struct {
 	created, lastUse time.Time
 	busy             bool // a turn is in flight
 	failovers        uint32
+	// failed are the successors that failed a challenge: never this
+	// session's again.
+	failed map[peer.ID]bool
 }
 
 // sessionTable is the bounded map of sessions by ID.

@@ -1,0 +1,350 @@
+package gateway
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/router"
+)
+
+// TestSessionPinsPrimary: every turn goes to the session's primary while
+// it is up, even once another provider is cheaper, and carries the
+// session's ID and turn number; without continuity nobody is assigned.
+func TestSessionPinsPrimary(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 3, false, answer(ms, "ok"))
+		first := sm.mustTurn(t, &SessionRequest{})
+		p0 := sm.provs[0].id
+		if first.ID == "" || CheckSessionID(first.ID) != nil || first.Turn != 1 || first.Primary.Peer != p0.String() ||
+			first.ServedBy != ServedByPrimary || first.Successor != nil || first.SuccessorReason != ReasonContinuityOff {
+			t.Fatalf("first turn %+v", first)
+		}
+		sm.standby(0, "DE", -1, 1000) // p0 is now by far the dearest
+		sm.beatOnly(0, 1, 2)
+		for turn := uint32(2); turn <= 3; turn++ {
+			info := sm.mustTurn(t, &SessionRequest{ID: first.ID})
+			c := sm.lastCall(t)
+			if c.peer != p0 || info.Primary.Peer != p0.String() || info.Turn != turn || info.ServedBy != ServedByPrimary {
+				t.Fatalf("turn %d went to %s: %+v", turn, c.peer, info)
+			}
+			if c.req.Session == nil || c.req.Session.ID != first.ID || c.req.Session.Turn != turn || c.req.Session.Failover {
+				t.Fatalf("turn %d sent session %+v", turn, c.req.Session)
+			}
+		}
+		if len(sm.calls()) != 3 {
+			t.Fatalf("%d calls for 3 turns: a session turn must not be hedged", len(sm.calls()))
+		}
+		if n := len(sm.net.assignments()); n != 0 {
+			t.Fatalf("%d assignments without continuity", n)
+		}
+		// The request without a session is routed afresh: the cheapest.
+		if res := mustRoute(t, sm.market, request()); res.Provider.PeerID == p0.String() {
+			t.Fatal("a request outside the session went to the pinned, dearest provider")
+		}
+	})
+}
+
+// TestSuccessorSelection: the successor serves the same model, meets the
+// jurisdiction, is never the primary's own operator, is registered, offers
+// standby, and is the cheapest standby among those; it is assigned (told
+// the primary), funded by a stream at its fee for the horizon, and named
+// in the primary's request.
+func TestSuccessorSelection(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 6, true, answer(ms, "ok"))
+		sm.standby(0, "DE", 1, 10)  // the primary (cheapest to serve)
+		sm.standby(1, "DE", 1, 100) // cheapest standby, but the primary's operator
+		sm.standby(2, "US", 2, 100) // outside Europe
+		sm.standby(3, "FR", 9, 100) // eligible, dearer
+		sm.standby(4, "DE", 7, 100) // eligible, the cheapest so
+		sm.standby(5, "DE", 3, 100) // unregistered
+		sm.chain.operators[sm.provs[1].id] = "op-0"
+		delete(sm.chain.operators, sm.provs[5].id)
+		sm.beatOnly(0, 1, 2, 3, 4, 5)
+		info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn, Jurisdiction: "Europe"})
+		p0, p4 := sm.provs[0].id, sm.provs[4].id
+		if info.Primary.Peer != p0.String() || info.Successor == nil || info.Successor.Peer != p4.String() {
+			t.Fatalf("session %+v: want primary %s, successor %s", info, p0, p4)
+		}
+		as := sm.net.assignments()
+		if len(as) != 1 || as[0].to != p4 || as[0].a.PrimaryPeer != p0 || as[0].a.SessionID != info.ID ||
+			string(as[0].a.ModelID) != string(modelID) || len(as[0].a.StreamID) != 32 {
+			t.Fatalf("assignments %+v", as)
+		}
+		m4 := sm.provs[4].ident.MachineID()
+		opened, _ := sm.chain.streams()
+		if len(opened) != 1 || opened[0].payee != m4 || opened[0].rate != 7 || opened[0].deposit != 7 || opened[0].payer != "alice" {
+			t.Fatalf("streams %+v: want one to %s at 7/h, deposit 7 (one hour)", opened, m4)
+		}
+		st := sm.lastCall(t).req.Session
+		if st == nil || peer.ID(st.SuccessorPeer) != p4 || string(st.SuccessorMachine) != string(m4[:]) || len(st.SuccessorKey) != infer.SessionKeySize {
+			t.Fatalf("primary's request names successor %+v", st)
+		}
+		// A country pin excludes a provider that announces only its continent.
+		if !inJurisdiction("Europe", "DE") || inJurisdiction("DE", "Europe") || inJurisdiction("Europe", "US") || !inJurisdiction("FR", "FR") {
+			t.Fatal("jurisdiction matching")
+		}
+		if got := count(sm.gw.sessionMetrics.assigned); got != 1 {
+			t.Fatalf("successors assigned %v", got)
+		}
+	})
+}
+
+// TestSuccessorOffChainIsAnotherMachine: without a chain there are no
+// operators; another machine is the rule.
+func TestSuccessorOffChainIsAnotherMachine(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 2, false, answer(ms, "ok"))
+		sm.standby(0, "DE", 5, 10)
+		sm.standby(1, "DE", 5, 20)
+		sm.beatOnly(0, 1)
+		info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
+		if info.Successor == nil || info.Successor.Peer != sm.provs[1].id.String() {
+			t.Fatalf("session %+v", info)
+		}
+	})
+}
+
+// TestNoSuccessor: with continuity the session proceeds and says why;
+// required refuses (409 no_successor) before any provider is called and
+// keeps no session.
+func TestNoSuccessor(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 2, true, answer(ms, "ok"))
+		sm.standby(1, "DE", 4, 20)
+		sm.chain.operators[sm.provs[1].id] = "op-0" // the only standby is the primary's operator
+		sm.beatOnly(0, 1)
+		info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
+		if info.Successor != nil || info.SuccessorReason != ReasonSameOperator {
+			t.Fatalf("session %+v: want no successor for same_operator", info)
+		}
+		before := len(sm.calls())
+		_, err := sm.turn(t, &SessionRequest{Continuity: ContinuityRequired})
+		var ge *Error
+		if !errors.As(err, &ge) || ge.Status != http.StatusConflict || ge.Code != "no_successor" {
+			t.Fatalf("required without a successor: %v", err)
+		}
+		if len(sm.calls()) != before {
+			t.Fatal("a refused turn reached a provider")
+		}
+		if n := sm.gw.sessions.len(); n != 1 {
+			t.Fatalf("%d sessions kept, want only the first", n)
+		}
+		if got := count(sm.gw.sessionMetrics.noSuccessor.WithLabelValues(ReasonSameOperator)); got != 2 {
+			t.Fatalf("no-successor same_operator counted %v", got)
+		}
+		sm.chain.unfunded = true
+		sm.chain.operators[sm.provs[1].id] = "op-1"
+		info = sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
+		if info.Successor != nil || info.SuccessorReason != ReasonUnfunded || len(sm.net.assignments()) != 0 {
+			t.Fatalf("unfunded standby: %+v, %d assignments", info, len(sm.net.assignments()))
+		}
+	})
+}
+
+// TestFailoverToSuccessor: the primary goes down between turns; the turn
+// goes to the successor with Failover, which becomes primary (served_by
+// successor), a fresh successor is assigned to it, the old standby stream
+// is stopped and the next turn is pinned to the new primary.
+func TestFailoverToSuccessor(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
+		for i := range 3 {
+			sm.standby(i, "DE", int64(i+1), uint64(10+i))
+		}
+		sm.beatOnly(0, 1, 2)
+		s := &SessionRequest{Continuity: ContinuityOn}
+		first := sm.mustTurn(t, s)
+		p0, p1, p2 := sm.provs[0].id, sm.provs[1].id, sm.provs[2].id
+		if first.Primary.Peer != p0.String() || first.Successor == nil || first.Successor.Peer != p1.String() {
+			t.Fatalf("first turn %+v", first)
+		}
+		s.ID = first.ID
+		time.Sleep(router.DownAfter + time.Second)
+		sm.beatOnly(1, 2) // p0 is silent: down
+		if sm.table.Status(p0) == router.StatusUp {
+			t.Fatal("p0 still up")
+		}
+		info := sm.mustTurn(t, s)
+		c := sm.lastCall(t)
+		if c.peer != p1 || !c.req.Session.Failover || c.req.Session.Turn != 2 || peer.ID(c.req.Session.SuccessorPeer) != p2 {
+			t.Fatalf("failover call to %s, session %+v", c.peer, c.req.Session)
+		}
+		if info.ServedBy != ServedBySuccessor || info.Primary.Peer != p1.String() || info.Successor == nil || info.Successor.Peer != p2.String() {
+			t.Fatalf("failed-over turn %+v", info)
+		}
+		as := sm.net.assignments()
+		if last := as[len(as)-1]; last.to != p2 || last.a.PrimaryPeer != p1 {
+			t.Fatalf("reassignment %+v", last)
+		}
+		synctest.Wait()
+		opened, stopped := sm.chain.streams()
+		if len(opened) != 2 || !stopped[opened[0].id] || stopped[opened[1].id] {
+			t.Fatalf("streams %+v, stopped %v: the promoted successor's stream stops, the new one runs", opened, stopped)
+		}
+		info = sm.mustTurn(t, s)
+		c = sm.lastCall(t)
+		if c.peer != p1 || c.req.Session.Failover || info.ServedBy != ServedByPrimary || info.Turn != 3 {
+			t.Fatalf("turn after the failover: call to %s %+v, %+v", c.peer, c.req.Session, info)
+		}
+		if got := count(sm.gw.sessionMetrics.failovers); got != 1 {
+			t.Fatalf("failovers %v", got)
+		}
+		v, ok := sm.gw.Session(s.ID)
+		if !ok || v.Turn != 3 || v.Failovers != 1 || v.Primary.Peer != p1.String() || v.Successor.Peer != p2.String() || v.Successor.StreamID != opened[1].id {
+			t.Fatalf("session view %+v", v)
+		}
+	})
+}
+
+// TestTurnFailsAtPrimary: a turn the primary fails (it is still up) goes
+// to the successor with Failover.
+func TestTurnFailsAtPrimary(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		flaky := func(n int, _ *infer.Request) script {
+			if n == 1 {
+				return script{first: ms, fail: &infer.ErrorFrame{Status: 503, Code: "engine"}}
+			}
+			return script{first: ms, tokens: []string{"ok"}}
+		}
+		sm := newSessionMarket(t, st, 3, true, flaky, answer(ms, "ok"))
+		for i := range 3 {
+			sm.standby(i, "DE", int64(i+1), uint64(10+i))
+		}
+		sm.beatOnly(0, 1, 2)
+		s := &SessionRequest{Continuity: ContinuityOn}
+		s.ID = sm.mustTurn(t, s).ID
+		info := sm.mustTurn(t, s)
+		cs := sm.calls()
+		if len(cs) != 3 || cs[1].peer != sm.provs[0].id || cs[2].peer != sm.provs[1].id || !cs[2].req.Session.Failover {
+			t.Fatalf("calls %v", peersOf(cs))
+		}
+		if info.ServedBy != ServedBySuccessor || info.Successor == nil || info.Successor.Peer != sm.provs[2].id.String() {
+			t.Fatalf("turn %+v", info)
+		}
+	})
+}
+
+// TestChallengeDropsStaleSuccessor: a successor that does not hold the
+// turn its primary last sealed loses the session after one retry: its
+// stream is stopped and the next turn assigns another.
+func TestChallengeDropsStaleSuccessor(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
+		for i := range 3 {
+			sm.standby(i, "DE", int64(i+1), uint64(10+i))
+		}
+		sm.beatOnly(0, 1, 2)
+		s := &SessionRequest{Continuity: ContinuityOn}
+		s.ID = sm.mustTurn(t, s).ID
+		p1, p2 := sm.provs[1].id, sm.provs[2].id
+		// Turn 2 challenges p1 for turn 1, which it holds.
+		if info := sm.mustTurn(t, s); info.Successor.Peer != p1.String() {
+			t.Fatalf("turn 2 %+v", info)
+		}
+		synctest.Wait()
+		if got := count(sm.gw.sessionMetrics.challenges.WithLabelValues("passed")); got != 1 {
+			t.Fatalf("challenges passed %v", got)
+		}
+		sm.net.mu.Lock()
+		sm.net.lie[p1] = 1 // it claims turn 1; the primary sealed turn 2
+		sm.net.mu.Unlock()
+		sm.mustTurn(t, s) // turn 3 challenges p1 for turn 2
+		time.Sleep(challengeRetry + time.Second)
+		synctest.Wait()
+		v, _ := sm.gw.Session(s.ID)
+		if v.Successor != nil || v.SuccessorReason != ReasonChallengeFailed {
+			t.Fatalf("after a failed challenge %+v", v)
+		}
+		opened, stopped := sm.chain.streams()
+		if !stopped[opened[0].id] {
+			t.Fatal("the failed successor's stream is not stopped")
+		}
+		sm.beatOnly(0, 1, 2)
+		info := sm.mustTurn(t, s)
+		if info.Successor == nil || info.Successor.Peer != p2.String() {
+			t.Fatalf("turn 4 did not assign a new successor: %+v", info)
+		}
+	})
+}
+
+// TestSessionIdleExpires: an idle session ends and its stream stops.
+func TestSessionIdleExpires(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 2, true, answer(ms, "ok"))
+		sm.standby(0, "DE", 1, 10)
+		sm.standby(1, "DE", 1, 20)
+		sm.beatOnly(0, 1)
+		id := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn}).ID
+		if n := sm.gw.SweepSessions(); n != 0 {
+			t.Fatalf("swept %d live sessions", n)
+		}
+		time.Sleep(testConfig().Sessions.IdleTimeout)
+		if n := sm.gw.SweepSessions(); n != 1 {
+			t.Fatalf("swept %d, want the idle session", n)
+		}
+		synctest.Wait()
+		if _, ok := sm.gw.Session(id); ok {
+			t.Fatal("idle session kept")
+		}
+		opened, stopped := sm.chain.streams()
+		if len(opened) != 1 || !stopped[opened[0].id] {
+			t.Fatalf("streams %+v stopped %v", opened, stopped)
+		}
+		if got := count(sm.gw.sessionMetrics.streamsStopped.WithLabelValues("idle")); got != 1 {
+			t.Fatalf("streams stopped (idle) %v", got)
+		}
+	})
+}
+
+// TestSessionRefusals: a session is its buyer's and its model's; bad
+// options are 400s naming the field.
+func TestSessionRefusals(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 2, false, answer(ms, "ok"))
+		id := sm.mustTurn(t, &SessionRequest{ID: "my-session_1"}).ID
+		if id != "my-session_1" {
+			t.Fatalf("the buyer's id became %q", id)
+		}
+		req := request()
+		req.Payer, req.Session = "bob", &SessionRequest{ID: id}
+		_, _, err := route(t, sm.market, req)
+		var ge *Error
+		if !errors.As(err, &ge) || ge.Status != http.StatusConflict || ge.Code != "session_conflict" {
+			t.Fatalf("another buyer's turn: %v", err)
+		}
+		for _, c := range []struct {
+			s     SessionRequest
+			param string
+		}{
+			{SessionRequest{ID: "has space"}, "tenzro.session.id"},
+			{SessionRequest{ID: string(make([]byte, 65))}, "tenzro.session.id"},
+			{SessionRequest{Jurisdiction: "DE-BY"}, "tenzro.session.jurisdiction"},
+			{SessionRequest{Jurisdiction: "Atlantis"}, "tenzro.session.jurisdiction"},
+			{SessionRequest{Continuity: 7}, "tenzro.session.continuity"},
+		} {
+			_, err := sm.turn(t, &c.s)
+			if !errors.As(err, &ge) || ge.Status != http.StatusBadRequest || ge.Param != c.param {
+				t.Fatalf("%+v: %v, want 400 on %s", c.s, err, c.param)
+			}
+		}
+	})
+}
+
+func count(c prometheus.Counter) uint64 { return (&dtoMetric{}).read(c) }
