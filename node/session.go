@@ -47,11 +47,20 @@ func (s *sessionSweeper) Start(context.Context) error {
 	return nil
 }
 
-func (s *sessionSweeper) Stop(context.Context) error {
+// Stop ends the sweeps and every session, stopping their standby streams
+// within sessionStopBound (the chain, started before, still runs).
+func (s *sessionSweeper) Stop(ctx context.Context) error {
 	if s.stop != nil {
 		close(s.stop)
 		s.wg.Wait()
 		s.stop = nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, sessionStopBound)
+	defer cancel()
+	s.gw.EndSessions(ctx)
 	return nil
 }
+
+// sessionStopBound bounds how long a stopping node spends stopping
+// standby streams.
+const sessionStopBound = 10 * time.Second

@@ -225,3 +225,34 @@ func (g *Gateway) Session(id string) (SessionView, bool) {
 	}
 	return v, true
 }
+
+// EndSessions ends every session as the gateway stops: the table lives
+// in memory, so a standby stream left open would pay a successor nobody
+// will fail over to until its deposit ran out. The stops run in turn (one
+// account signs them) until ctx ends; what is left then runs out its
+// deposit, bounded by the standby horizon.
+func (g *Gateway) EndSessions(ctx context.Context) int {
+	g.sessions.mu.Lock()
+	var streams []string
+	for id, e := range g.sessions.m {
+		if e.successor != nil && e.successor.stream != "" {
+			streams = append(streams, e.successor.stream)
+		}
+		delete(g.sessions.m, id)
+	}
+	g.sessions.mu.Unlock()
+	g.sessionMetrics.active.Set(0)
+	stopped := 0
+	for _, id := range streams {
+		if g.streams == nil || ctx.Err() != nil {
+			break
+		}
+		if err := g.streams.Stop(ctx, id); err != nil {
+			g.log.Warn("session: stop a standby stream at shutdown", "stream", id, "err", err)
+			continue
+		}
+		g.sessionMetrics.streamsStopped.WithLabelValues("shutdown").Inc()
+		stopped++
+	}
+	return stopped
+}

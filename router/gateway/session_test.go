@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"testing"
@@ -308,6 +309,16 @@ func TestSessionIdleExpires(t *testing.T) {
 		}
 		if got := count(sm.gw.sessionMetrics.streamsStopped.WithLabelValues("idle")); got != 1 {
 			t.Fatalf("streams stopped (idle) %v", got)
+		}
+		// A stopping gateway ends the sessions it holds and their streams.
+		sm.beatOnly(0, 1)
+		id = sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn}).ID
+		if n := sm.gw.EndSessions(context.Background()); n != 1 {
+			t.Fatalf("EndSessions stopped %d streams", n)
+		}
+		opened, stopped = sm.chain.streams()
+		if _, ok := sm.gw.Session(id); ok || len(opened) != 2 || !stopped[opened[1].id] {
+			t.Fatalf("after EndSessions: streams %+v stopped %v", opened, stopped)
 		}
 	})
 }
