@@ -77,10 +77,13 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		v.Signed = gateway.ViewSigned(res.Signed)
 		info.Payment = v
 	}
+	usage := openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens}
+	if r := res.Receipt; r != nil && r.Receipt != nil && r.Receipt.Units.CachedTokens > 0 {
+		usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: int(min(r.Receipt.Units.CachedTokens, 1<<31-1))}
+	}
 	return &openai.Result{
 		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason, LogProbs: res.LogProbs,
-		Usage:  openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens},
-		Tenzro: info,
+		Usage: usage, Tenzro: info,
 	}, nil
 }
 

@@ -58,11 +58,10 @@ func (s chainStreams) Stop(ctx context.Context, id string) error {
 	return nil
 }
 
-// sessionDeps fills the gateway's session collaborators: with a chain,
-// operators and stream escrows. Successors stay nil until the
-// session-cache protocol (p2p/sessioncache) is wired here: every session
-// then reports successor_reason "unsupported".
+// sessionDeps fills the gateway's session collaborators: the successors'
+// protocol and, with a chain, operators and stream escrows.
 func (n *Node) sessionDeps(d *gateway.Deps, acct *consensus.Submitter) {
+	d.Successors = n.sessionSuccessors()
 	if n.chain == nil || acct == nil {
 		return
 	}
