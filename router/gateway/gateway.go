@@ -164,6 +164,7 @@ func (g *Gateway) Metrics() *Metrics { return g.metrics }
 // Snapshot is the counters with each provider's latency figures.
 func (g *Gateway) Snapshot() Snapshot {
 	s := g.metrics.Snapshot()
+	s.Sessions = g.sessionMetrics.snapshot(g.sessions.len())
 	brs := g.breakers.Snapshots()
 	for id, c := range s.Providers {
 		p, err := peer.Decode(id)

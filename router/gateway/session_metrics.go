@@ -1,6 +1,9 @@
 package gateway
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
 
 // sessionMetrics count what sessions did, on /metrics.
 type sessionMetrics struct {
@@ -36,4 +39,40 @@ func newSessionMetrics(reg prometheus.Registerer) (*sessionMetrics, error) {
 		}
 	}
 	return m, nil
+}
+
+// SessionCounts are the session figures in tenzro_getRouterMetrics.
+type SessionCounts struct {
+	Active             int               `json:"active"`
+	SuccessorsAssigned uint64            `json:"successors_assigned"`
+	Failovers          uint64            `json:"failovers_to_successor"`
+	StreamsOpened      uint64            `json:"streams_opened"`
+	StreamsStopped     map[string]uint64 `json:"streams_stopped"` // by why
+	NoSuccessor        map[string]uint64 `json:"no_successor"`    // by reason
+	Challenges         map[string]uint64 `json:"challenges"`      // by result
+}
+
+func (m *sessionMetrics) snapshot(active int) *SessionCounts {
+	d := &dtoMetric{}
+	return &SessionCounts{Active: active, SuccessorsAssigned: d.read(m.assigned), Failovers: d.read(m.failovers),
+		StreamsOpened: d.read(m.streamsOpened), StreamsStopped: byLabel(m.streamsStopped), NoSuccessor: byLabel(m.noSuccessor),
+		Challenges: byLabel(m.challenges)}
+}
+
+// byLabel reads a one-label counter vector as label value → count.
+func byLabel(v *prometheus.CounterVec) map[string]uint64 {
+	ch := make(chan prometheus.Metric, 16)
+	go func() {
+		v.Collect(ch)
+		close(ch)
+	}()
+	out := map[string]uint64{}
+	for m := range ch {
+		var d dto.Metric
+		if m.Write(&d) != nil || d.Counter == nil || len(d.Label) != 1 {
+			continue
+		}
+		out[d.Label[0].GetValue()] = uint64(d.Counter.GetValue())
+	}
+	return out
 }

@@ -203,6 +203,10 @@ func TestFailoverToSuccessor(t *testing.T) {
 		if got := count(sm.gw.sessionMetrics.failovers); got != 1 {
 			t.Fatalf("failovers %v", got)
 		}
+		if s := sm.gw.Snapshot().Sessions; s == nil || s.Active != 1 || s.Failovers != 1 || s.SuccessorsAssigned != 2 ||
+			s.StreamsOpened != 2 || s.StreamsStopped["promoted"] != 1 || s.Challenges["passed"] != 2 {
+			t.Fatalf("router metrics' sessions %+v", s)
+		}
 		v, ok := sm.gw.Session(s.ID)
 		if !ok || v.Turn != 3 || v.Failovers != 1 || v.Primary.Peer != p1.String() || v.Successor.Peer != p2.String() || v.Successor.StreamID != opened[1].id {
 			t.Fatalf("session view %+v", v)
