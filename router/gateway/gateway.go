@@ -271,7 +271,7 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 		if req.turn != nil && err == nil {
 			// The race's winner holds the session, a continuation's
 			// finisher notwithstanding: the turn's state is its.
-			res.Session = g.commitTurn(ctx, req.turn, s.choice)
+			res.Session = g.commitTurn(ctx, req.turn, s.choice, res.Continued)
 		}
 	}
 	return res, err

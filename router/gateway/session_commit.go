@@ -8,10 +8,12 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 )
 
-// commitTurn records a served turn: w served it. The winner becomes (or
-// stays) the primary; its planned successor replaces the session's, and
-// every standby stream no longer needed is stopped.
-func (g *Gateway) commitTurn(ctx context.Context, t *sessionTurn, w choice) *SessionInfo {
+// commitTurn records a served turn: w won its race. The winner becomes
+// (or stays) the primary; its planned successor replaces the session's,
+// and every standby stream no longer needed is stopped. continued: w's
+// stream broke and another provider finished the answer, so w sealed
+// nothing of this turn and its successor still holds the last one.
+func (g *Gateway) commitTurn(ctx context.Context, t *sessionTurn, w choice, continued bool) *SessionInfo {
 	winner := &member{peer: w.offer.Peer, machine: w.offer.Machine, region: w.offer.Region}
 	g.operatorOf(ctx, winner)
 	served := ServedByPrimary
@@ -43,7 +45,12 @@ func (g *Gateway) commitTurn(ctx context.Context, t *sessionTurn, w choice) *Ses
 		e.failovers++
 	}
 	if e.successor != nil {
-		e.sealed = t.n
+		switch {
+		case !continued:
+			e.sealed = t.n
+		case e.successor != old:
+			e.sealed = 0 // a new successor that got nothing yet: no challenge until it does
+		}
 		if e.successor != old {
 			g.sessionMetrics.assigned.Inc()
 		}

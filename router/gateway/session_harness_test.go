@@ -152,7 +152,8 @@ func (c *chainStub) streams() ([]streamOpen, map[string]bool) {
 }
 
 // sessionMarket is a market whose gateway has session collaborators; its
-// providers seal each turn to the successor the turn names.
+// providers seal each turn to the successor the turn names once they
+// have answered it.
 type sessionMarket struct {
 	*market
 	net   *successorNet
@@ -166,17 +167,7 @@ func newSessionMarket(t *testing.T, st *bubbleLedger, n int, withChain bool, scr
 	t.Helper()
 	sm := &sessionMarket{net: newSuccessorNet()}
 	sm.market = newMarket(t, st, n, testConfig(), scripts...)
-	for _, fp := range sm.provs {
-		inner := fp.script
-		id := fp.id
-		fp.script = func(k int, req *infer.Request) script {
-			sc := inner(k, req)
-			if sc.fail == nil && sc.cutAt == 0 {
-				sm.net.sealed(id, req.Session)
-			}
-			return sc
-		}
-	}
+	sm.tr.answered = func(p peer.ID, req *infer.Request) { sm.net.sealed(p, req.Session) }
 	d := Deps{Transport: sm.tr, Table: sm.table, Ledger: st, Successors: sm.net}
 	if withChain {
 		sm.chain = &chainStub{operators: map[peer.ID]string{}}

@@ -363,3 +363,39 @@ func TestSessionRefusals(t *testing.T) {
 }
 
 func count(c prometheus.Counter) uint64 { return (&dtoMetric{}).read(c) }
+
+// TestSessionContinuedTurn: a turn whose primary breaks mid-stream is
+// finished by stream continuation, as any request; the primary sealed
+// nothing of it, so its successor is still held to the turn before (and
+// passes its challenge).
+func TestSessionContinuedTurn(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		breaks := func(n int, _ *infer.Request) script {
+			switch n {
+			case 1:
+				return script{first: ms, gap: ms, tokens: []string{"a", "b", "c"}, cutAt: 1}
+			case 2: // slower than the challenge's retry: it sees only what turn 1 left
+				return script{first: challengeRetry + time.Second, tokens: []string{"a"}}
+			}
+			return script{first: ms, gap: ms, tokens: []string{"a", "b", "c"}}
+		}
+		sm := newSessionMarket(t, st, 3, true, breaks, answer(ms, "b", "c"))
+		for i := range 3 {
+			sm.standby(i, "DE", int64(i+1), uint64(10+i))
+		}
+		sm.beatOnly(0, 1, 2)
+		s := &SessionRequest{Continuity: ContinuityOn}
+		s.ID = sm.mustTurn(t, s).ID
+		res, err := sm.turn(t, s)
+		if err != nil || !res.Continued || res.Session.ServedBy != ServedByPrimary || res.Session.Primary.Peer != sm.provs[0].id.String() {
+			t.Fatalf("continued turn: %+v %v", res, err)
+		}
+		info := sm.mustTurn(t, s)
+		synctest.Wait()
+		if info.Successor == nil || info.Successor.Peer != sm.provs[1].id.String() ||
+			count(sm.gw.sessionMetrics.challenges.WithLabelValues("passed")) != 2 || count(sm.gw.sessionMetrics.challenges.WithLabelValues("failed")) != 0 {
+			t.Fatalf("after a continued turn: %+v, challenges %v", info, sm.gw.Snapshot().Sessions.Challenges)
+		}
+	})
+}
