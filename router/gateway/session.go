@@ -72,7 +72,7 @@ func (g *Gateway) beginTurn(req *Request) (*sessionTurn, error) {
 		t.failed = append(t.failed, p)
 	}
 	if e.successor != nil && e.sealed > 0 && g.successors != nil {
-		go g.challenge(e, e.successor, e.sealed, t.n)
+		go g.challenge(e, e.successor, e.sealed)
 	}
 	return t, nil
 }

@@ -124,13 +124,13 @@ func (g *Gateway) stopStream(m *member, why string) {
 const challengeRetry = 2 * time.Second
 
 // challenge asks successor m to prove it holds turn want of session e
-// (the last its primary sealed to it), or inFlight, the turn now being
-// served, whose state may already have reached it. The gateway knows the
+// (the last its primary sealed to it) or a later one up to the turn being
+// served when it answers, whose state may already have reached it. The gateway knows the
 // turn, not the state hash (the primary computes it and the gateway never
 // sees the state), so the turn is what is checked. A successor that
 // cannot answer, or answers another turn after one retry, loses the
 // session: its stream is stopped and the next turn assigns a new one.
-func (g *Gateway) challenge(e *sessionEntry, m *member, want, inFlight uint32) {
+func (g *Gateway) challenge(e *sessionEntry, m *member, want uint32) {
 	var got uint32
 	var err error
 	for try := 0; try < 2; try++ {
@@ -140,7 +140,10 @@ func (g *Gateway) challenge(e *sessionEntry, m *member, want, inFlight uint32) {
 		ctx, cancel := g.clock.WithTimeout(context.Background(), successorTimeout)
 		got, _, err = g.successors.Challenge(ctx, m.peer, e.id)
 		cancel()
-		if err == nil && got >= want && got <= inFlight {
+		g.sessions.mu.Lock()
+		latest := e.turn + 1 // the turn in flight, or the next
+		g.sessions.mu.Unlock()
+		if err == nil && got >= want && got <= latest {
 			g.sessionMetrics.challenges.WithLabelValues("passed").Inc()
 			return
 		}

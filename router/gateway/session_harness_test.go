@@ -163,7 +163,7 @@ type sessionMarket struct {
 // newSessionMarket makes n providers; provider i's script is scripts[i]
 // (the last repeats). With chain, every provider's operator is "op-i"
 // unless ops says otherwise ("" = unregistered).
-func newSessionMarket(t *testing.T, st *bubbleLedger, n int, withChain bool, scripts ...func(int, *infer.Request) script) *sessionMarket {
+func newSessionMarket(t testing.TB, st *bubbleLedger, n int, withChain bool, scripts ...func(int, *infer.Request) script) *sessionMarket {
 	t.Helper()
 	sm := &sessionMarket{net: newSuccessorNet()}
 	sm.market = newMarket(t, st, n, testConfig(), scripts...)
