@@ -11,6 +11,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/hedge"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
@@ -127,14 +128,16 @@ func (g *Gateway) turnFor(ctx context.Context, t *sessionTurn, c choice) (*infer
 }
 
 // successorFor is the successor of primary candidate c: the session's
-// current one when c is its pinned primary, else one planned (and funded
-// and assigned) for c, once per turn.
+// current one when c is its pinned primary and the successor is up, else
+// one planned (and funded and assigned) for c, once per turn.
 func (g *Gateway) successorFor(ctx context.Context, t *sessionTurn, c choice) (*member, string) {
 	if t.primary != nil && c.offer.Peer == t.primary.peer {
 		g.sessions.mu.Lock()
 		cur := t.e.successor
 		g.sessions.mu.Unlock()
-		if cur != nil && cur == t.successor { // not dropped by a failed challenge meanwhile
+		// Not dropped by a failed challenge meanwhile, and not gone down:
+		// a successor that is down is replaced now, not at the failover.
+		if cur != nil && cur == t.successor && g.table.Status(cur.peer) == router.StatusUp {
 			return cur, ""
 		}
 	}

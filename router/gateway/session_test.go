@@ -399,3 +399,37 @@ func TestSessionContinuedTurn(t *testing.T) {
 		}
 	})
 }
+
+// TestSuccessorDownIsReplaced: a successor that goes down between turns
+// is replaced at the next turn (its stream stopped), not discovered dead
+// at the failover.
+func TestSuccessorDownIsReplaced(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
+		for i := range 3 {
+			sm.standby(i, "DE", int64(i+1), uint64(10+i))
+		}
+		sm.beatOnly(0, 1, 2)
+		s := &SessionRequest{Continuity: ContinuityOn}
+		first := sm.mustTurn(t, s)
+		s.ID = first.ID
+		if first.Successor == nil || first.Successor.Peer != sm.provs[1].id.String() {
+			t.Fatalf("first turn %+v", first)
+		}
+		time.Sleep(router.DownAfter + time.Second)
+		sm.beatOnly(0, 2) // the successor is silent
+		info := sm.mustTurn(t, s)
+		if info.ServedBy != ServedByPrimary || info.Successor == nil || info.Successor.Peer != sm.provs[2].id.String() {
+			t.Fatalf("turn 2 %+v: want p2 to replace the down successor", info)
+		}
+		synctest.Wait()
+		opened, stopped := sm.chain.streams()
+		if len(opened) != 2 || !stopped[opened[0].id] || stopped[opened[1].id] {
+			t.Fatalf("streams %+v stopped %v", opened, stopped)
+		}
+		if got := count(sm.gw.sessionMetrics.streamsStopped.WithLabelValues("replaced")); got != 1 {
+			t.Fatalf("streams stopped (replaced) %v", got)
+		}
+	})
+}
