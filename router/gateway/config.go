@@ -45,7 +45,7 @@ func DefaultConfig() Config {
 		Surcharges: pricing.Surcharges{None: 0, Receipt: 1, Optimistic: 5, TEE: 20},
 		Deadline:   2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second,
 		MaxRetries: 2, Weights: strategy.DefaultWeights, DefaultMaxTokens: 512, BuyerDefaults: DefaultBuyerLimits(),
-		Sessions: SessionConfig{MaxSessions: 10_000, IdleTimeout: 30 * time.Minute, StandbyHorizon: time.Hour},
+		Sessions: SessionConfig{MaxSessions: 10_000, MaxPerBuyer: 256, IdleTimeout: 30 * time.Minute, StandbyHorizon: time.Hour},
 	}
 }
 
@@ -82,6 +82,9 @@ func (c Config) Validate(prefix string) error {
 	}
 	if s := c.Sessions; s.MaxSessions < 1 || s.MaxSessions > 1_000_000 {
 		bad("sessions.max_sessions", "%d outside 1..1000000", s.MaxSessions)
+	}
+	if s := c.Sessions; s.MaxPerBuyer < 1 || s.MaxPerBuyer > s.MaxSessions {
+		bad("sessions.max_per_buyer", "%d outside 1..max_sessions (%d)", s.MaxPerBuyer, s.MaxSessions)
 	}
 	if s := c.Sessions; s.IdleTimeout < time.Minute || s.IdleTimeout > 7*24*time.Hour {
 		bad("sessions.idle_timeout", "%s outside 1m..168h", s.IdleTimeout)

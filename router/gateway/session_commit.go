@@ -83,7 +83,7 @@ func (g *Gateway) abortTurn(t *sessionTurn) {
 	t.e.busy = false
 	keep := t.e.successor
 	if t.created {
-		delete(g.sessions.m, t.id)
+		g.sessions.remove(t.id)
 		keep = nil
 	}
 	g.sessions.mu.Unlock()
@@ -191,7 +191,7 @@ func (g *Gateway) EndSessions(ctx context.Context) int {
 		if e.successor != nil && e.successor.stream != "" {
 			streams = append(streams, e.successor.stream)
 		}
-		delete(g.sessions.m, id)
+		g.sessions.remove(id)
 	}
 	g.sessions.mu.Unlock()
 	g.sessionMetrics.active.Set(0)

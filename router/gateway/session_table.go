@@ -58,13 +58,27 @@ type sessionEntry struct {
 type sessionTable struct {
 	mu        sync.Mutex
 	m         map[string]*sessionEntry
+	perPayer  map[string]int // sessions held per payer
 	max       int
+	maxPayer  int
 	idle      time.Duration
 	lastSweep time.Time
 }
 
 func newSessionTable(c SessionConfig) *sessionTable {
-	return &sessionTable{m: map[string]*sessionEntry{}, max: c.MaxSessions, idle: c.IdleTimeout}
+	return &sessionTable{m: map[string]*sessionEntry{}, perPayer: map[string]int{}, max: c.MaxSessions, maxPayer: c.MaxPerBuyer, idle: c.IdleTimeout}
+}
+
+// remove drops session id; the caller holds mu.
+func (t *sessionTable) remove(id string) {
+	e, ok := t.m[id]
+	if !ok {
+		return
+	}
+	delete(t.m, id)
+	if t.perPayer[e.payer]--; t.perPayer[e.payer] <= 0 {
+		delete(t.perPayer, e.payer)
+	}
 }
 
 // sessionIDMax bounds a session ID; IDs are URL-safe (A-Z a-z 0-9 - _).
@@ -113,12 +127,17 @@ func (t *sessionTable) begin(sr *SessionRequest, payer string, now time.Time) (*
 	} else {
 		id = newSessionID()
 	}
+	if t.perPayer[payer] >= t.maxPayer {
+		return nil, false, &Error{Status: http.StatusTooManyRequests, Code: "too_many_sessions", RetryAfter: 10 * time.Second,
+			Message: fmt.Sprintf("this buyer holds %d sessions, the limit of one buyer; reuse one, or retry when idle ones end (after %s)", t.perPayer[payer], t.idle)}
+	}
 	if len(t.m) >= t.max {
 		return nil, false, &Error{Status: http.StatusServiceUnavailable, Code: "sessions_full", RetryAfter: 10 * time.Second,
 			Message: fmt.Sprintf("this gateway holds %d sessions, its limit; retry when idle ones expire (after %s)", len(t.m), t.idle)}
 	}
 	e := &sessionEntry{id: id, payer: payer, continuity: sr.Continuity, jurisdiction: sr.Jurisdiction, created: now, lastUse: now, busy: true}
 	t.m[id] = e
+	t.perPayer[payer]++
 	return e, true, nil
 }
 
@@ -130,7 +149,7 @@ func (t *sessionTable) expired(now time.Time) []*sessionEntry {
 	var out []*sessionEntry
 	for id, e := range t.m {
 		if !e.busy && now.Sub(e.lastUse) >= t.idle {
-			delete(t.m, id)
+			t.remove(id)
 			out = append(out, e)
 		}
 	}

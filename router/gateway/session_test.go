@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -269,6 +270,50 @@ func TestSuccessorTieOnFeeGoesToStanding(t *testing.T) {
 			if info.Primary.Peer != sm.provs[0].id.String() || info.Successor == nil || info.Successor.Peer != sm.provs[best].id.String() {
 				t.Fatalf("session %+v: at equal fees the higher standing (p%d) stands by", info, best)
 			}
+		}
+	})
+}
+
+// TestSessionLimits: one buyer cannot hold more than its share of the
+// table, nor the table more than its bound; sessions a refused or failed
+// turn made are not kept.
+func TestSessionLimits(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 1, false, answer(ms, "ok"))
+		cfg := testConfig()
+		cfg.Sessions.MaxSessions, cfg.Sessions.MaxPerBuyer = 3, 2
+		gw, err := New(cfg, Deps{Transport: sm.tr, Table: sm.table, Ledger: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm.gw = gw
+		for range 2 {
+			sm.mustTurn(t, &SessionRequest{})
+		}
+		var ge *Error
+		if _, err := sm.turn(t, &SessionRequest{}); !errors.As(err, &ge) || ge.Status != http.StatusTooManyRequests || ge.Code != "too_many_sessions" {
+			t.Fatalf("alice's third session: %v", err)
+		}
+		bob := func() error {
+			req := request()
+			req.Payer, req.Session = "bob", &SessionRequest{}
+			_, _, err := route(t, sm.market, req)
+			return err
+		}
+		if err := bob(); err != nil {
+			t.Fatal(err)
+		}
+		if err := bob(); !errors.As(err, &ge) || ge.Status != http.StatusServiceUnavailable || ge.Code != "sessions_full" {
+			t.Fatalf("a fourth session in a table of 3: %v", err)
+		}
+		if n := gw.sessions.len(); n != 3 {
+			t.Fatalf("%d sessions held", n)
+		}
+		bad := DefaultConfig()
+		bad.Sessions.MaxPerBuyer = bad.Sessions.MaxSessions + 1
+		if err := bad.Validate("router."); err == nil || !strings.Contains(err.Error(), "router.sessions.max_per_buyer") {
+			t.Fatalf("max_per_buyer over max_sessions: %v", err)
 		}
 	})
 }

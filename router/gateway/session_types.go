@@ -120,6 +120,9 @@ type SessionConfig struct {
 	// MaxSessions bounds the session table; a new session beyond it is
 	// refused (503 sessions_full) until idle ones expire.
 	MaxSessions int `toml:"max_sessions"`
+	// MaxPerBuyer bounds one buyer's sessions (429 too_many_sessions), so
+	// no buyer can fill the table for the others.
+	MaxPerBuyer int `toml:"max_per_buyer"`
 	// IdleTimeout ends a session no turn used for this long: its standby
 	// stream is stopped.
 	IdleTimeout time.Duration `toml:"idle_timeout"`
