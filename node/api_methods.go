@@ -8,6 +8,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -33,6 +34,9 @@ type NodeInfo struct {
 	// 0 and "" when the node runs no chain.
 	Height  int64  `json:"height"`
 	ChainID string `json:"chain_id"`
+	// Chain is the chain watchdog's view (stalled, peers, redials); nil
+	// without a chain.
+	Chain *consensus.Health `json:"chain,omitempty"`
 }
 
 // PeerView is one connected peer in tenzro_listPeers.
@@ -137,7 +141,7 @@ func (n *Node) Info() NodeInfo {
 		Height: height, ChainID: chainID,
 		PeerID: n.host.ID().String(), ListenAddrs: n.host.Addrs(), Role: n.cfg.Role, Network: n.cfg.Network,
 		MachineID: n.id.MachineID().String(), KeyBackend: string(n.id.Backend()), Hardware: n.id.Backend().Hardware(),
-		Version: Version, API: n.api.URL(),
+		Version: Version, API: n.api.URL(), Chain: n.chainHealth(),
 	}
 }
 

@@ -24,6 +24,13 @@ type fakeEngine struct {
 	url       string
 	hits      atomic.Int64
 	cancelled atomic.Int64
+	// down makes the engine dead: every connection, health checks
+	// included, is reset; deadHits counts the completions sent to it.
+	down     atomic.Bool
+	deadHits atomic.Int64
+	// chatOnly answers 404 to /completions, as an engine that serves
+	// only chat does.
+	chatOnly bool
 
 	mu     sync.Mutex
 	script func(hit int) fault // hit counts from 1 since the last set
@@ -43,6 +50,7 @@ type fault struct {
 	breakAt    int           // after this many tokens, break the stream the way how says
 	how        string        // "stall", "cut", "malformed", "eof" (ends with neither finish nor [DONE])
 	noDone     bool          // a complete answer whose stream ends without [DONE]
+	empty      bool          // 200, a role delta, finish "stop", zero usage, [DONE]: nothing at all
 	word       func(i int) string
 	claim      [2]int // the usage it reports (prompt, completion); zero: the truth
 }
@@ -93,6 +101,20 @@ func (fe *fakeEngine) once(f fault) {
 
 func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
+	if fe.down.Load() {
+		if r.Method == http.MethodPost {
+			fe.deadHits.Add(1)
+		}
+		reset(w)
+		return
+	}
+	if engineHealthCheck(w, r) {
+		return // not a hit: the script is about completions
+	}
+	if fe.chatOnly && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
 	fe.mu.Lock()
 	n := fe.hits.Add(1)
 	fe.times = append(fe.times, time.Now())
@@ -121,6 +143,13 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(f.status)
 		_, _ = io.WriteString(w, f.body)
+		return
+	}
+	if f.empty {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}\n\n")
+		_, _ = io.WriteString(w, sseChunk("", "stop"))
+		_, _ = io.WriteString(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":0}}\n\ndata: [DONE]\n\n")
 		return
 	}
 	if f.tokens == 0 {

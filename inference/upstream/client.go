@@ -22,6 +22,10 @@ import (
 // that did not supply them.
 var ErrNoLogProbs = errors.New("upstream: the upstream engine returned no log-probs; it cannot serve verifiable requests")
 
+// ErrUnreachable marks a request that never reached the engine (refused,
+// reset or timed out before any answer).
+var ErrUnreachable = errors.New("upstream: engine unreachable")
+
 // Config locates the upstream.
 type Config struct {
 	// BaseURL is the upstream's OpenAI base, e.g. http://127.0.0.1:8080/v1.
@@ -32,6 +36,10 @@ type Config struct {
 	APIKey string
 	// Timeout bounds one whole request (default 10 minutes).
 	Timeout time.Duration
+	// OnUnreachable, if set, is called (without blocking the request)
+	// each time a request could not reach the engine at all, so the
+	// caller can check the engine's health at once.
+	OnUnreachable func()
 }
 
 // Validate checks the config.
@@ -162,7 +170,10 @@ func (c *Client) Complete(ctx context.Context, r *Request, onDelta func(Delta) e
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("upstream: %w", err)
+		if ctx.Err() == nil && c.cfg.OnUnreachable != nil {
+			c.cfg.OnUnreachable()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

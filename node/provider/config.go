@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -128,6 +129,11 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 	if m.Engine == EngineUpstream {
 		if err := m.UpstreamConfig().Validate(); err != nil {
 			return gossip.ModelOffer{}, fmt.Errorf("upstream_url/upstream_model: %w", err)
+		}
+		if slices.ContainsFunc(m.Verification, terms.Verification.NeedsCommitments) {
+			// An OpenAI-compatible engine exposes no token IDs for the
+			// commitment; announcing the level would only draw refusals.
+			return gossip.ModelOffer{}, fmt.Errorf("verification: an upstream engine cannot serve %q (it needs logit commitments)", terms.VerifyOptimistic)
 		}
 	} else if m.UpstreamURL != "" {
 		return gossip.ModelOffer{}, fmt.Errorf("upstream_url: set, but engine is %q, not %q", m.Engine, EngineUpstream)

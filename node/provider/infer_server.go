@@ -98,6 +98,11 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		e.RetryAfterMs = 1000
 		return nil, e
 	}
+	if down, why := m.upstreamDown(); down {
+		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here: its upstream engine does not answer: %v", offer.Name, st, why)
+		e.RetryAfterMs = 1000
+		return nil, e
+	}
 	pay, err := s.admitPayment(ctx, from, req, offer)
 	if err != nil {
 		return nil, err

@@ -102,6 +102,12 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 	if bd, err := pricing.Price(offer.RateCard, u, terms.VerifyNone, pricing.Surcharges{}); err == nil {
 		price = bd.Total
 	}
+	if price == 0 {
+		// A free call owes nothing: no record can pay zero (the settler's
+		// outbox refuses to sign one), so counting it would hold an
+		// honest settler to a debt nothing can clear.
+		return
+	}
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
 	rd := ledger.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))
 	c := s.credit.Load()
