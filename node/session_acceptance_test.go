@@ -17,11 +17,10 @@ import (
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
-// standBy makes a provider offer standby at fee micro-units an hour. It is
-// the one line that depends on the provider side's configuration of
-// standby (node/provider): adapt it there if its key is named otherwise.
+// standBy makes a provider offer standby at fee micro-units an hour
+// ([provider.standby] of the provider side).
 func standBy(cfg *Config, fee uint64) {
-	cfg.Provider.Standby.FeePerHour = fee
+	cfg.Provider.Standby.Enabled, cfg.Provider.Standby.FeePerHour = true, fee
 }
 
 type acceptanceTurn struct {
