@@ -132,8 +132,9 @@ func TestSessionAcceptance(t *testing.T) {
 		t.Fatalf("turn 4: %+v served by %s, want the successor %s", s, four.provider, successor)
 	}
 	// Warm, not cold: the successor reused the conversation it held, at
-	// least turn 3's whole prompt (a cold successor reports 0).
-	if four.cached < third.prompt || four.cached == 0 {
+	// least turn 3's whole prompt (a cold successor reports 0), and
+	// prefilled the new message (prompt_tokens counts the cached ones).
+	if four.cached < third.prompt || four.cached == 0 || four.cached >= four.prompt {
 		t.Fatalf("turn 4 cached_tokens %d (prompt %d); turn 3's prompt was %d tokens", four.cached, four.prompt, third.prompt)
 	}
 	cold := acceptancePost(t, gw, history, map[string]any{"provider": successor}, "")
