@@ -142,7 +142,9 @@ func standbyDeposit(rate uint64, horizon time.Duration) (uint64, bool) {
 // assignment naming the primary. reused is a successor already funded in
 // this session (its stream is kept).
 func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member) error {
+	fresh := false
 	if m.stream == "" && g.streams != nil && m.fee > 0 {
+		fresh = true
 		dep, ok := standbyDeposit(m.fee, g.cfg.Sessions.StandbyHorizon)
 		if !ok {
 			return fmt.Errorf("%w: standby deposit of %d an hour over %s overflows", errUnfunded, m.fee, g.cfg.Sessions.StandbyHorizon)
@@ -168,5 +170,26 @@ func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member
 	}
 	actx, cancel := g.clock.WithTimeout(ctx, successorTimeout)
 	defer cancel()
-	return g.successors.Assign(actx, m.peer, a)
+	start := g.clock.Now()
+	for {
+		err := g.successors.Assign(actx, m.peer, a)
+		if err == nil || !fresh || g.clock.Since(start) >= assignSyncWait {
+			return err
+		}
+		// A stream this gateway just saw committed may not be in the
+		// successor's own copy of the chain yet (a follower trails by a
+		// block): it refuses the assignment as unfunded until it is.
+		select {
+		case <-g.clock.After(assignRetry):
+		case <-actx.Done():
+			return err
+		}
+	}
 }
+
+// assignRetry spaces the assignments of a freshly funded successor, for
+// up to assignSyncWait (a few blocks of a follower's lag).
+const (
+	assignRetry    = 250 * time.Millisecond
+	assignSyncWait = 3 * time.Second
+)

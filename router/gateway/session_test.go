@@ -317,3 +317,46 @@ func TestSessionLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestAssignWaitsForTheSuccessorsChain: a successor that refuses a
+// freshly funded assignment (its copy of the chain has not the stream
+// yet) is asked again, and takes it once it has; one that keeps refusing
+// is given up within assignSyncWait for the next candidate, its stream
+// stopped.
+func TestAssignWaitsForTheSuccessorsChain(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
+		for i := range 3 {
+			sm.standby(i, "DE", int64(i+1), uint64(10+i))
+		}
+		sm.beatOnly(0, 1, 2)
+		p1 := sm.provs[1].id
+		sm.net.mu.Lock()
+		sm.net.refuse[p1] = true
+		sm.net.mu.Unlock()
+		go func() {
+			time.Sleep(assignRetry + assignRetry/2) // the successor's chain catches up after two refusals
+			sm.net.mu.Lock()
+			delete(sm.net.refuse, p1)
+			sm.net.mu.Unlock()
+		}()
+		info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
+		if info.Successor == nil || info.Successor.Peer != p1.String() {
+			t.Fatalf("session %+v: want p1 once its chain caught up", info)
+		}
+		sm.net.mu.Lock()
+		sm.net.refuse[p1] = true
+		sm.net.mu.Unlock()
+		start := time.Now()
+		info = sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
+		if took := time.Since(start); info.Successor == nil || info.Successor.Peer != sm.provs[2].id.String() || took > assignSyncWait+time.Second {
+			t.Fatalf("session %+v after %v: want p2 after giving up on p1", info, took)
+		}
+		synctest.Wait()
+		opened, stopped := sm.chain.streams()
+		if len(opened) != 3 || stopped[opened[0].id] || !stopped[opened[1].id] || stopped[opened[2].id] {
+			t.Fatalf("streams %+v stopped %v: the refused successor's stream stops", opened, stopped)
+		}
+	})
+}
