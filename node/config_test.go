@@ -46,6 +46,9 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{`state_versions = 1000`, `state_versions = 1`, "chain.state_versions"},
 		{`collect_batch = 100`, `collect_batch = 0`, "settle.collect_batch"},
 		{`record_wait = "3s"`, `record_wait = "1h"`, "provider.record_wait"},
+		{`idle_timeout = "30m0s"`, `idle_timeout = "1s"`, "router.sessions.idle_timeout"},
+		{`max_sessions = 10000`, `max_sessions = 0`, "router.sessions.max_sessions"},
+		{`standby_horizon = "1h0m0s"`, `standby_horizon = "10000h"`, "router.sessions.standby_horizon"},
 	}
 	for _, c := range cases {
 		cfg := testConfig(t, RoleProvider, "software", nil)

@@ -109,6 +109,17 @@ load = {{float .Router.Weights.Load}}
 max_concurrent = {{.Router.BuyerDefaults.MaxConcurrent}}
 rate_per_minute = {{.Router.BuyerDefaults.RatePerMinute}}
 
+# Sessions (tenzro.session): at most max_sessions held at once (more are
+# refused with 503 until idle ones end) and max_per_buyer of one buyer
+# (429); a session no turn used for idle_timeout ends and its standby
+# stream is stopped; a successor's standby stream is funded for
+# standby_horizon at its announced fee.
+[router.sessions]
+max_sessions = {{.Router.Sessions.MaxSessions}}
+max_per_buyer = {{.Router.Sessions.MaxPerBuyer}}
+idle_timeout = {{dur .Router.Sessions.IdleTimeout}}
+standby_horizon = {{dur .Router.Sessions.StandbyHorizon}}
+
 [chain]
 # The ledger: a CometBFT node running the consensus application in-process.
 # false runs without it (a laptop gateway); the chain's API methods then

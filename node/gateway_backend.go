@@ -40,6 +40,8 @@ type TenzroInfo struct {
 	Attempts  int                  `json:"attempts"`
 	Hedged    bool                 `json:"hedged"`
 	Continued bool                 `json:"continued"`
+	// Session is the turn's session (tenzro.session in the request).
+	Session *gateway.SessionInfo `json:"session,omitempty"`
 }
 
 func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDelta func(openai.Delta) error) (*openai.Result, error) {
@@ -55,7 +57,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		Model: req.Model, Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling,
 		TopLogProbs: req.TopLogProbs, Stream: req.Stream, Strategy: opts.Strategy, Verification: opts.Verification,
 		NoHedge: opts.Hedge != nil && !*opts.Hedge, MaxPrice: opts.MaxPrice, PinProvider: opts.Provider, PinRegion: opts.Region,
-		AllowUnregistered: opts.AllowUnregistered, Payer: payer,
+		AllowUnregistered: opts.AllowUnregistered, Payer: payer, Session: sessionRequest(opts.Session),
 	}
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
 		return onDelta(openai.Delta{Text: d.Text, LogProbs: d.LogProbs})
@@ -68,16 +70,20 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		}
 		return nil, err
 	}
-	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued}
+	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued,
+		Session: res.Session}
 	if res.Payment != nil {
 		v := gateway.ViewPayment(res.Payment)
 		v.Signed = gateway.ViewSigned(res.Signed)
 		info.Payment = v
 	}
+	usage := openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens}
+	if r := res.Receipt; r != nil && r.Receipt != nil && r.Receipt.Units.CachedTokens > 0 {
+		usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: int(min(r.Receipt.Units.CachedTokens, 1<<31-1))}
+	}
 	return &openai.Result{
 		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason, LogProbs: res.LogProbs,
-		Usage:  openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens},
-		Tenzro: info,
+		Usage: usage, Tenzro: info,
 	}, nil
 }
 

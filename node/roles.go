@@ -100,9 +100,11 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		// gateway it probes through exists, before anything runs.
 		deps.OnCall = func(c gateway.Call) { n.validator.OnCall(c) }
 	}
+	n.sessionDeps(&deps, acct)
 	if n.gateway, err = gateway.New(gatewayConfig(n.cfg.Router), deps); err != nil {
 		return err
 	}
+	n.parts = append(n.parts, newSessionSweeper(n.gateway, n.clock))
 	if !isValidator {
 		return nil
 	}

@@ -31,6 +31,10 @@ type Offer struct {
 	// unregistered); StandingKnown is false without a chain.
 	Standing      uint32
 	StandingKnown bool
+	// Standby is the provider's offer to stand by as a session successor
+	// (fee per hour, HPKE key), from its announcement; nil when it makes
+	// none.
+	Standby *gossip.StandbyOffer
 }
 
 // Serves reports whether the offer includes verification level.
@@ -65,7 +69,8 @@ func (t *Table) offers(model string) []Offer {
 			if m.Name != model && hex.EncodeToString(m.ModelID) != model {
 				continue
 			}
-			o := Offer{Peer: e.peer, Machine: e.machine, Backend: e.backend, Region: e.announce.Region, Model: m, Status: t.status(e, now)}
+			o := Offer{Peer: e.peer, Machine: e.machine, Backend: e.backend, Region: e.announce.Region, Model: m, Status: t.status(e, now),
+				Standby: e.announce.Standby}
 			if hb := e.heartbeat; hb != nil {
 				o.InFlight, o.Capacity, o.QueueDepth = hb.InFlight, hb.Capacity, hb.QueueDepth
 				for _, s := range hb.Models {

@@ -14,4 +14,8 @@
 // (the bearer token) before reading a byte of the body, so a client without
 // a token costs its headers only. The Bearer scheme is matched without
 // regard to case. A body declared over the cap is a 413 before it is read.
+//
+// Routing options (ParseOptions) come from the body's tenzro object or
+// X-Tenzro-* headers; tenzro.session and X-Tenzro-Session make a request
+// one turn of a session (SessionOptions).
 package openai

@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,6 +22,8 @@ type Options struct {
 	Region       string             `json:"region,omitempty"`       // pin: country code or continent
 	// AllowUnregistered opts in to providers the chain does not know.
 	AllowUnregistered bool `json:"allow_unregistered,omitempty"`
+	// Session makes the request a turn of a session (see SessionOptions).
+	Session *SessionOptions `json:"session,omitempty"`
 }
 
 var (
@@ -60,6 +63,9 @@ func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&o); err != nil {
+			if errors.Is(err, errContinuity) {
+				return o, BadRequest("tenzro.session.continuity", "tenzro.session: %v", err)
+			}
 			return o, BadRequest("tenzro", "tenzro options: %v", err)
 		}
 	}
@@ -72,6 +78,9 @@ func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
 		return o, BadRequest("tenzro.verification", "unknown verification level %q (%s)", o.Verification, terms.LevelNames())
 	}
 	o.Verification = level
+	if e := parseSession(&o, h); e != nil {
+		return o, e
+	}
 	return o, nil
 }
 

@@ -194,6 +194,14 @@ func classify(err error) error {
 func (g *Gateway) attemptFunc(req *Request, choices map[peer.ID]choice) hedge.AttemptFunc[*stream] {
 	return func(ctx context.Context, c strategy.Candidate) (*stream, error) {
 		ch := choices[c.Peer]
-		return g.open(ctx, ch, g.inferRequest(req, ch, ""), req.Probe)
+		ir := g.inferRequest(req, ch, "")
+		if req.turn != nil {
+			st, err := g.turnFor(ctx, req.turn, ch)
+			if err != nil {
+				return nil, err
+			}
+			ir.Session = st
+		}
+		return g.open(ctx, ch, ir, req.Probe)
 	}
 }

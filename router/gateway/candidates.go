@@ -51,6 +51,7 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
 			(req.PinRegion != "" && o.Region != req.PinRegion) ||
+			(req.turn != nil && !inJurisdiction(req.turn.jurisdiction, o.Region)) ||
 			!routable(o, req) {
 			continue
 		}

@@ -35,6 +35,8 @@ type Config struct {
 	// Buyers are per-account limits; the node fills them from its
 	// [[router.buyers]] entries.
 	Buyers map[string]BuyerLimits `toml:"-"`
+	// Sessions bounds the session table and sizes standby streams.
+	Sessions SessionConfig `toml:"sessions"`
 }
 
 // DefaultConfig returns the routing defaults.
@@ -43,6 +45,7 @@ func DefaultConfig() Config {
 		Surcharges: pricing.Surcharges{None: 0, Receipt: 1, Optimistic: 5, TEE: 20},
 		Deadline:   2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second,
 		MaxRetries: 2, Weights: strategy.DefaultWeights, DefaultMaxTokens: 512, BuyerDefaults: DefaultBuyerLimits(),
+		Sessions: SessionConfig{MaxSessions: 10_000, MaxPerBuyer: 256, IdleTimeout: 30 * time.Minute, StandbyHorizon: time.Hour},
 	}
 }
 
@@ -76,6 +79,18 @@ func (c Config) Validate(prefix string) error {
 	}
 	if err := c.BuyerDefaults.Validate(); err != nil {
 		bad("buyer_defaults", "%w", err)
+	}
+	if s := c.Sessions; s.MaxSessions < 1 || s.MaxSessions > 1_000_000 {
+		bad("sessions.max_sessions", "%d outside 1..1000000", s.MaxSessions)
+	}
+	if s := c.Sessions; s.MaxPerBuyer < 1 || s.MaxPerBuyer > s.MaxSessions {
+		bad("sessions.max_per_buyer", "%d outside 1..max_sessions (%d)", s.MaxPerBuyer, s.MaxSessions)
+	}
+	if s := c.Sessions; s.IdleTimeout < time.Minute || s.IdleTimeout > 7*24*time.Hour {
+		bad("sessions.idle_timeout", "%s outside 1m..168h", s.IdleTimeout)
+	}
+	if s := c.Sessions; s.StandbyHorizon < time.Minute || s.StandbyHorizon > 30*24*time.Hour {
+		bad("sessions.standby_horizon", "%s outside 1m..720h", s.StandbyHorizon)
 	}
 	for acct, l := range c.Buyers {
 		if err := l.Validate(); err != nil {

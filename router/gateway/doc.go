@@ -27,6 +27,18 @@
 // requests (recent.go) and the latest LatencyKept latency samples per
 // provider that fed its p95 (latency.go), both in fixed rings.
 //
+// Sessions (session*.go): a request with a SessionRequest is one turn of
+// a session the gateway keeps in a bounded table. Every turn goes to the
+// session's primary while it is up, unhedged. With continuity the gateway
+// picks the successor itself (same model, the jurisdiction, another
+// on-chain operator, cheapest standby fee), funds its standby by a stream
+// escrow (Deps.Streams), assigns it (Deps.Successors) and names it in the
+// primary's infer.Request.Session, so the primary seals its state to it
+// after the turn. A turn the primary cannot serve goes to the successor
+// with Failover set; it becomes the primary and gets a successor of its
+// own. Successors are challenged for the turn they hold; one that fails
+// loses the session and its stream.
+//
 // With Deps.Tracer every request is one OpenTelemetry trace (trace.go):
 // a root span named by the GenAI conventions and a span per step, each
 // attempt labelled with its provider, outcome and whether it is the hedge.

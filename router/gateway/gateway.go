@@ -54,6 +54,16 @@ type Deps struct {
 	// Tracer makes every routed request one trace (see trace.go); nil is
 	// otel's no-op provider.
 	Tracer trace.TracerProvider
+	// Successors assigns and challenges session successors; nil leaves
+	// every session without one (successor_reason "unsupported").
+	Successors Successors
+	// Operators names providers' on-chain operators (with a chain): a
+	// successor is always another operator's. Nil (no chain) falls back
+	// to another machine.
+	Operators Operators
+	// Streams pays standby successors by stream escrow (with a chain);
+	// nil opens none.
+	Streams StandbyStreams
 }
 
 // Ledger holds buyers' funds and what was paid: the node's datastore.
@@ -94,6 +104,12 @@ type Gateway struct {
 	tokenizers map[inference.ModelID]TokenCounter
 	tracer     trace.Tracer
 	traced     bool // Deps.Tracer was set
+
+	sessions       *sessionTable
+	sessionMetrics *sessionMetrics
+	successors     Successors
+	operators      Operators
+	streams        StandbyStreams
 }
 
 // New returns a gateway.
@@ -131,10 +147,15 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
+	sm, err := newSessionMetrics(d.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: metrics: %w", err)
+	}
 	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
 		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
-		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing()}
+		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing(),
+		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams}
 	brs.OnChange(g.breakerChanged)
 	return g, nil
 }
@@ -145,6 +166,7 @@ func (g *Gateway) Metrics() *Metrics { return g.metrics }
 // Snapshot is the counters with each provider's latency figures.
 func (g *Gateway) Snapshot() Snapshot {
 	s := g.metrics.Snapshot()
+	s.Sessions = g.sessionMetrics.snapshot(g.sessions.len())
 	brs := g.breakers.Snapshots()
 	for id, c := range s.Providers {
 		p, err := peer.Decode(id)
@@ -176,6 +198,9 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	start := g.clock.Now()
 	ctx, span := g.startRoute(ctx, req)
 	res, err := g.route(ctx, req, onDelta)
+	if t := req.turn; t != nil && (err != nil || res == nil || res.Session == nil) {
+		g.abortTurn(t)
+	}
 	endRoute(span, res, err)
 	g.remember(start, req, res, err)
 	return res, err
@@ -192,6 +217,9 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 			defer release()
 		}
 	}
+	if err == nil && req.Session != nil {
+		req.turn, err = g.beginTurn(req)
+	}
 	endSpan(intake, err)
 	if err != nil {
 		return nil, err
@@ -206,6 +234,9 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	g.metrics.requests.Inc()
 	qctx, quote := g.startSpan(ctx, SpanQuote)
 	cands, choices, err := g.candidates(qctx, req)
+	if err == nil && req.turn != nil {
+		cands, err = g.arrange(req.turn, cands, choices)
+	}
 	if err == nil {
 		traceCandidates(quote, cands)
 		err = g.checkFunds(qctx, req.Payer, cands[0].Price)
@@ -219,7 +250,7 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 		retries = -1 // hedge.Run reads 0 as its default
 	}
 	s, rep, err := hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
-		NoHedge:       req.NoHedge,
+		NoHedge:       req.NoHedge || req.turn != nil,
 		MaxRetries:    retries,
 		Clock:         g.clock,
 		LabelAttempts: g.traced,
@@ -241,6 +272,11 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if res != nil {
 		res.Attempts += len(rep.Tries)
 		res.Hedged = rep.HedgesDispatched > 0
+		if req.turn != nil && err == nil {
+			// The race's winner holds the session, a continuation's
+			// finisher notwithstanding: the turn's state is its.
+			res.Session = g.commitTurn(ctx, req.turn, s.choice, res.Continued)
+		}
 	}
 	return res, err
 }
@@ -267,7 +303,10 @@ func (g *Gateway) checkFunds(ctx context.Context, payer string, price uint64) er
 // own refusal (400-class) keeps its status and reason.
 func (g *Gateway) routeError(err error, rep hedge.Report) error {
 	var ef *infer.ErrorFrame
+	var ge *Error
 	switch {
+	case errors.As(err, &ge): // the gateway's own refusal (a session's no_successor)
+		return ge
 	case errors.As(err, &ef):
 		return &Error{Status: ef.Status, Code: ef.Code, Message: ef.Message, RetryAfter: time.Duration(ef.RetryAfterMs) * time.Millisecond}
 	case errors.Is(err, hedge.ErrDeadline):

@@ -83,6 +83,8 @@ type transport struct {
 	// hangOnStop ignores the stop: the provider goes silent until the
 	// call's context ends.
 	hangOnStop bool
+	// answered, if set, runs when a call has sent its whole answer.
+	answered func(p peer.ID, req *infer.Request)
 }
 
 func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, _ infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error) {
@@ -156,6 +158,9 @@ func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, _ 
 	}
 	f := fp.final(req, text.String(), uint64(len(sc.tokens)), sc)
 	st.BytesReceived += int64(len(f.Receipt))
+	if tr.answered != nil {
+		tr.answered(p, req)
+	}
 	return f, st, nil
 }
 

@@ -66,6 +66,9 @@ func Validate(req *Request) error {
 		}
 		text += len(st)
 	}
+	if err := validSession(req.Session); err != nil {
+		return err
+	}
 	if text > infer.MaxTextBytes {
 		param := "prompt"
 		if req.Chat {

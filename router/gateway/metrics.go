@@ -54,6 +54,8 @@ type Snapshot struct {
 	Continuations    uint64                     `json:"continuations"`
 	BadReceipts      uint64                     `json:"bad_receipts"`
 	Providers        map[string]*ProviderCounts `json:"providers"`
+	// Sessions are the session table's figures (Gateway.Snapshot).
+	Sessions *SessionCounts `json:"sessions,omitempty"`
 }
 
 func counter(name, help string) prometheus.Counter {

@@ -34,6 +34,11 @@ type Request struct {
 	// Probe marks a validator's synthetic probe call (reported as such to
 	// Deps.OnCall).
 	Probe bool
+	// Session makes the request one turn of a session (pinned primary,
+	// standby successor); nil routes it on its own.
+	Session *SessionRequest
+	// turn is the session turn in flight (set by Route).
+	turn *sessionTurn
 }
 
 // Provider names who served.
@@ -86,6 +91,8 @@ type Result struct {
 	Attempts  int
 	Hedged    bool
 	Continued bool
+	// Session is the turn's session, when the request belonged to one.
+	Session *SessionInfo
 }
 
 // Error is a routing failure with the HTTP status it maps to.

@@ -148,6 +148,10 @@ func commandTable() *registry {
 			summary: "payment records settled to a provider (hex machine ID) and their total",
 			detail:  paymentsDetail,
 			method:  "tenzro_getPayments", params: paymentsParams("provider"), render: renderPayments},
+		{name: "session", args: "ID", minArgs: 1, maxArgs: 1,
+			summary: "a session this gateway holds: turns, primary, successor and its standby stream",
+			detail:  "ID is a response's tenzro.session.id. The stream is the successor's standby\nstream escrow as the chain holds it (claimed, refunded).",
+			method:  "tenzro_getSession", params: sessionParams, render: renderSession},
 		{name: "rpc", args: "METHOD [JSON-PARAMS]", minArgs: 1, maxArgs: -1, complete: argMethod,
 			lenientFlags: true, summary: "call any JSON-RPC method and pretty-print its result",
 			detail: "JSON-PARAMS is a JSON object or array, e.g.\n" +

@@ -1,0 +1,104 @@
+package shell
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// sessionParams is the params function of `session ID`.
+func sessionParams(inv *invocation) (any, error) {
+	id := inv.arg(0)
+	if id == "" || len(id) > 64 {
+		return nil, fmt.Errorf("session %q: want the session ID a response's tenzro.session.id gave (1..64 characters)", id)
+	}
+	return map[string]string{"id": id}, nil
+}
+
+type sessionMember struct {
+	Peer     string `json:"peer"`
+	Machine  string `json:"machine"`
+	Operator string `json:"operator"`
+	Region   string `json:"region"`
+	Fee      uint64 `json:"standby_fee_per_hour"`
+	StreamID string `json:"stream_id"`
+}
+
+type sessionView struct {
+	ID              string         `json:"id"`
+	Model           string         `json:"model_id"`
+	Payer           string         `json:"payer"`
+	Continuity      string         `json:"continuity"`
+	Jurisdiction    string         `json:"jurisdiction"`
+	Turn            uint32         `json:"turn"`
+	Primary         *sessionMember `json:"primary"`
+	Successor       *sessionMember `json:"successor"`
+	SuccessorReason string         `json:"successor_reason"`
+	Failovers       uint32         `json:"failovers"`
+	LastUseMs       int64          `json:"last_use_ms"`
+	IdleExpiresMs   int64          `json:"idle_expires_ms"`
+	InTurn          bool           `json:"in_turn"`
+	Stream          *struct {
+		Rate     uint64 `json:"rate"`
+		Deposit  uint64 `json:"deposit"`
+		Claimed  uint64 `json:"claimed"`
+		Refunded uint64 `json:"refunded"`
+		Closed   bool   `json:"closed"`
+	} `json:"stream"`
+	StreamError string `json:"stream_error"`
+}
+
+func renderSession(w io.Writer, raw json.RawMessage, _ *invocation) error {
+	var s sessionView
+	if err := decodeResult(raw, &s); err != nil {
+		return err
+	}
+	tw := newTable(w)
+	fmt.Fprintf(tw, "session\t%s\n", s.ID)
+	fmt.Fprintf(tw, "model\t%s\n", orDash(s.Model))
+	fmt.Fprintf(tw, "payer\t%s\n", orDash(s.Payer))
+	cont := "continuity " + s.Continuity
+	if s.Jurisdiction != "" {
+		cont += ", jurisdiction " + s.Jurisdiction
+	}
+	fmt.Fprintf(tw, "asks\t%s\n", cont)
+	state := fmt.Sprintf("%d served, %d failovers", s.Turn, s.Failovers)
+	if s.InTurn {
+		state += ", a turn in flight"
+	}
+	fmt.Fprintf(tw, "turns\t%s\n", state)
+	fmt.Fprintf(tw, "primary\t%s\n", memberLine(s.Primary))
+	if s.Successor == nil {
+		fmt.Fprintf(tw, "successor\tnone (%s)\n", orDash(s.SuccessorReason))
+	} else {
+		fmt.Fprintf(tw, "successor\t%s, standby %d micro-units/h\n", memberLine(s.Successor), s.Successor.Fee)
+		switch {
+		case s.Successor.StreamID == "":
+			fmt.Fprintf(tw, "stream\tnone (no chain, or a free standby)\n")
+		case s.Stream != nil:
+			fmt.Fprintf(tw, "stream\t%s: %d micro-units/h, %d of %d claimed, %d refunded%s\n", shortHex(s.Successor.StreamID),
+				s.Stream.Rate, s.Stream.Claimed, s.Stream.Deposit, s.Stream.Refunded, map[bool]string{true: ", closed"}[s.Stream.Closed])
+		default:
+			fmt.Fprintf(tw, "stream\t%s (%s)\n", shortHex(s.Successor.StreamID), orDash(s.StreamError))
+		}
+	}
+	if s.IdleExpiresMs > 0 {
+		fmt.Fprintf(tw, "idle ends\t%s\n", time.UnixMilli(s.IdleExpiresMs).UTC().Format(time.RFC3339))
+	}
+	return tw.Flush()
+}
+
+func memberLine(m *sessionMember) string {
+	if m == nil {
+		return "none yet"
+	}
+	line := shortID(m.Peer) + " machine " + shortHex(m.Machine)
+	if m.Operator != "" {
+		line += " operator " + shortHex(m.Operator)
+	}
+	if m.Region != "" {
+		line += " in " + m.Region
+	}
+	return line
+}

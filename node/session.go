@@ -1,0 +1,66 @@
+package node
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
+
+// sessionSweepEvery is how often idle sessions are ended (their standby
+// streams stopped) when no turn arrives to sweep them.
+const sessionSweepEvery = 30 * time.Second
+
+// sessionSweeper gives the gateway's session table a periodic sweep with
+// the node's lifecycle.
+type sessionSweeper struct {
+	gw    *gateway.Gateway
+	clock clock.Clock
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func newSessionSweeper(gw *gateway.Gateway, clk clock.Clock) *sessionSweeper {
+	return &sessionSweeper{gw: gw, clock: clk}
+}
+
+func (s *sessionSweeper) Start(context.Context) error {
+	s.stop = make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		t := s.clock.Ticker(sessionSweepEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				s.gw.SweepSessions()
+			case <-s.stop:
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+// Stop ends the sweeps and every session, stopping their standby streams
+// within sessionStopBound (the chain, started before, still runs).
+func (s *sessionSweeper) Stop(ctx context.Context) error {
+	if s.stop != nil {
+		close(s.stop)
+		s.wg.Wait()
+		s.stop = nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, sessionStopBound)
+	defer cancel()
+	s.gw.EndSessions(ctx)
+	return nil
+}
+
+// sessionStopBound bounds how long a stopping node spends stopping
+// standby streams.
+const sessionStopBound = 10 * time.Second

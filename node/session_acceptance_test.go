@@ -1,0 +1,149 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
+
+// standBy makes a provider offer standby at fee micro-units an hour
+// ([provider.standby] of the provider side).
+func standBy(cfg *Config, fee uint64) {
+	cfg.Provider.Standby.Enabled, cfg.Provider.Standby.FeePerHour = true, fee
+}
+
+type acceptanceTurn struct {
+	text     string
+	session  *gateway.SessionInfo
+	prompt   int
+	cached   int
+	provider string
+}
+
+func acceptancePost(t *testing.T, gw *Node, history []inference.Message, tenzro any, sessionID string) acceptanceTurn {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "messages": history, "max_tokens": 8, "seed": 11, "tenzro": tenzro})
+	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if sessionID != "" {
+		req.Header.Set("X-Tenzro-Session", sessionID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Choices []struct {
+			Message inference.Message `json:"message"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens int `json:"prompt_tokens"`
+			Details      *struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
+		Tenzro struct {
+			Provider gateway.Provider     `json:"provider"`
+			Session  *gateway.SessionInfo `json:"session"`
+		} `json:"tenzro"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || len(out.Choices) == 0 {
+		t.Fatalf("status %d, %v", resp.StatusCode, err)
+	}
+	a := acceptanceTurn{text: out.Choices[0].Message.Content, session: out.Tenzro.Session, prompt: out.Usage.PromptTokens, provider: out.Tenzro.Provider.PeerID}
+	if out.Usage.Details != nil {
+		a.cached = out.Usage.Details.CachedTokens
+	}
+	return a
+}
+
+// TestSessionAcceptance is issue #12's multi-node acceptance: a 5-turn
+// session with continuity over three standby providers; after turn 3 the
+// primary's node stops; turn 4 is served by the successor from its warm
+// state (cached_tokens covers the history through turn 3) with the answer
+// an uninterrupted engine gives for that history and seed, the gateway
+// says served_by successor, and turn 5 has a fresh successor.
+func TestSessionAcceptance(t *testing.T) {
+	dir, id := testModelDir(t)
+	net := nodetest.Build(t, nodetest.Spec{Gateways: 1, Providers: 3}, func(t testing.TB, r nodetest.Role, i int, boot []string) *Node {
+		cfg := testConfig(t, Role(r), "software", boot)
+		if r == nodetest.RoleGateway {
+			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+		} else {
+			cfg.Provider.Models = []ModelConfig{DevnetModel(dir, id)}
+			standBy(&cfg, uint64(10+i))
+		}
+		return newNode(t, cfg)
+	})
+	gw, ps := net.Gateways[0], net.Providers
+	nodetest.Eventually(t, 30*time.Second, "providers warm and standing by at the gateway", func() bool {
+		n := 0
+		for _, o := range gw.Table().Offers(DevnetModelName) {
+			if o.Status == router.StatusUp && o.State == gossip.StateWarm && o.Standby != nil {
+				n++
+			}
+		}
+		return n == 3
+	})
+	history := []inference.Message{{Role: "user", Content: "Tell me a long story about rivers and the sea"}}
+	var sid, primary, successor string
+	var third acceptanceTurn
+	for turn := uint32(1); turn <= 3; turn++ {
+		var tz any = map[string]any{"session": map[string]any{"continuity": "required"}}
+		if turn > 1 {
+			tz = nil
+		}
+		a := acceptancePost(t, gw, history, tz, sid)
+		s := a.session
+		if s == nil || s.Successor == nil || s.ServedBy != gateway.ServedByPrimary {
+			t.Fatalf("turn %d: %+v", turn, s)
+		}
+		if turn == 1 {
+			sid, primary, successor = s.ID, s.Primary.Peer, s.Successor.Peer
+		}
+		if s.Primary.Peer != primary || s.Successor.Peer != successor || successor == primary {
+			t.Fatalf("turn %d moved: %+v", turn, s)
+		}
+		third = a
+		history = append(history, inference.Message{Role: "assistant", Content: a.text}, inference.Message{Role: "user", Content: "Go on."})
+	}
+	for _, p := range ps {
+		if p.host.ID().String() == primary {
+			if err := p.Stop(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	four := acceptancePost(t, gw, history, nil, sid)
+	s := four.session
+	if s == nil || s.ServedBy != gateway.ServedBySuccessor || s.Primary.Peer != successor || four.provider != successor || s.Turn != 4 {
+		t.Fatalf("turn 4: %+v served by %s, want the successor %s", s, four.provider, successor)
+	}
+	// Warm, not cold: the successor reused the conversation it held, at
+	// least turn 3's whole prompt (a cold successor reports 0), and
+	// prefilled the new message (prompt_tokens counts the cached ones).
+	if four.cached < third.prompt || four.cached == 0 || four.cached >= four.prompt {
+		t.Fatalf("turn 4 cached_tokens %d (prompt %d); turn 3's prompt was %d tokens", four.cached, four.prompt, third.prompt)
+	}
+	cold := acceptancePost(t, gw, history, map[string]any{"provider": successor}, "")
+	if cold.text != four.text {
+		t.Fatalf("turn 4 answered %q; the engine uninterrupted answers %q", four.text, cold.text)
+	}
+	history = append(history, inference.Message{Role: "assistant", Content: four.text}, inference.Message{Role: "user", Content: "The end?"})
+	five := acceptancePost(t, gw, history, nil, sid)
+	f := five.session
+	if f == nil || f.ServedBy != gateway.ServedByPrimary || f.Primary.Peer != successor || f.Successor == nil ||
+		f.Successor.Peer == primary || f.Successor.Peer == successor {
+		t.Fatalf("turn 5: %+v, want a fresh successor", f)
+	}
+}

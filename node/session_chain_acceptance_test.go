@@ -1,0 +1,106 @@
+package node
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
+
+// TestSessionStandbyOnChain: on a chain, the gateway pays a session's
+// successor by a stream from the buyer's escrow it settles, at the
+// successor's standby fee for the horizon; the successor (another
+// operator) claims it as it accrues; when the primary's node stops the
+// successor serves the next turn, its standby stream is stopped (accrued
+// paid, the rest refunded) and a new successor's stream opens.
+func TestSessionStandbyOnChain(t *testing.T) {
+	const fee = 36_000 // 10 micro-units a second
+	net := newChainNetWith(t, 1, 3, 0, testChainParams(3600), chainExtra{provOpts: []func(*Config){func(c *Config) {
+		c.Provider.Standby.Enabled, c.Provider.Standby.FeePerHour, c.Provider.Standby.ClaimInterval = true, fee, time.Second
+	}}}, func(c *Config) { c.Router.ProbeInterval = 0 })
+	gw, chain := net.validators[0], net.validators[0].Chain()
+	waitRegistered(t, gw, net.registered)
+	nodetest.Eventually(t, 30*time.Second, "every provider's standby offer at the gateway", func() bool {
+		n := 0
+		for _, o := range gw.Table().Offers(DevnetModelName) {
+			if o.Standby != nil {
+				n++
+			}
+		}
+		return n == 3
+	})
+	session := func(id string) SessionResult {
+		t.Helper()
+		v, err := gw.rpcCall("tenzro_getSession", `{"id":"`+id+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.(SessionResult)
+	}
+	stream := func(id string) consensus.Stream {
+		t.Helper()
+		h, err := consensus.ParseHash(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok, err := chain.Stream(t.Context(), h)
+		if err != nil || !ok {
+			t.Fatalf("stream %s: ok %v, %v", id, ok, err)
+		}
+		return s
+	}
+	operator := func(machine string) consensus.AccountID {
+		t.Helper()
+		m, err := identity.ParseMachineID(machine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok, err := chain.Provider(t.Context(), m)
+		if err != nil || !ok {
+			t.Fatalf("provider %s: ok %v, %v", machine, ok, err)
+		}
+		return p.Operator
+	}
+
+	history := []inference.Message{{Role: "user", Content: "Tell me about rivers"}}
+	one := acceptancePost(t, gw, history, map[string]any{"session": map[string]any{"continuity": "required"}}, "")
+	s := one.session
+	if s == nil || s.Successor == nil || operator(s.Successor.Machine) == operator(s.Primary.Machine) {
+		t.Fatalf("turn 1: %+v", s)
+	}
+	v := session(s.ID)
+	if v.Successor == nil || v.Successor.StreamID == "" || v.Stream == nil {
+		t.Fatalf("session %+v: no standby stream", v)
+	}
+	first := v.Successor.StreamID
+	if st := stream(first); st.Payer != testBuyer() || st.Settler != accountKey(t, gw.Config()) || st.Payee.String() != s.Successor.Machine ||
+		st.Rate != fee || st.Deposit != fee || st.Closed {
+		t.Fatalf("standby stream %+v", st)
+	}
+	nodetest.Eventually(t, 30*time.Second, "the successor's claims to land", func() bool { return stream(first).Claimed > 0 })
+
+	for _, p := range net.registered {
+		if p.Host().ID().String() == s.Primary.Peer {
+			if err := p.Stop(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	history = append(history, inference.Message{Role: "assistant", Content: one.text}, inference.Message{Role: "user", Content: "And then?"})
+	two := acceptancePost(t, gw, history, nil, s.ID)
+	if f := two.session; f == nil || f.ServedBy != gateway.ServedBySuccessor || f.Primary.Peer != s.Successor.Peer || f.Successor == nil ||
+		f.Successor.Peer == s.Primary.Peer || f.Successor.Peer == s.Successor.Peer {
+		t.Fatalf("turn 2: %+v", f)
+	}
+	nodetest.Eventually(t, 30*time.Second, "the promoted successor's stream to stop", func() bool { return stream(first).Closed })
+	if st := stream(first); st.Claimed+st.Refunded != st.Deposit || st.Claimed == 0 {
+		t.Fatalf("stopped stream %+v: deposit = claimed + refunded", st)
+	}
+	if v := session(s.ID); v.Successor == nil || v.Successor.StreamID == "" || v.Successor.StreamID == first || stream(v.Successor.StreamID).Closed {
+		t.Fatalf("after the failover: %+v", v)
+	}
+}

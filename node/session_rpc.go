@@ -1,0 +1,70 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
+
+// SessionResult is tenzro_getSession's result: the gateway's entry and,
+// with a chain, the standby stream escrow as the chain holds it.
+type SessionResult struct {
+	gateway.SessionView
+	Stream *consensus.Stream `json:"stream,omitempty"`
+	// StreamError says why the stream could not be read, when it could not.
+	StreamError string `json:"stream_error,omitempty"`
+}
+
+// sessionAPI contributes tenzro_getSession.
+type sessionAPI struct {
+	gateway *gateway.Gateway // nil on a provider
+	chain   *consensus.Node  // nil without a chain
+}
+
+func (a sessionAPI) RegisterRPC(s rpc.Registry) {
+	s.Register("tenzro_getSession", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		if a.gateway == nil {
+			return nil, rpc.Unavailable("this node is a provider; it keeps no sessions")
+		}
+		p, err := rpc.Params[struct {
+			ID string `json:"id"`
+		}](raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := gateway.CheckSessionID(p.ID); err != nil {
+			return nil, rpc.InvalidParams("id: %v", err)
+		}
+		v, ok := a.gateway.Session(p.ID)
+		if !ok {
+			return nil, rpc.InvalidParams("no session %s at this gateway (never started, or ended idle)", p.ID)
+		}
+		res := SessionResult{SessionView: v}
+		if a.chain != nil && v.Successor != nil && v.Successor.StreamID != "" {
+			res.Stream, res.StreamError = a.stream(ctx, v.Successor.StreamID)
+		}
+		return res, nil
+	})
+}
+
+func (a sessionAPI) stream(ctx context.Context, id string) (*consensus.Stream, string) {
+	h, err := consensus.ParseHash(id)
+	if err != nil {
+		return nil, err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	st, ok, err := a.chain.Stream(ctx, h)
+	switch {
+	case err != nil:
+		return nil, err.Error()
+	case !ok:
+		return nil, fmt.Sprintf("stream %s is not on chain yet", id)
+	}
+	return &st, ""
+}

@@ -1,0 +1,31 @@
+package gateway
+
+import "golang.org/x/text/language"
+
+// continentM49 maps the continent names providers may announce (see
+// gossip.CheckRegion) to their UN M.49 area, which x/text's region data
+// knows the member countries of.
+var continentM49 = map[string]string{
+	"Africa": "002", "Antarctica": "010", "Asia": "142", "Europe": "150",
+	"North America": "003", "Oceania": "009", "South America": "005",
+}
+
+// inJurisdiction reports whether a provider announcing region satisfies a
+// session's jurisdiction pin j: the same region, or a country inside the
+// continent j names. A provider announcing only a continent does not
+// satisfy a country pin: it may be anywhere on it.
+func inJurisdiction(j, region string) bool {
+	if j == "" || region == j {
+		return true
+	}
+	area, ok := continentM49[j]
+	if !ok || len(region) != 2 {
+		return false
+	}
+	a, err := language.ParseRegion(area)
+	if err != nil {
+		return false
+	}
+	r, err := language.ParseRegion(region)
+	return err == nil && r.IsCountry() && a.Contains(r)
+}
