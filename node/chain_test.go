@@ -160,7 +160,7 @@ func TestChainInNode(t *testing.T) {
 		code, body := healthz(t, nodes[1])
 		return code == 503 && strings.Contains(body, "chain_stalled") && strings.Contains(body, "has not moved since")
 	})
-	nodetest.Eventually(t, 10*time.Second, "tenzro_nodeInfo to show the stopped validator missing", func() bool {
+	nodetest.Eventually(t, 30*time.Second, "tenzro_nodeInfo to show the stopped validator missing", func() bool {
 		c := nodes[1].Info().Chain
 		return c != nil && c.Stalled && c.Missing == 1
 	})
