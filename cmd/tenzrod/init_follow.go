@@ -155,7 +155,7 @@ func printFollowerNext(out io.Writer, cfg node.Config, f *follower) error {
 	}
 	bond := "the chain's min_serving_bond"
 	if src != nil {
-		bond = fmt.Sprintf("%d micro-units (min_serving_bond)", src.params.MinServingBond)
+		bond = fmt.Sprintf("%d micro-units, the chain's min_serving_bond", src.params.MinServingBond)
 	}
 	fmt.Fprintf(out, "  1. fund the operator account (the bond is %s):\n", bond)
 	fmt.Fprintf(out, "     tenzrod tx transfer --api %s --key FUNDED_KEY --to %s --amount %s\n", api, account, amount)
