@@ -133,6 +133,10 @@ func (c *control) add(ctx context.Context, name string) (NodeEntry, error) {
 			return NodeEntry{}, fmt.Errorf("devnet: %s is already running (pid %d)", name, n.PID)
 		}
 	}
+	if !c.sup.exited(name) {
+		// Started by an earlier request that gave up waiting for it.
+		return NodeEntry{}, fmt.Errorf("devnet: %s is already running (pid %d), not healthy yet", name, c.sup.pid(name))
+	}
 	home := filepath.Join(c.dir, name)
 	cfg, err := node.Load(home)
 	if err != nil {
