@@ -185,7 +185,7 @@ id = {{q .ID}}
 # node's account (its settler) pays for every call the token makes:
 #   TOKEN=sk-tenzro-$(openssl rand -hex 20)      # give it to the buyer
 #   printf %s "$TOKEN" | sha256sum               # token_sha256 below
-#   tenzrod keys account show account.key        # this node's account: the settler
+#   tenzrod keys account show account.key        # this node's account (made by init --genesis or the first start): the settler
 #   tenzrod tx escrow fund --key buyer.key --amount 50_000_000 --settler <that account>
 # The buyer funds the escrow from its own key (tenzrod tx transfer gets it
 # funded first); each paid call then draws on it through a payment record
