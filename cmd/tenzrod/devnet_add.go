@@ -233,6 +233,11 @@ func shapeAddedProvider(dir, home string, m devnet.Manifest, o addProviderOpts) 
 		return err
 	}
 	mc := node.DevnetModel(modelDir, id)
+	if o.modelID != "" && o.modelID != id && o.modelName == "" {
+		// The id rule: the devnet's name is bound to its model's ID, so
+		// other weights under it would never be routed as that name.
+		return fmt.Errorf("--model-id %s is not the devnet model's (%s): give the other weights their own --model-name", o.modelID, id)
+	}
 	if o.upstream != "" {
 		mc.Dir, mc.Engine, mc.UpstreamURL, mc.UpstreamModel = "", "upstream", o.upstream, o.upstreamModel
 		if o.modelID != "" {

@@ -78,8 +78,12 @@ func TestAddedProviderShape(t *testing.T) {
 	if out, err := runCLI(t, "init", "--home", home, "--role", "provider", "--key-backend", "software"); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
-	err = shapeAddedProvider(dir, home, m, addProviderOpts{upstream: "http://127.0.0.1:8080/v1", upstreamModel: "llama", modelID: "llama"})
+	err = shapeAddedProvider(dir, home, m, addProviderOpts{upstream: "http://127.0.0.1:8080/v1", upstreamModel: "llama", modelID: "llama", modelName: "llama"})
 	if err == nil || !strings.Contains(err.Error(), "id") {
 		t.Errorf("an engine name as --model-id: %v", err)
+	}
+	err = shapeAddedProvider(dir, home, m, addProviderOpts{upstream: "http://127.0.0.1:8080/v1", upstreamModel: "llama", modelID: strings.Repeat("ab", 32)})
+	if err == nil || !strings.Contains(err.Error(), "--model-name") {
+		t.Errorf("other weights under the devnet model's name: %v", err)
 	}
 }

@@ -86,14 +86,14 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 					return err
 				}
 			} else {
-				p2p := cf.p2pListen
-				if p2p == "" {
+				listen := cf.p2pListen
+				if listen == "" {
 					var err error
-					if p2p, err = freeChainP2P(); err != nil {
+					if listen, err = freeChainP2P(); err != nil {
 						return err
 					}
 				}
-				cfg.Chain.P2PListen = p2p
+				cfg.Chain.P2PListen = listen
 			}
 			nf.apply(&cfg, fs)
 			if err := node.WriteConfig(cfg, force); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -18,6 +17,7 @@ import (
 type followSpec struct {
 	genesis   string   // the chain's genesis.json, copied into the chain home
 	peers     []string // CometBFT persistent peers, id@host:port
+	peersFlag string   // the flag that gave them, for errors
 	p2pListen string   // CometBFT p2p listen address; "" = a free port
 	// network: take the network name from the chain ID (tenzro-<network>)
 	// unless the operator named one.
@@ -33,11 +33,11 @@ func followChain(cfg *node.Config, s followSpec) (*cmttypes.GenesisDoc, error) {
 		return nil, fmt.Errorf("--genesis: %w", err)
 	}
 	if len(s.peers) == 0 {
-		return nil, errors.New("--genesis: no chain peer to follow it through")
+		return nil, fmt.Errorf("--genesis needs %s: no chain peer to follow it through", s.peersFlag)
 	}
 	for _, p := range s.peers {
 		if err := checkChainPeer(p); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", s.peersFlag, err)
 		}
 	}
 	if s.networkFromChain {

@@ -89,7 +89,7 @@ func initFollower(cmd *cobra.Command, cfg *node.Config, cf initChainFlags) (*fol
 	if listen == "" {
 		listen = cfg.Chain.P2PListen
 	}
-	doc, err := followChain(cfg, followSpec{genesis: cf.genesis, peers: peers, p2pListen: listen,
+	doc, err := followChain(cfg, followSpec{genesis: cf.genesis, peers: peers, peersFlag: "--persistent-peers", p2pListen: listen,
 		networkFromChain: !cmd.Flags().Changed("network")})
 	if err != nil {
 		return nil, err

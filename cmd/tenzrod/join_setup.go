@@ -71,7 +71,7 @@ func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, e
 	if err != nil {
 		return "", fmt.Errorf("--account-key: %w", err)
 	}
-	if _, err := followChain(cfg, followSpec{genesis: jf.genesis, peers: jf.chainPeers, p2pListen: jf.chainP2P,
+	if _, err := followChain(cfg, followSpec{genesis: jf.genesis, peers: jf.chainPeers, peersFlag: "--chain-peer", p2pListen: jf.chainP2P,
 		networkFromChain: networkFromChain}); err != nil {
 		return "", err
 	}
