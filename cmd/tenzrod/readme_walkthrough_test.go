@@ -94,12 +94,18 @@ func stopGroup(t *testing.T, pgid int) {
 // edited by hand. The README's `make devnet` is `tenzrod devnet --dir
 // .devnet` after a build; it runs here at 1 validator, 1 provider and 1
 // gateway (the Makefile's 4/3/1 does not fit the test budget on 2 cores).
-// Then `tenzrod devnet add-provider` adds a second provider the devnet
-// supervises, which serves a paid call and stops with the devnet.
+// Then `tenzrod devnet add-provider` adds a provider the devnet supervises
+// and, with --upstream, one fronting provider-0's OpenAI route; each
+// serves paid calls and stops with the devnet.
 func TestReadmeAddProvider(t *testing.T) {
 	blocks := readmeBlocks(t, "## Add a provider to a running network")
 	if len(blocks) != 2 || strings.TrimSpace(blocks[0]) != "make devnet" {
 		t.Fatalf("the section's blocks are not [make devnet, the walkthrough]: %q", blocks)
+	}
+	for _, edit := range []string{"config.toml", "$EDITOR", "sed ", "cat >"} {
+		if strings.Contains(blocks[1], edit) {
+			t.Fatalf("the walkthrough edits a file by hand (%q)", edit)
+		}
 	}
 	bin := buildBinary(t)
 	work := t.TempDir()
@@ -149,36 +155,47 @@ func TestReadmeAddProvider(t *testing.T) {
 	}
 
 	added := time.Now()
-	addOut, err := exec.Command(bin, "devnet", "add-provider", "--dir", filepath.Join(work, ".devnet")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("devnet add-provider: %v\n%s", err, addOut)
-	}
+	np := addDevnetProvider(t, ps, "provider-1")
 	addTook := time.Since(added)
-	var m devnet.Manifest
-	b, err = os.ReadFile(filepath.Join(work, ".devnet", devnet.ManifestFile))
-	if err != nil || json.Unmarshal(b, &m) != nil {
-		t.Fatalf("devnet.json after add-provider: %v", err)
-	}
-	ps.m = m // the devnet's stop must take the added provider with it
-	var np devnet.NodeEntry
-	for _, n := range m.Nodes {
-		if n.Name == "provider-1" {
-			np = n
+	// A third fronts provider-0's own OpenAI route as its upstream engine:
+	// the same weights, so the same catalog ID (the id rule).
+	fronted := addDevnetProvider(t, ps, "provider-2", "--upstream", ps.node("provider-0").API+"/v1", "--upstream-model", ps.m.Model)
+	for i, p := range []devnet.NodeEntry{np, fronted, fronted} {
+		rec, err := paidChat(context.Background(), ps.m.Gateway, ps.m.BuyerToken, ps.m.Model, chatOpts{pin: peerOf(p), n: i})
+		if err != nil {
+			t.Fatalf("a paid call pinned to %s: %v", p.Name, err)
 		}
-	}
-	if np.PID == 0 || !alive(np.PID) || !strings.Contains(string(addOut), "the gateway quotes") {
-		t.Fatalf("provider-1 in devnet.json: %+v\n%s", np, addOut)
-	}
-	if !registeredUp(m.Gateway, peerOf(np)) {
-		t.Errorf("the gateway does not list provider-1 registered and up")
-	}
-	rec, err := paidChat(context.Background(), m.Gateway, m.BuyerToken, m.Model, chatOpts{pin: peerOf(np), n: 1})
-	if err != nil {
-		t.Fatalf("a paid call pinned to provider-1: %v", err)
-	}
-	if rec.Payer != m.BuyerChainAccount {
-		t.Errorf("provider-1's call paid by %s, want the buyer %s", rec.Payer, m.BuyerChainAccount)
+		if rec.Payer != ps.m.BuyerChainAccount {
+			t.Errorf("%s's call paid by %s, want the buyer %s", p.Name, rec.Payer, ps.m.BuyerChainAccount)
+		}
 	}
 	t.Logf("devnet up %s; README walkthrough to the routed call %s; add-provider to quoted %s",
 		up.Round(time.Millisecond), walked.Round(time.Millisecond), addTook.Round(time.Millisecond))
+}
+
+// addDevnetProvider runs `tenzrod devnet add-provider` with args against
+// the test's devnet and checks that the devnet supervises the new provider
+// (listed in devnet.json with a live pid, so the devnet's stop must take
+// it too) and that the gateway lists it registered and up.
+func addDevnetProvider(t *testing.T, ps *procSet, name string, args ...string) devnet.NodeEntry {
+	t.Helper()
+	dir := filepath.Dir(ps.m.Genesis)
+	out, err := exec.Command(ps.bin, append([]string{"devnet", "add-provider", "--dir", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("devnet add-provider %v: %v\n%s", args, err, out)
+	}
+	var m devnet.Manifest
+	b, err := os.ReadFile(filepath.Join(dir, devnet.ManifestFile))
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("devnet.json after add-provider: %v", err)
+	}
+	ps.m = m
+	np := ps.node(name)
+	if np.PID == 0 || !alive(np.PID) || !strings.Contains(string(out), "the gateway quotes") {
+		t.Fatalf("%s in devnet.json: %+v\n%s", name, np, out)
+	}
+	if !registeredUp(m.Gateway, peerOf(np)) {
+		t.Errorf("the gateway does not list %s registered and up", name)
+	}
+	return np
 }
