@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"log/slog"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -14,6 +17,7 @@ import (
 	cmttypes "github.com/cometbft/cometbft/types"
 
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p"
 )
 
@@ -200,6 +204,27 @@ func TestInitChainFrom(t *testing.T) {
 			t.Errorf("init output lacks %q:\n%s", w, out)
 		}
 	}
+	// The home is complete: it follows the chain as it stands, here on
+	// CometBFT port 0 (what a config without p2p_listen gets).
+	fhome := filepath.Join(t.TempDir(), "follower")
+	if out, err := runCLI(t, "init", "--home", fhome, "--role", "provider", "--key-backend", "software",
+		"--genesis", n.genesis, "--chain-from", n.api, "--chain-p2p-listen", "tcp://127.0.0.1:0"); err != nil {
+		t.Fatalf("init: %v\n%s", err, out)
+	}
+	fcfg, err := node.Load(fhome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), nodetest.StartTimeout)
+	defer cancel()
+	nd, err := node.New(ctx, fcfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := nodetest.Start(t, "follower", nd)
+	target := n.node.Info().Height
+	nodetest.Eventually(t, 30*time.Second, "the follower at the validator's height", func() bool { return f.Info().Height >= target })
+
 	other := writeGenesis(t, t.TempDir(), "tenzro-other")
 	_, err = runCLI(t, "init", "--home", t.TempDir(), "--role", "provider", "--key-backend", "software",
 		"--genesis", other, "--chain-from", n.api)
