@@ -60,6 +60,7 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 			cfg.Home = home
 			fs := cmd.Flags()
 			follow := cf.follows()
+			var fl *follower
 			if follow {
 				if err := cf.check(cfg.Role); err != nil {
 					return err
@@ -67,20 +68,6 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 				if _, err := os.Stat(filepath.Join(home, node.ConfigFile)); err == nil && !force {
 					return fmt.Errorf("config: %s exists (use --force to overwrite)", filepath.Join(home, node.ConfigFile))
 				}
-			}
-			if cfg.Role == node.RoleProvider {
-				// Serve a generated test model until the operator lists
-				// real ones, so a fresh provider runs end to end.
-				dir := filepath.Join(home, "models", node.DevnetModelName)
-				id, err := node.EnsureDevnetModel(dir)
-				if err != nil {
-					return err
-				}
-				cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(filepath.Join("models", node.DevnetModelName), id)}
-				fmt.Fprintf(cmd.OutOrStdout(), "generated a test model in %s; list your own in [[provider.models]]\n", dir)
-			}
-			var fl *follower
-			if follow {
 				var err error
 				if fl, err = initFollower(cmd, &cfg, cf); err != nil {
 					return err
@@ -94,6 +81,19 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 					}
 				}
 				cfg.Chain.P2PListen = listen
+			}
+			// After asking --chain-from, so an unreachable node leaves
+			// nothing behind.
+			if cfg.Role == node.RoleProvider {
+				// Serve a generated test model until the operator lists
+				// real ones, so a fresh provider runs end to end.
+				dir := filepath.Join(home, "models", node.DevnetModelName)
+				id, err := node.EnsureDevnetModel(dir)
+				if err != nil {
+					return err
+				}
+				cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(filepath.Join("models", node.DevnetModelName), id)}
+				fmt.Fprintf(cmd.OutOrStdout(), "generated a test model in %s; list your own in [[provider.models]]\n", dir)
 			}
 			nf.apply(&cfg, fs)
 			if err := node.WriteConfig(cfg, force); err != nil {

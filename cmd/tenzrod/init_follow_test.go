@@ -79,9 +79,13 @@ func TestInitFollowerFlags(t *testing.T) {
 		{"chain-from not a URL", []string{"--genesis", g, "--chain-from", "127.0.0.1:8545"}, "--chain-from"},
 		{"chain-from nobody", []string{"--genesis", g, "--chain-from", "http://127.0.0.1:1"}, "--chain-from"},
 	} {
-		args := append([]string{"init", "--home", t.TempDir(), "--key-backend", "software", "--role", "provider"}, c.args...)
+		home := t.TempDir()
+		args := append([]string{"init", "--home", home, "--key-backend", "software", "--role", "provider"}, c.args...)
 		if _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error naming %q", c.name, err, c.want)
+		}
+		if left, _ := os.ReadDir(home); len(left) != 0 {
+			t.Errorf("%s: a refused init left %d entries in the home", c.name, len(left))
 		}
 	}
 }
