@@ -3,10 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
