@@ -29,6 +29,12 @@ type Config struct {
 	// StateVersions is how many heights of application state are kept
 	// (ledger.Ledger.SetStateVersions); 0 keeps every version.
 	StateVersions int64
+	// WatchInterval is how often the watchdog checks the persistent peers
+	// and the height (0 = 2s); StallAfter is how long the height may stay
+	// put before the node reports its chain stalled (0 =
+	// DefaultStallAfter of the block intervals).
+	WatchInterval time.Duration
+	StallAfter    time.Duration
 
 	// base is the CometBFT config.toml LoadConfig read; the fields above
 	// are applied on top of it, every other setting is kept as written.
@@ -52,7 +58,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("consensus: config: peer %q must be <40 hex node ID>@host:port", p)
 		}
 	}
-	if c.BlockTime < 0 || c.EmptyBlocksInterval < 0 {
+	if c.BlockTime < 0 || c.EmptyBlocksInterval < 0 || c.WatchInterval < 0 || c.StallAfter < 0 {
 		return fmt.Errorf("consensus: config: negative durations")
 	}
 	return nil

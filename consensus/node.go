@@ -30,6 +30,10 @@ type Node struct {
 	// them (the tx index) on stop, so Stop closes every one (idempotently)
 	// and a restart can reopen them.
 	unclosed []dbm.DB
+
+	watch     *watchdog
+	stopWatch context.CancelFunc
+	watchDone chan struct{}
 }
 
 // New prepares a node: it creates missing keys under cfg.Home, opens the
@@ -95,8 +99,26 @@ func (n *Node) Start(context.Context) error {
 		return fmt.Errorf("consensus: start node: %w", err)
 	}
 	n.client = local.New(n.cmt)
+	n.watch = newWatchdog(n.cfg, n.cmt.Switch(), n.app.Height, func(peers []string) {
+		n.log.Info("consensus: redialling persistent peers that are not connected", "peers", peers)
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	n.stopWatch, n.watchDone = cancel, make(chan struct{})
+	go func() { defer close(n.watchDone); n.watch.run(ctx) }()
 	n.log.Info("consensus: node started", "id", n.cmt.NodeInfo().ID(), "p2p", n.cfg.P2PListen)
 	return nil
+}
+
+// Health is what the watchdog last saw: height progress and peers. Before
+// Start it holds the height only.
+func (n *Node) Health() Health {
+	n.mu.Lock()
+	w := n.watch
+	n.mu.Unlock()
+	if w == nil {
+		return Health{Height: n.app.Height()}
+	}
+	return w.snapshot()
 }
 
 // Stop stops CometBFT and closes the application state. It waits for
@@ -105,6 +127,11 @@ func (n *Node) Stop(ctx context.Context) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	var errs []error
+	if n.stopWatch != nil {
+		n.stopWatch()
+		<-n.watchDone
+		n.stopWatch, n.watch = nil, nil
+	}
 	if n.cmt.IsRunning() {
 		if err := n.cmt.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("consensus: stop node: %w", err))

@@ -55,6 +55,11 @@ type GenerateRequest struct {
 	Sampling         Sampling
 	// LogProbs asks for the top LogProbs log-probs of every decode step.
 	LogProbs int
+	// CacheKey names the conversation for an engine's prefix cache (a
+	// session ID): the sequence this generation leaves behind is kept
+	// under it. An engine without a cache ignores it; results never
+	// depend on it.
+	CacheKey string
 }
 
 // LogProb is one entry of a top-k distribution.
@@ -95,6 +100,11 @@ type Result struct {
 	// StopToken is the end-of-turn token that ended the generation (also the
 	// last of Tokens), or -1.
 	StopToken int
+	// CachedTokens is how many leading tokens of Prompt (and Continuation)
+	// were not computed by this run because an engine's prefix cache held
+	// their state: the receipt's units claim them as cached_tokens and
+	// the rest of the prompt as input_tokens.
+	CachedTokens int
 }
 
 // Engine runs one model.
@@ -109,4 +119,12 @@ type Engine interface {
 	EncodePrompt(req GenerateRequest) ([]int, error)
 	Tokenize(text string) ([]int, error)
 	Detokenize(ids []int) string
+}
+
+// Prefiller is implemented by engines with a prefix cache (the embedded
+// engine). Prefill computes the state of tokens and keeps it under key, so
+// a later Generate whose prompt starts with them does not recompute them.
+// It blocks until the state is kept; callers run it in the background.
+type Prefiller interface {
+	Prefill(ctx context.Context, key string, tokens []int) error
 }

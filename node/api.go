@@ -107,14 +107,27 @@ func (a *apiServer) Stop(ctx context.Context) error {
 	return err
 }
 
+// healthz answers 200 while the node is well and 503 while its chain is
+// stalled: its state is then older than it looks, and a balancer or
+// supervisor should not take its answers as current.
 func (a *apiServer) healthz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
+	body := map[string]any{
 		"status":  "ok",
 		"role":    a.n.cfg.Role,
 		"peer_id": a.n.host.ID().String(),
 		"peers":   len(a.n.host.Host().Network().Peers()),
-	})
+	}
+	if h := a.n.chainHealth(); h != nil {
+		body["chain"] = h
+		if h.Stalled {
+			body["status"] = "chain_stalled"
+			body["error"] = fmt.Sprintf("chain height %d has not moved since %s (stall threshold %s; %d of the persistent peers not connected)",
+				h.Height, h.LastAdvance.UTC().Format(time.RFC3339), h.StallAfter, h.Missing)
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // perAddrListener refuses a connection when its remote IP already holds

@@ -239,6 +239,15 @@ func chainError(err error) error {
 	return err
 }
 
+// chainHealth is the chain watchdog's view, nil without a chain.
+func (n *Node) chainHealth() *consensus.Health {
+	if n.chain == nil {
+		return nil
+	}
+	h := n.chain.Health()
+	return &h
+}
+
 // chainInfo is the chain part of tenzro_nodeInfo.
 func (n *Node) chainInfo() (height int64, chainID string) {
 	if n.chain == nil {

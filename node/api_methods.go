@@ -8,6 +8,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -33,6 +34,9 @@ type NodeInfo struct {
 	// 0 and "" when the node runs no chain.
 	Height  int64  `json:"height"`
 	ChainID string `json:"chain_id"`
+	// Chain is the chain watchdog's view (stalled, peers, redials); nil
+	// without a chain.
+	Chain *consensus.Health `json:"chain,omitempty"`
 	// ChainNodeID, ChainP2PListen and ChainPeers are how another node
 	// follows the chain through this one (tenzrod init --chain-from): its
 	// CometBFT node ID, p2p listen address and persistent peers.
@@ -142,7 +146,7 @@ func (n *Node) Info() NodeInfo {
 		Height: height, ChainID: chainID,
 		PeerID: n.host.ID().String(), ListenAddrs: n.host.Addrs(), Role: n.cfg.Role, Network: n.cfg.Network,
 		MachineID: n.id.MachineID().String(), KeyBackend: string(n.id.Backend()), Hardware: n.id.Backend().Hardware(),
-		Version: Version, API: n.api.URL(),
+		Version: Version, API: n.api.URL(), Chain: n.chainHealth(),
 	}
 	if n.chain != nil {
 		info.ChainNodeID, info.ChainP2PListen, info.ChainPeers = n.chain.NodeID(), n.cfg.Chain.P2PListen, n.cfg.Chain.PersistentPeers

@@ -1,6 +1,8 @@
 package node
 
 import (
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -86,4 +88,11 @@ func (n *Node) observe(v *gossip.VerifiedPriceObs) {
 		Price: v.Price, LatencyMs: v.LatencyMs, InputTokens: v.InputTokens, OutputTokens: v.OutputTokens,
 		Success: v.Success, Time: time.UnixMilli(v.TimeMs),
 	})
+	if v.Success && n.gateway != nil {
+		// A validator's probe that the provider answered is word of its
+		// health independent of this gateway's own failed calls.
+		if p, err := peer.Decode(v.ProviderPeer); err == nil {
+			n.gateway.ProviderHealthy(p, time.UnixMilli(v.TimeMs))
+		}
+	}
 }

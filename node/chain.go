@@ -48,6 +48,10 @@ type ChainConfig struct {
 	// (queries with proofs at older heights answer "no state"); 0 keeps
 	// every version.
 	StateVersions int64 `toml:"state_versions"`
+	// StallAfter is how long the height may stay put before the node
+	// reports its chain stalled (/healthz 503, tenzro_nodeInfo, metrics);
+	// 0 = ten blocks, at least 15s.
+	StallAfter time.Duration `toml:"stall_after"`
 }
 
 // DefaultChainConfig is the [chain] default for role: disabled until a
@@ -110,6 +114,9 @@ func (c ChainConfig) Validate(nodeRole Role) error {
 	if c.BlockTime < 0 || c.BlockTime > time.Minute {
 		errs = append(errs, fmt.Errorf("chain.block_time: %s outside 0..1m", c.BlockTime))
 	}
+	if c.StallAfter < 0 {
+		errs = append(errs, fmt.Errorf("chain.stall_after: %s is negative", c.StallAfter))
+	}
 	return errors.Join(errs...)
 }
 
@@ -155,6 +162,6 @@ func (c Config) ConsensusConfig() (consensus.Config, error) {
 		cc.BlockTime = ch.BlockTime
 	}
 	cc.Follower = ch.Role == ChainFollower
-	cc.StateVersions = ch.StateVersions
+	cc.StateVersions, cc.StallAfter = ch.StateVersions, ch.StallAfter
 	return cc, cc.Validate()
 }

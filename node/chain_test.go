@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,6 +34,7 @@ func TestChainConfigValidate(t *testing.T) {
 		{"p2p without scheme", "chain.p2p_listen", func(c *ChainConfig) { c.P2PListen = "127.0.0.1:26656" }},
 		{"bad peer", "chain.persistent_peers", func(c *ChainConfig) { c.PersistentPeers = []string{"abc@127.0.0.1:1"} }},
 		{"no home", "chain.home", func(c *ChainConfig) { c.Home = "" }},
+		{"negative stall", "chain.stall_after", func(c *ChainConfig) { c.StallAfter = -time.Second }},
 	} {
 		bad := cfg
 		c.mod(&bad.Chain)
@@ -66,6 +69,7 @@ func TestChainInNode(t *testing.T) {
 		Funded: map[consensus.AccountID]uint64{buyer: 5_000_000}}
 	for i := range cfgs {
 		cfgs[i].Chain.Enabled, cfgs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
+		cfgs[i].Chain.StallAfter = time.Second
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: filepath.Join(cfgs[i].Home, "chain"),
 			P2PListen: cfgs[i].Chain.P2PListen, Operator: consensus.AccountID{byte(i + 1)}})
 	}
@@ -144,6 +148,23 @@ func TestChainInNode(t *testing.T) {
 		t.Fatalf("evidence pack JSON lacks the chain ID (%v): %.300s", err, js)
 	}
 
+	// Healthy: /healthz is 200 with the chain's view. One validator of two
+	// stopped halts the chain: the other says so, as a 503.
+	if code, body := healthz(t, nodes[1]); code != 200 || !strings.Contains(body, `"stalled":false`) {
+		t.Fatalf("healthz of a live chain: %d %s", code, body)
+	}
+	if err := nodes[0].Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	nodetest.Eventually(t, 15*time.Second, "the halted chain to be reported stalled", func() bool {
+		code, body := healthz(t, nodes[1])
+		return code == 503 && strings.Contains(body, "chain_stalled") && strings.Contains(body, "has not moved since")
+	})
+	nodetest.Eventually(t, 10*time.Second, "tenzro_nodeInfo to show the stopped validator missing", func() bool {
+		c := nodes[1].Info().Chain
+		return c != nil && c.Stalled && c.Missing == 1
+	})
+
 	off := startNode(t, testConfig(t, RoleGateway, "software", nil))
 	if i := off.Info(); i.Height != 0 || i.ChainID != "" {
 		t.Fatalf("node without a chain reports %d %q", i.Height, i.ChainID)
@@ -162,4 +183,18 @@ func wantCode(t *testing.T, n *Node, method, params string, code int) *rpc.Error
 		t.Fatalf("%s %s: %v, want code %d", method, params, err, code)
 	}
 	return re
+}
+
+func healthz(t *testing.T, n *Node) (int, string) {
+	t.Helper()
+	res, err := http.Get(n.api.URL() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(b)
 }

@@ -229,6 +229,18 @@ max_per_peer = {{.Provider.MaxPerPeer}}
 # How long a call from a settler that owes a payment record for an earlier
 # call waits for it before it is refused (402 unpaid).
 record_wait = {{dur .Provider.RecordWait}}
+
+[provider.standby]
+# Stand by warm as the successor of other operators' sessions: the
+# primary seals each turn's state to this node's X-Wing key (key_file,
+# made on first start), which the announcement carries with the fee. On a
+# chain a session is held only against a funded standby stream paying at
+# least fee_per_hour (micro-units), claimed every claim_interval.
+enabled = {{.Provider.Standby.Enabled}}
+fee_per_hour = {{.Provider.Standby.FeePerHour}}
+key_file = {{q .Provider.Standby.KeyFile}}
+max_sessions = {{.Provider.Standby.MaxSessions}}
+claim_interval = {{dur .Provider.Standby.ClaimInterval}}
 {{range .Provider.Models}}
 [[provider.models]]
 name = {{q .Name}}
@@ -264,6 +276,7 @@ minimum = {{.RateCard.Minimum}}
 # upstream_url = "http://127.0.0.1:8080/v1"    # the engine's OpenAI base URL
 # upstream_model = "llama-3.2-1b-instruct"     # the engine's own name for it
 # id = "<64 hex digits: tenzrod model manifest DIR>"
+# continuation = "assistant_prefix"            # or raw_prompt | none
 # verification = ["none", "receipt"]
 # [provider.models.rate_card]
 # input_tokens = 1

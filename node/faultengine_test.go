@@ -1,6 +1,7 @@
 package node
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -24,8 +25,16 @@ type fakeEngine struct {
 	url       string
 	hits      atomic.Int64
 	cancelled atomic.Int64
+	// down makes the engine dead: every connection, health checks
+	// included, is reset; deadHits counts the completions sent to it.
+	down     atomic.Bool
+	deadHits atomic.Int64
+	// chatOnly answers 404 to /completions, as an engine that serves
+	// only chat does.
+	chatOnly bool
 
 	mu     sync.Mutex
+	bodies []map[string]any    // every completion request's JSON body
 	script func(hit int) fault // hit counts from 1 since the last set
 	base   int64
 	times  []time.Time // when each request came
@@ -43,6 +52,7 @@ type fault struct {
 	breakAt    int           // after this many tokens, break the stream the way how says
 	how        string        // "stall", "cut", "malformed", "eof" (ends with neither finish nor [DONE])
 	noDone     bool          // a complete answer whose stream ends without [DONE]
+	empty      bool          // 200, a role delta, finish "stop", zero usage, [DONE]: nothing at all
 	word       func(i int) string
 	claim      [2]int // the usage it reports (prompt, completion); zero: the truth
 }
@@ -92,8 +102,25 @@ func (fe *fakeEngine) once(f fault) {
 }
 
 func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
-	_, _ = io.Copy(io.Discard, r.Body)
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if fe.down.Load() {
+		if r.Method == http.MethodPost {
+			fe.deadHits.Add(1)
+		}
+		reset(w)
+		return
+	}
+	if engineHealthCheck(w, r) {
+		return // not a hit: the script is about completions
+	}
+	if fe.chatOnly && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
+		return
+	}
+	var body map[string]any
+	_ = json.Unmarshal(raw, &body)
 	fe.mu.Lock()
+	fe.bodies = append(fe.bodies, body)
 	n := fe.hits.Add(1)
 	fe.times = append(fe.times, time.Now())
 	f := fe.script(int(n - fe.base))
@@ -121,6 +148,13 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(f.status)
 		_, _ = io.WriteString(w, f.body)
+		return
+	}
+	if f.empty {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\"},\"finish_reason\":null}]}\n\n")
+		_, _ = io.WriteString(w, sseChunk("", "stop"))
+		_, _ = io.WriteString(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":0}}\n\ndata: [DONE]\n\n")
 		return
 	}
 	if f.tokens == 0 {
@@ -211,4 +245,14 @@ func (fe *fakeEngine) gaps(from int64) []time.Duration {
 		out = append(out, fe.times[i].Sub(fe.times[i-1]))
 	}
 	return out
+}
+
+// lastBody is the JSON body of the latest completion request.
+func (fe *fakeEngine) lastBody() map[string]any {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	if len(fe.bodies) == 0 {
+		return nil
+	}
+	return fe.bodies[len(fe.bodies)-1]
 }

@@ -42,6 +42,13 @@ func faultRouter(r *RouterConfig) {
 
 func newFaultMarket(t *testing.T, fronted int, tune func(*RouterConfig)) *faultMarket {
 	t.Helper()
+	return newFaultMarketWith(t, fronted, tune, nil)
+}
+
+// newFaultMarketWith is newFaultMarket with each fronted provider's model
+// entry adjusted by tuneModel.
+func newFaultMarketWith(t *testing.T, fronted int, tune func(*RouterConfig), tuneModel func(*ModelConfig)) *faultMarket {
+	t.Helper()
 	cfg := testConfig(t, RoleGateway, "software", nil)
 	cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
 	faultRouter(&cfg.Router)
@@ -58,6 +65,9 @@ func newFaultMarket(t *testing.T, fronted int, tune func(*RouterConfig)) *faultM
 		pc.Provider.Models = []ModelConfig{{Name: DevnetModelName, Engine: EngineUpstream, ID: id, UpstreamURL: fe.url,
 			UpstreamModel: "fake", Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt},
 			RateCard: terms.RateCard{InputTokens: uint64(i), OutputTokens: 1, Minimum: 1}}}
+		if tuneModel != nil {
+			tuneModel(&pc.Provider.Models[0])
+		}
 		m.fakes = append(m.fakes, fe)
 		m.fronts = append(m.fronts, startNode(t, pc).Host().ID())
 	}

@@ -6,14 +6,15 @@ import (
 )
 
 // TestFaultRestartCleanly: the provider next in line after a stream breaks
-// fronts an upstream engine, which cannot continue another provider's
-// text. The gateway restarts the request there and skips the text the
+// fronts an upstream engine configured not to continue another provider's
+// text (continuation = "none"). The gateway restarts the request there and skips the text the
 // buyer already has, so the buyer's stream reads as one answer. If the
 // restart diverges from what was sent, or breaks too, or nobody can take
 // over, the stream ends with an explicit error event and no [DONE], and
 // nobody is paid.
 func TestFaultRestartCleanly(t *testing.T) {
-	m := newFaultMarket(t, 2, nil) // by price: fakes[0], fakes[1], then the healthy provider
+	noCont := func(mc *ModelConfig) { mc.Continuation = "none" }
+	m := newFaultMarketWith(t, 2, nil, noCont) // by price: fakes[0], fakes[1], then the healthy provider
 	a, b := m.fakes[0], m.fakes[1]
 	whole, prefix := fakeText(fakeTokens, fakeWord), fakeText(3, fakeWord)
 

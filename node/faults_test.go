@@ -64,6 +64,27 @@ func TestFaultFailover(t *testing.T) {
 		}
 	})
 
+	m.run(t, "an empty 200", func(t *testing.T) {
+		// A finished stream with no text is the engine failing, not an
+		// answer: the request fails over and the empty one is not billed.
+		fe.once(fault{empty: true})
+		hits, before, c0 := fe.since(), m.ledger(t), m.counts(bad)
+		for i, stream := range []bool{true, false} {
+			if i == 1 {
+				fe.once(fault{empty: true})
+			}
+			a := m.ask(t, stream, nil)
+			a.servedBy(t, good)
+			if a.text == "" {
+				t.Fatalf("stream=%v: the served answer is empty", stream)
+			}
+		}
+		m.billed(t, before, good, 2)
+		if hits() != 2 || m.counts(bad).Failures != c0.Failures+2 {
+			t.Fatalf("fake hits %d, failures %d → %d", hits(), c0.Failures, m.counts(bad).Failures)
+		}
+	})
+
 	m.run(t, "reset before headers", func(t *testing.T) {
 		fe.once(fault{reset: true})
 		hits, before := fe.since(), m.ledger(t)

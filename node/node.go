@@ -129,6 +129,9 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		}
 		n.registry = newChainRegistry(n.chain, n)
 		pins = n.registry.pins
+		if err := registerChainHealth(n.reg, n.chain); err != nil {
+			return nil, err
+		}
 	}
 	n.gossip, err = gossip.New(n.life, gossip.Config{Network: cfg.Network, Window: cfg.Gossip.Window}, gossip.Deps{
 		Pins:       pins,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
@@ -16,9 +17,33 @@ import (
 // measured, both admit the other's observations against consensus state,
 // and the provider's entry becomes attested by two validators, with the
 // provider's claims beside it and the gauges on /metrics.
+//
+// The second provider fronts an engine that serves only chat: probes are
+// chat requests, so they succeed there too and its entry is attested.
 func TestPriceFeedAttestedOnChain(t *testing.T) {
-	c := newChainNet(t, 2, 1, 0, testChainParams(60), func(cfg *Config) { cfg.Router.ProbeInterval = time.Second })
+	chatOnly := newFakeEngine(t)
+	chatOnly.chatOnly = true
+	_, id := testModelDir(t)
+	n := 0
+	fronted := func(cfg *Config) {
+		if n++; n == 2 {
+			cfg.Provider.Models = []ModelConfig{{Name: DevnetModelName, Engine: EngineUpstream, ID: id, UpstreamURL: chatOnly.url,
+				UpstreamModel: "fake", Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt}}}
+		}
+	}
+	c := newChainNetWith(t, 2, 2, 0, testChainParams(60), chainExtra{provOpts: []func(*Config){fronted}},
+		func(cfg *Config) { cfg.Router.ProbeInterval = time.Second })
 	start := time.Now()
+	for _, v := range c.validators {
+		var es []pricefeed.Entry
+		nodetest.Eventually(t, 120*time.Second, "an attested entry for the chat-only upstream provider", func() bool {
+			es = (feedAPI{feed: v.feed, table: v.table}).priceFeed(PriceFeedParams{Provider: c.registered[1].Host().ID().String()}).Entries
+			return len(es) == 1 && es[0].Attested && es[0].SuccessRate == 1
+		})
+	}
+	if chatOnly.hits.Load() == 0 {
+		t.Fatal("no probe reached the chat-only engine")
+	}
 	prov := c.registered[0].Host().ID().String()
 	var e pricefeed.Entry
 	for _, v := range c.validators {

@@ -23,7 +23,7 @@ func upstreamProvider(t *testing.T, baseURL, id string, bootstrap ...string) *No
 	t.Helper()
 	cfg := testConfig(t, RoleProvider, "software", bootstrap)
 	cfg.Provider.Models = []ModelConfig{{Name: "fronted", Engine: EngineUpstream, ID: id,
-		UpstreamURL: baseURL, UpstreamModel: DevnetModelName, Verification: []terms.Verification{"none", "optimistic"}}}
+		UpstreamURL: baseURL, UpstreamModel: DevnetModelName, Verification: []terms.Verification{"none", "receipt"}}}
 	return waitWarm(t, startNode(t, cfg))
 }
 
@@ -90,10 +90,24 @@ func misbehavingUpstream(t *testing.T, fn func(w http.ResponseWriter)) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		if engineHealthCheck(w, r) {
+			return
+		}
 		fn(w)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/v1"
+}
+
+// engineHealthCheck answers the provider's health check (GET /v1/models)
+// the way a live engine does, whatever the fake does with completions.
+func engineHealthCheck(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/models") {
+		return false
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprint(w, `{"object":"list","data":[{"id":"fake","object":"model"}]}`)
+	return true
 }
 
 func sseChunk(text string, finish string) string {
@@ -129,7 +143,7 @@ func TestUpstreamFaultsReachTheBuyer(t *testing.T) {
 		status          int
 		want            []string
 	}{
-		{"no log-probs for a verifiable request", noLogProbs, `"tenzro":{"verification":"optimistic"}`, 422, []string{"logprobs_unavailable"}},
+		{"optimistic is refused, never answered at a lower level", noLogProbs, `"tenzro":{"verification":"optimistic"}`, 400, []string{"commitments_unavailable"}},
 		{"no log-probs is fine when none are needed", noLogProbs, `"tenzro":{"verification":"none"}`, 200, []string{`"content":"hello"`}},
 		{"context length passes through", contextLength, `"tenzro":{}`, 400, []string{"context_length_exceeded", "maximum context length"}},
 		{"429 keeps Retry-After", overloaded, `"tenzro":{}`, 429, []string{"slow down"}},

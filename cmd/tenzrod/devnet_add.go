@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // addProviderOpts are `devnet add-provider`'s flags.
@@ -240,6 +241,8 @@ func shapeAddedProvider(dir, home string, m devnet.Manifest, o addProviderOpts) 
 	}
 	if o.upstream != "" {
 		mc.Dir, mc.Engine, mc.UpstreamURL, mc.UpstreamModel = "", "upstream", o.upstream, o.upstreamModel
+		// An engine behind an HTTP API gives no logit commitments.
+		mc.Verification = []terms.Verification{terms.VerifyNone, terms.VerifyReceipt}
 		if o.modelID != "" {
 			mc.ID = o.modelID
 		}

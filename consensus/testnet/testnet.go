@@ -25,6 +25,9 @@ type Options struct {
 	Accounts    []consensus.GenesisAccount // funded at genesis
 	Stake       uint64                     // per validator; default 100 power
 	Logger      *slog.Logger               // default: discard
+	// WatchInterval and StallAfter set every node's watchdog
+	// (consensus.Config); 0 keeps the defaults.
+	WatchInterval, StallAfter time.Duration
 }
 
 // Net is a running network of validators.
@@ -92,6 +95,7 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 	}
 	for i := range cfgs {
 		cfgs[i].Logger = opt.Logger
+		cfgs[i].WatchInterval, cfgs[i].StallAfter = opt.WatchInterval, opt.StallAfter
 	}
 	n.Configs, n.GenesisFile = cfgs, filepath.Join(dir, "genesis.json")
 	n.Nodes = make([]*consensus.Node, opt.Validators)
@@ -225,7 +229,8 @@ func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, 
 		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
 	}
 	cfg := consensus.FollowerConfig(home, "follower", fmt.Sprintf("tcp://127.0.0.1:%d", port), "", n.GenesisFile, peers)
-	cfg.BlockTime, cfg.Logger = n.Configs[0].BlockTime, n.Configs[0].Logger
+	c0 := n.Configs[0]
+	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
 	nd, err := consensus.New(cfg)
 	if err != nil {
 		return nil, err

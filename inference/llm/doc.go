@@ -40,6 +40,17 @@
 // recognised from tokenizer.chat_template and rendered natively; generated
 // models carry ChatML.
 //
+// Prefix cache (prefix.go, prefill.go): a generation with a CacheKey (a
+// session ID) leaves its sequence's KV state in a per-engine cache bounded
+// by Options.CacheBytes (least recently used out); the next keyed
+// generation reuses the longest token prefix it shares with a cached
+// sequence (its own key's is moved, another's copied) and computes only
+// the rest, always at least the last prompt token. Prefill warms a key
+// from a token list (a successor's sealed session state). Because every
+// position is computed the same way whatever the batch, a cached prefix
+// gives the bits a cold run gives; Result.CachedTokens says how many
+// prompt tokens were reused. Calls without a key neither use nor fill it.
+//
 // Sampling: temperature 0 is greedy; otherwise top_k, then top_p over the
 // candidates sorted by logit, then an inverse-CDF draw with a uniform number
 // derived only from (seed, absolute position), so a generation resumed from

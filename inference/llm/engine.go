@@ -29,6 +29,10 @@ type Options struct {
 	ModelID *inference.ModelID
 	// Expert runs MoE expert batches (default: locally).
 	Expert ExpertFunc
+	// CacheBytes is the prefix cache's budget of KV state (see Prefill);
+	// 0 takes DefaultCacheBytes, a negative value turns the cache off.
+	// Results do not depend on it.
+	CacheBytes int64
 }
 
 // Engine is the embedded engine: a Model behind the inference.Engine
@@ -38,6 +42,7 @@ type Engine struct {
 	info   inference.ModelInfo
 	opts   Options
 	format ChatFormat
+	cache  *prefixCache // nil: off
 }
 
 var _ inference.Engine = (*Engine)(nil)
@@ -116,9 +121,13 @@ func New(m *Model, id inference.ModelID, opts Options) *Engine {
 		ctxLen = min(m.Cfg.Context, opts.MaxContext)
 	}
 	opts.MaxContext = ctxLen
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
 	return &Engine{
-		m:    m,
-		opts: opts,
+		cache: newPrefixCache(opts.CacheBytes),
+		m:     m,
+		opts:  opts,
 		info: inference.ModelInfo{
 			Name: m.Cfg.Name, ID: id, Arch: m.Cfg.Arch, VocabSize: m.Cfg.Vocab,
 			ContextLength: ctxLen, Quant: m.Quant, Params: m.Params, Layers: m.Cfg.Layers,

@@ -61,8 +61,14 @@ func (e *Engine) Generate(ctx context.Context, req inference.GenerateRequest, em
 			return res, nil
 		}
 	}
-	seq := e.m.NewSequence(e.opts.Threads, min(limit, len(all)+maxTokens-len(cont)), e.opts.Expert)
-	logits, err := e.prefill(ctx, seq, all)
+	// The last prompt token is always computed: its logits start the
+	// answer. Positions are computed the same way whatever the batch, so
+	// a cached prefix gives the bits a cold run gives.
+	seq, cached := e.sequence(req.CacheKey, all, len(all)-1, min(limit, len(all)+maxTokens-len(cont)))
+	res.CachedTokens = cached
+	fed := all
+	defer func() { e.cache.put(req.CacheKey, fed, seq) }()
+	logits, err := e.prefill(ctx, seq, all[cached:])
 	if err != nil {
 		return res, err
 	}
@@ -105,6 +111,7 @@ func (e *Engine) Generate(ctx context.Context, req inference.GenerateRequest, em
 		if err != nil {
 			return res, err
 		}
+		fed = append(fed, id)
 		last = l[0]
 	}
 	res.Text = string(text)

@@ -23,6 +23,10 @@ import (
 // that did not supply them.
 var ErrNoLogProbs = errors.New("upstream: the upstream engine returned no log-probs; it cannot serve verifiable requests")
 
+// ErrUnreachable marks a request that never reached the engine (refused,
+// reset or timed out before any answer).
+var ErrUnreachable = errors.New("upstream: engine unreachable")
+
 // Config locates the upstream.
 type Config struct {
 	// BaseURL is the upstream's OpenAI base, e.g. http://127.0.0.1:8080/v1.
@@ -33,6 +37,10 @@ type Config struct {
 	APIKey string
 	// Timeout bounds one whole request (default 10 minutes).
 	Timeout time.Duration
+	// OnUnreachable, if set, is called (without blocking the request)
+	// each time a request could not reach the engine at all, so the
+	// caller can check the engine's health at once.
+	OnUnreachable func()
 }
 
 // Validate checks the config.
@@ -73,6 +81,36 @@ type Request struct {
 	Sampling inference.Sampling
 	// TopLogProbs > 0 requires log-probs (top TopLogProbs per token).
 	TopLogProbs int
+	// Continuation is text another engine already produced for this
+	// answer; the engine is asked to continue it (ContinueFinalMessage)
+	// and streams only what comes after.
+	Continuation string
+}
+
+// Continuation modes: how an engine is asked to continue text it did not
+// write.
+const (
+	// ContinueAssistantPrefix sends the chat messages plus a final
+	// assistant message holding the text so far, with vLLM's
+	// continue_final_message and add_generation_prompt=false (llama.cpp's
+	// server and Ollama continue a trailing assistant message as a
+	// prefill). A text completion continues as prompt + text.
+	ContinueAssistantPrefix = "assistant_prefix"
+	// ContinueRawPrompt continues text completions only (prompt + text).
+	ContinueRawPrompt = "raw_prompt"
+	// ContinueNone refuses every continuation.
+	ContinueNone = "none"
+)
+
+// CanContinue reports whether mode can continue a request of this kind.
+func CanContinue(mode string, chat bool) bool {
+	switch mode {
+	case ContinueAssistantPrefix:
+		return true
+	case ContinueRawPrompt:
+		return !chat
+	}
+	return false
 }
 
 // Delta is one streamed piece of output.
@@ -132,12 +170,18 @@ func (c *Client) body(r *Request) map[string]any {
 	}
 	if r.Chat {
 		b["messages"] = r.Messages
+		if r.Continuation != "" {
+			msgs := append(append([]inference.Message(nil), r.Messages...), inference.Message{Role: "assistant", Content: r.Continuation})
+			b["messages"] = msgs
+			b["continue_final_message"] = true
+			b["add_generation_prompt"] = false
+		}
 		if r.TopLogProbs > 0 {
 			b["logprobs"] = true
 			b["top_logprobs"] = r.TopLogProbs
 		}
 	} else {
-		b["prompt"] = r.Prompt
+		b["prompt"] = r.Prompt + r.Continuation
 		if r.TopLogProbs > 0 {
 			b["logprobs"] = r.TopLogProbs
 		}
@@ -166,7 +210,10 @@ func (c *Client) Complete(ctx context.Context, r *Request, onDelta func(Delta) e
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("upstream: %w", err)
+		if ctx.Err() == nil && c.cfg.OnUnreachable != nil {
+			c.cfg.OnUnreachable()
+		}
+		return nil, fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

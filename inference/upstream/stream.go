@@ -21,6 +21,11 @@ import (
 // stopped.
 var ErrTruncated = errors.New("upstream: stream ended before the answer was complete")
 
+// ErrEmptyAnswer reports a stream that finished without any text: an
+// engine that answers 200 with nothing has failed, and an empty answer
+// must neither be billed nor pass for a success.
+var ErrEmptyAnswer = errors.New("upstream: the engine finished its answer without any text")
+
 // maxEventSize bounds one SSE data line.
 const maxEventSize = 1 << 20
 
@@ -110,6 +115,9 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 	}
 	if res.FinishReason == "" {
 		return nil, ErrTruncated
+	}
+	if text.Len() == 0 && r.Sampling.MaxTokens != 0 {
+		return nil, ErrEmptyAnswer
 	}
 	if !usage {
 		// An engine that ignores stream_options (or whose usage chunk was

@@ -1,6 +1,11 @@
 package openai
 
-import "github.com/tenzrod/tenzrod/receipts/terms"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
 
 // Response and chunk bodies, built as ordered structs so that field names
 // and nulls match OpenAI's exactly.
@@ -12,6 +17,7 @@ type chatMessage struct {
 
 type logProbsContent struct {
 	Content []terms.TokenLogProbs `json:"content"`
+	Refusal *string               `json:"refusal"` // always null, as OpenAI sends it
 }
 
 type chatChoice struct {
@@ -24,7 +30,7 @@ type chatChoice struct {
 type textLogProbs struct {
 	Tokens        []string             `json:"tokens"`
 	TokenLogProbs []float32            `json:"token_logprobs"`
-	TopLogProbs   []map[string]float32 `json:"top_logprobs"`
+	TopLogProbs   []topByProb          `json:"top_logprobs"`
 	TextOffset    []int                `json:"text_offset"`
 }
 
@@ -68,16 +74,12 @@ func finalBody(req *Request, res *Result, id string, created int64) body {
 }
 
 func textLogProbsOf(lps []terms.TokenLogProbs) *textLogProbs {
-	out := &textLogProbs{Tokens: []string{}, TokenLogProbs: []float32{}, TopLogProbs: []map[string]float32{}, TextOffset: []int{}}
+	out := &textLogProbs{Tokens: []string{}, TokenLogProbs: []float32{}, TopLogProbs: []topByProb{}, TextOffset: []int{}}
 	off := 0
 	for _, lp := range lps {
 		out.Tokens = append(out.Tokens, lp.Token)
 		out.TokenLogProbs = append(out.TokenLogProbs, lp.LogProb)
-		top := make(map[string]float32, len(lp.Top))
-		for _, t := range lp.Top {
-			top[t.Token] = t.LogProb
-		}
-		out.TopLogProbs = append(out.TopLogProbs, top)
+		out.TopLogProbs = append(out.TopLogProbs, topByProb(lp.Top))
 		out.TextOffset = append(out.TextOffset, off)
 		off += len(lp.Token)
 	}
@@ -94,4 +96,38 @@ type chatChunkChoice struct {
 	Delta        chunkDelta       `json:"delta"`
 	LogProbs     *logProbsContent `json:"logprobs"`
 	FinishReason *string          `json:"finish_reason"`
+}
+
+// topByProb is a completions top_logprobs entry: a JSON object from token
+// to log-prob whose keys come in the order given (most probable first, as
+// OpenAI writes it), not sorted as a Go map would be. A token repeated in
+// the list keeps its first (higher) log-prob.
+type topByProb []terms.TopLogProb
+
+func (t topByProb) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	seen := make(map[string]bool, len(t))
+	for _, e := range t {
+		if seen[e.Token] {
+			continue
+		}
+		seen[e.Token] = true
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(e.Token)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(e.LogProb)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

@@ -65,6 +65,15 @@ func (p *providerLoop) Start(ctx context.Context) error {
 		defer p.wg.Done()
 		defer close(p.loaded)
 		p.models.load(ctx)
+		// The upstream clients exist now. (The loader still holds a count
+		// of wg, so this Add cannot race Stop's Wait.)
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			t := p.p.d.Clock.Ticker(upstreamCheckInterval)
+			defer t.Stop()
+			p.models.watchUpstreams(ctx, t.C)
+		}()
 		for _, o := range p.models.offers() {
 			var id [32]byte
 			copy(id[:], o.ModelID)
@@ -107,6 +116,10 @@ func (p *providerLoop) run(ctx context.Context) {
 			p.heartbeat(ctx)
 		case <-beat.C:
 			p.heartbeat(ctx)
+		case <-p.models.changed:
+			// Routers learn a model went cold (or warm again) now, not at
+			// the next beat.
+			p.heartbeat(ctx)
 		case <-announce.C:
 			p.announce(ctx)
 		case <-p.joined:
@@ -132,6 +145,7 @@ func (p *providerLoop) announce(ctx context.Context) {
 	an := &gossip.Announcement{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
 		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
+		Standby: p.p.sess.offer(),
 	}
 	p.publish(ctx, gossip.KindAnnounce, an)
 }

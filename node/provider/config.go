@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -44,7 +45,9 @@ type Config struct {
 	// a payment record for an earlier call waits for it before it is
 	// refused (402 unpaid).
 	RecordWait time.Duration `toml:"record_wait"`
-	Models     []ModelConfig `toml:"models"`
+	// Standby is [provider.standby]: standing by as a session successor.
+	Standby StandbyConfig `toml:"standby"`
+	Models  []ModelConfig `toml:"models"`
 }
 
 // ModelConfig is one served model.
@@ -58,6 +61,11 @@ type ModelConfig struct {
 	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
 	UpstreamURL   string               `toml:"upstream_url"`
 	UpstreamModel string               `toml:"upstream_model"`
+	// Continuation is how the upstream engine continues another
+	// provider's broken answer: "assistant_prefix" (the default: a final
+	// assistant message to continue), "raw_prompt" (text completions
+	// only) or "none".
+	Continuation string `toml:"continuation"`
 	ID            string               `toml:"id"`           // catalog model ID (hex Merkle root)
 	WeightsHash   string               `toml:"weights_hash"` // hash of the weights actually served (hex)
 	Engine        string               `toml:"engine"`
@@ -69,7 +77,7 @@ type ModelConfig struct {
 func DefaultConfig() Config {
 	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second,
 		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6,
-		RecordWait: 3 * time.Second}
+		RecordWait: 3 * time.Second, Standby: DefaultStandbyConfig()}
 }
 
 // Validate checks the section, naming each bad key.
@@ -104,6 +112,9 @@ func (p Config) Validate() error {
 	if p.MaxPerPeer < 0 || p.MaxPerPeer > 1<<16 {
 		errs = append(errs, fmt.Errorf("provider.max_per_peer: %d outside 0..65536", p.MaxPerPeer))
 	}
+	if err := p.Standby.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(p.Models) == 0 {
 		errs = append(errs, errors.New("provider.models: a provider must serve at least one model"))
 	}
@@ -129,8 +140,21 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 		if err := m.UpstreamConfig().Validate(); err != nil {
 			return gossip.ModelOffer{}, fmt.Errorf("upstream_url/upstream_model: %w", err)
 		}
+		switch m.Continuation {
+		case "", upstream.ContinueAssistantPrefix, upstream.ContinueRawPrompt, upstream.ContinueNone:
+		default:
+			return gossip.ModelOffer{}, fmt.Errorf("continuation: %q is not one of %s, %s, %s", m.Continuation,
+				upstream.ContinueAssistantPrefix, upstream.ContinueRawPrompt, upstream.ContinueNone)
+		}
+		if slices.ContainsFunc(m.Verification, terms.Verification.NeedsCommitments) {
+			// An OpenAI-compatible engine exposes no token IDs for the
+			// commitment; announcing the level would only draw refusals.
+			return gossip.ModelOffer{}, fmt.Errorf("verification: an upstream engine cannot serve %q (it needs logit commitments)", terms.VerifyOptimistic)
+		}
 	} else if m.UpstreamURL != "" {
 		return gossip.ModelOffer{}, fmt.Errorf("upstream_url: set, but engine is %q, not %q", m.Engine, EngineUpstream)
+	} else if m.Continuation != "" {
+		return gossip.ModelOffer{}, fmt.Errorf("continuation: set, but engine is %q; the embedded engine always continues token-exactly", m.Engine)
 	}
 	var id []byte
 	var err error
@@ -183,6 +207,15 @@ const (
 // key, so the secret stays out of config files.
 const UpstreamKeyEnv = "TENZRO_UPSTREAM_API_KEY"
 
+// ContinuationMode is the upstream's continuation mode, defaulted.
+func (m ModelConfig) ContinuationMode() string {
+	if m.Continuation == "" {
+		return upstream.ContinueAssistantPrefix
+	}
+	return m.Continuation
+}
+
+// UpstreamConfig is the upstream client's configuration for the model.
 func (m ModelConfig) UpstreamConfig() upstream.Config {
 	return upstream.Config{BaseURL: m.UpstreamURL, Model: m.UpstreamModel, APIKey: os.Getenv(UpstreamKeyEnv)}
 }

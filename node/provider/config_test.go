@@ -3,6 +3,8 @@ package provider
 import (
 	"strings"
 	"testing"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func validConfig() Config {
@@ -45,5 +47,44 @@ func TestNewNeedsItsDependencies(t *testing.T) {
 	bad.Capacity = 0
 	if _, err := New(bad, Deps{}); err == nil || !strings.Contains(err.Error(), "provider.capacity") {
 		t.Fatalf("bad config: %v", err)
+	}
+}
+
+// TestUpstreamRefusesOptimistic: an upstream model cannot announce a level
+// that needs logit commitments; the error names the key.
+func TestUpstreamRefusesOptimistic(t *testing.T) {
+	c := validConfig()
+	c.Models[0].Verification = []terms.Verification{terms.VerifyNone, terms.VerifyOptimistic}
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "provider.models[0]: verification") || !strings.Contains(err.Error(), "optimistic") {
+		t.Fatalf("optimistic on an upstream model: %v", err)
+	}
+	c.Models[0].Verification = []terms.Verification{terms.VerifyNone, terms.VerifyReceipt}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("none and receipt on an upstream model: %v", err)
+	}
+}
+
+// TestUpstreamContinuationMode: continuation takes one of three modes on
+// an upstream model, defaulting to an assistant prefix, and is refused on
+// an embedded one.
+func TestUpstreamContinuationMode(t *testing.T) {
+	c := validConfig()
+	if got := c.Models[0].ContinuationMode(); got != "assistant_prefix" {
+		t.Fatalf("default mode %q", got)
+	}
+	c.Models[0].Continuation = "prefix"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "provider.models[0]: continuation") {
+		t.Fatalf("bad mode: %v", err)
+	}
+	c.Models[0].Continuation = "none"
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	e := DevnetModel("m", "")
+	e.Continuation = "none"
+	c.Models = []ModelConfig{e}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "continuation") {
+		t.Fatalf("continuation on an embedded model: %v", err)
 	}
 }

@@ -90,11 +90,16 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		// OpenAI-compatible upstream does not expose.
 		return nil, errFrame(http.StatusBadRequest, terms.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
 	}
-	if up != nil && req.Continuation != "" {
-		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "an upstream engine cannot continue another provider's text")
+	if mode := m.cfg.ContinuationMode(); up != nil && req.Continuation != "" && !upstream.CanContinue(mode, req.Chat) {
+		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "this upstream engine (continuation = %q) cannot continue another provider's text", mode)
 	}
 	if eng == nil && up == nil {
 		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here", offer.Name, st)
+		e.RetryAfterMs = 1000
+		return nil, e
+	}
+	if down, why := m.upstreamDown(); down {
+		e := errFrame(http.StatusServiceUnavailable, "model_"+string(st), "model %s is %s here: its upstream engine does not answer: %v", offer.Name, st, why)
 		e.RetryAfterMs = 1000
 		return nil, e
 	}
@@ -113,19 +118,29 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	s.set.inFlight.Add(1)
 	defer func() { <-s.set.slots; s.set.inFlight.Add(-1) }()
 
-	f, err := s.run(ctx, req, offer, eng, up, send)
+	f, cached, err := s.run(ctx, req, offer, eng, up, send)
 	if err == nil {
-		s.owe(pay, req, offer, f, up == nil)
+		s.owe(pay, req, offer, f, cached, up == nil)
 	}
 	return f, err
 }
 
 // run serves an admitted request on the model's engine or upstream.
-func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.ModelOffer, eng inference.Engine, up *upstream.Client, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
+// cached is how many prompt tokens came from the engine's prefix cache.
+func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.ModelOffer, eng inference.Engine, up *upstream.Client, send func(*infer.TokenFrame) error) (f *infer.FinalFrame, cached int, err error) {
 	if up != nil {
-		return s.relayUpstream(ctx, up, req, offer, send)
+		f, err := s.relayUpstream(ctx, up, req, offer, send)
+		return f, 0, err
 	}
 	gr := inference.GenerateRequest{Sampling: req.Sampling, LogProbs: req.TopLogProbs, ContinuationText: req.Continuation}
+	if req.Session != nil {
+		// The session's conversation is this engine's cache key. A turn
+		// waits for the session's pending pre-fill (the state a successor
+		// was sent, or the primary's own last turn): computing the
+		// prefix again would take longer.
+		gr.CacheKey = req.Session.ID
+		s.p.sess.waitWarm(ctx, req.Session.ID)
+	}
 	// Resume from the exact tokens when they spell the text the receipt's
 	// input commitment covers; otherwise (text held back at the break, or
 	// tokens that do not match) from the text.
@@ -175,33 +190,36 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		// bills the delivered part.
 		prompt, perr := eng.EncodePrompt(gr)
 		if perr != nil {
-			return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", perr)
+			return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", perr)
 		}
-		res = inference.Result{Prompt: prompt, Tokens: make([]int, delivered), FinishReason: FinishStopped}
+		res = inference.Result{Prompt: prompt, Tokens: make([]int, delivered), FinishReason: FinishStopped, CachedTokens: res.CachedTokens}
 		err = nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, 0, ctx.Err()
 		}
-		return nil, errFrame(http.StatusBadRequest, terms.CodeGenerationRefused, "%v", err)
+		return nil, 0, errFrame(http.StatusBadRequest, terms.CodeGenerationRefused, "%v", err)
 	}
 	var commitment []byte
 	var commitHash []byte
 	if proofs != nil {
 		ps, err := proofs.Finish()
 		if err != nil {
-			return nil, errFrame(http.StatusInternalServerError, terms.CodeCommitmentFailed, "%v", err)
+			return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeCommitmentFailed, "%v", err)
 		}
 		h := commit.Hash(ps)
 		commitment, commitHash = commit.Encode(ps), h[:]
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), len(res.Tokens), res.FinishReason, commitHash)
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), res.FinishReason, commitHash)
 	if err != nil {
-		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
+		return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
+	}
+	if res.FinishReason != FinishStopped {
+		s.p.sess.afterTurn(req, eng, gr, req.Continuation+sent.String(), res)
 	}
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
-		Model: offer.Name, Receipt: env, Commitment: commitment}, nil
+		Model: offer.Name, Receipt: env, Commitment: commitment}, res.CachedTokens, nil
 }
 
 // FinishStopped is the finish reason of an answer the buyer stopped.
@@ -209,7 +227,8 @@ const FinishStopped = "stopped"
 
 // relayUpstream serves a forwarded request from the upstream engine.
 func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
-	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs}
+	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs,
+		Continuation: req.Continuation}
 	if req.Verification == terms.VerifyOptimistic {
 		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
 	}
@@ -241,12 +260,18 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		var se *upstream.StatusError
+		if req.Continuation != "" && errors.As(err, &se) && (se.Status == http.StatusBadRequest || se.Status == http.StatusUnprocessableEntity) {
+			// The engine will not prefill another's text: the gateway then
+			// restarts the answer instead of continuing it.
+			return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "the upstream engine refused to continue the text: %s", se.Message)
+		}
 		oe, _ := upstreamError(ctx, err).(*openai.Error)
 		e := errFrame(oe.Status, oe.Code, "%s", oe.Message)
 		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
 		return nil, e
 	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, res.CompletionTokens, res.FinishReason, nil)
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, res.FinishReason, nil)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -254,8 +279,12 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		Model: offer.Name, Receipt: env}, nil
 }
 
-// sign makes the receipt of one served request.
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, outputTokens int, finish string, commitHash []byte) ([]byte, error) {
+// sign makes the receipt of one served request. Of its promptTokens,
+// cached came from the engine's prefix cache: the units claim them as
+// cached_tokens and the rest as input_tokens (router/pricing prices each
+// at its own rate; receipt.Cap bounds their sum).
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, finish string, commitHash []byte) ([]byte, error) {
+	cached = min(max(cached, 0), promptTokens)
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
 		return nil, err
@@ -266,7 +295,7 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 	r := &receipt.Receipt{
 		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.p.d.Host.ID()),
 		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
-		Units:    pricing.Units{InputTokens: uint64(promptTokens), OutputTokens: uint64(outputTokens)},
+		Units:    pricing.Units{InputTokens: uint64(promptTokens - cached), CachedTokens: uint64(cached), OutputTokens: uint64(outputTokens)},
 		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
 	}
 	sess, err := s.p.d.Session.Current()

@@ -41,6 +41,15 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 		return nil, &openai.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "model_" + string(st),
 			Message: fmt.Sprintf("model %q is %s here", o.Name, st), RetryAfter: 1}
 	}
+	if down, why := m.upstreamDown(); down {
+		return nil, &openai.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: "model_" + string(st),
+			Message: fmt.Sprintf("model %q is %s here: its upstream engine does not answer: %v", o.Name, st, why), RetryAfter: 1}
+	}
+	if up != nil && opts.NeedsCommitments() {
+		// Never an answer at a lower level than asked, unlabelled.
+		return nil, &openai.Error{Status: http.StatusBadRequest, Type: "invalid_request_error", Code: terms.CodeCommitmentsUnavailable,
+			Message: fmt.Sprintf("model %q runs on an upstream engine, which cannot produce logit commitments (verification %q)", o.Name, opts.Verification)}
+	}
 	// Capacity: refuse rather than queue without bound; the router retries
 	// elsewhere or after Retry-After.
 	select {

@@ -46,10 +46,14 @@ type modelSet struct {
 	slots    chan struct{} // capacity: requests served at once
 	inFlight atomic.Int32
 	queued   atomic.Int32
+	// changed wakes the heartbeat loop when a model's state moves;
+	// recheck asks for an upstream health check now.
+	changed, recheck chan struct{}
 }
 
 func newModelSet(cfg Config, path func(string) string, log *slog.Logger) (*modelSet, error) {
-	s := &modelSet{log: log, slots: make(chan struct{}, cfg.Capacity)}
+	s := &modelSet{log: log, slots: make(chan struct{}, cfg.Capacity),
+		changed: make(chan struct{}, 1), recheck: make(chan struct{}, 1)}
 	for i, mc := range cfg.Models {
 		o, err := mc.Offer()
 		if err != nil {
@@ -67,14 +71,18 @@ func (s *modelSet) load(ctx context.Context) {
 			return
 		}
 		if m.cfg.Engine == EngineUpstream {
-			up, err := upstream.New(m.cfg.UpstreamConfig())
+			uc := m.cfg.UpstreamConfig()
+			uc.OnUnreachable = s.kickUpstreamCheck
+			up, err := upstream.New(uc)
 			m.mu.Lock()
 			if err != nil {
 				m.err = err
 			} else {
-				m.up, m.state = up, gossip.StateWarm
+				m.up = up
 			}
 			m.mu.Unlock()
+			// Warm only once the engine answers.
+			s.checkUpstream(ctx, m)
 			continue
 		}
 		m.mu.Lock()

@@ -90,17 +90,25 @@ func worstPrice(card terms.RateCard, req *infer.Request) (uint64, error) {
 // add), or only the per-call minimum where the gateway may fairly bill
 // less than the claim (an upstream's count, a stopped stream, a
 // continuation whose earlier text the gateway does not count as input).
-func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, exact bool) {
+func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, cached int, exact bool) {
 	if pc == nil || f == nil {
 		return
 	}
-	u := pricing.Units{InputTokens: uint64(max(f.PromptTokens, 0)), OutputTokens: uint64(max(f.CompletionTokens, 0))}
+	prompt := max(f.PromptTokens, 0)
+	cached = min(max(cached, 0), prompt)
+	u := pricing.Units{InputTokens: uint64(prompt - cached), CachedTokens: uint64(cached), OutputTokens: uint64(max(f.CompletionTokens, 0))}
 	if !exact || f.FinishReason == FinishStopped || req.Continuation != "" {
 		u = pricing.Units{}
 	}
 	price := uint64(0)
 	if bd, err := pricing.Price(offer.RateCard, u, terms.VerifyNone, pricing.Surcharges{}); err == nil {
 		price = bd.Total
+	}
+	if price == 0 {
+		// A free call owes nothing: no record can pay zero (the settler's
+		// outbox refuses to sign one), so counting it would hold an
+		// honest settler to a debt nothing can clear.
+		return
 	}
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
 	rd := ledger.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -53,6 +54,8 @@ type Deps struct {
 	// ForgetPin drops the gossip pin of a peer once its registration
 	// commits, so the chain's record is read afresh.
 	ForgetPin func(peer.ID)
+	// Registerer takes the role's metrics (a private registry when nil).
+	Registerer prometheus.Registerer
 }
 
 // Provider is the provider role: it serves its models over
@@ -64,6 +67,7 @@ type Provider struct {
 	models *modelSet
 	loop   *providerLoop
 	server *inferServer
+	sess   *sessions
 	parts  []lifecycle
 }
 
@@ -99,7 +103,10 @@ func New(cfg Config, d Deps) (*Provider, error) {
 	}
 	p.loop = newProviderLoop(p, p.models)
 	p.server = &inferServer{p: p, set: p.models}
-	p.parts = []lifecycle{p.loop, p.server}
+	if p.sess, err = newSessions(p); err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	p.parts = []lifecycle{p.loop, p.sess, p.server}
 	if d.Chain != nil {
 		p.parts = append(p.parts, newRegistrar(p))
 	}

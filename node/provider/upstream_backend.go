@@ -53,6 +53,10 @@ func upstreamError(ctx context.Context, err error) error {
 			typ = "upstream_error"
 		}
 		return &openai.Error{Status: se.Status, Type: typ, Code: se.Code, Message: se.Message, RetryAfter: int(se.RetryAfter.Seconds())}
+	case errors.Is(err, upstream.ErrEmptyAnswer):
+		return &openai.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_empty", Message: err.Error()}
+	case errors.Is(err, upstream.ErrUnreachable):
+		return &openai.Error{Status: http.StatusBadGateway, Type: "server_error", Code: "upstream_unreachable", Message: err.Error()}
 	case errors.Is(err, upstream.ErrNoLogProbs):
 		return &openai.Error{Status: http.StatusUnprocessableEntity, Type: "invalid_request_error", Code: terms.CodeLogProbsUnavailable, Message: err.Error()}
 	default:

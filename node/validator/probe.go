@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
@@ -145,8 +146,11 @@ func (p *prober) round(ctx context.Context) {
 func (p *prober) probe(ctx context.Context, pid peer.ID, model string) (ok, counted bool) {
 	ctx, cancel := context.WithTimeout(ctx, max(p.interval/2, 5*time.Second))
 	defer cancel()
-	req := &gateway.Request{Model: model, Prompt: probePrompt, PinProvider: pid.String(), NoHedge: true,
-		Payer: cmp.Or(p.v.cfg.ProbePayer, probeAccount), Probe: true}
+	// A chat request: every engine a provider may front serves chat
+	// (some serve nothing else), and it is what buyers send, so a probe
+	// looks like any other call.
+	req := &gateway.Request{Model: model, Chat: true, Messages: []inference.Message{{Role: "user", Content: probePrompt}},
+		PinProvider: pid.String(), NoHedge: true, Payer: cmp.Or(p.v.cfg.ProbePayer, probeAccount), Probe: true}
 	req.Sampling.MaxTokens = probeTokens
 	res, err := p.v.d.Gateway.Route(ctx, req, func(gateway.Delta) error { return nil })
 	ok = err == nil && res != nil && res.Receipt != nil && res.Receipt.Verified

@@ -28,6 +28,7 @@ type Breaker struct {
 	failures    int    // consecutive failures in the closed state
 	cooldown    time.Duration
 	openUntil   time.Time
+	openedAt    time.Time
 	probing     bool
 	probeStart  time.Time
 	notBefore   time.Time
@@ -146,6 +147,26 @@ func (b *Breaker) Report(t Ticket, o Outcome) {
 	}
 }
 
+// Evidence is independent word that the provider was healthy at time at
+// (a validator's probe it answered, say). An open breaker whose evidence
+// is newer than the failure that opened it goes half-open as soon as the
+// first cooldown has passed, instead of waiting out a cooldown grown by
+// earlier failed probes: a recovered provider is tried again at once,
+// and one still failing is tried at most once per base cooldown.
+func (b *Breaker) Evidence(at time.Time) {
+	b.mu.Lock()
+	defer b.emit()
+	defer b.mu.Unlock()
+	now := b.clock.Now()
+	if b.state != Open || !at.After(b.openedAt) {
+		return
+	}
+	if earliest := b.openedAt.Add(b.cfg.Cooldown); b.openUntil.After(earliest) {
+		b.openUntil = earliest
+	}
+	b.advance(now)
+}
+
 // holdUntil extends the not-before time, capped at MaxRetryAfter from now.
 func (b *Breaker) holdUntil(now, t time.Time) {
 	if limit := now.Add(b.cfg.MaxRetryAfter); t.After(limit) {
@@ -168,7 +189,7 @@ func (b *Breaker) backoff() time.Duration {
 
 func (b *Breaker) open(now time.Time) {
 	b.failures, b.probing = 0, false
-	b.openUntil = now.Add(b.cooldown)
+	b.openedAt, b.openUntil = now, now.Add(b.cooldown)
 	b.opens++
 	b.to(Open)
 }

@@ -408,3 +408,58 @@ func TestSetOnChange(t *testing.T) {
 		t.Fatalf("transitions %v (shared hook %d×), want a:closed>open once", got, shared)
 	}
 }
+
+// TestEvidenceShortensAGrownCooldown: independent word of health newer
+// than the failure that opened the breaker lets a probe through after the
+// first cooldown, not after the grown one; older word, or word while the
+// first cooldown runs, changes nothing.
+func TestEvidenceShortensAGrownCooldown(t *testing.T) {
+	b, clk, _ := newBreaker(t, Config{Failures: 1, Cooldown: time.Second, MaxCooldown: time.Minute})
+	fail(b, mustAllow(t, b))
+	for range 4 { // failed probes grow the cooldown to 16 s
+		clk.Add(b.Snapshot().Cooldown)
+		fail(b, mustAllow(t, b))
+	}
+	opened := clk.Now()
+	if s := b.Snapshot(); s.Cooldown != 16*time.Second {
+		t.Fatalf("cooldown %v, want 16s", s.Cooldown)
+	}
+	clk.Add(100 * time.Millisecond)
+	b.Evidence(clk.Now()) // newer, but the first cooldown has not passed
+	wantRefused(t, b, ErrOpen)
+	clk.Add(900 * time.Millisecond)
+	if tk := mustAllow(t, b); !tk.Probe() {
+		t.Fatal("after evidence and the first cooldown, no probe")
+	} else {
+		fail(b, tk) // still failing: open again, cooldown 32 s
+	}
+	opened = clk.Now()
+	b.Evidence(opened.Add(-time.Millisecond)) // from before this failure
+	clk.Add(time.Second)
+	wantRefused(t, b, ErrOpen)
+	b.Evidence(clk.Now())
+	if tk := mustAllow(t, b); !tk.Probe() {
+		t.Fatal("fresh evidence after the first cooldown: no probe")
+	} else {
+		ok(b, tk)
+	}
+	if b.State() != Closed {
+		t.Fatalf("state %s after a good probe", b.State())
+	}
+}
+
+// TestDefaultCooldownCap: with the defaults, a provider failing every probe
+// is tried again at least every DefaultMaxCooldown.
+func TestDefaultCooldownCap(t *testing.T) {
+	b, clk, _ := newBreaker(t, Config{})
+	for range DefaultFailures {
+		fail(b, mustAllow(t, b))
+	}
+	for range 10 {
+		clk.Add(b.Snapshot().Cooldown)
+		fail(b, mustAllow(t, b))
+	}
+	if c := b.Snapshot().Cooldown; c != DefaultMaxCooldown || c > 15*time.Second {
+		t.Fatalf("cooldown %v after 10 failed probes, want the cap %v", c, DefaultMaxCooldown)
+	}
+}

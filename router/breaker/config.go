@@ -8,9 +8,12 @@ import (
 
 // Defaults for a zero Config field.
 const (
-	DefaultFailures       = 5
-	DefaultCooldown       = 5 * time.Second
-	DefaultMaxCooldown    = 2 * time.Minute
+	DefaultFailures = 5
+	DefaultCooldown = 5 * time.Second
+	// DefaultMaxCooldown bounds how long a provider that has recovered
+	// can go untried: one half-open probe per 15 s is no load on a
+	// provider that is still down, and a recovered one is back within it.
+	DefaultMaxCooldown    = 15 * time.Second
 	DefaultCooldownFactor = 2.0
 	DefaultProbeTimeout   = 30 * time.Second
 	DefaultBackoffBase    = 500 * time.Millisecond

@@ -2,6 +2,7 @@ package breaker
 
 import (
 	"sync"
+	"time"
 
 	"github.com/filecoin-project/go-clock"
 )
@@ -95,4 +96,15 @@ func (s *Set[K]) Snapshots() map[K]Snapshot {
 		out[k] = b.Snapshot()
 	}
 	return out
+}
+
+// Evidence passes independent word of k's health to its breaker, if k
+// has one (see Breaker.Evidence).
+func (s *Set[K]) Evidence(k K, at time.Time) {
+	s.mu.Lock()
+	b, ok := s.m[k]
+	s.mu.Unlock()
+	if ok {
+		b.Evidence(at)
+	}
 }

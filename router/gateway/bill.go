@@ -109,6 +109,13 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 		endPayment(pspan, PaymentUnregistered, false, nil)
 		return res, nil
 	}
+	if g.payments != nil && bd.Total == 0 {
+		// A free call: nothing to pay, and no record can pay zero.
+		g.keepReceipt(s, true, "free call: no payment record")
+		g.report(s, true, 0, units.InputTokens, units.OutputTokens)
+		endPayment(pspan, PaymentFree, false, nil)
+		return res, nil
+	}
 	if g.payments != nil {
 		signed, err := g.signRecord(req.Payer, s, rd, rh, units, bd.Total)
 		if err != nil {

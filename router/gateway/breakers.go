@@ -95,3 +95,11 @@ func (g *Gateway) breakerView(p peer.ID, s breaker.Snapshot) *BreakerView {
 	return &BreakerView{State: s.State.String(), ConsecutiveFailures: s.ConsecutiveFailures, OpenUntil: s.OpenUntil,
 		Opens: s.Opens, LastFailure: f.why, LastFailureAt: f.at}
 }
+
+// ProviderHealthy passes independent word that p answered well at time at
+// (a validator's successful probe, from the price feed) to p's breaker: an
+// open breaker then lets a probe through after its first cooldown instead
+// of a cooldown grown by earlier failures.
+func (g *Gateway) ProviderHealthy(p peer.ID, at time.Time) {
+	g.breakers.Evidence(p, at)
+}

@@ -85,6 +85,7 @@ const (
 	PaymentChain        = "chain"
 	PaymentOffChain     = "off_chain"
 	PaymentUnregistered = "unregistered"
+	PaymentFree         = "free"
 )
 
 // noSpan is the span of an untraced request: it records nothing.

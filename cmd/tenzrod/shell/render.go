@@ -114,6 +114,13 @@ type nodeInfo struct {
 	Version     string   `json:"version"`
 	Height      int64    `json:"height"`
 	ChainID     string   `json:"chain_id"`
+	Chain       *struct {
+		Stalled     bool   `json:"stalled"`
+		LastAdvance string `json:"last_advance"`
+		Peers       int    `json:"peers"`
+		Missing     int    `json:"missing_peers"`
+		Redials     uint64 `json:"redials"`
+	} `json:"chain"`
 }
 
 func renderInfo(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -130,6 +137,13 @@ func renderInfo(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	fmt.Fprintf(tw, "version\t%s\n", orDash(n.Version))
 	if n.ChainID != "" {
 		fmt.Fprintf(tw, "chain\t%s at height %d\n", n.ChainID, n.Height)
+	}
+	if c := n.Chain; c != nil {
+		state := "advancing"
+		if c.Stalled {
+			state = "STALLED since " + c.LastAdvance
+		}
+		fmt.Fprintf(tw, "chain_health\t%s; %d peers, %d persistent peers missing, %d redials\n", state, c.Peers, c.Missing, c.Redials)
 	}
 	writeRows(tw, n.ListenAddrs, "listen_addrs")
 	return tw.Flush()

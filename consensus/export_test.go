@@ -1,0 +1,13 @@
+package consensus
+
+// DropPeersGracefully disconnects every CometBFT peer the way a graceful
+// stop does, which CometBFT never redials itself: only the watchdog can
+// bring a persistent peer back.
+func (n *Node) DropPeersGracefully() int {
+	sw := n.cmt.Switch()
+	ps := sw.Peers().Copy()
+	for _, p := range ps {
+		sw.StopPeerGracefully(p)
+	}
+	return len(ps)
+}

@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/p2p/sessioncache"
+)
+
+// standbyPay holds sessions only against funded standby streams (on a
+// chain) and claims what they accrue, in the background.
+type standbyPay struct {
+	p  *Provider
+	mu sync.Mutex
+	// streams are the open streams of the sessions held, by stream ID.
+	streams map[consensus.Hash32]string
+}
+
+func newStandbyPay(p *Provider) *standbyPay {
+	return &standbyPay{p: p, streams: map[consensus.Hash32]string{}}
+}
+
+// fund accepts assignment a only when its stream, read from the chain, is
+// open, pays this machine's operator from the session's payer at least the
+// announced fee, and holds something.
+func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignment) error {
+	if len(a.StreamID) != len(consensus.Hash32{}) {
+		return errors.New("provider: a chain's successor stands by only against a standby stream")
+	}
+	id := consensus.Hash32(a.StreamID)
+	st, ok, err := s.p.d.Chain.Stream(ctx, id)
+	switch {
+	case err != nil:
+		return fmt.Errorf("provider: read stream %s: %w", id, err)
+	case !ok:
+		return fmt.Errorf("provider: stream %s does not exist", id)
+	case st.Closed:
+		return fmt.Errorf("provider: stream %s is closed", id)
+	case st.Payee != s.p.d.Identity.MachineID():
+		return fmt.Errorf("provider: stream %s pays machine %s, not this one", id, st.Payee)
+	case consensus.AccountID(a.Payer) != st.Payer:
+		return fmt.Errorf("provider: stream %s is paid by %s, not the session's payer", id, st.Payer)
+	case st.Rate < s.p.cfg.Standby.FeePerHour:
+		return fmt.Errorf("provider: stream %s pays %d an hour, below the standby fee %d", id, st.Rate, s.p.cfg.Standby.FeePerHour)
+	case st.Balance() == 0:
+		return fmt.Errorf("provider: stream %s holds nothing", id)
+	}
+	s.mu.Lock()
+	s.streams[id] = a.SessionID
+	s.mu.Unlock()
+	return nil
+}
+
+// run claims every held stream's accrual each interval until ctx ends.
+func (s *standbyPay) run(ctx context.Context, every time.Duration) {
+	t := s.p.d.Clock.Ticker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.claimAll(ctx)
+		}
+	}
+}
+
+// claimAll submits a StreamClaim for each stream with something accrued
+// and unclaimed; a closed or emptied stream is dropped (and its session
+// forgotten: nobody pays for it any more).
+func (s *standbyPay) claimAll(ctx context.Context) {
+	s.mu.Lock()
+	ids := make(map[consensus.Hash32]string, len(s.streams))
+	for id, sid := range s.streams {
+		ids[id] = sid
+	}
+	s.mu.Unlock()
+	now := s.p.d.Clock.Now().Unix()
+	for id, sid := range ids {
+		st, ok, err := s.p.d.Chain.Stream(ctx, id)
+		if err != nil {
+			s.p.d.Log.Debug("read standby stream", "stream", id, "err", err)
+			continue
+		}
+		if !ok || st.Closed || st.Balance() == 0 {
+			s.drop(id, sid, st.Closed)
+			continue
+		}
+		if st.Accrued(now) <= st.Claimed {
+			continue
+		}
+		if _, err := s.p.d.Account.Submit(ctx, &consensus.StreamClaim{ID: id}); err != nil {
+			s.p.d.Log.Warn("claim standby stream", "stream", id, "session", sid, "err", err)
+			continue
+		}
+		s.p.d.Log.Debug("standby stream claimed", "stream", id, "session", sid)
+	}
+}
+
+func (s *standbyPay) drop(id consensus.Hash32, sessionID string, closed bool) {
+	s.mu.Lock()
+	delete(s.streams, id)
+	s.mu.Unlock()
+	if closed {
+		if h := s.p.sess.holder(); h != nil {
+			h.Forget(sessionID)
+		}
+	}
+}
