@@ -18,6 +18,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/node/web"
 )
 
 // Intake bounds of the HTTP port. With the OpenAI routes' 4 MB body cap,
@@ -33,7 +34,7 @@ const (
 	maxHeaderBytes = 64 << 10
 )
 
-// apiServer is the node's one HTTP port: /healthz, /metrics and /rpc.
+// apiServer is the node's one HTTP port: /healthz, /metrics, /rpc and the page.
 type apiServer struct {
 	n   *Node
 	ln  net.Listener
@@ -59,6 +60,7 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	gather := prometheus.Gatherers{n.reg, prometheus.DefaultGatherer}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
 	mux.Handle("/rpc", a.rpc)
+	web.Mount(mux) // GET / and GET /assets/...: the live page, a client of /rpc
 	if n.provider != nil {
 		openai.NewHandler(n.provider.Backend()).Register(mux)
 	} else {

@@ -89,6 +89,7 @@ func (n *Node) rpcParts() []rpc.Contributor {
 		paymentsAPI{chain: n.chain},
 		receiptAPI{gateway: n.gateway, store: n.store, gossip: n.gossip, clock: n.clock},
 		feedAPI{feed: n.feed, table: n.table},
+		recentAPI{gateway: n.gateway},
 	}
 }
 

@@ -48,6 +48,7 @@ func TestFaultRestartCleanly(t *testing.T) {
 		if ans.text != prefix {
 			t.Fatalf("text %q, want only %q", ans.text, prefix)
 		}
+		ans.says(t, "restart differs from the text already sent", m.fronts[0].String(), m.fronts[1].String())
 		m.billed(t, before, "", 0)
 	})
 
@@ -61,6 +62,7 @@ func TestFaultRestartCleanly(t *testing.T) {
 		if ans.text != fakeText(5, fakeWord) { // the restart's tokens 3 and 4 reached the buyer
 			t.Fatalf("text %q", ans.text)
 		}
+		ans.says(t, "broke too", m.fronts[0].String(), m.fronts[1].String())
 		m.billed(t, before, "", 0)
 		if ha() != 1 || hb() != 1 || m.counts(m.fronts[0]).Failures != fa+1 || m.counts(m.fronts[1]).Failures != fb+1 {
 			t.Fatalf("fake hits %d and %d, failures %+v %+v", ha(), hb(), m.counts(m.fronts[0]), m.counts(m.fronts[1]))
@@ -76,9 +78,25 @@ func TestFaultRestartCleanly(t *testing.T) {
 		if ans.text != prefix {
 			t.Fatalf("text %q", ans.text)
 		}
+		ans.says(t, "no other provider can continue it", m.fronts[0].String())
 		m.billed(t, before, "", 0)
 		if got := m.gw.gateway.Metrics().Snapshot().Continuations; got != cont {
 			t.Fatalf("continuations %d → %d: nothing was continued", cont, got)
 		}
 	})
+}
+
+// says checks the error event's message: one line, naming what failed
+// and each provider given, and never blaming the buyer who stayed.
+func (a answer) says(t *testing.T, what string, providers ...string) {
+	t.Helper()
+	msg, _ := a.err["message"].(string)
+	if !strings.Contains(msg, what) || strings.Contains(msg, "\n") || strings.Contains(msg, "buyer") {
+		t.Fatalf("error message %q: want one line saying %q, not blaming the buyer", msg, what)
+	}
+	for _, p := range providers {
+		if !strings.Contains(msg, p) {
+			t.Fatalf("error message %q does not name provider %s", msg, p)
+		}
+	}
 }

@@ -101,6 +101,7 @@ func TestFaultStreamBreaks(t *testing.T) {
 		if !strings.HasPrefix(fakeText(fakeTokens, fakeWord), a.text) || a.text == "" {
 			t.Fatalf("partial text %q", a.text)
 		}
+		a.says(t, "deadline", bad.String())
 		fe.waitCancelled(t, cancelled+1)
 		m.billed(t, before, "", 0)
 		if got := m.gw.gateway.Metrics().Snapshot().DeadlineMisses; got != misses+1 {

@@ -28,10 +28,10 @@ type chatChoice struct {
 }
 
 type textLogProbs struct {
-	Tokens        []string             `json:"tokens"`
-	TokenLogProbs []float32            `json:"token_logprobs"`
-	TopLogProbs   []topByProb          `json:"top_logprobs"`
-	TextOffset    []int                `json:"text_offset"`
+	Tokens        []string    `json:"tokens"`
+	TokenLogProbs []float32   `json:"token_logprobs"`
+	TopLogProbs   []topByProb `json:"top_logprobs"`
+	TextOffset    []int       `json:"text_offset"`
 }
 
 type textChoice struct {

@@ -59,18 +59,18 @@ type ModelConfig struct {
 	Dir string `toml:"dir"`
 	// UpstreamURL and UpstreamModel front an OpenAI-compatible engine
 	// (llama.cpp server, vLLM, Ollama) with engine = "upstream".
-	UpstreamURL   string               `toml:"upstream_url"`
-	UpstreamModel string               `toml:"upstream_model"`
+	UpstreamURL   string `toml:"upstream_url"`
+	UpstreamModel string `toml:"upstream_model"`
 	// Continuation is how the upstream engine continues another
 	// provider's broken answer: "assistant_prefix" (the default: a final
 	// assistant message to continue), "raw_prompt" (text completions
 	// only) or "none".
-	Continuation string `toml:"continuation"`
-	ID            string               `toml:"id"`           // catalog model ID (hex Merkle root)
-	WeightsHash   string               `toml:"weights_hash"` // hash of the weights actually served (hex)
-	Engine        string               `toml:"engine"`
-	Verification  []terms.Verification `toml:"verification"`
-	RateCard      terms.RateCard       `toml:"rate_card"`
+	Continuation string               `toml:"continuation"`
+	ID           string               `toml:"id"`           // catalog model ID (hex Merkle root)
+	WeightsHash  string               `toml:"weights_hash"` // hash of the weights actually served (hex)
+	Engine       string               `toml:"engine"`
+	Verification []terms.Verification `toml:"verification"`
+	RateCard     terms.RateCard       `toml:"rate_card"`
 }
 
 // DefaultConfig returns provider defaults (no models).

@@ -113,21 +113,21 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 	case tf, ok := <-s.tokens:
 		if ok {
 			s.first = tf
-			g.latency.Observe(c.offer.Peer, g.clock.Since(start))
+			g.observeLatency(c.offer.Peer, g.clock.Since(start))
 			return s, nil
 		}
 		if s.err != nil {
 			if errors.Is(s.err, infer.ErrFirstTokenTimeout) {
 				// The provider took at least this long: a latency the
 				// router saw, so its p95 (and its hedge delay) reflect it.
-				g.latency.Observe(c.offer.Peer, g.clock.Since(start))
+				g.observeLatency(c.offer.Peer, g.clock.Since(start))
 			}
 			return nil, classify(s.err)
 		}
-		g.latency.Observe(c.offer.Peer, g.clock.Since(start))
+		g.observeLatency(c.offer.Peer, g.clock.Since(start))
 		return s, nil // a final frame with no text
 	case <-ctx.Done():
-		g.latency.ObserveCensored(c.offer.Peer, g.clock.Since(start))
+		g.observeCensored(c.offer.Peer, g.clock.Since(start))
 		return nil, ctx.Err()
 	}
 }

@@ -23,6 +23,10 @@
 // never counts against it. A buyer who leaves mid-stream stops the
 // provider (ErrStop) and pays, receipt verified, for what was delivered.
 //
+// For the operator's page the gateway keeps its last RecentKept finished
+// requests (recent.go) and the latest LatencyKept latency samples per
+// provider that fed its p95 (latency.go), both in fixed rings.
+//
 // With Deps.Tracer every request is one OpenTelemetry trace (trace.go):
 // a root span named by the GenAI conventions and a span per step, each
 // attempt labelled with its provider, outcome and whether it is the hedge.

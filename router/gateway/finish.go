@@ -150,13 +150,14 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 	if d.gone {
 		return nil, g.abandoned(ctx, req, s, d, sent.String(), false)
 	}
+	broke := fmt.Sprintf("the stream from provider %s broke after %d bytes (%s)", s.choice.offer.Peer, sent.Len(), oneLine(d.err))
 	if ctx.Err() != nil {
-		return nil, g.cut(ctx, sent.Len(), "", d.err)
+		return nil, g.cut(ctx, sent.Len(), broke, d.err)
 	}
 	next, ok := g.successor(cands, choices, s)
 	cctx, cspan := g.startContinuation(ctx, s, next, ok, sent.Len())
 	if !ok {
-		err := interrupted(sent.Len(), "no other provider can continue: "+d.err.Error())
+		err := interrupted(sent.Len(), broke+" and no other provider can continue it")
 		endSpan(cspan, err)
 		return nil, err
 	}
@@ -180,7 +181,7 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 	}
 	if err != nil {
 		endSpan(cspan, err)
-		return nil, g.cut(ctx, sent.Len(), "continuation failed: ", err)
+		return nil, g.cut(ctx, sent.Len(), fmt.Sprintf("%s; continuing it on provider %s failed (%s)", broke, next.offer.Peer, oneLine(err)), err)
 	}
 	// d2.own is everything the successor produced, a restart's repeat of
 	// the text already sent included: its receipt covers exactly that.
@@ -190,7 +191,11 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 		return nil, g.abandoned(ctx, req, s2, d2, sent.String(), true)
 	}
 	if d2.err != nil {
-		return nil, g.cut(ctx, sent.Len(), "continuation broke too: ", d2.err)
+		how := fmt.Sprintf("%s; the continuation on provider %s broke too (%s)", broke, next.offer.Peer, oneLine(d2.err))
+		if errors.Is(d2.err, errDiverged) {
+			how = fmt.Sprintf("%s; provider %s cannot continue another's text, so it restarted the answer, and the restart differs from the text already sent", broke, next.offer.Peer)
+		}
+		return nil, g.cut(ctx, sent.Len(), how, d2.err)
 	}
 	res, err := withLogProbs(g.bill(ctx, req, s2, d2, sent.String(), true))
 	if res != nil {
@@ -216,7 +221,7 @@ func (g *Gateway) abandoned(ctx context.Context, req *Request, s *stream, d drai
 		g.log.Info("buyer left mid-stream; the provider sent no final frame in time, nothing billed",
 			"provider", s.choice.offer.Peer, "delivered_bytes", len(all), "stream_end", why)
 	}
-	return g.cut(ctx, len(all), "", d.err)
+	return g.cut(ctx, len(all), "the buyer left mid-stream", d.err)
 }
 
 // successor picks the best eligible provider other than the broken one.
@@ -254,20 +259,30 @@ func skipPrefix(prefix string, fwd func(Delta) error) func(Delta) error {
 
 // cut is the error of a stream that could not be completed: the buyer's
 // own departure as is, a deadline that passed mid-answer as a deadline miss,
-// anything else as an interrupted stream. sent is the text already sent.
-func (g *Gateway) cut(ctx context.Context, sent int, msg string, err error) error {
+// anything else as an interrupted stream. sent is the text already sent;
+// what says, in one line, what failed and at which providers.
+func (g *Gateway) cut(ctx context.Context, sent int, what string, err error) error {
 	switch {
 	case errors.Is(err, errBuyerGone):
 		return err
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		g.metrics.deadlineMisses.Inc()
 		return &Error{Status: http.StatusGatewayTimeout, Code: "deadline", Partial: sent > 0,
-			Message: fmt.Sprintf("the request's deadline of %s passed mid-answer", g.cfg.Deadline)}
+			Message: fmt.Sprintf("the request's deadline of %s passed mid-answer: %s", g.cfg.Deadline, what)}
 	case ctx.Err() != nil:
 		return ctx.Err()
 	default:
-		return interrupted(sent, msg+err.Error())
+		return interrupted(sent, what)
 	}
+}
+
+// oneLine is err's text on one line: an error event is one SSE data line,
+// and joined errors carry newlines.
+func oneLine(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }
 
 func interrupted(sent int, msg string) *Error {

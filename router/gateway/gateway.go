@@ -80,6 +80,8 @@ type Gateway struct {
 	log       *slog.Logger
 	selector  *strategy.Selector
 	latency   *quantile.Set[peer.ID]
+	samples   *latencyLog // the latest of what latency was fed, for plots
+	recent    *recentRing
 	breakers  *breaker.Set[peer.ID]
 	metrics   *Metrics
 	certs     *identity.CertCache
@@ -132,7 +134,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
 		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
-		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil}
+		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing()}
 	brs.OnChange(g.breakerChanged)
 	return g, nil
 }
@@ -171,9 +173,11 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if req.Verification == "" {
 		req.Verification = terms.VerifyNone
 	}
+	start := g.clock.Now()
 	ctx, span := g.startRoute(ctx, req)
 	res, err := g.route(ctx, req, onDelta)
 	endRoute(span, res, err)
+	g.remember(start, req, res, err)
 	return res, err
 }
 

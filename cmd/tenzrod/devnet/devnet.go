@@ -215,6 +215,16 @@ func writeManifest(path string, m Manifest) error {
 	return nil
 }
 
+// PageURL is the gateway's live page, with the buyer's chain account filled
+// in so its escrow and payments show at once.
+func PageURL(m Manifest) string {
+	u := m.Gateway + "/"
+	if m.BuyerChainAccount != "" {
+		u += "?account=" + m.BuyerChainAccount
+	}
+	return u
+}
+
 func printWelcome(o Options, m Manifest) {
 	bin := o.Binary
 	if wd, err := os.Getwd(); err == nil {
@@ -227,7 +237,8 @@ func printWelcome(o Options, m Manifest) {
 	for _, n := range m.Nodes {
 		fmt.Fprintf(w, "  %-12s %-10s pid %-7d %s\n", n.Name, n.Role, n.PID, n.API)
 	}
-	fmt.Fprintf(w, "\n  gateway   %s\n  manifest  %s\n  logs      %s/<node>/node.log\n", m.Gateway, filepath.Join(o.Dir, ManifestFile), o.Dir)
+	fmt.Fprintf(w, "\n  gateway   %s\n  page      %s\n  manifest  %s\n  logs      %s/<node>/node.log\n", m.Gateway, PageURL(m),
+		filepath.Join(o.Dir, ManifestFile), o.Dir)
 	fmt.Fprintf(w, "\nTry:\n")
 	fmt.Fprintf(w, "  %s shell --api %s -c providers\n", bin, m.Gateway)
 	fmt.Fprintf(w, "  %s shell --api %s -c \"tail heartbeat -n 5\"\n", bin, m.Gateway)

@@ -25,11 +25,12 @@ var topicShortNames = []string{"heartbeat", "announce", "price-obs"}
 // knownMethods are the node's JSON-RPC methods, completed after "rpc".
 var knownMethods = []string{
 	"tenzro_nodeInfo", "tenzro_listPeers", "tenzro_listTopics", "tenzro_tailGossip",
-	"tenzro_listProviders", "tenzro_findProviders", "tenzro_listModels",
+	"tenzro_listProviders", "tenzro_findProviders",
 	"tenzro_quoteInference", "tenzro_getRouterMetrics", "tenzro_getReceipt",
 	"tenzro_verifyReceipt", "tenzro_getPriceFeed", "tenzro_getStanding",
 	"tenzro_getAccount", "tenzro_listValidators", "tenzro_getParams", "tenzro_listModelNames", "tenzro_listEscrows",
 	"tenzro_sendTx", "tenzro_getTx", "tenzro_getEvidencePack", "tenzro_getPayments",
+	"tenzro_listRecentRequests", "tenzro_getLatencies", "tenzro_rpcMethods",
 }
 
 type cachedNames struct {
