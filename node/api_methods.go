@@ -37,6 +37,12 @@ type NodeInfo struct {
 	// Chain is the chain watchdog's view (stalled, peers, redials); nil
 	// without a chain.
 	Chain *consensus.Health `json:"chain,omitempty"`
+	// ChainNodeID, ChainP2PListen and ChainPeers are how another node
+	// follows the chain through this one (tenzrod init --chain-from): its
+	// CometBFT node ID, p2p listen address and persistent peers.
+	ChainNodeID    string   `json:"chain_node_id,omitempty"`
+	ChainP2PListen string   `json:"chain_p2p_listen,omitempty"`
+	ChainPeers     []string `json:"chain_peers,omitempty"`
 }
 
 // PeerView is one connected peer in tenzro_listPeers.
@@ -138,12 +144,16 @@ func registerMethods(s *rpc.Server, n *Node) {
 // Info describes this node.
 func (n *Node) Info() NodeInfo {
 	height, chainID := n.chainInfo()
-	return NodeInfo{
+	info := NodeInfo{
 		Height: height, ChainID: chainID,
 		PeerID: n.host.ID().String(), ListenAddrs: n.host.Addrs(), Role: n.cfg.Role, Network: n.cfg.Network,
 		MachineID: n.id.MachineID().String(), KeyBackend: string(n.id.Backend()), Hardware: n.id.Backend().Hardware(),
 		Version: Version, API: n.api.URL(), Chain: n.chainHealth(),
 	}
+	if n.chain != nil {
+		info.ChainNodeID, info.ChainP2PListen, info.ChainPeers = n.chain.NodeID(), n.cfg.Chain.P2PListen, n.cfg.Chain.PersistentPeers
+	}
+	return info
 }
 
 func (n *Node) tail(ctx context.Context, raw json.RawMessage) (any, error) {

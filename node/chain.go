@@ -55,13 +55,16 @@ type ChainConfig struct {
 }
 
 // DefaultChainConfig is the [chain] default for role: disabled until a
-// genesis and peers are configured.
+// genesis and peers are configured. Its p2p port is 0 (any free port), so
+// two homes on one host never collide: a follower only dials out, and
+// tenzrod init writes a free fixed port for a validator, whose address the
+// other validators dial.
 func DefaultChainConfig(role Role) ChainConfig {
 	r := ChainFollower
 	if role == RoleValidator {
 		r = ChainValidator
 	}
-	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:26656", PersistentPeers: []string{},
+	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:0", PersistentPeers: []string{},
 		StateVersions: DefaultStateVersions}
 }
 
@@ -89,6 +92,8 @@ func (c ChainConfig) Validate(nodeRole Role) error {
 	}
 	if err := checkTCP(c.P2PListen); err != nil {
 		errs = append(errs, fmt.Errorf("chain.p2p_listen: %w", err))
+	} else if c.Enabled && c.Role == ChainValidator && strings.HasSuffix(c.P2PListen, ":0") {
+		errs = append(errs, fmt.Errorf("chain.p2p_listen: %q: a validator needs a fixed port the other validators dial (tenzrod init picks a free one)", c.P2PListen))
 	}
 	if c.RPCListen != "" {
 		if err := checkTCP(c.RPCListen); err != nil {

@@ -190,6 +190,20 @@ sample_ratio = {{float .Telemetry.SampleRatio}}
 [[router.tokenizers]]
 dir = {{q .Dir}}
 id = {{q .ID}}
+{{end}}{{if and (not .Router.Buyers) (ne (print .Role) "provider")}}
+# A buyer paying on chain: a bearer token you hand out, whose SHA-256 is
+# kept here (never the token), and the payer account whose escrow with this
+# node's account (its settler) pays for every call the token makes:
+#   TOKEN=sk-tenzro-$(openssl rand -hex 20)      # give it to the buyer
+#   printf %s "$TOKEN" | sha256sum               # token_sha256 below
+#   tenzrod keys account show account.key        # this node's account (made by init --genesis or the first start): the settler
+#   tenzrod tx escrow fund --key buyer.key --amount 50_000_000 --settler <that account>
+# The buyer funds the escrow from its own key (tenzrod tx transfer gets it
+# funded first); each paid call then draws on it through a payment record
+# this node signs. For example:
+# [[router.buyers]]
+# payer = "<the buyer's account ID: 64 hex digits>"
+# token_sha256 = "<64 hex digits: the SHA-256 of the token>"
 {{end}}{{range .Router.Buyers}}
 # A buyer: requests carrying the token whose SHA-256 this is are paid by
 # the payer's on-chain escrow with this node's account as settler (this
@@ -264,7 +278,29 @@ cached_tokens = {{.RateCard.CachedTokens}}
 pixel_steps = {{.RateCard.PixelSteps}}
 audio_ms = {{.RateCard.AudioMs}}
 minimum = {{.RateCard.Minimum}}
-{{end}}{{end}}`))
+{{end}}
+# A model an OpenAI-compatible engine you run serves (llama.cpp server,
+# vLLM, Ollama); its API key, if any, in $TENZRO_UPSTREAM_API_KEY:
+# [[provider.models]]
+# name = "llama-3.2-1b"                        # what buyers ask for
+# engine = "upstream"
+# upstream_url = "http://127.0.0.1:8080/v1"    # the engine's OpenAI base URL
+# upstream_model = "llama-3.2-1b-instruct"     # the engine's own name for it
+# id = "<64 hex digits: tenzrod model manifest DIR>"
+# continuation = "assistant_prefix"            # or raw_prompt | none
+# verification = ["none", "receipt"]
+# [provider.models.rate_card]
+# input_tokens = 1
+# output_tokens = 2
+# minimum = 10
+# The id rule: id is the catalog ID (the Merkle root of the model files,
+# which tenzrod model manifest prints for the directory of the exact files
+# the engine loaded), never the engine's name for them. A request's model
+# resolves to one ID: offers of the same name under another ID are another
+# model and are never merged with it, and on a chain the first registered
+# provider serving a name binds it to its ID. An upstream model has no dir,
+# so its id is required.
+{{end}}`))
 
 // tomlFloat writes v as a TOML float (always with a point or exponent).
 func tomlFloat(v float64) string {

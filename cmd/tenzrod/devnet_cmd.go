@@ -6,10 +6,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/node"
 )
 
 func newDevnetCmd() *cobra.Command {
 	o := devnet.Options{}
+	probe := node.Default(node.RoleValidator).Router.ProbeInterval
 	cmd := &cobra.Command{
 		Use:   "devnet --dir DIR",
 		Short: "Run a whole network on loopback, each node its own process",
@@ -25,6 +27,9 @@ child; none is left behind.`,
 			}
 			o.Binary = exe
 			o.Out = cmd.OutOrStdout()
+			if cmd.Flags().Changed("probe-interval") {
+				o.ProbeInterval = &probe
+			}
 			return devnet.Run(cmd.Context(), o)
 		},
 	}
@@ -36,5 +41,7 @@ child; none is left behind.`,
 	f.StringVar(&o.Network, "network", "devnet", "network name")
 	f.StringVar(&o.KeyBackend, "key-backend", "tpm-sim", "identity backend of validators and providers (gateways use software)")
 	f.BoolVar(&o.Fresh, "fresh", true, "delete DIR's previous nodes first (keys included)")
+	f.DurationVar(&probe, "probe-interval", probe, "how often each validator probes every registered, live provider for the price feed; 0s turns probes off")
+	cmd.AddCommand(newDevnetAddProviderCmd())
 	return cmd
 }

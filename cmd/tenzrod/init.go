@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -18,13 +19,38 @@ func newInitCmd() *cobra.Command {
 		role  string
 		force bool
 		nf    nodeFlags
+		cf    initChainFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "init --home DIR --role validator|provider|gateway",
+		Use:   "init --home DIR --role validator|provider|gateway [--genesis FILE (--persistent-peers ID@HOST:PORT,... | --chain-from URL)]",
 		Short: "Write a commented default config and create the node's keys",
 		Long: `init writes HOME/config.toml with every key commented, creates the libp2p
 peer key, and creates (or opens) the hardware identity key, then prints the
-node's peer ID, machine ID and key backend.`,
+node's peer ID, machine ID and key backend. A provider home gets a small
+generated test model so it runs end to end; list your own in
+[[provider.models]] (the file shows an embedded and an upstream example).
+
+To join a running network, give the chain's --genesis (the file the network
+publishes; it is the chain you trust, so init never downloads it) and how to
+reach the chain: --persistent-peers (CometBFT addresses, NODE_ID@HOST:PORT),
+or --chain-from, the API URL of any node of the network that runs the chain:
+init asks it (tenzro_nodeInfo) for its CometBFT node ID and address, its own
+chain peers and its libp2p addresses (the bootstrap peers), and checks that
+it runs the chain of --genesis. init then writes a complete chain follower
+config: the genesis copied into the chain home, free ports chosen for the API,
+libp2p, CometBFT p2p and CometBFT RPC (two homes on one host never collide),
+an operator account key (HOME/account.key), and prints what to do next: the
+account to fund, the tx register command and how to start the node.
+
+Without --genesis the CometBFT p2p port is a free one chosen now (never a
+fixed 26656 for every home); --chain-p2p-listen sets it.`,
+		Example: `  tenzrod init --home ~/.tenzrod/provider --role provider --key-backend tpm --region DE
+  # a provider of a running devnet (make devnet), on the same machine
+  tenzrod init --home ./prov --role provider --key-backend tpm-sim \
+      --genesis .devnet/genesis.json --chain-from http://127.0.0.1:PORT
+  # a provider of a network whose validators you know
+  tenzrod init --home ~/.tenzrod/provider --role provider --genesis genesis.json \
+      --persistent-peers 3f2c…@203.0.113.7:26656,9a1b…@198.51.100.4:26656 --bootstrap /ip4/203.0.113.7/tcp/4001/p2p/12D3KooW…`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := requireHome(home); err != nil {
@@ -32,6 +58,32 @@ node's peer ID, machine ID and key backend.`,
 			}
 			cfg := node.Default(node.Role(role))
 			cfg.Home = home
+			fs := cmd.Flags()
+			follow := cf.follows()
+			var fl *follower
+			if follow {
+				if err := cf.check(cfg.Role); err != nil {
+					return err
+				}
+				if _, err := os.Stat(filepath.Join(home, node.ConfigFile)); err == nil && !force {
+					return fmt.Errorf("config: %s exists (use --force to overwrite)", filepath.Join(home, node.ConfigFile))
+				}
+				var err error
+				if fl, err = initFollower(cmd, &cfg, cf); err != nil {
+					return err
+				}
+			} else {
+				listen := cf.p2pListen
+				if listen == "" {
+					var err error
+					if listen, err = freeChainP2P(); err != nil {
+						return err
+					}
+				}
+				cfg.Chain.P2PListen = listen
+			}
+			// After asking --chain-from, so an unreachable node leaves
+			// nothing behind.
 			if cfg.Role == node.RoleProvider {
 				// Serve a generated test model until the operator lists
 				// real ones, so a fresh provider runs end to end.
@@ -43,16 +95,23 @@ node's peer ID, machine ID and key backend.`,
 				cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(filepath.Join("models", node.DevnetModelName), id)}
 				fmt.Fprintf(cmd.OutOrStdout(), "generated a test model in %s; list your own in [[provider.models]]\n", dir)
 			}
-			nf.apply(&cfg, cmd.Flags())
+			nf.apply(&cfg, fs)
 			if err := node.WriteConfig(cfg, force); err != nil {
 				return err
 			}
-			return initKeys(cmd.OutOrStdout(), cfg)
+			if err := initKeys(cmd.OutOrStdout(), cfg); err != nil {
+				return err
+			}
+			if follow {
+				return printFollowerNext(cmd.OutOrStdout(), cfg, fl)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "node home directory (required)")
 	cmd.Flags().StringVar(&role, "role", "", "validator | provider | gateway (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing config.toml (keys are kept)")
+	cf.register(cmd.Flags())
 	nf.register(cmd.Flags())
 	_ = cmd.MarkFlagRequired("role")
 	return cmd

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	cmttypes "github.com/cometbft/cometbft/types"
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -68,33 +67,12 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 // joinChain sets cfg up to follow the chain of jf.genesis and pay from the
 // account of jf.accountKey; it returns the new bearer token.
 func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, error) {
-	doc, err := cmttypes.GenesisDocFromFile(jf.genesis)
-	if err != nil {
-		return "", fmt.Errorf("--genesis: %w", err)
-	}
 	key, err := consensus.ReadAccountKey(jf.accountKey)
 	if err != nil {
 		return "", fmt.Errorf("--account-key: %w", err)
 	}
-	if networkFromChain {
-		// Devnet and testnet chains are named tenzro-<network>.
-		if n, ok := strings.CutPrefix(doc.ChainID, "tenzro-"); ok && n != "" {
-			cfg.Network = n
-		}
-	}
-	listen := jf.chainP2P
-	if listen == "" {
-		if listen, err = freeLoopbackTCP(); err != nil {
-			return "", fmt.Errorf("--chain-p2p-listen: %w", err)
-		}
-	}
-	cfg.Chain.Enabled, cfg.Chain.Role = true, node.ChainFollower
-	cfg.Chain.P2PListen, cfg.Chain.PersistentPeers = listen, jf.chainPeers
-	raw, err := os.ReadFile(jf.genesis)
-	if err != nil {
-		return "", fmt.Errorf("--genesis: %w", err)
-	}
-	if err := writePrivate(filepath.Join(cfg.Path(cfg.Chain.Home), "config", "genesis.json"), raw, 0o644); err != nil {
+	if _, err := followChain(cfg, followSpec{genesis: jf.genesis, peers: jf.chainPeers, peersFlag: "--chain-peer", p2pListen: jf.chainP2P,
+		networkFromChain: networkFromChain}); err != nil {
 		return "", err
 	}
 	keyPEM, err := os.ReadFile(jf.accountKey)

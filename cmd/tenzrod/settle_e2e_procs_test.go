@@ -36,7 +36,12 @@ type procSet struct {
 // manifest.
 func startDevnet(t *testing.T, bin string, validators, providers, gateways int) *procSet {
 	t.Helper()
-	dir := t.TempDir()
+	return startDevnetIn(t, bin, t.TempDir(), validators, providers, gateways)
+}
+
+// startDevnetIn is startDevnet with the devnet's directory given.
+func startDevnetIn(t *testing.T, bin, dir string, validators, providers, gateways int) *procSet {
+	t.Helper()
 	ps := &procSet{t: t, bin: bin}
 	ps.dn = exec.Command(bin, "devnet", "--dir", dir, "--validators", strconv.Itoa(validators),
 		"--providers", strconv.Itoa(providers), "--gateways", strconv.Itoa(gateways))

@@ -23,6 +23,7 @@ type txNet struct {
 	api      string
 	buyerKey string
 	buyer    consensus.AccountID
+	genesis  string // the chain's genesis.json
 }
 
 // txBuyerFunds is the buyer's balance at genesis: enough for two serving
@@ -32,7 +33,7 @@ const txBuyerFunds = 5_000_000_000
 func startTxNet(t *testing.T) *txNet {
 	t.Helper()
 	dir := t.TempDir()
-	n := &txNet{buyerKey: filepath.Join(dir, "buyer.key")}
+	n := &txNet{buyerKey: filepath.Join(dir, "buyer.key"), genesis: filepath.Join(dir, "net", "genesis.json")}
 	priv, err := consensus.NewAccountKey(n.buyerKey)
 	if err != nil {
 		t.Fatal(err)

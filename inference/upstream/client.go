@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -150,7 +151,10 @@ func (c *Client) body(r *Request) map[string]any {
 		"stream":         true,
 		"stream_options": map[string]any{"include_usage": true},
 		"temperature":    r.Sampling.Temperature,
-		"seed":           r.Sampling.Seed,
+		// OpenAI's seed is a signed 64-bit integer and engines refuse a
+		// larger one (a gateway draws seeds from all 64 bits): the top bit
+		// is dropped, the receipt keeps the seed as requested.
+		"seed": int64(r.Sampling.Seed & math.MaxInt64),
 	}
 	if r.Sampling.TopP > 0 && r.Sampling.TopP < 1 {
 		b["top_p"] = r.Sampling.TopP

@@ -17,6 +17,10 @@ const (
 	OperatorChainBalance = 10_000_000_000
 	// ProbeEscrow pays a validator's probes: its escrow with itself.
 	ProbeEscrow = 10_000_000_000
+	// FaucetChainBalance funds the faucet account, which pays nothing
+	// itself: operators joining the devnet are funded from it with
+	// tenzrod tx transfer (a provider's bond is 1_000_000_000).
+	FaucetChainBalance = 1_000_000_000_000
 )
 
 // devnetBlockTime is the devnet's timeout_commit.
@@ -46,10 +50,14 @@ const AccountKeyFile = "account.key"
 // BuyerKeyFile is the devnet buyer's chain account key inside Dir.
 const BuyerKeyFile = "buyer-account.key"
 
+// FaucetKeyFile is the devnet faucet's chain account key inside Dir.
+const FaucetKeyFile = "faucet.key"
+
 // chainInfo is what the manifest reports of the chain.
 type chainInfo struct {
 	chainID string
 	buyer   consensus.AccountID
+	faucet  consensus.AccountID
 	peers   []string // the validators' CometBFT addresses, id@host:port
 }
 
@@ -68,8 +76,13 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		return info, err
 	}
 	info.buyer = consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	faucetKey, err := consensus.LoadOrCreateAccountKey(filepath.Join(o.Dir, FaucetKeyFile))
+	if err != nil {
+		return info, err
+	}
+	info.faucet = consensus.AccountOf(faucetKey.Public().(ed25519.PublicKey))
 	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime, Params: devnetParams(),
-		Funded: map[consensus.AccountID]uint64{info.buyer: BuyerChainBalance}}
+		Funded: map[consensus.AccountID]uint64{info.buyer: BuyerChainBalance, info.faucet: FaucetChainBalance}}
 	var validators []int
 	for i := range cfgs {
 		c := &cfgs[i]

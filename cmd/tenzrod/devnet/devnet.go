@@ -26,6 +26,9 @@ type Options struct {
 	Gateways   int
 	Fresh      bool // remove previous node homes under Dir first
 	Out        io.Writer
+	// ProbeInterval is the validators' [router] probe_interval; nil keeps
+	// the node default, 0 turns probes off.
+	ProbeInterval *time.Duration
 }
 
 // Validate checks the options.
@@ -42,6 +45,9 @@ func (o Options) Validate() error {
 	}
 	if o.Gateways < 0 || o.Gateways > 8 {
 		errs = append(errs, fmt.Errorf("devnet: --gateways %d outside 0..8", o.Gateways))
+	}
+	if o.ProbeInterval != nil && (*o.ProbeInterval < 0 || *o.ProbeInterval > time.Hour) {
+		errs = append(errs, fmt.Errorf("devnet: --probe-interval %s outside 0s..1h", *o.ProbeInterval))
 	}
 	if o.Binary == "" {
 		errs = append(errs, errors.New("devnet: no tenzrod binary to run"))
@@ -80,6 +86,11 @@ type Manifest struct {
 	// `tenzrod join --chain-peer` follows the chain through.
 	ChainPeers []string `json:"chain_peers"`
 	BuyerKey   string   `json:"buyer_key"`
+	// FaucetKey is the key file of a funded genesis account that pays no
+	// calls, FaucetAccount its ID: what operators joining the devnet are
+	// funded from (tenzrod tx transfer --key FAUCET_KEY).
+	FaucetKey     string `json:"faucet_key"`
+	FaucetAccount string `json:"faucet_account"`
 }
 
 // ManifestFile is the manifest's name inside Dir.
@@ -146,7 +157,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	m := Manifest{Network: o.Network, BuyerToken: token, Buyer: BuyerAccount, Model: node.DevnetModelName,
 		ChainID: chain.chainID, BuyerChainAccount: chain.buyer.String(), BuyerKey: filepath.Join(dir, BuyerKeyFile), ChainPeers: chain.peers,
-		Genesis: filepath.Join(dir, "genesis.json")}
+		Genesis: filepath.Join(dir, "genesis.json"), FaucetKey: filepath.Join(dir, FaucetKeyFile), FaucetAccount: chain.faucet.String()}
 	for _, p := range plans {
 		e := p.entry
 		e.PID = sup.pid(e.Name)
@@ -160,6 +171,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if err := writeManifest(filepath.Join(dir, ManifestFile), m); err != nil {
 		return err
+	}
+	if stop, err := listenControl(&control{dir: dir, bin: o.Binary, sup: sup, out: o.Out, m: m}); err != nil {
+		fmt.Fprintf(o.Out, "devnet: %v (add-provider prints how to start a provider instead)\n", err)
+	} else {
+		defer stop()
 	}
 	printWelcome(o, m)
 	<-ctx.Done()
@@ -239,5 +255,6 @@ func printWelcome(o Options, m Manifest) {
 			m.Genesis, m.ChainPeers[0], m.BuyerKey)
 	}
 	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %s, paying from its escrow with each gateway)\n", m.Gateway, m.BuyerToken, m.BuyerChainAccount)
+	printAddHints(w, bin, o, m)
 	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
 }

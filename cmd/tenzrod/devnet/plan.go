@@ -84,6 +84,9 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			// its own token counts.
 			cfg.Router.Tokenizers = []node.TokenizerConfig{{Dir: modelDir, ID: modelID}}
 		}
+		if s.role == node.RoleValidator && o.ProbeInterval != nil {
+			cfg.Router.ProbeInterval = *o.ProbeInterval
+		}
 		if s.role == node.RoleProvider {
 			cfg.Provider.Region = providerRegions[s.idx%len(providerRegions)]
 			cfg.Provider.AnnounceInterval = 5 * time.Second
