@@ -91,6 +91,10 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			cfg.Provider.Region = providerRegions[s.idx%len(providerRegions)]
 			cfg.Provider.AnnounceInterval = 5 * time.Second
 			cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(modelDir, modelID)}
+			// Every devnet provider stands by as a session successor (each
+			// is its own operator), so a session with continuity gets one
+			// and its standby stream's claims land on the devnet chain.
+			cfg.Provider.Standby.Enabled, cfg.Provider.Standby.FeePerHour = true, 3600
 		}
 		if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 			return nil, chainInfo{}, fmt.Errorf("devnet: %w", err)
