@@ -21,6 +21,9 @@ const (
 	// itself: operators joining the devnet are funded from it with
 	// tenzrod tx transfer (a provider's bond is 1_000_000_000).
 	FaucetChainBalance = 1_000_000_000_000
+	// RouterChainBalance funds a gateway's account for the fees of the
+	// transactions it signs as settler.
+	RouterChainBalance = 1_000_000_000
 )
 
 // devnetBlockTime is the devnet's timeout_commit.
@@ -116,6 +119,10 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 			spec.Funded[account] = OperatorChainBalance
 		default:
 			c.Chain.Role = node.ChainFollower
+			// A gateway signs transactions of its own as its buyers'
+			// settler (standby streams, records it settles itself), so
+			// its account exists on chain.
+			spec.Funded[account] = RouterChainBalance
 		}
 	}
 	genesis := filepath.Join(o.Dir, "genesis.json")
