@@ -62,5 +62,9 @@ func (s *sessionSweeper) Stop(ctx context.Context) error {
 }
 
 // sessionStopBound bounds how long a stopping node spends stopping
-// standby streams.
-const sessionStopBound = 10 * time.Second
+// standby streams: a stop needs a block, and a devnet or host shutting
+// down stops its validators at the same time, so a longer wait would only
+// hold the gateway's exit (the devnet's supervisor kills a child after
+// 10 s). A stream left open runs out its deposit, one standby horizon at
+// most.
+const sessionStopBound = 3 * time.Second
