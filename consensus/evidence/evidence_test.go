@@ -22,7 +22,7 @@ import (
 // validators, says exactly what it proves, and that each kind of tampering
 // fails with its own error.
 func TestEvidencePack(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	params := consensus.DefaultParams()
 	params.MinServingBond = 1
