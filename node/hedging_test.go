@@ -83,9 +83,10 @@ func TestHedging(t *testing.T) {
 	})
 
 	t.Run("never to a provider in backoff", func(t *testing.T) {
-		// b asks for two seconds' rest; a hedge within them goes past it
-		// to the next provider.
-		b.once(fault{status: 429, retryAfter: "2", body: errorBody("rate_limit_error", "rate_limited", "slow down")})
+		// b asks for seven seconds' rest (longer than the gateway waits
+		// for the only provider of a pinned call, so the buyer hears the
+		// 429); a hedge within them goes past it to the next provider.
+		b.once(fault{status: 429, retryAfter: "7", body: errorBody("rate_limit_error", "rate_limited", "slow down")})
 		if ans := m.ask(t, false, map[string]any{"provider": pb.String()}); ans.status != 429 {
 			t.Fatalf("status %d: %s", ans.status, clip(ans.raw))
 		}

@@ -249,14 +249,17 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	if retries == 0 {
 		retries = -1 // hedge.Run reads 0 as its default
 	}
-	s, rep, err := hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
-		NoHedge:       req.NoHedge || req.turn != nil,
-		MaxRetries:    retries,
-		Clock:         g.clock,
-		LabelAttempts: g.traced,
-		Eligible: func(c strategy.Candidate) bool {
-			return g.breakers.Ready(c.Peer) && g.table.Status(c.Peer) == router.StatusUp
-		},
+	eligible := func(c strategy.Candidate) bool {
+		return g.breakers.Ready(c.Peer) && g.table.Status(c.Peer) == router.StatusUp
+	}
+	s, rep, err := g.raceWithRetries(ctx, cands, eligible, func() (*stream, hedge.Report, error) {
+		return hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
+			NoHedge:       req.NoHedge || req.turn != nil,
+			MaxRetries:    retries,
+			Clock:         g.clock,
+			LabelAttempts: g.traced,
+			Eligible:      eligible,
+		})
 	})
 	g.metrics.record(rep)
 	traceRace(trace.SpanFromContext(ctx), rep)

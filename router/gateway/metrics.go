@@ -13,7 +13,7 @@ import (
 // Metrics counts what the gateway did, overall and per provider, for
 // /metrics and tenzro_getRouterMetrics.
 type Metrics struct {
-	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts, buyersGone, limited, unsigned prometheus.Counter
+	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts, buyersGone, limited, unsigned, waitRetries prometheus.Counter
 	attempts                                                                                                          *prometheus.CounterVec
 	paidTotal                                                                                                         *prometheus.CounterVec
 
@@ -74,6 +74,7 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		unsigned:       counter("records_unsigned_total", "Billed calls whose payment record could not be signed and kept (the provider is owed them)."),
 		limited:        counter("buyer_limited_total", "Requests refused (429) by a buyer's concurrency or rate limit."),
 		buyersGone:     counter("buyers_gone_total", "Streams whose buyer left mid-answer (the provider stopped, the delivered part billed)."),
+		waitRetries:    counter("wait_retries_total", "Races run again after waiting out every provider's Retry-After or backoff."),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "attempts_total",
 			Help: "Attempts per provider by outcome."}, []string{"provider", "outcome"}),
 		paidTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "paid_micro_units_total",
@@ -81,7 +82,7 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		perProvider: map[peer.ID]*ProviderCounts{},
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.attempts, m.paidTotal} {
+		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.waitRetries, m.attempts, m.paidTotal} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
