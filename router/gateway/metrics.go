@@ -14,8 +14,8 @@ import (
 // /metrics and tenzro_getRouterMetrics.
 type Metrics struct {
 	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts, buyersGone, limited, unsigned, waitRetries prometheus.Counter
-	attempts                                                                                                          *prometheus.CounterVec
-	paidTotal                                                                                                         *prometheus.CounterVec
+	attempts                                                                                                                       *prometheus.CounterVec
+	paidTotal                                                                                                                      *prometheus.CounterVec
 
 	mu          sync.Mutex
 	perProvider map[peer.ID]*ProviderCounts
