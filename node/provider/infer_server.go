@@ -142,11 +142,16 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		s.p.sess.waitWarm(ctx, req.Session.ID)
 	}
 	// Resume from the exact tokens when they spell the text the receipt's
-	// input commitment covers; otherwise (text held back at the break, or
-	// tokens that do not match) from the text.
-	if len(req.ContinuationTokens) > 0 &&
-		inference.ValidText(eng.Detokenize(req.ContinuationTokens)) == req.Continuation {
-		gr.Continuation = req.ContinuationTokens
+	// input commitment covers, plus at most what the broken provider held
+	// back at the break (the engine replays the tokens and holds the same
+	// bytes back); otherwise, for tokens that do not match, from the text.
+	// (A model's bytes that never become UTF-8 were sent sanitised:
+	// inference.ValidText of the decoded tokens is then the text.)
+	if len(req.ContinuationTokens) > 0 {
+		spelled := eng.Detokenize(req.ContinuationTokens)
+		if inference.ValidText(spelled) == req.Continuation || resumable(spelled, req.Continuation, req.Sampling.Stop) {
+			gr.Continuation = req.ContinuationTokens
+		}
 	}
 	if req.Chat {
 		gr.Messages = req.Messages
