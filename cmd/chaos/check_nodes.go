@@ -77,7 +77,9 @@ func (c *checker) checkStatuses() {
 	if !ok {
 		sort.Strings(wrong)
 		c.violate("provider status does not match the processes after 30 s: %s", strings.Join(wrong, "; "))
+		return
 	}
+	c.out("statuses: provider status matches the processes at all %d live observers", len(observers))
 }
 
 // checkChain: no live node's chain is stalled, and the app hash at a

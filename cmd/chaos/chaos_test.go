@@ -1,0 +1,28 @@
+//go:build !chaosbroken
+
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestChaosShort is issue #18's short run: a fixed seed, every fault kind
+// at least once, and every invariant holds.
+func TestChaosShort(t *testing.T) {
+	out, code := soak(t)
+	if code != 0 || !strings.HasPrefix(lastLine(out), "chaos: PASS (seed 7,") {
+		t.Fatalf("exit %d, verdict %q; want exit 0 and PASS", code, lastLine(out))
+	}
+	for _, k := range faultKinds {
+		if !strings.Contains(out, fmt.Sprintf("  %-17s ×", k)) {
+			t.Errorf("fault kind %s was not injected", k)
+		}
+	}
+	for _, want := range []string{"answers: ", "money: ", "Σ escrow debits", "receipts: ", "agree on the app hash", "provider status matches"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+}
