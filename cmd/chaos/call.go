@@ -29,7 +29,8 @@ type tenzroObject struct {
 		MachineID string `json:"machine_id"`
 	} `json:"provider"`
 	Receipt *struct {
-		Receipt *struct {
+		Verified bool `json:"verified"`
+		Receipt  *struct {
 			Nonce string `json:"nonce"`
 		} `json:"receipt"`
 	} `json:"receipt"`

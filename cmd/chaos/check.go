@@ -59,6 +59,9 @@ func (c *checker) checkAnswers(ctx context.Context, calls []*callRecord) int {
 			continue
 		}
 		n++
+		if k.record() != nil && (k.Answer.Tenzro.Receipt == nil || !k.Answer.Tenzro.Receipt.Verified) {
+			c.violate("call %d via %s: paid (record %s) without a receipt the gateway verified", k.ID, k.Router, clip(k.record().RequestDigest))
+		}
 		if k.Answer.Text != text || k.Answer.Finish != finish {
 			c.violate("call %d (%s via %s, stream %v, provider %s): complete answer %q (%s) differs from the referee's %q (%s)",
 				k.ID, k.Kind, k.Router, k.Req.Stream, providerOf(k), clip(k.Answer.Text), k.Answer.Finish, clip(text), finish)

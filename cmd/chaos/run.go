@@ -32,11 +32,11 @@ func (r result) verdict(cfg config) string {
 // run starts the devnet, drives the load and the faults, and checks the
 // history. A violation is a result; an error means the soak itself could
 // not run (the devnet did not come up, the chain could not be read).
-func run(ctx context.Context, cfg config, out io.Writer) (result, error) {
+func run(ctx context.Context, cfg config, out io.Writer) (res result, err error) {
 	say := func(format string, args ...any) {
 		fmt.Fprintf(out, "%s chaos: %s\n", time.Now().UTC().Format("15:04:05"), fmt.Sprintf(format, args...))
 	}
-	res := result{faults: map[string]int{}}
+	res.faults = map[string]int{}
 	dir := cfg.dir
 	if dir == "" {
 		d, err := os.MkdirTemp("", "tenzrod-chaos-")
@@ -45,8 +45,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (result, error) {
 		}
 		dir = d
 	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
+	if dir, err = filepath.Abs(dir); err != nil {
 		return res, fmt.Errorf("chaos: %w", err)
 	}
 	res.dir = dir
@@ -61,7 +60,15 @@ func run(ctx context.Context, cfg config, out io.Writer) (result, error) {
 	startCtx, cancel := context.WithTimeout(ctx, 4*time.Minute)
 	cl, err := startCluster(startCtx, cfg, bin, dir)
 	cancel()
-	defer cl.stop()
+	keep := cfg.dir != ""
+	defer func() {
+		cl.stop()
+		if err != nil {
+			fmt.Fprintf(out, "node logs kept in %s\n", dir)
+		} else if !keep {
+			_ = os.RemoveAll(dir)
+		}
+	}()
 	if err != nil {
 		return res, err
 	}
@@ -138,8 +145,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (result, error) {
 			fmt.Fprintf(out, "  - %s\n", v)
 		}
 		fmt.Fprintf(out, "history and node logs kept in %s\n", dir)
-	} else if cfg.dir == "" {
-		defer os.RemoveAll(dir) // after the cluster stopped (defers run last-in first-out)
+		keep = true
 	}
 	if brokenBuild {
 		fmt.Fprintf(out, "(built with -tags chaosbroken: the checker's chain view drops a record settled after a provider restart)\n")
