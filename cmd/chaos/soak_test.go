@@ -51,3 +51,24 @@ func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
 }
+
+// onlyKnown reports whether every violation the run listed is the known
+// split-character continuation.
+func onlyKnown(out string) bool {
+	_, list, ok := strings.Cut(out, "\nviolations:\n")
+	if !ok {
+		return false
+	}
+	n := 0
+	for _, l := range strings.Split(list, "\n") {
+		v, ok := strings.CutPrefix(l, "  - ")
+		if !ok {
+			break
+		}
+		n++
+		if !strings.Contains(v, "): "+splitContinuation+": complete answer differs") {
+			return false
+		}
+	}
+	return n > 0
+}
