@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,19 @@ import (
 // one round of every fault kind. It returns the output and exit code.
 func soak(t *testing.T) (string, int) {
 	t.Helper()
-	dir := t.TempDir()
+	// The work directory (history.json, every node's log) stays when the
+	// test fails.
+	dir, err := os.MkdirTemp("", "chaos-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("work directory kept: %s", dir)
+			return
+		}
+		_ = os.RemoveAll(dir)
+	})
 	start := time.Now()
 	tenzrod, err := buildBinary("../..", dir)
 	if err != nil {
