@@ -172,6 +172,9 @@ func (m *chaosMonkey) inject(kind string, f *faultRecord) error {
 	took, ok := waitUntil(recoverLimit, recovered)
 	f.Recovered = took
 	if !ok {
+		if p.role == "provider" && cannotDial(cl.gateways[0], m.peer[p], f.Start) {
+			return fmt.Errorf("chaos: %s: not recovered within %s: %s cannot dial it (\"no addresses\" in its log)", unreachableProvider, recoverLimit, cl.gateways[0].name)
+		}
 		return fmt.Errorf("chaos: %s of %s: not recovered within %s", kind, p.name, recoverLimit)
 	}
 	return nil

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -152,7 +154,22 @@ func TestKnownBugClassification(t *testing.T) {
 	known := "violations:\n  - call 9 (long via g, stream true, continued true, provider P): " + splitContinuation + ": complete answer differs from the referee's\nhistory"
 	other := known + "\n" // same, plus another violation below
 	other = strings.Replace(other, "\nhistory", "\n  - record D settled 2 times\nhistory", 1)
-	if !onlyKnown("x\n"+known) || onlyKnown("x\n"+other) || onlyKnown("x\nchaos: PASS") {
+	dial := "violations:\n  - provider-kill of provider-1: chaos: " + unreachableProvider + ": not recovered within 1m0s: gateway-0 cannot dial it\nhistory"
+	if !onlyKnown("x\n"+known) || !onlyKnown("x\n"+dial) || onlyKnown("x\n"+other) || onlyKnown("x\nchaos: PASS") {
 		t.Fatal("onlyKnown misjudges the violation list")
+	}
+}
+
+func TestCannotDial(t *testing.T) {
+	home := t.TempDir()
+	log := "time=2026-12-01T15:05:51.541Z level=WARN msg=\"circuit breaker opened\" last_failure=\"infer: open stream to P1: failed to dial: failed to dial P1: no addresses\"\n"
+	if err := os.WriteFile(filepath.Join(home, "node.log"), []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := &proc{home: home}
+	before, _ := time.Parse(time.RFC3339, "2026-12-01T15:05:00Z")
+	after, _ := time.Parse(time.RFC3339, "2026-12-01T15:06:00Z")
+	if !cannotDial(r, "P1", before) || cannotDial(r, "P2", before) || cannotDial(r, "P1", after) {
+		t.Fatal("cannotDial misreads the log")
 	}
 }

@@ -14,7 +14,8 @@ import (
 // soak builds tenzrod and this command (with the chaosbroken tag when the
 // test is built with it) and runs a short fixed-seed soak on real
 // processes: 4 validators, 2 providers, 2 gateways and the join gateway,
-// one round of every fault kind. It returns the output and exit code.
+// one round of every fault kind (150 s bound only reached when a fault is
+// not recovered from within its 60 s). It returns the output and exit code.
 func soak(t *testing.T) (string, int) {
 	t.Helper()
 	// The work directory (history.json, every node's log) stays when the
@@ -45,7 +46,7 @@ func soak(t *testing.T) (string, int) {
 	}
 	t.Logf("built in %s", time.Since(start).Round(time.Millisecond))
 	var out bytes.Buffer
-	c := exec.Command(chaos, "--duration", "100s", "--rounds", "1", "--seed", "7", "--rate", "2",
+	c := exec.Command(chaos, "--duration", "150s", "--rounds", "1", "--seed", "7", "--rate", "2",
 		"--providers", "2", "--gateways", "2", "--settle", "90s", "--bin", tenzrod, "--dir", filepath.Join(dir, "run"))
 	c.Stdout, c.Stderr = &out, &out
 	err = c.Run()
@@ -65,8 +66,9 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// onlyKnown reports whether every violation the run listed is the known
-// split-character continuation.
+// onlyKnown reports whether every violation the run listed is one of the
+// known bugs: a split-character continuation, or a restarted provider a
+// gateway cannot dial.
 func onlyKnown(out string) bool {
 	_, list, ok := strings.Cut(out, "\nviolations:\n")
 	if !ok {
@@ -79,7 +81,7 @@ func onlyKnown(out string) bool {
 			break
 		}
 		n++
-		if !strings.Contains(v, "): "+splitContinuation+": complete answer differs") {
+		if !strings.Contains(v, "): "+splitContinuation+": complete answer differs") && !strings.Contains(v, ": chaos: "+unreachableProvider+": not recovered") {
 			return false
 		}
 	}
