@@ -1,0 +1,24 @@
+//go:build chaosbroken
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestChaosBroken proves the checker can fail: built with -tags
+// chaosbroken, the checker's view of the chain loses a record settled
+// after a provider restart, and the same short run must end FAIL, exit 1,
+// naming the lost record.
+//
+//	go test -tags chaosbroken -count=1 -run TestChaosBroken ./cmd/chaos
+func TestChaosBroken(t *testing.T) {
+	out, code := soak(t)
+	if code != 1 || !strings.HasPrefix(lastLine(out), "chaos: FAIL: ") {
+		t.Fatalf("exit %d, verdict %q; want exit 1 and FAIL", code, lastLine(out))
+	}
+	if !strings.Contains(out, "settled 0 times, want exactly once") && !strings.Contains(out, "its settled records sum to") {
+		t.Fatalf("the violations do not name the lost record:\n%s", out)
+	}
+}

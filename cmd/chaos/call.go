@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// signedRecord is what a buyer keeps of a response's tenzro.payment.signed.
+type signedRecord struct {
+	Payer         string `json:"payer"`
+	Settler       string `json:"settler"`
+	Provider      string `json:"provider_machine"`
+	RequestDigest string `json:"request_digest"`
+	Price         uint64 `json:"price"`
+}
+
+// tenzroObject is the part of a response's `tenzro` object the history keeps.
+type tenzroObject struct {
+	Provider struct {
+		PeerID    string `json:"peer_id"`
+		MachineID string `json:"machine_id"`
+	} `json:"provider"`
+	Receipt *struct {
+		Verified bool `json:"verified"`
+		Receipt  *struct {
+			Nonce string `json:"nonce"`
+		} `json:"receipt"`
+	} `json:"receipt"`
+	Payment *struct {
+		Signed *signedRecord `json:"signed"`
+	} `json:"payment"`
+	Attempts  int  `json:"attempts"`
+	Continued bool `json:"continued"`
+}
+
+// frame is one response body (non-stream) or one stream event.
+type frame struct {
+	Choices []struct {
+		Delta *struct {
+			Content *string `json:"content"`
+		} `json:"delta"`
+		Message *struct {
+			Content string `json:"content"`
+		} `json:"message"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Tenzro *tenzroObject    `json:"tenzro"`
+	Error  *json.RawMessage `json:"error"`
+}
+
+// answer is what one call returned.
+type answer struct {
+	Text   string
+	Finish string
+	Done   bool // a stream's [DONE], or a non-stream 200 with a finish reason
+	Tenzro *tenzroObject
+	Err    string // an error event in the stream, or why it broke
+}
+
+// errNoFrames marks a stream that ended before any event.
+var errNoFrames = errors.New("stream: no events")
+
+// parseStream reads a chat completion's server-sent events. It never
+// fails on a malformed event: that is history the checker must judge
+// (a stream that ends without [DONE] is incomplete), so it is kept in Err.
+//
+// onText, if set, is called once, at the first text.
+func parseStream(r io.Reader, onText func()) (answer, error) {
+	var a answer
+	var text strings.Builder
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	events := 0
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		events++
+		if a.Done {
+			a.Err = "an event after [DONE]"
+			a.Done = false
+			break
+		}
+		if data == "[DONE]" {
+			a.Done = true
+			continue
+		}
+		var f frame
+		if err := json.Unmarshal([]byte(data), &f); err != nil {
+			a.Err = fmt.Sprintf("undecodable event: %.80s", data)
+			break
+		}
+		if f.Error != nil {
+			a.Err = string(*f.Error)
+			break
+		}
+		for _, c := range f.Choices {
+			if c.Delta != nil && c.Delta.Content != nil {
+				text.WriteString(*c.Delta.Content)
+				if onText != nil && *c.Delta.Content != "" {
+					onText()
+					onText = nil
+				}
+			}
+			if c.FinishReason != nil {
+				a.Finish = *c.FinishReason
+			}
+		}
+		if f.Tenzro != nil {
+			a.Tenzro = f.Tenzro
+		}
+	}
+	a.Text = text.String()
+	if err := sc.Err(); err != nil {
+		a.Done = false
+		a.Err = "stream broke: " + err.Error()
+	}
+	if a.Done && a.Finish == "" {
+		a.Done = false
+		a.Err = "[DONE] without a finish reason"
+	}
+	if events == 0 {
+		return a, errNoFrames
+	}
+	return a, nil
+}
+
+// parseBody reads a non-streamed chat completion.
+func parseBody(b []byte) (answer, error) {
+	var f frame
+	if err := json.Unmarshal(b, &f); err != nil {
+		return answer{}, fmt.Errorf("decode response: %w", err)
+	}
+	if len(f.Choices) != 1 || f.Choices[0].Message == nil {
+		return answer{}, fmt.Errorf("response has %d choices, want one message", len(f.Choices))
+	}
+	a := answer{Text: f.Choices[0].Message.Content, Tenzro: f.Tenzro}
+	if fr := f.Choices[0].FinishReason; fr != nil && *fr != "" {
+		a.Finish, a.Done = *fr, true
+	}
+	return a, nil
+}
+
+// chatRequest is one call's request, everything the checker needs to
+// recompute its answer.
+type chatRequest struct {
+	Prompt    string `json:"prompt"`
+	Seed      int64  `json:"seed"`
+	MaxTokens int    `json:"max_tokens"`
+	Stream    bool   `json:"stream"`
+	Pin       string `json:"pin,omitempty"` // provider peer ID
+	NoHedge   bool   `json:"no_hedge,omitempty"`
+}
+
+func (r chatRequest) body(model string) []byte {
+	body := map[string]any{"model": model, "max_tokens": r.MaxTokens, "seed": r.Seed, "stream": r.Stream,
+		"messages": []map[string]string{{"role": "user", "content": r.Prompt}}}
+	opts := map[string]any{}
+	if r.Pin != "" {
+		opts["provider"] = r.Pin
+	}
+	if r.NoHedge {
+		opts["hedge"] = false
+	}
+	if len(opts) > 0 {
+		body["tenzro"] = opts
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+var callClient = &http.Client{Timeout: 45 * time.Second}
+
+// doCall makes one chat completion at api with token; status is the HTTP
+// status (0 if none came).
+func doCall(ctx context.Context, api, token, model string, r chatRequest, onText func()) (answer, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/v1/chat/completions", bytes.NewReader(r.body(model)))
+	if err != nil {
+		return answer{}, 0, fmt.Errorf("chaos: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := callClient.Do(req)
+	if err != nil {
+		return answer{}, 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return answer{}, resp.StatusCode, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
+	}
+	if r.Stream {
+		a, err := parseStream(resp.Body, onText)
+		return a, resp.StatusCode, err
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return answer{}, resp.StatusCode, err
+	}
+	a, err := parseBody(b)
+	return a, resp.StatusCode, err
+}

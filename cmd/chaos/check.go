@@ -1,0 +1,220 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// checker holds what the invariants are checked against.
+type checker struct {
+	cl       *cluster
+	ref      *referee
+	out      func(format string, args ...any)
+	peer     map[*proc]string // provider peer IDs
+	machine  map[*proc]string // provider machine IDs
+	operator map[*proc]string // provider operator accounts
+	payers   []string         // every escrow payer: the buyer and the validators (probes)
+	start    ledgerSnap
+
+	violations []string
+}
+
+func (c *checker) violate(format string, args ...any) {
+	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+}
+
+// chainAPI is a live validator's API, where the chain is read.
+func (c *checker) chainAPI() string {
+	for _, v := range c.cl.validators {
+		if v.live() && heightAt(v.api) > 0 {
+			return v.api
+		}
+	}
+	return c.cl.validators[0].api
+}
+
+func (c *checker) accounts() []string {
+	out := []string{feePool}
+	for _, p := range c.cl.providers {
+		out = append(out, c.operator[p])
+	}
+	return out
+}
+
+// received maps the request digest of every record the buyers hold to its
+// call; a digest received twice is a violation.
+func (c *checker) received(calls []*callRecord) map[string]*callRecord {
+	got := map[string]*callRecord{}
+	for _, k := range calls {
+		r := k.record()
+		if r == nil {
+			continue
+		}
+		if prev, dup := got[r.RequestDigest]; dup {
+			c.violate("calls %d and %d received records with the same request digest %s", prev.ID, k.ID, r.RequestDigest)
+		}
+		got[r.RequestDigest] = k
+	}
+	return got
+}
+
+// settledSince lists every record settled to any provider after the
+// starting snapshot, up to height to, as the checker's view holds them.
+func (c *checker) settledSince(api string, to int64, faults []*faultRecord) ([]node.PaymentView, error) {
+	var all []node.PaymentView
+	for _, p := range c.cl.providers {
+		recs, err := payments(api, node.PaymentsParams{Provider: c.machine[p], From: c.start.height + 1, To: to})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, recs...)
+	}
+	return chainView(all, c.machine, faults), nil
+}
+
+// quiesce waits until every received record is on chain and the set of
+// settled records stops growing (a gateway submits what its providers did
+// not after [settle] grace), up to limit; it returns the end height.
+func (c *checker) quiesce(got map[string]*callRecord, limit time.Duration, faults []*faultRecord) int64 {
+	start, last, stable := time.Now(), -1, time.Now()
+	for {
+		api := c.chainAPI()
+		h := heightAt(api)
+		recs, err := c.settledSince(api, h, faults)
+		if err == nil {
+			on := map[string]bool{}
+			for _, r := range recs {
+				on[r.RequestDigest] = true
+			}
+			missing := 0
+			for d := range got {
+				if !on[d] {
+					missing++
+				}
+			}
+			if len(recs) != last {
+				last, stable = len(recs), time.Now()
+			}
+			if missing == 0 && time.Since(stable) > 5*time.Second {
+				return h
+			}
+		}
+		if time.Since(start) > limit {
+			return h
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// checkSettlement: every record received is settled exactly once; no
+// record is settled twice; the money adds up between the two snapshots.
+func (c *checker) checkSettlement(got map[string]*callRecord, faults []*faultRecord, failedAtKill int) (settled int, err error) {
+	api := c.chainAPI()
+	end, err := snapshot(api, c.payers, c.accounts())
+	if err != nil {
+		return 0, err
+	}
+	recs, err := c.settledSince(api, end.height, faults)
+	if err != nil {
+		return 0, err
+	}
+	times := map[string]int{}
+	var sumPrice, sumFees uint64
+	byEscrow := map[[2]string]uint64{}
+	credit := map[string]uint64{}
+	opOf := map[string]string{}
+	for _, p := range c.cl.providers {
+		opOf[c.machine[p]] = c.operator[p]
+	}
+	for _, r := range recs {
+		times[r.RequestDigest]++
+		sumPrice += r.Price
+		sumFees += r.Fee
+		byEscrow[[2]string{r.Payer, r.Settler}] += r.Price
+		if r.Fee > r.Price {
+			c.violate("record %s: fee %d above its price %d", r.RequestDigest, r.Fee, r.Price)
+			continue
+		}
+		credit[opOf[r.Provider]] += r.Price - r.Fee
+	}
+	for d, n := range times {
+		if n != 1 {
+			c.violate("record %s settled %d times", d, n)
+		}
+	}
+	unreceived := 0
+	for _, r := range recs {
+		if r.Payer == c.cl.m.BuyerChainAccount {
+			if _, ok := got[r.RequestDigest]; !ok {
+				unreceived++
+			}
+		}
+	}
+	for d, k := range got {
+		if times[d] != 1 {
+			r := k.record()
+			c.violate("call %d via %s: its payment record %s (price %d) settled %d times, want exactly once", k.ID, k.Router, d, r.Price, times[d])
+		}
+	}
+	// A gateway killed between signing a record and answering leaves a
+	// record the buyer never saw; each must match a call that failed then.
+	if unreceived > failedAtKill {
+		c.violate("%d buyer records settled that no call received; only %d calls failed in gateway faults", unreceived, failedAtKill)
+	}
+	c.out("settlement: %d records settled since height %d (%d of them the buyers' received, %d signed for calls that failed), Σ price %d, fees %d",
+		len(recs), c.start.height, len(got), unreceived, sumPrice, sumFees)
+	// Money: every escrow fell by exactly its records' Σ price, every
+	// operator rose by its records' Σ (price − fee), the fee pool by the
+	// fees; so Σ escrow debits = Σ operator credits + fees.
+	keys := map[[2]string]bool{}
+	for k := range c.start.escrows {
+		keys[k] = true
+	}
+	for k := range end.escrows {
+		keys[k] = true
+	}
+	var debits uint64
+	for k := range keys {
+		before, after := c.start.escrows[k], end.escrows[k]
+		if after > before {
+			c.violate("escrow (%s, %s) rose from %d to %d during the run", short(k[0]), short(k[1]), before, after)
+			continue
+		}
+		debits += before - after
+		if before-after != byEscrow[k] {
+			c.violate("escrow (%s, %s) fell by %d, its settled records sum to %d", short(k[0]), short(k[1]), before-after, byEscrow[k])
+		}
+	}
+	var credits uint64
+	ops := append([]string(nil), c.accounts()[1:]...)
+	sort.Strings(ops)
+	for _, op := range ops {
+		if end.balances[op] < c.start.balances[op] {
+			c.violate("operator %s fell from %d to %d", short(op), c.start.balances[op], end.balances[op])
+			continue
+		}
+		rose := end.balances[op] - c.start.balances[op]
+		if rose != credit[op] {
+			c.violate("operator %s went from %d to %d, its records credit %d", short(op), c.start.balances[op], end.balances[op], credit[op])
+		}
+		credits += rose
+	}
+	var fees uint64
+	if end.balances[feePool] >= c.start.balances[feePool] {
+		fees = end.balances[feePool] - c.start.balances[feePool]
+	}
+	if fees != sumFees {
+		c.violate("the fee pool rose by %d, the records' fees are %d", fees, sumFees)
+	}
+	if debits != credits+fees {
+		c.violate("Σ escrow debits %d ≠ Σ operator credits %d + fees %d", debits, credits, fees)
+	}
+	c.out("money: heights %d → %d, Σ escrow debits %d = Σ operator credits %d + fees %d: %v",
+		c.start.height, end.height, debits, credits, fees, debits == credits+fees)
+	return len(recs), nil
+}
+
+func short(s string) string { return s[:min(len(s), 10)] }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/node"
+)
+
+// joinDeposit is what the join gateway moves into the buyer's own escrow.
+const joinDeposit = 50_000_000
+
+// feePool is the account every fee is paid to.
+var feePool = ledger.FeePoolAccount.String()
+
+// accountOfHome is the chain account of the key in a node home.
+func accountOfHome(home string) (string, error) {
+	k, err := consensus.ReadAccountKey(filepath.Join(home, devnet.AccountKeyFile))
+	if err != nil {
+		return "", fmt.Errorf("chaos: %w", err)
+	}
+	return consensus.AccountOf(k.Public().(ed25519.PublicKey)).String(), nil
+}
+
+// ledgerSnap is one height's view of every escrow that pays for calls
+// (by payer and settler) and every balance that is credited for them.
+type ledgerSnap struct {
+	height   int64
+	escrows  map[[2]string]uint64 // {payer, settler}
+	balances map[string]uint64
+}
+
+func (s ledgerSnap) escrowSum() uint64 {
+	var t uint64
+	for _, v := range s.escrows {
+		t += v
+	}
+	return t
+}
+
+type escrowList struct {
+	Escrows []struct {
+		Balance uint64 `json:"balance"`
+		Settler string `json:"settler"`
+	} `json:"escrows"`
+	Height int64 `json:"height"`
+}
+
+// snapshot reads the payers' escrows and the accounts' balances at the
+// node at api, all at one height: it retries until every answer names
+// the same height.
+func snapshot(api string, payers, accounts []string) (ledgerSnap, error) {
+	var last error
+	for try := 0; try < 200; try++ {
+		s, err := snapshotOnce(api, payers, accounts)
+		if err == nil {
+			return s, nil
+		}
+		last = err
+		time.Sleep(50 * time.Millisecond)
+	}
+	return ledgerSnap{}, fmt.Errorf("chaos: no consistent ledger snapshot at %s: %w", api, last)
+}
+
+func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
+	s := ledgerSnap{escrows: map[[2]string]uint64{}, balances: map[string]uint64{}}
+	same := func(h int64) error {
+		if s.height == 0 {
+			s.height = h
+		}
+		if h != s.height {
+			return fmt.Errorf("a block committed while reading (%d, %d)", s.height, h)
+		}
+		return nil
+	}
+	for _, p := range payers {
+		var es escrowList
+		if err := rpcCall(api, "tenzro_listEscrows", node.AccountParams{Account: p}, &es); err != nil {
+			return s, err
+		}
+		if err := same(es.Height); err != nil {
+			return s, err
+		}
+		for _, e := range es.Escrows {
+			s.escrows[[2]string{p, e.Settler}] = e.Balance
+		}
+	}
+	for _, a := range accounts {
+		var v node.AccountView
+		if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: a}, &v); err != nil {
+			return s, err
+		}
+		if err := same(v.Height); err != nil {
+			return s, err
+		}
+		s.balances[a] = v.Balance
+	}
+	return s, nil
+}
+
+// payments lists the records settled at heights from..to for payer, as
+// the checker's view of the chain holds them (see view_*.go).
+func payments(api string, p node.PaymentsParams) ([]node.PaymentView, error) {
+	var v node.PaymentsView
+	var err error
+	for try := 0; try < 20; try++ {
+		if err = rpcCall(api, "tenzro_getPayments", p, &v); err == nil {
+			return v.Records, nil
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return nil, err
+}
