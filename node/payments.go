@@ -115,7 +115,7 @@ func (p *gatewayPayments) Sign(ctx context.Context, rec *ledger.PaymentRecord, p
 // the chain's report says what was wrong with it.
 func deliverFunc(n *Node) settle.DeliverFunc {
 	return func(ctx context.Context, prov peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
-		res, err := payment.Deliver(ctx, n.host.Host(), n.cfg.Network, prov, recs)
+		res, err := payment.Deliver(ctx, n.host.Dialer(), n.cfg.Network, prov, recs)
 		if err != nil {
 			return nil, err
 		}

@@ -68,7 +68,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	if err != nil {
 		return err
 	}
-	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Host(), n.cfg.Network), Table: n.table,
+	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Dialer(), n.cfg.Network), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.cfg.Telemetry.Enabled() {
 		if n.telemetry, err = newTelemetry(n.life, n.cfg.Telemetry, n.cfg.Role, n.cfg.Network, n.host.ID().String()); err != nil {

@@ -23,4 +23,4 @@ func (s cacheSuccessors) Challenge(ctx context.Context, to peer.ID, sessionID st
 }
 
 // sessionSuccessors is how this gateway reaches standby successors.
-func (n *Node) sessionSuccessors() gateway.Successors { return cacheSuccessors{n.host.Host()} }
+func (n *Node) sessionSuccessors() gateway.Successors { return cacheSuccessors{n.host.Dialer()} }

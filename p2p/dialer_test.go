@@ -1,0 +1,61 @@
+package p2p
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
+)
+
+// TestDialerFindsAddressesInTheDHT: a caller whose peerstore lost every
+// address of a peer (and its connection) cannot open a stream with the
+// plain host, "no addresses", but can with Dialer, which asks the DHT.
+func TestDialerFindsAddressesInTheDHT(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	boot := newTestHost(t, testConfig(t, true, nil))
+	if err := boot.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	provider := newTestHost(t, testConfig(t, true, boot.Addrs()))
+	caller := newTestHost(t, testConfig(t, false, boot.Addrs()))
+	for _, h := range []*Host{provider, caller} {
+		if err := h.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const proto = protocol.ID("/tenzro/test-echo/1.0.0")
+	provider.Host().SetStreamHandler(proto, func(s network.Stream) { _ = s.Close() })
+	for boot.Host().Network().Connectedness(provider.ID()) != network.Connected {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the provider never reached the bootstrap peer")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	for caller.DHT().RoutingTable().Size() == 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the caller's DHT never learned a peer")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	forget := func() {
+		_ = caller.Host().Network().ClosePeer(provider.ID())
+		caller.Host().Peerstore().ClearAddrs(provider.ID())
+	}
+	forget()
+	if _, err := caller.Host().NewStream(ctx, provider.ID(), proto); !errors.Is(err, swarm.ErrNoAddresses) {
+		t.Fatalf("plain host without addresses: %v, want %v", err, swarm.ErrNoAddresses)
+	}
+	forget()
+	s, err := caller.Dialer().NewStream(ctx, provider.ID(), proto)
+	if err != nil {
+		t.Fatalf("dialer: %v", err)
+	}
+	_ = s.Close()
+}
