@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -51,6 +52,11 @@ type Outbox struct {
 	lmu       sync.Mutex // loop state below
 	providers map[peer.ID]*deliveryState
 	submit    backoff
+
+	// reopened: the outbox's store held records when it was opened (the
+	// gateway restarted). Only the deliberately broken build reads it.
+	reopened bool
+	forgot   atomic.Bool
 }
 
 type deliveryState struct {
@@ -107,6 +113,7 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 		return nil, fmt.Errorf("settle: outbox: %w", err)
 	}
 	o.b = b
+	o.reopened = len(b.pending) > 0 || b.final[StateSettled] > 0 || b.final[StateSkipped] > 0
 	return o, nil
 }
 
@@ -175,6 +182,10 @@ func (o *Outbox) Sign(ctx context.Context, rec *ledger.PaymentRecord, provider p
 	r.Time, r.ExpiryHeight = now.Unix(), h+o.cfg.Validity
 	if err := ledger.SignRecord(o.d.Key, chainID, &r); err != nil {
 		return fmt.Errorf("settle: outbox: sign: %w", err)
+	}
+	if forgetAfterRestart(o) {
+		*rec = r
+		return nil
 	}
 	e := &Entry{Record: r, Peer: []byte(provider), At: now.UnixNano()}
 	if _, err := o.b.add(ctx, e, nil); err != nil {

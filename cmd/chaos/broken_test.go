@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestChaosBroken proves the checker can fail: built with -tags
-// chaosbroken, the checker's view of the chain loses a record settled
-// after a provider restart, and the same short run must end FAIL, exit 1,
-// naming the lost record.
+// TestChaosBroken proves the checker can fail: with -tags chaosbroken
+// the soak runs a tenzrod whose restarted gateway forgets the first record
+// it signs (the buyer holds it, nobody settles it), and the same short
+// run must end FAIL, exit 1, naming the lost record.
 //
 //	go test -tags chaosbroken -count=1 -run TestChaosBroken ./cmd/chaos
 func TestChaosBroken(t *testing.T) {

@@ -54,7 +54,12 @@ func (l *lockedBuffer) String() string {
 // buildBinary builds tenzrod from the module at repo into dir.
 func buildBinary(repo, dir string) (string, error) {
 	bin := filepath.Join(dir, "tenzrod")
-	c := exec.Command("go", "build", "-o", bin, "./cmd/tenzrod")
+	args := []string{"build", "-o", bin}
+	if brokenBuild {
+		// The deliberately broken node (settle/broken_on.go).
+		args = append(args, "-tags", "chaosbroken")
+	}
+	c := exec.Command("go", append(args, "./cmd/tenzrod")...)
 	c.Dir = repo
 	if out, err := c.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("chaos: go build ./cmd/tenzrod: %w\n%s", err, out)

@@ -148,7 +148,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 		keep = true
 	}
 	if brokenBuild {
-		fmt.Fprintf(out, "(built with -tags chaosbroken: the checker's chain view drops a record settled after a provider restart)\n")
+		fmt.Fprintf(out, "(tenzrod built with -tags chaosbroken: a restarted gateway's outbox forgets the first record it signs)\n")
 	}
 	return res, nil
 }

@@ -5,8 +5,7 @@ package main
 import "github.com/tenzrod/tenzrod/node"
 
 // chainView is the checker's view of the settled records: exactly what
-// the chain answered. (The chaosbroken build drops one; see
-// view_broken.go.)
+// the chain answered.
 func chainView(recs []node.PaymentView, _ map[*proc]string, _ []*faultRecord) []node.PaymentView {
 	return recs
 }
