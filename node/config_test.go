@@ -1,6 +1,8 @@
 package node
 
 import (
+	"github.com/tenzrod/tenzrod/receipts/terms"
+
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +13,12 @@ import (
 func TestConfigRoundTrip(t *testing.T) {
 	for _, role := range []Role{RoleValidator, RoleProvider, RoleGateway} {
 		cfg := testConfig(t, role, "software", []string{"/ip4/127.0.0.1/tcp/4001/p2p/12D3KooWGzBQHvCmHEh5dC6b9c1jTbtXpsjqovfDD7bHTCGWRGZ2"})
+		if role == RoleProvider {
+			// An upstream model's keys survive the round trip too.
+			cfg.Provider.Models = append(cfg.Provider.Models, ModelConfig{Name: "fronted", Engine: EngineUpstream,
+				ID: strings.Repeat("ab", 32), UpstreamURL: "http://127.0.0.1:8080/v1", UpstreamModel: "m", Continuation: "none",
+				Verification: []terms.Verification{terms.VerifyNone}})
+		}
 		if err := WriteConfig(cfg, false); err != nil {
 			t.Fatal(err)
 		}

@@ -268,6 +268,12 @@ weights_hash = {{q .WeightsHash}}
 engine = {{q .Engine}}
 upstream_url = {{q .UpstreamURL}}
 upstream_model = {{q .UpstreamModel}}
+{{- if .UpstreamURL}}
+# How the engine continues another provider's broken answer:
+# assistant_prefix (a final assistant message to continue) | raw_prompt
+# (text completions only) | none
+continuation = {{q .Continuation}}
+{{- end}}
 # Verification levels offered: none | receipt | optimistic | tee
 verification = {{levels .Verification}}
 # Prices per unit in integer micro-units, and the per-call minimum.
