@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -73,6 +74,10 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider",
 			Message:    "no provider of " + req.Model + " is warm and offers verification " + string(req.Verification) + " under the request's pins",
 			RetryAfter: time.Second}
+	}
+	if wait, held := g.allHeldBack(cands); held {
+		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider", RetryAfter: wait, heldBack: true,
+			Message: fmt.Sprintf("every provider of %s that could serve the request is held back by a Retry-After or its breaker for %s", req.Model, wait.Round(time.Millisecond))}
 	}
 	f := strategy.Filter{}
 	if req.MaxPrice != nil {

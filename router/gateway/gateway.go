@@ -233,7 +233,7 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	defer raceOver()
 	g.metrics.requests.Inc()
 	qctx, quote := g.startSpan(ctx, SpanQuote)
-	cands, choices, err := g.candidates(qctx, req)
+	cands, choices, err := g.candidatesWaiting(qctx, req)
 	if err == nil && req.turn != nil {
 		cands, err = g.arrange(req.turn, cands, choices)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/router/hedge"
 	"github.com/tenzrod/tenzrod/router/strategy"
@@ -109,6 +111,40 @@ func (g *Gateway) raceWithRetries(ctx context.Context, cands []strategy.Candidat
 		rep = joinReports(rep, more)
 	}
 	return s, rep, err
+}
+
+// allHeldBack reports whether every candidate's breaker holds it back
+// now, and for how long the first of them.
+func (g *Gateway) allHeldBack(cands []strategy.Candidate) (time.Duration, bool) {
+	for _, c := range cands {
+		if c.BreakerReady {
+			return 0, false
+		}
+	}
+	return g.retryWait(cands, 1), len(cands) > 0
+}
+
+// candidatesWaiting is candidates, waiting (as raceWithRetries does) while
+// every candidate is held back for a short while: a buyer pinned to a
+// provider that just answered 429 with Retry-After 1 is served a second
+// later instead of refused.
+func (g *Gateway) candidatesWaiting(ctx context.Context, req *Request) ([]strategy.Candidate, map[peer.ID]choice, error) {
+	for round := 1; ; round++ {
+		cands, choices, err := g.candidates(ctx, req)
+		var ge *Error
+		if err == nil || round > maxWaitRounds || !errors.As(err, &ge) || !ge.heldBack || ge.RetryAfter > maxRetryWait {
+			return cands, choices, err
+		}
+		if dl, ok := ctx.Deadline(); ok && g.clock.Until(dl) < ge.RetryAfter+minRetryRoom {
+			return cands, choices, err
+		}
+		g.metrics.waitRetries.Inc()
+		select {
+		case <-ctx.Done():
+			return cands, choices, err
+		case <-g.clock.After(max(ge.RetryAfter, time.Millisecond)):
+		}
+	}
 }
 
 func joinReports(a, b hedge.Report) hedge.Report {

@@ -62,3 +62,35 @@ func TestOnlyProviderRetried(t *testing.T) {
 		})
 	}
 }
+
+// TestHeldBackProviderWaitedFor: a request arriving while the only
+// provider is still held back by an earlier Retry-After waits it out and
+// is served, instead of a 503 no_provider.
+func TestHeldBackProviderWaitedFor(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		busy := func(n int, _ *infer.Request) script {
+			if n == 0 {
+				return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 8000, Retryable: true}}
+			}
+			return script{first: ms, tokens: []string{"served"}}
+		}
+		m := newMarket(t, st, 1, testConfig(), busy)
+		if _, _, err := route(t, m, request()); err == nil {
+			t.Fatal("an 8 s Retry-After was waited for")
+		}
+		time.Sleep(5 * time.Second) // 3 s of the hold left: short enough to wait
+		m.beat()
+		start := time.Now()
+		res, _, err := route(t, m, request())
+		if err != nil || res.Text != "served" {
+			t.Fatalf("result %+v, error %v", res, err)
+		}
+		if took := time.Since(start); took < 3*time.Second || took > 4*time.Second {
+			t.Fatalf("served after %s, want once the hold ended (3 s)", took)
+		}
+		if got := len(m.calls()); got != 2 {
+			t.Fatalf("%d calls, want 2", got)
+		}
+	})
+}

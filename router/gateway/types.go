@@ -105,6 +105,10 @@ type Error struct {
 	RetryAfter time.Duration
 	// Partial is set when some text had already been sent to the buyer.
 	Partial bool
+	// heldBack: every candidate is held back by its breaker (a
+	// Retry-After, a backoff, an open cooldown) for RetryAfter; the
+	// request may wait it out (see retry.go).
+	heldBack bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("gateway: %d %s: %s", e.Status, e.Code, e.Message) }
