@@ -13,6 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/p2p"
 )
 
 // Sink persists the records a provider receives. Accept returns nil only
@@ -106,11 +107,10 @@ type Server struct {
 	cancel context.CancelFunc
 	stats  counters
 
-	mu      sync.Mutex
-	state   int // 0 new, 1 started, 2 stopped
-	active  int
-	perPeer map[peer.ID]int
-	wg      sync.WaitGroup
+	limits *p2p.PeerLimits
+
+	mu    sync.Mutex
+	state int // 0 new, 1 started, 2 stopped
 }
 
 // NewServer makes a server; Start registers it on h.
@@ -127,9 +127,10 @@ func NewServer(h host.Host, cfg ServerConfig, sink Sink, log *slog.Logger) (*Ser
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{h: h, cfg: cfg.withDefaults(), sink: sink, log: log.With("protocol", ProtocolID),
-		ctx: ctx, cancel: cancel, perPeer: map[peer.ID]int{}}, nil
+	return &Server{h: h, cfg: cfg, sink: sink, log: log.With("protocol", ProtocolID),
+		ctx: ctx, cancel: cancel, limits: p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "deliveries")}, nil
 }
 
 // Start registers the stream handler. A server starts once.
@@ -156,11 +157,12 @@ func (s *Server) Stop() {
 	started := s.state == 1
 	s.state = 2
 	s.mu.Unlock()
+	s.limits.Close()
 	if started {
 		s.h.RemoveStreamHandler(ProtocolID)
 	}
 	s.cancel()
-	s.wg.Wait()
+	s.limits.Wait()
 }
 
 // Stats returns the server's counters.
@@ -171,27 +173,4 @@ func (s *Server) Stats() Stats {
 
 // admit takes a delivery slot for p; release gives it back. It fails when
 // the server is stopped or p or all peers are at their limit.
-func (s *Server) admit(p peer.ID) (release func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.state != 1:
-		return nil, errors.New("server stopped")
-	case s.perPeer[p] >= s.cfg.MaxPerPeer:
-		return nil, fmt.Errorf("peer has %d deliveries in progress, limit %d", s.perPeer[p], s.cfg.MaxPerPeer)
-	case s.active >= s.cfg.MaxConcurrent:
-		return nil, fmt.Errorf("%d deliveries in progress, limit %d", s.active, s.cfg.MaxConcurrent)
-	}
-	s.perPeer[p]++
-	s.active++
-	s.wg.Add(1)
-	return func() {
-		s.mu.Lock()
-		if s.perPeer[p]--; s.perPeer[p] == 0 {
-			delete(s.perPeer, p)
-		}
-		s.active--
-		s.mu.Unlock()
-		s.wg.Done()
-	}, nil
-}
+func (s *Server) admit(p peer.ID) (release func(), err error) { return s.limits.Admit(p) }

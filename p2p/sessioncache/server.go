@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -39,11 +38,10 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	limits *p2p.PeerLimits
+
 	mu      sync.Mutex
-	active  int
-	perPeer map[peer.ID]int
 	stopped bool
-	wg      sync.WaitGroup
 }
 
 // NewServer makes a server and registers its handler on h; Stop removes
@@ -68,7 +66,8 @@ func NewServer(h host.Host, hold *Holder, cfg ServerConfig, log *slog.Logger) (*
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{h: h, hold: hold, cfg: cfg, log: log.With("protocol", ProtocolID), ctx: ctx, cancel: cancel, perPeer: map[peer.ID]int{}}
+	s := &Server{h: h, hold: hold, cfg: cfg, log: log.With("protocol", ProtocolID), ctx: ctx, cancel: cancel,
+		limits: p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "exchanges")}
 	h.SetStreamHandler(ProtocolID, s.handle)
 	return s, nil
 }
@@ -82,42 +81,16 @@ func (s *Server) Stop() {
 	}
 	s.stopped = true
 	s.mu.Unlock()
+	s.limits.Close()
 	s.h.RemoveStreamHandler(ProtocolID)
 	s.cancel()
-	s.wg.Wait()
+	s.limits.Wait()
 }
 
 // Active is the number of exchanges in progress.
-func (s *Server) Active() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.active
-}
+func (s *Server) Active() int { return s.limits.Active() }
 
-func (s *Server) admit(p peer.ID) (func(), error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.stopped:
-		return nil, errors.New("server stopped")
-	case s.perPeer[p] >= s.cfg.MaxPerPeer:
-		return nil, fmt.Errorf("peer has %d exchanges in progress, limit %d", s.perPeer[p], s.cfg.MaxPerPeer)
-	case s.active >= s.cfg.MaxConcurrent:
-		return nil, fmt.Errorf("%d exchanges in progress, limit %d", s.active, s.cfg.MaxConcurrent)
-	}
-	s.perPeer[p]++
-	s.active++
-	s.wg.Add(1)
-	return func() {
-		s.mu.Lock()
-		if s.perPeer[p]--; s.perPeer[p] == 0 {
-			delete(s.perPeer, p)
-		}
-		s.active--
-		s.mu.Unlock()
-		s.wg.Done()
-	}, nil
-}
+func (s *Server) admit(p peer.ID) (func(), error) { return s.limits.Admit(p) }
 
 // handle serves one stream: one request frame in, one answer frame out.
 func (s *Server) handle(st network.Stream) {
