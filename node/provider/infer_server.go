@@ -145,11 +145,9 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 	// input commitment covers, plus at most what the broken provider held
 	// back at the break (the engine replays the tokens and holds the same
 	// bytes back); otherwise, for tokens that do not match, from the text.
-	// (A model's bytes that never become UTF-8 were sent sanitised:
-	// inference.ValidText of the decoded tokens is then the text.)
 	if len(req.ContinuationTokens) > 0 {
 		spelled := eng.Detokenize(req.ContinuationTokens)
-		if inference.ValidText(spelled) == req.Continuation || resumable(spelled, req.Continuation, req.Sampling.Stop) {
+		if resumable(spelled, req.Continuation, req.Sampling.Stop) {
 			gr.Continuation = req.ContinuationTokens
 		}
 	}

@@ -3,28 +3,42 @@ package provider
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tenzrod/tenzrod/inference"
 )
 
 // resumable reports whether continuation tokens that decode to spelled
-// continue the text sent: spelled is the text itself, or the text and
-// what a provider holds back at a break (the start of a character not yet
-// complete, or the start of a stop sequence). Comparing the decoded text
-// whole would refuse exactly the tokens that end inside a character, and
-// resuming those from re-tokenized text gives another answer.
+// continue the text sent. The provider that broke sent its text piece by
+// piece, sanitised (inference.ValidText), and held back at the end what
+// was not yet final: the start of a character not yet complete, or the
+// start of a stop sequence. So the tokens continue the text when
+// spelled, less some such held-back end, sanitises to exactly sent.
+// Comparing all of spelled would refuse exactly the tokens that end
+// inside a character, and resuming those from re-tokenized text gives
+// another answer.
 func resumable(spelled, sent string, stops []string) bool {
-	rest, ok := strings.CutPrefix(spelled, sent)
-	if !ok || !utf8.ValidString(sent) {
-		return false
+	longest := utf8.UTFMax
+	for _, s := range stops {
+		longest = max(longest, len(s)+utf8.UTFMax)
 	}
-	if rest == "" {
-		return true
+	for k := 0; k <= min(longest, len(spelled)); k++ {
+		head, rest := spelled[:len(spelled)-k], spelled[len(spelled)-k:]
+		if holdable(rest, stops) && inference.ValidText(head) == sent {
+			return true
+		}
 	}
-	if heldChar(rest) {
+	return false
+}
+
+// holdable reports whether a provider can have held rest back at the end
+// of its text: nothing, a character begun and not finished, or the
+// beginning of a stop sequence (itself possibly ending in such a
+// character).
+func holdable(rest string, stops []string) bool {
+	if rest == "" || heldChar(rest) {
 		return true
 	}
 	for _, s := range stops {
-		// Held back as a stop's beginning, possibly ending in a character
-		// not yet complete.
 		if len(rest) < len(s) && strings.HasPrefix(s, rest) {
 			return true
 		}

@@ -21,6 +21,11 @@ func TestResumable(t *testing.T) {
 		{"other text", "help", "hello", nil, false},
 		{"more than was held", "hello world", "hello", []string{"END"}, false},
 		{"sent text that is not valid", "a\xff", "a\xff", nil, false},
+		// A random model's bytes that never become UTF-8 were sent
+		// sanitised, one U+FFFD a byte.
+		{"sanitised bytes, then a character held back", "a\xff\xfeb" + char[:1], "a\uFFFD\uFFFDb", nil, true},
+		{"sanitised bytes, exact", "a\xffb", "a\uFFFDb", nil, true},
+		{"sanitised bytes, other text", "a\xffc", "a\uFFFDb", nil, false},
 	} {
 		if got := resumable(c.spelled, c.sent, c.stops); got != c.want {
 			t.Errorf("%s: resumable(%q, %q) = %v, want %v", c.name, c.spelled, c.sent, got, c.want)
