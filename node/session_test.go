@@ -18,8 +18,6 @@ type sessionAnswer struct {
 	session *gateway.SessionInfo
 	peer    string
 	code    string
-	prompt  int // usage.prompt_tokens
-	cached  int // usage.prompt_tokens_details.cached_tokens
 }
 
 // sessionTurn posts one chat turn (the whole history) through the
@@ -41,12 +39,6 @@ func sessionTurn(t *testing.T, gw *Node, history []inference.Message, tenzro any
 		Choices []struct {
 			Message inference.Message `json:"message"`
 		} `json:"choices"`
-		Usage struct {
-			PromptTokens int `json:"prompt_tokens"`
-			Details      *struct {
-				CachedTokens int `json:"cached_tokens"`
-			} `json:"prompt_tokens_details"`
-		} `json:"usage"`
 		Tenzro struct {
 			Provider gateway.Provider     `json:"provider"`
 			Session  *gateway.SessionInfo `json:"session"`
@@ -58,13 +50,9 @@ func sessionTurn(t *testing.T, gw *Node, history []inference.Message, tenzro any
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatal(err)
 	}
-	a := sessionAnswer{status: resp.StatusCode, session: out.Tenzro.Session, peer: out.Tenzro.Provider.PeerID, code: out.Error.Code,
-		prompt: out.Usage.PromptTokens}
+	a := sessionAnswer{status: resp.StatusCode, session: out.Tenzro.Session, peer: out.Tenzro.Provider.PeerID, code: out.Error.Code}
 	if len(out.Choices) > 0 {
 		a.text = out.Choices[0].Message.Content
-	}
-	if out.Usage.Details != nil {
-		a.cached = out.Usage.Details.CachedTokens
 	}
 	return a
 }
