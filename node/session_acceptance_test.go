@@ -117,6 +117,17 @@ func TestSessionAcceptance(t *testing.T) {
 		third = a
 		history = append(history, inference.Message{Role: "assistant", Content: a.text}, inference.Message{Role: "user", Content: "Go on."})
 	}
+	// The primary seals turn 3 to the successor in the background after
+	// its final frame: the primary is lost only once the successor holds
+	// it, or the loss would race the send (turn 4 then reuses turn 2).
+	for _, p := range ps {
+		if p.host.ID().String() == successor {
+			nodetest.Eventually(t, 20*time.Second, "the successor to hold turn 3", func() bool {
+				h, ok := p.Provider().HeldSession(sid)
+				return ok && h.Turn >= 3
+			})
+		}
+	}
 	for _, p := range ps {
 		if p.host.ID().String() == primary {
 			if err := p.Stop(context.Background()); err != nil {
