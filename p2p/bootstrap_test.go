@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -74,16 +77,14 @@ func TestDeadBootstrapDoesNotBlockStart(t *testing.T) {
 	}
 }
 
-// freePort returns a loopback TCP port that was free a moment ago.
+// freePort returns a loopback TCP port reserved for this test binary.
 func freePort(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.TCP()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
+	return strconv.Itoa(p)
 }
 
 // A node started before its bootstrap peer keeps retrying, joins once the

@@ -18,7 +18,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	rcmgr "github.com/libp2p/go-libp2p/p2p/host/resource-manager"
-	routedhost "github.com/libp2p/go-libp2p/p2p/host/routed"
 	"github.com/libp2p/go-libp2p/p2p/muxer/yamux"
 	"github.com/libp2p/go-libp2p/p2p/net/connmgr"
 	"github.com/libp2p/go-libp2p/p2p/security/noise"
@@ -234,12 +233,6 @@ func (h *Host) dhtBootstrapPeers() []peer.AddrInfo {
 // Host returns the underlying libp2p host, e.g. to register stream handlers
 // or build a GossipSub router.
 func (h *Host) Host() host.Host { return h.host }
-
-// Dialer is the host for opening streams to a peer by ID: when the
-// peerstore holds no address for it (a provider restarted, its old
-// addresses expired, its heartbeats relayed by others), the addresses are
-// looked up in the DHT instead of the dial failing with "no addresses".
-func (h *Host) Dialer() host.Host { return routedhost.Wrap(h.host, h.dht) }
 
 // DHT returns the network's private Kademlia DHT.
 func (h *Host) DHT() *dht.IpfsDHT { return h.dht }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
@@ -226,12 +227,11 @@ func (cl *cluster) stop() {
 }
 
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.TCP()
 	if err != nil {
-		return 0, fmt.Errorf("chaos: reserve port: %w", err)
+		return 0, fmt.Errorf("chaos: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return p, nil
 }
 
 // tail is the last n lines of s.

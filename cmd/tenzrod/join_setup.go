@@ -9,11 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/spf13/cobra"
 
@@ -111,12 +112,11 @@ func writePrivate(path string, b []byte, mode os.FileMode) error {
 
 // freeLoopbackTCP picks a free loopback port for CometBFT, as tcp://addr.
 func freeLoopbackTCP() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		return "", err
 	}
-	defer l.Close()
-	return "tcp://" + l.Addr().String(), nil
+	return "tcp://" + addr, nil
 }
 
 // runJoined runs the joined node; with a deposit it first moves that

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/tenzrod/tenzrod/consensus"
 )
@@ -204,12 +205,11 @@ func (n *Net) MaxHeight() int64 {
 }
 
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.TCP()
 	if err != nil {
-		return 0, fmt.Errorf("testnet: free port: %w", err)
+		return 0, fmt.Errorf("testnet: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return p, nil
 }
 
 // StartFollower creates a full node (consensus.FollowerConfig) in home

@@ -3,9 +3,10 @@ package nodetest
 import (
 	"context"
 	"fmt"
-	"net"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/internal/freeport"
 )
 
 // Member is one part of a test network: a node, or anything with the same
@@ -99,16 +100,15 @@ func Build[M Addressed](t testing.TB, spec Spec, build Factory[M]) *Net[M] {
 	return n
 }
 
-// FreeTCP returns a loopback TCP address, tcp://127.0.0.1:PORT, free when
-// asked.
+// FreeTCP returns a loopback TCP address, tcp://127.0.0.1:PORT, reserved
+// for this test binary (freeport).
 func FreeTCP(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeport.Addr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return fmt.Sprintf("tcp://%s", l.Addr())
+	return "tcp://" + addr
 }
 
 // LoopbackListen are libp2p listen addresses on loopback with free ports.

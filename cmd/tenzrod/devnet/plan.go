@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/internal/freeport"
+
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 )
@@ -158,9 +160,10 @@ func peerOf(addr string) string { return addr[strings.LastIndex(addr, "/")+1:] }
 
 type nodePorts struct{ api, tcp, udp, chainP2P, chainRPC int }
 
-// freePorts reserves n sets of loopback ports by holding listeners on all
-// of them at once, so no two nodes get the same port; they are released
-// just before the children bind them.
+// freePorts reserves n sets of loopback ports. TCP ports come from
+// freeport, below the ephemeral range, so a node restarted on its old port
+// finds it free; UDP ports are held as sockets all at once, so no two nodes
+// get the same one, and released just before the children bind them.
 func freePorts(n int) ([]nodePorts, error) {
 	var closers []func() error
 	defer func() {
@@ -169,12 +172,11 @@ func freePorts(n int) ([]nodePorts, error) {
 		}
 	}()
 	tcp := func() (int, error) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		p, err := freeport.TCP()
 		if err != nil {
-			return 0, fmt.Errorf("devnet: reserve port: %w", err)
+			return 0, fmt.Errorf("devnet: %w", err)
 		}
-		closers = append(closers, l.Close)
-		return l.Addr().(*net.TCPAddr).Port, nil
+		return p, nil
 	}
 	out := make([]nodePorts, n)
 	for i := range out {
