@@ -215,8 +215,9 @@ type ExpertFunc func(ctx context.Context, layer, expert int, rows [][]float32) (
 // ExpertBatch is the batch of one expert in an MoE layer: the input rows
 // of the positions routed to it, in position order.
 type ExpertBatch struct {
-	Expert int
-	Rows   [][]float32
+	Expert    int
+	Positions []int // each row's position in the sequence (what a holder's receipt names)
+	Rows      [][]float32
 }
 
 // ExpertLayerFunc runs every expert batch of MoE layer l at once (batches

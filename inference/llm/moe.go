@@ -57,17 +57,18 @@ func (s *Sequence) moe(ctx context.Context, l int, in, out []float32, B int) err
 	var slots [][]int // per batch: the result slot of each row
 	for e := range layer.Experts {
 		var rows [][]float32
-		var sl []int
+		var sl, pos []int
 		for b := 0; b < B; b++ {
 			for r, id := range ids[b] {
 				if id == e {
 					rows = append(rows, in[b*dim:(b+1)*dim:(b+1)*dim])
 					sl = append(sl, b*k+r)
+					pos = append(pos, s.n+b)
 				}
 			}
 		}
 		if len(rows) > 0 {
-			batches = append(batches, ExpertBatch{Expert: e, Rows: rows})
+			batches = append(batches, ExpertBatch{Expert: e, Positions: pos, Rows: rows})
 			slots = append(slots, sl)
 		}
 	}

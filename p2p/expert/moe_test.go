@@ -1,0 +1,200 @@
+package expert
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/host"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+)
+
+// The acceptance tests: a small generated MoE model whose experts run at
+// three holders (each expert's first choice) with two standbys gives the
+// same tokens as the local engine, and every way a holder can fail is
+// caught, the holder retired for the batch, and the answer unchanged.
+
+var (
+	moeOnce sync.Once
+	moeDir  string
+	moeErr  error
+)
+
+// moeOptions is a tiny MoE model: 2 layers of 6 experts, top-2.
+func moeOptions() modelgen.GenOptions {
+	o := modelgen.DevnetOptions()
+	o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab, o.Context = 2, 64, 4, 2, 128, 600, 512
+	o.MoE, o.Experts, o.ExpertsUsed = true, 6, 2
+	return o
+}
+
+func moeModel(t testing.TB) string {
+	t.Helper()
+	moeOnce.Do(func() {
+		var tmp string
+		if tmp, moeErr = os.MkdirTemp("", "expert-moe-"); moeErr == nil {
+			moeDir = filepath.Join(tmp, "moe")
+			moeErr = modelgen.GenerateModel(moeDir, moeOptions())
+		}
+	})
+	if moeErr != nil {
+		t.Fatal(moeErr)
+	}
+	return moeDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if moeDir != "" {
+		_ = os.RemoveAll(filepath.Dir(moeDir))
+	}
+	os.Exit(code)
+}
+
+// modelComputer runs experts of a verified model directory.
+type modelComputer struct{ m *llm.Model }
+
+func (c modelComputer) Compute(_ context.Context, _ [32]byte, layer, expert int, rows [][]float32) ([][]float32, error) {
+	return c.m.ExpertForward(layer, expert, rows, 1)
+}
+
+func openModel(t testing.TB, opts llm.Options) *llm.Engine {
+	t.Helper()
+	e, err := llm.Open(moeModel(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// layerFunc adapts a Caller to the engine's hook.
+func layerFunc(c *Caller) llm.ExpertLayerFunc {
+	return func(ctx context.Context, layer int, in []llm.ExpertBatch) ([][][]float32, error) {
+		bs := make([]Batch, len(in))
+		for i, b := range in {
+			bs[i] = Batch{Expert: b.Expert, Positions: b.Positions, Rows: b.Rows}
+		}
+		return c.Layer(ctx, layer, bs)
+	}
+}
+
+// moeNet is a serving node's host and caller, three first-choice holders
+// and two standbys.
+type moeNet struct {
+	caller  host.Host
+	c       *Caller
+	holders []*holder // 0..2 first choices, 3..4 standbys
+	comp    modelComputer
+	engine  *llm.Engine
+}
+
+func newMoENet(t *testing.T, timeout time.Duration) *moeNet {
+	t.Helper()
+	local := openModel(t, llm.Options{Threads: 1})
+	n := &moeNet{caller: newHost(t, nil), comp: modelComputer{local.Model()}}
+	for range 5 {
+		n.holders = append(n.holders, startHolder(t, n.caller, n.comp))
+	}
+	table := &staticTable{by: map[[2]int][]Holder{}}
+	o := moeOptions()
+	for l := range o.Layers {
+		for e := range o.Experts {
+			first := n.holders[e%3]
+			table.by[[2]int{l, e}] = []Holder{first.entry(10 + uint64(e%3)), n.holders[3+e%2].entry(20), n.holders[4-e%2].entry(20)}
+		}
+	}
+	var id [32]byte = local.Info().ID
+	c, err := NewCaller(n.caller, CallerConfig{Network: testNetwork, Model: id, Dim: o.Dim, Timeout: timeout}, table, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.c = c
+	n.engine = openModel(t, llm.Options{Threads: 1, ExpertLayer: layerFunc(c), CacheBytes: -1})
+	return n
+}
+
+var moeRequest = inference.GenerateRequest{
+	Messages: []inference.Message{{Role: "user", Content: "Tell me about open markets"}},
+	Sampling: inference.Sampling{Temperature: 0.8, Seed: 11, MaxTokens: 12},
+}
+
+// run generates req, returning the streamed tokens and the final result.
+func run(t *testing.T, e *llm.Engine, ctx context.Context) ([]inference.Token, inference.Result) {
+	t.Helper()
+	var toks []inference.Token
+	res, err := e.Generate(ctx, moeRequest, func(tok inference.Token) error {
+		toks = append(toks, tok)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks, res
+}
+
+var (
+	localOnce sync.Once
+	localToks []inference.Token
+	localRes  inference.Result
+)
+
+func localRun(t *testing.T) ([]inference.Token, inference.Result) {
+	localOnce.Do(func() { localToks, localRes = run(t, openModel(t, llm.Options{Threads: 1}), context.Background()) })
+	return localToks, localRes
+}
+
+func sameAnswer(t *testing.T, toks []inference.Token, res inference.Result) {
+	t.Helper()
+	wantToks, wantRes := localRun(t)
+	if !reflect.DeepEqual(toks, wantToks) {
+		t.Fatalf("streamed tokens differ from the local run")
+	}
+	if !reflect.DeepEqual(res.Tokens, wantRes.Tokens) || res.Text != wantRes.Text {
+		t.Fatalf("result %q differs from the local run's %q", res.Text, wantRes.Text)
+	}
+}
+
+func TestRemoteExpertsMatchLocal(t *testing.T) {
+	n := newMoENet(t, 5*time.Second)
+	tally := new(Tally)
+	toks, res := run(t, n.engine, WithTally(context.Background(), tally))
+	sameAnswer(t, toks, res)
+	st := n.c.Stats()
+	if len(st.Failures) != 0 || st.NoHolder != 0 {
+		t.Fatalf("honest holders failed: %+v", st)
+	}
+	// Every expert's first choice is one of the three primaries; the
+	// standbys did nothing; at most one exchange per holder per layer.
+	used := tally.Holders()
+	if len(used) != 3 {
+		t.Fatalf("%d holders used, want the 3 first choices", len(used))
+	}
+	var tokens uint64
+	for _, u := range used {
+		if u.Retired != 0 || u.Batches == 0 || len(u.Receipts) != u.Batches {
+			t.Fatalf("holder usage %+v", u)
+		}
+		if u.Batches > int(st.Layers) {
+			t.Fatalf("holder had %d exchanges in %d layer calls", u.Batches, st.Layers)
+		}
+		tokens += u.ExpertTokens
+	}
+	// Each position of each layer is computed at ExpertsUsed experts.
+	o := moeOptions()
+	positions := uint64(len(res.Prompt) + len(res.Tokens) - 1)
+	if want := positions * uint64(o.Layers*o.ExpertsUsed); tokens != want || st.ExpertTokens != want {
+		t.Fatalf("%d expert-tokens tallied (%d counted), want %d", tokens, st.ExpertTokens, want)
+	}
+	for _, h := range n.holders[3:] {
+		if h.srv.Stats().Exchanges != 0 {
+			t.Fatal("a standby served while every first choice was honest")
+		}
+	}
+}
