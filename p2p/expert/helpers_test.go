@@ -109,7 +109,7 @@ func (h *holder) entry(price uint64) Holder {
 // rogue replaces h's handler by one that computes honestly with c and
 // then lets tamper change the response (or return nil to answer nothing
 // and hold the stream open until the caller gives up).
-func (h *holder) rogue(t testing.TB, c Computer, tamper func(req *Request, resp *Response) *Response) {
+func (h *holder) rogue(t testing.TB, c Computer, tamper func(sess *identity.Session, req *Request, resp *Response) *Response) {
 	h.srv.Stop()
 	var mu sync.Mutex
 	h.h.SetStreamHandler(ProtocolID, func(st network.Stream) {
@@ -140,7 +140,7 @@ func (h *holder) rogue(t testing.TB, c Computer, tamper func(req *Request, resp 
 			return
 		}
 		mu.Lock()
-		resp := tamper(req, &Response{Outputs: outs, Receipt: rc})
+		resp := tamper(h.sess, req, &Response{Outputs: outs, Receipt: rc})
 		mu.Unlock()
 		if resp == nil {
 			time.Sleep(2 * time.Second)

@@ -2,6 +2,7 @@ package expert
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // The acceptance tests: a small generated MoE model whose experts run at
@@ -196,5 +198,88 @@ func TestRemoteExpertsMatchLocal(t *testing.T) {
 		if h.srv.Stats().Exchanges != 0 {
 			t.Fatal("a standby served while every first choice was honest")
 		}
+	}
+}
+
+// TestFaultyHolderCaught makes the first choice of experts 0 and 3 fail
+// in one way each and checks that it is caught, retired for every batch
+// it was sent, and that the answer still matches the local run.
+func TestFaultyHolderCaught(t *testing.T) {
+	other := newHolderIdentity(t)
+	cases := []struct {
+		name   string
+		reason string
+		tamper func(sess *identity.Session, req *Request, resp *Response) *Response
+	}{
+		{"rows not matching the commitment", ReasonOutput, func(_ *identity.Session, _ *Request, r *Response) *Response {
+			r.Outputs[0][5] ^= 0x01
+			return r
+		}},
+		{"wrong input hash", ReasonInput, func(own *identity.Session, _ *Request, r *Response) *Response {
+			_, rc, _ := DecodeReceipt(r.Receipt)
+			rc.Entries[0].InputHash[0] ^= 0xff
+			r.Receipt, _ = Sign(own, rc) // the holder's own key: only the hash is wrong
+			return r
+		}},
+		{"bad signature", ReasonSignature, func(_ *identity.Session, _ *Request, r *Response) *Response {
+			env, _, _ := DecodeReceipt(r.Receipt)
+			env.Sig[len(env.Sig)/2] ^= 0x01
+			r.Receipt, _ = env.Marshal()
+			return r
+		}},
+		{"receipt by another machine", ReasonSigner, func(_ *identity.Session, req *Request, r *Response) *Response {
+			r.Receipt, _ = Sign(other.sess, NewReceipt(other.sess, req, r.Outputs, time.Now()))
+			return r
+		}},
+		{"no receipt", ReasonMalformed, func(_ *identity.Session, _ *Request, r *Response) *Response {
+			r.Receipt = nil
+			return r
+		}},
+		{"nothing before the deadline", ReasonTimeout, func(*identity.Session, *Request, *Response) *Response { return nil }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newMoENet(t, 300*time.Millisecond)
+			bad := n.holders[0]
+			bad.rogue(t, n.comp, tc.tamper)
+			tally := new(Tally)
+			toks, res := run(t, n.engine, WithTally(context.Background(), tally))
+			sameAnswer(t, toks, res)
+			st := n.c.Stats()
+			if st.Failures[tc.reason] == 0 {
+				t.Fatalf("failures %v, want %s counted", st.Failures, tc.reason)
+			}
+			var standby uint64
+			for _, u := range tally.Holders() {
+				switch {
+				case u.Holder == bad.peer:
+					if u.Retired == 0 || u.Batches != 0 || u.ExpertTokens != 0 {
+						t.Fatalf("faulty holder's usage %+v: want retired, nothing credited", u)
+					}
+				case u.Holder == n.holders[3].peer || u.Holder == n.holders[4].peer:
+					standby += u.ExpertTokens
+				}
+			}
+			if standby == 0 {
+				t.Fatal("no standby took over the faulty holder's batches")
+			}
+			if !n.c.Open(bad.peer) {
+				t.Fatal("the faulty holder's breaker did not open")
+			}
+		})
+	}
+}
+
+func TestNoHolderIsAnError(t *testing.T) {
+	n := newMoENet(t, 300*time.Millisecond)
+	for _, h := range n.holders {
+		h.srv.Stop() // every holder refuses the protocol
+	}
+	_, err := n.engine.Generate(context.Background(), moeRequest, func(inference.Token) error { return nil })
+	if !errors.Is(err, ErrNoHolder) {
+		t.Fatalf("generation with no holder: %v, want ErrNoHolder", err)
+	}
+	if n.c.Stats().NoHolder == 0 {
+		t.Fatal("no-holder batch not counted")
 	}
 }
