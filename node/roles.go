@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/payment"
@@ -40,6 +41,13 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		return err
 	}
 	n.parts = append(n.parts, n.provider)
+	// The provider's table of expert holders learns from the same
+	// verified announcements as the router's table.
+	prov := n.provider
+	n.gossip.OnAnnouncement(func(a *gossip.VerifiedAnnouncement) {
+		n.table.ApplyAnnouncement(a)
+		prov.ApplyAnnouncement(a)
+	})
 	if collector != nil {
 		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network},
 			newRecordSink(collector, n.provider, n.id.MachineID(), n.clock), n.log)

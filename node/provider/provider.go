@@ -68,6 +68,8 @@ type Provider struct {
 	loop   *providerLoop
 	server *inferServer
 	sess   *sessions
+	holder *expertHolder  // nil without [[provider.experts]]
+	remote *remoteExperts // nil without [provider.remote_experts] models
 	parts  []lifecycle
 }
 
@@ -97,8 +99,11 @@ func New(cfg Config, d Deps) (*Provider, error) {
 		d.Path = func(p string) string { return p }
 	}
 	p := &Provider{cfg: cfg, d: d}
+	if len(cfg.RemoteExperts.Models) > 0 {
+		p.remote = newRemoteExperts(p)
+	}
 	var err error
-	if p.models, err = newModelSet(cfg, d.Path, d.Log); err != nil {
+	if p.models, err = newModelSet(cfg, d.Path, d.Log, p.remote); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	p.loop = newProviderLoop(p, p.models)
@@ -107,6 +112,12 @@ func New(cfg Config, d Deps) (*Provider, error) {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	p.parts = []lifecycle{p.loop, p.sess, p.server}
+	if len(cfg.Experts) > 0 {
+		if p.holder, err = newExpertHolder(p); err != nil {
+			return nil, fmt.Errorf("provider: %w", err)
+		}
+		p.parts = append(p.parts, p.holder)
+	}
 	if d.Chain != nil {
 		p.parts = append(p.parts, newRegistrar(p))
 	}
@@ -136,6 +147,10 @@ func (p *Provider) Stop(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ApplyAnnouncement takes a verified announcement into the table of
+// expert holders (a no-op unless a served model runs remote experts).
+func (p *Provider) ApplyAnnouncement(a *gossip.VerifiedAnnouncement) { p.remote.apply(a) }
 
 // Backend is the provider's own OpenAI routes: its models, served here.
 func (p *Provider) Backend() openai.Backend { return localBackend{set: p.models} }

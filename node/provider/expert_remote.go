@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/p2p/expert"
+)
+
+// remoteExperts runs the experts of the served MoE models listed in
+// [provider.remote_experts] at holders: the engine's layer hook sends each
+// layer's batches through an expert.Caller over the holder table, and
+// every call's verified work per holder is handed to pay.
+type remoteExperts struct {
+	p     *Provider
+	cfg   RemoteExpertsConfig
+	table *expertTable
+
+	mu      sync.RWMutex
+	callers map[*servedModel]*expert.Caller
+
+	// pay receives each finished call's tally (settlement, expert_pay.go).
+	pay func(ctx context.Context, model [32]byte, t *expert.Tally)
+}
+
+func newRemoteExperts(p *Provider) *remoteExperts {
+	return &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
+		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
+		callers: map[*servedModel]*expert.Caller{}}
+}
+
+// wants reports whether model m runs its experts at holders.
+func (r *remoteExperts) wants(m ModelConfig) bool {
+	return r != nil && (slices.Contains(r.cfg.Models, m.Name) || (m.ID != "" && slices.Contains(r.cfg.Models, m.ID)))
+}
+
+// hook is the layer hook of model m: it fails until the model is loaded
+// and its caller exists.
+func (r *remoteExperts) hook(m *servedModel) llm.ExpertLayerFunc {
+	return func(ctx context.Context, layer int, in []llm.ExpertBatch) ([][][]float32, error) {
+		r.mu.RLock()
+		c := r.callers[m]
+		r.mu.RUnlock()
+		if c == nil {
+			return nil, errors.New("provider: remote experts not ready")
+		}
+		bs := make([]expert.Batch, len(in))
+		for i, b := range in {
+			bs[i] = expert.Batch{Expert: b.Expert, Positions: b.Positions, Rows: b.Rows}
+		}
+		return c.Layer(ctx, layer, bs)
+	}
+}
+
+// ready makes m's caller once its engine is loaded and returns the engine
+// to serve: one that gives each call its own tally.
+func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine, error) {
+	info := eng.Info()
+	if info.Experts == 0 {
+		return nil, fmt.Errorf("provider: remote_experts lists %q, which is not a mixture of experts", m.cfg.Name)
+	}
+	c, err := expert.NewCaller(r.p.d.Host.Host(), expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
+		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now}, r.table, r.p.d.Log)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.callers[m] = c
+	r.mu.Unlock()
+	r.p.d.Log.Info("model runs its experts at holders", "model", m.cfg.Name, "id", hex.EncodeToString(info.ID[:]),
+		"experts", info.Experts, "layers", info.Layers)
+	return &tallied{Engine: eng, r: r, model: info.ID}, nil
+}
+
+// apply feeds a verified announcement to the holder table.
+func (r *remoteExperts) apply(a *gossip.VerifiedAnnouncement) {
+	if r != nil {
+		r.table.apply(a)
+	}
+}
+
+// stats returns the caller counters of every remote-experts model.
+func (r *remoteExperts) stats() map[string]expert.CallerStats {
+	out := map[string]expert.CallerStats{}
+	if r == nil {
+		return out
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for m, c := range r.callers {
+		out[m.cfg.Name] = c.Stats()
+	}
+	return out
+}
+
+// tallied is a remote-experts engine: each Generate runs under its own
+// expert.Tally, handed to pay once the answer is complete (or cut off:
+// the holders' verified work is paid either way).
+type tallied struct {
+	*llm.Engine
+	r     *remoteExperts
+	model [32]byte
+}
+
+func (t *tallied) Generate(ctx context.Context, req inference.GenerateRequest, emit func(inference.Token) error) (inference.Result, error) {
+	tally := new(expert.Tally)
+	res, err := t.Engine.Generate(expert.WithTally(ctx, tally), req, emit)
+	if t.r.pay != nil {
+		t.r.pay(context.WithoutCancel(ctx), t.model, tally)
+	}
+	return res, err
+}
