@@ -35,6 +35,11 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		}
 		n.parts = append(n.parts, collector)
 		d.Payments, d.Escrow = collector, escrowReader(n.chain)
+		if len(n.cfg.Provider.RemoteExperts.Models) > 0 {
+			if d.ExpertPayments, err = n.expertOutbox(acct); err != nil {
+				return err
+			}
+		}
 	}
 	var err error
 	if n.provider, err = provider.New(n.cfg.Provider, d); err != nil {
@@ -50,7 +55,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	})
 	if collector != nil {
 		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network},
-			newRecordSink(collector, n.provider, n.id.MachineID(), n.clock), n.log)
+			newRecordSink(collector, n.provider, n.id.MachineID(), n.host.ID(), n.clock), n.log)
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}

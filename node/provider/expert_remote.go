@@ -25,15 +25,45 @@ type remoteExperts struct {
 
 	mu      sync.RWMutex
 	callers map[*servedModel]*expert.Caller
+	stopped bool
 
-	// pay receives each finished call's tally (settlement, expert_pay.go).
+	// pay receives each finished call's tally (settlement, expert_pay.go),
+	// in the background.
 	pay func(ctx context.Context, model [32]byte, t *expert.Tally)
+	wg  sync.WaitGroup
 }
 
 func newRemoteExperts(p *Provider) *remoteExperts {
-	return &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
+	r := &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
 		callers: map[*servedModel]*expert.Caller{}}
+	r.pay = r.payHolders
+	return r
+}
+
+func (r *remoteExperts) Start(context.Context) error { return nil }
+
+// Stop waits for the payments of finished calls to be signed.
+func (r *remoteExperts) Stop(context.Context) error {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
+	r.wg.Wait()
+	return nil
+}
+
+// settle hands a finished call's tally to pay in the background.
+func (r *remoteExperts) settle(ctx context.Context, model [32]byte, t *expert.Tally) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped || r.pay == nil {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.pay(ctx, model, t)
+	}()
 }
 
 // wants reports whether model m runs its experts at holders.
@@ -112,8 +142,6 @@ type tallied struct {
 func (t *tallied) Generate(ctx context.Context, req inference.GenerateRequest, emit func(inference.Token) error) (inference.Result, error) {
 	tally := new(expert.Tally)
 	res, err := t.Engine.Generate(expert.WithTally(ctx, tally), req, emit)
-	if t.r.pay != nil {
-		t.r.pay(context.WithoutCancel(ctx), t.model, tally)
-	}
+	t.r.settle(context.WithoutCancel(ctx), t.model, tally)
 	return res, err
 }

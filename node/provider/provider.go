@@ -54,6 +54,9 @@ type Deps struct {
 	// ForgetPin drops the gossip pin of a peer once its registration
 	// commits, so the chain's record is read afresh.
 	ForgetPin func(peer.ID)
+	// ExpertPayments, with a chain, pays the expert holders of served
+	// models running remote experts (nil: holders are not paid).
+	ExpertPayments ExpertPayments
 	// Registerer takes the role's metrics (a private registry when nil).
 	Registerer prometheus.Registerer
 }
@@ -111,7 +114,12 @@ func New(cfg Config, d Deps) (*Provider, error) {
 	if p.sess, err = newSessions(p); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
-	p.parts = []lifecycle{p.loop, p.sess, p.server}
+	p.parts = []lifecycle{p.loop, p.sess}
+	if p.remote != nil {
+		// Stopped after the server: calls finishing then still pay.
+		p.parts = append(p.parts, p.remote)
+	}
+	p.parts = append(p.parts, p.server)
 	if len(cfg.Experts) > 0 {
 		if p.holder, err = newExpertHolder(p); err != nil {
 			return nil, fmt.Errorf("provider: %w", err)

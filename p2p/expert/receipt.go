@@ -10,6 +10,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -17,7 +18,7 @@ import (
 // Envelope labels of an expert receipt: no other message kind verifies as
 // one, nor the reverse.
 const (
-	ReceiptDomain      = "tenzro/v1/expert-receipt"
+	ReceiptDomain      = ledger.ExpertReceiptDomain
 	ReceiptPayloadType = "tenzro.expert-receipt.v1"
 	// MaxReceiptPayload bounds an encoded receipt: MaxBatches entries and
 	// MaxRows positions fit well within it.
