@@ -22,6 +22,7 @@ type remoteExperts struct {
 	p     *Provider
 	cfg   RemoteExpertsConfig
 	table *expertTable
+	met   *expert.Metrics
 
 	mu      sync.RWMutex
 	callers map[*servedModel]*expert.Caller
@@ -36,7 +37,7 @@ type remoteExperts struct {
 func newRemoteExperts(p *Provider) *remoteExperts {
 	r := &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
-		callers: map[*servedModel]*expert.Caller{}}
+		callers: map[*servedModel]*expert.Caller{}, met: expert.NewMetrics(p.d.Registerer)}
 	r.pay = r.payHolders
 	return r
 }
@@ -97,7 +98,7 @@ func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine
 		return nil, fmt.Errorf("provider: remote_experts lists %q, which is not a mixture of experts", m.cfg.Name)
 	}
 	c, err := expert.NewCaller(r.p.d.Host.Host(), expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
-		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now}, r.table, r.p.d.Log)
+		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now, Metrics: r.met}, r.table, r.p.d.Log)
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,8 @@ type CallerConfig struct {
 	BreakerCooldown  time.Duration
 	// Now is the clock receipts' validity is checked against (time.Now).
 	Now func() time.Time
+	// Metrics takes the caller's series (nil: not exported).
+	Metrics *Metrics
 }
 
 // Defaults of CallerConfig.
@@ -115,7 +117,7 @@ func NewCaller(h host.Host, cfg CallerConfig, table Table, log *slog.Logger) (*C
 	}
 	return &Caller{h: h, cfg: cfg, table: table, cache: identity.NewCertCache(256),
 		breaker: newBreaker(cfg.BreakerThreshold, cfg.BreakerCooldown, cfg.Now),
-		stats:   newCallerStats(), log: log.With("protocol", ProtocolID)}, nil
+		stats:   newCallerStats(cfg.Metrics), log: log.With("protocol", ProtocolID)}, nil
 }
 
 // Layer runs every batch of one MoE layer at the holders: one exchange

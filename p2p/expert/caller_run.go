@@ -46,7 +46,7 @@ func (c *Caller) assign(layer int, batches []Batch, left []int, tried []map[peer
 			}
 		}
 		if pick == nil {
-			c.stats.noHolder.Add(1)
+			c.stats.missing()
 			err := fmt.Errorf("%w: layer %d expert %d (%d holders tried)", ErrNoHolder, layer, e, len(tried[i]))
 			if lastErr[i] != nil {
 				err = fmt.Errorf("%w; last: %w", err, lastErr[i])
@@ -135,8 +135,7 @@ func (c *Caller) fail(o outcome, layer int, t *Tally) {
 
 func (c *Caller) succeed(o outcome, t *Tally) {
 	c.breaker.success(o.group.holder.Peer)
-	c.stats.exchanges.Add(1)
-	c.stats.tokens.Add(uint64(o.tokens))
+	c.stats.exchange(o.tokens)
 	c.stats.wire(o.wire)
 	t.add(o.group.holder, len(o.group.idx), o.tokens, o.receipt)
 }

@@ -131,5 +131,9 @@ func (s *Server) answer(ctx context.Context, req *Request, log *slog.Logger) *Re
 	}
 	s.exchanges.Add(1)
 	s.rows.Add(uint64(rows))
+	if m := s.cfg.Metrics; m != nil {
+		m.Served.Inc()
+		m.ServedRows.Add(float64(rows))
+	}
 	return &Response{Outputs: outputs, Receipt: rcpt}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
@@ -95,6 +96,7 @@ type moeNet struct {
 	holders []*holder // 0..2 first choices, 3..4 standbys
 	comp    modelComputer
 	engine  *llm.Engine
+	metrics *Metrics
 }
 
 func newMoENet(t *testing.T, timeout time.Duration) *moeNet {
@@ -113,7 +115,8 @@ func newMoENet(t *testing.T, timeout time.Duration) *moeNet {
 		}
 	}
 	var id [32]byte = local.Info().ID
-	c, err := NewCaller(n.caller, CallerConfig{Network: testNetwork, Model: id, Dim: o.Dim, Timeout: timeout}, table, nil)
+	n.metrics = NewMetrics(nil)
+	c, err := NewCaller(n.caller, CallerConfig{Network: testNetwork, Model: id, Dim: o.Dim, Timeout: timeout, Metrics: n.metrics}, table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,6 +252,9 @@ func TestFaultyHolderCaught(t *testing.T) {
 			if st.Failures[tc.reason] == 0 {
 				t.Fatalf("failures %v, want %s counted", st.Failures, tc.reason)
 			}
+			if got := counterValue(t, n.metrics, tc.reason); got != float64(st.Failures[tc.reason]) {
+				t.Fatalf("metric counts %v retired for %s, stats %d", got, tc.reason, st.Failures[tc.reason])
+			}
 			var standby uint64
 			for _, u := range tally.Holders() {
 				switch {
@@ -282,4 +288,14 @@ func TestNoHolderIsAnError(t *testing.T) {
 	if n.c.Stats().NoHolder == 0 {
 		t.Fatal("no-holder batch not counted")
 	}
+}
+
+// counterValue reads the retired counter of reason.
+func counterValue(t *testing.T, m *Metrics, reason string) float64 {
+	t.Helper()
+	var d dto.Metric
+	if err := m.Retired.WithLabelValues(reason).Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	return d.GetCounter().GetValue()
 }

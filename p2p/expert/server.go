@@ -43,6 +43,8 @@ type ServerConfig struct {
 	MaxConcurrent int
 	// Timeout bounds one exchange: read, compute, sign, write (default 10 s).
 	Timeout time.Duration
+	// Metrics takes the holder's series (nil: not exported).
+	Metrics *Metrics
 }
 
 // Defaults of ServerConfig.

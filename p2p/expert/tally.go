@@ -94,6 +94,18 @@ func (t *Tally) failed(h Holder) {
 	t.entry(h).Retired++
 }
 
+// Record adds u to the tally as one holder's work (a caller restoring a
+// tally, or a test building one): its counts add to the holder's.
+func (t *Tally) Record(u HolderUsage) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	e := t.entry(Holder{Peer: u.Holder, Machine: u.Machine, Price: u.Price})
+	e.Batches += u.Batches
+	e.ExpertTokens += u.ExpertTokens
+	e.Retired += u.Retired
+	e.Receipts = append(e.Receipts, u.Receipts...)
+}
+
 // Holders returns a copy of each holder's usage, in order of first use.
 func (t *Tally) Holders() []HolderUsage {
 	t.mu.Lock()
@@ -120,22 +132,48 @@ type CallerStats struct {
 
 type callerStats struct {
 	layers, exchanges, tokens, noHolder, sent, recv atomic.Uint64
+	m                                               *Metrics // nil: not exported
 
 	mu       sync.Mutex
 	failures map[string]uint64
 }
 
-func newCallerStats() *callerStats { return &callerStats{failures: map[string]uint64{}} }
+func newCallerStats(m *Metrics) *callerStats {
+	return &callerStats{failures: map[string]uint64{}, m: m}
+}
 
 func (s *callerStats) failure(reason string) {
 	s.mu.Lock()
 	s.failures[reason]++
 	s.mu.Unlock()
+	if s.m != nil {
+		s.m.Retired.WithLabelValues(reason).Inc()
+	}
+}
+
+func (s *callerStats) exchange(tokens int) {
+	s.exchanges.Add(1)
+	s.tokens.Add(uint64(tokens))
+	if s.m != nil {
+		s.m.Exchanges.Inc()
+		s.m.ExpertTokens.Add(float64(tokens))
+	}
+}
+
+func (s *callerStats) missing() {
+	s.noHolder.Add(1)
+	if s.m != nil {
+		s.m.NoHolder.Inc()
+	}
 }
 
 func (s *callerStats) wire(w Wire) {
 	s.sent.Add(uint64(w.Sent))
 	s.recv.Add(uint64(w.Received))
+	if s.m != nil {
+		s.m.WireBytes.WithLabelValues("sent").Add(float64(w.Sent))
+		s.m.WireBytes.WithLabelValues("received").Add(float64(w.Received))
+	}
 }
 
 // Stats returns the caller's counters.
