@@ -98,6 +98,7 @@ type Caller struct {
 	cfg     CallerConfig
 	table   Table
 	cache   *identity.CertCache
+	certs   certStore
 	breaker *breaker
 	stats   *callerStats
 	log     *slog.Logger

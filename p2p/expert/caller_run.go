@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // group is the batches of one layer sent to one holder in one exchange.
@@ -92,11 +94,20 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 		req.Batches[j] = wire[i]
 		o.tokens += len(wire[i].Positions)
 	}
+	known := c.certs.get(g.holder.Peer)
+	if known != nil {
+		h := known.Hash()
+		req.KnownCert = h[:]
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	resp, w, err := Exchange(ctx, c.h, g.holder.Peer, req)
 	o.wire = w
 	if err != nil {
+		o.err = err
+		return o
+	}
+	if resp.Receipt, err = WithCert(resp.Receipt, known); err != nil {
 		o.err = err
 		return o
 	}
@@ -120,8 +131,39 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 		}
 	}
 	o.receipt = resp.Receipt
+	if env, _, err := DecodeReceipt(resp.Receipt); err == nil && (known == nil || env.Cert.Hash() != known.Hash()) {
+		c.certs.put(g.holder.Peer, &env.Cert)
+	}
 	return o
 }
+
+// certStore keeps the last verified session certificate of each holder,
+// so its next receipts can travel without it (Request.KnownCert).
+type certStore struct {
+	mu sync.Mutex
+	by map[peer.ID]*identity.Certificate
+}
+
+func (s *certStore) get(p peer.ID) *identity.Certificate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.by[p]
+}
+
+func (s *certStore) put(p peer.ID, c *identity.Certificate) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.by == nil {
+		s.by = map[peer.ID]*identity.Certificate{}
+	}
+	if len(s.by) >= maxCertsKept {
+		clear(s.by) // holders beyond the bound send their certificate again
+	}
+	s.by[p] = c
+}
+
+// maxCertsKept bounds the certificates a caller keeps.
+const maxCertsKept = 4096
 
 func (c *Caller) fail(o outcome, layer int, t *Tally) {
 	c.breaker.failure(o.group.holder.Peer)

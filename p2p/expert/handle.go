@@ -2,6 +2,7 @@ package expert
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // writeGrace bounds the response write once the exchange's time is up.
@@ -125,7 +127,14 @@ func (s *Server) answer(ctx context.Context, req *Request, log *slog.Logger) *Re
 	if err != nil {
 		return fail(CodeInternal, fmt.Errorf("expert: no session: %w", err))
 	}
-	rcpt, err := Sign(sess, NewReceipt(sess, req, outputs, time.Now()))
+	env, err := Seal(sess, NewReceipt(sess, req, outputs, time.Now()))
+	if err != nil {
+		return fail(CodeInternal, err)
+	}
+	if h := sess.Cert.Hash(); len(req.KnownCert) == len(h) && bytes.Equal(req.KnownCert, h[:]) {
+		env.Cert = identity.Certificate{} // the caller holds it (Request.KnownCert)
+	}
+	rcpt, err := env.Marshal()
 	if err != nil {
 		return fail(CodeInternal, err)
 	}

@@ -3,6 +3,7 @@ package expert
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,6 +55,7 @@ func moeModel(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	slog.SetDefault(slog.New(slog.DiscardHandler)) // identity.Open announces every key it makes
 	code := m.Run()
 	if moeDir != "" {
 		_ = os.RemoveAll(filepath.Dir(moeDir))

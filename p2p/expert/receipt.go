@@ -69,8 +69,8 @@ func NewReceipt(sess *identity.Session, req *Request, outputs [][]byte, now time
 	return r
 }
 
-// Sign seals r with the holder's session key and returns the envelope.
-func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
+// Seal seals r with the holder's session key.
+func Seal(sess *identity.Session, r *Receipt) (*identity.Envelope, error) {
 	payload, err := cborx.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("expert: encode receipt: %w", err)
@@ -81,6 +81,15 @@ func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
 	env, err := sess.Seal(ReceiptDomain, ReceiptPayloadType, payload)
 	if err != nil {
 		return nil, fmt.Errorf("expert: sign receipt: %w", err)
+	}
+	return env, nil
+}
+
+// Sign seals r with the holder's session key and returns the envelope.
+func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
+	env, err := Seal(sess, r)
+	if err != nil {
+		return nil, err
 	}
 	b, err := env.Marshal()
 	if err != nil {
@@ -157,6 +166,25 @@ func Match(r *Receipt, req *Request, outputs [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// WithCert returns the receipt envelope b with cert put back when the
+// holder left it out (its certificate empty); any other envelope is
+// returned as it is, for Verify to judge.
+func WithCert(b []byte, cert *identity.Certificate) ([]byte, error) {
+	env, err := identity.UnmarshalEnvelope(b, MaxReceiptSize)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadReceipt, err)
+	}
+	if len(env.Cert.MachineID) != 0 || cert == nil {
+		return b, nil
+	}
+	env.Cert = cert.Clone()
+	full, err := env.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadReceipt, err)
+	}
+	return full, nil
 }
 
 // Hash is the SHA-256 of a receipt envelope, what a payment record to the

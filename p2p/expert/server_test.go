@@ -147,3 +147,44 @@ func (b blockingComputer) Compute(ctx context.Context, m [32]byte, layer, expert
 	<-b.block
 	return scaleComputer{}.Compute(ctx, m, layer, expert, rows)
 }
+
+// TestKnownCertLeftOut: a caller naming the holder's current certificate
+// gets the receipt without it, which verifies once put back; naming
+// another certificate gets it in full.
+func TestKnownCertLeftOut(t *testing.T) {
+	c := newHost(t, nil)
+	h := startHolder(t, c, scaleComputer{})
+	full, err := exchangeOne(t, c, h.peer, sampleRequest(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := h.sess.Cert.Hash()
+	req := sampleRequest(t)
+	req.KnownCert = hash[:]
+	short, err := exchangeOne(t, c, h.peer, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(short.Receipt)+4000 > len(full.Receipt) {
+		t.Fatalf("receipt of %d bytes with the certificate known, %d without", len(short.Receipt), len(full.Receipt))
+	}
+	if _, err := Verify(nil, short.Receipt, h.machine(), h.peer, time.Now()); err == nil {
+		t.Fatal("a receipt without its certificate verified")
+	}
+	back, err := WithCert(short.Receipt, &h.sess.Cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Verify(nil, back, h.machine(), h.peer, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Match(r, req, short.Outputs); err != nil {
+		t.Fatal(err)
+	}
+	req.KnownCert = make([]byte, 32)
+	other, err := exchangeOne(t, c, h.peer, req)
+	if err != nil || len(other.Receipt) < len(full.Receipt)-64 {
+		t.Fatalf("another certificate named: receipt of %d bytes (%v), want it in full", len(other.Receipt), err)
+	}
+}

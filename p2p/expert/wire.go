@@ -53,6 +53,13 @@ type Request struct {
 	Layer   uint32      `cbor:"3,keyasint"`
 	Dim     uint32      `cbor:"4,keyasint"`
 	Batches []WireBatch `cbor:"5,keyasint"`
+	// KnownCert is the hash of the holder's session certificate the
+	// caller already holds (empty: none). A holder whose current
+	// certificate has that hash sends its receipt's envelope without it,
+	// saving some 5 KB an exchange; the caller puts it back before
+	// verifying (the envelope's signature does not cover the certificate,
+	// so the reassembled receipt is exactly the holder's).
+	KnownCert []byte `cbor:"6,keyasint,omitempty"`
 }
 
 // WireBatch is one expert's rows: the positions routed to it and their input
@@ -82,6 +89,8 @@ func (r *Request) Check() error {
 		return fmt.Errorf("%w: dim %d outside 1..%d", ErrMalformed, r.Dim, MaxDim)
 	case len(r.Batches) == 0 || len(r.Batches) > MaxBatches:
 		return fmt.Errorf("%w: %d batches, want 1..%d", ErrMalformed, len(r.Batches), MaxBatches)
+	case len(r.KnownCert) != 0 && len(r.KnownCert) != 32:
+		return fmt.Errorf("%w: known_cert of %d bytes, want 0 or 32", ErrMalformed, len(r.KnownCert))
 	}
 	rows := 0
 	for i, b := range r.Batches {
