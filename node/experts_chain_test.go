@@ -106,7 +106,7 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 			t.Fatalf("holder %d computed nothing", i)
 		}
 	}
-	nodetest.Eventually(t, 60*time.Second, "every holder paid its expert-tokens × price on chain", func() bool {
+	nodetest.Eventually(t, 3*time.Minute, "every holder paid its expert-tokens × price on chain", func() bool {
 		for i := range holders {
 			if accountBalance(t, c, ops[i])-bal0[i] != want[i] {
 				return false

@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/p2p/expert"
 )
 
 // TestRemoteExpertsAcrossHolders runs the devnet MoE model at a provider
@@ -65,6 +67,16 @@ func TestRemoteExpertsAcrossHolders(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	// One DHT record per (model, layer, expert): expert 0 is held by the
+	// first and third holders only.
+	nodetest.Eventually(t, 30*time.Second, "the holders of expert 0 of layer 3 found in the DHT", func() bool {
+		found, _ := serving.Host().FindModelProviders(ctx, expert.Key(mid, 3, 0), 10)
+		got := map[peer.ID]bool{}
+		for _, ai := range found {
+			got[ai.ID] = true
+		}
+		return len(found) == 2 && got[holders[0].Host().ID()] && got[holders[2].Host().ID()]
+	})
 	params := openai.ChatCompletionNewParams{
 		Model:     provider.DevnetMoEModelName,
 		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Tell me about open markets")},

@@ -27,6 +27,8 @@ type remoteExperts struct {
 	mu      sync.RWMutex
 	callers map[*servedModel]*expert.Caller
 	stopped bool
+	ctx     context.Context // the role's run (discovery), ended by Stop
+	cancel  context.CancelFunc
 
 	// pay receives each finished call's tally (settlement, expert_pay.go),
 	// in the background.
@@ -39,18 +41,39 @@ func newRemoteExperts(p *Provider) *remoteExperts {
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
 		callers: map[*servedModel]*expert.Caller{}, met: expert.NewMetrics(p.d.Registerer)}
 	r.pay = r.payHolders
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
 }
 
+// Start does nothing: models load (and start discovery) as the provider
+// loop starts, before this part's turn, so the run context exists from New.
 func (r *remoteExperts) Start(context.Context) error { return nil }
 
-// Stop waits for the payments of finished calls to be signed.
+// Stop ends discovery and waits for the payments of finished calls to be
+// signed.
 func (r *remoteExperts) Stop(context.Context) error {
 	r.mu.Lock()
 	r.stopped = true
+	if r.cancel != nil {
+		r.cancel()
+	}
 	r.mu.Unlock()
 	r.wg.Wait()
 	return nil
+}
+
+// background runs f on the role's run context until Stop.
+func (r *remoteExperts) background(f func(ctx context.Context)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f(r.ctx)
+	}()
 }
 
 // settle hands a finished call's tally to pay in the background.
@@ -97,7 +120,9 @@ func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine
 	if info.Experts == 0 {
 		return nil, fmt.Errorf("provider: remote_experts lists %q, which is not a mixture of experts", m.cfg.Name)
 	}
-	c, err := expert.NewCaller(r.p.d.Host.Host(), expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
+	// The Dialer finds a holder's addresses in the DHT when the
+	// peerstore has none.
+	c, err := expert.NewCaller(r.p.d.Host.Dialer(), expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
 		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now, Metrics: r.met}, r.table, r.p.d.Log)
 	if err != nil {
 		return nil, err
@@ -105,6 +130,7 @@ func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine
 	r.mu.Lock()
 	r.callers[m] = c
 	r.mu.Unlock()
+	r.background(func(ctx context.Context) { r.discover(ctx, info.ID, info.Layers, info.Experts) })
 	r.p.d.Log.Info("model runs its experts at holders", "model", m.cfg.Name, "id", hex.EncodeToString(info.ID[:]),
 		"experts", info.Experts, "layers", info.Layers)
 	return &tallied{Engine: eng, r: r, model: info.ID}, nil
