@@ -37,6 +37,9 @@ func TestRemoteExpertsAcrossHolders(t *testing.T) {
 	servingCfg := testConfig(t, RoleProvider, "software", nil)
 	servingCfg.Provider.Models = []ModelConfig{model}
 	servingCfg.Provider.RemoteExperts.Models = []string{provider.DevnetMoEModelName}
+	// Generous: on a loaded test machine a holder may be slow, and this
+	// test wants every batch at its first choice.
+	servingCfg.Provider.RemoteExperts.Timeout = 30 * time.Second
 	serving := waitWarm(t, startNode(t, servingCfg))
 
 	o := modelgen.DevnetOptions()

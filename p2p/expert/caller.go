@@ -150,9 +150,14 @@ func (c *Caller) Layer(ctx context.Context, layer int, batches []Batch) ([][][]f
 		}
 		outcomes := c.run(ctx, layer, groups, wire)
 		left = left[:0]
+		// The call ended (the buyer left, a hedge won): exchanges cut
+		// short by it are no holder's fault and count against nobody.
+		cut := ctx.Err() != nil
 		for _, o := range outcomes {
 			if o.err != nil {
-				c.fail(o, layer, tally)
+				if !cut {
+					c.fail(o, layer, tally)
+				}
 				for _, i := range o.group.idx {
 					tried[i][o.group.holder.Peer] = true
 					lastErr[i] = o.err

@@ -301,3 +301,25 @@ func counterValue(t *testing.T, m *Metrics, reason string) float64 {
 	}
 	return d.GetCounter().GetValue()
 }
+
+// TestCanceledCallBlamesNobody: a call that ends while a holder computes
+// (the buyer left) fails without counting against the holder.
+func TestCanceledCallBlamesNobody(t *testing.T) {
+	n := newMoENet(t, 5*time.Second)
+	for _, h := range n.holders {
+		h.rogue(t, n.comp, func(*identity.Session, *Request, *Response) *Response { return nil }) // silent
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := n.engine.Generate(ctx, moeRequest, func(inference.Token) error { return nil }); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("generation cut short: %v", err)
+	}
+	if st := n.c.Stats(); len(st.Failures) != 0 {
+		t.Fatalf("holders blamed for the caller's own deadline: %v", st.Failures)
+	}
+	for _, h := range n.holders {
+		if n.c.Open(h.peer) {
+			t.Fatal("a holder's breaker opened")
+		}
+	}
+}
