@@ -94,10 +94,9 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 		req.Batches[j] = wire[i]
 		o.tokens += len(wire[i].Positions)
 	}
-	known := c.certs.get(g.holder.Peer)
+	known, knownHash := c.certs.get(g.holder.Peer)
 	if known != nil {
-		h := known.Hash()
-		req.KnownCert = h[:]
+		req.KnownCert = knownHash[:]
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
@@ -107,7 +106,8 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 		o.err = err
 		return o
 	}
-	if resp.Receipt, err = WithCert(resp.Receipt, known); err != nil {
+	var filled bool
+	if resp.Receipt, filled, err = withCert(resp.Receipt, known); err != nil {
 		o.err = err
 		return o
 	}
@@ -131,8 +131,12 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 		}
 	}
 	o.receipt = resp.Receipt
-	if env, _, err := DecodeReceipt(resp.Receipt); err == nil && (known == nil || env.Cert.Hash() != known.Hash()) {
-		c.certs.put(g.holder.Peer, &env.Cert)
+	if !filled {
+		// First contact, or the holder renewed its session: keep the
+		// certificate it sent for its next receipts.
+		if env, _, err := DecodeReceipt(resp.Receipt); err == nil {
+			c.certs.put(g.holder.Peer, &env.Cert)
+		}
 	}
 	return o
 }
@@ -141,25 +145,32 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 // so its next receipts can travel without it (Request.KnownCert).
 type certStore struct {
 	mu sync.Mutex
-	by map[peer.ID]*identity.Certificate
+	by map[peer.ID]knownCert
 }
 
-func (s *certStore) get(p peer.ID) *identity.Certificate {
+type knownCert struct {
+	cert *identity.Certificate
+	hash [32]byte
+}
+
+func (s *certStore) get(p peer.ID) (*identity.Certificate, [32]byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.by[p]
+	k := s.by[p]
+	return k.cert, k.hash
 }
 
 func (s *certStore) put(p peer.ID, c *identity.Certificate) {
+	h := c.Hash()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.by == nil {
-		s.by = map[peer.ID]*identity.Certificate{}
+		s.by = map[peer.ID]knownCert{}
 	}
 	if len(s.by) >= maxCertsKept {
 		clear(s.by) // holders beyond the bound send their certificate again
 	}
-	s.by[p] = c
+	s.by[p] = knownCert{cert: c, hash: h}
 }
 
 // maxCertsKept bounds the certificates a caller keeps.

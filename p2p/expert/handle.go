@@ -131,7 +131,7 @@ func (s *Server) answer(ctx context.Context, req *Request, log *slog.Logger) *Re
 	if err != nil {
 		return fail(CodeInternal, err)
 	}
-	if h := sess.Cert.Hash(); len(req.KnownCert) == len(h) && bytes.Equal(req.KnownCert, h[:]) {
+	if h := s.certHash(sess); len(req.KnownCert) == len(h) && bytes.Equal(req.KnownCert, h[:]) {
 		env.Cert = identity.Certificate{} // the caller holds it (Request.KnownCert)
 	}
 	rcpt, err := env.Marshal()
@@ -145,4 +145,20 @@ func (s *Server) answer(ctx context.Context, req *Request, log *slog.Logger) *Re
 		m.ServedRows.Add(float64(rows))
 	}
 	return &Response{Outputs: outputs, Receipt: rcpt}
+}
+
+// sessionHash is a session and its certificate's hash, computed once per
+// session rather than per exchange (it encodes some 5 KB of certificate).
+type sessionHash struct {
+	sess *identity.Session
+	hash [32]byte
+}
+
+func (s *Server) certHash(sess *identity.Session) [32]byte {
+	if c := s.lastCert.Load(); c != nil && c.sess == sess {
+		return c.hash
+	}
+	c := &sessionHash{sess: sess, hash: sess.Cert.Hash()}
+	s.lastCert.Store(c)
+	return c.hash
 }

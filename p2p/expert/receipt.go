@@ -172,19 +172,25 @@ func Match(r *Receipt, req *Request, outputs [][]byte) error {
 // holder left it out (its certificate empty); any other envelope is
 // returned as it is, for Verify to judge.
 func WithCert(b []byte, cert *identity.Certificate) ([]byte, error) {
+	full, _, err := withCert(b, cert)
+	return full, err
+}
+
+// withCert is WithCert also reporting whether it put cert back.
+func withCert(b []byte, cert *identity.Certificate) ([]byte, bool, error) {
 	env, err := identity.UnmarshalEnvelope(b, MaxReceiptSize)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadReceipt, err)
+		return nil, false, fmt.Errorf("%w: %w", ErrBadReceipt, err)
 	}
 	if len(env.Cert.MachineID) != 0 || cert == nil {
-		return b, nil
+		return b, false, nil
 	}
 	env.Cert = cert.Clone()
 	full, err := env.Marshal()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadReceipt, err)
+		return nil, false, fmt.Errorf("%w: %w", ErrBadReceipt, err)
 	}
-	return full, nil
+	return full, true, nil
 }
 
 // Hash is the SHA-256 of a receipt envelope, what a payment record to the

@@ -102,6 +102,7 @@ type Server struct {
 	cancel context.CancelFunc
 
 	exchanges, refused, rows, reset atomic.Uint64
+	lastCert                        atomic.Pointer[sessionHash]
 
 	mu    sync.Mutex
 	state int // 0 new, 1 started, 2 stopped
