@@ -56,6 +56,13 @@ func (s DisputeStatus) String() string {
 // MarshalText names the status in JSON.
 func (s DisputeStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText parses a status name.
+func (s *DisputeStatus) UnmarshalText(b []byte) error {
+	v, err := ParseDisputeStatus(string(b))
+	*s = v
+	return err
+}
+
 // ParseDisputeStatus parses a status name.
 func ParseDisputeStatus(name string) (DisputeStatus, error) {
 	for s := DisputeDrawing; s <= DisputeLapsed; s++ {

@@ -1,6 +1,10 @@
 package ledger
 
-import "github.com/tenzrod/tenzrod/receipts/identity"
+import (
+	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
 
 // Dispute evidence limits.
 const (
@@ -134,6 +138,17 @@ func (v Verdict) String() string {
 
 // MarshalText names the verdict in JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// UnmarshalText parses a verdict name.
+func (v *Verdict) UnmarshalText(b []byte) error {
+	for x := VerdictNone; x <= VerdictAbstain; x++ {
+		if x.String() == string(b) {
+			*v = x
+			return nil
+		}
+	}
+	return fmt.Errorf("ledger: verdict %q: want none, guilty, innocent or abstain", b)
+}
 
 // VoteReveal opens a member's committed vote.
 type VoteReveal struct {

@@ -52,6 +52,17 @@ func (s PlanStatus) String() string {
 // MarshalText names the status in JSON.
 func (s PlanStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText parses a status name.
+func (s *PlanStatus) UnmarshalText(b []byte) error {
+	for v := PlanOpenStatus; v <= PlanAborted; v++ {
+		if v.String() == string(b) {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("ledger: plan status %q: want open, committed or aborted", b)
+}
+
 // Plan is a settlement plan as stored. Payouts is each leg's share, set
 // when the plan opens; they sum to Total exactly.
 type Plan struct {
