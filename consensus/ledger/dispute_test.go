@@ -262,10 +262,10 @@ func TestDisputeRefusals(t *testing.T) {
 		v    ledger.DisputeVote
 		want ledger.Code
 	}{
-		"outsider":      {outsider, ledger.DisputeVote{ID: id, Round: 1, Commitment: ledger.Hash32{2}}, ledger.CodeNotMember},
-		"wrong round":   {member, ledger.DisputeVote{ID: id, Round: 2, Commitment: mine}, ledger.CodeWrongPhase},
-		"early reveal":  {member, ledger.DisputeVote{ID: id, Round: 1, Reveal: reveal}, ledger.CodeWrongPhase},
-		"unknown":       {member, ledger.DisputeVote{ID: ledger.Hash32{3}, Round: 1, Commitment: mine}, ledger.CodeUnknownDispute},
+		"outsider":     {outsider, ledger.DisputeVote{ID: id, Round: 1, Commitment: ledger.Hash32{2}}, ledger.CodeNotMember},
+		"wrong round":  {member, ledger.DisputeVote{ID: id, Round: 2, Commitment: mine}, ledger.CodeWrongPhase},
+		"early reveal": {member, ledger.DisputeVote{ID: id, Round: 1, Reveal: reveal}, ledger.CodeWrongPhase},
+		"unknown":      {member, ledger.DisputeVote{ID: ledger.Hash32{3}, Round: 1, Commitment: mine}, ledger.CodeUnknownDispute},
 	} {
 		if code := n.try(c.sign(tc.s, &tc.v)); code != tc.want {
 			t.Errorf("%s: %v, want %v", name, code, tc.want)
@@ -321,7 +321,9 @@ func TestDisputeBondLocks(t *testing.T) {
 	ev := n.answer(t, 0)
 	digest := n.settle(t, 10_000, ev)[0]
 	n.block(c.sign(n.operator, &ledger.ProviderUnbond{MachineID: n.m.machineID()}))
-	withdraw := func() ledger.Code { return n.try(c.sign(n.operator, &ledger.ProviderWithdraw{MachineID: n.m.machineID()})) }
+	withdraw := func() ledger.Code {
+		return n.try(c.sign(n.operator, &ledger.ProviderWithdraw{MachineID: n.m.machineID()}))
+	}
 	if code := withdraw(); code != ledger.CodeUnbonding {
 		t.Fatalf("withdraw inside the dispute window: %v", code)
 	}
