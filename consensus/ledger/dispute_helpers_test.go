@@ -24,6 +24,9 @@ type disputeNet struct {
 	buyer    *ledger.Signer
 	disputer *ledger.Signer
 	hash     func(height int64) ledger.Hash32 // block hashes the chain is finalized with
+	// mirror is a second node's ledger from the same genesis, fed the
+	// same blocks: every block must leave both with the same state root.
+	mirror *ledger.Ledger
 }
 
 const disputeBond = 1_000_000
@@ -80,7 +83,15 @@ func newDisputeNetWith(t *testing.T, params ledger.Params, powers []int64, opera
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	n.c = &chain{t: t, l: l, now: genesisTime, vals: vals}
-	if _, _, err := l.InitChain(testChain, genesisTime, 1, ledger.AppGenesis{Params: params, Accounts: accts, Validators: gvals}); err != nil {
+	gen := ledger.AppGenesis{Params: params, Accounts: accts, Validators: gvals}
+	if _, _, err := l.InitChain(testChain, genesisTime, 1, gen); err != nil {
+		t.Fatal(err)
+	}
+	if n.mirror, err = ledger.Open("", slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.mirror.Close() })
+	if _, _, err := n.mirror.InitChain(testChain, genesisTime, 1, gen); err != nil {
 		t.Fatal(err)
 	}
 	n.block(n.c.sign(n.operator, n.m.register(t, n.operator, 10_000_000, 0)),
@@ -91,19 +102,35 @@ func newDisputeNetWith(t *testing.T, params ledger.Params, powers []int64, opera
 // block finalizes txs with n.hash's block hash and fails unless each applied.
 func (n *disputeNet) block(txs ...[]byte) ledger.BlockResult {
 	n.c.t.Helper()
+	res := n.blockCodes(txs...)
+	for i, r := range res.Txs {
+		if r.Code != ledger.CodeOK {
+			n.c.t.Fatalf("block %d tx %d: code %v: %s", n.c.l.Height(), i, r.Code, r.Log)
+		}
+	}
+	return res
+}
+
+// blockCodes finalizes and commits txs on the chain and its mirror,
+// checks both reach the same state root, and returns the outcomes.
+func (n *disputeNet) blockCodes(txs ...[]byte) ledger.BlockResult {
+	n.c.t.Helper()
 	c := n.c
 	c.now = c.now.Add(time.Second)
 	h := c.l.Height() + 1
-	res, err := c.l.FinalizeHashed(h, c.now, n.hash(h), txs)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	if err := c.l.Commit(); err != nil {
-		c.t.Fatal(err)
-	}
-	for i, r := range res.Txs {
-		if r.Code != ledger.CodeOK {
-			c.t.Fatalf("block %d tx %d: code %v: %s", h, i, r.Code, r.Log)
+	var res ledger.BlockResult
+	for i, l := range []*ledger.Ledger{c.l, n.mirror} {
+		r, err := l.FinalizeHashed(h, c.now, n.hash(h), txs)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if err := l.Commit(); err != nil {
+			c.t.Fatal(err)
+		}
+		if i == 0 {
+			res = r
+		} else if string(r.AppHash) != string(res.AppHash) {
+			c.t.Fatalf("block %d: the mirror node's state root %x differs from %x", h, r.AppHash, res.AppHash)
 		}
 	}
 	return res

@@ -2,7 +2,6 @@ package ledger_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
@@ -273,15 +272,7 @@ func TestDisputeRefusals(t *testing.T) {
 	}
 	first := c.sign(member, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
 	second := c.signAt(member, c.account(member.Account()).Nonce+1, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
-	c.now = c.now.Add(time.Second)
-	res, err := c.l.FinalizeHashed(c.l.Height()+1, c.now, n.hash(c.l.Height()+1), [][]byte{first, second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.l.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	if res.Txs[0].Code != ledger.CodeOK || res.Txs[1].Code != ledger.CodeAlreadyVoted {
+	if res := n.blockCodes(first, second); res.Txs[0].Code != ledger.CodeOK || res.Txs[1].Code != ledger.CodeAlreadyVoted {
 		t.Errorf("commit then a second commit: %v, %v (%s)", res.Txs[0].Code, res.Txs[1].Code, res.Txs[1].Log)
 	}
 	for n.c.l.Height() < cur.CommitEnd {
