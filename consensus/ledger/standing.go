@@ -13,7 +13,8 @@ type HourVerdicts struct {
 
 // Standing is a provider's standing with every input that produced it:
 //
-//	standing = 0                                       if the bond is not live
+//	standing = 0                                       if the bond is not live, or
+//	                                                   a conviction's penalty lasts
 //	standing = BondedBP + AvailBP × AvailableHours / WindowHours   otherwise
 //
 // in basis points (10000 = 1.0), rounded down. The window is the
