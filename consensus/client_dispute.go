@@ -71,3 +71,15 @@ func (n *Node) Supply(ctx context.Context) (ledger.Supply, error) {
 	_, err := n.queryCBOR(ctx, "supply", &s)
 	return s, err
 }
+
+// Duties lists what validator me must do next on its committees (commit
+// or reveal, with the model and the deadline), for a transaction landing
+// in the block after the last committed one. A member re-executes with
+// DisputeEvidence of each duty's dispute before it commits.
+func (n *Node) Duties(ctx context.Context, me AccountID) ([]ledger.Duty, error) {
+	ds, err := n.Disputes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ledger.MemberDuties(ds, me, n.App().Height()+1), nil
+}
