@@ -52,6 +52,7 @@ import (
 //	dispute/<id hex>              Dispute            (raw)
 //	disputeevidence/<id hex>      DisputeEvidence    (raw; what a committee member re-executes)
 //	disputes                      []Dispute          (JSON, at most MaxListed, in ID order)
+//	activedisputes                []Dispute          (JSON; the unresolved ones, in opening order)
 //	modelholders/<model hex>      ModelHolders       (raw; validators that declared the weights)
 //	supply                        Supply             (raw; the burned total)
 const MaxListed = 1000
@@ -191,6 +192,8 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	case len(parts) == 2 && parts[0] == "disputeevidence":
 		id, err := parseHash(parts[1])
 		return rawKey(ledger.KeyDisputeEvidence(id), badPath(err))
+	case path == "activedisputes":
+		return computed(t, func(r *recorder) (any, error) { return activeDisputes(r) })
 	case path == "disputes":
 		return computed(t, func(r *recorder) (any, error) { return list[ledger.Dispute](t, r, ledger.DisputePrefix()) })
 	case len(parts) == 2 && parts[0] == "modelholders":

@@ -47,3 +47,25 @@ func openPlans(t *trie.Trie, r *recorder, payer AccountID) ([]ledger.Plan, error
 	}
 	return out, nil
 }
+
+// activeDisputes reads the unresolved disputes (at most
+// ledger.MaxActiveDisputes) through r, the list and each one proven.
+func activeDisputes(r *recorder) ([]ledger.Dispute, error) {
+	var act ledger.ActiveDisputes
+	if _, err := ledger.Load(r, ledger.KeyActiveDisputes(), &act); err != nil {
+		return nil, err
+	}
+	out := make([]ledger.Dispute, 0, len(act.IDs))
+	for _, id := range act.IDs {
+		var d ledger.Dispute
+		ok, err := ledger.Load(r, ledger.KeyDispute(id), &d)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("consensus: active dispute %s is not in state", id)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

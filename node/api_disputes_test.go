@@ -33,7 +33,7 @@ func TestDisputeOnChain(t *testing.T) {
 	acct := func(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
 	params := consensus.DefaultParams()
 	params.MinServingBond, params.DisputeMinBond = 1000, 100
-	params.DisputeCommittee, params.DisputeVerdictBlocks, params.DisputeWindowBlocks = 3, 10, 200
+	params.DisputeCommittee, params.DisputeVerdictBlocks, params.DisputeWindowBlocks = 3, 20, 200
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
 		Accounts: []consensus.GenesisAccount{{Account: acct(buyerKey), Balance: 1_000_000},
@@ -48,19 +48,25 @@ func TestDisputeOnChain(t *testing.T) {
 	})
 	node := net.Nodes[0]
 	nonces := map[consensus.AccountID]uint64{}
-	send := func(key ed25519.PrivateKey, payloads ...any) int64 {
+	type signed struct {
+		key     ed25519.PrivateKey
+		payload any
+	}
+	// sendAll broadcasts every transaction, then waits for each to commit
+	// (members vote at once, as their nodes would).
+	sendAll := func(txs ...signed) int64 {
 		t.Helper()
-		s := consensus.NewSigner(key, net.ChainID)
 		var hashes [][32]byte
-		for _, p := range payloads {
-			raw, err := s.SignTx(nonces[s.Account()], p)
+		for _, tx := range txs {
+			s := consensus.NewSigner(tx.key, net.ChainID)
+			raw, err := s.SignTx(nonces[s.Account()], tx.payload)
 			if err != nil {
 				t.Fatal(err)
 			}
 			nonces[s.Account()]++
 			h, err := node.BroadcastTx(ctx, raw)
 			if err != nil {
-				t.Fatalf("broadcast %T: %v", p, err)
+				t.Fatalf("broadcast %T: %v", tx.payload, err)
 			}
 			hashes = append(hashes, h)
 		}
@@ -68,12 +74,13 @@ func TestDisputeOnChain(t *testing.T) {
 		for i, h := range hashes {
 			r, err := node.WaitTx(ctx, h)
 			if err != nil || r.Code != 0 {
-				t.Fatalf("%T: %v code %d %s", payloads[i], err, r.Code, r.Log)
+				t.Fatalf("%T: %v code %d %s", txs[i].payload, err, r.Code, r.Log)
 			}
-			height = r.Height
+			height = max(height, r.Height)
 		}
 		return height
 	}
+	send := func(key ed25519.PrivateKey, payload any) int64 { return sendAll(signed{key, payload}) }
 	m, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +93,11 @@ func TestDisputeOnChain(t *testing.T) {
 	send(opKey, reg)
 	send(buyerKey, &consensus.EscrowFund{Amount: 100_000})
 	model := consensus.Hash32{0xd1}
+	var declares []signed
 	for _, v := range net.Operators {
-		send(v, &ledger.ModelDeclare{ModelID: model, Holds: true})
+		declares = append(declares, signed{v, &ledger.ModelDeclare{ModelID: model, Holds: true}})
 	}
+	sendAll(declares...)
 
 	// An optimistic answer: a real receipt signing the proofs' commitment hash.
 	mid := m.MachineID()
@@ -143,20 +152,31 @@ func TestDisputeOnChain(t *testing.T) {
 	for _, k := range net.Operators {
 		keyOf[acct(k)] = k
 	}
+	for _, mem := range cur.Members {
+		ds, err := node.Duties(ctx, mem.Validator)
+		if err != nil || len(ds) != 1 || ds[0].Dispute != id || ds[0].Action != ledger.DutyCommit || ds[0].Model != model || ds[0].Provider != mid {
+			t.Fatalf("duties of member %s: %+v %v", mem.Validator, ds, err)
+		}
+	}
 	var salts []consensus.Hash32
+	var commits []signed
 	for i, mem := range cur.Members {
 		salts = append(salts, sha256.Sum256([]byte{byte(i)}))
-		send(keyOf[mem.Validator], &ledger.DisputeVote{ID: id, Round: 1,
-			Commitment: ledger.VoteCommitment(id, 1, mem.Validator, ledger.VerdictGuilty, salts[i])})
+		commits = append(commits, signed{keyOf[mem.Validator], &ledger.DisputeVote{ID: id, Round: 1,
+			Commitment: ledger.VoteCommitment(id, 1, mem.Validator, ledger.VerdictGuilty, salts[i])}})
 	}
+	sendAll(commits...)
 	if err := net.WaitHeight(ctx, cur.CommitEnd+1); err != nil {
 		t.Fatal(err)
 	}
 	// Equal stakes: two reveals of three are 2/3 and decide at once; the
 	// third member's reveal comes too late.
+	var reveals []signed
 	for i, mem := range cur.Members[:2] {
-		send(keyOf[mem.Validator], &ledger.DisputeVote{ID: id, Round: 1, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: salts[i]}})
+		reveals = append(reveals, signed{keyOf[mem.Validator], &ledger.DisputeVote{ID: id, Round: 1,
+			Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: salts[i]}}})
 	}
+	sendAll(reveals...)
 	late, err := consensus.NewSigner(keyOf[cur.Members[2].Validator], net.ChainID).SignTx(nonces[cur.Members[2].Validator],
 		&ledger.DisputeVote{ID: id, Round: 1, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: salts[2]}})
 	if err != nil {
