@@ -84,7 +84,9 @@ func newTxDisputeOpenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "open --key FILE --payer ACCOUNT --request DIGEST --evidence FILE --bond N",
 		Short: "Open a dispute over a settled record's optimistic answer; prints the dispute ID",
-		Args:  cobra.NoArgs,
+		Example: `  # evidence.json: {"receipt":"<base64 envelope>","proofs":"<base64>","tokens":[791,318,…],"input":"<base64>"}
+  tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := accountFlag("payer", payer)
 			if err != nil {
