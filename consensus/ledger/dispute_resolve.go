@@ -93,10 +93,16 @@ func (r *txRun) draw(d *Dispute, round uint8, k int) error {
 // marked.
 func (r *txRun) resolve(d *Dispute, v Verdict) error {
 	prov, err := r.provider(d.Provider)
-	if err != nil {
-		return fmt.Errorf("ledger: dispute %s: accused machine gone while disputed: %w", d.ID, err)
-	}
-	if prov.OpenDisputes > 0 {
+	gone := CodeOf(err) == CodeUnknownProvider
+	switch {
+	case gone:
+		// A disputed bond cannot be withdrawn, so this is a broken
+		// invariant; the disputer gets its bond back rather than the
+		// chain halting on it.
+		v = VerdictNone
+	case err != nil:
+		return err
+	case prov.OpenDisputes > 0:
 		prov.OpenDisputes--
 	}
 	switch v {
@@ -123,8 +129,10 @@ func (r *txRun) resolve(d *Dispute, v Verdict) error {
 		}
 	}
 	d.ResolveHeight = r.blk.Height
-	if err := Save(r.st, KeyProvider(prov.MachineID), prov); err != nil {
-		return err
+	if !gone {
+		if err := Save(r.st, KeyProvider(prov.MachineID), prov); err != nil {
+			return err
+		}
 	}
 	var act ActiveDisputes
 	if _, err := Load(r.st, keyActiveDisputes, &act); err != nil {
