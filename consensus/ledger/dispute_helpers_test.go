@@ -47,12 +47,12 @@ func disputeParams() ledger.Params {
 // newDisputeNet starts a chain whose validators have the given powers
 // (validator i's operator is seedKey("validator", i)); operatorIsVal makes
 // validator 0 also the provider's operator.
-func newDisputeNet(t *testing.T, powers []int64, operatorIsVal bool) *disputeNet {
+func newDisputeNet(t testing.TB, powers []int64, operatorIsVal bool) *disputeNet {
 	t.Helper()
 	return newDisputeNetWith(t, disputeParams(), powers, operatorIsVal)
 }
 
-func newDisputeNetWith(t *testing.T, params ledger.Params, powers []int64, operatorIsVal bool) *disputeNet {
+func newDisputeNetWith(t testing.TB, params ledger.Params, powers []int64, operatorIsVal bool) *disputeNet {
 	t.Helper()
 	n := &disputeNet{model: ledger.Hash32{0xd1, 0x5b}, m: newMachine(t)}
 	n.hash = ledger.StandInBlockHash
@@ -149,7 +149,7 @@ func (n *disputeNet) try(tx []byte) ledger.Code {
 
 // answer is an optimistic answer's evidence: a real receipt signed by the
 // machine's session with the commitment hash of proofs.
-func (n *disputeNet) answer(t *testing.T, i int) ledger.DisputeEvidence {
+func (n *disputeNet) answer(t testing.TB, i int) ledger.DisputeEvidence {
 	t.Helper()
 	proofs := commit.Encode(nil)
 	ch := commit.Hash(nil)
@@ -167,7 +167,7 @@ func (n *disputeNet) answer(t *testing.T, i int) ledger.DisputeEvidence {
 
 // settle settles one record per evidence, each priced price, and returns
 // the request digests.
-func (n *disputeNet) settle(t *testing.T, price uint64, evs ...ledger.DisputeEvidence) []ledger.Hash32 {
+func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvidence) []ledger.Hash32 {
 	t.Helper()
 	var recs []ledger.PaymentRecord
 	var digests []ledger.Hash32
