@@ -271,7 +271,7 @@ upstream_model = {{q .UpstreamModel}}
 {{- if .UpstreamURL}}
 # How the engine continues another provider's broken answer:
 # assistant_prefix (a final assistant message to continue) | raw_prompt
-# (text completions only) | none
+# (text completions only) | none; probed at start, never raised beyond this
 continuation = {{q .Continuation}}
 {{- end}}
 # Verification levels offered: none | receipt | optimistic | tee
