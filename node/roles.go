@@ -88,7 +88,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	var probePayer string
 	if n.chain != nil {
-		deps.Names = chainNames{n.chain}
+		deps.Names = newChainNames(n.chain)
 		key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
