@@ -71,6 +71,9 @@ const inlineWriteLimit = 64 << 10
 // it arrives within cfg.StopGrace, always with an error wrapping ErrStop
 // (and the onToken error). WireStats count every byte, also those read
 // after the stop.
+//
+// With cfg.Warm the call goes on the stream the pool holds for p, if any,
+// and an answered call has the pool open p's next one.
 func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientConfig, onToken func(*TokenFrame) error) (*FinalFrame, WireStats, error) {
 	var st WireStats
 	if cfg.Network != req.Network {
@@ -103,10 +106,11 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 	}
 	defer wd.disarm()
 	if s := cfg.Warm.take(p); s != nil {
-		final, st, err, unused := exchange(ctx, s, wd, payload, cfg, onToken)
+		final, st, unused, err := exchange(ctx, s, wd, payload, cfg, onToken)
 		// A warm stream the provider dropped (it restarted, or the
-		// connection went) fails before the request reached any handler:
-		// nothing was answered, so the call goes again on a new stream.
+		// connection went) is reset before anything comes back: the call
+		// goes again, once, on a new stream. Sending a request twice
+		// costs nothing but the work: only a final frame is ever paid.
 		if !unused {
 			if err == nil {
 				cfg.Warm.refill(p)
@@ -125,7 +129,7 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 		_ = s.Reset()
 		return nil, st, fmt.Errorf("infer: attach stream to service: %w", err)
 	}
-	final, st, err, _ := exchange(ctx, s, wd, payload, cfg, onToken)
+	final, st, _, err := exchange(ctx, s, wd, payload, cfg, onToken)
 	if err == nil {
 		cfg.Warm.refill(p)
 	}
@@ -133,9 +137,9 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 }
 
 // exchange sends the encoded request on s and reads the answer. unused
-// reports a failure that left no trace at the provider's handler: not a
-// byte came back, and neither the watchdog nor ctx ended the call.
-func exchange(ctx context.Context, s network.Stream, wd *watchdog, payload []byte, cfg ClientConfig, onToken func(*TokenFrame) error) (final *FinalFrame, st WireStats, err error, unused bool) {
+// reports a stream that ended before a single byte came back, while
+// neither the watchdog nor ctx had ended the call.
+func exchange(ctx context.Context, s network.Stream, wd *watchdog, payload []byte, cfg ClientConfig, onToken func(*TokenFrame) error) (final *FinalFrame, st WireStats, unused bool, err error) {
 	wd.setStream(s)
 	stopCtx := context.AfterFunc(ctx, func() { wd.fire(fmt.Errorf("infer: %w", context.Cause(ctx))) })
 	defer stopCtx()
@@ -166,7 +170,7 @@ func exchange(ctx context.Context, s network.Stream, wd *watchdog, payload []byt
 	}
 	finishStream(s, rw, answered, &err)
 	st.BytesSent, st.BytesReceived = cs.sent.Load(), cs.received.Load()
-	return final, st, err, unused
+	return final, st, unused, err
 }
 
 // requestWrite is the outcome of writing the request frame.
