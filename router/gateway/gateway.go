@@ -77,6 +77,8 @@ type Ledger interface {
 	// PutReceipt keeps a receipt envelope by request nonce, with whether it
 	// verified and why not.
 	PutReceipt(nonce, envelope []byte, meta store.ReceiptMeta) error
+	// WaitDurable returns once every write made before it is on disk.
+	WaitDurable(ctx context.Context) error
 }
 
 // Gateway routes requests to providers.

@@ -320,6 +320,11 @@ func (l *bubbleLedger) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, env 
 	return err
 }
 
+func (l *bubbleLedger) WaitDurable(ctx context.Context) (err error) {
+	l.do(func() { err = l.st.WaitDurable(ctx) })
+	return err
+}
+
 func (l *bubbleLedger) PutReceipt(nonce, env []byte, meta store.ReceiptMeta) (err error) {
 	l.do(func() { err = l.st.PutReceipt(nonce, env, meta) })
 	return err
