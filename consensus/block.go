@@ -5,12 +5,25 @@ import (
 	"fmt"
 
 	abci "github.com/cometbft/cometbft/abci/types"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // FinalizeBlock executes a decided block's transactions, each atomically,
 // and stages the new state; its root is the returned app hash.
 func (a *App) FinalizeBlock(_ context.Context, req *abci.FinalizeBlockRequest) (*abci.FinalizeBlockResponse, error) {
-	res, err := a.l.Finalize(req.Height, req.Time, req.Txs)
+	// The block hash seeds the dispute committees drawn in this block.
+	// A request without one (the app driven directly) gets the ledger's
+	// stand-in.
+	hash := ledger.StandInBlockHash(req.Height)
+	switch len(req.Hash) {
+	case 0:
+	case len(hash):
+		copy(hash[:], req.Hash)
+	default:
+		return nil, fmt.Errorf("consensus: block %d hash is %d bytes, want %d", req.Height, len(req.Hash), len(hash))
+	}
+	res, err := a.l.FinalizeHashed(req.Height, req.Time, hash, req.Txs)
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,15 @@ import (
 //	streams/<payer hex>           []Stream           (JSON, at most MaxListed; the payer's open
 //	                                                  streams in ID order, each index entry and
 //	                                                  stream proven)
+//	plan/<id hex>                 Plan               (raw; open or decided)
+//	plans/<payer hex>             []Plan             (JSON, at most MaxListed; the payer's
+//	                                                  undecided plans in ID order, proven)
+//	dispute/<id hex>              Dispute            (raw)
+//	disputeevidence/<id hex>      DisputeEvidence    (raw; what a committee member re-executes)
+//	disputes                      []Dispute          (JSON, at most MaxListed, in ID order)
+//	activedisputes                []Dispute          (JSON; the unresolved ones, in opening order)
+//	modelholders/<model hex>      ModelHolders       (raw; validators that declared the weights)
+//	supply                        Supply             (raw; the burned total)
 const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
@@ -168,6 +177,30 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 			return nil, badPath(err)
 		}
 		return computed(t, func(r *recorder) (any, error) { return openStreams(t, r, p) })
+	case len(parts) == 2 && parts[0] == "plan":
+		id, err := parseHash(parts[1])
+		return rawKey(ledger.KeyPlan(id), badPath(err))
+	case len(parts) == 2 && parts[0] == "plans":
+		p, err := ParseAccountID(parts[1])
+		if err != nil {
+			return nil, badPath(err)
+		}
+		return computed(t, func(r *recorder) (any, error) { return openPlans(t, r, p) })
+	case len(parts) == 2 && parts[0] == "dispute":
+		id, err := parseHash(parts[1])
+		return rawKey(ledger.KeyDispute(id), badPath(err))
+	case len(parts) == 2 && parts[0] == "disputeevidence":
+		id, err := parseHash(parts[1])
+		return rawKey(ledger.KeyDisputeEvidence(id), badPath(err))
+	case path == "activedisputes":
+		return computed(t, func(r *recorder) (any, error) { return activeDisputes(r) })
+	case path == "disputes":
+		return computed(t, func(r *recorder) (any, error) { return list[ledger.Dispute](t, r, ledger.DisputePrefix()) })
+	case len(parts) == 2 && parts[0] == "modelholders":
+		id, err := parseHash(parts[1])
+		return rawKey(ledger.KeyModelHolders(id), badPath(err))
+	case path == "supply":
+		return rawKey(ledger.KeySupply(), nil)
 	case len(parts) == 2 && parts[0] == "records":
 		p, err := ParseAccountID(parts[1])
 		if err != nil {

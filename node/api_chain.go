@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -34,6 +35,9 @@ type AccountView struct {
 	// Streams are the account's open stream escrows as payer (standby
 	// paid by block time), in ID order.
 	Streams []consensus.Stream `json:"streams"`
+	// Plans are the account's undecided settlement plans as payer (a plan
+	// whose legs are all on this chain is decided as it opens).
+	Plans []ledger.Plan `json:"plans"`
 }
 
 // StandingParams are tenzro_getStanding's parameters.
@@ -117,7 +121,14 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if ss == nil {
 			ss = []consensus.Stream{}
 		}
-		return AccountView{Account: id.String(), Exists: ok, Balance: a.Balance, Nonce: a.Nonce, Height: h, Escrows: es, Streams: ss}, nil
+		ps, err := c.Plans(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if ps == nil {
+			ps = []ledger.Plan{}
+		}
+		return AccountView{Account: id.String(), Exists: ok, Balance: a.Balance, Nonce: a.Nonce, Height: h, Escrows: es, Streams: ss, Plans: ps}, nil
 	}))
 	s.Register("tenzro_getStanding", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[StandingParams](raw)

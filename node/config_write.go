@@ -73,6 +73,9 @@ window = {{dur .Gossip.Window}}
 deadline = {{dur .Router.Deadline}}
 first_token_timeout = {{dur .Router.FirstTokenTimeout}}
 stall_timeout = {{dur .Router.StallTimeout}}
+# A provider that has shown its pace gets 16 x its p95 gap between tokens
+# instead, no shorter than this.
+stall_min = {{dur .Router.StallMin}}
 # Failover rounds after the first (both primary and hedge failed), 0..10.
 max_retries = {{.Router.MaxRetries}}
 # Output bound of a request that sets no max_tokens: every request needs a
@@ -293,7 +296,7 @@ upstream_model = {{q .UpstreamModel}}
 {{- if .UpstreamURL}}
 # How the engine continues another provider's broken answer:
 # assistant_prefix (a final assistant message to continue) | raw_prompt
-# (text completions only) | none
+# (text completions only) | none; probed at start, never raised beyond this
 continuation = {{q .Continuation}}
 {{- end}}
 # Verification levels offered: none | receipt | optimistic | tee

@@ -25,6 +25,8 @@ type fakeEngine struct {
 	url       string
 	hits      atomic.Int64
 	cancelled atomic.Int64
+	// prefixRefused counts the refusals noPrefix made (not hits).
+	prefixRefused atomic.Int64
 	// down makes the engine dead: every connection, health checks
 	// included, is reset; deadHits counts the completions sent to it.
 	down     atomic.Bool
@@ -32,6 +34,9 @@ type fakeEngine struct {
 	// chatOnly answers 404 to /completions, as an engine that serves
 	// only chat does.
 	chatOnly bool
+	// noPrefix refuses (400) every chat request that asks it to continue
+	// a final assistant message, as an engine without prefill does.
+	noPrefix bool
 
 	mu     sync.Mutex
 	bodies []map[string]any    // every completion request's JSON body
@@ -119,6 +124,11 @@ func (fe *fakeEngine) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var body map[string]any
 	_ = json.Unmarshal(raw, &body)
+	if fe.noPrefix && body["continue_final_message"] == true {
+		fe.prefixRefused.Add(1)
+		http.Error(w, `{"error":{"message":"continue_final_message is not supported","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
 	fe.mu.Lock()
 	fe.bodies = append(fe.bodies, body)
 	n := fe.hits.Add(1)
@@ -245,6 +255,21 @@ func (fe *fakeEngine) gaps(from int64) []time.Duration {
 		out = append(out, fe.times[i].Sub(fe.times[i-1]))
 	}
 	return out
+}
+
+// plainHits counts the completions that were not continuations: neither
+// a buyer's continued answer nor the provider's start-up probe of how its
+// engine continues.
+func (fe *fakeEngine) plainHits() int {
+	fe.mu.Lock()
+	defer fe.mu.Unlock()
+	n := 0
+	for _, b := range fe.bodies {
+		if b["continue_final_message"] != true {
+			n++
+		}
+	}
+	return n
 }
 
 // lastBody is the JSON body of the latest completion request.

@@ -49,6 +49,13 @@ func newFaultMarket(t *testing.T, fronted int, tune func(*RouterConfig)) *faultM
 // entry adjusted by tuneModel.
 func newFaultMarketWith(t *testing.T, fronted int, tune func(*RouterConfig), tuneModel func(*ModelConfig)) *faultMarket {
 	t.Helper()
+	return newFaultMarketEngines(t, fronted, tune, tuneModel, nil)
+}
+
+// newFaultMarketEngines is newFaultMarketWith with the i-th fake engine
+// set up by tuneEngine before its provider starts.
+func newFaultMarketEngines(t *testing.T, fronted int, tune func(*RouterConfig), tuneModel func(*ModelConfig), tuneEngine func(int, *fakeEngine)) *faultMarket {
+	t.Helper()
 	cfg := testConfig(t, RoleGateway, "software", nil)
 	cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
 	faultRouter(&cfg.Router)
@@ -61,6 +68,9 @@ func newFaultMarketWith(t *testing.T, fronted int, tune func(*RouterConfig), tun
 	_, id := testModelDir(t)
 	for i := range fronted {
 		fe := newFakeEngine(t)
+		if tuneEngine != nil {
+			tuneEngine(i, fe)
+		}
 		pc := testConfig(t, RoleProvider, "software", boot)
 		pc.Provider.Models = []ModelConfig{{Name: DevnetModelName, Engine: EngineUpstream, ID: id, UpstreamURL: fe.url,
 			UpstreamModel: "fake", Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt},

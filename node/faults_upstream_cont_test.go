@@ -75,3 +75,28 @@ func TestFaultContinueOnUpstream(t *testing.T) {
 		m.billed(t, before, m.fronts[1], 1)
 	})
 }
+
+// TestProbedContinuationRefusedAtOnce: the successor's engine never
+// continues an assistant prefix, and the provider found that out at start
+// (one refused probe, then text completions accepted: raw_prompt). A stream
+// cut on the first provider is refused as a continuation by the second
+// without a round trip to its engine, and restarted there cleanly: the
+// engine sees the restart alone.
+func TestProbedContinuationRefusedAtOnce(t *testing.T) {
+	m := newFaultMarketEngines(t, 2, nil, nil, func(i int, fe *fakeEngine) { fe.noPrefix = i == 1 })
+	a, b := m.fakes[0], m.fakes[1]
+	if n := b.prefixRefused.Load(); n != 1 {
+		t.Fatalf("the engine refused %d prefix probes at start, want 1", n)
+	}
+	a.once(fault{breakAt: 3, how: "cut"})
+	hb, before := b.since(), m.ledger(t)
+	ans := m.ask(t, true, nil)
+	ans.servedBy(t, m.fronts[1])
+	if whole := fakeText(fakeTokens, fakeWord); ans.text != whole || !ans.done || !ans.tenzro.Continued || ans.tenzro.Attempts != 3 {
+		t.Fatalf("text %q (want %q), done %v, continued %v, attempts %d", ans.text, whole, ans.done, ans.tenzro.Continued, ans.tenzro.Attempts)
+	}
+	if hb() != 1 || b.prefixRefused.Load() != 1 {
+		t.Fatalf("the successor's engine saw %d requests and refused %d prefixes, want the restart alone", hb(), b.prefixRefused.Load())
+	}
+	m.billed(t, before, m.fronts[1], 1)
+}

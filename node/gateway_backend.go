@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -101,13 +102,53 @@ func errorType(status int) string {
 }
 
 // chainNames resolves model names through the chain's name records, each
-// read with its proof from the node's own chain.
-type chainNames struct{ c *consensus.Node }
+// read with its proof from the node's own chain. A name's answer is kept
+// for the block it was read in: every request names its model, and a
+// record changes only with a block.
+type chainNames struct {
+	c *consensus.Node
 
-func (c chainNames) Resolve(ctx context.Context, name string) ([32]byte, bool, error) {
+	mu     sync.Mutex
+	height int64 // the block the answers in ids were read at
+	ids    map[string]nameSeen
+}
+
+type nameSeen struct {
+	id [32]byte
+	ok bool
+}
+
+// maxNamesSeen bounds the names kept for one block.
+const maxNamesSeen = 1024
+
+func newChainNames(c *consensus.Node) *chainNames {
+	return &chainNames{c: c, ids: map[string]nameSeen{}}
+}
+
+func (c *chainNames) Resolve(ctx context.Context, name string) ([32]byte, bool, error) {
 	if ledger.CheckName(name) != nil {
 		return [32]byte{}, false, nil // no record can bind it
 	}
+	h := c.c.App().Height()
+	c.mu.Lock()
+	if c.height != h {
+		c.height, c.ids = h, map[string]nameSeen{}
+	}
+	seen, hit := c.ids[name]
+	c.mu.Unlock()
+	if hit {
+		return seen.id, seen.ok, nil
+	}
 	id, _, ok, err := c.c.NameRecord(ctx, name)
-	return id, ok, err
+	if err != nil {
+		return id, ok, err
+	}
+	c.mu.Lock()
+	// Kept only when no block committed during the read: the answer is
+	// then the one of block h.
+	if c.height == h && c.c.App().Height() == h && len(c.ids) < maxNamesSeen {
+		c.ids[name] = nameSeen{id: id, ok: ok}
+	}
+	c.mu.Unlock()
+	return id, ok, nil
 }

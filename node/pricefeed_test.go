@@ -41,7 +41,7 @@ func TestPriceFeedAttestedOnChain(t *testing.T) {
 			return len(es) == 1 && es[0].Attested && es[0].SuccessRate == 1
 		})
 	}
-	if chatOnly.hits.Load() == 0 {
+	if chatOnly.plainHits() == 0 {
 		t.Fatal("no probe reached the chat-only engine")
 	}
 	prov := c.registered[0].Host().ID().String()

@@ -12,6 +12,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/settle"
@@ -64,6 +65,13 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	return nil
 }
 
+// warmStreams gives the gateway's warm infer streams the node's
+// lifecycle: stopping resets the idle ones.
+type warmStreams struct{ w *infer.Warm }
+
+func (warmStreams) Start(context.Context) error  { return nil }
+func (w warmStreams) Stop(context.Context) error { w.w.Close(); return nil }
+
 // paymentServer gives the payment protocol's server the node's lifecycle.
 type paymentServer struct{ s *payment.Server }
 
@@ -81,7 +89,9 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	if err != nil {
 		return err
 	}
-	deps := gateway.Deps{Transport: gateway.HostTransport(n.host.Dialer(), n.cfg.Network), Table: n.table,
+	warm := infer.NewWarm(n.host.Dialer())
+	n.parts = append(n.parts, warmStreams{warm})
+	deps := gateway.Deps{Transport: gateway.WarmHostTransport(n.host.Dialer(), n.cfg.Network, warm), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.cfg.Telemetry.Enabled() {
 		if n.telemetry, err = newTelemetry(n.life, n.cfg.Telemetry, n.cfg.Role, n.cfg.Network, n.host.ID().String()); err != nil {
@@ -91,7 +101,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	var probePayer string
 	if n.chain != nil {
-		deps.Names = chainNames{n.chain}
+		deps.Names = newChainNames(n.chain)
 		key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
 		if err != nil {
 			return fmt.Errorf("node: %w", err)

@@ -14,7 +14,7 @@ import (
 
 // RouterConfig is the [router] section: how this node prices and routes
 // the requests it accepts. The routing keys (deadline, first_token_timeout,
-// stall_timeout, max_retries, default_max_tokens, [router.surcharges],
+// stall_timeout, stall_min, max_retries, default_max_tokens, [router.surcharges],
 // [router.weights], [router.buyer_defaults]) are gateway.Config's own,
 // with its defaults; the rest is the node's.
 type RouterConfig struct {

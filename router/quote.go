@@ -60,7 +60,7 @@ func (t *Table) quote(offers []Offer, units pricing.Units, level terms.Verificat
 		}
 		var id [32]byte
 		copy(id[:], o.Model.ModelID)
-		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, units, level, s, now.Add(QuoteTTL), "")
+		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, units, level, s, now.Add(QuoteTTL), pricing.Digest{})
 		if err != nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -57,6 +58,7 @@ type Outbox struct {
 	// gateway restarted). Only the deliberately broken build reads it.
 	reopened bool
 	forgot   atomic.Bool
+	nudging  atomic.Bool // a delayed nudge is pending (nudgeSoon)
 }
 
 type deliveryState struct {
@@ -193,8 +195,28 @@ func (o *Outbox) Sign(ctx context.Context, rec *ledger.PaymentRecord, provider p
 	}
 	o.m.signed.Inc()
 	*rec = r
-	o.nudge()
+	o.nudgeSoon()
 	return nil
+}
+
+// deliverDelay is how long after a record is signed its delivery starts:
+// the caller is then handing the record to the buyer, and a delivery
+// (a stream to the provider, its fsync) would compete with that answer
+// for the CPU and the disk. Records signed meanwhile go in the same
+// delivery. A provider waits for a settler's records of earlier calls
+// (provider.record_wait), so this is far below what it allows.
+const deliverDelay = 2 * time.Millisecond
+
+// nudgeSoon wakes the loop after deliverDelay, once for all the records
+// signed until then. The delay is wall-clock time whatever the outbox's
+// clock: it only orders work on this machine.
+func (o *Outbox) nudgeSoon() {
+	if o.nudging.CompareAndSwap(false, true) {
+		time.AfterFunc(deliverDelay, func() {
+			o.nudging.Store(false)
+			o.nudge()
+		})
+	}
 }
 
 // nudge wakes the loop (deliver now rather than at the next tick).

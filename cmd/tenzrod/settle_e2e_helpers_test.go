@@ -23,6 +23,8 @@ type signedRecord struct {
 	RequestDigest string `json:"request_digest"`
 	Price         uint64 `json:"price"`
 	Sig           string `json:"sig"`
+	// Nonce is the receipt's (from the response, not the record).
+	Nonce string `json:"-"`
 }
 
 type tenzroPart struct {
@@ -30,14 +32,21 @@ type tenzroPart struct {
 		Payment struct {
 			Signed *signedRecord `json:"signed"`
 		} `json:"payment"`
+		Receipt struct {
+			Receipt struct {
+				Nonce string `json:"nonce"`
+			} `json:"receipt"`
+		} `json:"receipt"`
 	} `json:"tenzro"`
 }
 
 func (p tenzroPart) signed() *signedRecord {
-	if p.Tenzro == nil {
+	if p.Tenzro == nil || p.Tenzro.Payment.Signed == nil {
 		return nil
 	}
-	return p.Tenzro.Payment.Signed
+	r := *p.Tenzro.Payment.Signed
+	r.Nonce = p.Tenzro.Receipt.Receipt.Nonce
+	return &r
 }
 
 var callClient = &http.Client{Timeout: 30 * time.Second}

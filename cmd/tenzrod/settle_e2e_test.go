@@ -271,6 +271,18 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	t.Logf("all %d records of the calls phase (and join's) settled %s after the callers stopped", len(received), time.Since(settleStart).Round(time.Millisecond))
 	ps.stopPID(joined.pid)
 
+	// Nothing signed is lost across the gateway's kill: every answer the
+	// buyer holds has its receipt at the gateway (it is made durable
+	// before the answer goes out).
+	for d, r := range received {
+		var v map[string]any
+		if r.Nonce == "" {
+			t.Errorf("record %.16s: the response carried no receipt nonce", d)
+		} else if err := rpcCall(gw.API, "tenzro_getReceipt", map[string]string{"nonce": r.Nonce}, &v); err != nil {
+			t.Errorf("record %.16s: its receipt %s is gone from the gateway: %v", d, r.Nonce, err)
+		}
+	}
+
 	// Step 6: a last batch, then the gateway dies for good as soon as its
 	// providers hold the batch's records.
 	lastBatch := providerCollected(t, ps, gw, v0, gwPID, buyer, snap0.height)

@@ -13,7 +13,7 @@ import (
 func newTxCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tx",
-		Short: "Sign and submit chain transactions: transfers, escrow, stream escrow, provider registration",
+		Short: "Sign and submit chain transactions: transfers, escrow, stream escrow, settlement plans, disputes, provider registration",
 		Long: `tx signs a ledger transaction with an account key file, submits it through a
 node's JSON-RPC API (tenzro_sendTx), waits until it is committed and prints
 its hash, block height, result code and log.
@@ -28,7 +28,7 @@ still spends its nonce. When a pending transaction of the same account holds
 the nonce (a running provider settles with HOME/account.key), tx signs again
 once that one commits; --nonce N sends exactly N instead.`,
 	}
-	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxStreamCmd(), newTxSettleCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxWithdrawBondCmd())
+	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxStreamCmd(), newTxPlanCmd(), newTxModelCmd(), newTxDisputeCmd(), newTxSettleCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxWithdrawBondCmd())
 	return cmd
 }
 

@@ -1,14 +1,29 @@
 package ledger
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"time"
 )
 
-// Finalize executes a decided block's transactions, each atomically, and
-// stages the new state; Commit makes it durable. height must follow the
-// last commit. A store failure is an error and the block is not staged.
+// Finalize is FinalizeHashed with a block hash derived from the height,
+// for engines (and tests) that have none.
 func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (BlockResult, error) {
+	return l.FinalizeHashed(height, blockTime, StandInBlockHash(height), txs)
+}
+
+// StandInBlockHash is the block hash Finalize uses: SHA-256 of a domain
+// and the height.
+func StandInBlockHash(height int64) Hash32 {
+	return sha256.Sum256(cat("tenzro/v1/stand-in-block-hash", u64(uint64(height))))
+}
+
+// FinalizeHashed executes a decided block's transactions, each
+// atomically, and stages the new state; Commit makes it durable. height
+// must follow the last commit; hash is the block's hash, which seeds the
+// dispute committees drawn before its transactions run. A store failure is
+// an error and the block is not staged.
+func (l *Ledger) FinalizeHashed(height int64, blockTime time.Time, hash Hash32, txs [][]byte) (BlockResult, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if want := l.store.Height() + 1; height != want {
@@ -20,7 +35,13 @@ func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (Bloc
 		return BlockResult{}, err
 	}
 	kv := NewTrieKV(t)
-	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
+	blk := Block{Height: height, Time: blockTime.Unix(), GenesisTime: l.meta.GenesisTime, Hash: hash, sigs: l.sigs}
+	if err := l.disputeTick(kv, blk); err != nil {
+		return BlockResult{}, err
+	}
+	if kv.Err() != nil {
+		return BlockResult{}, kv.Err()
+	}
 	out := BlockResult{Txs: make([]TxOutcome, len(txs))}
 	var changes []ValChange
 	for i, raw := range txs {

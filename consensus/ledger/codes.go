@@ -52,6 +52,17 @@ const (
 	CodeUnknownStream   Code = 37 // no stream escrow with this ID
 	CodeStreamClosed    Code = 38 // stream escrow stopped or paid out in full
 	CodeNotPayee        Code = 39 // signer is not the operator a stream escrow pays
+	CodeUnknownPlan     Code = 40 // no settlement plan with this ID
+	CodePlanDecided     Code = 41 // settlement plan already committed or aborted
+	CodeWrongSplitRule  Code = 42 // plan's split rule is not the one its quote names
+	CodeUnknownDispute  Code = 43 // no dispute with this ID
+	CodeWrongPhase      Code = 44 // dispute not in the phase the vote needs (drawing, commit, reveal, resolved)
+	CodeNotMember       Code = 45 // signer is not on the dispute's current committee
+	CodeBadReveal       Code = 46 // revealed vote does not match the member's commitment
+	CodeDisputeWindow   Code = 47 // record settled outside the governed dispute window
+	CodeBadEvidence     Code = 48 // dispute evidence does not match the subject (receipt, proofs, level)
+	CodeNoCommittee     Code = 49 // no eligible validator declared the model's weights
+	CodeTooManyDisputes Code = 50 // the chain holds MaxActiveDisputes open disputes
 	CodeInternal        Code = 99 // store failure; the block is not applied
 )
 
@@ -72,7 +83,11 @@ var codeNames = map[Code]string{
 	CodePairingChanged: "machine/peer pairing changed", CodeNameTaken: "name taken",
 	CodeNoProvider: "no bonded provider", CodeBadRecordSig: "bad record signature",
 	CodeExpiredRecord: "expired record", CodeFeeTooLow: "cannot pay fee",
-	CodeUnknownStream: "unknown stream", CodeStreamClosed: "stream closed", CodeNotPayee: "not the payee", CodeInternal: "internal error",
+	CodeUnknownStream: "unknown stream", CodeStreamClosed: "stream closed", CodeNotPayee: "not the payee",
+	CodeUnknownPlan: "unknown plan", CodePlanDecided: "plan decided", CodeWrongSplitRule: "wrong split rule",
+	CodeUnknownDispute: "unknown dispute", CodeWrongPhase: "wrong dispute phase", CodeNotMember: "not a committee member",
+	CodeBadReveal: "bad reveal", CodeDisputeWindow: "outside the dispute window", CodeBadEvidence: "bad evidence",
+	CodeNoCommittee: "no committee", CodeTooManyDisputes: "too many disputes", CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

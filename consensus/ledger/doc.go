@@ -54,6 +54,35 @@
 // refunds the rest to the escrow in the same transaction. Deposit =
 // claimed + refunded + balance, always.
 //
+// Settlement plans (plan.go, exec_plan.go) pay several legs from one
+// spend escrow, all or none: PlanOpen, signed by the escrow's settler,
+// moves the total out of the escrow's available balance; each leg gets
+// ⌊total × bps / 10000⌋ and the first also the remainder, so the payouts
+// sum to the total exactly (PlanPayouts). A plan whose legs are all on
+// this chain (no leg names another chain ID) commits in the transaction
+// that opens it; otherwise PlanDecide records its one decision: commit
+// pays every leg in that transaction, abort returns the total whole. A
+// plan citing a quote must use the split rule (SplitRuleHash) the quote
+// names.
+//
+// Disputes (dispute.go, exec_dispute.go, dispute_resolve.go) challenge a
+// settled record's optimistic answer: DisputeOpen carries the receipt (the
+// settled one), the commitment proofs it signs and the token IDs, with a
+// bond. Before the transactions of the next block (FinalizeHashed), its
+// hash seeds a committee of k validators drawn without replacement by
+// power (DrawCommittee) from those that declared the model's weights
+// (ModelDeclare), never the accused provider's operator. Members commit
+// to a verdict (VoteCommitment) in the first half of the verdict limit
+// and reveal in the second; ≥ 2/3 of the committee's power decides at
+// once. No verdict redraws once with up to 2k+1 members, then lapses and
+// returns the bond. Guilty slashes the governed share of the provider's
+// bond (unbonding or not), pays the reward share to the disputer with its
+// bond, burns the rest (Supply.Burned), reverses the record's payment to
+// the escrow when the operator still holds it and zeroes standing for the
+// governed hours; innocent pays the disputer's bond to the operator. A
+// bond cannot be withdrawn while disputed, nor until the dispute window
+// and two verdict limits after the provider's last settled record.
+//
 // Ledger drives it the way an engine does: InitChain, then per block
 // Finalize and Commit; Check keeps a mempool view and Prepare filters a
 // proposal. Exec and Deliver apply one transaction to any KV.

@@ -9,6 +9,9 @@ type Block struct {
 	Height      int64
 	Time        int64 // unix seconds
 	GenesisTime int64 // unix seconds
+	// Hash is the block's hash (the consensus engine's), the seed of the
+	// dispute committees drawn in it.
+	Hash Hash32
 
 	sigs *sigCache // verified signatures shared by Check and Finalize; nil = none
 }
@@ -147,6 +150,16 @@ func (r *txRun) dispatch() error {
 		return r.claimStream(p)
 	case *StreamStop:
 		return r.stopStream(p)
+	case *PlanOpen:
+		return r.openPlan(p)
+	case *PlanDecide:
+		return r.decidePlan(p)
+	case *ModelDeclare:
+		return r.declareModel(p)
+	case *DisputeOpen:
+		return r.openDispute(p)
+	case *DisputeVote:
+		return r.voteDispute(p)
 	}
 	return reject(CodeMalformed, "no handler for payload %T", r.tx.Payload)
 }

@@ -109,6 +109,13 @@ func (r *txRun) withdrawBond(w *ProviderWithdraw) error {
 		return reject(CodeUnbonding, "bond of machine %s is locked until %d (now %d, 0 = not unbonding)",
 			p.MachineID, p.UnbondAt, r.blk.Time)
 	}
+	if p.OpenDisputes > 0 {
+		return reject(CodeUnbonding, "bond of machine %s is disputed (%d open disputes)", p.MachineID, p.OpenDisputes)
+	}
+	if free := DisputeFreeHeight(p, r.params); r.blk.Height < free {
+		return reject(CodeUnbonding, "bond of machine %s may still be disputed until height %d (last record settled at %d), block is %d",
+			p.MachineID, free, p.LastSettled, r.blk.Height)
+	}
 	r.st.Del(KeyProvider(p.MachineID))
 	r.st.Del(KeyPeer(p.PeerID))
 	return r.credit(p.Operator, p.Bond, "bond return")
@@ -164,4 +171,15 @@ func (r *txRun) verdict(v *SLAVerdict) error {
 	t.TotalPower = tot.Power
 	r.st.Set(vk, mark)
 	return Save(r.st, KeyHourTally(v.MachineID, v.Hour), t)
+}
+
+// DisputeFreeHeight is the first height at which no dispute over p's
+// settled records can still be opened or running: the dispute window
+// after its last settled record plus two rounds (each a draw block and a
+// verdict limit). A machine that never settled a record is free at once.
+func DisputeFreeHeight(p Provider, params Params) int64 {
+	if p.LastSettled == 0 {
+		return 0
+	}
+	return p.LastSettled + int64(params.DisputeWindowBlocks) + 2*(int64(params.DisputeVerdictBlocks)+1) + 1
 }

@@ -27,6 +27,15 @@ func FuzzDecodeTx(f *testing.F) {
 		&ledger.StreamClaim{ID: ledger.Hash32{7}},
 		&ledger.StreamStop{ID: ledger.Hash32{7}},
 		&ledger.StreamStop{},
+		&ledger.PlanOpen{Legs: []ledger.PlanLeg{{Payee: bob.Account(), BPS: 7000}, {Payee: alice.Account(), BPS: 3000, Chain: "other"}}, Total: 10, TimeoutBlocks: 5},
+		&ledger.PlanOpen{Legs: []ledger.PlanLeg{{Payee: bob.Account(), BPS: 9999}}, Total: 10},
+		&ledger.PlanDecide{ID: ledger.Hash32{3}, Commit: true},
+		&ledger.ModelDeclare{ModelID: ledger.Hash32{4}, Holds: true},
+		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: bob.Account(), RequestDigest: ledger.Hash32{5}},
+			Evidence: ledger.DisputeEvidence{Receipt: []byte{1}, Proofs: []byte{2}, Tokens: []uint32{3, 4}}, Bond: 100},
+		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectExpertBatch, Batch: &ledger.ExpertBatchRef{Layer: 2}}, Bond: 1},
+		&ledger.DisputeVote{ID: ledger.Hash32{6}, Round: 1, Commitment: ledger.Hash32{7}},
+		&ledger.DisputeVote{ID: ledger.Hash32{6}, Round: 2, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: ledger.Hash32{8}}},
 	}
 	for i, p := range seeds {
 		raw, err := alice.SignTx(uint64(i), p)

@@ -33,6 +33,27 @@ type Params struct {
 	// period before it submits unsettled records, so every record signed
 	// against funds still available can settle before those funds leave.
 	WithdrawDelayBlocks uint64 `cbor:"13,keyasint" json:"withdraw_delay_blocks"`
+	// DisputeMinBond is the least bond a dispute is opened with.
+	DisputeMinBond uint64 `cbor:"14,keyasint" json:"dispute_min_bond"`
+	// DisputeWindowBlocks is how long after a record settled it may be
+	// disputed. A provider's bond cannot be withdrawn until this window
+	// plus two verdict limits (and their draws) after its last settled
+	// record, so every dispute it can face ends while the bond is there.
+	DisputeWindowBlocks uint64 `cbor:"15,keyasint" json:"dispute_window_blocks"`
+	// DisputeCommittee is k, a dispute committee's size (capped at the
+	// validators eligible); a redraw takes up to 2k+1.
+	DisputeCommittee uint64 `cbor:"16,keyasint" json:"dispute_committee"`
+	// DisputeVerdictBlocks is a round's verdict limit: commits in its
+	// first half, reveals in the rest.
+	DisputeVerdictBlocks uint64 `cbor:"17,keyasint" json:"dispute_verdict_blocks"`
+	// DisputeSlashBP is the share of a convicted provider's serving bond
+	// slashed; DisputeRewardBP the share of the slashed amount paid to the
+	// disputer (the rest is burned).
+	DisputeSlashBP  uint64 `cbor:"18,keyasint" json:"dispute_slash_bp"`
+	DisputeRewardBP uint64 `cbor:"19,keyasint" json:"dispute_reward_bp"`
+	// DisputeStandingHours is how many governed hours a convicted
+	// provider's standing stays 0.
+	DisputeStandingHours uint64 `cbor:"20,keyasint" json:"dispute_standing_hours"`
 }
 
 // DefaultParams are the parameters of a new production network.
@@ -51,6 +72,14 @@ func DefaultParams() Params {
 		FeePerTx:            0,
 		FeePerRecord:        0,
 		WithdrawDelayBlocks: 600,
+
+		DisputeMinBond:       10_000_000,
+		DisputeWindowBlocks:  1200,
+		DisputeCommittee:     5,
+		DisputeVerdictBlocks: 40,
+		DisputeSlashBP:       1000,
+		DisputeRewardBP:      5000,
+		DisputeStandingHours: 24,
 	}
 }
 
@@ -69,6 +98,18 @@ func (p Params) Validate() error {
 		return reject(CodeInvalidParams, "voting period %d blocks outside [1, 1000000]", p.VotingPeriodBlocks)
 	case p.WithdrawDelayBlocks < MinWithdrawDelayBlocks || p.WithdrawDelayBlocks > 10_000_000:
 		return reject(CodeInvalidParams, "withdraw delay %d blocks outside [%d, 10000000]", p.WithdrawDelayBlocks, MinWithdrawDelayBlocks)
+	case p.DisputeMinBond == 0:
+		return reject(CodeInvalidParams, "dispute minimum bond is 0")
+	case p.DisputeWindowBlocks == 0 || p.DisputeWindowBlocks > 10_000_000:
+		return reject(CodeInvalidParams, "dispute window %d blocks outside [1, 10000000]", p.DisputeWindowBlocks)
+	case p.DisputeCommittee == 0 || p.DisputeCommittee > MaxCommittee:
+		return reject(CodeInvalidParams, "dispute committee of %d outside [1, %d]", p.DisputeCommittee, MaxCommittee)
+	case p.DisputeVerdictBlocks < 2 || p.DisputeVerdictBlocks > 100_000:
+		return reject(CodeInvalidParams, "dispute verdict limit %d blocks outside [2, 100000]", p.DisputeVerdictBlocks)
+	case p.DisputeSlashBP > BasisPoints || p.DisputeRewardBP > BasisPoints:
+		return reject(CodeInvalidParams, "dispute slash %d bp and reward %d bp must be at most %d", p.DisputeSlashBP, p.DisputeRewardBP, BasisPoints)
+	case p.DisputeStandingHours > 24*365:
+		return reject(CodeInvalidParams, "dispute standing penalty %d hours over a year", p.DisputeStandingHours)
 	}
 	return nil
 }

@@ -110,6 +110,12 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if err := Save(st, ekey, e); err != nil {
 		return err
 	}
+	if prov.LastSettled != r.blk.Height {
+		prov.LastSettled = r.blk.Height
+		if err := Save(st, KeyProvider(prov.MachineID), prov); err != nil {
+			return err
+		}
+	}
 	fee := min(r.params.FeePerRecord, rec.Price)
 	if err := creditIn(st, prov.Operator, rec.Price-fee, "payment"); err != nil {
 		return err

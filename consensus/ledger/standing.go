@@ -13,7 +13,8 @@ type HourVerdicts struct {
 
 // Standing is a provider's standing with every input that produced it:
 //
-//	standing = 0                                       if the bond is not live
+//	standing = 0                                       if the bond is not live, or
+//	                                                   a conviction's penalty lasts
 //	standing = BondedBP + AvailBP × AvailableHours / WindowHours   otherwise
 //
 // in basis points (10000 = 1.0), rounded down. The window is the
@@ -34,6 +35,9 @@ type Standing struct {
 	WindowHours    uint64             `json:"window_hours"`
 	AvailableHours uint64             `json:"available_hours"`
 	Hours          []HourVerdicts     `json:"hours"` // oldest first; hours before genesis are omitted
+	// SlashedUntil is when a conviction's zero standing ends (unix
+	// seconds; 0 = never convicted); standing is 0 before it.
+	SlashedUntil int64 `json:"slashed_until,omitempty"`
 }
 
 // computeStanding derives a provider's standing from state.
@@ -77,7 +81,8 @@ func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
 		}
 		st.Hours = append(st.Hours, hv)
 	}
-	if st.BondLive && st.WindowHours > 0 {
+	st.SlashedUntil = prov.SlashedUntil
+	if st.BondLive && st.WindowHours > 0 && meta.Time >= prov.SlashedUntil {
 		st.StandingBP = st.BondedBP + mulDiv(st.AvailBP, st.AvailableHours, st.WindowHours)
 	}
 	return st, nil

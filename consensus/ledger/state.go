@@ -38,6 +38,12 @@ type Provider struct {
 	UnbondingSecs    uint64             `cbor:"7,keyasint" json:"unbonding_secs"`
 	UnbondAt         int64              `cbor:"8,keyasint" json:"unbond_at"` // unix seconds the bond frees; 0 = live
 	RegisteredHeight int64              `cbor:"9,keyasint" json:"registered_height"`
+	// LastSettled is the height of the last record settled to the
+	// machine: its bond stays until no dispute over it can still run.
+	LastSettled  int64  `cbor:"10,keyasint,omitempty" json:"last_settled,omitempty"`
+	OpenDisputes uint64 `cbor:"11,keyasint,omitempty" json:"open_disputes,omitempty"`
+	SlashedUntil int64  `cbor:"12,keyasint,omitempty" json:"slashed_until,omitempty"` // unix seconds its standing stays 0 until
+	Slashed      uint64 `cbor:"13,keyasint,omitempty" json:"slashed,omitempty"`       // total slashed from its bond
 }
 
 // Proposal is a governance proposal: a change of the governed parameters

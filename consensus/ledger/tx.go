@@ -66,7 +66,12 @@ const (
 	KindStreamOpen       Kind = 16
 	KindStreamClaim      Kind = 17
 	KindStreamStop       Kind = 18
-	kindEnd                   = 19
+	KindPlanOpen         Kind = 19
+	KindPlanDecide       Kind = 20
+	KindModelDeclare     Kind = 21
+	KindDisputeOpen      Kind = 22
+	KindDisputeVote      Kind = 23
+	kindEnd                   = 24
 )
 
 // Envelope is the wire form of a transaction: the canonical CBOR of a
@@ -148,6 +153,16 @@ func newPayload(k Kind) (any, bool) {
 		return &StreamClaim{}, true
 	case KindStreamStop:
 		return &StreamStop{}, true
+	case KindPlanOpen:
+		return &PlanOpen{}, true
+	case KindPlanDecide:
+		return &PlanDecide{}, true
+	case KindModelDeclare:
+		return &ModelDeclare{}, true
+	case KindDisputeOpen:
+		return &DisputeOpen{}, true
+	case KindDisputeVote:
+		return &DisputeVote{}, true
 	}
 	return nil, false
 }
@@ -191,6 +206,16 @@ func kindOf(p any) (Kind, bool) {
 		return KindStreamClaim, true
 	case *StreamStop:
 		return KindStreamStop, true
+	case *PlanOpen:
+		return KindPlanOpen, true
+	case *PlanDecide:
+		return KindPlanDecide, true
+	case *ModelDeclare:
+		return KindModelDeclare, true
+	case *DisputeOpen:
+		return KindDisputeOpen, true
+	case *DisputeVote:
+		return KindDisputeVote, true
 	}
 	return 0, false
 }

@@ -69,7 +69,8 @@ type ModelConfig struct {
 	// Continuation is how the upstream engine continues another
 	// provider's broken answer: "assistant_prefix" (the default: a final
 	// assistant message to continue), "raw_prompt" (text completions
-	// only) or "none".
+	// only) or "none". The provider probes the engine when it first
+	// answers and continues no more than the engine honours.
 	Continuation string               `toml:"continuation"`
 	ID           string               `toml:"id"`           // catalog model ID (hex Merkle root)
 	WeightsHash  string               `toml:"weights_hash"` // hash of the weights actually served (hex)

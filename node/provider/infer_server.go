@@ -90,7 +90,7 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 		// OpenAI-compatible upstream does not expose.
 		return nil, errFrame(http.StatusBadRequest, terms.CodeCommitmentsUnavailable, "an upstream engine cannot produce logit commitments")
 	}
-	if mode := m.cfg.ContinuationMode(); up != nil && req.Continuation != "" && !upstream.CanContinue(mode, req.Chat) {
+	if mode := m.continuationMode(); up != nil && req.Continuation != "" && !upstream.CanContinue(mode, req.Chat) {
 		return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "this upstream engine (continuation = %q) cannot continue another provider's text", mode)
 	}
 	if eng == nil && up == nil {

@@ -24,6 +24,12 @@ type servedModel struct {
 	eng   inference.Engine
 	up    *upstream.Client // engine = "upstream"
 	err   error
+	// cont is the continuation mode the upstream engine was found to
+	// honour; empty until a probe was conclusive. contProbes counts the
+	// probes made, so an engine that keeps failing them is not asked for
+	// a generation every check.
+	cont       string
+	contProbes int
 }
 
 func (m *servedModel) upstream() *upstream.Client {

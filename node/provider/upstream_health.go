@@ -38,6 +38,9 @@ func (s *modelSet) checkUpstream(ctx context.Context, m *servedModel) {
 		return
 	}
 	err := up.Check(ctx)
+	if err == nil {
+		s.probeContinuation(ctx, m, up)
+	}
 	if ctx.Err() != nil {
 		return
 	}

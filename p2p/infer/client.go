@@ -40,6 +40,10 @@ type ClientConfig struct {
 	// StopGrace bounds the wait for the final frame after the token
 	// callback returned ErrStop; default 2 s.
 	StopGrace time.Duration
+	// Warm, if set, supplies a stream opened ahead of the call and is
+	// refilled after each answered one (see Warm); nil opens every stream
+	// on the call's path.
+	Warm *Warm
 }
 
 // defaultStopGrace is ClientConfig.StopGrace's default.
@@ -67,6 +71,9 @@ const inlineWriteLimit = 64 << 10
 // it arrives within cfg.StopGrace, always with an error wrapping ErrStop
 // (and the onToken error). WireStats count every byte, also those read
 // after the stop.
+//
+// With cfg.Warm the call goes on the stream the pool holds for p, if any,
+// and an answered call has the pool open p's next one.
 func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientConfig, onToken func(*TokenFrame) error) (*FinalFrame, WireStats, error) {
 	var st WireStats
 	if cfg.Network != req.Network {
@@ -98,6 +105,19 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 		wd.arm(cfg.FirstTokenTimeout, ErrFirstTokenTimeout)
 	}
 	defer wd.disarm()
+	if s := cfg.Warm.take(p); s != nil {
+		final, st, unused, err := exchange(ctx, s, wd, payload, cfg, onToken)
+		// A warm stream the provider dropped (it restarted, or the
+		// connection went) is reset before anything comes back: the call
+		// goes again, once, on a new stream. Sending a request twice
+		// costs nothing but the work: only a final frame is ever paid.
+		if !unused {
+			if err == nil {
+				cfg.Warm.refill(p)
+			}
+			return final, st, err
+		}
+	}
 	s, err := h.NewStream(sctx, p, ProtocolID)
 	if err != nil {
 		if cause := wd.cause(); cause != nil {
@@ -109,6 +129,17 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 		_ = s.Reset()
 		return nil, st, fmt.Errorf("infer: attach stream to service: %w", err)
 	}
+	final, st, _, err := exchange(ctx, s, wd, payload, cfg, onToken)
+	if err == nil {
+		cfg.Warm.refill(p)
+	}
+	return final, st, err
+}
+
+// exchange sends the encoded request on s and reads the answer. unused
+// reports a stream that ended before a single byte came back, while
+// neither the watchdog nor ctx had ended the call.
+func exchange(ctx context.Context, s network.Stream, wd *watchdog, payload []byte, cfg ClientConfig, onToken func(*TokenFrame) error) (final *FinalFrame, st WireStats, unused bool, err error) {
 	wd.setStream(s)
 	stopCtx := context.AfterFunc(ctx, func() { wd.fire(fmt.Errorf("infer: %w", context.Cause(ctx))) })
 	defer stopCtx()
@@ -133,10 +164,13 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 	final, answered, err := a.read()
 	st.FinishedAt = time.Now()
 	stopCtx()
-	wd.disarm()
+	unused = err != nil && !answered && cs.received.Load() == 0 && errors.Is(err, ErrNoFinal) && wd.cause() == nil && ctx.Err() == nil
+	if !unused {
+		wd.disarm() // else the first-token timer keeps running for the next stream
+	}
 	finishStream(s, rw, answered, &err)
 	st.BytesSent, st.BytesReceived = cs.sent.Load(), cs.received.Load()
-	return final, st, err
+	return final, st, unused, err
 }
 
 // requestWrite is the outcome of writing the request frame.

@@ -30,6 +30,15 @@
 // failure and when its context ends; a stream that ends without a Final or
 // Error frame is a cut stream (ErrNoFinal), never a complete answer.
 //
+// A gateway may open the stream ahead of the call (Warm, through
+// ClientConfig.Warm): after an answered call it opens and negotiates the
+// provider's next stream in the background, so the next call writes its
+// request at once and the provider's handler is already waiting for it. A
+// warm stream idles at most WarmIdle, well inside the server's
+// RequestTimeout; one the provider dropped (a restart) fails before any
+// answer, and the call then goes again on a new stream. Unregistering
+// resets the streams still waiting for their request.
+//
 // # Limits
 //
 // Request.Validate bounds a request: a 16-byte nonce, a 32-byte catalog

@@ -182,7 +182,13 @@ func (srv *server) handle(s network.Stream) {
 	_ = s.SetWriteDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
 	_ = s.SetReadDeadline(start.Add(srv.cfg.RequestTimeout))
 	r := bufio.NewReader(s)
+	// A client may open its stream ahead of the call (Warm): unregister
+	// must not wait a whole RequestTimeout for a request that never came.
+	stopRead := context.AfterFunc(srv.ctx, func() { _ = s.Reset() })
 	req, ef := srv.readRequest(s, r, log)
+	if !stopRead() {
+		return // unregistering: the stream is reset
+	}
 	if ef != nil {
 		srv.reject(s, ef)
 		return

@@ -105,6 +105,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 		// The chain cannot pay a machine nobody registered: the buyer opted
 		// in to an unregistered provider, which serves it unpaid.
 		g.keepReceipt(s, true, "unregistered provider: no payment record")
+		g.receiptDurable(ctx)
 		g.report(s, true, 0, units.InputTokens, units.OutputTokens)
 		endPayment(pspan, PaymentUnregistered, false, nil)
 		return res, nil
@@ -112,21 +113,26 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 	if g.payments != nil && bd.Total == 0 {
 		// A free call: nothing to pay, and no record can pay zero.
 		g.keepReceipt(s, true, "free call: no payment record")
+		g.receiptDurable(ctx)
 		g.report(s, true, 0, units.InputTokens, units.OutputTokens)
 		endPayment(pspan, PaymentFree, false, nil)
 		return res, nil
 	}
 	if g.payments != nil {
+		// The receipt is written first and made durable behind the
+		// record's own fsync: a gateway killed just after answering kept
+		// the signed record but lost the receipt (the soak's violation).
+		g.keepReceipt(s, true, "")
 		signed, err := g.signRecord(req.Payer, s, rd, rh, units, bd.Total)
 		if err != nil {
 			g.metrics.unsigned.Inc()
 			g.log.Error("sign payment record; the provider is owed this call", "payer", req.Payer, "provider", o.Peer,
 				"request", hex.EncodeToString(rd[:8]), "price", bd.Total, "err", err)
-			g.keepReceipt(s, true, "")
+			g.receiptDurable(ctx)
 			endPayment(pspan, PaymentChain, false, err)
 			return res, nil
 		}
-		g.keepReceipt(s, true, "")
+		g.receiptDurable(ctx)
 		res.Signed = signed
 		endPayment(pspan, PaymentChain, true, nil)
 	} else if g.ledger != nil {
@@ -171,6 +177,17 @@ func (g *Gateway) keepReceipt(s *stream, ok bool, problem string) {
 	}
 	if err := g.ledger.PutReceipt(s.req.Nonce, s.final.Receipt, g.receiptMeta(s, ok, problem)); err != nil {
 		g.log.Error("store receipt", "err", err)
+	}
+}
+
+// receiptDurable waits until the receipts kept so far are on disk, so no
+// buyer holds an answer whose receipt a crash of this node could lose.
+func (g *Gateway) receiptDurable(ctx context.Context) {
+	if g.ledger == nil {
+		return
+	}
+	if err := g.ledger.WaitDurable(context.WithoutCancel(ctx)); err != nil {
+		g.log.Error("store receipt: not durable", "err", err)
 	}
 }
 

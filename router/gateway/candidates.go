@@ -58,7 +58,7 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		}
 		var id [32]byte
 		copy(id[:], o.Model.ModelID)
-		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, units, req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), "")
+		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, units, req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), pricing.Digest{})
 		if err != nil {
 			continue
 		}

@@ -22,6 +22,10 @@ type Config struct {
 	// instead of being waited on; 0 disables each.
 	FirstTokenTimeout time.Duration `toml:"first_token_timeout"`
 	StallTimeout      time.Duration `toml:"stall_timeout"`
+	// StallMin is the shortest stall timeout a provider's own pace can
+	// bring StallTimeout down to (16 × its p95 gap between tokens, once
+	// known), so a silent provider is left in seconds, not StallTimeout.
+	StallMin time.Duration `toml:"stall_min"`
 	// MaxRetries is the number of failover rounds after the first.
 	MaxRetries int `toml:"max_retries"`
 	// Weights of the weighted strategy.
@@ -43,7 +47,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Surcharges: pricing.Surcharges{None: 0, Receipt: 1, Optimistic: 5, TEE: 20},
-		Deadline:   2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second,
+		Deadline:   2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second, StallMin: 2 * time.Second,
 		MaxRetries: 2, Weights: strategy.DefaultWeights, DefaultMaxTokens: 512, BuyerDefaults: DefaultBuyerLimits(),
 		Sessions: SessionConfig{MaxSessions: 10_000, MaxPerBuyer: 256, IdleTimeout: 30 * time.Minute, StandbyHorizon: time.Hour},
 	}
@@ -64,6 +68,9 @@ func (c Config) Validate(prefix string) error {
 	}
 	if c.StallTimeout < 0 || c.StallTimeout > c.Deadline {
 		bad("stall_timeout", "%s outside 0..deadline", c.StallTimeout)
+	}
+	if c.StallMin < 0 || c.StallMin > time.Hour {
+		bad("stall_min", "%s outside 0..1h (a stall_timeout below it wins)", c.StallMin)
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > 10 {
 		bad("max_retries", "%d outside 0..10", c.MaxRetries)

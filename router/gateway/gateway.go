@@ -77,6 +77,8 @@ type Ledger interface {
 	// PutReceipt keeps a receipt envelope by request nonce, with whether it
 	// verified and why not.
 	PutReceipt(nonce, envelope []byte, meta store.ReceiptMeta) error
+	// WaitDurable returns once every write made before it is on disk.
+	WaitDurable(ctx context.Context) error
 }
 
 // Gateway routes requests to providers.
@@ -90,6 +92,7 @@ type Gateway struct {
 	log       *slog.Logger
 	selector  *strategy.Selector
 	latency   *quantile.Set[peer.ID]
+	gaps      *gapTracker
 	samples   *latencyLog // the latest of what latency was fed, for plots
 	recent    *recentRing
 	breakers  *breaker.Set[peer.ID]
@@ -135,6 +138,10 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
+	gaps, err := newGapTracker()
+	if err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
 	brs, err := breaker.NewSet[peer.ID](d.Clock, rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), breaker.Config{})
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -152,7 +159,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: metrics: %w", err)
 	}
 	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
-		selector: sel, latency: lat, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
+		selector: sel, latency: lat, gaps: gaps, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
 		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
 		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing(),
 		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams}

@@ -60,6 +60,7 @@ type call struct {
 	peer      peer.ID
 	req       *infer.Request
 	start     time.Time
+	cfg       infer.ClientConfig
 	cancelled bool // ended because ctx was done
 	stopped   bool // ended by ErrStop
 }
@@ -87,7 +88,7 @@ type transport struct {
 	answered func(p peer.ID, req *infer.Request)
 }
 
-func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, _ infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error) {
+func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, cfg infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error) {
 	var st infer.WireStats
 	if err := req.Validate(); err != nil {
 		return nil, st, err
@@ -96,7 +97,7 @@ func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, _ 
 	fp := tr.provs[p]
 	n := tr.n[p]
 	tr.n[p]++
-	c := &call{peer: p, req: req, start: time.Now()}
+	c := &call{peer: p, req: req, start: time.Now(), cfg: cfg}
 	tr.calls = append(tr.calls, c)
 	tr.mu.Unlock()
 	sc := fp.script(n, req)
@@ -316,6 +317,11 @@ func (l *bubbleLedger) Balance(a string) (b uint64, err error) {
 
 func (l *bubbleLedger) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, env []byte, meta store.ReceiptMeta) (err error) {
 	l.do(func() { err = l.st.SettleWithReceipt(rec, nonce, env, meta) })
+	return err
+}
+
+func (l *bubbleLedger) WaitDurable(ctx context.Context) (err error) {
+	l.do(func() { err = l.st.WaitDurable(ctx) })
 	return err
 }
 

@@ -20,15 +20,25 @@ type Transport interface {
 // HostTransport calls providers over /tenzro/infer/1.0.0 from h, for
 // network (the p2p network name every request carries; a provider of
 // another network refuses it).
-func HostTransport(h host.Host, network string) Transport { return hostTransport{h, network} }
+func HostTransport(h host.Host, network string) Transport {
+	return hostTransport{h: h, network: network}
+}
+
+// WarmHostTransport is HostTransport taking each call's stream from warm
+// when it holds one for the provider (infer.Warm): the gateway's calls
+// then skip opening and negotiating the stream. The caller closes warm.
+func WarmHostTransport(h host.Host, network string, warm *infer.Warm) Transport {
+	return hostTransport{h: h, network: network, warm: warm}
+}
 
 type hostTransport struct {
 	h       host.Host
 	network string
+	warm    *infer.Warm
 }
 
 func (t hostTransport) Call(ctx context.Context, p peer.ID, req *infer.Request, cfg infer.ClientConfig, onToken func(*infer.TokenFrame) error) (*infer.FinalFrame, infer.WireStats, error) {
-	cfg.Network = t.network
+	cfg.Network, cfg.Warm = t.network, t.warm
 	return infer.Call(ctx, t.h, p, req, cfg, onToken)
 }
 

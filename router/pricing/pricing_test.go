@@ -97,7 +97,7 @@ func testQuote(t *testing.T) Quote {
 	model := [32]byte{0xAA, 1}
 	q, err := NewQuote(peer.ID("provider-1"), identity.MachineID{0x42}, model, card,
 		Units{InputTokens: 100, OutputTokens: 256}, terms.VerifyReceipt, sur,
-		time.Unix(1_800_000_000, 123_456_789), "")
+		time.Unix(1_800_000_000, 123_456_789), Digest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestQuoteDigestSensitivity(t *testing.T) {
 		"total":      func(q *Quote) { q.Breakdown.Total++ },
 		"surcharge":  func(q *Quote) { q.Breakdown.Surcharge++ },
 		"expiry":     func(q *Quote) { q.Expiry = q.Expiry.Add(time.Millisecond) },
-		"split rule": func(q *Quote) { q.SplitRule = "70/30" },
+		"split rule": func(q *Quote) { q.SplitRule = Digest{0x70, 0x30} },
 	}
 	seen := map[Digest]string{base.Digest: "base"}
 	for name, mut := range mutations {
@@ -180,14 +180,14 @@ func TestQuoteDigestSensitivity(t *testing.T) {
 
 func TestQuoteErrors(t *testing.T) {
 	exp := time.Unix(1_800_000_000, 0)
-	if _, err := NewQuote("", identity.MachineID{}, [32]byte{}, card, Units{}, terms.VerifyNone, sur, exp, ""); !errors.Is(err, ErrQuote) {
+	if _, err := NewQuote("", identity.MachineID{}, [32]byte{}, card, Units{}, terms.VerifyNone, sur, exp, Digest{}); !errors.Is(err, ErrQuote) {
 		t.Fatalf("empty provider: %v", err)
 	}
-	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, card, Units{}, terms.VerifyNone, sur, time.Time{}, ""); !errors.Is(err, ErrQuote) {
+	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, card, Units{}, terms.VerifyNone, sur, time.Time{}, Digest{}); !errors.Is(err, ErrQuote) {
 		t.Fatalf("no expiry: %v", err)
 	}
 	if _, err := NewQuote("p", identity.MachineID{}, [32]byte{}, terms.RateCard{InputTokens: math.MaxUint64},
-		Units{InputTokens: 2}, terms.VerifyNone, sur, exp, ""); !errors.Is(err, ErrOverflow) {
+		Units{InputTokens: 2}, terms.VerifyNone, sur, exp, Digest{}); !errors.Is(err, ErrOverflow) {
 		t.Fatalf("overflow: %v", err)
 	}
 	q := testQuote(t)

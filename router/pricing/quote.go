@@ -42,8 +42,10 @@ type Quote struct {
 	Breakdown Breakdown          `json:"breakdown"`
 	Expiry    time.Time          `json:"expires"`
 	// SplitRule optionally names the settlement split rule the quote is
-	// offered under; empty means the network default.
-	SplitRule string `json:"split_rule,omitempty"`
+	// offered under: the hash of the plan legs (consensus/ledger
+	// SplitRuleHash); a settlement plan citing this quote must use exactly
+	// that rule. Zero names none.
+	SplitRule Digest `json:"split_rule,omitzero"`
 	// Digest is ComputeDigest's result when the quote was made.
 	Digest Digest `json:"digest"`
 }
@@ -51,7 +53,7 @@ type Quote struct {
 // NewQuote prices units on card and returns the quote with its digest.
 // Expiry is truncated to the millisecond, the precision the digest covers.
 func NewQuote(provider peer.ID, machine identity.MachineID, model [32]byte, card terms.RateCard,
-	u Units, level terms.Verification, s Surcharges, expiry time.Time, splitRule string) (Quote, error) {
+	u Units, level terms.Verification, s Surcharges, expiry time.Time, splitRule Digest) (Quote, error) {
 	if provider == "" {
 		return Quote{}, fmt.Errorf("%w: empty provider", ErrQuote)
 	}
@@ -81,7 +83,7 @@ type quoteWire struct {
 	Level     terms.Verification `cbor:"6,keyasint"`
 	Breakdown Breakdown          `cbor:"7,keyasint"`
 	ExpiryMs  int64              `cbor:"8,keyasint"`
-	SplitRule string             `cbor:"9,keyasint,omitempty"`
+	SplitRule []byte             `cbor:"9,keyasint,omitempty"` // 32 bytes, or absent when the quote names no rule
 }
 
 // Encode returns the quote's deterministic CBOR (Core Deterministic
@@ -90,7 +92,10 @@ type quoteWire struct {
 func (q Quote) Encode() ([]byte, error) {
 	w := quoteWire{Domain: QuoteDomain, Provider: []byte(q.Provider), Machine: q.Machine[:],
 		Model: q.Model[:], Units: q.Units, Level: q.Level, Breakdown: q.Breakdown,
-		ExpiryMs: q.Expiry.UnixMilli(), SplitRule: q.SplitRule}
+		ExpiryMs: q.Expiry.UnixMilli()}
+	if q.SplitRule != (Digest{}) {
+		w.SplitRule = q.SplitRule[:]
+	}
 	b, err := cborx.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("pricing: encode quote: %w", err)

@@ -46,6 +46,12 @@ type accountView struct {
 		Deposit uint64 `json:"deposit"`
 		Claimed uint64 `json:"claimed"`
 	} `json:"streams"`
+	Plans []struct {
+		ID       string `json:"id"`
+		Total    uint64 `json:"total"`
+		Legs     []any  `json:"legs"`
+		Deadline int64  `json:"deadline"`
+	} `json:"plans"`
 }
 
 func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -70,6 +76,9 @@ func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	}
 	for _, s := range a.Streams {
 		fmt.Fprintf(tw, "stream\t%s to %s: %d micro-units/h, %d of %d claimed\n", shortHex(s.ID), shortHex(s.Payee), s.Rate, s.Claimed, s.Deposit)
+	}
+	for _, p := range a.Plans {
+		fmt.Fprintf(tw, "plan\t%s: %d micro-units to %d legs, undecided (payer may abort after height %d)\n", shortHex(p.ID), p.Total, len(p.Legs), p.Deadline)
 	}
 	return tw.Flush()
 }

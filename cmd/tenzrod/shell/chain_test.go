@@ -11,7 +11,8 @@ func TestChainCommands(t *testing.T) {
 	acct := strings.Repeat("ab", 32)
 	node.result("tenzro_getAccount", []byte(`{"account":"`+acct+`","exists":true,"balance":1000000,"nonce":3,"height":42,`+
 		`"escrows":[{"balance":700,"settler":"`+strings.Repeat("cd", 32)+`","pending":200,"unlock_height":99}],`+
-		`"streams":[{"id":"`+strings.Repeat("ee", 32)+`","payee":"`+strings.Repeat("ff", 32)+`","rate":3600,"deposit":500,"claimed":20}]}`))
+		`"streams":[{"id":"`+strings.Repeat("ee", 32)+`","payee":"`+strings.Repeat("ff", 32)+`","rate":3600,"deposit":500,"claimed":20}],`+
+		`"plans":[{"id":"`+strings.Repeat("aa", 32)+`","total":900,"legs":[{},{}],"deadline":77,"status":"open"}]}`))
 	node.result("tenzro_listValidators", []byte(`[{"operator":"`+strings.Repeat("01", 32)+`","cons_pub_key":"AAEC","stake":300000000,"power":300},`+
 		`{"operator":"`+strings.Repeat("02", 32)+`","cons_pub_key":"AwQF","stake":100000000,"power":100}]`))
 	node.result("tenzro_getStanding", []byte(`{"machine_id":"beef","height":9,"standing_bp":7550,"bond_live":true,"bond":500,`+
@@ -34,6 +35,9 @@ func TestChainCommands(t *testing.T) {
 	}
 	if got := strings.Join(lineWith(t, out, "stream"), " "); !strings.Contains(got, "3600 micro-units/h, 20 of 500 claimed") {
 		t.Errorf("stream line %q", got)
+	}
+	if got := strings.Join(lineWith(t, out, "plan"), " "); !strings.Contains(got, "900 micro-units to 2 legs, undecided (payer may abort after height 77)") {
+		t.Errorf("plan line %q", got)
 	}
 	if calls := node.callsTo("tenzro_getAccount"); len(calls) != 1 || !strings.Contains(string(calls[0].Params), `"account":"`+acct+`"`) {
 		t.Errorf("getAccount calls %+v", calls)

@@ -25,14 +25,14 @@ func TestCompletion(t *testing.T) {
 	}
 	c := newCompleter(s)
 	for line, want := range map[string][]string{
-		"":                      {"account ", "dht ", "exit ", "help ", "info ", "metrics ", "payments ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "session ", "standing ", "tail ", "topics ", "validators "},
+		"":                      {"account ", "dht ", "dispute ", "disputes ", "exit ", "help ", "info ", "metrics ", "payments ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "session ", "standing ", "tail ", "topics ", "validators "},
 		"p":                     {"ayments ", "eers ", "ricefeed ", "roviders "},
 		"payments ":             {"payer ", "provider "},
 		"rpc tenzro_getPay":     {"ments "},
 		"  ta":                  {"il "},
 		"dht ":                  {"providers "},
 		"dht p":                 {"roviders "},
-		"help d":                {"ht "},
+		"help d":                {"ht ", "ispute ", "isputes "},
 		"help dht ":             {"providers "},
 		"tail ":                 {"/tenzro/devnet/announce/1 ", "/tenzro/devnet/heartbeat/1 ", "/tenzro/devnet/price-obs/1 ", "announce ", "heartbeat ", "price-obs "},
 		"tail h":                {"eartbeat "},

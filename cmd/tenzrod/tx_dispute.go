@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// newTxModelCmd is `tenzrod tx model`: a validator's declaration of the
+// weights it holds.
+func newTxModelCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "model",
+		Short: "Declare (or drop) a model's weights a validator holds, to sit on its dispute committees",
+	}
+	var (
+		o     txOpts
+		model string
+		drop  bool
+	)
+	declare := &cobra.Command{
+		Use:     "declare --key VALIDATOR_ACCOUNT_KEY --model ID [--drop]",
+		Short:   "Declare that this validator holds model ID's weights (--drop: no longer)",
+		Example: "  tenzrod tx model declare --key ~/.tenzrod/validator/account.key --model 5f…2c",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if model == "" {
+				return fmt.Errorf("--model is required: the catalog model ID (64 hex digits)")
+			}
+			id, err := consensus.ParseHash(model)
+			if err != nil {
+				return fmt.Errorf("--model: %w", err)
+			}
+			s, err := o.open(cmd)
+			if err != nil {
+				return err
+			}
+			what := "declare holding model " + id.String()
+			if drop {
+				what = "drop model " + id.String()
+			}
+			return s.submit(what, &ledger.ModelDeclare{ModelID: id, Holds: !drop})
+		},
+	}
+	o.register(declare)
+	declare.Flags().StringVar(&model, "model", "", "catalog model ID, 64 hex digits (required)")
+	declare.Flags().BoolVar(&drop, "drop", false, "withdraw the declaration")
+	cmd.AddCommand(declare)
+	return cmd
+}
+
+// newTxDisputeCmd is `tenzrod tx dispute`: open a dispute, vote on one.
+func newTxDisputeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "dispute",
+		Short: "Dispute a settled optimistic answer, or vote on a dispute as a committee member",
+		Long: `open bonds --bond micro-units against a settled record (--payer, --request)
+whose optimistic answer does not match the weights: --evidence is a JSON file
+{"receipt": base64 envelope, "proofs": base64, "tokens": [ids], "input": base64}.
+The chain checks the receipt is the one settled and the proofs are the ones
+it signs. The next block's hash seeds a committee of validators holding the
+model (never the accused operator). The dispute ID is printed.
+
+vote is a member's vote: --commit first (within the commit phase), then
+--reveal with the same --verdict and --salt once the commit phase ended.
+tenzro_getDispute shows the phases, the committee and the evidence.`,
+	}
+	cmd.AddCommand(newTxDisputeOpenCmd(), newTxDisputeVoteCmd())
+	return cmd
+}
+
+func newTxDisputeOpenCmd() *cobra.Command {
+	var (
+		o                      txOpts
+		payer, request, evFile string
+		bond                   amountFlag
+	)
+	cmd := &cobra.Command{
+		Use:   "open --key FILE --payer ACCOUNT --request DIGEST --evidence FILE --bond N",
+		Short: "Open a dispute over a settled record's optimistic answer; prints the dispute ID",
+		Example: `  # evidence.json: {"receipt":"<base64 envelope>","proofs":"<base64>","tokens":[791,318,…],"input":"<base64>"}
+  tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := accountFlag("payer", payer)
+			if err != nil {
+				return err
+			}
+			if p == (consensus.AccountID{}) {
+				return fmt.Errorf("--payer is required: the record's payer account")
+			}
+			d, err := consensus.ParseHash(request)
+			if err != nil {
+				return fmt.Errorf("--request: the record's request digest: %w", err)
+			}
+			b, err := bond.required("bond")
+			if err != nil {
+				return err
+			}
+			if evFile == "" {
+				return fmt.Errorf("--evidence is required: a JSON file with the receipt, proofs and tokens")
+			}
+			raw, err := os.ReadFile(evFile)
+			if err != nil {
+				return fmt.Errorf("--evidence: %w", err)
+			}
+			var ev ledger.DisputeEvidence
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&ev); err != nil {
+				return fmt.Errorf("--evidence %s: %w", evFile, err)
+			}
+			subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: p, RequestDigest: d}
+			s, err := o.open(cmd)
+			if err != nil {
+				return err
+			}
+			if err := s.submit(fmt.Sprintf("dispute request %s of %s with bond %d", d, p, b),
+				&ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: b}); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "%-10s %s\n", "dispute", ledger.DisputeID(subj))
+			return nil
+		},
+	}
+	o.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&payer, "payer", "", "the disputed record's payer account (required)")
+	f.StringVar(&request, "request", "", "the disputed record's request digest, 64 hex digits (required)")
+	f.StringVar(&evFile, "evidence", "", "JSON file: receipt, proofs, tokens, input (required)")
+	f.Var(&bond, "bond", "micro-units bonded, at least the chain's dispute_min_bond (required)")
+	return cmd
+}
+
+func newTxDisputeVoteCmd() *cobra.Command {
+	var (
+		o                    txOpts
+		id, verdict, saltHex string
+		round                uint8
+		commit, reveal       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "vote --key VALIDATOR_ACCOUNT_KEY --id DISPUTE --round N --verdict guilty|innocent|abstain --salt HEX (--commit | --reveal)",
+		Short: "Commit to, then reveal, a committee member's verdict",
+		Example: `  tenzrod tx dispute vote --key account.key --id 0b…7f --round 1 --verdict guilty --salt $(openssl rand -hex 32) --commit
+  tenzrod tx dispute vote --key account.key --id 0b…7f --round 1 --verdict guilty --salt SAME_HEX --reveal`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			did, err := consensus.ParseHash(id)
+			if err != nil {
+				return fmt.Errorf("--id: %w", err)
+			}
+			var v ledger.Verdict
+			if err := v.UnmarshalText([]byte(verdict)); err != nil || v == ledger.VerdictNone {
+				return fmt.Errorf("--verdict %q: want guilty, innocent or abstain", verdict)
+			}
+			salt, err := consensus.ParseHash(saltHex)
+			if err != nil {
+				return fmt.Errorf("--salt: a secret of 64 hex digits, the same for commit and reveal: %w", err)
+			}
+			if commit == reveal {
+				return fmt.Errorf("give exactly one of --commit and --reveal")
+			}
+			if round != 1 && round != 2 {
+				return fmt.Errorf("--round %d: want 1 or 2", round)
+			}
+			s, err := o.open(cmd)
+			if err != nil {
+				return err
+			}
+			vote := &ledger.DisputeVote{ID: did, Round: round}
+			if commit {
+				vote.Commitment = ledger.VoteCommitment(did, round, s.account, v, salt)
+				return s.submit(fmt.Sprintf("commit to a vote on dispute %s round %d", did, round), vote)
+			}
+			vote.Reveal = &ledger.VoteReveal{Verdict: v, Salt: salt}
+			return s.submit(fmt.Sprintf("reveal %s on dispute %s round %d", v, did, round), vote)
+		},
+	}
+	o.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&id, "id", "", "dispute ID, 64 hex digits (required)")
+	f.Uint8Var(&round, "round", 1, "committee round, 1 or 2")
+	f.StringVar(&verdict, "verdict", "", "guilty | innocent | abstain (required)")
+	f.StringVar(&saltHex, "salt", "", "secret salt, 64 hex digits, the same for commit and reveal (required)")
+	f.BoolVar(&commit, "commit", false, "send the commitment")
+	f.BoolVar(&reveal, "reveal", false, "reveal the committed vote")
+	return cmd
+}

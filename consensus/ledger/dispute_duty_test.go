@@ -1,0 +1,50 @@
+package ledger_test
+
+import (
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// TestMemberDuties follows one member through a round on a real ledger:
+// nothing before the draw, commit during the commit phase, nothing once
+// committed until the reveal phase, reveal then, nothing after; a
+// validator off the committee never has a duty.
+func TestMemberDuties(t *testing.T) {
+	n := newDisputeNet(t, []int64{10, 10, 10}, false)
+	n.declareAll()
+	ev := n.answer(t, 0)
+	id, tx := n.open(n.settle(t, 100, ev)[0], ev)
+	n.block(tx)
+	duties := func(who ledger.AccountID) []ledger.Duty {
+		return ledger.MemberDuties([]ledger.Dispute{n.dispute(id)}, who, n.c.l.Height()+1)
+	}
+	if got := duties(n.c.vals[0].Account()); len(got) != 0 {
+		t.Fatalf("duties before the draw: %+v", got)
+	}
+	n.block()
+	d := n.dispute(id)
+	cur := d.Current()
+	me := n.signerOf(cur.Members[0].Validator)
+	for _, v := range n.c.vals {
+		if v.Account() != cur.Members[0].Validator && v.Account() != cur.Members[1].Validator && len(duties(v.Account())) != 0 {
+			t.Fatalf("a validator off the committee has duties %+v", duties(v.Account()))
+		}
+	}
+	got := duties(me.Account())
+	if len(got) != 1 || got[0].Action != ledger.DutyCommit || got[0].Model != n.model || got[0].Deadline != cur.CommitEnd || got[0].Round != 1 {
+		t.Fatalf("duties in the commit phase: %+v", got)
+	}
+	c := ledger.VoteCommitment(id, 1, me.Account(), ledger.VerdictAbstain, salt(me.Account()))
+	n.block(n.c.sign(me, &ledger.DisputeVote{ID: id, Round: 1, Commitment: c}))
+	if got := duties(me.Account()); len(got) != 1 || got[0].Action != ledger.DutyReveal || got[0].Deadline != cur.RevealEnd {
+		t.Fatalf("duties after committing, at the reveal phase: %+v", got)
+	}
+	n.block(n.c.sign(me, &ledger.DisputeVote{ID: id, Round: 1, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictAbstain, Salt: salt(me.Account())}}))
+	if got := duties(me.Account()); len(got) != 0 {
+		t.Fatalf("duties after revealing: %+v", got)
+	}
+	if d := n.dispute(id); d.Current().Members[0].Vote != ledger.VerdictAbstain {
+		t.Fatalf("abstention not recorded: %+v", d.Current().Members[0])
+	}
+}

@@ -1,0 +1,43 @@
+package ledger_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// FuzzDisputeEvidence: against a settled optimistic record, a dispute
+// whose receipt or proofs are any other bytes is refused as bad evidence
+// (or as malformed or too large before that), never opened and never an
+// internal error; the settled receipt with its own proofs opens one.
+func FuzzDisputeEvidence(f *testing.F) {
+	n := newDisputeNet(f, []int64{10, 10, 10}, false)
+	n.declareAll()
+	good := n.answer(f, 0)
+	digest := n.settle(f, 100, good)[0]
+	f.Add(good.Receipt, good.Proofs, uint8(3))
+	f.Add(good.Receipt, []byte{0, 0, 0, 1}, uint8(1))
+	f.Add(good.Receipt[:len(good.Receipt)-1], good.Proofs, uint8(1))
+	f.Add([]byte{0xa0}, good.Proofs, uint8(0))
+	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}
+	nonce := n.c.account(n.disputer.Account()).Nonce // try drops its block: the nonce stays
+	f.Fuzz(func(t *testing.T, rcpt, proofs []byte, tokens uint8) {
+		n.c.t = t // the chain's helpers report to the running input
+		ev := ledger.DisputeEvidence{Receipt: rcpt, Proofs: proofs, Tokens: make([]uint32, tokens)}
+		raw, err := n.disputer.SignTx(nonce, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := n.try(raw)
+		valid := bytes.Equal(rcpt, good.Receipt) && bytes.Equal(proofs, good.Proofs) && tokens > 0
+		switch {
+		case valid && code != ledger.CodeOK:
+			t.Fatalf("the settled answer's evidence refused: %v", code)
+		case !valid && code == ledger.CodeOK:
+			t.Fatalf("evidence %x / %x opened a dispute", rcpt, proofs)
+		case !valid && code != ledger.CodeBadEvidence && code != ledger.CodeMalformed && code != ledger.CodeTooLarge:
+			t.Fatalf("bad evidence refused with %v", code)
+		}
+	})
+}

@@ -1,0 +1,255 @@
+package ledger_test
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// disputeNet is a chain with validators of given powers, a registered
+// provider machine, a buyer's escrow with itself and a funded disputer.
+type disputeNet struct {
+	c        *chain
+	model    ledger.Hash32
+	m        *machine
+	operator *ledger.Signer
+	buyer    *ledger.Signer
+	disputer *ledger.Signer
+	hash     func(height int64) ledger.Hash32 // block hashes the chain is finalized with
+	// mirror is a second node's ledger from the same genesis, fed the
+	// same blocks: every block must leave both with the same state root.
+	mirror *ledger.Ledger
+}
+
+const disputeBond = 1_000_000
+
+func disputeParams() ledger.Params {
+	p := testParams()
+	p.MinServingBond = 1_000_000
+	p.DisputeMinBond = 500
+	p.DisputeWindowBlocks = 20
+	p.DisputeCommittee = 2
+	p.DisputeVerdictBlocks = 4 // commits in the draw block and the next, reveals in the two after
+	p.DisputeSlashBP = 1000
+	p.DisputeRewardBP = 4000
+	p.DisputeStandingHours = 2
+	return p
+}
+
+// newDisputeNet starts a chain whose validators have the given powers
+// (validator i's operator is seedKey("validator", i)); operatorIsVal makes
+// validator 0 also the provider's operator.
+func newDisputeNet(t testing.TB, powers []int64, operatorIsVal bool) *disputeNet {
+	t.Helper()
+	return newDisputeNetWith(t, disputeParams(), powers, operatorIsVal)
+}
+
+func newDisputeNetWith(t testing.TB, params ledger.Params, powers []int64, operatorIsVal bool) *disputeNet {
+	t.Helper()
+	n := &disputeNet{model: ledger.Hash32{0xd1, 0x5b}, m: newMachine(t)}
+	n.hash = ledger.StandInBlockHash
+	var accts []ledger.GenesisAccount
+	var g ledger.GenesisAccount
+	n.buyer, g = signer("dispute-buyer", 1<<40)
+	accts = append(accts, g)
+	n.disputer, g = signer("disputer", 1<<30)
+	accts = append(accts, g)
+	var vals []*ledger.Signer
+	var gvals []ledger.GenesisValidator
+	for i, p := range powers {
+		s := ledger.NewSigner(seedKey("validator", i), testChain)
+		vals = append(vals, s)
+		gvals = append(gvals, ledger.GenesisValidator{Operator: s.Account(),
+			ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: uint64(p) * ledger.PowerUnit})
+	}
+	if operatorIsVal {
+		n.operator = vals[0]
+		accts = append(accts, ledger.GenesisAccount{Account: vals[0].Account(), Balance: 1 << 30})
+	} else {
+		n.operator, g = signer("dispute-operator", 1<<30)
+		accts = append(accts, g)
+	}
+	l, err := ledger.Open("", slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	n.c = &chain{t: t, l: l, now: genesisTime, vals: vals}
+	gen := ledger.AppGenesis{Params: params, Accounts: accts, Validators: gvals}
+	if _, _, err := l.InitChain(testChain, genesisTime, 1, gen); err != nil {
+		t.Fatal(err)
+	}
+	if n.mirror, err = ledger.Open("", slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = n.mirror.Close() })
+	if _, _, err := n.mirror.InitChain(testChain, genesisTime, 1, gen); err != nil {
+		t.Fatal(err)
+	}
+	n.block(n.c.sign(n.operator, n.m.register(t, n.operator, 10_000_000, 0)),
+		n.c.sign(n.buyer, &ledger.EscrowFund{Amount: 1 << 30}))
+	return n
+}
+
+// block finalizes txs with n.hash's block hash and fails unless each applied.
+func (n *disputeNet) block(txs ...[]byte) ledger.BlockResult {
+	n.c.t.Helper()
+	res := n.blockCodes(txs...)
+	for i, r := range res.Txs {
+		if r.Code != ledger.CodeOK {
+			n.c.t.Fatalf("block %d tx %d: code %v: %s", n.c.l.Height(), i, r.Code, r.Log)
+		}
+	}
+	return res
+}
+
+// blockCodes finalizes and commits txs on the chain and its mirror,
+// checks both reach the same state root, and returns the outcomes.
+func (n *disputeNet) blockCodes(txs ...[]byte) ledger.BlockResult {
+	n.c.t.Helper()
+	c := n.c
+	c.now = c.now.Add(time.Second)
+	h := c.l.Height() + 1
+	var res ledger.BlockResult
+	for i, l := range []*ledger.Ledger{c.l, n.mirror} {
+		r, err := l.FinalizeHashed(h, c.now, n.hash(h), txs)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if err := l.Commit(); err != nil {
+			c.t.Fatal(err)
+		}
+		if i == 0 {
+			res = r
+		} else if string(r.AppHash) != string(res.AppHash) {
+			c.t.Fatalf("block %d: the mirror node's state root %x differs from %x", h, r.AppHash, res.AppHash)
+		}
+	}
+	return res
+}
+
+// try finalizes one tx on a copy of the next block (dropped) and returns its code.
+func (n *disputeNet) try(tx []byte) ledger.Code {
+	n.c.t.Helper()
+	h := n.c.l.Height() + 1
+	res, err := n.c.l.FinalizeHashed(h, n.c.now.Add(time.Second), n.hash(h), [][]byte{tx})
+	if err != nil {
+		n.c.t.Fatal(err)
+	}
+	return res.Txs[0].Code
+}
+
+// answer is an optimistic answer's evidence: a real receipt signed by the
+// machine's session with the commitment hash of proofs.
+func (n *disputeNet) answer(t testing.TB, i int) ledger.DisputeEvidence {
+	t.Helper()
+	proofs := commit.Encode(nil)
+	ch := commit.Hash(nil)
+	nonce := sha256.Sum256(fmt.Appendf(nil, "nonce-%d", i))
+	mid := n.m.machineID()
+	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.peerID),
+		Nonce: nonce[:16], InputCommitment: nonce[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: 3},
+		CommitmentHash: ch[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
+	env, err := receipt.Sign(n.m.session, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ledger.DisputeEvidence{Receipt: env, Proofs: proofs, Tokens: []uint32{5, 6, 7}, Input: []byte("prompt")}
+}
+
+// settle settles one record per evidence, each priced price, and returns
+// the request digests.
+func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvidence) []ledger.Hash32 {
+	t.Helper()
+	var recs []ledger.PaymentRecord
+	var digests []ledger.Hash32
+	for i, e := range evs {
+		d := ledger.Hash32(sha256.Sum256(fmt.Appendf(nil, "request-%d-%d", n.c.l.Height(), i)))
+		digests = append(digests, d)
+		recs = append(recs, signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
+			RequestDigest: d, Price: price, ReceiptHash: sha256.Sum256(e.Receipt), Receipt: e.Receipt, Units: 3,
+			ExpiryHeight: n.c.l.Height() + 50}))
+	}
+	wantSkipped(t, n.block(n.c.sign(n.operator, &ledger.Settlement{Records: recs})).Txs[0], len(recs), nil)
+	return digests
+}
+
+func (n *disputeNet) declareAll() {
+	var txs [][]byte
+	for _, v := range n.c.vals {
+		txs = append(txs, n.c.sign(v, &ledger.ModelDeclare{ModelID: n.model, Holds: true}))
+	}
+	n.block(txs...)
+}
+
+func (n *disputeNet) open(digest ledger.Hash32, ev ledger.DisputeEvidence) (ledger.Hash32, []byte) {
+	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}
+	return ledger.DisputeID(subj), n.c.sign(n.disputer, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
+}
+
+func (n *disputeNet) dispute(id ledger.Hash32) ledger.Dispute {
+	n.c.t.Helper()
+	var d ledger.Dispute
+	if !n.c.get(ledger.KeyDispute(id), &d) {
+		n.c.t.Fatalf("dispute %s not in state", id)
+	}
+	return d
+}
+
+func (n *disputeNet) signerOf(a ledger.AccountID) *ledger.Signer {
+	for _, v := range n.c.vals {
+		if v.Account() == a {
+			return v
+		}
+	}
+	n.c.t.Fatalf("no validator %s", a)
+	return nil
+}
+
+func salt(a ledger.AccountID) ledger.Hash32 { return sha256.Sum256(append([]byte("salt"), a[:]...)) }
+
+// vote has every member of the current round commit to its verdict in
+// one block, waits for the reveal phase and reveals in another; members
+// without a verdict in votes stay silent.
+func (n *disputeNet) vote(id ledger.Hash32, votes map[ledger.AccountID]ledger.Verdict) {
+	n.c.t.Helper()
+	d := n.dispute(id)
+	cur := d.Current()
+	var commits, reveals [][]byte
+	for _, m := range cur.Members {
+		v, ok := votes[m.Validator]
+		if !ok {
+			continue
+		}
+		s := n.signerOf(m.Validator)
+		commits = append(commits, n.c.sign(s, &ledger.DisputeVote{ID: id, Round: cur.Round,
+			Commitment: ledger.VoteCommitment(id, cur.Round, m.Validator, v, salt(m.Validator))}))
+	}
+	n.block(commits...)
+	for n.c.l.Height() < cur.CommitEnd {
+		n.block()
+	}
+	for _, m := range cur.Members {
+		if v, ok := votes[m.Validator]; ok {
+			reveals = append(reveals, n.c.sign(n.signerOf(m.Validator), &ledger.DisputeVote{ID: id, Round: cur.Round,
+				Reveal: &ledger.VoteReveal{Verdict: v, Salt: salt(m.Validator)}}))
+		}
+	}
+	n.block(reveals...)
+}
+
+func everyone(d ledger.Dispute, v ledger.Verdict) map[ledger.AccountID]ledger.Verdict {
+	out := map[ledger.AccountID]ledger.Verdict{}
+	for _, m := range d.Current().Members {
+		out[m.Validator] = v
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package ledger
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+)
+
+// commitmentDomain prefixes the proofs a logit commitment hash covers
+// (inference/commit Hash): the chain checks a dispute's proofs are the
+// ones the receipt signed without importing the engine.
+const commitmentDomain = "tenzro/logit-commitment/v1\x00"
+
+// declareModel adds the signing validator to a model's holders, or
+// removes it.
+func (r *txRun) declareModel(p *ModelDeclare) error {
+	v, err := r.activeValidator()
+	if err != nil {
+		return err
+	}
+	var h ModelHolders
+	if _, err := Load(r.st, KeyModelHolders(p.ModelID), &h); err != nil {
+		return err
+	}
+	i, found := slices.BinarySearchFunc(h.Validators, v.Operator, func(a, b AccountID) int { return bytes.Compare(a[:], b[:]) })
+	switch {
+	case p.Holds && !found:
+		h.Validators = slices.Insert(h.Validators, i, v.Operator)
+	case !p.Holds && found:
+		h.Validators = slices.Delete(h.Validators, i, i+1)
+	default:
+		return nil
+	}
+	r.log = fmt.Sprintf("validator %s holds model %s: %v", v.Operator, p.ModelID, p.Holds)
+	if len(h.Validators) == 0 {
+		r.st.Del(KeyModelHolders(p.ModelID))
+		return nil
+	}
+	return Save(r.st, KeyModelHolders(p.ModelID), h)
+}
+
+// eligible returns the validators with power that declared model, less
+// the accused operator.
+func (r *txRun) eligible(model Hash32, accused AccountID) ([]Candidate, error) {
+	var h ModelHolders
+	if _, err := Load(r.st, KeyModelHolders(model), &h); err != nil {
+		return nil, err
+	}
+	var out []Candidate
+	for _, op := range h.Validators {
+		if op == accused {
+			continue
+		}
+		v, ok, err := r.validator(op)
+		if err != nil {
+			return nil, err
+		}
+		if ok && v.Power > 0 {
+			out = append(out, Candidate{Validator: op, Power: v.Power})
+		}
+	}
+	return out, nil
+}
+
+// openDispute checks the subject and its evidence, takes the bond and
+// queues the dispute for its committee draw in the next block (whose hash
+// is the seed, unknown to anyone when the dispute is signed).
+func (r *txRun) openDispute(p *DisputeOpen) error {
+	if p.Bond < r.params.DisputeMinBond {
+		return reject(CodeBondTooLow, "dispute bond %d below the minimum %d", p.Bond, r.params.DisputeMinBond)
+	}
+	if p.Subject.Kind == SubjectExpertBatch {
+		return reject(CodeBadEvidence, "expert-batch disputes need batches stored on chain, which this chain does not keep yet")
+	}
+	var rec SettledRecord
+	ok, err := Load(r.st, KeyRecord(p.Subject.Payer, p.Subject.RequestDigest), &rec)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return reject(CodeBadEvidence, "no settled record of payer %s for request %s", p.Subject.Payer, p.Subject.RequestDigest)
+	}
+	if end := rec.Height + int64(r.params.DisputeWindowBlocks); r.blk.Height > end {
+		return reject(CodeDisputeWindow, "record settled at height %d may be disputed up to height %d, block is %d", rec.Height, end, r.blk.Height)
+	}
+	model, err := checkEvidence(&rec, &p.Evidence)
+	if err != nil {
+		return err
+	}
+	prov, err := r.provider(rec.Record.Provider)
+	if err != nil {
+		return err
+	}
+	id := DisputeID(p.Subject)
+	if seen, err := r.st.Get(KeyDispute(id)); err != nil {
+		return err
+	} else if seen != nil {
+		return reject(CodeDuplicate, "record %s of %s is already disputed (%s)", p.Subject.RequestDigest, p.Subject.Payer, id)
+	}
+	var act ActiveDisputes
+	if _, err := Load(r.st, keyActiveDisputes, &act); err != nil {
+		return err
+	}
+	if len(act.IDs) >= MaxActiveDisputes {
+		return reject(CodeTooManyDisputes, "%d disputes are open, limit %d", len(act.IDs), MaxActiveDisputes)
+	}
+	cands, err := r.eligible(model, prov.Operator)
+	if err != nil {
+		return err
+	}
+	if len(cands) == 0 {
+		return reject(CodeNoCommittee, "no validator other than the accused operator %s declared model %s", prov.Operator, model)
+	}
+	if err := r.debit(r.tx.Body.Signer, p.Bond, "dispute bond"); err != nil {
+		return err
+	}
+	prov.OpenDisputes++
+	if err := Save(r.st, KeyProvider(prov.MachineID), prov); err != nil {
+		return err
+	}
+	act.IDs = append(act.IDs, id)
+	if err := Save(r.st, keyActiveDisputes, act); err != nil {
+		return err
+	}
+	d := Dispute{ID: id, Subject: p.Subject, Disputer: r.tx.Body.Signer, Bond: p.Bond, Provider: prov.MachineID,
+		Operator: prov.Operator, Model: model, Settler: rec.Record.Settler, Credited: rec.Record.Price - min(rec.Fee, rec.Record.Price),
+		OpenHeight: r.blk.Height, Status: DisputeDrawing}
+	if err := Save(r.st, KeyDisputeEvidence(id), p.Evidence); err != nil {
+		return err
+	}
+	r.data = append([]byte(nil), id[:]...)
+	r.log = fmt.Sprintf("dispute %s opened against machine %s with bond %d", id, prov.MachineID, p.Bond)
+	return Save(r.st, KeyDispute(id), d)
+}
+
+// checkEvidence checks that the evidence is the record's optimistic
+// answer: the receipt is the one settled, signs a commitment hash, names
+// the record's machine, and the proofs hash to that commitment. It returns
+// the receipt's model. The receipt's signature was verified when the
+// record settled and its hash binds the same bytes.
+func checkEvidence(rec *SettledRecord, e *DisputeEvidence) (Hash32, error) {
+	var model Hash32
+	if got := Hash32(sha256.Sum256(e.Receipt)); got != rec.Record.ReceiptHash {
+		return model, reject(CodeBadEvidence, "receipt hashes to %s, the settled record's is %s", got, rec.Record.ReceiptHash)
+	}
+	_, rc, err := receipt.Parse(e.Receipt)
+	if err != nil {
+		return model, reject(CodeBadEvidence, "receipt: %v", err)
+	}
+	if !bytes.Equal(rc.MachineID, rec.Record.Provider[:]) {
+		return model, reject(CodeBadEvidence, "receipt names machine %x, the record's provider is %s", rc.MachineID, rec.Record.Provider)
+	}
+	if len(rc.CommitmentHash) != len(model) {
+		return model, reject(CodeBadEvidence, "receipt carries no logit commitment: the answer was not optimistic")
+	}
+	if h := sha256.Sum256(cat(commitmentDomain, e.Proofs)); !bytes.Equal(h[:], rc.CommitmentHash) {
+		return model, reject(CodeBadEvidence, "proofs hash to %x, the receipt signs %x", h, rc.CommitmentHash)
+	}
+	if len(e.Tokens) == 0 {
+		return model, reject(CodeBadEvidence, "no generated token IDs to re-execute")
+	}
+	copy(model[:], rc.ModelID)
+	return model, nil
+}
+
+// voteDispute records a member's commitment or reveal; a reveal that
+// brings one verdict to 2/3 of the committee's power resolves the dispute.
+func (r *txRun) voteDispute(p *DisputeVote) error {
+	var d Dispute
+	ok, err := Load(r.st, KeyDispute(p.ID), &d)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return reject(CodeUnknownDispute, "no dispute %s", p.ID)
+	}
+	cur := d.Current()
+	if d.Status != DisputeVoting || cur == nil || cur.Round != p.Round {
+		return reject(CodeWrongPhase, "dispute %s is %s (%d rounds), not voting in round %d", d.ID, d.Status, len(d.Rounds), p.Round)
+	}
+	signer := r.tx.Body.Signer
+	mi := slices.IndexFunc(cur.Members, func(m CommitteeMember) bool { return m.Validator == signer })
+	if mi < 0 {
+		return reject(CodeNotMember, "%s is not on round %d of dispute %s", signer, cur.Round, d.ID)
+	}
+	m := &cur.Members[mi]
+	h := r.blk.Height
+	if p.Reveal == nil {
+		switch {
+		case h > cur.CommitEnd:
+			return reject(CodeWrongPhase, "dispute %s round %d took commitments up to height %d, block is %d", d.ID, cur.Round, cur.CommitEnd, h)
+		case m.Commitment != (Hash32{}):
+			return reject(CodeAlreadyVoted, "%s already committed on dispute %s round %d", signer, d.ID, cur.Round)
+		}
+		m.Commitment = p.Commitment
+		r.log = fmt.Sprintf("dispute %s round %d: %s committed", d.ID, cur.Round, signer)
+		return Save(r.st, KeyDispute(d.ID), d)
+	}
+	switch {
+	case h <= cur.CommitEnd || h > cur.RevealEnd:
+		return reject(CodeWrongPhase, "dispute %s round %d takes reveals at heights %d..%d, block is %d", d.ID, cur.Round, cur.CommitEnd+1, cur.RevealEnd, h)
+	case m.Commitment == (Hash32{}):
+		return reject(CodeBadReveal, "%s committed nothing on dispute %s round %d", signer, d.ID, cur.Round)
+	case m.Vote != VerdictNone:
+		return reject(CodeAlreadyVoted, "%s already revealed on dispute %s round %d", signer, d.ID, cur.Round)
+	case VoteCommitment(d.ID, cur.Round, signer, p.Reveal.Verdict, p.Reveal.Salt) != m.Commitment:
+		return reject(CodeBadReveal, "reveal of %s does not open its commitment %s", signer, m.Commitment)
+	}
+	m.Vote = p.Reveal.Verdict
+	r.log = fmt.Sprintf("dispute %s round %d: %s voted %s", d.ID, cur.Round, signer, m.Vote)
+	if v := cur.verdict(); v != VerdictNone {
+		return r.resolve(&d, v)
+	}
+	return Save(r.st, KeyDispute(d.ID), d)
+}
+
+// verdict is guilty or innocent once revealed votes for it hold at least
+// 2/3 of the round's power, VerdictNone otherwise.
+func (rd *DisputeRound) verdict() Verdict {
+	var total, guilty, innocent int64
+	for _, m := range rd.Members {
+		total += m.Power
+		switch m.Vote {
+		case VerdictGuilty:
+			guilty += m.Power
+		case VerdictInnocent:
+			innocent += m.Power
+		}
+	}
+	switch {
+	case total == 0:
+		return VerdictNone
+	case !mulGT(2*total, 1, 3*guilty, 1): // 3 × guilty ≥ 2 × total
+		return VerdictGuilty
+	case !mulGT(2*total, 1, 3*innocent, 1):
+		return VerdictInnocent
+	}
+	return VerdictNone
+}
