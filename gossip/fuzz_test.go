@@ -50,6 +50,10 @@ func FuzzValidateAnnouncement(f *testing.F) {
 	now := time.Now()
 	p := newTestProvider(f, now)
 	f.Add(p.seal(f, KindAnnounce, p.announcement(now)))
+	holder := p.announcement(now)
+	holder.Models = nil
+	holder.Experts = []ExpertOffer{{ModelID: testModelID[:], Layers: []uint32{0, 1}, Experts: []uint32{2}, PricePerToken: 3}}
+	f.Add(p.seal(f, KindAnnounce, holder))
 	f.Add(p.seal(f, KindHeartbeat, p.heartbeat(now)))
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {

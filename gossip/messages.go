@@ -59,6 +59,10 @@ type Announcement struct {
 	// HPKE key is bound to the machine because the announcement is signed
 	// by its certified session key.
 	Standby *StandbyOffer `cbor:"8,keyasint,omitempty" json:"standby,omitempty"`
+	// Experts are the MoE experts this machine holds for serving nodes
+	// (DESIGN.md, Mixture of experts across holders); a machine holding
+	// only experts announces no models.
+	Experts []ExpertOffer `cbor:"9,keyasint,omitempty" json:"experts,omitempty"`
 }
 
 // StandbyOffer is what a provider asks to stand by warm for a session.
@@ -139,8 +143,11 @@ func (a *Announcement) Check() error {
 	if a.Capacity > maxCapacityValue {
 		return fmt.Errorf("%w: capacity out of range", errInvalid)
 	}
-	if len(a.Models) == 0 || len(a.Models) > maxModels {
-		return fmt.Errorf("%w: %d models (want 1..%d)", errInvalid, len(a.Models), maxModels)
+	if (len(a.Models) == 0 && len(a.Experts) == 0) || len(a.Models) > maxModels {
+		return fmt.Errorf("%w: %d models (want 1..%d, or 0 with experts)", errInvalid, len(a.Models), maxModels)
+	}
+	if err := checkExpertOffers(a.Experts); err != nil {
+		return err
 	}
 	if a.Standby != nil && len(a.Standby.HPKEKey) != StandbyKeySize {
 		return fmt.Errorf("%w: standby.hpke_key must be %d bytes", errInvalid, StandbyKeySize)

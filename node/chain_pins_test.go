@@ -37,6 +37,9 @@ func newChainNet(t testing.TB, nv, np, nu int, params consensus.Params, valOpts 
 type chainExtra struct {
 	funded   map[consensus.AccountID]uint64
 	provOpts []func(*Config)
+	// selfEscrow opens each provider's operator an escrow with itself as
+	// settler (a serving provider paying its expert holders).
+	selfEscrow bool
 }
 
 func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extra chainExtra, valOpts ...func(*Config)) *chainNet {
@@ -64,6 +67,10 @@ func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extr
 		provs[i] = testConfig(t, RoleProvider, "software", nil)
 		provs[i].Chain.Enabled, provs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		c.spec.Funded[accountKey(t, provs[i])] = 10 * params.MinServingBond
+		if extra.selfEscrow {
+			op := accountKey(t, provs[i])
+			c.spec.Escrows = append(c.spec.Escrows, consensus.GenesisEscrow{Payer: op, Settler: op, Amount: testBuyerEscrow})
+		}
 		for _, o := range extra.provOpts {
 			o(&provs[i])
 		}

@@ -21,6 +21,7 @@ var configTemplate = template.Must(template.New("config").Funcs(template.FuncMap
 	"levels": quoteLevels,
 	"dur":    func(d time.Duration) string { return strconv.Quote(d.String()) },
 	"float":  tomlFloat,
+	"uints":  uintList,
 }).Parse(`# tenzrod node configuration. Flags given on the command line override it.
 # Relative paths are relative to this file's directory (the node's --home).
 
@@ -255,7 +256,28 @@ fee_per_hour = {{.Provider.Standby.FeePerHour}}
 key_file = {{q .Provider.Standby.KeyFile}}
 max_sessions = {{.Provider.Standby.MaxSessions}}
 claim_interval = {{dur .Provider.Standby.ClaimInterval}}
-{{range .Provider.Models}}
+
+[provider.remote_experts]
+# Served embedded MoE models whose experts run at the holders other
+# providers announce ([[provider.experts]]): each layer's batches go to
+# each holder at once, every receipt is verified before its rows are used,
+# a holder silent past timeout is retired for the batch, and on a chain
+# each holder is paid from this operator's escrow with itself.
+models = {{list .Provider.RemoteExperts.Models}}
+timeout = {{dur .Provider.RemoteExperts.Timeout}}
+holder_ttl = {{dur .Provider.RemoteExperts.HolderTTL}}
+{{range .Provider.Experts}}
+# Experts of a MoE model held for other providers, computed from the
+# model directory (verified against model, the catalog ID).
+[[provider.experts]]
+model = {{q .Model}}
+dir = {{q .Dir}}
+layers = {{uints .Layers}}
+experts = {{uints .Experts}}
+# Micro-units per expert-token (one row computed by one expert).
+price_per_token = {{.PricePerToken}}
+{{end}}
+{{- range .Provider.Models}}
 [[provider.models]]
 name = {{q .Name}}
 # Model directory served by the embedded engine (its catalog root is the
@@ -375,4 +397,13 @@ func WriteConfig(cfg Config, force bool) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	return f.Close()
+}
+
+// uintList renders indices as a TOML array.
+func uintList(v []uint32) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatUint(uint64(x), 10)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -135,12 +135,13 @@ type recordSink struct {
 	c       *settle.Collector
 	p       *provider.Provider
 	machine identity.MachineID
+	self    peer.ID // this node's peer: an expert receipt must bind it
 	certs   *identity.CertCache
 	clock   clock.Clock
 }
 
-func newRecordSink(c *settle.Collector, p *provider.Provider, machine identity.MachineID, clk clock.Clock) recordSink {
-	return recordSink{c: c, p: p, machine: machine, certs: identity.NewCertCache(64), clock: clk}
+func newRecordSink(c *settle.Collector, p *provider.Provider, machine identity.MachineID, self peer.ID, clk clock.Clock) recordSink {
+	return recordSink{c: c, p: p, machine: machine, self: self, certs: identity.NewCertCache(64), clock: clk}
 }
 
 func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
@@ -168,6 +169,9 @@ func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	if rec == nil || len(rec.Receipt) == 0 || rec.Provider != s.machine {
 		return nil
+	}
+	if isExpertReceipt(rec.Receipt) {
+		return s.checkExpertReceipt(rec)
 	}
 	// The usual case costs a lookup: the very receipt this provider
 	// signed for the request (the collector checks the envelope hashes to

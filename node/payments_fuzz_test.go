@@ -33,7 +33,7 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 
 	mock := clock.NewMock()
 	mock.Set(now)
-	sink := newRecordSink(nil, nil, m, mock)
+	sink := newRecordSink(nil, nil, m, "", mock)
 	if err := sink.checkReceipt(&ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}); err != nil {
 		f.Fatalf("the genuine receipt refused: %v", err)
 	}
@@ -98,7 +98,7 @@ func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 // after a session's first).
 func BenchmarkRecordSinkReceipt(b *testing.B) {
 	m, env, rd := sinkReceiptSeed(b)
-	sink := newRecordSink(nil, nil, m, clock.New())
+	sink := newRecordSink(nil, nil, m, "", clock.New())
 	rec := &ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}
 	for b.Loop() {
 		if err := sink.checkReceipt(rec); err != nil {

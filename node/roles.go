@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -35,15 +36,27 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		}
 		n.parts = append(n.parts, collector)
 		d.Payments, d.Escrow = collector, escrowReader(n.chain)
+		if len(n.cfg.Provider.RemoteExperts.Models) > 0 {
+			if d.ExpertPayments, err = n.expertOutbox(acct); err != nil {
+				return err
+			}
+		}
 	}
 	var err error
 	if n.provider, err = provider.New(n.cfg.Provider, d); err != nil {
 		return err
 	}
 	n.parts = append(n.parts, n.provider)
+	// The provider's table of expert holders learns from the same
+	// verified announcements as the router's table.
+	prov := n.provider
+	n.gossip.OnAnnouncement(func(a *gossip.VerifiedAnnouncement) {
+		n.table.ApplyAnnouncement(a)
+		prov.ApplyAnnouncement(a)
+	})
 	if collector != nil {
 		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network},
-			newRecordSink(collector, n.provider, n.id.MachineID(), n.clock), n.log)
+			newRecordSink(collector, n.provider, n.id.MachineID(), n.host.ID(), n.clock), n.log)
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}

@@ -40,6 +40,7 @@ child; none is left behind.`,
 	f.IntVar(&o.Gateways, "gateways", 1, "number of gateways")
 	f.StringVar(&o.Network, "network", "devnet", "network name")
 	f.StringVar(&o.KeyBackend, "key-backend", "tpm-sim", "identity backend of validators and providers (gateways use software)")
+	f.IntVar(&o.MoEHolders, "moe-holders", 0, "expert holders to add beyond --providers: the providers then also serve a generated MoE model (tenzro-devnet-moe) with its experts at the holders, each expert at two")
 	f.BoolVar(&o.Fresh, "fresh", true, "delete DIR's previous nodes first (keys included)")
 	f.DurationVar(&probe, "probe-interval", probe, "how often each validator probes every registered, live provider for the price feed; 0s turns probes off")
 	cmd.AddCommand(newDevnetAddProviderCmd())

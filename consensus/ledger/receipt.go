@@ -11,6 +11,11 @@ import (
 // ReceiptDomain is the identity.Envelope domain of a provider's receipt.
 const ReceiptDomain = "tenzro/v1/receipt"
 
+// ExpertReceiptDomain is the domain of an expert holder's receipt
+// (p2p/expert): a serving provider's record paying a holder carries one,
+// signed by the holder's machine like any receipt.
+const ExpertReceiptDomain = "tenzro/v1/expert-receipt"
+
 // MaxReceiptBytes bounds one receipt envelope carried by a payment record
 // (a receipt envelope with its session certificate is about 7 KB).
 const MaxReceiptBytes = 16 << 10
@@ -42,8 +47,8 @@ func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.Machi
 	if err != nil {
 		return reject(CodeBadReceipt, "record %d: %v", i, err)
 	}
-	if env.Domain != ReceiptDomain {
-		return reject(CodeBadReceipt, "record %d: envelope domain %q, want %q", i, env.Domain, ReceiptDomain)
+	if env.Domain != ReceiptDomain && env.Domain != ExpertReceiptDomain {
+		return reject(CodeBadReceipt, "record %d: envelope domain %q, want %q or %q", i, env.Domain, ReceiptDomain, ExpertReceiptDomain)
 	}
 	var key [64]byte
 	h := env.Cert.Hash()

@@ -29,6 +29,11 @@ type Options struct {
 	ModelID *inference.ModelID
 	// Expert runs MoE expert batches (default: locally).
 	Expert ExpertFunc
+	// ExpertLayer, when set, runs every expert batch of an MoE layer in
+	// one call (it takes precedence over Expert), so a caller sending
+	// experts to remote holders can send each holder one request per
+	// layer. Results do not depend on which of the two runs them.
+	ExpertLayer ExpertLayerFunc
 	// CacheBytes is the prefix cache's budget of KV state (see Prefill);
 	// 0 takes DefaultCacheBytes, a negative value turns the cache off.
 	// Results do not depend on it.
@@ -137,6 +142,13 @@ func New(m *Model, id inference.ModelID, opts Options) *Engine {
 	}
 }
 
+// newSequence starts a sequence with the engine's threads and expert hooks.
+func (e *Engine) newSequence(maxLen int) *Sequence {
+	s := e.m.NewSequence(e.opts.Threads, maxLen, e.opts.Expert)
+	s.layer = e.opts.ExpertLayer
+	return s
+}
+
 // Model returns the loaded model.
 func (e *Engine) Model() *Model { return e.m }
 
@@ -197,7 +209,7 @@ func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]in
 	if len(all)+1 > e.opts.MaxContext {
 		return nil, fmt.Errorf("llm: score: %d tokens exceed the context length %d", len(all)+1, e.opts.MaxContext)
 	}
-	seq := e.m.NewSequence(e.opts.Threads, len(all), e.opts.Expert)
+	seq := e.newSequence(len(all))
 	out := make([][]inference.LogProb, 0, len(output))
 	for i := 0; i < len(all); i += e.opts.PrefillChunk {
 		end := min(i+e.opts.PrefillChunk, len(all))

@@ -13,6 +13,7 @@ type Sequence struct {
 	m       *Model
 	threads int
 	expert  ExpertFunc
+	layer   ExpertLayerFunc // when set, runs every expert batch of a layer in one call
 	maxLen  int
 	n       int         // positions in the cache
 	k, v    [][]float32 // per layer: positions x KVDim

@@ -211,3 +211,16 @@ func (ld *loader) vector(name string, n int) []float32 {
 // engine calls it for every expert batch of an MoE layer; the default runs
 // the expert locally (Model.ExpertForward). A remote holder can stand in.
 type ExpertFunc func(ctx context.Context, layer, expert int, rows [][]float32) ([][]float32, error)
+
+// ExpertBatch is the batch of one expert in an MoE layer: the input rows
+// of the positions routed to it, in position order.
+type ExpertBatch struct {
+	Expert    int
+	Positions []int // each row's position in the sequence (what a holder's receipt names)
+	Rows      [][]float32
+}
+
+// ExpertLayerFunc runs every expert batch of MoE layer l at once (batches
+// in ascending expert order, each expert at most once) and returns one
+// result per batch, in order, each one output row per input row.
+type ExpertLayerFunc func(ctx context.Context, layer int, batches []ExpertBatch) ([][][]float32, error)

@@ -53,39 +53,32 @@ func (s *Sequence) moe(ctx context.Context, l int, in, out []float32, B int) err
 	ids, wts := s.route(layer, in, B)
 	k := s.m.Cfg.ExpertsUsed
 	results := make([][]float32, B*k) // [row*k+rank]
+	var batches []ExpertBatch
+	var slots [][]int // per batch: the result slot of each row
 	for e := range layer.Experts {
-		var rows []int
-		var slots []int
+		var rows [][]float32
+		var sl, pos []int
 		for b := 0; b < B; b++ {
 			for r, id := range ids[b] {
 				if id == e {
-					rows = append(rows, b)
-					slots = append(slots, b*k+r)
+					rows = append(rows, in[b*dim:(b+1)*dim:(b+1)*dim])
+					sl = append(sl, b*k+r)
+					pos = append(pos, s.n+b)
 				}
 			}
 		}
-		if len(rows) == 0 {
-			continue
+		if len(rows) > 0 {
+			batches = append(batches, ExpertBatch{Expert: e, Positions: pos, Rows: rows})
+			slots = append(slots, sl)
 		}
-		batch := make([][]float32, len(rows))
-		for i, b := range rows {
-			batch[i] = in[b*dim : (b+1)*dim : (b+1)*dim]
-		}
-		var res [][]float32
-		var err error
-		if s.expert != nil {
-			res, err = s.expert(ctx, l, e, batch)
-			if err == nil {
-				err = checkRows(res, len(batch), dim)
-			}
-			if err != nil {
-				return fmt.Errorf("llm: layer %d expert %d: %w", l, e, err)
-			}
-		} else {
-			res = s.runExpert(layer.Experts[e], batch)
-		}
-		for i, slot := range slots {
-			results[slot] = res[i]
+	}
+	res, err := s.runBatches(ctx, l, layer, batches)
+	if err != nil {
+		return err
+	}
+	for i, sl := range slots {
+		for j, slot := range sl {
+			results[slot] = res[i][j]
 		}
 	}
 	clear(out[:B*dim])
@@ -96,6 +89,43 @@ func (s *Sequence) moe(ctx context.Context, l int, in, out []float32, B int) err
 		}
 	}
 	return nil
+}
+
+// runBatches runs the expert batches of layer l: through the layer hook in
+// one call, else expert by expert through the expert hook or locally.
+func (s *Sequence) runBatches(ctx context.Context, l int, layer *Layer, batches []ExpertBatch) ([][][]float32, error) {
+	dim := s.m.Cfg.Dim
+	if s.layer != nil {
+		res, err := s.layer(ctx, l, batches)
+		if err == nil && len(res) != len(batches) {
+			err = fmt.Errorf("expert hook returned %d results for %d batches", len(res), len(batches))
+		}
+		for i := 0; err == nil && i < len(res); i++ {
+			if err = checkRows(res[i], len(batches[i].Rows), dim); err != nil {
+				err = fmt.Errorf("expert %d: %w", batches[i].Expert, err)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("llm: layer %d: %w", l, err)
+		}
+		return res, nil
+	}
+	res := make([][][]float32, len(batches))
+	for i, b := range batches {
+		if s.expert == nil {
+			res[i] = s.runExpert(layer.Experts[b.Expert], b.Rows)
+			continue
+		}
+		r, err := s.expert(ctx, l, b.Expert, b.Rows)
+		if err == nil {
+			err = checkRows(r, len(b.Rows), dim)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("llm: layer %d expert %d: %w", l, b.Expert, err)
+		}
+		res[i] = r
+	}
+	return res, nil
 }
 
 func checkRows(rows [][]float32, n, dim int) error {

@@ -91,3 +91,41 @@ func TestExpertHook(t *testing.T) {
 		t.Fatal("hook returning too few rows accepted")
 	}
 }
+
+func TestExpertLayerHook(t *testing.T) {
+	o := moeOptions()
+	req := inference.GenerateRequest{Messages: chat("Tell me about markets"), Sampling: inference.Sampling{Temperature: 0.8, Seed: 4, MaxTokens: 24}}
+	local := generate(t, open(t, o, llm.Options{}), req)
+	var calls, batches atomic.Int64
+	var m *llm.Model
+	hooked := open(t, o, llm.Options{ExpertLayer: func(ctx context.Context, layer int, in []llm.ExpertBatch) ([][][]float32, error) {
+		calls.Add(1)
+		batches.Add(int64(len(in)))
+		out := make([][][]float32, len(in))
+		for i, b := range in {
+			if i > 0 && b.Expert <= in[i-1].Expert {
+				t.Errorf("batches not in ascending expert order: %d after %d", b.Expert, in[i-1].Expert)
+			}
+			var err error
+			if out[i], err = m.ExpertForward(layer, b.Expert, b.Rows, 1); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}})
+	m = hooked.Model()
+	remote := generate(t, hooked, req)
+	if !reflect.DeepEqual(local.tokens, remote.tokens) {
+		t.Fatal("experts run through the layer hook changed the generation")
+	}
+	// One call per MoE layer per forward pass, each with every expert used.
+	if calls.Load() == 0 || calls.Load()%int64(o.Layers) != 0 || batches.Load() < calls.Load() {
+		t.Fatalf("%d layer calls with %d batches for %d layers", calls.Load(), batches.Load(), o.Layers)
+	}
+	short := open(t, o, llm.Options{ExpertLayer: func(_ context.Context, _ int, in []llm.ExpertBatch) ([][][]float32, error) {
+		return make([][][]float32, len(in)-1), nil
+	}})
+	if _, err := short.Generate(context.Background(), req, func(inference.Token) error { return nil }); err == nil {
+		t.Fatal("layer hook returning too few batches accepted")
+	}
+}

@@ -18,7 +18,7 @@ func (e *Engine) sequence(key string, tokens []int, reuse, maxLen int) (seq *Seq
 			// the context length rather than to this answer's bound.
 			maxLen = e.opts.MaxContext
 		}
-		return e.m.NewSequence(e.opts.Threads, maxLen, e.opts.Expert), 0
+		return e.newSequence(maxLen), 0
 	}
 	seq.setMaxLen(e.opts.MaxContext)
 	return seq, cached

@@ -149,6 +149,7 @@ func (s *Sequence) truncate(n int) {
 // positions of s, with s's limits.
 func (s *Sequence) clonePrefix(n int) *Sequence {
 	c := s.m.NewSequence(s.threads, s.maxLen, s.expert)
+	c.layer = s.layer
 	c.grow(n)
 	kv := s.m.Cfg.KVDim()
 	for l := range s.k {

@@ -138,16 +138,25 @@ func (p *providerLoop) run(ctx context.Context) {
 func (p *providerLoop) announce(ctx context.Context) {
 	cfg := p.p.cfg
 	offers := p.models.offers()
-	if len(offers) == 0 {
+	experts := p.p.holder.offers()
+	if len(offers) == 0 && len(experts) == 0 {
 		return // nothing to announce until a model's ID is known
 	}
 	m := p.p.d.Identity.MachineID()
 	an := &gossip.Announcement{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
 		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
-		Standby: p.p.sess.offer(),
+		Standby: p.p.sess.offer(), Experts: experts,
 	}
 	p.publish(ctx, gossip.KindAnnounce, an)
+}
+
+// kick asks for an announcement soon (held experts finished loading).
+func (p *providerLoop) kick() {
+	select {
+	case p.joined <- struct{}{}:
+	default: // an announcement is already due
+	}
 }
 
 func (p *providerLoop) heartbeat(ctx context.Context) {

@@ -48,6 +48,11 @@ type Config struct {
 	// Standby is [provider.standby]: standing by as a session successor.
 	Standby StandbyConfig `toml:"standby"`
 	Models  []ModelConfig `toml:"models"`
+	// Experts are [[provider.experts]]: MoE experts held for other
+	// providers (expert_config.go); RemoteExperts is
+	// [provider.remote_experts]: served models whose experts run at holders.
+	Experts       []ExpertConfig      `toml:"experts"`
+	RemoteExperts RemoteExpertsConfig `toml:"remote_experts"`
 }
 
 // ModelConfig is one served model.
@@ -78,7 +83,7 @@ type ModelConfig struct {
 func DefaultConfig() Config {
 	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second,
 		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6,
-		RecordWait: 3 * time.Second, Standby: DefaultStandbyConfig()}
+		RecordWait: 3 * time.Second, Standby: DefaultStandbyConfig(), RemoteExperts: DefaultRemoteExpertsConfig()}
 }
 
 // Validate checks the section, naming each bad key.
@@ -116,9 +121,10 @@ func (p Config) Validate() error {
 	if err := p.Standby.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if len(p.Models) == 0 {
-		errs = append(errs, errors.New("provider.models: a provider must serve at least one model"))
+	if len(p.Models) == 0 && len(p.Experts) == 0 {
+		errs = append(errs, errors.New("provider.models: a provider must serve at least one model or hold experts ([[provider.experts]])"))
 	}
+	errs = append(errs, p.validateExperts()...)
 	for i, m := range p.Models {
 		if _, err := m.Offer(); err != nil {
 			errs = append(errs, fmt.Errorf("provider.models[%d]: %w", i, err))

@@ -48,6 +48,7 @@ func (m *servedModel) snapshot() (gossip.ModelOffer, gossip.ModelState, inferenc
 // (cold → warming → warm) so the provider heartbeats while it loads.
 type modelSet struct {
 	log      *slog.Logger
+	remote   *remoteExperts // nil: every model runs its experts locally
 	models   []*servedModel
 	slots    chan struct{} // capacity: requests served at once
 	inFlight atomic.Int32
@@ -57,8 +58,8 @@ type modelSet struct {
 	changed, recheck chan struct{}
 }
 
-func newModelSet(cfg Config, path func(string) string, log *slog.Logger) (*modelSet, error) {
-	s := &modelSet{log: log, slots: make(chan struct{}, cfg.Capacity),
+func newModelSet(cfg Config, path func(string) string, log *slog.Logger, remote *remoteExperts) (*modelSet, error) {
+	s := &modelSet{log: log, remote: remote, slots: make(chan struct{}, cfg.Capacity),
 		changed: make(chan struct{}, 1), recheck: make(chan struct{}, 1)}
 	for i, mc := range cfg.Models {
 		o, err := mc.Offer()
@@ -101,7 +102,18 @@ func (s *modelSet) load(ctx context.Context) {
 			copy(id[:], b)
 			opts.ModelID = &id
 		}
-		eng, err := llm.Open(m.dir, opts)
+		remote := s.remote.wants(m.cfg)
+		if remote {
+			opts.ExpertLayer = s.remote.hook(m)
+		}
+		var eng inference.Engine
+		le, err := llm.Open(m.dir, opts)
+		if err == nil {
+			eng = le
+			if remote {
+				eng, err = s.remote.ready(m, le)
+			}
+		}
 		m.mu.Lock()
 		if err != nil {
 			m.err, m.state = err, gossip.StateCold

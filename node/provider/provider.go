@@ -54,6 +54,9 @@ type Deps struct {
 	// ForgetPin drops the gossip pin of a peer once its registration
 	// commits, so the chain's record is read afresh.
 	ForgetPin func(peer.ID)
+	// ExpertPayments, with a chain, pays the expert holders of served
+	// models running remote experts (nil: holders are not paid).
+	ExpertPayments ExpertPayments
 	// Registerer takes the role's metrics (a private registry when nil).
 	Registerer prometheus.Registerer
 }
@@ -68,6 +71,8 @@ type Provider struct {
 	loop   *providerLoop
 	server *inferServer
 	sess   *sessions
+	holder *expertHolder  // nil without [[provider.experts]]
+	remote *remoteExperts // nil without [provider.remote_experts] models
 	parts  []lifecycle
 }
 
@@ -97,8 +102,11 @@ func New(cfg Config, d Deps) (*Provider, error) {
 		d.Path = func(p string) string { return p }
 	}
 	p := &Provider{cfg: cfg, d: d}
+	if len(cfg.RemoteExperts.Models) > 0 {
+		p.remote = newRemoteExperts(p)
+	}
 	var err error
-	if p.models, err = newModelSet(cfg, d.Path, d.Log); err != nil {
+	if p.models, err = newModelSet(cfg, d.Path, d.Log, p.remote); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	p.loop = newProviderLoop(p, p.models)
@@ -106,7 +114,18 @@ func New(cfg Config, d Deps) (*Provider, error) {
 	if p.sess, err = newSessions(p); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
-	p.parts = []lifecycle{p.loop, p.sess, p.server}
+	p.parts = []lifecycle{p.loop, p.sess}
+	if p.remote != nil {
+		// Stopped after the server: calls finishing then still pay.
+		p.parts = append(p.parts, p.remote)
+	}
+	p.parts = append(p.parts, p.server)
+	if len(cfg.Experts) > 0 {
+		if p.holder, err = newExpertHolder(p); err != nil {
+			return nil, fmt.Errorf("provider: %w", err)
+		}
+		p.parts = append(p.parts, p.holder)
+	}
 	if d.Chain != nil {
 		p.parts = append(p.parts, newRegistrar(p))
 	}
@@ -136,6 +155,10 @@ func (p *Provider) Stop(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// ApplyAnnouncement takes a verified announcement into the table of
+// expert holders (a no-op unless a served model runs remote experts).
+func (p *Provider) ApplyAnnouncement(a *gossip.VerifiedAnnouncement) { p.remote.apply(a) }
 
 // Backend is the provider's own OpenAI routes: its models, served here.
 func (p *Provider) Backend() openai.Backend { return localBackend{set: p.models} }

@@ -117,6 +117,10 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		case node.RoleProvider:
 			c.Chain.Role = node.ChainFollower
 			spec.Funded[account] = OperatorChainBalance
+			if len(c.Provider.RemoteExperts.Models) > 0 {
+				// It pays its expert holders from its escrow with itself.
+				spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
+			}
 		default:
 			c.Chain.Role = node.ChainFollower
 			// A gateway signs transactions of its own as its buyers'

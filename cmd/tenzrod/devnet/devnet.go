@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tenzrod/tenzrod/node"
@@ -29,6 +30,10 @@ type Options struct {
 	// ProbeInterval is the validators' [router] probe_interval; nil keeps
 	// the node default, 0 turns probes off.
 	ProbeInterval *time.Duration
+	// MoEHolders, when not 0, adds that many expert-holder processes
+	// beyond Providers and a generated MoE model the providers serve with
+	// its experts at the holders (moe.go).
+	MoEHolders int
 }
 
 // Validate checks the options.
@@ -42,6 +47,9 @@ func (o Options) Validate() error {
 	}
 	if o.Providers < 0 || o.Providers > 32 {
 		errs = append(errs, fmt.Errorf("devnet: --providers %d outside 0..32", o.Providers))
+	}
+	if err := checkMoEHolders(o.MoEHolders); err != nil {
+		errs = append(errs, err)
 	}
 	if o.Gateways < 0 || o.Gateways > 8 {
 		errs = append(errs, fmt.Errorf("devnet: --gateways %d outside 0..8", o.Gateways))
@@ -145,7 +153,9 @@ func Run(ctx context.Context, o Options) error {
 	for _, p := range plans {
 		switch p.entry.Role {
 		case string(node.RoleProvider):
-			providers++
+			if !strings.HasPrefix(p.entry.Name, holderPrefix) { // holders serve no model
+				providers++
+			}
 		case string(node.RoleGateway):
 			gateway = p
 		}

@@ -41,19 +41,27 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 		_ = os.Remove(filepath.Join(o.Dir, ManifestFile))
 	}
 	type spec struct {
-		name string
-		role node.Role
-		idx  int
+		name   string
+		role   node.Role
+		idx    int
+		holder bool // an expert holder (--moe-holders), role provider
 	}
 	var specs []spec
 	for i := 0; i < o.Validators; i++ {
-		specs = append(specs, spec{fmt.Sprintf("validator-%d", i), node.RoleValidator, i})
+		specs = append(specs, spec{fmt.Sprintf("validator-%d", i), node.RoleValidator, i, false})
 	}
 	for i := 0; i < o.Providers; i++ {
-		specs = append(specs, spec{fmt.Sprintf("provider-%d", i), node.RoleProvider, i})
+		specs = append(specs, spec{fmt.Sprintf("provider-%d", i), node.RoleProvider, i, false})
+	}
+	for i := 0; i < o.MoEHolders; i++ {
+		specs = append(specs, spec{fmt.Sprintf("%s%d", holderPrefix, i), node.RoleProvider, i, true})
 	}
 	for i := 0; i < o.Gateways; i++ {
-		specs = append(specs, spec{fmt.Sprintf("gateway-%d", i), node.RoleGateway, i})
+		specs = append(specs, spec{fmt.Sprintf("gateway-%d", i), node.RoleGateway, i, false})
+	}
+	moe, err := newMoEPlan(o)
+	if err != nil {
+		return nil, chainInfo{}, err
 	}
 	modelDir := filepath.Join(o.Dir, "models", node.DevnetModelName)
 	modelID, err := node.EnsureDevnetModel(modelDir)
@@ -85,6 +93,9 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			// Every router holds the devnet model's tokenizer and bills
 			// its own token counts.
 			cfg.Router.Tokenizers = []node.TokenizerConfig{{Dir: modelDir, ID: modelID}}
+			if moe != nil {
+				moe.tokenizer(&cfg)
+			}
 		}
 		if s.role == node.RoleValidator && o.ProbeInterval != nil {
 			cfg.Router.ProbeInterval = *o.ProbeInterval
@@ -97,6 +108,12 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			// is its own operator), so a session with continuity gets one
 			// and its standby stream's claims land on the devnet chain.
 			cfg.Provider.Standby.Enabled, cfg.Provider.Standby.FeePerHour = true, 3600
+			switch {
+			case s.holder:
+				moe.holder(&cfg, s.idx)
+			case moe != nil:
+				moe.serving(&cfg)
+			}
 		}
 		if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 			return nil, chainInfo{}, fmt.Errorf("devnet: %w", err)

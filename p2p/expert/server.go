@@ -1,0 +1,165 @@
+package expert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// ErrNotHeld is what a Computer returns (wrapped) for an expert it does
+// not hold; the holder answers CodeNotHeld.
+var ErrNotHeld = errors.New("expert: not held here")
+
+// ErrBadRows is what a Computer returns (wrapped) for rows of the wrong
+// width; the holder answers CodeBadRequest.
+var ErrBadRows = errors.New("expert: rows do not fit the model")
+
+// Computer runs the experts a holder holds, with its own verified copy of
+// the weights. Compute must return one output row per input row, each row
+// independent of the others.
+type Computer interface {
+	Compute(ctx context.Context, model [32]byte, layer, expert int, rows [][]float32) ([][]float32, error)
+}
+
+// ServerConfig bounds the holder side; zero values take the defaults.
+type ServerConfig struct {
+	// Network is this node's network name; requests naming another are
+	// refused with CodeWrongNetwork. Required.
+	Network string
+	// MaxPerPeer caps one caller's exchanges in progress (default 8: a
+	// serving node has a few forward passes in flight at once).
+	MaxPerPeer int
+	// MaxConcurrent caps exchanges of all callers (default 64).
+	MaxConcurrent int
+	// Timeout bounds one exchange: read, compute, sign, write (default 10 s).
+	Timeout time.Duration
+	// Metrics takes the holder's series (nil: not exported).
+	Metrics *Metrics
+}
+
+// Defaults of ServerConfig.
+const (
+	DefaultMaxPerPeer    = 8
+	DefaultMaxConcurrent = 64
+	DefaultServerTimeout = 10 * time.Second
+)
+
+// Validate checks the configuration.
+func (c ServerConfig) Validate() error {
+	switch {
+	case c.Network == "":
+		return errors.New("expert: server config: network is required")
+	case c.MaxPerPeer < 0 || c.MaxConcurrent < 0 || c.Timeout < 0:
+		return errors.New("expert: server config: limits and timeout must not be negative")
+	case c.MaxPerPeer > 0 && c.MaxConcurrent > 0 && c.MaxPerPeer > c.MaxConcurrent:
+		return fmt.Errorf("expert: server config: max_per_peer %d exceeds max_concurrent %d", c.MaxPerPeer, c.MaxConcurrent)
+	}
+	return nil
+}
+
+func (c ServerConfig) withDefaults() ServerConfig {
+	if c.MaxPerPeer == 0 {
+		c.MaxPerPeer = DefaultMaxPerPeer
+	}
+	if c.MaxConcurrent == 0 {
+		c.MaxConcurrent = max(DefaultMaxConcurrent, c.MaxPerPeer)
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultServerTimeout
+	}
+	return c
+}
+
+// ServerStats counts what a holder did.
+type ServerStats struct {
+	Exchanges uint64 // requests answered with rows and a receipt
+	Refused   uint64 // requests answered with a failure code
+	Rows      uint64 // expert rows computed (expert-tokens)
+	Reset     uint64 // streams reset: malformed, oversized, over a limit, broken
+}
+
+// Server serves ProtocolID: it computes the batches it is sent with its
+// Computer and signs a receipt over each answer with the current session.
+type Server struct {
+	h       host.Host
+	cfg     ServerConfig
+	compute Computer
+	session func() (*identity.Session, error)
+	log     *slog.Logger
+	limits  *p2p.PeerLimits
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	exchanges, refused, rows, reset atomic.Uint64
+	lastCert                        atomic.Pointer[sessionHash]
+
+	mu    sync.Mutex
+	state int // 0 new, 1 started, 2 stopped
+}
+
+// NewServer makes a holder's server; Start registers it on h. session
+// returns the certified session key receipts are signed with.
+func NewServer(h host.Host, cfg ServerConfig, c Computer, session func() (*identity.Session, error), log *slog.Logger) (*Server, error) {
+	if h == nil || c == nil || session == nil {
+		return nil, errors.New("expert: server needs a host, a computer and a session")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log.With("protocol", ProtocolID),
+		limits: p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "expert exchanges"), ctx: ctx, cancel: cancel}, nil
+}
+
+// Start registers the stream handler; a server starts once.
+func (s *Server) Start() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != 0 {
+		return errors.New("expert: server already started or stopped")
+	}
+	s.state = 1
+	s.h.SetStreamHandler(ProtocolID, s.handle)
+	return nil
+}
+
+// Stop removes the handler, cancels exchanges in progress and waits for
+// them. A second Stop does nothing.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	if s.state == 2 {
+		s.mu.Unlock()
+		return
+	}
+	started := s.state == 1
+	s.state = 2
+	s.mu.Unlock()
+	s.limits.Close()
+	if started {
+		s.h.RemoveStreamHandler(ProtocolID)
+	}
+	s.cancel()
+	s.limits.Wait()
+}
+
+// Stats returns the server's counters.
+func (s *Server) Stats() ServerStats {
+	return ServerStats{Exchanges: s.exchanges.Load(), Refused: s.refused.Load(), Rows: s.rows.Load(), Reset: s.reset.Load()}
+}
+
+func (s *Server) admit(p peer.ID) (func(), error) { return s.limits.Admit(p) }
