@@ -41,21 +41,21 @@ func TestProbeContinuation(t *testing.T) {
 	const ok, bad, missing, down = http.StatusOK, http.StatusBadRequest, http.StatusNotFound, http.StatusServiceUnavailable
 	cases := []struct {
 		name         string
-		e            engine
+		e            *engine
 		want, got    string
 		inconclusive bool
 		calls        int32
 	}{
-		{"vLLM continues an assistant prefix", engine{chat: ok, text: ok, prefix: ok}, ContinueAssistantPrefix, ContinueAssistantPrefix, false, 1},
-		{"prefix refused, text completions serve", engine{chat: ok, text: ok, prefix: bad}, ContinueAssistantPrefix, ContinueRawPrompt, false, 2},
-		{"chat only, prefix refused", engine{chat: ok, text: missing, prefix: 422}, ContinueAssistantPrefix, ContinueNone, false, 2},
-		{"raw asked, raw refused", engine{chat: ok, text: missing, prefix: ok}, ContinueRawPrompt, ContinueNone, false, 1},
-		{"none is never probed", engine{chat: ok, text: ok, prefix: ok}, ContinueNone, ContinueNone, false, 0},
-		{"a busy engine downgrades nothing", engine{chat: ok, text: ok, prefix: down}, ContinueAssistantPrefix, ContinueAssistantPrefix, true, 1},
+		{"vLLM continues an assistant prefix", &engine{chat: ok, text: ok, prefix: ok}, ContinueAssistantPrefix, ContinueAssistantPrefix, false, 1},
+		{"prefix refused, text completions serve", &engine{chat: ok, text: ok, prefix: bad}, ContinueAssistantPrefix, ContinueRawPrompt, false, 2},
+		{"chat only, prefix refused", &engine{chat: ok, text: missing, prefix: 422}, ContinueAssistantPrefix, ContinueNone, false, 2},
+		{"raw asked, raw refused", &engine{chat: ok, text: missing, prefix: ok}, ContinueRawPrompt, ContinueNone, false, 1},
+		{"none is never probed", &engine{chat: ok, text: ok, prefix: ok}, ContinueNone, ContinueNone, false, 0},
+		{"a busy engine downgrades nothing", &engine{chat: ok, text: ok, prefix: down}, ContinueAssistantPrefix, ContinueAssistantPrefix, true, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(&tc.e)
+			srv := httptest.NewServer(tc.e)
 			defer srv.Close()
 			c, err := New(Config{BaseURL: srv.URL + "/v1", Model: "m"})
 			if err != nil {
