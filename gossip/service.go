@@ -46,6 +46,9 @@ type Deps struct {
 	Clock      clock.Clock         // nil means the wall clock
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
+	// PubSubOptions are appended to the router's options (a tracer that
+	// counts wire bytes, in the scale harness).
+	PubSubOptions []pubsub.Option
 }
 
 // Service joins the tenzro topics, validates what arrives and hands accepted
@@ -122,6 +125,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	if d.Discovery != nil {
 		opts = append(opts, pubsub.WithDiscovery(d.Discovery))
 	}
+	opts = append(opts, d.PubSubOptions...)
 	if s.ps, err = pubsub.NewGossipSub(ctx, d.Host, opts...); err != nil {
 		return nil, fmt.Errorf("gossip: start gossipsub: %w", err)
 	}
@@ -169,8 +173,9 @@ func (s *Service) join(kind Kind) error {
 	name := TopicName(s.cfg.Network, kind)
 	validate := s.validateFn(kind)
 	fn := func(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+		start := time.Now()
 		res := guard(ctx, from, m.Data, validate, validateTimeout)
-		s.metrics.observe(name, res)
+		s.metrics.observe(name, res, time.Since(start))
 		ev := Event{Time: time.Now().UTC(), Topic: name, Kind: kind, Verdict: res.Verdict.String(),
 			Reason: res.Reason, ReceivedFrom: from.String(), Message: res.Message}
 		if res.Err != nil {
