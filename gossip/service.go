@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -49,6 +50,9 @@ type Deps struct {
 	// PubSubOptions are appended to the router's options (a tracer that
 	// counts wire bytes, in the scale harness).
 	PubSubOptions []pubsub.Option
+	// SubscriptionBuffer overrides the subscriptions' buffer size (0 means
+	// SubscriptionBuffer; the scale harness compares with the library's).
+	SubscriptionBuffer int
 }
 
 // Service joins the tenzro topics, validates what arrives and hands accepted
@@ -64,6 +68,7 @@ type Service struct {
 
 	topics map[Kind]*pubsub.Topic
 	subs   map[Kind]*pubsub.Subscription
+	subBuf int
 
 	onHeartbeat    func(*VerifiedHeartbeat)
 	onAnnouncement func(*VerifiedAnnouncement)
@@ -112,6 +117,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		tap:       NewTap(2048),
 		topics:    make(map[Kind]*pubsub.Topic),
 		subs:      make(map[Kind]*pubsub.Subscription),
+		subBuf:    cmp.Or(d.SubscriptionBuffer, SubscriptionBuffer),
 	}
 	opts := []pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
@@ -121,6 +127,8 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		pubsub.WithPeerScoreInspect(s.storeScores, scoreInspectPeriod),
 		pubsub.WithMaxMessageSize(maxSize + 1024),
 		pubsub.WithPeerExchange(true),
+		pubsub.WithValidateQueueSize(ValidateQueue),
+		pubsub.WithPeerOutboundQueueSize(OutboundQueue),
 	}
 	if d.Discovery != nil {
 		opts = append(opts, pubsub.WithDiscovery(d.Discovery))
@@ -139,6 +147,21 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	}
 	return s, nil
 }
+
+// Router queue sizes. go-libp2p-pubsub's defaults (32 messages each)
+// hold about 50 ms of a 1,000-provider network's heartbeats and
+// announcements (600 unique messages/s, each also arriving from more than
+// one mesh peer): a node descheduled for longer — a GC cycle, a busy
+// core — dropped messages, and dropped heartbeats marked live providers
+// down (docs/SCALE.md). ValidateQueue and SubscriptionBuffer hold seconds
+// of 1,000 providers' traffic and most of a second of 10,000's;
+// OutboundQueue is per peer, so it stays smaller: a peer that cannot take
+// a second of traffic is better dropped than buffered.
+const (
+	ValidateQueue      = 4096
+	OutboundQueue      = 1024
+	SubscriptionBuffer = 4096
+)
 
 // scoreInspectPeriod is how often the router's peer scores are copied for
 // PeerScore.
@@ -200,7 +223,7 @@ func (s *Service) join(kind Kind) error {
 	if err != nil {
 		return fmt.Errorf("gossip: join %s: %w", name, err)
 	}
-	sub, err := t.Subscribe()
+	sub, err := t.Subscribe(pubsub.WithBufferSize(s.subBuf))
 	if err != nil {
 		return fmt.Errorf("gossip: subscribe %s: %w", name, err)
 	}

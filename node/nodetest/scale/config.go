@@ -33,6 +33,10 @@ type Config struct {
 	DHTPeers int
 	// QuoteRounds is how many requests are quoted and ranked at a gateway.
 	QuoteRounds int
+	// LibraryQueues runs the gateways and validators with
+	// go-libp2p-pubsub's default queue sizes instead of the gossip
+	// service's (the before half of the fix's comparison).
+	LibraryQueues bool
 }
 
 // Defaults returns the configuration of one size with n providers.

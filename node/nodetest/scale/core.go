@@ -38,12 +38,12 @@ type core struct {
 // quiet is the logger of every simulated node: the figures are the output.
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-func newCore(ctx context.Context, role string, m *member, h host.Host, view *chainView) (*core, error) {
+func newCore(ctx context.Context, role string, m *member, h host.Host, view *chainView, cfg Config) (*core, error) {
 	c := &core{role: role, m: m, h: h, table: router.NewTable(nil, quiet), wire: newWire()}
 	c.feed = pricefeed.New(0, nil, nil)
 	g, err := gossip.New(ctx, gossip.Config{Network: network, Window: gossip.DefaultWindow}, gossip.Deps{
 		Host: h, Validators: view, Logger: quiet,
-		PubSubOptions: []pubsub.Option{pubsub.WithRawTracer(c.wire)},
+		PubSubOptions: routerOptions(c.wire, cfg), SubscriptionBuffer: subscriptionBuffer(cfg),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scale: %s gossip: %w", role, err)
@@ -57,6 +57,27 @@ func newCore(ctx context.Context, role string, m *member, h host.Host, view *cha
 	}
 	return c, nil
 }
+
+// routerOptions adds the wire counter and, for the comparison run of
+// the fix, go-libp2p-pubsub's own queue sizes in place of the service's.
+func routerOptions(w *wire, cfg Config) []pubsub.Option {
+	opts := []pubsub.Option{pubsub.WithRawTracer(w)}
+	if cfg.LibraryQueues {
+		opts = append(opts, pubsub.WithValidateQueueSize(libraryQueue), pubsub.WithPeerOutboundQueueSize(libraryQueue))
+	}
+	return opts
+}
+
+func subscriptionBuffer(cfg Config) int {
+	if cfg.LibraryQueues {
+		return libraryQueue
+	}
+	return 0
+}
+
+// libraryQueue is go-libp2p-pubsub's default validation and per-peer
+// outbound queue size.
+const libraryQueue = 32
 
 // observe is what a node does with an accepted observation (node's
 // observe, less the gateway's health hint).

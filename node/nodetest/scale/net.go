@@ -77,7 +77,7 @@ func build(ctx context.Context, pool *Pool, cfg Config) (*market, error) {
 		if j >= cfg.Gateways {
 			role = "validator"
 		}
-		c, err := newCore(ctx, role, m, h, mk.view)
+		c, err := newCore(ctx, role, m, h, mk.view, cfg)
 		if err != nil {
 			return nil, errors.Join(err, mk.close())
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
@@ -18,8 +19,8 @@ type observer struct {
 	providers []*simProvider
 	interval  time.Duration
 	seq       uint64
-	published uint64
-	errs      uint64
+	published atomic.Uint64 // read by the measurement while run publishes
+	errs      atomic.Uint64
 }
 
 func (o *observer) run(ctx context.Context) {
@@ -37,10 +38,10 @@ func (o *observer) run(ctx context.Context) {
 		}
 		p := o.providers[i%len(o.providers)]
 		if err := o.publish(ctx, p, i/len(o.providers)); err != nil {
-			o.errs++
+			o.errs.Add(1)
 			continue
 		}
-		o.published++
+		o.published.Add(1)
 	}
 }
 

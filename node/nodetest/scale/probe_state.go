@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/filecoin-project/go-clock"
+
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
@@ -49,8 +51,13 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 			return nil, err
 		}
 	}
-	v := gossip.NewValidator(network, 0, nil, gossip.NewFirstSeenPins())
-	t := router.NewTable(nil, quiet)
+	// One stopped clock for the validator and the tables: on a loaded
+	// machine admitting 1,000 providers takes longer than a heartbeat's
+	// life, and the quotes need every provider up.
+	clk := clock.NewMock()
+	clk.Set(time.Now())
+	v := gossip.NewValidator(network, 0, clk, gossip.NewFirstSeenPins())
+	t := router.NewTable(clk, quiet)
 	vas := make([]*gossip.VerifiedAnnouncement, n)
 	vhs := make([]*gossip.VerifiedHeartbeat, n)
 	h0, _ := heapInUse()
@@ -72,7 +79,7 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 	reps := max(1, 4000/n)
 	tables := make([]*router.Table, reps)
 	for r := range tables {
-		tables[r] = router.NewTable(nil, quiet)
+		tables[r] = router.NewTable(clk, quiet)
 		for i := range n {
 			tables[r].ApplyAnnouncement(vas[i])
 			tables[r].ApplyHeartbeat(vhs[i])

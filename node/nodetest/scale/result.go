@@ -23,7 +23,13 @@ type Result struct {
 
 	Setup    time.Duration `json:"setup_ns"`    // hosts, routers, connections
 	Converge time.Duration `json:"converge_ns"` // first publish → every node sees every provider up
-	Window   time.Duration `json:"window_ns"`   // the steady-state window the rates cover
+	// NotConverged says why the size did not converge within the bound
+	// (empty when it did); its window figures still stand.
+	NotConverged string `json:"not_converged,omitempty"`
+	// LibraryQueues is set when the nodes ran with go-libp2p-pubsub's
+	// default queue sizes (the comparison run of the fix).
+	LibraryQueues bool          `json:"library_queues,omitempty"`
+	Window        time.Duration `json:"window_ns"` // the steady-state window the rates cover
 
 	// Per node, averaged over gateways and validators, by topic short
 	// name; "control" is the GossipSub control traffic (bytes only).

@@ -24,7 +24,7 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 	if say == nil {
 		say = func(string, ...any) {}
 	}
-	res = Result{Providers: cfg.Providers, Gateways: cfg.Gateways, Validators: cfg.Validators}
+	res = Result{Providers: cfg.Providers, Gateways: cfg.Gateways, Validators: cfg.Validators, LibraryQueues: cfg.LibraryQueues}
 	start := time.Now()
 	mk, err := build(ctx, pool, cfg)
 	if err != nil {
@@ -36,21 +36,31 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 
 	start = time.Now()
 	mk.start()
+	// A size that does not converge is still measured (its drops and
+	// flapping are the finding), but has no newcomer or DHT figures.
 	if err := converge(ctx, mk.cores, mk.providers, cfg.Converge); err != nil {
-		return res, err
+		if ctx.Err() != nil {
+			return res, err
+		}
+		res.NotConverged = err.Error()
+		say("%v", err)
+	} else {
+		res.Converge = time.Since(start)
+		say("converged in %s", res.Converge.Round(time.Millisecond))
 	}
-	res.Converge = time.Since(start)
-	say("converged in %s", res.Converge.Round(time.Millisecond))
 
 	if err := measureWindow(ctx, mk, &res); err != nil {
 		return res, err
 	}
-	say("window: %.0f heartbeats/s per node, %.1f%% of a core validating", res.PerNode["heartbeat"].Msgs, 100*res.PerNode["heartbeat"].ValidationCPU)
+	say("window: %.0f heartbeats/s per node, %.1f%% of a core validating, drops %v, %d down",
+		res.PerNode["heartbeat"].Validated, 100*res.PerNode["heartbeat"].ValidationCPU, res.Drops, res.Down)
 
-	if err := measureNewcomer(ctx, mk, &res); err != nil {
-		return res, err
+	if res.NotConverged == "" {
+		if err := measureNewcomer(ctx, mk, &res); err != nil {
+			return res, err
+		}
+		say("newcomer saw every provider in %s", res.Newcomer.Round(time.Millisecond))
 	}
-	say("newcomer saw every provider in %s", res.Newcomer.Round(time.Millisecond))
 	// The rest runs on this goroutine alone: the publishing stops.
 	mk.stopLoops()
 	table, err := measureState(mk, &res)
@@ -61,7 +71,7 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 		return res, err
 	}
 	say("per heartbeat %s, quote+rank %s over %d offers", res.Heartbeat, res.QuoteMean+res.RankMean, res.Candidates)
-	if cfg.DHTPeers > 0 {
+	if cfg.DHTPeers > 0 && res.NotConverged == "" {
 		measureDHT(ctx, mk, &res)
 		say("dht lookup over %d servers: %s %s", res.DHTPeers, res.DHTFirst.Round(time.Millisecond), res.DHTErr)
 	}
@@ -125,7 +135,7 @@ func processCPU() time.Duration {
 func measureWindow(ctx context.Context, mk *market, res *Result) error {
 	var obs0 uint64
 	for _, o := range mk.observers {
-		obs0 += o.published
+		obs0 += o.published.Load()
 	}
 	a := take(mk.cores)
 	select {
@@ -136,7 +146,7 @@ func measureWindow(ctx context.Context, mk *market, res *Result) error {
 	b := take(mk.cores)
 	var obs1 uint64
 	for _, o := range mk.observers {
-		obs1 += o.published
+		obs1 += o.published.Load()
 	}
 	secs := b.at.Sub(a.at).Seconds()
 	res.Window = b.at.Sub(a.at)
@@ -205,7 +215,7 @@ func measureNewcomer(ctx context.Context, mk *market, res *Result) error {
 	if err != nil {
 		return err
 	}
-	c, err := newCore(mk.ctx, "newcomer", m, h, mk.view)
+	c, err := newCore(mk.ctx, "newcomer", m, h, mk.view, mk.cfg)
 	if err != nil {
 		return err
 	}
