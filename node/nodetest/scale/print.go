@@ -58,11 +58,15 @@ func Print(w io.Writer, rs []Result) {
 		}
 		return bytes(b) + "/s"
 	})
+	add("router drops before window", func(r Result) string { return drops(r.DropsBefore) })
 	add("router drops in window", func(r Result) string { return drops(r.Drops) })
 	add("down at end of window (node×provider)", func(r Result) string { return fmt.Sprint(r.Down) })
 	add("process CPU, cores (whole simulation)", func(r Result) string { return fmt.Sprintf("%.2f", r.ProcessCPU) })
 	add("heartbeat validation, one core", func(r Result) string {
 		return fmt.Sprintf("%s (%.0f allocs)", dur(r.Heartbeat), r.HeartbeatAllocs)
+	})
+	add("heartbeat validation CPU est. (rate × one-core cost)", func(r Result) string {
+		return fmt.Sprintf("%.2f%% of a core", 100*r.PerNode["heartbeat"].Validated*r.Heartbeat.Seconds())
 	})
 	add("admit a provider (cold cert)", func(r Result) string { return dur(r.Admit) })
 	add("provider table memory", func(r Result) string { return bytes(float64(r.TableBytes)) })

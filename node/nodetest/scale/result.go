@@ -37,6 +37,9 @@ type Result struct {
 	// Drops are messages the routers dropped (validation queue full,
 	// throttled, undeliverable), summed over nodes in the window.
 	Drops map[string]uint64 `json:"drops"`
+	// DropsBefore are the same drops from the start to the window
+	// (convergence included).
+	DropsBefore map[string]uint64 `json:"drops_before"`
 	// ProcessCPU is the cores the whole simulation used in the window
 	// (providers' signing and routers included), from getrusage.
 	ProcessCPU float64 `json:"process_cpu"`

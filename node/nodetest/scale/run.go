@@ -30,7 +30,12 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 	if err != nil {
 		return res, err
 	}
-	defer func() { err = errors.Join(err, mk.close()) }()
+	closed := false
+	defer func() {
+		if !closed {
+			err = errors.Join(err, mk.close())
+		}
+	}()
 	res.Setup = time.Since(start)
 	say("built %d providers, %d gateways, %d validators in %s", cfg.Providers, cfg.Gateways, cfg.Validators, res.Setup.Round(time.Millisecond))
 
@@ -38,7 +43,7 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 	mk.start()
 	// A size that does not converge is still measured (its drops and
 	// flapping are the finding), but has no newcomer or DHT figures.
-	if err := converge(ctx, mk.cores, mk.providers, cfg.Converge); err != nil {
+	if err := converge(ctx, mk.cores, mk.providers, cfg.Converge, say); err != nil {
 		if ctx.Err() != nil {
 			return res, err
 		}
@@ -61,8 +66,16 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 		}
 		say("newcomer saw every provider in %s", res.Newcomer.Round(time.Millisecond))
 	}
-	// The rest runs on this goroutine alone: the publishing stops.
-	mk.stopLoops()
+	if cfg.DHTPeers > 0 && res.NotConverged == "" {
+		measureDHT(ctx, mk, &res)
+		say("dht lookup over %d servers: %s %s", res.DHTPeers, res.DHTFirst.Round(time.Millisecond), res.DHTErr)
+	}
+	// The rest runs on this goroutine alone, the market gone, so the heap
+	// holds nothing of its traffic.
+	closed = true
+	if err := mk.close(); err != nil {
+		return res, err
+	}
 	table, err := measureState(mk, &res)
 	if err != nil {
 		return res, err
@@ -71,16 +84,14 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 		return res, err
 	}
 	say("per heartbeat %s, quote+rank %s over %d offers", res.Heartbeat, res.QuoteMean+res.RankMean, res.Candidates)
-	if cfg.DHTPeers > 0 && res.NotConverged == "" {
-		measureDHT(ctx, mk, &res)
-		say("dht lookup over %d servers: %s %s", res.DHTPeers, res.DHTFirst.Round(time.Millisecond), res.DHTErr)
-	}
 	return res, nil
 }
 
 // converge waits until every core sees every provider up.
-func converge(ctx context.Context, cores []*core, providers []*simProvider, d time.Duration) error {
-	deadline := time.Now().Add(d)
+func converge(ctx context.Context, cores []*core, providers []*simProvider, d time.Duration, say Progress) error {
+	start := time.Now()
+	deadline := start.Add(d)
+	next := start.Add(10 * time.Second)
 	for {
 		missing := 0
 		for _, c := range cores {
@@ -91,6 +102,10 @@ func converge(ctx context.Context, cores []*core, providers []*simProvider, d ti
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("scale: not converged after %s: %d (node, provider) pairs not up", d, missing)
+		}
+		if time.Now().After(next) {
+			say("%s: %d (node, provider) pairs not up yet", time.Since(start).Round(time.Second), missing)
+			next = next.Add(10 * time.Second)
 		}
 		select {
 		case <-ctx.Done():
@@ -133,11 +148,17 @@ func processCPU() time.Duration {
 
 // measureWindow takes the steady-state rates over cfg.Measure.
 func measureWindow(ctx context.Context, mk *market, res *Result) error {
+	res.DropsBefore = map[string]uint64{}
 	var obs0 uint64
 	for _, o := range mk.observers {
 		obs0 += o.published.Load()
 	}
 	a := take(mk.cores)
+	for _, w := range a.wire {
+		for reason, v := range w.rejected {
+			res.DropsBefore[reason] += v
+		}
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -226,7 +247,7 @@ func measureNewcomer(ctx context.Context, mk *market, res *Result) error {
 			return err
 		}
 	}
-	if err := converge(ctx, []*core{c}, mk.providers, mk.cfg.Converge); err != nil {
+	if err := converge(ctx, []*core{c}, mk.providers, mk.cfg.Converge, func(string, ...any) {}); err != nil {
 		return fmt.Errorf("scale: newcomer: %w", err)
 	}
 	res.Newcomer = time.Since(start)
