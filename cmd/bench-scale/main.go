@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"time"
 
 	"github.com/tenzrod/tenzrod/node/nodetest/scale"
@@ -43,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&def.ProbeInterval, "probe-interval", def.ProbeInterval, "each validator probes each provider this often (one observation each)")
 	fs.DurationVar(&def.Converge, "converge", def.Converge, "bound on the wait for every node to see every provider up")
 	fs.IntVar(&def.DHTPeers, "dht-peers", def.DHTPeers, "providers that also run a DHT server (0: no DHT lookup)")
+	fs.IntVar(&def.Publishers, "publishers", def.Publishers, "provider hosts at most; beyond, providers share them round-robin (0: one host per provider)")
 	fs.IntVar(&def.QuoteRounds, "quote-rounds", def.QuoteRounds, "requests quoted and ranked per size")
 	compare := fs.Bool("compare-queues", false, "run each size first with go-libp2p-pubsub's default queue sizes, then with the gossip service's (the fix's before/after)")
 	fs.BoolVar(&def.LibraryQueues, "library-queues", false, "run with go-libp2p-pubsub's default queue sizes (before the fix)")
@@ -73,6 +75,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	// The identities' key files announce themselves at INFO; the figures
 	// are the output.
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	// A thousand simulated routers make garbage fast; the collector's time
+	// is the harness's, not a node's, so it runs less often (GOGC, when
+	// set, still decides).
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	pool, err := scale.NewPool()

@@ -31,6 +31,11 @@ type Config struct {
 	// DHTPeers caps how many providers also run a DHT server (the DHT is
 	// the costliest part of a mocknet host); 0 skips the DHT lookup.
 	DHTPeers int
+	// Publishers caps the provider hosts: with more providers than
+	// Publishers, providers share hosts round-robin (0: a host each). The
+	// harness's cost is mostly these hosts' routers, and no validator
+	// looks at which peer relayed a message.
+	Publishers int
 	// QuoteRounds is how many requests are quoted and ranked at a gateway.
 	QuoteRounds int
 	// LibraryQueues runs the gateways and validators with
@@ -45,7 +50,7 @@ func Defaults(n int) Config {
 		Providers: n, Gateways: 2, Validators: 2, Links: 2, Models: 9,
 		AnnounceInterval: 10 * time.Second, ProbeInterval: 20 * time.Second,
 		Measure: 20 * time.Second, Converge: 3 * time.Minute,
-		DHTPeers: 64, QuoteRounds: 200,
+		DHTPeers: 64, QuoteRounds: 200, Publishers: 100,
 	}
 }
 
@@ -70,8 +75,8 @@ func (c Config) Validate() error {
 	if c.Measure < time.Second || c.Converge < time.Second {
 		errs = append(errs, errors.New("scale: measure and converge must be >= 1s"))
 	}
-	if c.DHTPeers < 0 || c.QuoteRounds < 1 {
-		errs = append(errs, errors.New("scale: dht peers must be >= 0 and quote rounds >= 1"))
+	if c.DHTPeers < 0 || c.QuoteRounds < 1 || c.Publishers < 0 {
+		errs = append(errs, errors.New("scale: dht peers and publishers must be >= 0 and quote rounds >= 1"))
 	}
 	return errors.Join(errs...)
 }

@@ -21,6 +21,7 @@ type market struct {
 	view      *chainView
 	cores     []*core
 	providers []*simProvider
+	pubs      []*publisher
 	observers []*observer
 	ctx       context.Context // ends at close: the routers
 	cancel    context.CancelFunc
@@ -83,21 +84,30 @@ func build(ctx context.Context, pool *Pool, cfg Config) (*market, error) {
 		}
 		mk.cores = append(mk.cores, c)
 	}
+	npub := cfg.Providers
+	if cfg.Publishers > 0 {
+		npub = min(npub, cfg.Publishers)
+	}
 	for i := range cfg.Providers {
 		m, err := pool.get("provider", i)
 		if err != nil {
 			return nil, errors.Join(err, mk.close())
 		}
 		mk.view.addProvider(m)
-		h, err := mk.addHost(m)
-		if err != nil {
-			return nil, errors.Join(err, mk.close())
+		if i < npub {
+			// Publisher i is provider i's own host: with a publisher per
+			// provider, each publishes under its own peer ID.
+			h, err := mk.addHost(m)
+			if err != nil {
+				return nil, errors.Join(err, mk.close())
+			}
+			pub, err := newPublisher(ctx, h)
+			if err != nil {
+				return nil, errors.Join(err, mk.close())
+			}
+			mk.pubs = append(mk.pubs, pub)
 		}
-		p, err := newSimProvider(ctx, m, h, i, cfg)
-		if err != nil {
-			return nil, errors.Join(err, mk.close())
-		}
-		mk.providers = append(mk.providers, p)
+		mk.providers = append(mk.providers, newSimProvider(m, mk.pubs[i%npub], i, cfg))
 	}
 	for a := range mk.cores {
 		for b := a + 1; b < len(mk.cores); b++ {
@@ -106,7 +116,7 @@ func build(ctx context.Context, pool *Pool, cfg Config) (*market, error) {
 			}
 		}
 	}
-	for _, p := range mk.providers {
+	for _, p := range mk.pubs {
 		for _, j := range rand.Perm(ncore)[:cfg.Links] {
 			if err := mk.connect(p.h, mk.cores[j].h); err != nil {
 				return nil, errors.Join(err, mk.close())
@@ -147,7 +157,7 @@ func (mk *market) gateways() []*core {
 func (mk *market) close() error {
 	mk.stopLoops()
 	var errs []error
-	for _, p := range mk.providers {
+	for _, p := range mk.pubs {
 		errs = append(errs, p.close())
 	}
 	for _, c := range mk.cores {

@@ -34,7 +34,9 @@ func Print(w io.Writer, rs []Result) {
 		}
 		rows = append(rows, row)
 	}
-	add("gateways / validators", func(r Result) string { return fmt.Sprintf("%d / %d", r.Gateways, r.Validators) })
+	add("gateways / validators / provider hosts", func(r Result) string {
+		return fmt.Sprintf("%d / %d / %d", r.Gateways, r.Validators, r.Publishers)
+	})
 	add("converge (all nodes see all up)", func(r Result) string {
 		if r.NotConverged != "" {
 			return "no: " + strings.TrimPrefix(r.NotConverged, "scale: ")

@@ -18,7 +18,7 @@ import (
 const dhtProviders = 3
 
 // measureDHT runs the private DHT (the node's prefix and options) on the
-// cores and up to cfg.DHTPeers providers, has dhtProviders of them provide
+// cores and up to cfg.DHTPeers provider hosts, has dhtProviders of them provide
 // a model no announcement carries, and times a newcomer's lookup of it to
 // the first provider. A failure is reported in the result, not as an
 // error: the gossip figures stand without it.
@@ -44,7 +44,7 @@ func runDHT(ctx context.Context, mk *market, res *Result) error {
 	for _, c := range mk.cores {
 		hosts = append(hosts, c.h)
 	}
-	for _, p := range mk.providers[:min(len(mk.providers), mk.cfg.DHTPeers)] {
+	for _, p := range mk.pubs[:min(len(mk.pubs), mk.cfg.DHTPeers)] {
 		hosts = append(hosts, p.h)
 	}
 	res.DHTPeers = len(hosts)

@@ -20,15 +20,14 @@ import (
 // simProvider publishes what a provider node publishes, on the same
 // schedule, but never subscribes to or validates a topic: the cost of a
 // provider is not what this harness measures, and 1,000 validating
-// providers would need dozens of cores.
+// providers would need dozens of cores. It publishes through a publisher
+// host, its own or one it shares (see Config.Publishers).
 type simProvider struct {
-	m      *member
-	h      host.Host
-	ps     *pubsub.PubSub
-	topics map[gossip.Kind]*pubsub.Topic
-	an     gossip.Announcement
-	seq    uint64
-	every  time.Duration
+	m     *member
+	pub   *publisher
+	an    gossip.Announcement
+	seq   uint64
+	every time.Duration
 
 	mu        sync.Mutex
 	published uint64
@@ -38,23 +37,44 @@ type simProvider struct {
 // regions are drawn by providers: countries and continents, as announced.
 var regions = []string{"DE", "FR", "US", "JP", "BR", "Europe", "Asia", "North America"}
 
-func newSimProvider(ctx context.Context, m *member, h host.Host, i int, cfg Config) (*simProvider, error) {
+// publisher is a host with a GossipSub router that joins the provider
+// topics without subscribing. The validators authenticate a message by
+// the certificate inside it, never by the peer that propagated it, so
+// providers sharing a publisher are validated exactly as providers with
+// their own host.
+type publisher struct {
+	h      host.Host
+	topics map[gossip.Kind]*pubsub.Topic
+}
+
+func newPublisher(ctx context.Context, h host.Host) (*publisher, error) {
 	ps, err := pubsub.NewGossipSub(ctx, h,
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(),
 		pubsub.WithMessageIdFn(gossip.MessageID),
 		pubsub.WithMaxMessageSize(64<<10+1024))
 	if err != nil {
-		return nil, fmt.Errorf("scale: provider %d gossipsub: %w", i, err)
+		return nil, fmt.Errorf("scale: publisher gossipsub: %w", err)
 	}
-	p := &simProvider{m: m, h: h, ps: ps, topics: map[gossip.Kind]*pubsub.Topic{}, every: cfg.AnnounceInterval}
+	p := &publisher{h: h, topics: map[gossip.Kind]*pubsub.Topic{}}
 	for _, k := range []gossip.Kind{gossip.KindHeartbeat, gossip.KindAnnounce} {
 		if p.topics[k], err = ps.Join(gossip.TopicName(network, k)); err != nil {
-			return nil, fmt.Errorf("scale: provider %d join %s: %w", i, k, err)
+			return nil, fmt.Errorf("scale: publisher join %s: %w", k, err)
 		}
 	}
-	p.an = announcement(m, i, cfg)
 	return p, nil
+}
+
+func (p *publisher) close() error {
+	var errs []error
+	for _, t := range p.topics {
+		errs = append(errs, t.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func newSimProvider(m *member, pub *publisher, i int, cfg Config) *simProvider {
+	return &simProvider{m: m, pub: pub, every: cfg.AnnounceInterval, an: announcement(m, i, cfg)}
 }
 
 // network is the simulated network's name (its topics' prefix).
@@ -142,7 +162,7 @@ func (p *simProvider) beat(ctx context.Context) {
 func (p *simProvider) publish(ctx context.Context, kind gossip.Kind, msg any) {
 	data, err := seal(p.m, kind, msg)
 	if err == nil {
-		err = p.topics[kind].Publish(ctx, data)
+		err = p.pub.topics[kind].Publish(ctx, data)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -169,12 +189,4 @@ func seal(m *member, kind gossip.Kind, msg any) ([]byte, error) {
 		return nil, fmt.Errorf("scale: seal %s: %w", kind, err)
 	}
 	return env.Marshal()
-}
-
-func (p *simProvider) close() error {
-	var errs []error
-	for _, t := range p.topics {
-		errs = append(errs, t.Close())
-	}
-	return errors.Join(errs...)
 }

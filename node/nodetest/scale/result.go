@@ -20,6 +20,7 @@ type Result struct {
 	Providers  int `json:"providers"`
 	Gateways   int `json:"gateways"`
 	Validators int `json:"validators"`
+	Publishers int `json:"publisher_hosts"`
 
 	Setup    time.Duration `json:"setup_ns"`    // hosts, routers, connections
 	Converge time.Duration `json:"converge_ns"` // first publish → every node sees every provider up

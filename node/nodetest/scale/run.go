@@ -37,6 +37,7 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 		}
 	}()
 	res.Setup = time.Since(start)
+	res.Publishers = len(mk.pubs)
 	say("built %d providers, %d gateways, %d validators in %s", cfg.Providers, cfg.Gateways, cfg.Validators, res.Setup.Round(time.Millisecond))
 
 	start = time.Now()
