@@ -39,7 +39,7 @@ type Table struct {
 
 	mu        sync.RWMutex
 	providers map[peer.ID]*entry
-	models    modelIndex // announced entries by model ID and name
+	models    modelIndex         // announced entries by model ID and name
 	lastSeen  map[peer.ID]Status // status at the last sweep, for transition logs
 }
 

@@ -73,7 +73,12 @@ func Print(w io.Writer, rs []Result) {
 	add("admit a provider (cold cert)", func(r Result) string { return dur(r.Admit) })
 	add("provider table memory", func(r Result) string { return bytes(float64(r.TableBytes)) })
 	add("validator caches memory", func(r Result) string { return bytes(float64(r.ValidatorStateBytes)) })
-	add("newcomer sees every provider", func(r Result) string { return dur(r.Newcomer) })
+	add("newcomer sees every provider", func(r Result) string {
+		if r.NewcomerErr != "" {
+			return "no: " + strings.TrimPrefix(r.NewcomerErr, "scale: newcomer: scale: ")
+		}
+		return dur(r.Newcomer)
+	})
 	add("newcomer validation time", func(r Result) string { return dur(r.NewcomerValidation) })
 	add("quote per request (mean / p99)", func(r Result) string {
 		return fmt.Sprintf("%s / %s over %d offers", dur(r.QuoteMean), dur(r.QuoteP99), r.Candidates)

@@ -56,6 +56,7 @@ type Result struct {
 
 	Newcomer           time.Duration `json:"newcomer_ns"`            // a new gateway until it sees every provider up
 	NewcomerValidation time.Duration `json:"newcomer_validation_ns"` // its validators' time meanwhile
+	NewcomerErr        string        `json:"newcomer_error,omitempty"`
 
 	Candidates int           `json:"candidates"` // offers of the popular model
 	QuoteMean  time.Duration `json:"quote_mean_ns"`

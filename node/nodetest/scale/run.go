@@ -63,9 +63,14 @@ func Run(ctx context.Context, pool *Pool, cfg Config, say Progress) (res Result,
 
 	if res.NotConverged == "" {
 		if err := measureNewcomer(ctx, mk, &res); err != nil {
-			return res, err
+			if ctx.Err() != nil {
+				return res, err
+			}
+			res.NewcomerErr = err.Error()
+			say("%v", err)
+		} else {
+			say("newcomer saw every provider in %s", res.Newcomer.Round(time.Millisecond))
 		}
-		say("newcomer saw every provider in %s", res.Newcomer.Round(time.Millisecond))
 	}
 	if cfg.DHTPeers > 0 && res.NotConverged == "" {
 		measureDHT(ctx, mk, &res)
