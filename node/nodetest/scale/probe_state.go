@@ -21,6 +21,10 @@ var pricefeedAll = pricefeed.Filter{}
 
 // heapInUse is the live heap after a collection.
 func heapInUse() (bytes, mallocs uint64) {
+	// Twice: the market's goroutines release their buffers as they wind
+	// down, and a second cycle collects what the first one's finalizers
+	// freed.
+	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -76,7 +80,7 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 	h1, _ := heapInUse()
 	// The table's share alone: copies fed the same values, enough of them
 	// that the figure stands above the collector's noise at small sizes.
-	reps := max(1, 4000/n)
+	reps := max(2, 10000/n)
 	tables := make([]*router.Table, reps)
 	for r := range tables {
 		tables[r] = router.NewTable(clk, quiet)
