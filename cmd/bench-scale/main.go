@@ -50,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&def.LibraryQueues, "library-queues", false, "run with go-libp2p-pubsub's default queue sizes (before the fix)")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	pngOut := fs.String("png", "", "plot the curves to this PNG file")
+	replot := fs.String("replot", "", "read results from this JSON file (as --json writes) and only print and plot them")
 	quietFlag := fs.Bool("quiet", false, "no progress lines on stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: bench-scale [flags]\n\nSimulates N providers (publishing signed heartbeats and announcements), gateways\nand validators (validating everything) on go-libp2p's mocknet and prints per size\nwhat each node pays. Flags:\n")
@@ -60,6 +61,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *replot != "" {
+		b, err := os.ReadFile(*replot)
+		if err != nil {
+			return err
+		}
+		var rs []scale.Result
+		if err := json.Unmarshal(b, &rs); err != nil {
+			return fmt.Errorf("%s: %w", *replot, err)
+		}
+		scale.Print(stdout, rs)
+		if *pngOut != "" {
+			return plot(*pngOut, rs)
+		}
+		return nil
 	}
 	ns, err := scale.ParseSizes(*sizes)
 	if err != nil {

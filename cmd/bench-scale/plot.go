@@ -48,12 +48,14 @@ const (
 func plot(path string, rs []scale.Result) error {
 	var pts []scale.Result
 	for _, r := range rs {
-		if !r.LibraryQueues && r.NotConverged == "" {
+		// A size that did not converge still has its rates; its missing
+		// figures (zero) are skipped curve by curve.
+		if !r.LibraryQueues {
 			pts = append(pts, r)
 		}
 	}
 	if len(pts) < 2 {
-		return errors.New("need at least two converged sizes to plot")
+		return errors.New("need at least two sizes to plot")
 	}
 	x0, x1 := float64(pts[0].Providers), float64(pts[len(pts)-1].Providers)
 	if x1 <= x0 {
