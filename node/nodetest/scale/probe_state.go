@@ -10,6 +10,8 @@ import (
 	"github.com/filecoin-project/go-clock"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
@@ -62,8 +64,6 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 	clk.Set(time.Now())
 	v := gossip.NewValidator(network, 0, clk, gossip.NewFirstSeenPins())
 	t := router.NewTable(clk, quiet)
-	vas := make([]*gossip.VerifiedAnnouncement, n)
-	vhs := make([]*gossip.VerifiedHeartbeat, n)
 	h0, _ := heapInUse()
 	start := time.Now()
 	for i := range n {
@@ -72,27 +72,33 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 		if ra.Verdict != gossip.Accept || rh.Verdict != gossip.Accept {
 			return nil, fmt.Errorf("scale: provider %d not admitted: %v %v", i, ra.Err, rh.Err)
 		}
-		vas[i], vhs[i] = ra.Value.(*gossip.VerifiedAnnouncement), rh.Value.(*gossip.VerifiedHeartbeat)
-		t.ApplyAnnouncement(vas[i])
-		t.ApplyHeartbeat(vhs[i])
+		t.ApplyAnnouncement(ra.Value.(*gossip.VerifiedAnnouncement))
+		t.ApplyHeartbeat(rh.Value.(*gossip.VerifiedHeartbeat))
 	}
 	res.Admit = time.Since(start) / time.Duration(n)
 	h1, _ := heapInUse()
-	// The table's share alone: copies fed the same values, enough of them
-	// that the figure stands above the collector's noise at small sizes.
+	// The table's share alone: copies fed freshly decoded messages (as the
+	// validators hand on), enough of them that the figure stands above the
+	// collector's noise at small sizes.
 	reps := max(2, 10000/n)
 	tables := make([]*router.Table, reps)
+	h2, _ := heapInUse()
 	for r := range tables {
 		tables[r] = router.NewTable(clk, quiet)
-		for i := range n {
-			tables[r].ApplyAnnouncement(vas[i])
-			tables[r].ApplyHeartbeat(vhs[i])
+		for i, p := range mk.providers {
+			va, vh, err := decoded(p, anns[i], beats[i], clk.Now())
+			if err != nil {
+				return nil, err
+			}
+			tables[r].ApplyAnnouncement(va)
+			tables[r].ApplyHeartbeat(vh)
 		}
 	}
-	h2, _ := heapInUse()
-	res.TableBytes = (int64(h2) - int64(h1)) / int64(reps)
+	h3, _ := heapInUse()
+	res.TableBytes = (int64(h3) - int64(h2)) / int64(reps)
 	res.ValidatorStateBytes = max(0, int64(h1)-int64(h0)-res.TableBytes)
 	runtime.KeepAlive(tables)
+	runtime.KeepAlive(anns)
 
 	for i, p := range mk.providers {
 		now := time.Now()
@@ -115,6 +121,27 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 	runtime.ReadMemStats(&ms)
 	res.HeartbeatAllocs = float64(ms.Mallocs-m0) / float64(n)
 	return t, nil
+}
+
+// decoded is what the validators hand the table for one provider's
+// messages: the payloads decoded afresh, with the proven sender.
+func decoded(p *simProvider, ann, beat []byte, now time.Time) (*gossip.VerifiedAnnouncement, *gossip.VerifiedHeartbeat, error) {
+	snd := gossip.Sender{Peer: p.m.peer, Machine: p.m.machine, Backend: "software", Received: now}
+	va := &gossip.VerifiedAnnouncement{Sender: snd}
+	vh := &gossip.VerifiedHeartbeat{Sender: snd}
+	for _, d := range []struct {
+		data []byte
+		into any
+	}{{ann, &va.Announcement}, {beat, &vh.Heartbeat}} {
+		env, err := identity.UnmarshalEnvelope(d.data, len(d.data))
+		if err != nil {
+			return nil, nil, fmt.Errorf("scale: decode: %w", err)
+		}
+		if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), d.into); err != nil {
+			return nil, nil, fmt.Errorf("scale: decode payload: %w", err)
+		}
+	}
+	return va, vh, nil
 }
 
 // surcharges are the gateway's defaults (gateway.DefaultConfig).
