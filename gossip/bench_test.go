@@ -10,8 +10,18 @@ import (
 // seq) as a steady-state provider's heartbeats arrive. Run with -cpu 1 for
 // the one-core figure.
 func BenchmarkValidateHeartbeat(b *testing.B) {
+	b.Run("memo", func(b *testing.B) { benchHeartbeats(b, true) })
+	// Without the certificate memo: the certificate cache alone, as
+	// before the scale work (docs/SCALE.md's before/after).
+	b.Run("cache-only", func(b *testing.B) { benchHeartbeats(b, false) })
+}
+
+func benchHeartbeats(b *testing.B, memo bool) {
 	now := time.Now()
 	v, _ := newTestValidator(now)
+	if !memo {
+		v.memo = nil
+	}
 	p := newTestProvider(b, now)
 	if r := v.ValidateAnnouncement(tctx, testRelay, p.seal(b, KindAnnounce, p.announcement(now))); r.Verdict != Accept {
 		b.Fatal(r.Err)

@@ -2,6 +2,7 @@ package gossip
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -10,7 +11,9 @@ import (
 // and for the topic listing of the JSON-RPC API.
 type Metrics struct {
 	messages *prometheus.CounterVec
+	seconds  *prometheus.CounterVec
 	verdicts map[string]*[3]atomic.Uint64 // topic → counts by Verdict; fixed after setup
+	nanos    map[string]*atomic.Int64     // topic → time spent validating; fixed after setup
 }
 
 func newMetrics(reg prometheus.Registerer, topics []string) (*Metrics, error) {
@@ -21,24 +24,48 @@ func newMetrics(reg prometheus.Registerer, topics []string) (*Metrics, error) {
 			Name:      "messages_total",
 			Help:      "Gossip messages validated, by topic, verdict (accept/ignore/reject) and reason.",
 		}, []string{"topic", "verdict", "reason"}),
+		// What a node pays to keep up with the market grows with the
+		// providers: this is the figure an operator watches.
+		seconds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "tenzro",
+			Subsystem: "gossip",
+			Name:      "validation_seconds_total",
+			Help:      "Wall time spent in the topic validators, by topic.",
+		}, []string{"topic"}),
 		verdicts: make(map[string]*[3]atomic.Uint64, len(topics)),
+		nanos:    make(map[string]*atomic.Int64, len(topics)),
 	}
 	for _, t := range topics {
 		m.verdicts[t] = new([3]atomic.Uint64)
+		m.nanos[t] = new(atomic.Int64)
 	}
 	if reg != nil {
-		if err := reg.Register(m.messages); err != nil {
-			return nil, err
+		for _, c := range []prometheus.Collector{m.messages, m.seconds} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return m, nil
 }
 
-func (m *Metrics) observe(topic string, r Result) {
+func (m *Metrics) observe(topic string, r Result, took time.Duration) {
 	m.messages.WithLabelValues(topic, r.Verdict.String(), r.Reason).Inc()
+	m.seconds.WithLabelValues(topic).Add(took.Seconds())
 	if c, ok := m.verdicts[topic]; ok {
 		c[r.Verdict].Add(1)
 	}
+	if n, ok := m.nanos[topic]; ok {
+		n.Add(int64(took))
+	}
+}
+
+// ValidationTime returns the total wall time the validators of topic took.
+func (m *Metrics) ValidationTime(topic string) time.Duration {
+	if n, ok := m.nanos[topic]; ok {
+		return time.Duration(n.Load())
+	}
+	return 0
 }
 
 // Counts returns the accepted, ignored and rejected totals of topic.

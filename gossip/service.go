@@ -1,6 +1,7 @@
 package gossip
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -46,6 +47,12 @@ type Deps struct {
 	Clock      clock.Clock         // nil means the wall clock
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
+	// PubSubOptions are appended to the router's options (a tracer that
+	// counts wire bytes, in the scale harness).
+	PubSubOptions []pubsub.Option
+	// SubscriptionBuffer overrides the subscriptions' buffer size (0 means
+	// SubscriptionBuffer; the scale harness compares with the library's).
+	SubscriptionBuffer int
 }
 
 // Service joins the tenzro topics, validates what arrives and hands accepted
@@ -61,6 +68,7 @@ type Service struct {
 
 	topics map[Kind]*pubsub.Topic
 	subs   map[Kind]*pubsub.Subscription
+	subBuf int
 
 	onHeartbeat    func(*VerifiedHeartbeat)
 	onAnnouncement func(*VerifiedAnnouncement)
@@ -109,6 +117,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		tap:       NewTap(2048),
 		topics:    make(map[Kind]*pubsub.Topic),
 		subs:      make(map[Kind]*pubsub.Subscription),
+		subBuf:    cmp.Or(d.SubscriptionBuffer, SubscriptionBuffer),
 	}
 	opts := []pubsub.Option{
 		pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
@@ -118,10 +127,13 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		pubsub.WithPeerScoreInspect(s.storeScores, scoreInspectPeriod),
 		pubsub.WithMaxMessageSize(maxSize + 1024),
 		pubsub.WithPeerExchange(true),
+		pubsub.WithValidateQueueSize(ValidateQueue),
+		pubsub.WithPeerOutboundQueueSize(OutboundQueue),
 	}
 	if d.Discovery != nil {
 		opts = append(opts, pubsub.WithDiscovery(d.Discovery))
 	}
+	opts = append(opts, d.PubSubOptions...)
 	if s.ps, err = pubsub.NewGossipSub(ctx, d.Host, opts...); err != nil {
 		return nil, fmt.Errorf("gossip: start gossipsub: %w", err)
 	}
@@ -135,6 +147,21 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	}
 	return s, nil
 }
+
+// Router queue sizes. go-libp2p-pubsub's defaults (32 messages each)
+// hold about 50 ms of a 1,000-provider network's heartbeats and
+// announcements (600 unique messages/s, each also arriving from more than
+// one mesh peer): a node descheduled for longer — a GC cycle, a busy
+// core — dropped messages, and dropped heartbeats marked live providers
+// down (docs/SCALE.md). ValidateQueue and SubscriptionBuffer hold seconds
+// of 1,000 providers' traffic and most of a second of 10,000's;
+// OutboundQueue is per peer, so it stays smaller: a peer that cannot take
+// a second of traffic is better dropped than buffered.
+const (
+	ValidateQueue      = 4096
+	OutboundQueue      = 1024
+	SubscriptionBuffer = 4096
+)
 
 // scoreInspectPeriod is how often the router's peer scores are copied for
 // PeerScore.
@@ -169,8 +196,9 @@ func (s *Service) join(kind Kind) error {
 	name := TopicName(s.cfg.Network, kind)
 	validate := s.validateFn(kind)
 	fn := func(ctx context.Context, from peer.ID, m *pubsub.Message) pubsub.ValidationResult {
+		start := time.Now()
 		res := guard(ctx, from, m.Data, validate, validateTimeout)
-		s.metrics.observe(name, res)
+		s.metrics.observe(name, res, time.Since(start))
 		ev := Event{Time: time.Now().UTC(), Topic: name, Kind: kind, Verdict: res.Verdict.String(),
 			Reason: res.Reason, ReceivedFrom: from.String(), Message: res.Message}
 		if res.Err != nil {
@@ -195,7 +223,7 @@ func (s *Service) join(kind Kind) error {
 	if err != nil {
 		return fmt.Errorf("gossip: join %s: %w", name, err)
 	}
-	sub, err := t.Subscribe()
+	sub, err := t.Subscribe(pubsub.WithBufferSize(s.subBuf))
 	if err != nil {
 		return fmt.Errorf("gossip: subscribe %s: %w", name, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -165,3 +166,9 @@ func (s *Service) Validator() *Validator { return s.validator }
 
 // Network returns the network name the topics belong to.
 func (s *Service) Network() string { return s.cfg.Network }
+
+// ValidationTime returns the wall time this node's validators of kind
+// have taken since it started.
+func (s *Service) ValidationTime(kind Kind) time.Duration {
+	return s.metrics.ValidationTime(TopicName(s.cfg.Network, kind))
+}

@@ -57,6 +57,7 @@ type Validator struct {
 	pins    Pins
 
 	certs *identity.CertCache
+	memo  *certMemo
 
 	seqMu sync.Mutex
 	seqs  *lru.Cache[seqKey, uint64]
@@ -80,7 +81,7 @@ func NewValidator(network string, window time.Duration, clk clock.Clock, pins Pi
 	}
 	seqs, _ := lru.New[seqKey, uint64](seqCacheSize)
 	seen, _ := lru.New[obsKey, struct{}](seqCacheSize)
-	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: identity.NewCertCache(certCacheSize), seqs: seqs,
+	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: identity.NewCertCache(certCacheSize), memo: newCertMemo(certCacheSize), seqs: seqs,
 		obs: obsState{seen: seen}}
 }
 
@@ -118,11 +119,28 @@ func certMachine(env *identity.Envelope) (m identity.MachineID) {
 // authenticate is the expensive second half: certificate chain and
 // signature. from is the peer that propagated the message.
 func (v *Validator) authenticate(kind Kind, env *identity.Envelope, from peer.ID, now time.Time) (Sender, *Result) {
+	if mc, ok := v.memo.lookup(&env.Cert); ok {
+		// The certificate verified before: only its window and this
+		// message's signature remain.
+		if r := validity(&env.Cert, now); r != nil {
+			return Sender{}, r
+		}
+		if !verifyWith(env, mc.key) {
+			r := reject(ReasonBadSignature, fmt.Errorf("gossip: %s: %w", kind, identity.ErrBadSignature))
+			return Sender{}, &r
+		}
+		return Sender{Peer: mc.peer, Machine: certMachine(env), Backend: env.Cert.Backend, Cert: env.Cert, Received: now, ReceivedFrom: from}, nil
+	}
 	if r := v.checkCert(&env.Cert, now); r != nil {
 		return Sender{}, r
 	}
-	if err := env.VerifySignature(); err != nil {
-		r := reject(ReasonBadSignature, fmt.Errorf("gossip: %s: %w", kind, err))
+	key, err := env.Cert.SessionKey()
+	if err != nil {
+		r := reject(ReasonBadCert, fmt.Errorf("gossip: %s: %w", kind, err))
+		return Sender{}, &r
+	}
+	if !verifyWith(env, key) {
+		r := reject(ReasonBadSignature, fmt.Errorf("gossip: %s: %w", kind, identity.ErrBadSignature))
 		return Sender{}, &r
 	}
 	pid, err := env.Cert.Peer()
@@ -130,6 +148,7 @@ func (v *Validator) authenticate(kind Kind, env *identity.Envelope, from peer.ID
 		r := reject(ReasonBadCert, fmt.Errorf("gossip: %s: %w", kind, err))
 		return Sender{}, &r
 	}
+	v.memo.remember(&env.Cert, key, pid)
 	return Sender{Peer: pid, Machine: certMachine(env), Backend: env.Cert.Backend, Cert: env.Cert, Received: now, ReceivedFrom: from}, nil
 }
 

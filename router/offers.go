@@ -60,13 +60,11 @@ func (t *Table) offers(model string) []Offer {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	now := t.clock.Now()
+	id, isID := catalogID(model)
 	var out []Offer
-	for _, e := range sortedEntries(t.providers) {
-		if e.announce == nil {
-			continue
-		}
+	for _, e := range t.models.lookup(model) {
 		for _, m := range e.announce.Models {
-			if m.Name != model && hex.EncodeToString(m.ModelID) != model {
+			if m.Name != model && (!isID || string(m.ModelID) != string(id[:])) {
 				continue
 			}
 			o := Offer{Peer: e.peer, Machine: e.machine, Backend: e.backend, Region: e.announce.Region, Model: m, Status: t.status(e, now),

@@ -39,6 +39,7 @@ type Table struct {
 
 	mu        sync.RWMutex
 	providers map[peer.ID]*entry
+	models    modelIndex         // announced entries by model ID and name
 	lastSeen  map[peer.ID]Status // status at the last sweep, for transition logs
 }
 
@@ -64,7 +65,7 @@ func NewTable(clk clock.Clock, log *slog.Logger) *Table {
 		log = slog.Default()
 	}
 	return &Table{clock: clk, downAfter: DownAfter, log: log.With("component", "providers"),
-		providers: make(map[peer.ID]*entry), lastSeen: make(map[peer.ID]Status)}
+		providers: make(map[peer.ID]*entry), models: newModelIndex(), lastSeen: make(map[peer.ID]Status)}
 }
 
 // Registry is what the chain says of providers.
@@ -115,6 +116,7 @@ func (t *Table) ApplyAnnouncement(a *gossip.VerifiedAnnouncement) {
 	}
 	e.machine, e.backend = a.Machine, a.Backend
 	an := a.Announcement
+	t.models.update(e, e.announce, &an)
 	e.announce = &an
 }
 

@@ -147,3 +147,24 @@ func TestMetricsExport(t *testing.T) {
 	}
 	t.Fatal("no tenzro_pricefeed_attested")
 }
+
+// TestOldWindowsArePrunedOnceTheyAge: buckets of windows before the kept
+// two go when the clock moves past them (pruning runs when the kept
+// windows move, not on every observation).
+func TestOldWindowsArePrunedOnceTheyAge(t *testing.T) {
+	f, clk := newFeed(t)
+	var a, b [32]byte
+	a[0], b[0] = 1, 2
+	f.Add(obs(a, 10, 5, 100, true, clk.Now()))
+	f.Add(obs(b, 10, 5, 100, true, clk.Now()))
+	clk.Add(10 * time.Minute)
+	f.Add(obs(a, 20, 5, 100, true, clk.Now()))
+	if n := len(f.buckets); n != 2 {
+		t.Fatalf("%d buckets after one window, want the two kept", n)
+	}
+	clk.Add(20 * time.Minute)
+	f.Add(obs(a, 30, 5, 100, true, clk.Now()))
+	if n := len(f.buckets); n != 1 {
+		t.Fatalf("%d buckets two windows later, want only the new one", n)
+	}
+}

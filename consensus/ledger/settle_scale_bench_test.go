@@ -1,0 +1,49 @@
+package ledger_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// BenchmarkSettleRecordCost grounds docs/SCALE.md's settlement figures:
+// per record of a full settlement transaction (MaxRecordsPerTx-sized
+// batches are split by the collector to fit MaxTxBytes), the bytes it adds
+// to a block and the validator's time to check and apply it, with every
+// record carrying its own receipt (the realistic case: one call, one
+// receipt) against one provider's session certificate.
+func BenchmarkSettleRecordCost(b *testing.B) {
+	const perTx = 100
+	buyer, gb := signer("buyer", 1<<62)
+	op, gop := signer("operator", 10_000)
+	c := newChain(b, "", genesisTime, testParams(), 1, gb, gop)
+	m := newMachine(b)
+	c.mustApply(c.sign(op, m.register(b, op, 1000, 60)), c.sign(buyer, &ledger.EscrowFund{Amount: 1 << 61}))
+	txs := make([][]byte, b.N)
+	nonce := c.account(buyer.Account()).Nonce
+	var size int
+	for i := range txs {
+		recs := make([]ledger.PaymentRecord, perTx)
+		for j := range recs {
+			var d ledger.Hash32
+			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
+			recs[j] = ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3}
+			recs[j].Receipt, recs[j].ReceiptHash = m.receipt(b, fmt.Sprint("answer ", i, " ", j))
+			recs[j] = signed(b, buyer, recs[j])
+		}
+		txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
+		size += len(txs[i])
+	}
+	b.ResetTimer()
+	for _, tx := range txs {
+		if err := c.l.Check(tx); err != nil {
+			b.Fatalf("check: %v", err)
+		}
+		c.mustApply(tx)
+	}
+	records := float64(b.N * perTx)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/records, "ns/record")
+	b.ReportMetric(float64(size)/records, "bytes/record")
+}
