@@ -218,7 +218,12 @@ func (d *Duty) reveal(ctx context.Context, du ledger.Duty) error {
 	}
 	if _, err := d.cfg.Account.Submit(ctx, &ledger.DisputeVote{ID: du.Dispute, Round: du.Round,
 		Reveal: &ledger.VoteReveal{Verdict: v.Verdict, Salt: v.Salt}}); err != nil {
-		return fmt.Errorf("validator: submit reveal: %w", err)
+		if consensus.CodeOf(err) != ledger.CodeWrongPhase {
+			return fmt.Errorf("validator: submit reveal: %w", err)
+		}
+		// The other members' reveals decided it first: nothing is lost.
+		d.cfg.Log.Info("dispute decided before this reveal", "dispute", du.Dispute, "round", du.Round, "verdict", v.Verdict)
+		return d.store.drop(du.Dispute, du.Round)
 	}
 	d.cfg.Log.Info("dispute vote revealed", "dispute", du.Dispute, "round", du.Round, "verdict", v.Verdict)
 	return d.store.drop(du.Dispute, du.Round)

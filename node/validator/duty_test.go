@@ -1,0 +1,288 @@
+package validator
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/gguf"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// openGenerated generates a model shaped by o in dir and opens it.
+func openGenerated(t testing.TB, dir string, o modelgen.GenOptions) *llm.Engine {
+	t.Helper()
+	if err := modelgen.GenerateModel(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	e, err := llm.Open(dir, llm.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// answer is one optimistic answer as a provider serves it: generated with
+// top-k log-probs on eng, its proofs built, and the request it answers.
+type answer struct {
+	in     DisputeInput
+	text   string
+	tokens []uint32
+	proofs []commit.Proof
+}
+
+func generateAnswer(t testing.TB, eng inference.Engine, i int) answer {
+	t.Helper()
+	in := DisputeInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: fmt.Sprintf("Question %d: tell me about verification", i)}},
+		Sampling: terms.Sampling{Temperature: []float64{0, 0.7}[i%2], TopP: 0.95, Seed: uint64(i), MaxTokens: 24}}
+	var steps [][]inference.LogProb
+	res, err := eng.Generate(context.Background(), inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling, LogProbs: commit.TopK},
+		func(tok inference.Token) error { steps = append(steps, tok.TopK); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := commit.Build(steps, eng.Info().VocabSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := answer{in: in, text: res.Text, proofs: proofs}
+	for _, id := range res.Tokens {
+		a.tokens = append(a.tokens, uint32(id))
+	}
+	return a
+}
+
+// disputeNet is a 4-validator chain whose validators each run the
+// committee duty holding the real weights, a registered provider machine
+// and a funded buyer and disputer.
+type disputeNet struct {
+	t       *testing.T
+	ctx     context.Context
+	net     *testnet.Net
+	params  consensus.Params
+	model   ledger.Hash32
+	machine *testnet.Machine
+	buyer   ed25519.PrivateKey
+	op      ed25519.PrivateKey
+	dis     ed25519.PrivateKey
+	subs    map[string]*consensus.Submitter
+	duties  []*Duty
+	n       int // answers settled so far
+}
+
+func seeded(s string) ed25519.PrivateKey { h := sha256.Sum256([]byte(s)); return ed25519.NewKeyFromSeed(h[:]) }
+
+func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
+
+func startDisputeNet(t *testing.T, real func(i int) inference.Engine) *disputeNet {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	t.Cleanup(cancel)
+	dn := &disputeNet{t: t, ctx: ctx, model: ledger.Hash32{0xd7}, buyer: seeded("duty-buyer"), op: seeded("duty-op"),
+		dis: seeded("duty-disputer"), subs: map[string]*consensus.Submitter{}}
+	dn.params = consensus.DefaultParams()
+	dn.params.MinServingBond, dn.params.DisputeMinBond = 1000, 100
+	dn.params.DisputeCommittee, dn.params.DisputeVerdictBlocks, dn.params.DisputeWindowBlocks = 3, 20, 400
+	dir := t.TempDir()
+	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &dn.params, BlockTime: 100 * time.Millisecond,
+		Accounts: []consensus.GenesisAccount{{Account: acct(dn.buyer), Balance: 10_000_000},
+			{Account: acct(dn.op), Balance: 1_000_000}, {Account: acct(dn.dis), Balance: 1_000_000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dn.net = net
+	t.Cleanup(func() {
+		for _, d := range dn.duties {
+			if err := d.Stop(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+		if err := net.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	if dn.machine, err = testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dn.machine.Close() })
+	reg, err := dn.machine.Register(net.ChainID, acct(dn.op), 100_000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dn.submit(dn.op, reg)
+	dn.submit(dn.buyer, &consensus.EscrowFund{Amount: 5_000_000})
+	for i, k := range net.Operators {
+		s := dn.sub(k)
+		dn.submit(k, &ledger.ModelDeclare{ModelID: dn.model, Holds: true})
+		d, err := NewDuty(DutyConfig{Chain: net.Nodes[i], Account: s, Models: map[ledger.Hash32]inference.Engine{dn.model: real(i)},
+			VotesPath: filepath.Join(dir, fmt.Sprintf("v%d", i), "dispute-votes.json"), Poll: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dn.duties = append(dn.duties, d)
+	}
+	for _, d := range dn.duties {
+		if err := d.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dn
+}
+
+func (dn *disputeNet) sub(k ed25519.PrivateKey) *consensus.Submitter {
+	s, ok := dn.subs[string(k)]
+	if !ok {
+		var err error
+		if s, err = consensus.NewSubmitter(dn.net.Nodes[0], k, nil); err != nil {
+			dn.t.Fatal(err)
+		}
+		dn.subs[string(k)] = s
+	}
+	return s
+}
+
+func (dn *disputeNet) submit(k ed25519.PrivateKey, payload any) consensus.TxResult {
+	dn.t.Helper()
+	r, err := dn.sub(k).Submit(dn.ctx, payload)
+	if err != nil {
+		dn.t.Fatalf("%T: %v", payload, err)
+	}
+	return r
+}
+
+// settleAndDispute signs a's receipt as the provider, settles its payment
+// and disputes it with the evidence a committee re-executes; it returns
+// the dispute's ID and the height it was opened at.
+func (dn *disputeNet) settleAndDispute(a answer) (ledger.Hash32, int64) {
+	t := dn.t
+	t.Helper()
+	dn.n++
+	nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
+	input := receipt.InputCommitment(dn.model[:], a.in.Chat, a.in.Messages, a.in.Prompt, a.in.Continuation, a.in.Sampling)
+	output, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), dn.machine.MachineID()
+	env, err := receipt.Sign(dn.machine.Session, &receipt.Receipt{ModelID: dn.model[:], Engine: "embedded", MachineID: mid[:],
+		ProviderPeer: []byte(dn.machine.PeerID), Nonce: nonce[:16], InputCommitment: input[:], OutputHash: output[:],
+		Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
+	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: mid, RequestDigest: digest, Price: 5000,
+		Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
+	if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+		t.Fatal(err)
+	}
+	dn.submit(dn.op, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
+	in, err := EncodeDisputeInput(a.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}
+	r := dn.submit(dn.dis, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
+		Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}})
+	return ledger.DisputeID(subj), r.Height
+}
+
+// verdict waits for the dispute to resolve (the duties alone vote on it).
+func (dn *disputeNet) verdict(id ledger.Hash32) ledger.Dispute {
+	dn.t.Helper()
+	for {
+		d, ok, err := dn.net.Nodes[0].Dispute(dn.ctx, id)
+		if err == nil && ok && d.Status.Resolved() {
+			return d
+		}
+		select {
+		case <-dn.ctx.Done():
+			dn.t.Fatalf("dispute %s: no verdict: %v (%+v)", id, dn.ctx.Err(), d)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (dn *disputeNet) balance(k ed25519.PrivateKey) uint64 {
+	a, _, err := dn.net.Nodes[0].Account(dn.ctx, acct(k))
+	if err != nil {
+		dn.t.Fatal(err)
+	}
+	return a.Balance
+}
+
+func (dn *disputeNet) provider() consensus.Provider {
+	p, ok, err := dn.net.Nodes[0].Provider(dn.ctx, dn.machine.MachineID())
+	if err != nil || !ok {
+		dn.t.Fatalf("provider: %v %v", ok, err)
+	}
+	return p
+}
+
+// TestDutyConvictsPerturbedWeights: a provider answering from a Q8_0
+// copy of the weights (cheaper, not the model it is paid for) signs
+// proofs of them; the committee, each member re-executing on the real F32
+// weights, convicts within the verdict limit: the bond is slashed by the
+// governed share, the disputer is paid, the provider loses its standing.
+// An honest answer disputed falsely keeps the provider's bond and costs
+// the disputer its own.
+func TestDutyConvictsPerturbedWeights(t *testing.T) {
+	dir := t.TempDir()
+	o := modelgen.DevnetOptions()
+	engines := make([]inference.Engine, 4)
+	for i := range engines {
+		engines[i] = openGenerated(t, filepath.Join(dir, fmt.Sprintf("real%d", i)), o)
+	}
+	cheap := o
+	cheap.Quant = gguf.TypeQ8_0
+	cheat := openGenerated(t, filepath.Join(dir, "q8"), cheap)
+	dn := startDisputeNet(t, func(i int) inference.Engine { return engines[i] })
+
+	bond, disBefore := dn.provider().Bond, dn.balance(dn.dis)
+	id, opened := dn.settleAndDispute(generateAnswer(t, cheat, 1))
+	d := dn.verdict(id)
+	cur := d.Current()
+	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
+	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {
+		t.Fatalf("perturbed weights: %s at %d (opened %d, limit %d blocks), slashed %d want %d", d.Status, d.ResolveHeight, opened,
+			dn.params.DisputeVerdictBlocks, d.Slashed, wantSlash)
+	}
+	t.Logf("guilty: opened at %d, committee at %d, verdict at %d: %d blocks from dispute to verdict (limit %d)",
+		opened, cur.DrawHeight, d.ResolveHeight, d.ResolveHeight-opened, dn.params.DisputeVerdictBlocks)
+	p := dn.provider()
+	if p.Bond != bond-wantSlash || p.SlashedUntil == 0 {
+		t.Fatalf("provider after conviction: bond %d (was %d), slashed until %d", p.Bond, bond, p.SlashedUntil)
+	}
+	if got := dn.balance(dn.dis); got != disBefore+d.Reward || d.Reward == 0 {
+		t.Fatalf("disputer balance %d, want %d + reward %d", got, disBefore, d.Reward)
+	}
+
+	bond, disBefore = p.Bond, dn.balance(dn.dis)
+	id, opened = dn.settleAndDispute(generateAnswer(t, engines[0], 2))
+	d = dn.verdict(id)
+	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
+		t.Fatalf("honest answer: %+v", d)
+	}
+	t.Logf("innocent: %d blocks from dispute to verdict", d.ResolveHeight-opened)
+	if p := dn.provider(); p.Bond != bond {
+		t.Fatalf("honest provider's bond %d, was %d", p.Bond, bond)
+	}
+	if got := dn.balance(dn.dis); got != disBefore-1000 {
+		t.Fatalf("false disputer's balance %d, want %d less the 1000 bond", got, disBefore)
+	}
+	var guilty, innocent float64
+	for _, du := range dn.duties {
+		guilty += du.Votes(ledger.VerdictGuilty)
+		innocent += du.Votes(ledger.VerdictInnocent)
+	}
+	if guilty < 2 || innocent < 2 {
+		t.Fatalf("votes counted: %v guilty, %v innocent", guilty, innocent)
+	}
+}
