@@ -82,7 +82,7 @@ func NewDuty(cfg DutyConfig) (*Duty, error) {
 	return d, nil
 }
 
-// Start runs the duty loop until Stop.
+// Start declares the held models, then runs the duty loop until Stop.
 func (d *Duty) Start(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -114,6 +114,7 @@ func (d *Duty) Stop(ctx context.Context) error {
 
 func (d *Duty) run(ctx context.Context) {
 	defer close(d.done)
+	d.declare(ctx)
 	t := time.NewTicker(d.cfg.Poll)
 	defer t.Stop()
 	for {

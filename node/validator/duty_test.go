@@ -5,6 +5,8 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,6 +22,8 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
+
+var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // openGenerated generates a model shaped by o in dir and opens it.
 func openGenerated(t testing.TB, dir string, o modelgen.GenOptions) *llm.Engine {
@@ -86,10 +90,12 @@ func seeded(s string) ed25519.PrivateKey { h := sha256.Sum256([]byte(s)); return
 
 func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
 
-func startDisputeNet(t *testing.T, real func(i int) inference.Engine) *disputeNet {
+// startDisputeNet starts the chain; validator i loads the model in
+// dirs[i] from its [[validator.models]] config.
+func startDisputeNet(t *testing.T, dirs []string) *disputeNet {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	t.Cleanup(cancel)
-	dn := &disputeNet{t: t, ctx: ctx, model: ledger.Hash32{0xd7}, buyer: seeded("duty-buyer"), op: seeded("duty-op"),
+	dn := &disputeNet{t: t, ctx: ctx, buyer: seeded("duty-buyer"), op: seeded("duty-op"),
 		dis: seeded("duty-disputer"), subs: map[string]*consensus.Submitter{}}
 	dn.params = consensus.DefaultParams()
 	dn.params.MinServingBond, dn.params.DisputeMinBond = 1000, 100
@@ -124,9 +130,15 @@ func startDisputeNet(t *testing.T, real func(i int) inference.Engine) *disputeNe
 	dn.submit(dn.buyer, &consensus.EscrowFund{Amount: 5_000_000})
 	for i, k := range net.Operators {
 		s := dn.sub(k)
-		dn.submit(k, &ledger.ModelDeclare{ModelID: dn.model, Holds: true})
-		d, err := NewDuty(DutyConfig{Chain: net.Nodes[i], Account: s, Models: map[ledger.Hash32]inference.Engine{dn.model: real(i)},
-			VotesPath: filepath.Join(dir, fmt.Sprintf("v%d", i), "dispute-votes.json"), Poll: 100 * time.Millisecond})
+		models, err := LoadModels([]ModelConfig{{Name: "devnet", Dir: dirs[i]}}, func(p string) string { return p })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id := range models {
+			dn.model = id
+		}
+		d, err := NewDuty(DutyConfig{Chain: net.Nodes[i], Account: s, Models: models,
+			VotesPath: filepath.Join(dir, fmt.Sprintf("v%d", i), "dispute-votes.json"), Poll: 100 * time.Millisecond, Log: quietLog})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,6 +147,18 @@ func startDisputeNet(t *testing.T, real func(i int) inference.Engine) *disputeNe
 	for _, d := range dn.duties {
 		if err := d.Start(ctx); err != nil {
 			t.Fatal(err)
+		}
+	}
+	// Each duty declares its model on start; committees draw from holders.
+	for {
+		h, err := net.Nodes[0].ModelHolders(ctx, dn.model)
+		if err == nil && len(h.Validators) == len(net.Operators) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("holders of the model: %+v %v", h, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 	return dn
@@ -236,14 +260,21 @@ func (dn *disputeNet) provider() consensus.Provider {
 func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
-	engines := make([]inference.Engine, 4)
-	for i := range engines {
-		engines[i] = openGenerated(t, filepath.Join(dir, fmt.Sprintf("real%d", i)), o)
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
 	}
+	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
 	cheap := o
 	cheap.Quant = gguf.TypeQ8_0
 	cheat := openGenerated(t, filepath.Join(dir, "q8"), cheap)
-	dn := startDisputeNet(t, func(i int) inference.Engine { return engines[i] })
+	dn := startDisputeNet(t, dirs)
+	if honest.Info().ID != inference.ModelID(dn.model) || cheat.Info().ID == honest.Info().ID {
+		t.Fatalf("held model %s, provider's %s, perturbed copy %s", dn.model, honest.Info().ID, cheat.Info().ID)
+	}
 
 	bond, disBefore := dn.provider().Bond, dn.balance(dn.dis)
 	id, opened := dn.settleAndDispute(generateAnswer(t, cheat, 1))
@@ -265,7 +296,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 
 	bond, disBefore = p.Bond, dn.balance(dn.dis)
-	id, opened = dn.settleAndDispute(generateAnswer(t, engines[0], 2))
+	id, opened = dn.settleAndDispute(generateAnswer(t, honest, 2))
 	d = dn.verdict(id)
 	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
 		t.Fatalf("honest answer: %+v", d)
