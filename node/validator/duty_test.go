@@ -86,7 +86,10 @@ type disputeNet struct {
 	n       int // answers settled so far
 }
 
-func seeded(s string) ed25519.PrivateKey { h := sha256.Sum256([]byte(s)); return ed25519.NewKeyFromSeed(h[:]) }
+func seeded(s string) ed25519.PrivateKey {
+	h := sha256.Sum256([]byte(s))
+	return ed25519.NewKeyFromSeed(h[:])
+}
 
 func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
 )
 
@@ -85,6 +86,10 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			// Every router holds the devnet model's tokenizer and bills
 			// its own token counts.
 			cfg.Router.Tokenizers = []node.TokenizerConfig{{Dir: modelDir, ID: modelID}}
+		}
+		if s.role == node.RoleValidator {
+			// Validators hold the devnet model for dispute committees.
+			cfg.Validator.Models = []validator.ModelConfig{{Name: node.DevnetModelName, Dir: modelDir, ID: modelID}}
 		}
 		if s.role == node.RoleValidator && o.ProbeInterval != nil {
 			cfg.Router.ProbeInterval = *o.ProbeInterval
