@@ -138,7 +138,15 @@ func (d *Duty) Votes(v ledger.Verdict) float64 {
 	return m.GetCounter().GetValue()
 }
 
-// Step does every duty due now: one pass of the loop.
+// batchSubmitter is a Submitter that can send many transactions to
+// share blocks (consensus.Submitter): a member on many committees must
+// get every commitment in before the commit phase ends.
+type batchSubmitter interface {
+	SubmitMany(ctx context.Context, payloads []any) ([]consensus.TxResult, []error)
+}
+
+// Step does every duty due now: one pass of the loop. It prepares every
+// vote first (re-executing for commits), then submits them together.
 func (d *Duty) Step(ctx context.Context) error {
 	me := d.cfg.Account.Account()
 	duties, err := d.cfg.Chain.Duties(ctx, me)
@@ -146,47 +154,89 @@ func (d *Duty) Step(ctx context.Context) error {
 		return fmt.Errorf("validator: duties: %w", err)
 	}
 	var errs []error
+	var due []ledger.Duty
+	var votes []any
 	for _, du := range duties {
-		var err error
+		var vote *ledger.DisputeVote
 		switch du.Action {
 		case ledger.DutyCommit:
-			err = d.commit(ctx, du)
+			vote, err = d.commitVote(ctx, du)
 		case ledger.DutyReveal:
-			err = d.reveal(ctx, du)
+			vote, err = d.revealVote(du)
+		default:
+			continue
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", du.Dispute, du.Round, du.Action, err))
+			continue
+		}
+		due, votes = append(due, du), append(votes, vote)
+	}
+	for i, err := range d.submit(ctx, votes) {
+		if err := d.submitted(due[i], votes[i].(*ledger.DisputeVote), err); err != nil {
+			errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", due[i].Dispute, due[i].Round, due[i].Action, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (d *Duty) commit(ctx context.Context, du ledger.Duty) error {
+func (d *Duty) submit(ctx context.Context, votes []any) []error {
+	if b, ok := d.cfg.Account.(batchSubmitter); ok && len(votes) > 1 {
+		_, errs := b.SubmitMany(ctx, votes)
+		return errs
+	}
+	errs := make([]error, len(votes))
+	for i, v := range votes {
+		_, errs[i] = d.cfg.Account.Submit(ctx, v)
+	}
+	return errs
+}
+
+// submitted settles one vote's submission.
+func (d *Duty) submitted(du ledger.Duty, vote *ledger.DisputeVote, err error) error {
+	if vote.Reveal == nil {
+		if err != nil {
+			return fmt.Errorf("validator: submit commitment: %w", err)
+		}
+		return nil
+	}
+	switch {
+	case err == nil:
+		d.cfg.Log.Info("dispute vote revealed", "dispute", du.Dispute, "round", du.Round, "verdict", vote.Reveal.Verdict)
+	case consensus.CodeOf(err) == ledger.CodeWrongPhase:
+		// The other members' reveals decided it first: nothing is lost.
+		d.cfg.Log.Info("dispute decided before this reveal", "dispute", du.Dispute, "round", du.Round, "verdict", vote.Reveal.Verdict)
+	default:
+		return fmt.Errorf("validator: submit reveal: %w", err)
+	}
+	return d.store.drop(du.Dispute, du.Round)
+}
+
+// commitVote decides a commit duty's verdict (once: a saved one is
+// reused), saves it and returns the commitment.
+func (d *Duty) commitVote(ctx context.Context, du ledger.Duty) (*ledger.DisputeVote, error) {
 	me := d.cfg.Account.Account()
 	v, ok := d.store.get(du.Dispute, du.Round)
 	if !ok {
 		verdict, why, err := d.decide(ctx, du)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v = savedVote{Verdict: verdict}
 		if _, err := rand.Read(v.Salt[:]); err != nil {
-			return fmt.Errorf("validator: salt: %w", err)
+			return nil, fmt.Errorf("validator: salt: %w", err)
 		}
 		// On disk before the commitment leaves: a commitment without
 		// its salt can never be revealed.
 		if err := d.store.put(du.Dispute, du.Round, v); err != nil {
-			return err
+			return nil, err
 		}
 		d.votes.WithLabelValues(verdict.String()).Inc()
 		d.cfg.Log.Info("dispute verdict", "dispute", du.Dispute, "round", du.Round, "model", du.Model,
 			"provider", du.Provider, "verdict", verdict, "why", why)
 	}
 	c := ledger.VoteCommitment(du.Dispute, du.Round, me, v.Verdict, v.Salt)
-	if _, err := d.cfg.Account.Submit(ctx, &ledger.DisputeVote{ID: du.Dispute, Round: du.Round, Commitment: c}); err != nil {
-		return fmt.Errorf("validator: submit commitment: %w", err)
-	}
-	return nil
+	return &ledger.DisputeVote{ID: du.Dispute, Round: du.Round, Commitment: c}, nil
 }
 
 // decide finds the verdict of a commit duty.
@@ -212,20 +262,10 @@ func (d *Duty) decide(ctx context.Context, du ledger.Duty) (ledger.Verdict, stri
 	return v, why, nil
 }
 
-func (d *Duty) reveal(ctx context.Context, du ledger.Duty) error {
+func (d *Duty) revealVote(du ledger.Duty) (*ledger.DisputeVote, error) {
 	v, ok := d.store.get(du.Dispute, du.Round)
 	if !ok {
-		return errors.New("validator: no saved verdict for a committed vote (the votes file was lost)")
+		return nil, errors.New("validator: no saved verdict for a committed vote (the votes file was lost)")
 	}
-	if _, err := d.cfg.Account.Submit(ctx, &ledger.DisputeVote{ID: du.Dispute, Round: du.Round,
-		Reveal: &ledger.VoteReveal{Verdict: v.Verdict, Salt: v.Salt}}); err != nil {
-		if consensus.CodeOf(err) != ledger.CodeWrongPhase {
-			return fmt.Errorf("validator: submit reveal: %w", err)
-		}
-		// The other members' reveals decided it first: nothing is lost.
-		d.cfg.Log.Info("dispute decided before this reveal", "dispute", du.Dispute, "round", du.Round, "verdict", v.Verdict)
-		return d.store.drop(du.Dispute, du.Round)
-	}
-	d.cfg.Log.Info("dispute vote revealed", "dispute", du.Dispute, "round", du.Round, "verdict", v.Verdict)
-	return d.store.drop(du.Dispute, du.Round)
+	return &ledger.DisputeVote{ID: du.Dispute, Round: du.Round, Reveal: &ledger.VoteReveal{Verdict: v.Verdict, Salt: v.Salt}}, nil
 }

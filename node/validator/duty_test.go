@@ -320,3 +320,49 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 		t.Fatalf("votes counted: %v guilty, %v innocent", guilty, innocent)
 	}
 }
+
+// honestDisputes is how many honest answers TestDutyNoFalseConvictions
+// disputes at once (within MaxActiveDisputes).
+const honestDisputes = 12
+
+// TestDutyNoFalseConvictions disputes honestDisputes honest answers, a
+// mix of greedy and sampled, all open at once: the committees acquit every
+// one and the provider's bond is untouched.
+func TestDutyNoFalseConvictions(t *testing.T) {
+	dir := t.TempDir()
+	o := modelgen.DevnetOptions()
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
+	dn := startDisputeNet(t, dirs)
+	bond := dn.provider().Bond
+	type opened struct {
+		id     ledger.Hash32
+		height int64
+	}
+	var ds []opened
+	for i := range honestDisputes {
+		id, h := dn.settleAndDispute(generateAnswer(t, honest, 100+i))
+		ds = append(ds, opened{id, h})
+	}
+	var worst int64
+	for _, o := range ds {
+		d := dn.verdict(o.id)
+		if d.Status != ledger.DisputeInnocent {
+			t.Fatalf("honest answer %s: %s", o.id, d.Status)
+		}
+		worst = max(worst, d.ResolveHeight-o.height)
+	}
+	if worst > int64(dn.params.DisputeVerdictBlocks) {
+		t.Fatalf("a verdict took %d blocks, limit %d", worst, dn.params.DisputeVerdictBlocks)
+	}
+	if p := dn.provider(); p.Bond != bond || p.SlashedUntil != 0 {
+		t.Fatalf("honest provider: bond %d (was %d), slashed until %d", p.Bond, bond, p.SlashedUntil)
+	}
+	t.Logf("%d honest disputes, 0 convictions; at most %d blocks from dispute to verdict", honestDisputes, worst)
+}
