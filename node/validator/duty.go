@@ -1,11 +1,13 @@
 package validator
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,6 +50,10 @@ type Duty struct {
 	store *voteStore
 	votes *prometheus.CounterVec
 
+	// revealed are the votes this process revealed: duties read at a
+	// height before the reveal landed list them again.
+	revealed map[string]bool
+
 	mu     sync.Mutex
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -71,7 +77,7 @@ func NewDuty(cfg DutyConfig) (*Duty, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Duty{cfg: cfg, store: st, votes: prometheus.NewCounterVec(prometheus.CounterOpts{
+	d := &Duty{cfg: cfg, store: st, revealed: map[string]bool{}, votes: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "tenzro_validator_dispute_votes_total", Help: "Dispute verdicts this validator committed, by verdict.",
 	}, []string{"verdict"})}
 	if cfg.Metrics != nil {
@@ -153,15 +159,35 @@ func (d *Duty) Step(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("validator: duties: %w", err)
 	}
+	// Nearest deadline first, and what is ready goes out at least every
+	// poll: re-executing many answers must not hold back the votes
+	// already decided past their deadline.
+	slices.SortStableFunc(duties, func(a, b ledger.Duty) int { return cmp.Compare(a.Deadline, b.Deadline) })
 	var errs []error
 	var due []ledger.Duty
 	var votes []any
+	flush := func() {
+		for i, err := range d.submit(ctx, votes) {
+			if err := d.submitted(due[i], votes[i].(*ledger.DisputeVote), err); err != nil {
+				errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", due[i].Dispute, due[i].Round, due[i].Action, err))
+			}
+		}
+		due, votes = nil, nil
+	}
+	batchStart := time.Now()
 	for _, du := range duties {
+		if len(votes) > 0 && time.Since(batchStart) >= d.cfg.Poll {
+			flush()
+			batchStart = time.Now()
+		}
 		var vote *ledger.DisputeVote
 		switch du.Action {
 		case ledger.DutyCommit:
 			vote, err = d.commitVote(ctx, du)
 		case ledger.DutyReveal:
+			if d.revealed[voteKey(du.Dispute, du.Round)] {
+				continue
+			}
 			vote, err = d.revealVote(du)
 		default:
 			continue
@@ -172,11 +198,7 @@ func (d *Duty) Step(ctx context.Context) error {
 		}
 		due, votes = append(due, du), append(votes, vote)
 	}
-	for i, err := range d.submit(ctx, votes) {
-		if err := d.submitted(due[i], votes[i].(*ledger.DisputeVote), err); err != nil {
-			errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", due[i].Dispute, due[i].Round, due[i].Action, err))
-		}
-	}
+	flush()
 	return errors.Join(errs...)
 }
 
@@ -195,7 +217,9 @@ func (d *Duty) submit(ctx context.Context, votes []any) []error {
 // submitted settles one vote's submission.
 func (d *Duty) submitted(du ledger.Duty, vote *ledger.DisputeVote, err error) error {
 	if vote.Reveal == nil {
-		if err != nil {
+		// Already voted: an earlier pass's commitment landed after the
+		// duties were read; it is the saved vote's, so nothing is lost.
+		if err != nil && consensus.CodeOf(err) != ledger.CodeAlreadyVoted {
 			return fmt.Errorf("validator: submit commitment: %w", err)
 		}
 		return nil
@@ -209,6 +233,7 @@ func (d *Duty) submitted(du ledger.Duty, vote *ledger.DisputeVote, err error) er
 	default:
 		return fmt.Errorf("validator: submit reveal: %w", err)
 	}
+	d.revealed[voteKey(du.Dispute, du.Round)] = true
 	return d.store.drop(du.Dispute, du.Round)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -23,7 +24,13 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
+// quietLog keeps test output readable; TENZRO_TEST_LOG=1 shows the duty's log.
+var quietLog = func() *slog.Logger {
+	if os.Getenv("TENZRO_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}()
 
 // openGenerated generates a model shaped by o in dir and opens it.
 func openGenerated(t testing.TB, dir string, o modelgen.GenOptions) *llm.Engine {
@@ -95,14 +102,14 @@ func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner
 
 // startDisputeNet starts the chain; validator i loads the model in
 // dirs[i] from its [[validator.models]] config.
-func startDisputeNet(t *testing.T, dirs []string) *disputeNet {
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *disputeNet {
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	t.Cleanup(cancel)
 	dn := &disputeNet{t: t, ctx: ctx, buyer: seeded("duty-buyer"), op: seeded("duty-op"),
 		dis: seeded("duty-disputer"), subs: map[string]*consensus.Submitter{}}
 	dn.params = consensus.DefaultParams()
 	dn.params.MinServingBond, dn.params.DisputeMinBond = 1000, 100
-	dn.params.DisputeCommittee, dn.params.DisputeVerdictBlocks, dn.params.DisputeWindowBlocks = 3, 20, 400
+	dn.params.DisputeCommittee, dn.params.DisputeVerdictBlocks, dn.params.DisputeWindowBlocks = 3, verdictBlocks, 400
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &dn.params, BlockTime: 100 * time.Millisecond,
 		Accounts: []consensus.GenesisAccount{{Account: acct(dn.buyer), Balance: 10_000_000},
@@ -188,37 +195,53 @@ func (dn *disputeNet) submit(k ed25519.PrivateKey, payload any) consensus.TxResu
 	return r
 }
 
-// settleAndDispute signs a's receipt as the provider, settles its payment
-// and disputes it with the evidence a committee re-executes; it returns
-// the dispute's ID and the height it was opened at.
-func (dn *disputeNet) settleAndDispute(a answer) (ledger.Hash32, int64) {
+// settleAndDispute signs each answer's receipt as the provider, settles
+// their payments in one settlement and disputes them all with the
+// evidence a committee re-executes; it returns the disputes' IDs and the
+// heights they were opened at.
+func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) {
 	t := dn.t
 	t.Helper()
-	dn.n++
-	nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
-	input := receipt.InputCommitment(dn.model[:], a.in.Chat, a.in.Messages, a.in.Prompt, a.in.Continuation, a.in.Sampling)
-	output, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), dn.machine.MachineID()
-	env, err := receipt.Sign(dn.machine.Session, &receipt.Receipt{ModelID: dn.model[:], Engine: "embedded", MachineID: mid[:],
-		ProviderPeer: []byte(dn.machine.PeerID), Nonce: nonce[:16], InputCommitment: input[:], OutputHash: output[:],
-		Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
-	if err != nil {
-		t.Fatal(err)
+	var recs []consensus.PaymentRecord
+	var opens []any
+	var ids []ledger.Hash32
+	for _, a := range as {
+		dn.n++
+		nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
+		input := receipt.InputCommitment(dn.model[:], a.in.Chat, a.in.Messages, a.in.Prompt, a.in.Continuation, a.in.Sampling)
+		output, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), dn.machine.MachineID()
+		env, err := receipt.Sign(dn.machine.Session, &receipt.Receipt{ModelID: dn.model[:], Engine: "embedded", MachineID: mid[:],
+			ProviderPeer: []byte(dn.machine.PeerID), Nonce: nonce[:16], InputCommitment: input[:], OutputHash: output[:],
+			Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
+		rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: mid, RequestDigest: digest, Price: 5000,
+			Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
+		if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+		in, err := EncodeDisputeInput(a.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}
+		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
+			Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}})
+		ids = append(ids, ledger.DisputeID(subj))
 	}
-	digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
-	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: mid, RequestDigest: digest, Price: 5000,
-		Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
-	if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
-		t.Fatal(err)
+	dn.submit(dn.op, &consensus.Settlement{Records: recs})
+	res, errs := dn.sub(dn.dis).SubmitMany(dn.ctx, opens)
+	heights := make([]int64, len(res))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("dispute %d: %v", i, err)
+		}
+		heights[i] = res[i].Height
 	}
-	dn.submit(dn.op, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
-	in, err := EncodeDisputeInput(a.in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}
-	r := dn.submit(dn.dis, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
-		Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}})
-	return ledger.DisputeID(subj), r.Height
+	return ids, heights
 }
 
 // verdict waits for the dispute to resolve (the duties alone vote on it).
@@ -274,13 +297,14 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	cheap := o
 	cheap.Quant = gguf.TypeQ8_0
 	cheat := openGenerated(t, filepath.Join(dir, "q8"), cheap)
-	dn := startDisputeNet(t, dirs)
+	dn := startDisputeNet(t, dirs, 20)
 	if honest.Info().ID != inference.ModelID(dn.model) || cheat.Info().ID == honest.Info().ID {
 		t.Fatalf("held model %s, provider's %s, perturbed copy %s", dn.model, honest.Info().ID, cheat.Info().ID)
 	}
 
 	bond, disBefore := dn.provider().Bond, dn.balance(dn.dis)
-	id, opened := dn.settleAndDispute(generateAnswer(t, cheat, 1))
+	ids, hs := dn.settleAndDispute(generateAnswer(t, cheat, 1))
+	id, opened := ids[0], hs[0]
 	d := dn.verdict(id)
 	cur := d.Current()
 	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
@@ -299,7 +323,8 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 
 	bond, disBefore = p.Bond, dn.balance(dn.dis)
-	id, opened = dn.settleAndDispute(generateAnswer(t, honest, 2))
+	ids, hs = dn.settleAndDispute(generateAnswer(t, honest, 2))
+	id, opened = ids[0], hs[0]
 	d = dn.verdict(id)
 	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
 		t.Fatalf("honest answer: %+v", d)
@@ -323,7 +348,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 
 // honestDisputes is how many honest answers TestDutyNoFalseConvictions
 // disputes at once (within MaxActiveDisputes).
-const honestDisputes = 12
+const honestDisputes = 6
 
 // TestDutyNoFalseConvictions disputes honestDisputes honest answers, a
 // mix of greedy and sampled, all open at once: the committees acquit every
@@ -339,24 +364,22 @@ func TestDutyNoFalseConvictions(t *testing.T) {
 		}
 	}
 	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
-	dn := startDisputeNet(t, dirs)
+	// Every member re-executes about 3/4 of the answers on a shared
+	// 2-core machine under -race: 100 ms blocks need a longer window.
+	dn := startDisputeNet(t, dirs, 80)
 	bond := dn.provider().Bond
-	type opened struct {
-		id     ledger.Hash32
-		height int64
-	}
-	var ds []opened
+	var as []answer
 	for i := range honestDisputes {
-		id, h := dn.settleAndDispute(generateAnswer(t, honest, 100+i))
-		ds = append(ds, opened{id, h})
+		as = append(as, generateAnswer(t, honest, 100+i))
 	}
+	ids, heights := dn.settleAndDispute(as...)
 	var worst int64
-	for _, o := range ds {
-		d := dn.verdict(o.id)
+	for i, id := range ids {
+		d := dn.verdict(id)
 		if d.Status != ledger.DisputeInnocent {
-			t.Fatalf("honest answer %s: %s", o.id, d.Status)
+			t.Fatalf("honest answer %d (dispute %s): %s", i, id, d.Status)
 		}
-		worst = max(worst, d.ResolveHeight-o.height)
+		worst = max(worst, d.ResolveHeight-heights[i])
 	}
 	if worst > int64(dn.params.DisputeVerdictBlocks) {
 		t.Fatalf("a verdict took %d blocks, limit %d", worst, dn.params.DisputeVerdictBlocks)

@@ -79,7 +79,18 @@ func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
 	if _, ok := restarted.store.get(id, 1); ok {
 		t.Fatal("a revealed vote is still kept")
 	}
-	if err := restarted.Step(context.Background()); err == nil {
+	if len(sub.sent) != 2 {
+		t.Fatalf("revealed %d times", len(sub.sent)-1)
+	}
+	if err := restarted.Step(context.Background()); err != nil || len(sub.sent) != 2 {
+		t.Fatalf("a duty listed again after its reveal (a stale read): %v, %d sent", err, len(sub.sent))
+	}
+	// Another process, with the saved vote gone, cannot reveal and says so.
+	lost, err := NewDuty(DutyConfig{Chain: chain, Account: sub, VotesPath: path, Log: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lost.Step(context.Background()); err == nil {
 		t.Fatal("a reveal without its saved vote passed silently")
 	}
 }
