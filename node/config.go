@@ -39,8 +39,11 @@ type Config struct {
 	Gossip   GossipConfig   `toml:"gossip"`
 	Provider ProviderConfig `toml:"provider"`
 	Router   RouterConfig   `toml:"router"`
-	Chain    ChainConfig    `toml:"chain"`
-	Settle   SettleConfig   `toml:"settle"`
+	// Validator is [validator]: the weights a validator holds for dispute
+	// committees.
+	Validator ValidatorConfig `toml:"validator"`
+	Chain     ChainConfig     `toml:"chain"`
+	Settle    SettleConfig    `toml:"settle"`
 	// Telemetry: traces of routed requests over OTLP (off by default).
 	Telemetry TelemetryConfig `toml:"telemetry"`
 
@@ -194,6 +197,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("gossip.window: %s outside 1s..10m", c.Gossip.Window))
 	}
 	if err := c.Router.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Validator.Validate(); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Chain.Validate(c.Role); err != nil {

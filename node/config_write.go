@@ -194,6 +194,14 @@ sample_ratio = {{float .Telemetry.SampleRatio}}
 [[router.tokenizers]]
 dir = {{q .Dir}}
 id = {{q .ID}}
+{{end}}{{range .Validator.Models}}
+# Weights this validator holds: it declares them on chain at start, sits on
+# dispute committees for the model and re-executes disputed answers with
+# them (the directory is checked against the catalog ID, if set).
+[[validator.models]]
+name = {{q .Name}}
+dir = {{q .Dir}}
+id = {{q .ID}}
 {{end}}{{if and (not .Router.Buyers) (ne (print .Role) "provider")}}
 # A buyer paying on chain: a bearer token you hand out, whose SHA-256 is
 # kept here (never the token), and the payer account whose escrow with this

@@ -136,8 +136,10 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		return fmt.Errorf("node: %w", err)
 	}
 	d := validator.Deps{Log: n.log, Clock: n.clock, Session: n.session, Gossip: n.gossip, Chain: n.chain,
-		Account: acct, AccountKey: key, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store}
-	if n.validator, err = validator.New(validator.Config{ProbeInterval: n.cfg.Router.ProbeInterval, ProbePayer: probePayer}, d); err != nil {
+		Account: acct, AccountKey: key, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store, Metrics: n.reg}
+	vc := validator.Config{ProbeInterval: n.cfg.Router.ProbeInterval, ProbePayer: probePayer,
+		HeldModels: n.cfg.Validator.Models, ModelPath: n.cfg.Path, VotesPath: n.cfg.Path(DisputeVotesFile)}
+	if n.validator, err = validator.New(vc, d); err != nil {
 		return fmt.Errorf("node: %w", err)
 	}
 	n.parts = append(n.parts, n.validator)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
@@ -26,6 +27,13 @@ type Config struct {
 	// (hex account) whose escrow with this node pays the probes, as any
 	// buyer's; empty bills them to a local off-chain account.
 	ProbePayer string
+	// HeldModels are the weights this validator re-executes disputed
+	// answers with (ModelPath resolves their directories); VotesPath is
+	// the file its committed verdicts live in until revealed. The
+	// committee duty runs whenever VotesPath is set.
+	HeldModels []ModelConfig
+	ModelPath  func(string) string
+	VotesPath  string
 }
 
 // Submitter signs and submits the operator account's transactions and
@@ -65,6 +73,8 @@ type Deps struct {
 	// Gateway routes the probes; Store funds them.
 	Gateway *gateway.Gateway
 	Store   ProbeLedger
+	// Metrics, when set, gets the committee duty's vote counter.
+	Metrics prometheus.Registerer
 }
 
 // Validator is the validator role beside the chain node: it measures
@@ -103,6 +113,22 @@ func New(cfg Config, d Deps) (*Validator, error) {
 	v := &Validator{cfg: cfg, d: d}
 	v.obs = newObsPublisher(v)
 	v.parts = []lifecycle{newVerdictLoop(v), v.obs}
+	if cfg.VotesPath != "" {
+		path := cfg.ModelPath
+		if path == nil {
+			path = func(p string) string { return p }
+		}
+		models, err := LoadModels(cfg.HeldModels, path)
+		if err != nil {
+			return nil, err
+		}
+		duty, err := NewDuty(DutyConfig{Chain: d.Chain, Account: d.Account, Models: models, VotesPath: cfg.VotesPath,
+			Log: d.Log, Metrics: d.Metrics})
+		if err != nil {
+			return nil, err
+		}
+		v.parts = append(v.parts, duty)
+	}
 	if cfg.ProbeInterval > 0 {
 		v.prober = newProber(v, cfg.ProbeInterval)
 		v.parts = append(v.parts, v.prober)

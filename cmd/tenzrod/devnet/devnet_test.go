@@ -94,6 +94,10 @@ func TestPlanFourValidators(t *testing.T) {
 			if cfg.Chain.Role != node.ChainValidator {
 				t.Errorf("%s: chain role %q", p.entry.Name, cfg.Chain.Role)
 			}
+			// Validators hold the devnet model for dispute committees.
+			if ms := cfg.Validator.Models; len(ms) != 1 || ms[0].Dir == "" || len(ms[0].ID) != 64 {
+				t.Errorf("%s: validator.models %+v, want the devnet model", p.entry.Name, ms)
+			}
 		}
 		if len(cfg.Chain.PersistentPeers) != wantPeers {
 			t.Errorf("%s: %d persistent peers, want %d: %v", p.entry.Name, len(cfg.Chain.PersistentPeers), wantPeers, cfg.Chain.PersistentPeers)

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
 )
 
@@ -96,6 +97,10 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			if moe != nil {
 				moe.tokenizer(&cfg)
 			}
+		}
+		if s.role == node.RoleValidator {
+			// Validators hold the devnet model for dispute committees.
+			cfg.Validator.Models = []validator.ModelConfig{{Name: node.DevnetModelName, Dir: modelDir, ID: modelID}}
 		}
 		if s.role == node.RoleValidator && o.ProbeInterval != nil {
 			cfg.Router.ProbeInterval = *o.ProbeInterval

@@ -1,0 +1,391 @@
+package validator
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/gguf"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// quietLog keeps test output readable; TENZRO_TEST_LOG=1 shows the duty's log.
+var quietLog = func() *slog.Logger {
+	if os.Getenv("TENZRO_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}()
+
+// openGenerated generates a model shaped by o in dir and opens it.
+func openGenerated(t testing.TB, dir string, o modelgen.GenOptions) *llm.Engine {
+	t.Helper()
+	if err := modelgen.GenerateModel(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	e, err := llm.Open(dir, llm.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// answer is one optimistic answer as a provider serves it: generated with
+// top-k log-probs on eng, its proofs built, and the request it answers.
+type answer struct {
+	in     DisputeInput
+	text   string
+	tokens []uint32
+	proofs []commit.Proof
+}
+
+func generateAnswer(t testing.TB, eng inference.Engine, i int) answer {
+	t.Helper()
+	in := DisputeInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: fmt.Sprintf("Question %d: tell me about verification", i)}},
+		Sampling: terms.Sampling{Temperature: []float64{0, 0.7}[i%2], TopP: 0.95, Seed: uint64(i), MaxTokens: 24}}
+	var steps [][]inference.LogProb
+	res, err := eng.Generate(context.Background(), inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling, LogProbs: commit.TopK},
+		func(tok inference.Token) error { steps = append(steps, tok.TopK); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := commit.Build(steps, eng.Info().VocabSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := answer{in: in, text: res.Text, proofs: proofs}
+	for _, id := range res.Tokens {
+		a.tokens = append(a.tokens, uint32(id))
+	}
+	return a
+}
+
+// disputeNet is a 4-validator chain whose validators each run the
+// committee duty holding the real weights, a registered provider machine
+// and a funded buyer and disputer.
+type disputeNet struct {
+	t       *testing.T
+	ctx     context.Context
+	net     *testnet.Net
+	params  consensus.Params
+	model   ledger.Hash32
+	machine *testnet.Machine
+	buyer   ed25519.PrivateKey
+	op      ed25519.PrivateKey
+	dis     ed25519.PrivateKey
+	subs    map[string]*consensus.Submitter
+	duties  []*Duty
+	n       int // answers settled so far
+}
+
+func seeded(s string) ed25519.PrivateKey {
+	h := sha256.Sum256([]byte(s))
+	return ed25519.NewKeyFromSeed(h[:])
+}
+
+func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
+
+// startDisputeNet starts the chain; validator i loads the model in
+// dirs[i] from its [[validator.models]] config.
+func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *disputeNet {
+	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
+	t.Cleanup(cancel)
+	dn := &disputeNet{t: t, ctx: ctx, buyer: seeded("duty-buyer"), op: seeded("duty-op"),
+		dis: seeded("duty-disputer"), subs: map[string]*consensus.Submitter{}}
+	dn.params = consensus.DefaultParams()
+	dn.params.MinServingBond, dn.params.DisputeMinBond = 1000, 100
+	dn.params.DisputeCommittee, dn.params.DisputeVerdictBlocks, dn.params.DisputeWindowBlocks = 3, verdictBlocks, 400
+	dir := t.TempDir()
+	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &dn.params, BlockTime: 100 * time.Millisecond,
+		Accounts: []consensus.GenesisAccount{{Account: acct(dn.buyer), Balance: 10_000_000},
+			{Account: acct(dn.op), Balance: 1_000_000}, {Account: acct(dn.dis), Balance: 1_000_000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dn.net = net
+	t.Cleanup(func() {
+		for _, d := range dn.duties {
+			if err := d.Stop(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}
+		if err := net.Stop(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	if dn.machine, err = testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dn.machine.Close() })
+	reg, err := dn.machine.Register(net.ChainID, acct(dn.op), 100_000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dn.submit(dn.op, reg)
+	dn.submit(dn.buyer, &consensus.EscrowFund{Amount: 5_000_000})
+	for i, k := range net.Operators {
+		s := dn.sub(k)
+		models, err := LoadModels([]ModelConfig{{Name: "devnet", Dir: dirs[i]}}, func(p string) string { return p })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for id := range models {
+			dn.model = id
+		}
+		d, err := NewDuty(DutyConfig{Chain: net.Nodes[i], Account: s, Models: models,
+			VotesPath: filepath.Join(dir, fmt.Sprintf("v%d", i), "dispute-votes.json"), Poll: 100 * time.Millisecond, Log: quietLog})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dn.duties = append(dn.duties, d)
+	}
+	for _, d := range dn.duties {
+		if err := d.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each duty declares its model on start; committees draw from holders.
+	for {
+		h, err := net.Nodes[0].ModelHolders(ctx, dn.model)
+		if err == nil && len(h.Validators) == len(net.Operators) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("holders of the model: %+v %v", h, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return dn
+}
+
+func (dn *disputeNet) sub(k ed25519.PrivateKey) *consensus.Submitter {
+	s, ok := dn.subs[string(k)]
+	if !ok {
+		var err error
+		if s, err = consensus.NewSubmitter(dn.net.Nodes[0], k, nil); err != nil {
+			dn.t.Fatal(err)
+		}
+		dn.subs[string(k)] = s
+	}
+	return s
+}
+
+func (dn *disputeNet) submit(k ed25519.PrivateKey, payload any) consensus.TxResult {
+	dn.t.Helper()
+	r, err := dn.sub(k).Submit(dn.ctx, payload)
+	if err != nil {
+		dn.t.Fatalf("%T: %v", payload, err)
+	}
+	return r
+}
+
+// settleAndDispute signs each answer's receipt as the provider, settles
+// their payments in one settlement and disputes them all with the
+// evidence a committee re-executes; it returns the disputes' IDs and the
+// heights they were opened at.
+func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) {
+	t := dn.t
+	t.Helper()
+	var recs []consensus.PaymentRecord
+	var opens []any
+	var ids []ledger.Hash32
+	for _, a := range as {
+		dn.n++
+		nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
+		input := receipt.InputCommitment(dn.model[:], a.in.Chat, a.in.Messages, a.in.Prompt, a.in.Continuation, a.in.Sampling)
+		output, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), dn.machine.MachineID()
+		env, err := receipt.Sign(dn.machine.Session, &receipt.Receipt{ModelID: dn.model[:], Engine: "embedded", MachineID: mid[:],
+			ProviderPeer: []byte(dn.machine.PeerID), Nonce: nonce[:16], InputCommitment: input[:], OutputHash: output[:],
+			Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
+		rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: mid, RequestDigest: digest, Price: 5000,
+			Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
+		if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+		in, err := EncodeDisputeInput(a.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}
+		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
+			Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}})
+		ids = append(ids, ledger.DisputeID(subj))
+	}
+	dn.submit(dn.op, &consensus.Settlement{Records: recs})
+	res, errs := dn.sub(dn.dis).SubmitMany(dn.ctx, opens)
+	heights := make([]int64, len(res))
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("dispute %d: %v", i, err)
+		}
+		heights[i] = res[i].Height
+	}
+	return ids, heights
+}
+
+// verdict waits for the dispute to resolve (the duties alone vote on it).
+func (dn *disputeNet) verdict(id ledger.Hash32) ledger.Dispute {
+	dn.t.Helper()
+	for {
+		d, ok, err := dn.net.Nodes[0].Dispute(dn.ctx, id)
+		if err == nil && ok && d.Status.Resolved() {
+			return d
+		}
+		select {
+		case <-dn.ctx.Done():
+			dn.t.Fatalf("dispute %s: no verdict: %v (%+v)", id, dn.ctx.Err(), d)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (dn *disputeNet) balance(k ed25519.PrivateKey) uint64 {
+	a, _, err := dn.net.Nodes[0].Account(dn.ctx, acct(k))
+	if err != nil {
+		dn.t.Fatal(err)
+	}
+	return a.Balance
+}
+
+func (dn *disputeNet) provider() consensus.Provider {
+	p, ok, err := dn.net.Nodes[0].Provider(dn.ctx, dn.machine.MachineID())
+	if err != nil || !ok {
+		dn.t.Fatalf("provider: %v %v", ok, err)
+	}
+	return p
+}
+
+// TestDutyConvictsPerturbedWeights: a provider answering from a Q8_0
+// copy of the weights (cheaper, not the model it is paid for) signs
+// proofs of them; the committee, each member re-executing on the real F32
+// weights, convicts within the verdict limit: the bond is slashed by the
+// governed share, the disputer is paid, the provider loses its standing.
+// An honest answer disputed falsely keeps the provider's bond and costs
+// the disputer its own.
+func TestDutyConvictsPerturbedWeights(t *testing.T) {
+	dir := t.TempDir()
+	o := modelgen.DevnetOptions()
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
+	cheap := o
+	cheap.Quant = gguf.TypeQ8_0
+	cheat := openGenerated(t, filepath.Join(dir, "q8"), cheap)
+	dn := startDisputeNet(t, dirs, 20)
+	if honest.Info().ID != inference.ModelID(dn.model) || cheat.Info().ID == honest.Info().ID {
+		t.Fatalf("held model %s, provider's %s, perturbed copy %s", dn.model, honest.Info().ID, cheat.Info().ID)
+	}
+
+	bond, disBefore := dn.provider().Bond, dn.balance(dn.dis)
+	ids, hs := dn.settleAndDispute(generateAnswer(t, cheat, 1))
+	id, opened := ids[0], hs[0]
+	d := dn.verdict(id)
+	cur := d.Current()
+	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
+	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {
+		t.Fatalf("perturbed weights: %s at %d (opened %d, limit %d blocks), slashed %d want %d", d.Status, d.ResolveHeight, opened,
+			dn.params.DisputeVerdictBlocks, d.Slashed, wantSlash)
+	}
+	t.Logf("guilty: opened at %d, committee at %d, verdict at %d: %d blocks from dispute to verdict (limit %d)",
+		opened, cur.DrawHeight, d.ResolveHeight, d.ResolveHeight-opened, dn.params.DisputeVerdictBlocks)
+	p := dn.provider()
+	if p.Bond != bond-wantSlash || p.SlashedUntil == 0 {
+		t.Fatalf("provider after conviction: bond %d (was %d), slashed until %d", p.Bond, bond, p.SlashedUntil)
+	}
+	if got := dn.balance(dn.dis); got != disBefore+d.Reward || d.Reward == 0 {
+		t.Fatalf("disputer balance %d, want %d + reward %d", got, disBefore, d.Reward)
+	}
+
+	bond, disBefore = p.Bond, dn.balance(dn.dis)
+	ids, hs = dn.settleAndDispute(generateAnswer(t, honest, 2))
+	id, opened = ids[0], hs[0]
+	d = dn.verdict(id)
+	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
+		t.Fatalf("honest answer: %+v", d)
+	}
+	t.Logf("innocent: %d blocks from dispute to verdict", d.ResolveHeight-opened)
+	if p := dn.provider(); p.Bond != bond {
+		t.Fatalf("honest provider's bond %d, was %d", p.Bond, bond)
+	}
+	if got := dn.balance(dn.dis); got != disBefore-1000 {
+		t.Fatalf("false disputer's balance %d, want %d less the 1000 bond", got, disBefore)
+	}
+	var guilty, innocent float64
+	for _, du := range dn.duties {
+		guilty += du.Votes(ledger.VerdictGuilty)
+		innocent += du.Votes(ledger.VerdictInnocent)
+	}
+	if guilty < 2 || innocent < 2 {
+		t.Fatalf("votes counted: %v guilty, %v innocent", guilty, innocent)
+	}
+}
+
+// honestDisputes is how many honest answers TestDutyNoFalseConvictions
+// disputes at once (within MaxActiveDisputes).
+const honestDisputes = 6
+
+// TestDutyNoFalseConvictions disputes honestDisputes honest answers, a
+// mix of greedy and sampled, all open at once: the committees acquit every
+// one and the provider's bond is untouched.
+func TestDutyNoFalseConvictions(t *testing.T) {
+	dir := t.TempDir()
+	o := modelgen.DevnetOptions()
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
+	// Every member re-executes about 3/4 of the answers on a shared
+	// 2-core machine under -race: 100 ms blocks need a longer window.
+	dn := startDisputeNet(t, dirs, 80)
+	bond := dn.provider().Bond
+	var as []answer
+	for i := range honestDisputes {
+		as = append(as, generateAnswer(t, honest, 100+i))
+	}
+	ids, heights := dn.settleAndDispute(as...)
+	var worst int64
+	for i, id := range ids {
+		d := dn.verdict(id)
+		if d.Status != ledger.DisputeInnocent {
+			t.Fatalf("honest answer %d (dispute %s): %s", i, id, d.Status)
+		}
+		worst = max(worst, d.ResolveHeight-heights[i])
+	}
+	if worst > int64(dn.params.DisputeVerdictBlocks) {
+		t.Fatalf("a verdict took %d blocks, limit %d", worst, dn.params.DisputeVerdictBlocks)
+	}
+	if p := dn.provider(); p.Bond != bond || p.SlashedUntil != 0 {
+		t.Fatalf("honest provider: bond %d (was %d), slashed until %d", p.Bond, bond, p.SlashedUntil)
+	}
+	t.Logf("%d honest disputes, 0 convictions; at most %d blocks from dispute to verdict", honestDisputes, worst)
+}

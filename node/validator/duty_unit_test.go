@@ -1,0 +1,139 @@
+package validator
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// fakeDutyChain serves fixed duties and evidence.
+type fakeDutyChain struct {
+	duties   []ledger.Duty
+	evidence map[ledger.Hash32]ledger.DisputeEvidence
+}
+
+func (c *fakeDutyChain) Duties(context.Context, consensus.AccountID) ([]ledger.Duty, error) {
+	return c.duties, nil
+}
+
+func (c *fakeDutyChain) DisputeEvidence(_ context.Context, id consensus.Hash32) (ledger.DisputeEvidence, bool, error) {
+	e, ok := c.evidence[id]
+	return e, ok, nil
+}
+
+// recordingSubmitter keeps what it was asked to submit.
+type recordingSubmitter struct {
+	acct consensus.AccountID
+	sent []any
+}
+
+func (s *recordingSubmitter) Submit(_ context.Context, p any) (consensus.TxResult, error) {
+	s.sent = append(s.sent, p)
+	return consensus.TxResult{}, nil
+}
+
+func (s *recordingSubmitter) Account() consensus.AccountID { return s.acct }
+
+// TestDutyAbstainsAndRevealsAfterRestart: a member without the model's
+// weights commits an abstention; a new Duty on the same votes file (a
+// restart between commit and reveal) reveals that verdict with the salt
+// the commitment hides, then forgets it.
+func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
+	id, me := ledger.Hash32{1}, consensus.AccountID{7}
+	chain := &fakeDutyChain{duties: []ledger.Duty{{Dispute: id, Round: 1, Action: ledger.DutyCommit, Model: ledger.Hash32{9}, Deadline: 10}}}
+	sub := &recordingSubmitter{acct: me}
+	path := filepath.Join(t.TempDir(), "home", "dispute-votes.json")
+	d, err := NewDuty(DutyConfig{Chain: chain, Account: sub, VotesPath: path, Log: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(sub.sent) != 1 || d.Votes(ledger.VerdictAbstain) != 1 {
+		t.Fatalf("commit: sent %+v, %v abstentions counted", sub.sent, d.Votes(ledger.VerdictAbstain))
+	}
+	committed := sub.sent[0].(*ledger.DisputeVote).Commitment
+
+	chain.duties[0].Action = ledger.DutyReveal
+	restarted, err := NewDuty(DutyConfig{Chain: chain, Account: sub, VotesPath: path, Log: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := restarted.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rv := sub.sent[1].(*ledger.DisputeVote).Reveal
+	if rv == nil || rv.Verdict != ledger.VerdictAbstain || ledger.VoteCommitment(id, 1, me, rv.Verdict, rv.Salt) != committed {
+		t.Fatalf("reveal after restart %+v does not open commitment %s", rv, committed)
+	}
+	if _, ok := restarted.store.get(id, 1); ok {
+		t.Fatal("a revealed vote is still kept")
+	}
+	if len(sub.sent) != 2 {
+		t.Fatalf("revealed %d times", len(sub.sent)-1)
+	}
+	if err := restarted.Step(context.Background()); err != nil || len(sub.sent) != 2 {
+		t.Fatalf("a duty listed again after its reveal (a stale read): %v, %d sent", err, len(sub.sent))
+	}
+	// Another process, with the saved vote gone, cannot reveal and says so.
+	lost, err := NewDuty(DutyConfig{Chain: chain, Account: sub, VotesPath: path, Log: quietLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lost.Step(context.Background()); err == nil {
+		t.Fatal("a reveal without its saved vote passed silently")
+	}
+}
+
+// TestJudgeRefusesTamperedEvidence: honest evidence is innocent; tokens
+// altered by the disputer (which would fail the proofs) are caught by the
+// signed output hash and found innocent, not guilty; an input other than
+// the signed one likewise.
+func TestJudgeRefusesTamperedEvidence(t *testing.T) {
+	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
+	a := generateAnswer(t, eng, 3)
+	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	model := eng.Info().ID
+	evidence := func(a answer) ledger.DisputeEvidence {
+		input := receipt.InputCommitment(model[:], true, a.in.Messages, "", "", a.in.Sampling)
+		out, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), m.MachineID()
+		env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
+			ProviderPeer: []byte(m.PeerID), Nonce: make([]byte, 16), InputCommitment: input[:], OutputHash: out[:],
+			Units: terms.Units{OutputTokens: 1}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, _ := EncodeDisputeInput(a.in)
+		return ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}
+	}
+	ctx := context.Background()
+	ev := evidence(a)
+	if v, why, err := judge(ctx, eng, ev, commit.DefaultTolerance); v != ledger.VerdictInnocent || err != nil {
+		t.Fatalf("honest evidence: %s %s %v", v, why, err)
+	}
+	tampered := ev
+	tampered.Tokens = append([]uint32{}, ev.Tokens...)
+	tampered.Tokens[0] = (tampered.Tokens[0] + 1) % uint32(eng.Info().VocabSize)
+	if v, _, err := judge(ctx, eng, tampered, commit.DefaultTolerance); v != ledger.VerdictInnocent || err == nil {
+		t.Fatalf("altered tokens: %s %v, want innocent for unverifiable evidence", v, err)
+	}
+	other := ev
+	other.Input, _ = EncodeDisputeInput(DisputeInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: "something else"}}, Sampling: a.in.Sampling})
+	if v, _, err := judge(ctx, eng, other, commit.DefaultTolerance); v != ledger.VerdictInnocent || err == nil {
+		t.Fatalf("another input: %s %v, want innocent for unverifiable evidence", v, err)
+	}
+}
