@@ -1,29 +1,32 @@
-package attest
+package attest_test
 
 import (
 	"bytes"
 	"errors"
 	"testing"
+
+	"github.com/tenzrod/tenzrod/receipts/attest"
+	"github.com/tenzrod/tenzrod/receipts/attest/attesttest"
 )
 
 func TestMarshalRoundTrip(t *testing.T) {
-	att := goodAttestation(t, sessionPub(t))
+	att := attesttest.Attestation(t, attesttest.SessionPub(t))
 	b, err := att.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) > MaxSize {
-		t.Fatalf("encoded attestation is %d bytes, over MaxSize %d", len(b), MaxSize)
+	if len(b) > attest.MaxSize {
+		t.Fatalf("encoded attestation is %d bytes, over attest.MaxSize %d", len(b), attest.MaxSize)
 	}
-	got, err := Unmarshal(b)
+	got, err := attest.Unmarshal(b)
 	if err != nil {
-		t.Fatalf("Unmarshal: %v", err)
+		t.Fatalf("attest.Unmarshal: %v", err)
 	}
 	if !bytes.Equal(got.Report, att.Report) || !bytes.Equal(got.EKCert, att.EKCert) || !bytes.Equal(got.Root, att.Root) {
 		t.Fatal("round trip changed the attestation")
 	}
-	if _, err := Unmarshal(append(b, 0)); !errors.Is(err, ErrMalformed) {
-		t.Fatalf("trailing byte: %v, want ErrMalformed", err)
+	if _, err := attest.Unmarshal(append(b, 0)); !errors.Is(err, attest.ErrMalformed) {
+		t.Fatalf("trailing byte: %v, want attest.ErrMalformed", err)
 	}
 }
 
@@ -31,20 +34,20 @@ func TestMarshalRoundTrip(t *testing.T) {
 // accepted input is canonical (re-encodes to the same bytes) and verifies
 // without panicking.
 func FuzzUnmarshal(f *testing.F) {
-	pub := sessionPub(f)
-	good, err := goodAttestation(f, pub).Marshal()
+	pub := attesttest.SessionPub(f)
+	good, err := attesttest.Attestation(f, pub).Marshal()
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(good)
 	f.Add([]byte{0xa0})
 	f.Add([]byte{0xa1, 0x01, 0x67, 's', 'e', 'v', '-', 's', 'n', 'p'})
-	p := testPolicy(f)
+	p := attesttest.Policy(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		att, err := Unmarshal(b)
+		att, err := attest.Unmarshal(b)
 		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
-				t.Fatalf("refusal %v is not ErrMalformed", err)
+			if !errors.Is(err, attest.ErrMalformed) {
+				t.Fatalf("refusal %v is not attest.ErrMalformed", err)
 			}
 			return
 		}
@@ -55,8 +58,8 @@ func FuzzUnmarshal(f *testing.F) {
 		if !bytes.Equal(again, b) {
 			t.Fatal("accepted a non-canonical encoding")
 		}
-		if _, err := Verify(att, session(pub), p, now); err != nil && Reason(err) == "other" {
-			t.Fatalf("Verify refusal without a reason code: %v", err)
+		if _, err := attest.Verify(att, session(pub), p, now); err != nil && attest.Reason(err) == "other" {
+			t.Fatalf("attest.Verify refusal without a reason code: %v", err)
 		}
 	})
 }
