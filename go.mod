@@ -16,6 +16,7 @@ require (
 	github.com/filecoin-project/go-clock v0.1.0
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/google/go-sev-guest v0.15.0
+	github.com/google/go-tdx-guest v0.3.2-0.20250814004405-ffb0869e6f4d
 	github.com/google/go-tpm v0.9.8
 	github.com/google/go-tpm-tools v0.4.11
 	github.com/gpustack/gguf-parser-go v0.28.1

@@ -9,11 +9,15 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
-// KindSEVSNP names an AMD SEV-SNP attestation.
-const KindSEVSNP = "sev-snp"
+// Kinds of attestation.
+const (
+	KindSEVSNP = "sev-snp" // AMD SEV-SNP report + VCEK/VLEK certificate
+	KindTDX    = "tdx"     // Intel TDX quote v4; the PCK chain is inside the quote
+)
 
 // MaxSize bounds an encoded attestation: a 1184-byte report and three DER
-// certificates (AMD's RSA-4096 ASK and ARK are about 1.6 KiB each).
+// certificates (AMD's RSA-4096 ASK and ARK are about 1.6 KiB each), or a
+// TDX quote with its PCK chain (about 5 KiB).
 const MaxSize = 8 << 10
 
 // bindingDomain separates the session-key binding from any other use of
@@ -64,6 +68,12 @@ func Unmarshal(b []byte) (*Attestation, error) {
 }
 
 func (a *Attestation) checkShape() error {
+	if a.Kind == KindTDX {
+		if len(a.Report) == 0 || len(a.EKCert) > 0 || len(a.Intermediate) > 0 || len(a.Root) > 0 {
+			return fmt.Errorf("%w: a tdx attestation is a quote alone", ErrMalformed)
+		}
+		return nil
+	}
 	if a.Kind != KindSEVSNP {
 		return fmt.Errorf("%w: kind %q (want %q)", ErrMalformed, a.Kind, KindSEVSNP)
 	}

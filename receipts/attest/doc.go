@@ -24,5 +24,10 @@
 // carried, and the roots are configured (AMD's embedded roots by default, the
 // go-sev-guest test-only root in tests).
 //
-// Intel TDX quotes are not verified by this package yet.
+// An Intel TDX attestation (KindTDX) is a v4 quote alone: go-tdx-guest
+// verifies its PCK chain to Intel's embedded root and its signatures, then
+// the same binding (the quote's REPORT_DATA), session expiry and debug
+// checks apply. Intel's TCB-info and QE-identity collateral are not fetched,
+// so the minimum TCB and the CRLs apply to SEV-SNP only; the tests verify
+// TDX against go-tdx-guest's recorded production quote.
 package attest

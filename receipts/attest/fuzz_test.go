@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/go-tdx-guest/testing/testdata"
+
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/attest/attesttest"
 )
@@ -40,6 +42,11 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good)
+	tdx, err := (&attest.Attestation{Kind: attest.KindTDX, Report: testdata.RawQuote}).Marshal()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(tdx)
 	f.Add([]byte{0xa0})
 	f.Add([]byte{0xa1, 0x01, 0x67, 's', 'e', 'v', '-', 's', 'n', 'p'})
 	p := attesttest.Policy(f)

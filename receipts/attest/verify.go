@@ -60,6 +60,9 @@ func Verify(att *Attestation, session Session, p *Policy, now time.Time) (*Resul
 	if err := att.checkShape(); err != nil {
 		return nil, err
 	}
+	if att.Kind == KindTDX {
+		return verifyTDX(att, session, p, now)
+	}
 	rep, err := abi.ReportToProto(att.Report)
 	if err != nil {
 		return nil, fmt.Errorf("%w: report: %w", ErrMalformed, err)
