@@ -20,7 +20,7 @@ const tdAttributesDebug = 0x01
 // fetched (no network in a validator), so Policy.MinTCB and the CRLs do not
 // apply to TDX. The chain is checked first so that a refusal for the key
 // says the quote itself is genuine.
-func verifyTDX(att *Attestation, session Session, _ *Policy, now time.Time) (*Result, error) {
+func verifyTDX(att *Attestation, session Session, p *Policy, now time.Time) (*Result, error) {
 	parsed, err := tdxabi.QuoteToProto(att.Report)
 	if err != nil {
 		return nil, fmt.Errorf("%w: tdx quote: %w", ErrMalformed, err)
@@ -30,7 +30,7 @@ func verifyTDX(att *Attestation, session Session, _ *Policy, now time.Time) (*Re
 		return nil, fmt.Errorf("%w: tdx quote of type %T, want v4", ErrMalformed, parsed)
 	}
 	ts := &tdxverify.TimeSet{PckCertChain: now, TcbInfo: now, QeIdentity: now, PckCrl: now, RootCaCrl: now}
-	if err := tdxverify.TdxQuote(q, &tdxverify.Options{Now: ts}); err != nil {
+	if err := tdxverify.TdxQuote(q, &tdxverify.Options{Now: ts, TrustedRoots: p.TDXRoots}); err != nil {
 		return nil, fmt.Errorf("%w: tdx: %w", ErrChain, err)
 	}
 	body := q.GetTdQuoteBody()

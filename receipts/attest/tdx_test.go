@@ -1,6 +1,7 @@
 package attest_test
 
 import (
+	"crypto/x509"
 	"errors"
 	"testing"
 	"time"
@@ -43,5 +44,16 @@ func TestTDXQuoteAfterChainExpiryRefused(t *testing.T) {
 	_, err := attest.Verify(recordedQuote(), attest.Session{Pub: attesttest.SessionPub(t), NotAfter: late.Add(time.Hour)}, &attest.Policy{}, late)
 	if attest.Reason(err) != "chain" {
 		t.Fatalf("TDX quote past its chain: %v, want a chain refusal", err)
+	}
+}
+
+func TestTDXQuoteUnderAnotherRootRefused(t *testing.T) {
+	ca, _ := attesttest.ForeignCA(t)
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	_, err := attest.Verify(recordedQuote(), attest.Session{Pub: attesttest.SessionPub(t), NotAfter: recordedAt.Add(time.Hour)},
+		&attest.Policy{TDXRoots: roots}, recordedAt)
+	if !errors.Is(err, attest.ErrChain) {
+		t.Fatalf("TDX quote under a root that is not Intel's: %v, want ErrChain", err)
 	}
 }

@@ -33,6 +33,9 @@ type Policy struct {
 	// MinTCB is the governed minimum: every component of the reported TCB
 	// must be at least this.
 	MinTCB kds.TCBParts
+	// TDXRoots are the trusted Intel SGX roots for TDX quotes; nil means
+	// the root embedded in go-tdx-guest (which logs a warning per use).
+	TDXRoots *x509.CertPool
 	// AllowDebug accepts debug guests. Never set outside tests of other
 	// refusals: a debug guest's memory is open to its host.
 	AllowDebug bool
