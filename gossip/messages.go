@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unicode"
 
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -63,6 +64,10 @@ type Announcement struct {
 	// (DESIGN.md, Mixture of experts across holders); a machine holding
 	// only experts announces no models.
 	Experts []ExpertOffer `cbor:"9,keyasint,omitempty" json:"experts,omitempty"`
+	// Attestation, when set, is a TEE report binding the session key that
+	// signs this announcement (receipts/attest); only a provider whose
+	// attestation verifies is quoted at `tee`.
+	Attestation *attest.Attestation `cbor:"10,keyasint,omitempty" json:"attestation,omitempty"`
 }
 
 // StandbyOffer is what a provider asks to stand by warm for a session.

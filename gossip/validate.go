@@ -10,6 +10,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -46,6 +47,9 @@ type VerifiedHeartbeat struct {
 type VerifiedAnnouncement struct {
 	Sender
 	Announcement
+	// Attested is what the announcement's attestation proves; nil when it
+	// carries none.
+	Attested *attest.Result
 }
 
 // Validator holds the state the topic validators share: the pin store,
@@ -63,6 +67,8 @@ type Validator struct {
 	seqs  *lru.Cache[seqKey, uint64]
 
 	obs obsState
+
+	attest *attest.Policy // what announced attestations are verified against
 }
 
 type seqKey struct {
@@ -82,7 +88,16 @@ func NewValidator(network string, window time.Duration, clk clock.Clock, pins Pi
 	seqs, _ := lru.New[seqKey, uint64](seqCacheSize)
 	seen, _ := lru.New[obsKey, struct{}](seqCacheSize)
 	return &Validator{network: network, window: window, clock: clk, pins: pins, certs: identity.NewCertCache(certCacheSize), memo: newCertMemo(certCacheSize), seqs: seqs,
-		obs: obsState{seen: seen}}
+		obs: obsState{seen: seen}, attest: &attest.Policy{}}
+}
+
+// SetAttestPolicy sets the roots, CRLs and minimum TCB announced
+// attestations are verified against (default: AMD's roots, no CRL, no
+// minimum). Call it before the validator is used.
+func (v *Validator) SetAttestPolicy(p *attest.Policy) {
+	if p != nil {
+		v.attest = p
+	}
 }
 
 // Pins returns the pin store the validator checks against.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -56,11 +58,40 @@ func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, 
 	if pinned, ok := v.pins.Lookup(snd.Peer); ok && pinned != snd.Machine {
 		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: announcement for %s signed by machine %s, pinned here to %s", snd.Peer, snd.Machine, pinned))
 	}
+	attested, bad := v.checkAttestation(an, snd, now)
+	if bad != nil {
+		return *bad
+	}
 	if err := v.advanceSeq(KindAnnounce, snd.Machine, an.Seq); err != nil {
 		return ignore(ReasonReplay, err)
 	}
 	if pinned := v.pins.Offer(snd.Peer, snd.Machine); pinned != snd.Machine {
 		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: %s was pinned here to %s meanwhile", snd.Peer, pinned))
 	}
-	return accept(&VerifiedAnnouncement{Sender: snd, Announcement: *an}, an)
+	return accept(&VerifiedAnnouncement{Sender: snd, Announcement: *an, Attested: attested}, an)
+}
+
+// checkAttestation verifies an announced attestation against the session
+// key that signed the announcement. A report that is false in itself
+// (another key, a chain to no AMD root, a debug guest, malformed) is the
+// sender's fault: Reject. Revocation and the minimum TCB are this node's
+// configuration, and expiry its clock, so those are Ignore: an honest relay
+// with another view is not penalised. Labels are "attest_" + attest.Reason.
+func (v *Validator) checkAttestation(an *Announcement, snd Sender, now time.Time) (*attest.Result, *Result) {
+	if an.Attestation == nil {
+		return nil, nil
+	}
+	sess := attest.Session{Pub: snd.Cert.SessionPub, NotAfter: time.UnixMilli(snd.Cert.NotAfter)}
+	res, err := attest.Verify(an.Attestation, sess, v.attest, now)
+	if err == nil {
+		return res, nil
+	}
+	reason := "attest_" + attest.Reason(err)
+	err = fmt.Errorf("gossip: announcement attestation: %w", err)
+	if errors.Is(err, attest.ErrRevoked) || errors.Is(err, attest.ErrStale) {
+		r := ignore(reason, err)
+		return nil, &r
+	}
+	r := reject(reason, err)
+	return nil, &r
 }

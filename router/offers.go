@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -35,10 +36,20 @@ type Offer struct {
 	// (fee per hour, HPKE key), from its announcement; nil when it makes
 	// none.
 	Standby *gossip.StandbyOffer
+	// Attested is what the provider's announced TEE attestation proved
+	// (verified by the gossip validator); nil when it carries none.
+	Attested *attest.Result
 }
 
-// Serves reports whether the offer includes verification level.
-func (o Offer) Serves(level terms.Verification) bool { return o.Model.Serves(level) }
+// Serves reports whether the offer includes verification level. `tee` is
+// served only with a verified attestation: announcing the level is a claim,
+// the attestation the evidence.
+func (o Offer) Serves(level terms.Verification) bool {
+	if level == terms.VerifyTEE && o.Attested == nil {
+		return false
+	}
+	return o.Model.Serves(level)
+}
 
 // Offers returns every announced offer of model (a name or a hex catalog
 // ID), sorted by peer ID.
@@ -68,7 +79,7 @@ func (t *Table) offers(model string) []Offer {
 				continue
 			}
 			o := Offer{Peer: e.peer, Machine: e.machine, Backend: e.backend, Region: e.announce.Region, Model: m, Status: t.status(e, now),
-				Standby: e.announce.Standby}
+				Standby: e.announce.Standby, Attested: e.attested}
 			if hb := e.heartbeat; hb != nil {
 				o.InFlight, o.Capacity, o.QueueDepth = hb.InFlight, hb.Capacity, hb.QueueDepth
 				for _, s := range hb.Models {

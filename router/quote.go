@@ -30,6 +30,7 @@ type QuoteLine struct {
 	Digest     pricing.Digest    `json:"quote_digest"`
 	Expires    time.Time         `json:"expires"`
 	Quote      pricing.Quote     `json:"-"`
+	Attested   *AttestedView     `json:"attested,omitempty"` // the provider's verified TEE attestation, if any
 }
 
 // Quotes prices units at verification level at every provider that is up,
@@ -69,7 +70,7 @@ func (t *Table) quote(offers []Offer, units pricing.Units, level terms.Verificat
 			Model: o.Model.Name, ModelID: fmt.Sprintf("%x", o.Model.ModelID), Status: o.Status,
 			InFlight: o.InFlight, Capacity: o.Capacity, QueueDepth: o.QueueDepth,
 			Breakdown: q.Breakdown, Surcharge: q.Breakdown.Surcharge, Price: q.Breakdown.Total,
-			Digest: q.Digest, Expires: q.Expiry.UTC(), Quote: q,
+			Digest: q.Digest, Expires: q.Expiry.UTC(), Quote: q, Attested: attestedView(o.Attested),
 		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -48,6 +49,7 @@ type entry struct {
 	machine    identity.MachineID
 	backend    string
 	announce   *gossip.Announcement
+	attested   *attest.Result // what the latest announcement's attestation proved; nil without one
 	heartbeat  *gossip.Heartbeat
 	lastBeat   time.Time // receipt time of the latest accepted heartbeat
 	lastClean  time.Time // receipt time of the latest non-degraded heartbeat
@@ -117,7 +119,7 @@ func (t *Table) ApplyAnnouncement(a *gossip.VerifiedAnnouncement) {
 	e.machine, e.backend = a.Machine, a.Backend
 	an := a.Announcement
 	t.models.update(e, e.announce, &an)
-	e.announce = &an
+	e.announce, e.attested = &an, a.Attested
 }
 
 // ApplyHeartbeat records a verified heartbeat. A heartbeat is clean when it

@@ -6,6 +6,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -53,6 +54,24 @@ type ProviderView struct {
 	// Breaker is this node's circuit breaker for the provider (closed,
 	// open, half-open); absent where the node routes nothing to it yet.
 	Breaker string `json:"breaker,omitempty"`
+	// Attested is set when the provider's announcement carries a verified
+	// TEE attestation; absent otherwise.
+	Attested *AttestedView `json:"attested,omitempty"`
+}
+
+// AttestedView is a verified TEE attestation as the API shows it.
+type AttestedView struct {
+	Kind        string `json:"kind"`         // "sev-snp"
+	Signer      string `json:"signer"`       // VCEK or VLEK
+	ProductLine string `json:"product_line"` // e.g. Milan
+	Measurement string `json:"measurement"`  // hex launch measurement
+}
+
+func attestedView(r *attest.Result) *AttestedView {
+	if r == nil {
+		return nil
+	}
+	return &AttestedView{Kind: r.Kind, Signer: r.Signer, ProductLine: r.ProductLine, Measurement: r.MeasurementHex()}
 }
 
 // List returns every known provider, sorted by peer ID.
@@ -129,6 +148,7 @@ func (t *Table) view(e *entry, now time.Time) ProviderView {
 		v.Region = an.Region
 		v.HardwareClass = Claimed{Value: an.HardwareClass, Claimed: true}
 		v.AnnouncedAtMs = an.TimeMs
+		v.Attested = attestedView(e.attested)
 		for _, m := range an.Models {
 			id := hex.EncodeToString(m.ModelID)
 			st := states[id]
