@@ -79,10 +79,12 @@ func DecodeEvidence(b []byte) (*Evidence, error) {
 }
 
 // Redone is a batch computed again: the output bytes, who computed them
-// and, for another holder, its verified receipt over them.
+// and, for another holder, that holder (to be paid for the work at its
+// price) and its verified receipt over them.
 type Redone struct {
 	Output  []byte
 	By      peer.ID
+	Holder  Holder
 	Receipt []byte
 }
 
@@ -131,7 +133,8 @@ func (c *Caller) Redo(ctx context.Context, b *SampledBatch) (Redone, error) {
 		}
 		o := c.exchange(ctx, int(b.Layer), &group{holder: h, idx: []int{0}}, wire)
 		if o.err == nil {
-			return Redone{Output: o.outputs[0], By: h.Peer, Receipt: o.receipt}, nil
+			c.stats.redoTokens.Add(uint64(len(b.Positions)))
+			return Redone{Output: o.outputs[0], By: h.Peer, Holder: h, Receipt: o.receipt}, nil
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", h.Peer, o.err))
 		if ctx.Err() != nil {

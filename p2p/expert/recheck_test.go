@@ -160,3 +160,31 @@ func TestLocalRecheck(t *testing.T) {
 		}
 	}
 }
+
+// failingRedo never recomputes.
+type failingRedo struct{}
+
+func (failingRedo) Redo(context.Context, *SampledBatch) (Redone, error) {
+	return Redone{}, ErrNoHolder
+}
+
+// TestRecheckGivesUp: a batch no one can recompute is tried for a
+// bounded number of rounds, then dropped, never turned into evidence.
+func TestRecheckGivesUp(t *testing.T) {
+	rc := newRechecker(t, failingRedo{})
+	if err := rc.Store(validSample(t, newHolderIdentity(t))); err != nil {
+		t.Fatal(err)
+	}
+	for round := 1; round <= maxRecheckTries; round++ {
+		left, _ := rc.samples.List()
+		if len(left) != 1 {
+			t.Fatalf("round %d: %d samples kept, want the one still pending", round, len(left))
+		}
+		rc.RunOnce(context.Background())
+	}
+	left, _ := rc.samples.List()
+	evs, _ := rc.Evidence()
+	if st := rc.Stats(); len(left) != 0 || len(evs) != 0 || st.Failed != maxRecheckTries || st.Mismatched != 0 {
+		t.Fatalf("after %d failed rounds: %d samples, %d evidence, stats %+v", maxRecheckTries, len(left), len(evs), st)
+	}
+}

@@ -18,8 +18,9 @@ const (
 // Rechecker keeps the batches a caller sampled and re-executes them in
 // the background: a batch whose recomputed output matches is dropped, one
 // that differs becomes Evidence, kept in its own store for a dispute. A
-// batch no one could recompute stays for the next round (the store's
-// bound prunes it eventually).
+// batch no one could recompute stays for the next rounds, at most
+// maxRecheckTries of them: without a standby it would cost an exchange
+// at every round forever.
 type Rechecker struct {
 	samples  *SampleStore
 	evidence *SampleStore
@@ -31,7 +32,11 @@ type Rechecker struct {
 	queue                       chan *SampledBatch
 	matched, mismatched, failed atomic.Uint64
 	dropped                     atomic.Uint64
+	tries                       map[string]int // failed rounds per sample file (one round runs at a time)
 }
+
+// maxRecheckTries bounds the rounds a batch no one recomputes is kept.
+const maxRecheckTries = 3
 
 // RecheckStats counts a Rechecker's work.
 type RecheckStats struct {
@@ -52,7 +57,7 @@ func NewRechecker(samples, evidence *SampleStore, redo Redoer, met *Metrics, log
 		now = time.Now
 	}
 	return &Rechecker{samples: samples, evidence: evidence, redo: redo, met: met, log: log, now: now,
-		queue: make(chan *SampledBatch, 64)}, nil
+		queue: make(chan *SampledBatch, 64), tries: map[string]int{}}, nil
 }
 
 // Offer queues a sampled batch for storing (CallerConfig.OnSample): it
@@ -107,7 +112,8 @@ func (r *Rechecker) store(b *SampledBatch) {
 	}
 }
 
-// RunOnce re-executes every stored sample once.
+// RunOnce re-executes every stored sample once; it is not safe to run
+// beside Run.
 func (r *Rechecker) RunOnce(ctx context.Context) {
 	names, err := r.samples.List()
 	if err != nil {
@@ -139,7 +145,9 @@ func (r *Rechecker) one(ctx context.Context, name string) {
 	case err != nil:
 		r.log.Info("expert sample not re-executed", "file", name, "layer", b.Layer, "expert", b.Expert, "err", err)
 		r.count(RecheckFailed)
-		return
+		if r.tries[name]++; r.tries[name] < maxRecheckTries {
+			return
+		}
 	case ev == nil:
 		r.count(RecheckMatch)
 	default:
@@ -157,6 +165,7 @@ func (r *Rechecker) one(ctx context.Context, name string) {
 			"holder_machine", ref.Holder, "layer", ref.Layer, "expert", ref.Expert, "positions", len(b.Positions),
 			"receipt_hash", ref.ReceiptHash, "recomputed_by", ev.RecomputedBy)
 	}
+	delete(r.tries, name)
 	_ = r.samples.Remove(name)
 }
 
