@@ -132,7 +132,9 @@ func TestSampleFraction(t *testing.T) {
 	receipts, _ := sharedReceipts(t)
 	for _, key := range []byte{1} {
 		sel := selection(mustSampler(t, key), receipts)
-		if k := count(sel); !within4Sigma(k, len(sel), 1.0/SampleRate) {
+		k := count(sel)
+		t.Logf("sampled %d of %d batches (expected %d)", k, len(sel), len(sel)/SampleRate)
+		if !within4Sigma(k, len(sel), 1.0/SampleRate) {
 			t.Fatalf("key %d sampled %d of %d batches, want %d within 4 sigma", key, k, len(sel), len(sel)/SampleRate)
 		}
 	}
@@ -154,7 +156,9 @@ func TestSampleUnpredictableByHolder(t *testing.T) {
 		if equal(caller, other) {
 			t.Fatalf("secret %d samples the same set as the caller's", guess)
 		}
-		if c := phi(caller, other); math.Abs(c) > bound {
+		c := phi(caller, other)
+		t.Logf("correlation with key %d: %.4f (bound %.4f)", guess, c, bound)
+		if math.Abs(c) > bound {
 			t.Fatalf("selection under key %d correlates %.4f with the caller's (bound %.4f)", guess, c, bound)
 		}
 	}
