@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -119,15 +120,32 @@ func TestRemoteExpertsAcrossHolders(t *testing.T) {
 	if st.Exchanges == 0 || len(st.Failures) != 0 || st.NoHolder != 0 {
 		t.Fatalf("caller stats %+v", st)
 	}
+	// Holders computed the rows of the calls and those of the sampled
+	// batches the serving node has re-executed at them so far (in the
+	// background: the two counts agree once a re-execution in flight
+	// has ended).
 	var rows uint64
-	for _, h := range holders {
-		hs, ok := h.Provider().ExpertServerStats()
-		if !ok {
-			t.Fatal("holder holds no experts")
+	nodetest.Eventually(t, 30*time.Second, "holders' rows equal the caller's verified and re-executed rows", func() bool {
+		rows = 0
+		for _, h := range holders {
+			hs, ok := h.Provider().ExpertServerStats()
+			if !ok {
+				t.Fatal("holder holds no experts")
+			}
+			rows += hs.Rows
 		}
-		rows += hs.Rows
+		st = serving.Provider().ExpertCallerStats()[provider.DevnetMoEModelName]
+		return rows == st.ExpertTokens+st.RedoTokens
+	})
+	// The serving node samples with a secret of its own, kept in its
+	// home, and honest holders leave no dispute evidence.
+	if fi, err := os.Stat(filepath.Join(servingCfg.Home, "experts", "sample.key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("sampling secret not kept in the home at mode 0600: %v", err)
 	}
-	if rows != st.ExpertTokens {
-		t.Fatalf("holders computed %d rows, the caller verified %d", rows, st.ExpertTokens)
+	if rs, ok := serving.Provider().ExpertRecheckStats()[mid]; !ok || rs.Mismatched != 0 {
+		t.Fatalf("recheck of the model's samples: %+v (running %v)", rs, ok)
+	}
+	if ev, err := serving.Provider().ExpertEvidence(mid); err != nil || len(ev) != 0 {
+		t.Fatalf("honest holders left %d evidence (%v)", len(ev), err)
 	}
 }

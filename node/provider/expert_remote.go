@@ -26,9 +26,11 @@ type remoteExperts struct {
 
 	mu      sync.RWMutex
 	callers map[*servedModel]*expert.Caller
-	stopped bool
-	ctx     context.Context // the role's run (discovery), ended by Stop
-	cancel  context.CancelFunc
+	// rechecks re-execute each model's sampled batches (expert_recheck.go).
+	rechecks map[[32]byte]*expert.Rechecker
+	stopped  bool
+	ctx      context.Context // the role's run (discovery), ended by Stop
+	cancel   context.CancelFunc
 
 	// pay receives each finished call's tally (settlement, expert_pay.go),
 	// in the background.
@@ -39,7 +41,7 @@ type remoteExperts struct {
 func newRemoteExperts(p *Provider) *remoteExperts {
 	r := &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
-		callers: map[*servedModel]*expert.Caller{}, met: expert.NewMetrics(p.d.Registerer)}
+		callers: map[*servedModel]*expert.Caller{}, rechecks: map[[32]byte]*expert.Rechecker{}, met: expert.NewMetrics(p.d.Registerer)}
 	r.pay = r.payHolders
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
@@ -122,11 +124,17 @@ func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine
 	}
 	// The Dialer finds a holder's addresses in the DHT when the
 	// peerstore has none.
-	c, err := expert.NewCaller(r.p.d.Host.Dialer(), expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
-		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now, Metrics: r.met}, r.table, r.p.d.Log)
+	cfg := expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
+		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now, Metrics: r.met}
+	finish, err := r.sampling(info.ID, &cfg)
 	if err != nil {
 		return nil, err
 	}
+	c, err := expert.NewCaller(r.p.d.Host.Dialer(), cfg, r.table, r.p.d.Log)
+	if err != nil {
+		return nil, err
+	}
+	finish(c)
 	r.mu.Lock()
 	r.callers[m] = c
 	r.mu.Unlock()

@@ -49,6 +49,11 @@ type CallerConfig struct {
 	Now func() time.Time
 	// Metrics takes the caller's series (nil: not exported).
 	Metrics *Metrics
+	// Sampler picks the verified batches handed to OnSample, after each
+	// holder signed (nil: none). OnSample runs on the forward pass: it
+	// must only hand the batch over (a queue), never wait on a disk.
+	Sampler  *Sampler
+	OnSample func(*SampledBatch)
 }
 
 // Defaults of CallerConfig.
@@ -166,6 +171,7 @@ func (c *Caller) Layer(ctx context.Context, layer int, batches []Batch) ([][][]f
 				continue
 			}
 			c.succeed(o, tally)
+			c.sample(layer, o, wire)
 			for j, i := range o.group.idx {
 				results[i] = o.rows[j]
 			}

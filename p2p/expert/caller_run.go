@@ -23,6 +23,7 @@ type group struct {
 type outcome struct {
 	group   *group
 	rows    [][][]float32 // per batch of the group, when err is nil
+	outputs [][]byte      // the same rows as received, when err is nil
 	receipt []byte
 	wire    Wire
 	tokens  int
@@ -131,6 +132,7 @@ func (c *Caller) exchange(ctx context.Context, layer int, g *group, wire []WireB
 		}
 	}
 	o.receipt = resp.Receipt
+	o.outputs = resp.Outputs
 	if !filled {
 		// First contact, or the holder renewed its session: keep the
 		// certificate it sent for its next receipts.

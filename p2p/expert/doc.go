@@ -37,6 +37,19 @@
 // envelopes) accumulates in the Tally of its context (WithTally), from
 // which the serving node pays each holder.
 //
+// # Sampled batches for dispute
+//
+// With CallerConfig.Sampler, about one verified batch in SampleRate is
+// handed to OnSample in full (input and output bytes, the holder's
+// receipt envelope): the choice is HMAC-SHA256 under the caller's secret
+// over the signed envelope and the batch's index, made only after the
+// receipt verified, so a holder cannot tell which answers are kept. A
+// Rechecker stores them (SampleStore, bounded, oldest pruned) and
+// re-executes each with a Redoer (LocalRedo with the node's own weights,
+// or Caller.Redo at another holder of the expert); an output that differs
+// from the signed one becomes Evidence, named for the ledger by
+// ExpertBatchRef.
+//
 // # Limits
 //
 // Streams are attached to the ServiceName resource-manager service

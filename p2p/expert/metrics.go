@@ -17,6 +17,8 @@ type Metrics struct {
 	WireBytes    *prometheus.CounterVec // caller: frame bytes, by direction (sent, received)
 	Served       prometheus.Counter     // holder: exchanges answered with rows and a receipt
 	ServedRows   prometheus.Counter     // holder: rows computed
+	Sampled      prometheus.Counter     // caller: verified batches picked for re-execution
+	Rechecked    *prometheus.CounterVec // re-executions of stored batches, by result (match, mismatch, failed)
 }
 
 // NewMetrics registers the series on reg (a private registry when nil);
@@ -38,6 +40,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "wire_bytes_total", Help: "Expert protocol frame bytes of this caller, by direction."}, []string{"direction"})),
 		Served:     c("served_total", "Expert exchanges this holder answered with rows and a signed receipt."),
 		ServedRows: c("served_rows_total", "Expert rows this holder computed."),
+		Sampled:    c("sampled_total", "Verified expert batches stored in full for re-execution."),
+		Rechecked: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
+			Name: "rechecked_total", Help: "Stored expert batches re-executed, by result (match, mismatch: dispute evidence, failed)."}, []string{"result"})),
 	}
 }
 

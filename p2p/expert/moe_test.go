@@ -103,6 +103,12 @@ type moeNet struct {
 
 func newMoENet(t *testing.T, timeout time.Duration) *moeNet {
 	t.Helper()
+	return newMoENetWith(t, timeout, nil)
+}
+
+// newMoENetWith is newMoENet with tune changing the caller's config.
+func newMoENetWith(t *testing.T, timeout time.Duration, tune func(*CallerConfig)) *moeNet {
+	t.Helper()
 	local := openModel(t, llm.Options{Threads: 1})
 	n := &moeNet{caller: newHost(t, nil), comp: modelComputer{local.Model()}}
 	for range 5 {
@@ -118,7 +124,11 @@ func newMoENet(t *testing.T, timeout time.Duration) *moeNet {
 	}
 	var id [32]byte = local.Info().ID
 	n.metrics = NewMetrics(nil)
-	c, err := NewCaller(n.caller, CallerConfig{Network: testNetwork, Model: id, Dim: o.Dim, Timeout: timeout, Metrics: n.metrics}, table, nil)
+	cfg := CallerConfig{Network: testNetwork, Model: id, Dim: o.Dim, Timeout: timeout, Metrics: n.metrics}
+	if tune != nil {
+		tune(&cfg)
+	}
+	c, err := NewCaller(n.caller, cfg, table, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,6 +125,8 @@ type CallerStats struct {
 	Exchanges    uint64            // verified exchanges
 	ExpertTokens uint64            // rows computed remotely and verified
 	NoHolder     uint64            // batches failed for want of a holder
+	Sampled      uint64            // verified batches handed over for re-execution
+	RedoTokens   uint64            // rows other holders recomputed for re-execution (Redo)
 	BytesSent    uint64            // request frame bytes
 	BytesRecv    uint64            // response frame bytes
 	Failures     map[string]uint64 // retired exchanges by reason (Reason*)
@@ -132,6 +134,7 @@ type CallerStats struct {
 
 type callerStats struct {
 	layers, exchanges, tokens, noHolder, sent, recv atomic.Uint64
+	sampledN, redoTokens                            atomic.Uint64
 	m                                               *Metrics // nil: not exported
 
 	mu       sync.Mutex
@@ -167,6 +170,13 @@ func (s *callerStats) missing() {
 	}
 }
 
+func (s *callerStats) sampled() {
+	s.sampledN.Add(1)
+	if s.m != nil {
+		s.m.Sampled.Inc()
+	}
+}
+
 func (s *callerStats) wire(w Wire) {
 	s.sent.Add(uint64(w.Sent))
 	s.recv.Add(uint64(w.Received))
@@ -183,5 +193,5 @@ func (c *Caller) Stats() CallerStats {
 	f := maps.Clone(s.failures)
 	s.mu.Unlock()
 	return CallerStats{Layers: s.layers.Load(), Exchanges: s.exchanges.Load(), ExpertTokens: s.tokens.Load(),
-		NoHolder: s.noHolder.Load(), BytesSent: s.sent.Load(), BytesRecv: s.recv.Load(), Failures: f}
+		NoHolder: s.noHolder.Load(), Sampled: s.sampledN.Load(), RedoTokens: s.redoTokens.Load(), BytesSent: s.sent.Load(), BytesRecv: s.recv.Load(), Failures: f}
 }

@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p/expert"
+)
+
+// Where a serving provider keeps its sampling secret, its sampled expert
+// batches and the dispute evidence their re-execution found, under the
+// node's home (one directory per model).
+const (
+	expertSampleKeyFile = "experts/sample.key"
+	expertSamplesDir    = "experts/samples"
+	expertEvidenceDir   = "experts/evidence"
+)
+
+// nodeRedo re-executes a stored batch with this node's own copy of the
+// expert when it holds it, otherwise at another holder of the expert,
+// which is paid for that work like for any batch (pay).
+type nodeRedo struct {
+	local  *expertHolder // nil: this node holds no experts
+	self   peer.ID
+	caller *expert.Caller
+	pay    func(*expert.SampledBatch, expert.Redone)
+}
+
+func (n *nodeRedo) Redo(ctx context.Context, b *expert.SampledBatch) (expert.Redone, error) {
+	if n.local != nil {
+		r, err := expert.LocalRedo{Computer: n.local, Self: n.self}.Redo(ctx, b)
+		if !errors.Is(err, expert.ErrNotHeld) {
+			return r, err
+		}
+	}
+	r, err := n.caller.Redo(ctx, b)
+	if err == nil && n.pay != nil {
+		n.pay(b, r)
+	}
+	return r, err
+}
+
+// sampling sets up cfg's sampler for model: the node's sampling secret
+// (made once, kept in the home), a bounded store of sampled batches and
+// one of evidence, and a rechecker fed by the caller. finish binds the
+// rechecker to the caller once it exists and starts it.
+func (r *remoteExperts) sampling(model [32]byte, cfg *expert.CallerConfig) (finish func(*expert.Caller), err error) {
+	key, err := expert.LoadSampleKey(r.p.d.Path(expertSampleKeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	s, err := expert.NewSampler(key)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	sub := hex.EncodeToString(model[:8])
+	samples, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertSamplesDir), sub), 0)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	evidence, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertEvidenceDir), sub), 0)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	redo := &nodeRedo{local: r.p.holder, self: r.p.d.Host.ID(), pay: func(b *expert.SampledBatch, d expert.Redone) {
+		t := new(expert.Tally)
+		t.Record(expert.HolderUsage{Holder: d.Holder.Peer, Machine: d.Holder.Machine, Price: d.Holder.Price,
+			Batches: 1, ExpertTokens: uint64(len(b.Positions)), Receipts: [][]byte{d.Receipt}})
+		r.settle(context.Background(), model, t)
+	}}
+	rc, err := expert.NewRechecker(samples, evidence, redo, r.met, r.p.d.Log, r.p.d.Clock.Now)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	cfg.Sampler, cfg.OnSample = s, rc.Offer
+	return func(c *expert.Caller) {
+		redo.caller = c
+		r.mu.Lock()
+		r.rechecks[model] = rc
+		r.mu.Unlock()
+		r.background(rc.Run)
+	}, nil
+}
+
+// recheckStats is, per model, what re-execution of sampled batches found.
+func (r *remoteExperts) recheckStats() map[[32]byte]expert.RecheckStats {
+	out := map[[32]byte]expert.RecheckStats{}
+	if r == nil {
+		return out
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for m, rc := range r.rechecks {
+		out[m] = rc.Stats()
+	}
+	return out
+}
+
+// ExpertRecheckStats is, per MoE model running remote experts here, what
+// the re-execution of its sampled batches found.
+func (p *Provider) ExpertRecheckStats() map[[32]byte]expert.RecheckStats {
+	return p.remote.recheckStats()
+}
+
+// ExpertEvidence is the dispute evidence kept for model: sampled batches
+// whose re-execution differed from what their holder signed.
+func (p *Provider) ExpertEvidence(model [32]byte) ([]*expert.Evidence, error) {
+	if p.remote == nil {
+		return nil, nil
+	}
+	p.remote.mu.RLock()
+	rc := p.remote.rechecks[model]
+	p.remote.mu.RUnlock()
+	if rc == nil {
+		return nil, nil
+	}
+	return rc.Evidence()
+}
