@@ -78,21 +78,28 @@ type EvidenceParams struct {
 // that certifies its last height.
 const maxEvidenceWait = 30 * time.Second
 
+// chainHandler answers a method with the node's chain at hand.
+type chainHandler func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error)
+
+// chainMethod answers Unavailable on a node without a chain and maps the
+// chain's errors to RPC errors.
+func chainMethod(n *consensus.Node, h chainHandler) rpc.Handler {
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		if n == nil || n.Client() == nil {
+			return nil, rpc.Unavailable("this node runs no chain ([chain] enabled = false)")
+		}
+		res, err := h(ctx, n, raw)
+		return res, chainError(err)
+	}
+}
+
 // chainAPI is the chain's part of the API: queries with proofs and
 // transactions, answered Unavailable on a node without a chain.
 type chainAPI struct{ chain *consensus.Node }
 
 // RegisterRPC contributes the chain methods.
 func (a chainAPI) RegisterRPC(s rpc.Registry) {
-	chain := func(h func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error)) rpc.Handler {
-		return func(ctx context.Context, raw json.RawMessage) (any, error) {
-			if a.chain == nil || a.chain.Client() == nil {
-				return nil, rpc.Unavailable("this node runs no chain ([chain] enabled = false)")
-			}
-			res, err := h(ctx, a.chain, raw)
-			return res, chainError(err)
-		}
-	}
+	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.chain, h) }
 	s.Register("tenzro_getAccount", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[AccountParams](raw)
 		if err != nil {

@@ -82,15 +82,7 @@ type disputesAPI struct{ chain *consensus.Node }
 
 // RegisterRPC contributes tenzro_getDispute and tenzro_listDisputes.
 func (a disputesAPI) RegisterRPC(s rpc.Registry) {
-	chain := func(h func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error)) rpc.Handler {
-		return func(ctx context.Context, raw json.RawMessage) (any, error) {
-			if a.chain == nil || a.chain.Client() == nil {
-				return nil, rpc.Unavailable("this node runs no chain ([chain] enabled = false)")
-			}
-			res, err := h(ctx, a.chain, raw)
-			return res, chainError(err)
-		}
-	}
+	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.chain, h) }
 	s.Register("tenzro_getDispute", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[DisputeParams](raw)
 		if err != nil {
