@@ -63,7 +63,7 @@ func (p *PaymentRecord) Check() error {
 	}
 	b := p.Breakdown
 	var usage uint64
-	for _, v := range []uint64{b.InputTokens, b.OutputTokens, b.CachedTokens, b.PixelSteps, b.AudioMs} {
+	for _, v := range b.UsageParts() {
 		var carry uint64
 		if usage, carry = bits.Add64(usage, v, 0); carry != 0 {
 			return fmt.Errorf("%w: breakdown usage overflows", ErrInvalidPayment)

@@ -31,6 +31,11 @@ type Units struct {
 	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"`
 	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`
 	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`
+	// ExpertTokens are the rows a MoE model's experts computed at other
+	// holders for the call (one per token per expert the gate chose, per
+	// layer). Omitted when zero, so the encoding of every dense call is
+	// what it was before the field existed.
+	ExpertTokens uint64 `cbor:"6,keyasint,omitempty" json:"expert_tokens,omitempty"`
 }
 
 // Breakdown is a priced call, in micro-units.
@@ -40,11 +45,20 @@ type Breakdown struct {
 	CachedTokens uint64 `cbor:"3,keyasint" json:"cached_tokens"` // units × unit price
 	PixelSteps   uint64 `cbor:"4,keyasint" json:"pixel_steps"`   // units × unit price
 	AudioMs      uint64 `cbor:"5,keyasint" json:"audio_ms"`      // units × unit price
-	Usage        uint64 `cbor:"6,keyasint" json:"usage"`         // Σ of the five above
+	Usage        uint64 `cbor:"6,keyasint" json:"usage"`         // Σ of the six per-unit figures (UsageParts)
 	Minimum      uint64 `cbor:"7,keyasint" json:"minimum"`       // the rate card's per-call minimum
 	Base         uint64 `cbor:"8,keyasint" json:"base"`          // max(Minimum, Usage)
 	Surcharge    uint64 `cbor:"9,keyasint" json:"surcharge"`     // of the verification level
 	Total        uint64 `cbor:"10,keyasint" json:"total"`        // Base + Surcharge
+	// ExpertTokens is units × unit price of remote expert-tokens; omitted
+	// when zero (dense calls encode as before).
+	ExpertTokens uint64 `cbor:"11,keyasint,omitempty" json:"expert_tokens,omitempty"`
+}
+
+// UsageParts returns the per-unit figures whose sum is Usage, in one
+// order for every caller that checks it.
+func (b Breakdown) UsageParts() []uint64 {
+	return []uint64{b.InputTokens, b.OutputTokens, b.CachedTokens, b.PixelSteps, b.AudioMs, b.ExpertTokens}
 }
 
 // MinimumApplied reports whether the per-call minimum set the base price.

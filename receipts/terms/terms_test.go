@@ -1,9 +1,12 @@
 package terms
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 func TestParseVerification(t *testing.T) {
@@ -71,6 +74,93 @@ func FuzzLogProbsJSON(f *testing.F) {
 		}
 		if string(again.RawBytes()) != string(lp.RawBytes()) || again.LogProb != lp.LogProb || len(again.Top) != len(lp.Top) {
 			t.Fatalf("round trip changed %+v into %+v", lp, again)
+		}
+	})
+}
+
+// TestExpertTokensLeaveOldEncodingsAlone: the expert-token fields are
+// omitted when zero, so every Units, Breakdown and RateCard signed before
+// they existed (receipts, payment records, announcements, quote digests)
+// encodes to the same bytes.
+func TestExpertTokensLeaveOldEncodingsAlone(t *testing.T) {
+	type oldUnits struct {
+		InputTokens  uint64 `cbor:"1,keyasint"`
+		OutputTokens uint64 `cbor:"2,keyasint"`
+		CachedTokens uint64 `cbor:"3,keyasint"`
+		PixelSteps   uint64 `cbor:"4,keyasint"`
+		AudioMs      uint64 `cbor:"5,keyasint"`
+	}
+	type oldCard struct {
+		InputTokens  uint64 `cbor:"1,keyasint"`
+		OutputTokens uint64 `cbor:"2,keyasint"`
+		CachedTokens uint64 `cbor:"3,keyasint"`
+		PixelSteps   uint64 `cbor:"4,keyasint"`
+		AudioMs      uint64 `cbor:"5,keyasint"`
+		Minimum      uint64 `cbor:"6,keyasint"`
+	}
+	same := func(name string, now, before any) {
+		t.Helper()
+		a, err := cborx.Marshal(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := cborx.Marshal(before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: %x, before the field %x", name, a, b)
+		}
+	}
+	same("units", Units{InputTokens: 7, OutputTokens: 3, AudioMs: 1}, oldUnits{InputTokens: 7, OutputTokens: 3, AudioMs: 1})
+	same("rate card", RateCard{InputTokens: 1, OutputTokens: 2, Minimum: 10}, oldCard{InputTokens: 1, OutputTokens: 2, Minimum: 10})
+	b, _ := cborx.Marshal(Breakdown{Usage: 5, Total: 5})
+	if bytes.Contains(b, []byte{0x0b}) {
+		t.Fatalf("zero expert_tokens breakdown carries key 11: %x", b)
+	}
+	js, _ := json.Marshal(Units{InputTokens: 1})
+	if strings.Contains(string(js), "expert_tokens") {
+		t.Fatalf("dense units show expert_tokens: %s", js)
+	}
+	// Set, the field travels under its own key and decodes back.
+	u := Units{OutputTokens: 2, ExpertTokens: 96}
+	enc, err := cborx.Marshal(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Units
+	if err := cborx.UnmarshalCanonical(enc, len(enc), &back); err != nil || back != u {
+		t.Fatalf("round trip %+v: %+v %v", u, back, err)
+	}
+	var old oldUnits
+	if err := cborx.Unmarshal(enc, len(enc), &old); err == nil {
+		t.Fatal("a decoder without the field accepted expert_tokens silently")
+	}
+}
+
+// FuzzUnitsCBOR: whatever decodes canonically as Units, RateCard or
+// Breakdown re-encodes to the same bytes (one encoding per value, as
+// signatures over them need).
+func FuzzUnitsCBOR(f *testing.F) {
+	for _, v := range []any{Units{InputTokens: 1, ExpertTokens: 9}, RateCard{Minimum: 3, ExpertTokens: 2}, Breakdown{Usage: 4, ExpertTokens: 4, Total: 4}} {
+		b, err := cborx.Marshal(v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var u Units
+		var c RateCard
+		var b Breakdown
+		for _, v := range []any{&u, &c, &b} {
+			if err := cborx.UnmarshalCanonical(in, 1<<10, v); err != nil {
+				continue
+			}
+			out, err := cborx.Marshal(v)
+			if err != nil || !bytes.Equal(out, in) {
+				t.Fatalf("%T %+v re-encodes to %x, was %x (%v)", v, v, out, in, err)
+			}
 		}
 	})
 }

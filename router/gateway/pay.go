@@ -86,7 +86,7 @@ func (g *Gateway) signRecord(account string, s *stream, rd, rh [32]byte, units p
 		return nil, err
 	}
 	var n, carry uint64
-	for _, v := range []uint64{units.InputTokens, units.OutputTokens, units.CachedTokens, units.PixelSteps, units.AudioMs} {
+	for _, v := range []uint64{units.InputTokens, units.OutputTokens, units.CachedTokens, units.PixelSteps, units.AudioMs, units.ExpertTokens} {
 		if n, carry = bits.Add64(n, v, 0); carry != 0 {
 			return nil, fmt.Errorf("gateway: billed units overflow")
 		}

@@ -2,8 +2,9 @@
 // result in a quote digest.
 //
 // A rate card (terms.RateCard) gives integer micro-unit prices per
-// input_tokens, output_tokens, cached_tokens, pixel_steps and audio_ms,
-// and a per-call minimum. The price of a request is
+// input_tokens, output_tokens, cached_tokens, pixel_steps, audio_ms and
+// expert_tokens (the rows a MoE model's experts computed at holders for
+// the call), and a per-call minimum. The price of a request is
 //
 //	max(minimum, Σ units × unit price) + surcharge(verification level)
 //

@@ -70,6 +70,7 @@ func Price(card terms.RateCard, u Units, level terms.Verification, s Surcharges)
 		{"cached_tokens", u.CachedTokens, card.CachedTokens, &b.CachedTokens},
 		{"pixel_steps", u.PixelSteps, card.PixelSteps, &b.PixelSteps},
 		{"audio_ms", u.AudioMs, card.AudioMs, &b.AudioMs},
+		{"expert_tokens", u.ExpertTokens, card.ExpertTokens, &b.ExpertTokens},
 	}
 	for _, d := range dims {
 		if *d.out, err = mul(d.units, d.unit); err != nil {

@@ -256,3 +256,40 @@ func addFull(a, b uint64) (uint64, uint64) {
 	}
 	return s, 0
 }
+
+// TestPriceExpertTokens: a MoE call's remote expert-tokens are a unit of
+// the serving provider's card like any other, summed into the usage the
+// minimum is compared with, and overflow like the others.
+func TestPriceExpertTokens(t *testing.T) {
+	c := card
+	c.ExpertTokens = 3
+	u := Units{InputTokens: 10, OutputTokens: 5, ExpertTokens: 400}
+	b, err := Price(c, u, terms.VerifyReceipt, sur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Breakdown{InputTokens: 20, OutputTokens: 40, ExpertTokens: 1200, Usage: 1260, Minimum: 1000, Base: 1260, Surcharge: 10, Total: 1270}
+	if b != want {
+		t.Fatalf("breakdown %+v\nwant      %+v", b, want)
+	}
+	// A card without the unit bills none of it.
+	if b, err := Price(card, u, terms.VerifyNone, sur); err != nil || b.ExpertTokens != 0 || b.Usage != 60 {
+		t.Fatalf("card without expert_tokens: %+v %v", b, err)
+	}
+	c.ExpertTokens = math.MaxUint64
+	if _, err := Price(c, Units{ExpertTokens: 2}, terms.VerifyNone, sur); !errors.Is(err, ErrOverflow) {
+		t.Fatalf("expert-token overflow: %v", err)
+	}
+	// A quote binds the expert-tokens it priced.
+	c.ExpertTokens = 3
+	quote := func(n uint64) Digest {
+		q, err := NewQuote(peer.ID("p"), identity.MachineID{}, [32]byte{}, c, Units{ExpertTokens: n}, terms.VerifyNone, sur, time.Unix(1, 0), Digest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q.Digest
+	}
+	if quote(1) == quote(2) {
+		t.Fatal("quote digest does not bind expert-tokens")
+	}
+}
