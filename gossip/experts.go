@@ -28,6 +28,36 @@ func (o *ExpertOffer) Holds(l, e uint32) bool {
 	return slices.Contains(o.Layers, l) && slices.Contains(o.Experts, e)
 }
 
+// MoEShape is what a gateway needs of a MoE model to bound the
+// expert-tokens of a call: each token passes Layers expert layers, and in
+// each the gate picks TopK experts. It is the serving provider's claim,
+// signed in its announcement; anyone with the weights can refute it.
+type MoEShape struct {
+	Layers uint32 `cbor:"1,keyasint" json:"layers"`
+	TopK   uint32 `cbor:"2,keyasint" json:"top_k"`
+}
+
+// ExpertsPerToken is TopK × Layers: the most expert-tokens one token can
+// cost (0 for a nil shape). It cannot overflow: both are bounded by check.
+func (s *MoEShape) ExpertsPerToken() uint64 {
+	if s == nil {
+		return 0
+	}
+	return uint64(s.TopK) * uint64(s.Layers)
+}
+
+// check: a nil shape is a dense model; otherwise 1..maxOfferExperts experts
+// per token and 1..maxLayerIndex layers.
+func (s *MoEShape) check() error {
+	if s == nil {
+		return nil
+	}
+	if s.TopK < 1 || s.TopK > maxOfferExperts || s.Layers < 1 || s.Layers > maxLayerIndex {
+		return fmt.Errorf("%w: moe: top_k %d (want 1..%d), layers %d (want 1..%d)", errInvalid, s.TopK, maxOfferExperts, s.Layers, maxLayerIndex)
+	}
+	return nil
+}
+
 // checkExpertOffers validates an announcement's expert offers: each names a
 // catalog model once, with strictly ascending layers and experts in range.
 func checkExpertOffers(offers []ExpertOffer) error {

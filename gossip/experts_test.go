@@ -44,3 +44,39 @@ func TestExpertOffers(t *testing.T) {
 		})
 	}
 }
+
+// TestMoEShape: a model offer may state its MoE shape, bounded; a dense
+// offer without one encodes as before the field existed.
+func TestMoEShape(t *testing.T) {
+	now := time.Now()
+	for name, tc := range map[string]struct {
+		shape *MoEShape
+		ok    bool
+	}{
+		"dense":         {nil, true},
+		"devnet shape":  {&MoEShape{Layers: 4, TopK: 2}, true},
+		"no layers":     {&MoEShape{Layers: 0, TopK: 2}, false},
+		"top-k 0":       {&MoEShape{Layers: 4, TopK: 0}, false},
+		"top-k 257":     {&MoEShape{Layers: 4, TopK: 257}, false},
+		"layers 2^16+1": {&MoEShape{Layers: 1<<16 + 1, TopK: 1}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v, _ := newTestValidator(now)
+			p := newTestProvider(t, now)
+			an := p.announcement(now)
+			an.Models[0].MoE = tc.shape
+			r := v.ValidateAnnouncement(tctx, testRelay, p.seal(t, KindAnnounce, an))
+			if tc.ok {
+				wantVerdict(t, r, Accept, ReasonOK)
+				if got := r.Value.(*VerifiedAnnouncement).Models[0].MoE.ExpertsPerToken(); got != tc.shape.ExpertsPerToken() {
+					t.Fatalf("experts per token %d", got)
+				}
+				return
+			}
+			wantVerdict(t, r, Reject, ReasonInvalid)
+		})
+	}
+	if (&MoEShape{Layers: 1 << 16, TopK: 256}).ExpertsPerToken() != 1<<24 {
+		t.Fatal("experts per token")
+	}
+}

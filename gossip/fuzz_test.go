@@ -54,6 +54,9 @@ func FuzzValidateAnnouncement(f *testing.F) {
 	holder.Models = nil
 	holder.Experts = []ExpertOffer{{ModelID: testModelID[:], Layers: []uint32{0, 1}, Experts: []uint32{2}, PricePerToken: 3}}
 	f.Add(p.seal(f, KindAnnounce, holder))
+	moe := p.announcement(now)
+	moe.Models[0].MoE = &MoEShape{Layers: 4, TopK: 2}
+	f.Add(p.seal(f, KindAnnounce, moe))
 	f.Add(p.seal(f, KindHeartbeat, p.heartbeat(now)))
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {

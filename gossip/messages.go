@@ -87,6 +87,11 @@ type ModelOffer struct {
 	Engine       string               `cbor:"4,keyasint" json:"engine"`
 	RateCard     RateCard             `cbor:"5,keyasint" json:"rate_card"`
 	Verification []terms.Verification `cbor:"6,keyasint" json:"verification"`
+	// MoE is the shape of a mixture-of-experts model, nil for a dense
+	// one: a gateway caps the expert-tokens it bills at
+	// TopK × Layers × tokens (see MoEShape). Omitted when nil, so a dense
+	// offer encodes as before.
+	MoE *MoEShape `cbor:"7,keyasint,omitempty" json:"moe,omitempty"`
 }
 
 // RateCard prices an offer (the market's vocabulary, receipts/terms).
@@ -186,6 +191,9 @@ func (m *ModelOffer) check() error {
 	}
 	if len(m.Verification) == 0 || len(m.Verification) > maxVerifyLevels {
 		return fmt.Errorf("%w: verification must list 1..%d levels", errInvalid, maxVerifyLevels)
+	}
+	if err := m.MoE.check(); err != nil {
+		return err
 	}
 	seen := map[terms.Verification]bool{}
 	for _, v := range m.Verification {
