@@ -317,6 +317,10 @@ cached_tokens = {{.RateCard.CachedTokens}}
 pixel_steps = {{.RateCard.PixelSteps}}
 audio_ms = {{.RateCard.AudioMs}}
 minimum = {{.RateCard.Minimum}}
+{{- if .RateCard.ExpertTokens}}
+# Per expert-token computed at holders (models in provider.remote_experts)
+expert_tokens = {{.RateCard.ExpertTokens}}
+{{- end}}
 {{end}}
 # A model an OpenAI-compatible engine you run serves (llama.cpp server,
 # vLLM, Ollama); its API key, if any, in $TENZRO_UPSTREAM_API_KEY:

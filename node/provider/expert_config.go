@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
@@ -62,6 +63,11 @@ func DefaultRemoteExpertsConfig() RemoteExpertsConfig {
 	return RemoteExpertsConfig{Models: []string{}, Timeout: 2 * time.Second, HolderTTL: time.Minute}
 }
 
+// lists reports whether model m runs its experts at holders.
+func (c RemoteExpertsConfig) lists(m ModelConfig) bool {
+	return slices.Contains(c.Models, m.Name) || (m.ID != "" && slices.Contains(c.Models, m.ID))
+}
+
 // validateExperts checks [[provider.experts]] and [provider.remote_experts],
 // naming each bad key.
 func (p Config) validateExperts() []error {
@@ -96,6 +102,15 @@ func (p Config) validateExperts() []error {
 		}
 		if !found {
 			errs = append(errs, fmt.Errorf("provider.remote_experts.models: %q is not a served model of the %q engine", name, EngineEmbedded))
+		}
+	}
+	// Only experts computed at holders are expert-tokens a receipt claims:
+	// a rate for them on any other model would be announced and quoted,
+	// and never billed.
+	for i, m := range p.Models {
+		if m.RateCard.ExpertTokens != 0 && !r.lists(m) {
+			errs = append(errs, fmt.Errorf("provider.models[%d].rate_card.expert_tokens: %d, but %q does not run its experts at holders (list it in provider.remote_experts.models)",
+				i, m.RateCard.ExpertTokens, m.Name))
 		}
 	}
 	return errs

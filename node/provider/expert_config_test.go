@@ -47,6 +47,12 @@ func TestExpertConfigErrorsNameTheKey(t *testing.T) {
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "provider.remote_experts.models") {
 		t.Errorf("remote experts of an upstream model accepted: %v", err)
 	}
+	// An expert-token rate only on a model whose experts run at holders.
+	c = validConfig()
+	c.Models[0].RateCard.ExpertTokens = 2
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "provider.models[0].rate_card.expert_tokens") {
+		t.Errorf("expert_tokens on a model without remote experts: %v", err)
+	}
 }
 
 // TestExpertTableOrder: holders come in the same rendezvous order for

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/tenzrod/tenzrod/gossip"
@@ -94,7 +93,7 @@ func (r *remoteExperts) settle(ctx context.Context, model [32]byte, t *expert.Ta
 
 // wants reports whether model m runs its experts at holders.
 func (r *remoteExperts) wants(m ModelConfig) bool {
-	return r != nil && (slices.Contains(r.cfg.Models, m.Name) || (m.ID != "" && slices.Contains(r.cfg.Models, m.ID)))
+	return r != nil && r.cfg.lists(m)
 }
 
 // hook is the layer hook of model m: it fails until the model is loaded

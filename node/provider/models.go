@@ -127,6 +127,11 @@ func (s *modelSet) load(ctx context.Context) {
 		if m.cfg.WeightsHash == "" {
 			m.offer.WeightsHash = info.ID[:]
 		}
+		if info.Experts > 0 && info.ExpertsUsed > 0 {
+			// Every layer of the embedded engine's MoE models is a MoE
+			// layer: gateways bound the billed expert-tokens by it.
+			m.offer.MoE = &gossip.MoEShape{Layers: uint32(info.Layers), TopK: uint32(info.ExpertsUsed)}
+		}
 		m.state = gossip.StateWarm
 		m.mu.Unlock()
 		s.log.Info("model warm", "model", m.cfg.Name, "id", info.ID, "params", info.Params, "quant", info.Quant)

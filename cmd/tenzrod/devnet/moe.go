@@ -51,6 +51,9 @@ func newMoEPlan(o Options) (*moePlan, error) {
 func (m *moePlan) model() node.ModelConfig {
 	mc := node.DevnetModel(m.dir, m.id)
 	mc.Name = provider.DevnetMoEModelName
+	// Buyers pay the serving provider per expert-token at twice what it
+	// pays its holders.
+	mc.RateCard.ExpertTokens = 2 * holderPricePerToken
 	return mc
 }
 
