@@ -178,6 +178,10 @@ type FinalFrame struct {
 	Model            string `cbor:"4,keyasint,omitempty"`
 	Receipt          []byte `cbor:"5,keyasint,omitempty"` // signed envelope bytes, opaque here
 	Commitment       []byte `cbor:"6,keyasint,omitempty"` // opaque here
+	// Experts, for a MoE model whose experts ran at holders, is each
+	// holder's part (see ExpertUse); absent for every other call, so
+	// their frames encode as before.
+	Experts []ExpertUse `cbor:"7,keyasint,omitempty"`
 	// Written, if set by the handler, runs once the frame was written to
 	// the stream (never sent): a provider then counts the call as served.
 	Written func() `cbor:"-"`
@@ -272,6 +276,9 @@ func (f *Frame) check() error {
 		}
 		if !utf8.ValidString(f.Final.FinishReason) || !utf8.ValidString(f.Final.Model) {
 			return fmt.Errorf("%w: final frame string is not valid UTF-8", ErrMalformedFrame)
+		}
+		if err := checkExperts(f.Final.Experts); err != nil {
+			return err
 		}
 	case f.Error != nil:
 		e := f.Error

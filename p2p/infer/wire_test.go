@@ -177,6 +177,8 @@ func FuzzDecodeFrame(f *testing.F) {
 			Top: []terms.TopLogProb{{Token: "a", LogProb: -0.5}, {Token: "\uFFFD", LogProb: -2, Bytes: []byte{0xe2}}}}}}},
 		{Final: &FinalFrame{FinishReason: "stop", PromptTokens: 3, CompletionTokens: 2, Receipt: []byte{1}}},
 		{Error: &ErrorFrame{Status: 429, Code: "rate_limited", RetryAfterMs: 10, Retryable: true}},
+		{Final: &FinalFrame{FinishReason: "stop", Receipt: []byte{1}, Experts: []ExpertUse{paidUse(f),
+			{Holder: []byte(testHolder(f, 2)), Machine: make([]byte, MachineIDSize), ExpertTokens: 3, Unpaid: UnpaidFree}}}},
 	} {
 		b, _ := cborx.Marshal(fr)
 		f.Add(b)
