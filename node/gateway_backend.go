@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -43,6 +44,9 @@ type TenzroInfo struct {
 	Continued bool                 `json:"continued"`
 	// Session is the turn's session (tenzro.session in the request).
 	Session *gateway.SessionInfo `json:"session,omitempty"`
+	// Experts is each expert holder's part of a MoE call whose experts
+	// ran at holders: rows computed and the amount signed to it.
+	Experts []infer.ExpertUse `json:"experts,omitempty"`
 }
 
 func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDelta func(openai.Delta) error) (*openai.Result, error) {
@@ -72,7 +76,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		return nil, err
 	}
 	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued,
-		Session: res.Session}
+		Session: res.Session, Experts: res.Experts}
 	if res.Payment != nil {
 		v := gateway.ViewPayment(res.Payment)
 		v.Signed = gateway.ViewSigned(res.Signed)

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 )
 
 // ExpertPayments signs and delivers the serving provider's payment
@@ -49,24 +51,78 @@ func ExpertRecords(payer ledger.AccountID, t *expert.Tally) ([]ledger.PaymentRec
 	var recs []ledger.PaymentRecord
 	var holders []peer.ID
 	for _, u := range t.Holders() {
-		if u.ExpertTokens == 0 || u.Price == 0 || len(u.Receipts) == 0 {
-			continue
+		rec, err := expertRecord(payer, u)
+		if err != nil {
+			return nil, nil, err
 		}
-		hi, price := bits.Mul64(u.ExpertTokens, u.Price)
-		if hi != 0 {
-			return nil, nil, fmt.Errorf("provider: %d expert-tokens at %d overflow a price", u.ExpertTokens, u.Price)
+		if rec != nil {
+			recs = append(recs, *rec)
+			holders = append(holders, u.Holder)
 		}
-		if len(u.Receipts[0]) > ledger.MaxReceiptBytes {
-			return nil, nil, fmt.Errorf("provider: expert receipt of %d bytes exceeds %d", len(u.Receipts[0]), ledger.MaxReceiptBytes)
-		}
-		rh := u.ReceiptsHash()
-		recs = append(recs, ledger.PaymentRecord{
-			Payer: payer, Provider: u.Machine, RequestDigest: ExpertRecordDigest(rh, u.Machine), QuoteDigest: rh,
-			Price: price, Units: u.ExpertTokens, Receipt: u.Receipts[0], ReceiptHash: sha256.Sum256(u.Receipts[0]),
-		})
-		holders = append(holders, u.Holder)
 	}
 	return recs, holders, nil
+}
+
+// expertRecord is the record paying one holder's usage, or nil when it
+// did no paid work (no verified rows, or a price of 0).
+func expertRecord(payer ledger.AccountID, u expert.HolderUsage) (*ledger.PaymentRecord, error) {
+	if u.ExpertTokens == 0 || u.Price == 0 || len(u.Receipts) == 0 {
+		return nil, nil
+	}
+	hi, price := bits.Mul64(u.ExpertTokens, u.Price)
+	if hi != 0 {
+		return nil, fmt.Errorf("provider: %d expert-tokens at %d overflow a price", u.ExpertTokens, u.Price)
+	}
+	if len(u.Receipts[0]) > ledger.MaxReceiptBytes {
+		return nil, fmt.Errorf("provider: expert receipt of %d bytes exceeds %d", len(u.Receipts[0]), ledger.MaxReceiptBytes)
+	}
+	rh := u.ReceiptsHash()
+	return &ledger.PaymentRecord{
+		Payer: payer, Provider: u.Machine, RequestDigest: ExpertRecordDigest(rh, u.Machine), QuoteDigest: rh,
+		Price: price, Units: u.ExpertTokens, Receipt: u.Receipts[0], ReceiptHash: sha256.Sum256(u.Receipts[0]),
+	}, nil
+}
+
+// expertSignTimeout bounds the signing of one answered call's holder
+// records (each made durable by the outbox) before its final frame.
+const expertSignTimeout = 5 * time.Second
+
+// payCall signs one record per holder of an answered call and returns
+// each holder's part as the final frame reports it, with the amount
+// signed to it. It runs after the forward passes and before the final
+// frame, as a gateway signs its record before answering: the buyer is
+// told what was signed, not what would be. Delivery and settlement stay
+// in the background (the outbox). A holder left unpaid says why.
+func (r *remoteExperts) payCall(ctx context.Context, t *expert.Tally) []infer.ExpertUse {
+	pay := r.p.d.ExpertPayments
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), expertSignTimeout)
+	defer cancel()
+	var out []infer.ExpertUse
+	for _, u := range t.Holders() {
+		e := infer.ExpertUse{Holder: []byte(u.Holder), Machine: append([]byte(nil), u.Machine[:]...),
+			Batches: uint64(u.Batches), ExpertTokens: u.ExpertTokens, Price: u.Price}
+		switch {
+		case u.ExpertTokens == 0 || len(u.Receipts) == 0:
+			e.Unpaid = infer.UnpaidNoWork
+		case u.Price == 0:
+			e.Unpaid = infer.UnpaidFree
+		case pay == nil:
+			e.Unpaid = infer.UnpaidOffChain
+		default:
+			rec, err := expertRecord(pay.Payer(), u)
+			if err == nil {
+				err = pay.Sign(ctx, rec, u.Holder)
+			}
+			if err != nil {
+				r.p.d.Log.Error("expert payment record not signed", "holder", u.Holder, "expert_tokens", u.ExpertTokens, "err", err)
+				e.Unpaid = infer.UnpaidFailed
+				break
+			}
+			e.Paid, e.Record = rec.Price, append([]byte(nil), rec.RequestDigest[:]...)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // payHolders signs one record per holder of a finished call; the forward

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 )
 
 // remoteExperts runs the experts of the served MoE models listed in
@@ -174,8 +175,46 @@ type tallied struct {
 }
 
 func (t *tallied) Generate(ctx context.Context, req inference.GenerateRequest, emit func(inference.Token) error) (inference.Result, error) {
+	if expert.TallyFrom(ctx) != nil {
+		return t.Engine.Generate(ctx, req, emit) // the caller's call: it pays (startCall)
+	}
 	tally := new(expert.Tally)
 	res, err := t.Engine.Generate(expert.WithTally(ctx, tally), req, emit)
 	t.r.settle(context.WithoutCancel(ctx), t.model, tally)
 	return res, err
+}
+
+// expertCall is one served call of a remote-experts engine: its tally,
+// carried by the call's context.
+type expertCall struct {
+	t     *tallied
+	tally *expert.Tally
+}
+
+// startCall returns ctx carrying a new tally when eng runs its experts
+// at holders; the call is nil (and ctx unchanged) for any other engine.
+func startCall(ctx context.Context, eng inference.Engine) (context.Context, *expertCall) {
+	t, ok := eng.(*tallied)
+	if !ok {
+		return ctx, nil
+	}
+	c := &expertCall{t: t, tally: new(expert.Tally)}
+	return expert.WithTally(ctx, c.tally), c
+}
+
+// finish ends the call. An answered call's holders are paid before its
+// final frame (payCall) and reported with the total of their
+// expert-tokens, which the receipt claims; the verified work of a call
+// that failed is paid in the background, and nothing is reported.
+func (c *expertCall) finish(ctx context.Context, answered bool) (uses []infer.ExpertUse, expertTokens uint64) {
+	if c == nil {
+		return nil, 0
+	}
+	if !answered {
+		c.t.r.settle(context.WithoutCancel(ctx), c.t.model, c.tally)
+		return nil, 0
+	}
+	uses = c.t.r.payCall(ctx, c.tally)
+	expertTokens, _ = infer.ExpertTokensOf(uses) // the tally's sum of row counts, far below 2^64
+	return uses, expertTokens
 }

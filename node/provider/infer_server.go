@@ -168,7 +168,9 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		proofs = commit.NewBuilder(eng.Info().VocabSize)
 		gr.LogProbs = max(gr.LogProbs, commit.TopK)
 	}
-	res, err := eng.Generate(ctx, gr, func(t inference.Token) error {
+	// A MoE model whose experts run at holders accounts for them per call.
+	gctx, call := startCall(ctx, eng)
+	res, err := eng.Generate(gctx, gr, func(t inference.Token) error {
 		if proofs != nil {
 			if _, err := proofs.Add(t.TopK[:min(len(t.TopK), commit.TopK)]); err != nil {
 				return err
@@ -193,11 +195,15 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		// bills the delivered part.
 		prompt, perr := eng.EncodePrompt(gr)
 		if perr != nil {
+			call.finish(ctx, false)
 			return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", perr)
 		}
 		res = inference.Result{Prompt: prompt, Tokens: make([]int, delivered), FinishReason: FinishStopped, CachedTokens: res.CachedTokens}
 		err = nil
 	}
+	// The holders of an answered call are paid before the receipt, which
+	// claims their expert-tokens, is signed.
+	experts, expertTokens := call.finish(ctx, err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
@@ -214,7 +220,7 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		h := commit.Hash(ps)
 		commitment, commitHash = commit.Encode(ps), h[:]
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), res.FinishReason, commitHash)
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), expertTokens, res.FinishReason, commitHash)
 	if err != nil {
 		return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -222,7 +228,7 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		s.p.sess.afterTurn(req, eng, gr, req.Continuation+sent.String(), res)
 	}
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
-		Model: offer.Name, Receipt: env, Commitment: commitment}, res.CachedTokens, nil
+		Model: offer.Name, Receipt: env, Commitment: commitment, Experts: experts}, res.CachedTokens, nil
 }
 
 // FinishStopped is the finish reason of an answer the buyer stopped.
@@ -274,7 +280,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
 		return nil, e
 	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, res.FinishReason, nil)
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, 0, res.FinishReason, nil)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -285,8 +291,10 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 // sign makes the receipt of one served request. Of its promptTokens,
 // cached came from the engine's prefix cache: the units claim them as
 // cached_tokens and the rest as input_tokens (router/pricing prices each
-// at its own rate; receipt.Cap bounds their sum).
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, finish string, commitHash []byte) ([]byte, error) {
+// at its own rate; receipt.Cap bounds their sum). expertTokens are the
+// rows its experts computed at holders (the sum the final frame's
+// Experts report), which a gateway caps by the model's MoE shape.
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, expertTokens uint64, finish string, commitHash []byte) ([]byte, error) {
 	cached = min(max(cached, 0), promptTokens)
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
@@ -298,7 +306,8 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 	r := &receipt.Receipt{
 		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.p.d.Host.ID()),
 		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
-		Units:    pricing.Units{InputTokens: uint64(promptTokens - cached), CachedTokens: uint64(cached), OutputTokens: uint64(outputTokens)},
+		Units: pricing.Units{InputTokens: uint64(promptTokens - cached), CachedTokens: uint64(cached), OutputTokens: uint64(outputTokens),
+			ExpertTokens: expertTokens},
 		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
 	}
 	sess, err := s.p.d.Session.Current()

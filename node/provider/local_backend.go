@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -71,7 +72,8 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 		gr.Prompt = req.Prompt
 	}
 	var lps []terms.TokenLogProbs
-	res, err := eng.Generate(ctx, gr, func(t inference.Token) error {
+	gctx, call := startCall(ctx, eng)
+	res, err := eng.Generate(gctx, gr, func(t inference.Token) error {
 		d := openai.Delta{Text: t.Text}
 		if req.TopLogProbs > 0 && len(t.TopK) > 0 {
 			lp := tokenLogProbs(eng, t)
@@ -80,16 +82,29 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 		}
 		return onDelta(d)
 	})
+	experts, _ := call.finish(ctx, err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, openai.BadRequest("", "%v", err)
 	}
-	return &openai.Result{
+	out := &openai.Result{
 		Model: o.Name, Text: res.Text, FinishReason: res.FinishReason, LogProbs: lps,
 		Usage: openai.Usage{PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens), TotalTokens: len(res.Prompt) + len(res.Tokens)},
-	}, nil
+	}
+	if call != nil {
+		out.Tenzro = localTenzro{Experts: append([]infer.ExpertUse{}, experts...)}
+	}
+	return out, nil
+}
+
+// localTenzro is the `tenzro` object of an answer served here directly:
+// only what the provider itself knows (no gateway billed it).
+type localTenzro struct {
+	// Experts is each holder's part of a call of a model whose experts
+	// run at holders: what it computed and what was signed to it.
+	Experts []infer.ExpertUse `json:"experts"`
 }
 
 // tokenLogProbs renders one token's distribution as the routes show it:

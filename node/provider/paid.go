@@ -56,7 +56,7 @@ func (s *inferServer) admitPayment(ctx context.Context, from peer.ID, req *infer
 		}
 		return nil, payRefusal(terms.CodePaymentRequired, "this provider serves paid calls: the request names no payer escrow and settler")
 	}
-	worst, err := worstPrice(offer.RateCard, req)
+	worst, err := worstPrice(offer, req)
 	if err != nil {
 		return nil, errFrame(http.StatusBadRequest, terms.CodeBadRequest, "%v", err)
 	}
@@ -68,8 +68,9 @@ func (s *inferServer) admitPayment(ctx context.Context, from peer.ID, req *infer
 }
 
 // worstPrice bounds what a gateway can be billed for req: a gateway caps
-// input tokens by the bytes it sent and output by max_tokens.
-func worstPrice(card terms.RateCard, req *infer.Request) (uint64, error) {
+// input tokens by the bytes it sent, output by max_tokens, and the
+// expert-tokens of a MoE model by its shape × both.
+func worstPrice(offer gossip.ModelOffer, req *infer.Request) (uint64, error) {
 	in := uint64(len(req.Prompt) + len(req.Continuation))
 	for _, m := range req.Messages {
 		var carry uint64
@@ -77,7 +78,14 @@ func worstPrice(card terms.RateCard, req *infer.Request) (uint64, error) {
 			return 0, errOverflow
 		}
 	}
-	bd, err := pricing.Price(card, pricing.Units{InputTokens: in, OutputTokens: uint64(max(req.Sampling.MaxTokens, 0))}, terms.VerifyNone, pricing.Surcharges{})
+	u := pricing.Units{InputTokens: in, OutputTokens: uint64(max(req.Sampling.MaxTokens, 0))}
+	tokens, carry := bits.Add64(u.InputTokens, u.OutputTokens, 0)
+	hi, experts := bits.Mul64(offer.MoE.ExpertsPerToken(), tokens)
+	if carry != 0 || hi != 0 {
+		return 0, errOverflow
+	}
+	u.ExpertTokens = experts
+	bd, err := pricing.Price(offer.RateCard, u, terms.VerifyNone, pricing.Surcharges{})
 	if err != nil {
 		return 0, err
 	}
@@ -97,6 +105,7 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 	prompt := max(f.PromptTokens, 0)
 	cached = min(max(cached, 0), prompt)
 	u := pricing.Units{InputTokens: uint64(prompt - cached), CachedTokens: uint64(cached), OutputTokens: uint64(max(f.CompletionTokens, 0))}
+	u.ExpertTokens, _ = infer.ExpertTokensOf(f.Experts) // checked by the frame's own rules
 	if !exact || f.FinishReason == FinishStopped || req.Continuation != "" {
 		u = pricing.Units{}
 	}

@@ -77,7 +77,16 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 	info.Verified, info.Receipt = true, ViewReceipt(r)
 	_, bspan := g.startSpan(ctx, SpanBilling)
 	units, capRep := receipt.Cap(r.Units, obs)
+	var expertsCapped bool
+	units.ExpertTokens, expertsCapped = capExperts(r.Units.ExpertTokens, o.Model.MoE, units)
 	info.Capped = cappedDimensions(capRep, units)
+	if expertsCapped {
+		info.Capped = append(info.Capped, CappedExperts)
+		g.metrics.expertsCapped.Inc()
+		g.log.Warn("provider claimed more expert-tokens than its model's MoE shape allows; billing the bound", "provider", o.Peer,
+			"claimed", r.Units.ExpertTokens, "billed", units.ExpertTokens)
+	}
+	res.Experts = g.expertsOf(o.Peer, f.Experts, r.Units.ExpertTokens)
 	if capRep.InputExact {
 		info.Counted = append(info.Counted, "input")
 	}

@@ -21,7 +21,8 @@ type choice struct {
 }
 
 // estimate bounds the request's units for quoting: every input byte counts
-// as at most one token, and the output as max_tokens.
+// as at most one token, and the output as max_tokens (a MoE offer adds
+// its expert-tokens: quoteUnits).
 func estimate(req *Request) pricing.Units {
 	n := len(req.Prompt)
 	for _, m := range req.Messages {
@@ -58,7 +59,7 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		}
 		var id [32]byte
 		copy(id[:], o.Model.ModelID)
-		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, units, req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), pricing.Digest{})
+		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, quoteUnits(units, o), req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), pricing.Digest{})
 		if err != nil {
 			continue
 		}

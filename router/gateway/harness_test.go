@@ -53,6 +53,10 @@ type script struct {
 	extraOnStop string
 	// continueUnsupported refuses continuations.
 	continueUnsupported bool
+	// experts is the expert-tokens the receipt claims, holders the final
+	// frame's expert holders.
+	experts uint64
+	holders []infer.ExpertUse
 }
 
 // call is one Call the transport saw.
@@ -183,13 +187,13 @@ func (fp *fakeProvider) final(req *infer.Request, text string, outTokens uint64,
 	m := fp.ident.MachineID()
 	r := &receipt.Receipt{ModelID: req.ModelID, Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(fp.id),
 		Nonce: req.Nonce, InputCommitment: in[:], OutputHash: out[:],
-		Units:    terms.Units{InputTokens: 5, OutputTokens: outTokens},
+		Units:    terms.Units{InputTokens: 5, OutputTokens: outTokens, ExpertTokens: sc.experts},
 		Sampling: sp, FinishReason: inference.FinishStop, TimeMs: time.Now().UnixMilli()}
 	env, err := receipt.Sign(fp.sess, r)
 	if err != nil {
 		panic(err)
 	}
-	return &infer.FinalFrame{FinishReason: inference.FinishStop, PromptTokens: 5, CompletionTokens: int(outTokens), Receipt: env}
+	return &infer.FinalFrame{FinishReason: inference.FinishStop, PromptTokens: 5, CompletionTokens: int(outTokens), Receipt: env, Experts: sc.holders}
 }
 
 // market is a gateway over scripted providers.
@@ -243,11 +247,16 @@ func newMarket(t testing.TB, st *bubbleLedger, n int, cfg Config, scripts ...fun
 
 // announce makes fp offer a model at an output price, warm and up.
 func (m *market) announce(fp *fakeProvider, outPrice uint64, id []byte, name string) {
+	m.announceOffer(fp, gossip.ModelOffer{ModelID: id, Name: name,
+		RateCard: terms.RateCard{InputTokens: 1, OutputTokens: outPrice}, Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt}})
+}
+
+// announceOffer makes fp offer o, warm and up.
+func (m *market) announceOffer(fp *fakeProvider, o gossip.ModelOffer) {
 	mach := fp.ident.MachineID()
 	s := gossip.Sender{Peer: fp.id, Machine: mach, Backend: "software", Received: time.Now()}
 	m.table.ApplyAnnouncement(&gossip.VerifiedAnnouncement{Sender: s, Announcement: gossip.Announcement{MachineID: mach[:],
-		Region: "DE", Models: []gossip.ModelOffer{{ModelID: id, Name: name,
-			RateCard: terms.RateCard{InputTokens: 1, OutputTokens: outPrice}, Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt}}}}})
+		Region: "DE", Models: []gossip.ModelOffer{o}}})
 	m.beat()
 }
 

@@ -14,6 +14,7 @@ import (
 // /metrics and tenzro_getRouterMetrics.
 type Metrics struct {
 	requests, hedges, hedgesWon, deadlineMisses, failovers, continuations, badReceipts, buyersGone, limited, unsigned, waitRetries prometheus.Counter
+	expertsCapped                                                                                                                  prometheus.Counter
 	attempts                                                                                                                       *prometheus.CounterVec
 	paidTotal                                                                                                                      *prometheus.CounterVec
 
@@ -75,6 +76,7 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		limited:        counter("buyer_limited_total", "Requests refused (429) by a buyer's concurrency or rate limit."),
 		buyersGone:     counter("buyers_gone_total", "Streams whose buyer left mid-answer (the provider stopped, the delivered part billed)."),
 		waitRetries:    counter("wait_retries_total", "Races run again after waiting out every provider's Retry-After or backoff."),
+		expertsCapped:  counter("expert_tokens_capped_total", "Receipts claiming more expert-tokens than the model's MoE shape allows (billed at the bound)."),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "attempts_total",
 			Help: "Attempts per provider by outcome."}, []string{"provider", "outcome"}),
 		paidTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "paid_micro_units_total",
@@ -82,7 +84,7 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		perProvider: map[peer.ID]*ProviderCounts{},
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.waitRetries, m.attempts, m.paidTotal} {
+		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.waitRetries, m.expertsCapped, m.attempts, m.paidTotal} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

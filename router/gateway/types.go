@@ -6,6 +6,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -93,6 +94,10 @@ type Result struct {
 	Continued bool
 	// Session is the turn's session, when the request belonged to one.
 	Session *SessionInfo
+	// Experts is each expert holder's part of a verified call of a MoE
+	// model whose experts ran at holders (the serving provider's final
+	// frame); nil for every other call.
+	Experts []infer.ExpertUse
 }
 
 // Error is a routing failure with the HTTP status it maps to.

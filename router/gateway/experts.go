@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/pricing"
+)
+
+// CappedExperts names, in ReceiptInfo.Capped, expert-tokens billed below
+// the receipt's claim: above the model's MoE shape × the billed tokens,
+// or claimed for a model whose offer states no MoE shape.
+const CappedExperts = "experts:moe_shape"
+
+// capExperts bounds the expert-tokens billed for a claim: a token passes
+// each of the shape's MoE layers once, where the gate picks top-k
+// experts, so a call costs at most TopK × Layers × (prompt + output
+// tokens), counted on the tokens already billed (each capped by the
+// wire). A model whose offer states no shape backs no expert-tokens.
+// Multiplication saturates: the bound of an absurd count is no bound.
+func capExperts(claimed uint64, shape *gossip.MoEShape, billed pricing.Units) (uint64, bool) {
+	if claimed == 0 {
+		return 0, false
+	}
+	tokens := billed.InputTokens + billed.CachedTokens // each capped by the bytes sent: no overflow
+	tokens, carry := bits.Add64(tokens, billed.OutputTokens, 0)
+	hi, bound := bits.Mul64(shape.ExpertsPerToken(), tokens)
+	if carry != 0 || hi != 0 {
+		return claimed, false
+	}
+	if claimed > bound {
+		return bound, true
+	}
+	return claimed, false
+}
+
+// quoteUnits are the request's estimated units at offer o: for a MoE
+// model, its expert-tokens at the most the gateway would bill (the
+// buyer's quote prices them as a unit of the serving provider's card).
+func quoteUnits(est pricing.Units, o router.Offer) pricing.Units {
+	est.ExpertTokens, _ = capExperts(math.MaxUint64, o.Model.MoE, est)
+	return est
+}
+
+// expertsOf is what the buyer is shown of the holders of a verified
+// call: the serving provider's list, when its expert-tokens add up to
+// what the receipt signs; a list that does not is the provider's error,
+// logged and not shown (the bill rests on the receipt either way).
+func (g *Gateway) expertsOf(p peer.ID, es []infer.ExpertUse, signed uint64) []infer.ExpertUse {
+	if len(es) == 0 {
+		return nil
+	}
+	if n, ok := infer.ExpertTokensOf(es); !ok || n != signed {
+		g.log.Warn("provider's expert holders do not add up to its receipt; not shown", "provider", p,
+			"listed", n, "signed", signed)
+		return nil
+	}
+	return es
+}

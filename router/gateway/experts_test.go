@@ -1,0 +1,94 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// holderUse is one expert holder's unpaid part of expertTokens rows.
+func holderUse(t *testing.T, m *market, expertTokens uint64) []infer.ExpertUse {
+	t.Helper()
+	return []infer.ExpertUse{{Holder: []byte(m.provs[0].id), Machine: bytes.Repeat([]byte{1}, 32), Batches: 2,
+		ExpertTokens: expertTokens, Price: 1, Unpaid: infer.UnpaidOffChain}}
+}
+
+// TestBillCapsExpertTokens: a MoE offer's expert-tokens are quoted at
+// their bound and billed at the rate card's price as the receipt claims
+// them, at most top-k × MoE layers × the billed tokens: a provider
+// claiming more is billed the bound (named in capped, counted), one whose
+// offer states no MoE shape is billed none, and the buyer sees the
+// holders only when they add up to the receipt.
+func TestBillCapsExpertTokens(t *testing.T) {
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		var m *market
+		claims := []struct {
+			experts, listed uint64
+		}{{20, 20}, {1000, 1000}, {20, 19}, {20, 20}}
+		m = newMarket(t, st, 1, testConfig(), func(n int, _ *infer.Request) script {
+			c := claims[min(n, len(claims)-1)]
+			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, experts: c.experts, holders: holderUse(t, m, c.listed)}
+		})
+		moe := gossip.ModelOffer{ModelID: modelID, Name: modelName, MoE: &gossip.MoEShape{Layers: 2, TopK: 2},
+			RateCard:     terms.RateCard{InputTokens: 1, OutputTokens: 10, ExpertTokens: 3},
+			Verification: []terms.Verification{terms.VerifyNone}}
+		m.announceOffer(m.provs[0], moe)
+
+		// The quote prices the bound on the request's estimate: 2 × 2 ×
+		// (6 input bytes + 16 max_tokens) expert-tokens.
+		_, choices, err := m.gw.candidates(context.Background(), request())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q := choices[m.provs[0].id].quote; q.Units.ExpertTokens != 88 || q.Breakdown.ExpertTokens != 264 {
+			t.Fatalf("quote units %+v breakdown %+v", q.Units, q.Breakdown)
+		}
+
+		// Billed tokens: 5 input + 2 output, so at most 28 expert-tokens.
+		res := mustRoute(t, m, request())
+		if u := res.Payment.Units; u.ExpertTokens != 20 || res.Payment.Breakdown.ExpertTokens != 60 || slices.Contains(res.Receipt.Capped, CappedExperts) {
+			t.Fatalf("honest claim billed %+v, capped %v", u, res.Receipt.Capped)
+		}
+		if len(res.Experts) != 1 || res.Experts[0].ExpertTokens != 20 || peer.ID(res.Experts[0].Holder) != m.provs[0].id {
+			t.Fatalf("experts shown %+v", res.Experts)
+		}
+		if res.Payment.Price != 5*1+2*10+60 {
+			t.Fatalf("price %d", res.Payment.Price)
+		}
+
+		res = mustRoute(t, m, request())
+		if u := res.Payment.Units; u.ExpertTokens != 28 || !slices.Contains(res.Receipt.Capped, CappedExperts) {
+			t.Fatalf("greedy claim billed %+v, capped %v", u, res.Receipt.Capped)
+		}
+		if res.Receipt.Receipt.Units.ExpertTokens != 1000 || len(res.Experts) != 1 {
+			t.Fatalf("the receipt's claim %+v, experts %+v", res.Receipt.Receipt.Units, res.Experts)
+		}
+
+		res = mustRoute(t, m, request())
+		if res.Experts != nil || res.Payment.Units.ExpertTokens != 20 {
+			t.Fatalf("holders not adding up to the receipt shown: %+v", res.Experts)
+		}
+
+		// The same offer without its MoE shape backs no expert-tokens.
+		moe.MoE = nil
+		m.announceOffer(m.provs[0], moe)
+		res = mustRoute(t, m, request())
+		if u := res.Payment.Units; u.ExpertTokens != 0 || !slices.Contains(res.Receipt.Capped, CappedExperts) {
+			t.Fatalf("no shape: billed %+v, capped %v", u, res.Receipt.Capped)
+		}
+		var d dto.Metric
+		if err := m.gw.metrics.expertsCapped.Write(&d); err != nil || d.GetCounter().GetValue() != 2 {
+			t.Fatalf("capped counted %v times (%v)", d.GetCounter().GetValue(), err)
+		}
+	})
+}
