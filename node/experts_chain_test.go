@@ -3,8 +3,10 @@ package node
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -15,12 +17,17 @@ import (
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestExpertHoldersPaidOnChain: a registered provider serving the devnet
 // MoE model with its experts at three registered holders pays each holder,
 // from its own escrow, exactly the expert-tokens it computed times its
-// price, settled on chain in the background.
+// price, settled on chain in the background. Every answer, through a
+// gateway (stream and non-stream) or the provider's own route, lists the
+// holders in tenzro.experts: their expert-tokens add up to the receipt's,
+// which the gateway bills at the provider's expert-token rate, and each
+// holder's paid is its expert-tokens × its price, signed to it.
 func TestExpertHoldersPaidOnChain(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "moe")
 	id, err := provider.EnsureDevnetMoEModel(dir)
@@ -37,7 +44,8 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 	n := 0
 	roles := func(c *Config) {
 		if n == 0 { // the serving provider
-			c.Provider.Models = []ModelConfig{{Name: provider.DevnetMoEModelName, Dir: dir, ID: id, Engine: provider.EngineEmbedded}}
+			c.Provider.Models = []ModelConfig{{Name: provider.DevnetMoEModelName, Dir: dir, ID: id, Engine: provider.EngineEmbedded,
+				RateCard: terms.RateCard{InputTokens: 1, OutputTokens: 1, ExpertTokens: expertRate}}}
 			c.Provider.RemoteExperts.Models = []string{provider.DevnetMoEModelName}
 			// Generous: payments are checked against what holders computed,
 			// so no batch may be retired for slowness on a loaded machine.
@@ -87,16 +95,55 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := openai.NewClient(option.WithBaseURL(serving.APIURL()+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
-	for i := range 3 {
+	priceOf := map[string]uint64{}
+	for i, h := range holders {
+		priceOf[h.Host().ID().String()] = prices[i]
+	}
+	gw := net.validators[0]
+	nodetest.Eventually(t, 30*time.Second, "the gateway routes the MoE model", func() bool {
+		for _, m := range gw.gateway.Models(ctx) {
+			if slices.Contains(m.Names, provider.DevnetMoEModelName) {
+				return true
+			}
+		}
+		return false
+	})
+	var listed uint64 // Σ expert-tokens of every answer's receipt
+	for i, via := range []struct {
+		n      *Node
+		stream bool
+	}{{gw, false}, {gw, true}, {serving, false}} {
 		params := openai.ChatCompletionNewParams{
 			Model:     provider.DevnetMoEModelName,
 			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(fmt.Sprintf("Question %d about markets", i))},
 			MaxTokens: openai.Int(8),
 		}
-		if _, err := client.Chat.Completions.New(ctx, params); err != nil {
-			t.Fatal(err)
+		tz := moeAnswer(t, ctx, via.n, via.stream, params)
+		var sum uint64
+		for _, e := range tz.Experts {
+			price, ok := priceOf[e.Holder]
+			if !ok || e.Price != price || e.ExpertTokens == 0 || e.Batches == 0 || e.Paid != e.ExpertTokens*price || len(e.Record) != 64 || e.Reason != "" {
+				t.Fatalf("answer %d: holder entry %+v (price %d)", i, e, price)
+			}
+			sum += e.ExpertTokens
 		}
+		listed += sum
+		if via.n == serving {
+			continue // no gateway: no receipt in the answer
+		}
+		if tz.Receipt == nil || !tz.Receipt.Verified || tz.Receipt.Receipt.Units.ExpertTokens != sum || sum == 0 {
+			t.Fatalf("answer %d: holders list %d expert-tokens, receipt %+v", i, sum, tz.Receipt)
+		}
+		// Billed uncapped (the devnet shape bounds 2 × 4 × tokens) at the
+		// provider's rate.
+		if tz.Payment == nil || tz.Payment.Units.ExpertTokens != sum || tz.Payment.Breakdown.ExpertTokens != sum*expertRate || len(tz.Receipt.Capped) != 0 {
+			t.Fatalf("answer %d: payment %+v, capped %v", i, tz.Payment, tz.Receipt.Capped)
+		}
+	}
+	// The answers account for every row the serving node had computed at
+	// holders for calls.
+	if st := serving.Provider().ExpertCallerStats()[provider.DevnetMoEModelName]; st.ExpertTokens != listed {
+		t.Fatalf("answers list %d expert-tokens, the caller verified %d", listed, st.ExpertTokens)
 	}
 	// What each holder computed, verified by the caller: no failures.
 	if st := serving.Provider().ExpertCallerStats()[provider.DevnetMoEModelName]; len(st.Failures) != 0 {
@@ -127,4 +174,74 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 	if got := escrow0 - escrowBalance(t, c, payer, payer); got != total {
 		t.Fatalf("the serving provider's escrow fell by %d, holders were paid %d", got, total)
 	}
+}
+
+// expertRate is the serving provider's price per expert-token in the
+// chain test.
+const expertRate = 2
+
+// moeTenzro is the part of a MoE answer's tenzro object the expert
+// tests read.
+type moeTenzro struct {
+	Receipt *struct {
+		Verified bool     `json:"verified"`
+		Capped   []string `json:"capped"`
+		Receipt  struct {
+			Units terms.Units `json:"units"`
+		} `json:"receipt"`
+	} `json:"receipt"`
+	Payment *struct {
+		Units     terms.Units     `json:"units"`
+		Breakdown terms.Breakdown `json:"breakdown"`
+	} `json:"payment"`
+	Experts []struct {
+		Holder       string `json:"holder"`
+		Machine      string `json:"machine"`
+		Batches      uint64 `json:"batches"`
+		ExpertTokens uint64 `json:"expert_tokens"`
+		Price        uint64 `json:"price"`
+		Paid         uint64 `json:"paid"`
+		Reason       string `json:"reason"`
+		Record       string `json:"record"`
+	} `json:"experts"`
+}
+
+// moeAnswer asks n for a chat completion (a gateway with the test
+// buyer's token) and returns the answer's tenzro object: the response's,
+// or the stream's last that carries one (its final chunks).
+func moeAnswer(t *testing.T, ctx context.Context, n *Node, stream bool, params openai.ChatCompletionNewParams) moeTenzro {
+	t.Helper()
+	client := openai.NewClient(option.WithBaseURL(n.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+	var raws []string
+	if stream {
+		s := client.Chat.Completions.NewStreaming(ctx, params)
+		for s.Next() {
+			raws = append(raws, s.Current().RawJSON())
+		}
+		if err := s.Err(); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		full, err := client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = []string{full.RawJSON()}
+	}
+	for i := len(raws) - 1; i >= 0; i-- {
+		var b struct {
+			Tenzro *moeTenzro `json:"tenzro"`
+		}
+		if err := json.Unmarshal([]byte(raws[i]), &b); err != nil {
+			t.Fatal(err)
+		}
+		if b.Tenzro != nil {
+			if len(b.Tenzro.Experts) == 0 {
+				t.Fatalf("no tenzro.experts in %s", raws[i])
+			}
+			return *b.Tenzro
+		}
+	}
+	t.Fatalf("no tenzro object in %d chunks", len(raws))
+	return moeTenzro{}
 }

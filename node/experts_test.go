@@ -16,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 )
 
 // TestRemoteExpertsAcrossHolders runs the devnet MoE model at a provider
@@ -114,6 +115,14 @@ func TestRemoteExpertsAcrossHolders(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		if got := answer(serving, stream); got != want {
 			t.Fatalf("stream=%v: remote experts answered %q, locally %q", stream, got, want)
+		}
+	}
+	// Off chain nothing is signed to the holders: each is listed with its
+	// work, paid 0 and the reason.
+	tz := moeAnswer(t, ctx, serving, true, params)
+	for _, e := range tz.Experts {
+		if e.Paid != 0 || e.Reason != infer.UnpaidOffChain || e.Record != "" || e.ExpertTokens == 0 || e.Price != 3 {
+			t.Fatalf("off-chain holder entry %+v", e)
 		}
 	}
 	st := serving.Provider().ExpertCallerStats()[provider.DevnetMoEModelName]
