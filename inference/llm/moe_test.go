@@ -129,3 +129,22 @@ func TestExpertLayerHook(t *testing.T) {
 		t.Fatal("layer hook returning too few batches accepted")
 	}
 }
+
+// TestPromptTokenizerMoEShape: a gateway holding a model's files reads
+// its MoE shape with the tokenizer: every layer, top-k experts; a dense
+// model has none.
+func TestPromptTokenizerMoEShape(t *testing.T) {
+	for _, tc := range []struct {
+		opts          modelgen.GenOptions
+		layers, topK int
+	}{{moeOptions(), 2, 2}, {tinyOptions(), 0, 0}} {
+		dir := model(t, tc.opts)
+		pt, err := llm.OpenTokenizer(dir, open(t, tc.opts, llm.Options{}).Info().ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l, k, known := pt.MoEShape(); !known || l != tc.layers || k != tc.topK {
+			t.Fatalf("shape %d layers, top-%d (known %v), want %d, %d", l, k, known, tc.layers, tc.topK)
+		}
+	}
+}

@@ -14,6 +14,9 @@ type PromptTokenizer struct {
 	tok    *Tokenizer
 	format ChatFormat
 	id     inference.ModelID
+	// cfg is the model's shape when its metadata parses (cfgOK).
+	cfg   Config
+	cfgOK bool
 }
 
 // OpenTokenizer reads the tokenizer of the model in dir after checking the
@@ -31,7 +34,24 @@ func OpenTokenizer(dir string, id inference.ModelID) (*PromptTokenizer, error) {
 		return nil, fmt.Errorf("llm: %s: %w", dir, err)
 	}
 	tmpl, _, _ := f.String("tokenizer.chat_template")
-	return &PromptTokenizer{tok: tok, format: DetectChatFormat(tmpl), id: id}, nil
+	p := &PromptTokenizer{tok: tok, format: DetectChatFormat(tmpl), id: id}
+	p.cfg, err = configFrom(f)
+	p.cfgOK = err == nil
+	return p, nil
+}
+
+// MoEShape is the model's MoE shape from its own metadata: every layer
+// of a MoE model routes each token to topK experts (0, 0 for a dense
+// model). known is false when the metadata is not a shape this engine
+// runs.
+func (p *PromptTokenizer) MoEShape() (layers, topK int, known bool) {
+	if !p.cfgOK {
+		return 0, 0, false
+	}
+	if p.cfg.Experts == 0 {
+		return 0, 0, true
+	}
+	return p.cfg.Layers, p.cfg.ExpertsUsed, true
 }
 
 // ModelID is the catalog ID the tokenizer was checked against.

@@ -59,7 +59,7 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		}
 		var id [32]byte
 		copy(id[:], o.Model.ModelID)
-		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, quoteUnits(units, o), req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), pricing.Digest{})
+		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, g.quoteUnits(units, o), req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), pricing.Digest{})
 		if err != nil {
 			continue
 		}

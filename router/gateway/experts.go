@@ -7,6 +7,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricing"
@@ -14,7 +15,7 @@ import (
 
 // CappedExperts names, in ReceiptInfo.Capped, expert-tokens billed below
 // the receipt's claim: above the model's MoE shape × the billed tokens,
-// or claimed for a model whose offer states no MoE shape.
+// or claimed for a model with no MoE shape (see moeShape).
 const CappedExperts = "experts:moe_shape"
 
 // capExperts bounds the expert-tokens billed for a claim: a token passes
@@ -39,11 +40,35 @@ func capExperts(claimed uint64, shape *gossip.MoEShape, billed pricing.Units) (u
 	return claimed, false
 }
 
+// MoEShaper is a TokenCounter that also reads its model's MoE shape from
+// the model's own file (llm.PromptTokenizer): a gateway holding the model
+// bounds expert-tokens by it rather than by the provider's announced
+// claim. known is false when the file states no shape it can read.
+type MoEShaper interface {
+	MoEShape() (layers, topK int, known bool)
+}
+
+// moeShape is the MoE shape the gateway bounds expert-tokens of model by
+// at offer o: its own copy's where it holds the model, else the offer's.
+func (g *Gateway) moeShape(model []byte, o router.Offer) *gossip.MoEShape {
+	if len(model) == len(inference.ModelID{}) {
+		if sh, ok := g.tokenizers[inference.ModelID(model)].(MoEShaper); ok {
+			if layers, topK, known := sh.MoEShape(); known {
+				if layers <= 0 || topK <= 0 {
+					return nil // dense
+				}
+				return &gossip.MoEShape{Layers: uint32(min(layers, 1<<16)), TopK: uint32(min(topK, 256))}
+			}
+		}
+	}
+	return o.Model.MoE
+}
+
 // quoteUnits are the request's estimated units at offer o: for a MoE
 // model, its expert-tokens at the most the gateway would bill (the
 // buyer's quote prices them as a unit of the serving provider's card).
-func quoteUnits(est pricing.Units, o router.Offer) pricing.Units {
-	est.ExpertTokens, _ = capExperts(math.MaxUint64, o.Model.MoE, est)
+func (g *Gateway) quoteUnits(est pricing.Units, o router.Offer) pricing.Units {
+	est.ExpertTokens, _ = capExperts(math.MaxUint64, g.moeShape(o.Model.ModelID, o), est)
 	return est
 }
 

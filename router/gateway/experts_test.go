@@ -11,6 +11,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/catalog"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -89,6 +93,48 @@ func TestBillCapsExpertTokens(t *testing.T) {
 		var d dto.Metric
 		if err := m.gw.metrics.expertsCapped.Write(&d); err != nil || d.GetCounter().GetValue() != 2 {
 			t.Fatalf("capped counted %v times (%v)", d.GetCounter().GetValue(), err)
+		}
+	})
+}
+
+// TestBillExpertTokensByHeldModel: a gateway holding the model (its
+// tokenizer and metadata) bounds expert-tokens by the model file's own
+// MoE shape, not by the shape the provider announces.
+func TestBillExpertTokensByHeldModel(t *testing.T) {
+	o := modelgen.DevnetOptions()
+	o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab, o.Context = 2, 64, 4, 2, 128, 600, 512
+	o.MoE, o.Experts, o.ExpertsUsed = true, 4, 1
+	dir := t.TempDir()
+	if err := modelgen.GenerateModel(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	_, root, err := catalog.Build(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, err := llm.OpenTokenizer(dir, inference.ModelID(root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) {
+		var m *market
+		m = newMarket(t, st, 1, testConfig(), func(int, *infer.Request) script {
+			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, experts: 1000, holders: holderUse(t, m, 1000)}
+		})
+		gw, err := New(testConfig(), Deps{Transport: m.tr, Table: m.table, Ledger: st,
+			Tokenizers: map[inference.ModelID]TokenCounter{inference.ModelID(modelID): pt}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.gw = gw
+		// The provider claims 8 layers × top-4; the file says 2 × top-1.
+		m.announceOffer(m.provs[0], gossip.ModelOffer{ModelID: modelID, Name: modelName, MoE: &gossip.MoEShape{Layers: 8, TopK: 4},
+			RateCard: terms.RateCard{InputTokens: 1, ExpertTokens: 1}, Verification: []terms.Verification{terms.VerifyNone}})
+		res := mustRoute(t, m, request())
+		u := res.Payment.Units
+		if want := 2 * (u.InputTokens + u.CachedTokens + u.OutputTokens); u.ExpertTokens != want || want == 0 || !slices.Contains(res.Receipt.Capped, CappedExperts) {
+			t.Fatalf("billed %+v (want %d expert-tokens), capped %v", u, want, res.Receipt.Capped)
 		}
 	})
 }
