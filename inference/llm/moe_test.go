@@ -135,7 +135,7 @@ func TestExpertLayerHook(t *testing.T) {
 // model has none.
 func TestPromptTokenizerMoEShape(t *testing.T) {
 	for _, tc := range []struct {
-		opts          modelgen.GenOptions
+		opts         modelgen.GenOptions
 		layers, topK int
 	}{{moeOptions(), 2, 2}, {tinyOptions(), 0, 0}} {
 		dir := model(t, tc.opts)
