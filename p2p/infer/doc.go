@@ -5,7 +5,8 @@
 //
 // The gateway opens a stream and writes one Request frame. The provider
 // answers with zero or more Token frames followed by exactly one Final frame
-// (usage, receipt, commitment) or one Error frame (HTTP-like status, code,
+// (usage, receipt, commitment, and for a MoE model whose experts ran at
+// holders each holder's part: ExpertUse) or one Error frame (HTTP-like status, code,
 // message, retry-after), then closes the stream. Every frame is a
 // deterministic CBOR value (receipts/cborx, integer map keys) in a uvarint
 // length-prefixed frame (p2p.WriteFrame / p2p.ReadFrame). Output text always

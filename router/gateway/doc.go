@@ -23,6 +23,14 @@
 // never counts against it. A buyer who leaves mid-stream stops the
 // provider (ErrStop) and pays, receipt verified, for what was delivered.
 //
+// A MoE model whose experts run at holders adds expert-tokens to the
+// receipt's units (experts.go): the quote prices them, and the bill caps
+// them, at top-k × MoE layers × (prompt + output tokens), the shape taken
+// from the gateway's own copy of the model where it holds one
+// (MoEShaper), else from the offer. The final frame's holders are passed
+// to the buyer (Result.Experts) only when their expert-tokens add up to
+// the receipt's.
+//
 // For the operator's page the gateway keeps its last RecentKept finished
 // requests (recent.go) and the latest LatencyKept latency samples per
 // provider that fed its p95 (latency.go), both in fixed rings.
