@@ -78,7 +78,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 	_, bspan := g.startSpan(ctx, SpanBilling)
 	units, capRep := receipt.Cap(r.Units, obs)
 	var expertsCapped bool
-	units.ExpertTokens, expertsCapped = capExperts(r.Units.ExpertTokens, g.moeShape(s.req.ModelID, o), units)
+	units.ExpertTokens, expertsCapped = capExperts(r.Units.ExpertTokens, g.moeShape(s.req.ModelID, o), units, continuationTokens(s.req))
 	info.Capped = cappedDimensions(capRep, units)
 	if expertsCapped {
 		info.Capped = append(info.Capped, CappedExperts)

@@ -21,15 +21,21 @@ const CappedExperts = "experts:moe_shape"
 // capExperts bounds the expert-tokens billed for a claim: a token passes
 // each of the shape's MoE layers once, where the gate picks top-k
 // experts, so a call costs at most TopK × Layers × (prompt + output
-// tokens), counted on the tokens already billed (each capped by the
-// wire). A model whose offer states no shape backs no expert-tokens.
-// Multiplication saturates: the bound of an absurd count is no bound.
-func capExperts(claimed uint64, shape *gossip.MoEShape, billed pricing.Units) (uint64, bool) {
+// tokens + the tokens of a continued answer's earlier text, which the
+// engine feeds too), counted on the tokens already billed (each capped by
+// the wire) and cont, at most the bytes of the continuation text. A
+// model with no shape backs no expert-tokens. Arithmetic saturates: the
+// bound of an absurd count is no bound.
+func capExperts(claimed uint64, shape *gossip.MoEShape, billed pricing.Units, cont uint64) (uint64, bool) {
 	if claimed == 0 {
 		return 0, false
 	}
-	tokens := billed.InputTokens + billed.CachedTokens // each capped by the bytes sent: no overflow
-	tokens, carry := bits.Add64(tokens, billed.OutputTokens, 0)
+	var tokens, carry uint64
+	for _, n := range []uint64{billed.InputTokens, billed.CachedTokens, billed.OutputTokens, cont} {
+		var c uint64
+		tokens, c = bits.Add64(tokens, n, 0)
+		carry |= c
+	}
 	hi, bound := bits.Mul64(shape.ExpertsPerToken(), tokens)
 	if carry != 0 || hi != 0 {
 		return claimed, false
@@ -38,6 +44,12 @@ func capExperts(claimed uint64, shape *gossip.MoEShape, billed pricing.Units) (u
 		return bound, true
 	}
 	return claimed, false
+}
+
+// continuationTokens bounds the tokens of a request's continuation: its
+// token IDs, or the bytes of its text (a token carries at least one).
+func continuationTokens(req *infer.Request) uint64 {
+	return uint64(max(len(req.ContinuationTokens), len(req.Continuation)))
 }
 
 // MoEShaper is a TokenCounter that also reads its model's MoE shape from
@@ -68,7 +80,7 @@ func (g *Gateway) moeShape(model []byte, o router.Offer) *gossip.MoEShape {
 // model, its expert-tokens at the most the gateway would bill (the
 // buyer's quote prices them as a unit of the serving provider's card).
 func (g *Gateway) quoteUnits(est pricing.Units, o router.Offer) pricing.Units {
-	est.ExpertTokens, _ = capExperts(math.MaxUint64, g.moeShape(o.Model.ModelID, o), est)
+	est.ExpertTokens, _ = capExperts(math.MaxUint64, g.moeShape(o.Model.ModelID, o), est, 0)
 	return est
 }
 

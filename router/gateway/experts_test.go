@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"math"
 	"slices"
 	"testing"
 	"testing/synctest"
@@ -17,6 +18,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
 // holderUse is one expert holder's unpaid part of expertTokens rows.
@@ -137,4 +139,33 @@ func TestBillExpertTokensByHeldModel(t *testing.T) {
 			t.Fatalf("billed %+v (want %d expert-tokens), capped %v", u, want, res.Receipt.Capped)
 		}
 	})
+}
+
+// TestCapExperts: the bound counts prompt, output and a continuation's
+// earlier tokens; no shape bounds at 0; an overflowing bound is none.
+func TestCapExperts(t *testing.T) {
+	shape := &gossip.MoEShape{Layers: 4, TopK: 2}
+	billed := pricing.Units{InputTokens: 3, CachedTokens: 2, OutputTokens: 5}
+	for _, tc := range []struct {
+		name          string
+		claimed, cont uint64
+		shape         *gossip.MoEShape
+		want          uint64
+		capped        bool
+	}{
+		{"within", 80, 0, shape, 80, false},
+		{"above", 81, 0, shape, 80, true},
+		{"continuation fed too", 120, 5, shape, 120, false},
+		{"no shape", 1, 0, nil, 0, true},
+		{"nothing claimed", 0, 0, nil, 0, false},
+		{"overflowing bound", math.MaxUint64, math.MaxUint64, shape, math.MaxUint64, false},
+	} {
+		got, capped := capExperts(tc.claimed, tc.shape, billed, tc.cont)
+		if got != tc.want || capped != tc.capped {
+			t.Errorf("%s: %d capped %v, want %d %v", tc.name, got, capped, tc.want, tc.capped)
+		}
+	}
+	if n := continuationTokens(&infer.Request{Continuation: "abcd", ContinuationTokens: []int{1, 2}}); n != 4 {
+		t.Fatalf("continuation bound %d", n)
+	}
 }
