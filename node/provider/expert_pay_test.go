@@ -1,12 +1,14 @@
 package provider
 
 import (
+	"context"
 	"crypto/sha256"
 	"math"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/p2p/infer"
 )
 
 // tallyOf builds a call's tally by hand.
@@ -46,5 +48,31 @@ func TestExpertRecords(t *testing.T) {
 	huge.Price, huge.ExpertTokens = math.MaxUint64/2, 3
 	if _, _, err := ExpertRecords(payer, tallyOf(t, huge)); err == nil {
 		t.Fatal("a price overflowing 64 bits was accepted")
+	}
+}
+
+// TestPayCallReasons: off chain every holder of a call is reported with
+// its work and paid 0, saying why: off chain, a free price, or no
+// verified work.
+func TestPayCallReasons(t *testing.T) {
+	r := &remoteExperts{p: &Provider{}}
+	a := expert.HolderUsage{Holder: "holder-a", Machine: [32]byte{1}, Price: 3, Batches: 2, ExpertTokens: 40, Receipts: [][]byte{[]byte("r1")}}
+	free := expert.HolderUsage{Holder: "holder-b", Machine: [32]byte{2}, Price: 0, Batches: 1, ExpertTokens: 10, Receipts: [][]byte{[]byte("r3")}}
+	idle := expert.HolderUsage{Holder: "holder-c", Machine: [32]byte{3}, Price: 9, Retired: 2}
+	got := r.payCall(context.Background(), tallyOf(t, a, free, idle))
+	want := []string{infer.UnpaidOffChain, infer.UnpaidFree, infer.UnpaidNoWork}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries", len(got))
+	}
+	for i, e := range got {
+		if e.Unpaid != want[i] || e.Paid != 0 || e.Record != nil {
+			t.Errorf("entry %d: %+v, want unpaid %q", i, e, want[i])
+		}
+	}
+	if got[0].ExpertTokens != 40 || got[0].Batches != 2 || got[0].Price != 3 || string(got[0].Holder) != "holder-a" || got[0].Machine[0] != 1 {
+		t.Fatalf("holder a reported as %+v", got[0])
+	}
+	if n, ok := infer.ExpertTokensOf(got); !ok || n != 50 {
+		t.Fatalf("total %d", n)
 	}
 }
