@@ -18,6 +18,10 @@ func TestConfigRoundTrip(t *testing.T) {
 			cfg.Provider.Models = append(cfg.Provider.Models, ModelConfig{Name: "fronted", Engine: EngineUpstream,
 				ID: strings.Repeat("ab", 32), UpstreamURL: "http://127.0.0.1:8080/v1", UpstreamModel: "m", Continuation: "none",
 				Verification: []terms.Verification{terms.VerifyNone}})
+			// So does an expert-token rate, on a model whose experts run
+			// at holders.
+			cfg.Provider.Models[0].RateCard.ExpertTokens = 2
+			cfg.Provider.RemoteExperts.Models = []string{cfg.Provider.Models[0].Name}
 		}
 		if err := WriteConfig(cfg, false); err != nil {
 			t.Fatal(err)
