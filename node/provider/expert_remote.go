@@ -203,18 +203,16 @@ func startCall(ctx context.Context, eng inference.Engine) (context.Context, *exp
 }
 
 // finish ends the call. An answered call's holders are paid before its
-// final frame (payCall) and reported with the total of their
-// expert-tokens, which the receipt claims; the verified work of a call
-// that failed is paid in the background, and nothing is reported.
-func (c *expertCall) finish(ctx context.Context, answered bool) (uses []infer.ExpertUse, expertTokens uint64) {
+// final frame (payCall) and reported, for the receipt to claim their
+// expert-tokens and sign their account; the verified work of a call that
+// failed is paid in the background, and nothing is reported.
+func (c *expertCall) finish(ctx context.Context, answered bool) []infer.ExpertUse {
 	if c == nil {
-		return nil, 0
+		return nil
 	}
 	if !answered {
 		c.t.r.settle(context.WithoutCancel(ctx), c.t.model, c.tally)
-		return nil, 0
+		return nil
 	}
-	uses = c.t.r.payCall(ctx, c.tally)
-	expertTokens, _ = infer.ExpertTokensOf(uses) // the tally's sum of row counts, far below 2^64
-	return uses, expertTokens
+	return c.t.r.payCall(ctx, c.tally)
 }

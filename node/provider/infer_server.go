@@ -203,7 +203,7 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 	}
 	// The holders of an answered call are paid before the receipt, which
 	// claims their expert-tokens, is signed.
-	experts, expertTokens := call.finish(ctx, err == nil)
+	experts := call.finish(ctx, err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
@@ -220,7 +220,7 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		h := commit.Hash(ps)
 		commitment, commitHash = commit.Encode(ps), h[:]
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), expertTokens, res.FinishReason, commitHash)
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, commitHash)
 	if err != nil {
 		return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -280,7 +280,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
 		return nil, e
 	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, 0, res.FinishReason, nil)
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, nil, res.FinishReason, nil)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -291,10 +291,11 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 // sign makes the receipt of one served request. Of its promptTokens,
 // cached came from the engine's prefix cache: the units claim them as
 // cached_tokens and the rest as input_tokens (router/pricing prices each
-// at its own rate; receipt.Cap bounds their sum). expertTokens are the
-// rows its experts computed at holders (the sum the final frame's
-// Experts report), which a gateway caps by the model's MoE shape.
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, expertTokens uint64, finish string, commitHash []byte) ([]byte, error) {
+// at its own rate; receipt.Cap bounds their sum). experts are the
+// holders of a MoE call whose experts ran at holders, as the final frame
+// reports them: the receipt claims their expert-tokens (which a gateway
+// caps by the model's MoE shape) and signs their hash.
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, commitHash []byte) ([]byte, error) {
 	cached = min(max(cached, 0), promptTokens)
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
@@ -302,6 +303,18 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 	}
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
 	output := receipt.OutputHash(text)
+	expertTokens, ok := infer.ExpertTokensOf(experts)
+	if !ok {
+		return nil, errors.New("provider: expert-tokens overflow")
+	}
+	var expertsHash []byte
+	if len(experts) > 0 {
+		h, err := infer.ExpertsHash(experts)
+		if err != nil {
+			return nil, err
+		}
+		expertsHash = h[:]
+	}
 	m := s.p.d.Identity.MachineID()
 	r := &receipt.Receipt{
 		ModelID: req.ModelID, Engine: offer.Engine, MachineID: m[:], ProviderPeer: []byte(s.p.d.Host.ID()),
@@ -309,6 +322,7 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 		Units: pricing.Units{InputTokens: uint64(promptTokens - cached), CachedTokens: uint64(cached), OutputTokens: uint64(outputTokens),
 			ExpertTokens: expertTokens},
 		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
+		ExpertsHash: expertsHash,
 	}
 	sess, err := s.p.d.Session.Current()
 	if err != nil {

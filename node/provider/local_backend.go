@@ -82,7 +82,7 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 		}
 		return onDelta(d)
 	})
-	experts, _ := call.finish(ctx, err == nil)
+	experts := call.finish(ctx, err == nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // MaxExpertHolders bounds the expert entries of one final frame: a call
@@ -21,9 +24,10 @@ const RecordSize = 32
 // at other machines, as the serving provider reports it in the final
 // frame and the buyer sees it (`tenzro.experts`).
 //
-// The receipt signs only the total (its Units.ExpertTokens, which the
-// ExpertTokens of all entries sum to); the split per holder is the
-// serving provider's statement. What backs Paid is the payment record the
+// The receipt signs the total (its Units.ExpertTokens, which the
+// ExpertTokens of all entries sum to) and the entries themselves (its
+// ExpertsHash, of ExpertsHash): the split per holder is the serving
+// provider's signed statement. What backs Paid is the payment record the
 // provider signed to the holder, whose request digest Record names: the
 // holder collects it on chain, where anyone can look it up.
 type ExpertUse struct {
@@ -48,6 +52,19 @@ const (
 	UnpaidNoWork   = "no_work"     // no verified rows: every exchange with it was retired
 	UnpaidFailed   = "sign_failed" // signing the record failed; the provider logged it
 )
+
+// ExpertsDomain prefixes the bytes ExpertsHash covers.
+const ExpertsDomain = "tenzro/v1/experts"
+
+// ExpertsHash is SHA-256 over ExpertsDomain and the deterministic CBOR of
+// a final frame's expert entries: what the receipt's ExpertsHash signs.
+func ExpertsHash(es []ExpertUse) ([32]byte, error) {
+	b, err := cborx.Marshal(es)
+	if err != nil {
+		return [32]byte{}, fmt.Errorf("infer: experts hash: %w", err)
+	}
+	return sha256.Sum256(append([]byte(ExpertsDomain), b...)), nil
+}
 
 // ExpertTokensOf sums the entries' expert-tokens; ok is false on overflow.
 func ExpertTokensOf(es []ExpertUse) (n uint64, ok bool) {

@@ -15,6 +15,9 @@ func FuzzVerifyReceipt(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(good)
+	moe := newReceipt(f, p)
+	moe.Units.ExpertTokens, moe.ExpertsHash = 96, bytes.Repeat([]byte{5}, HashSize)
+	f.Add(sign(f, p, moe))
 	f.Add(good[:len(good)/2])
 	f.Add(payload)
 	f.Add(sealRaw(f, p, "tenzro/v1/heartbeat", PayloadType, payload))

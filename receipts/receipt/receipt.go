@@ -117,6 +117,12 @@ type Receipt struct {
 	CommitmentHash  []byte         `cbor:"10,keyasint" json:"commitment_hash"` // empty, or 32 bytes of logit commitments
 	FinishReason    string         `cbor:"11,keyasint" json:"finish_reason"`
 	TimeMs          int64          `cbor:"12,keyasint" json:"time_ms"` // unix ms when the answer was finished
+	// ExpertsHash, for a MoE call whose experts ran at holders, is the
+	// hash of the per-holder account the final frame carries
+	// (p2p/infer.ExpertsHash): the provider signs the split its
+	// Units.ExpertTokens total is made of. Omitted otherwise, so every
+	// other receipt encodes as before.
+	ExpertsHash []byte `cbor:"13,keyasint,omitempty" json:"experts_hash,omitempty"`
 }
 
 // Validate checks field sizes and encodings (not signatures or commitments).
@@ -136,6 +142,9 @@ func (r *Receipt) Validate() error {
 	}
 	if n := len(r.CommitmentHash); n != 0 && n != HashSize {
 		return fmt.Errorf("%w: commitment_hash is %d bytes, want 0 or %d", ErrMalformed, n, HashSize)
+	}
+	if n := len(r.ExpertsHash); n != 0 && n != HashSize {
+		return fmt.Errorf("%w: experts_hash is %d bytes, want 0 or %d", ErrMalformed, n, HashSize)
 	}
 	if r.Engine == "" || len(r.Engine) > MaxEngineLen || !utf8.ValidString(r.Engine) {
 		return fmt.Errorf("%w: engine must be 1..%d bytes of UTF-8", ErrMalformed, MaxEngineLen)

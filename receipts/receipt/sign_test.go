@@ -21,6 +21,9 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 			for name, mutate := range map[string]func(*Receipt){
 				"with commitments":    func(*Receipt) {},
 				"without commitments": func(r *Receipt) { r.CommitmentHash = []byte{} },
+				"moe with remote experts": func(r *Receipt) {
+					r.Units.ExpertTokens, r.ExpertsHash = 96, bytes.Repeat([]byte{5}, HashSize)
+				},
 			} {
 				t.Run(name, func(t *testing.T) {
 					want := newReceipt(t, p)
@@ -156,11 +159,12 @@ func TestVerifyRejectsUnknownReceiptField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Append a field 13 (sorted last) and bump the map header from 12 pairs.
+	// Append a field 14 (sorted last; 13 is the optional experts hash) and
+	// bump the map header from 12 pairs.
 	if payload[0] != 0xac {
 		t.Fatalf("receipt does not start with a 12-pair map header: %#x", payload[0])
 	}
-	extra := append(append([]byte{0xad}, payload[1:]...), 0x0d, 0x00)
+	extra := append(append([]byte{0xad}, payload[1:]...), 0x0e, 0x00)
 	_, err = Verify(sealRaw(t, p, Domain, PayloadType, extra), p.machine(), t0)
 	var unk *cbor.UnknownFieldError
 	if !errors.Is(err, ErrMalformed) || !errors.As(err, &unk) {
@@ -182,6 +186,7 @@ func TestSignRejects(t *testing.T) {
 		"no input commitment": {func(r *Receipt) { r.InputCommitment = nil }, ErrMalformed},
 		"short output hash":   {func(r *Receipt) { r.OutputHash = r.OutputHash[:16] }, ErrMalformed},
 		"odd commitment hash": {func(r *Receipt) { r.CommitmentHash = []byte{1} }, ErrMalformed},
+		"odd experts hash":    {func(r *Receipt) { r.ExpertsHash = []byte{1} }, ErrMalformed},
 		"no engine":           {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
 		"long engine":         {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
 		"invalid utf-8":       {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},

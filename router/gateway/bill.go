@@ -86,7 +86,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 		g.log.Warn("provider claimed more expert-tokens than its model's MoE shape allows; billing the bound", "provider", o.Peer,
 			"claimed", r.Units.ExpertTokens, "billed", units.ExpertTokens)
 	}
-	res.Experts = g.expertsOf(o.Peer, f.Experts, r.Units.ExpertTokens)
+	res.Experts = g.expertsOf(o.Peer, f.Experts, r)
 	if capRep.InputExact {
 		info.Counted = append(info.Counted, "input")
 	}

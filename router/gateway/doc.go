@@ -28,8 +28,8 @@
 // them, at top-k × MoE layers × (prompt + output tokens), the shape taken
 // from the gateway's own copy of the model where it holds one
 // (MoEShaper), else from the offer. The final frame's holders are passed
-// to the buyer (Result.Experts) only when their expert-tokens add up to
-// the receipt's.
+// to the buyer (Result.Experts) only when the receipt signs them (its
+// ExpertsHash) and their expert-tokens add up to its units.
 //
 // For the operator's page the gateway keeps its last RecentKept finished
 // requests (recent.go) and the latest LatencyKept latency samples per

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"math"
 	"math/bits"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
@@ -85,16 +87,19 @@ func (g *Gateway) quoteUnits(est pricing.Units, o router.Offer) pricing.Units {
 }
 
 // expertsOf is what the buyer is shown of the holders of a verified
-// call: the serving provider's list, when its expert-tokens add up to
-// what the receipt signs; a list that does not is the provider's error,
-// logged and not shown (the bill rests on the receipt either way).
-func (g *Gateway) expertsOf(p peer.ID, es []infer.ExpertUse, signed uint64) []infer.ExpertUse {
+// call: the serving provider's list when its receipt signs it (its
+// ExpertsHash) and its expert-tokens add up to the receipt's; any other
+// list is the provider's error, logged and not shown (the bill rests on
+// the receipt either way).
+func (g *Gateway) expertsOf(p peer.ID, es []infer.ExpertUse, r *receipt.Receipt) []infer.ExpertUse {
 	if len(es) == 0 {
 		return nil
 	}
-	if n, ok := infer.ExpertTokensOf(es); !ok || n != signed {
-		g.log.Warn("provider's expert holders do not add up to its receipt; not shown", "provider", p,
-			"listed", n, "signed", signed)
+	n, ok := infer.ExpertTokensOf(es)
+	h, err := infer.ExpertsHash(es)
+	if !ok || n != r.Units.ExpertTokens || err != nil || !bytes.Equal(h[:], r.ExpertsHash) {
+		g.log.Warn("provider's expert holders are not the ones its receipt signs; not shown", "provider", p,
+			"listed", n, "signed", r.Units.ExpertTokens, "hash_signed", len(r.ExpertsHash) > 0)
 		return nil
 	}
 	return es

@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"math"
 	"slices"
 	"testing"
@@ -40,10 +41,11 @@ func TestBillCapsExpertTokens(t *testing.T) {
 		var m *market
 		claims := []struct {
 			experts, listed uint64
-		}{{20, 20}, {1000, 1000}, {20, 19}, {20, 20}}
+			unsigned        bool
+		}{{20, 20, false}, {1000, 1000, false}, {20, 19, false}, {20, 20, true}, {20, 20, false}}
 		m = newMarket(t, st, 1, testConfig(), func(n int, _ *infer.Request) script {
 			c := claims[min(n, len(claims)-1)]
-			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, experts: c.experts, holders: holderUse(t, m, c.listed)}
+			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, experts: c.experts, holders: holderUse(t, m, c.listed), unsignedHolders: c.unsigned}
 		})
 		moe := gossip.ModelOffer{ModelID: modelID, Name: modelName, MoE: &gossip.MoEShape{Layers: 2, TopK: 2},
 			RateCard:     terms.RateCard{InputTokens: 1, OutputTokens: 10, ExpertTokens: 3},
@@ -68,6 +70,9 @@ func TestBillCapsExpertTokens(t *testing.T) {
 		if len(res.Experts) != 1 || res.Experts[0].ExpertTokens != 20 || peer.ID(res.Experts[0].Holder) != m.provs[0].id {
 			t.Fatalf("experts shown %+v", res.Experts)
 		}
+		if h, _ := infer.ExpertsHash(res.Experts); res.Receipt.Receipt.ExpertsHash != hex.EncodeToString(h[:]) {
+			t.Fatalf("receipt view's experts hash %q", res.Receipt.Receipt.ExpertsHash)
+		}
 		if res.Payment.Price != 5*1+2*10+60 {
 			t.Fatalf("price %d", res.Payment.Price)
 		}
@@ -83,6 +88,10 @@ func TestBillCapsExpertTokens(t *testing.T) {
 		res = mustRoute(t, m, request())
 		if res.Experts != nil || res.Payment.Units.ExpertTokens != 20 {
 			t.Fatalf("holders not adding up to the receipt shown: %+v", res.Experts)
+		}
+		res = mustRoute(t, m, request())
+		if res.Experts != nil || res.Payment.Units.ExpertTokens != 20 {
+			t.Fatalf("holders the receipt does not sign shown: %+v", res.Experts)
 		}
 
 		// The same offer without its MoE shape backs no expert-tokens.

@@ -57,6 +57,8 @@ type script struct {
 	// frame's expert holders.
 	experts uint64
 	holders []infer.ExpertUse
+	// unsignedHolders leaves the holders out of the receipt.
+	unsignedHolders bool
 }
 
 // call is one Call the transport saw.
@@ -185,7 +187,18 @@ func (fp *fakeProvider) final(req *infer.Request, text string, outTokens uint64,
 		panic(err)
 	}
 	m := fp.ident.MachineID()
-	r := &receipt.Receipt{ModelID: req.ModelID, Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(fp.id),
+	var expertsHash []byte
+	if len(sc.holders) > 0 {
+		h, err := infer.ExpertsHash(sc.holders)
+		if err != nil {
+			panic(err)
+		}
+		expertsHash = h[:]
+		if sc.unsignedHolders {
+			expertsHash = nil
+		}
+	}
+	r := &receipt.Receipt{ModelID: req.ModelID, Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(fp.id), ExpertsHash: expertsHash,
 		Nonce: req.Nonce, InputCommitment: in[:], OutputHash: out[:],
 		Units:    terms.Units{InputTokens: 5, OutputTokens: outTokens, ExpertTokens: sc.experts},
 		Sampling: sp, FinishReason: inference.FinishStop, TimeMs: time.Now().UnixMilli()}

@@ -25,6 +25,7 @@ type ReceiptView struct {
 	CommitmentHash  string                 `json:"commitment_hash,omitempty"`
 	FinishReason    string                 `json:"finish_reason"`
 	TimeMs          int64                  `json:"time_ms"`
+	ExpertsHash     string                 `json:"experts_hash,omitempty"` // of the holders a MoE call lists (tenzro.experts)
 }
 
 // ViewReceipt converts a receipt for display.
@@ -37,6 +38,7 @@ func ViewReceipt(r *receipt.Receipt) *ReceiptView {
 		ModelID: hex.EncodeToString(r.ModelID), Engine: r.Engine, MachineID: hex.EncodeToString(r.MachineID), ProviderPeer: ps,
 		Nonce: hex.EncodeToString(r.Nonce), InputCommitment: hex.EncodeToString(r.InputCommitment), OutputHash: hex.EncodeToString(r.OutputHash),
 		Units: r.Units, Sampling: r.Sampling, CommitmentHash: hex.EncodeToString(r.CommitmentHash), FinishReason: r.FinishReason, TimeMs: r.TimeMs,
+		ExpertsHash: hex.EncodeToString(r.ExpertsHash),
 	}
 }
 
