@@ -3,6 +3,7 @@ package node
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,18 @@ func TestSessionStandbyOnChain(t *testing.T) {
 	nodetest.Eventually(t, 30*time.Second, "the promoted successor's stream to stop", func() bool { return stream(first).Closed })
 	if st := stream(first); st.Claimed+st.Refunded != st.Deposit || st.Claimed == 0 {
 		t.Fatalf("stopped stream %+v: deposit = claimed + refunded", st)
+	}
+	// tenzro_getStream finds it closed (tenzro_getAccount lists only open
+	// streams).
+	got, err := gw.rpcCall("tenzro_getStream", `{"id":"`+first+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv := got.(StreamView); sv.Stream.ID.String() != first || !sv.Stream.Closed || sv.Balance != 0 || sv.Stream.Claimed != stream(first).Claimed {
+		t.Fatalf("tenzro_getStream %+v", sv)
+	}
+	if _, err := gw.rpcCall("tenzro_getStream", `{"id":"`+strings.Repeat("0", 64)+`"}`); err == nil {
+		t.Fatal("an unknown stream was found")
 	}
 	v = session(s.ID)
 	if v.Successor == nil || v.Successor.StreamID == "" || v.Successor.StreamID == first || stream(v.Successor.StreamID).Closed {
