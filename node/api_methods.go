@@ -88,6 +88,7 @@ func (n *Node) rpcParts() []rpc.Contributor {
 		chainAPI{chain: n.chain},
 		paymentsAPI{chain: n.chain},
 		disputesAPI{chain: n.chain},
+		streamsAPI{chain: n.chain},
 		receiptAPI{gateway: n.gateway, store: n.store, gossip: n.gossip, clock: n.clock},
 		feedAPI{feed: n.feed, table: n.table},
 		recentAPI{gateway: n.gateway},

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 
@@ -68,12 +67,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		return onDelta(openai.Delta{Text: d.Text, LogProbs: d.LogProbs})
 	})
 	if err != nil {
-		var ge *gateway.Error
-		if errors.As(err, &ge) {
-			return nil, &openai.Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message, Param: ge.Param,
-				RetryAfter: int(ge.RetryAfter.Seconds())}
-		}
-		return nil, err
+		return nil, openaiError(err)
 	}
 	info := TenzroInfo{Provider: res.Provider, Receipt: res.Receipt, Attempts: res.Attempts, Hedged: res.Hedged, Continued: res.Continued,
 		Session: res.Session, Experts: res.Experts}

@@ -1,9 +1,7 @@
 package node
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -21,48 +19,12 @@ func standBy(cfg *Config, fee uint64) {
 	cfg.Provider.Standby.Enabled, cfg.Provider.Standby.FeePerHour = true, fee
 }
 
-type acceptanceTurn struct {
-	text     string
-	session  *gateway.SessionInfo
-	prompt   int
-	cached   int
-	provider string
-}
-
-func acceptancePost(t *testing.T, gw *Node, history []inference.Message, tenzro any, sessionID string) acceptanceTurn {
+// acceptancePost is one turn that must be answered.
+func acceptancePost(t *testing.T, gw *Node, history []inference.Message, tenzro any, sessionID string) sessionAnswer {
 	t.Helper()
-	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "messages": history, "max_tokens": 8, "seed": 11, "tenzro": tenzro})
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	if sessionID != "" {
-		req.Header.Set("X-Tenzro-Session", sessionID)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Choices []struct {
-			Message inference.Message `json:"message"`
-		} `json:"choices"`
-		Usage struct {
-			PromptTokens int `json:"prompt_tokens"`
-			Details      *struct {
-				CachedTokens int `json:"cached_tokens"`
-			} `json:"prompt_tokens_details"`
-		} `json:"usage"`
-		Tenzro struct {
-			Provider gateway.Provider     `json:"provider"`
-			Session  *gateway.SessionInfo `json:"session"`
-		} `json:"tenzro"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK || len(out.Choices) == 0 {
-		t.Fatalf("status %d, %v", resp.StatusCode, err)
-	}
-	a := acceptanceTurn{text: out.Choices[0].Message.Content, session: out.Tenzro.Session, prompt: out.Usage.PromptTokens, provider: out.Tenzro.Provider.PeerID}
-	if out.Usage.Details != nil {
-		a.cached = out.Usage.Details.CachedTokens
+	a := sessionTurn(t, gw, history, tenzro, sessionID)
+	if a.status != http.StatusOK {
+		t.Fatalf("status %d (%s), text %q", a.status, a.code, a.text)
 	}
 	return a
 }
@@ -97,7 +59,7 @@ func TestSessionAcceptance(t *testing.T) {
 	})
 	history := []inference.Message{{Role: "user", Content: "Tell me a long story about rivers and the sea"}}
 	var sid, primary, successor string
-	var third acceptanceTurn
+	var third sessionAnswer
 	for turn := uint32(1); turn <= 3; turn++ {
 		var tz any = map[string]any{"session": map[string]any{"continuity": "required"}}
 		if turn > 1 {
@@ -137,8 +99,8 @@ func TestSessionAcceptance(t *testing.T) {
 	}
 	four := acceptancePost(t, gw, history, nil, sid)
 	s := four.session
-	if s == nil || s.ServedBy != gateway.ServedBySuccessor || s.Primary.Peer != successor || four.provider != successor || s.Turn != 4 {
-		t.Fatalf("turn 4: %+v served by %s, want the successor %s", s, four.provider, successor)
+	if s == nil || s.ServedBy != gateway.ServedBySuccessor || s.Primary.Peer != successor || four.peer != successor || s.Turn != 4 {
+		t.Fatalf("turn 4: %+v served by %s, want the successor %s", s, four.peer, successor)
 	}
 	// Warm, not cold: the successor reused the conversation it held, at
 	// least turn 3's whole prompt (a cold successor reports 0), and

@@ -1,6 +1,9 @@
 package node
 
 import (
+	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,7 +103,55 @@ func TestSessionStandbyOnChain(t *testing.T) {
 	if st := stream(first); st.Claimed+st.Refunded != st.Deposit || st.Claimed == 0 {
 		t.Fatalf("stopped stream %+v: deposit = claimed + refunded", st)
 	}
-	if v := session(s.ID); v.Successor == nil || v.Successor.StreamID == "" || v.Successor.StreamID == first || stream(v.Successor.StreamID).Closed {
+	// tenzro_getStream finds it closed (tenzro_getAccount lists only open
+	// streams).
+	got, err := gw.rpcCall("tenzro_getStream", `{"id":"`+first+`"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv := got.(StreamView); sv.Stream.ID.String() != first || !sv.Stream.Closed || sv.Balance != 0 || sv.Stream.Claimed != stream(first).Claimed {
+		t.Fatalf("tenzro_getStream %+v", sv)
+	}
+	if _, err := gw.rpcCall("tenzro_getStream", `{"id":"`+strings.Repeat("0", 64)+`"}`); err == nil {
+		t.Fatal("an unknown stream was found")
+	}
+	v = session(s.ID)
+	if v.Successor == nil || v.Successor.StreamID == "" || v.Successor.StreamID == first || stream(v.Successor.StreamID).Closed {
 		t.Fatalf("after the failover: %+v", v)
 	}
+	// The buyer ends the session: the new successor's stream stops
+	// before the answer, not at the idle timeout.
+	second := v.Successor.StreamID
+	code, ended := endSession(t, gw, s.ID, testToken)
+	if code != http.StatusOK || ended.ID != s.ID || ended.Turns != 2 || ended.Stream != second || !ended.Stopped {
+		t.Fatalf("DELETE the session: %d %+v", code, ended)
+	}
+	if st := stream(second); !st.Closed || st.Claimed+st.Refunded != st.Deposit {
+		t.Fatalf("the ended session's stream %+v", st)
+	}
+	if _, err := gw.rpcCall("tenzro_getSession", `{"id":"`+s.ID+`"}`); err == nil {
+		t.Fatal("an ended session is still found")
+	}
+	if code, _ := endSession(t, gw, s.ID, testToken); code != http.StatusNotFound {
+		t.Fatalf("ending it again: %d", code)
+	}
+}
+
+// endSession sends DELETE /v1/sessions/{id} with token.
+func endSession(t *testing.T, gw *Node, id, token string) (int, gateway.EndedSession) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodDelete, gw.APIURL()+"/v1/sessions/"+id, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out gateway.EndedSession
+	if resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp.StatusCode, out
 }

@@ -18,6 +18,8 @@ type sessionAnswer struct {
 	session *gateway.SessionInfo
 	peer    string
 	code    string
+	prompt  int // usage.prompt_tokens
+	cached  int // usage.prompt_tokens_details.cached_tokens
 }
 
 // sessionTurn posts one chat turn (the whole history) through the
@@ -39,6 +41,12 @@ func sessionTurn(t *testing.T, gw *Node, history []inference.Message, tenzro any
 		Choices []struct {
 			Message inference.Message `json:"message"`
 		} `json:"choices"`
+		Usage struct {
+			PromptTokens int `json:"prompt_tokens"`
+			Details      *struct {
+				CachedTokens int `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
+		} `json:"usage"`
 		Tenzro struct {
 			Provider gateway.Provider     `json:"provider"`
 			Session  *gateway.SessionInfo `json:"session"`
@@ -50,7 +58,11 @@ func sessionTurn(t *testing.T, gw *Node, history []inference.Message, tenzro any
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatal(err)
 	}
-	a := sessionAnswer{status: resp.StatusCode, session: out.Tenzro.Session, peer: out.Tenzro.Provider.PeerID, code: out.Error.Code}
+	a := sessionAnswer{status: resp.StatusCode, session: out.Tenzro.Session, peer: out.Tenzro.Provider.PeerID, code: out.Error.Code,
+		prompt: out.Usage.PromptTokens}
+	if out.Usage.Details != nil {
+		a.cached = out.Usage.Details.CachedTokens
+	}
 	if len(out.Choices) > 0 {
 		a.text = out.Choices[0].Message.Content
 	}

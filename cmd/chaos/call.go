@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/tenzrod/tenzrod/inference"
 )
 
 // signedRecord is what a buyer keeps of a response's tenzro.payment.signed.
@@ -37,8 +39,20 @@ type tenzroObject struct {
 	Payment *struct {
 		Signed *signedRecord `json:"signed"`
 	} `json:"payment"`
-	Attempts  int  `json:"attempts"`
-	Continued bool `json:"continued"`
+	Attempts  int          `json:"attempts"`
+	Continued bool         `json:"continued"`
+	Session   *sessionInfo `json:"session,omitempty"`
+}
+
+// sessionInfo is what a session turn's response says of its session.
+type sessionInfo struct {
+	ID        string `json:"id"`
+	Turn      uint32 `json:"turn"`
+	ServedBy  string `json:"served_by"`
+	Successor *struct {
+		Peer string `json:"peer"`
+	} `json:"successor"`
+	SuccessorReason string `json:"successor_reason,omitempty"`
 }
 
 // frame is one response body (non-stream) or one stream event.
@@ -159,12 +173,26 @@ type chatRequest struct {
 	Stream    bool   `json:"stream"`
 	Pin       string `json:"pin,omitempty"` // provider peer ID
 	NoHedge   bool   `json:"no_hedge,omitempty"`
+	// History is a session turn's conversation before Prompt (the
+	// earlier prompts and answers); Session is its ID after the first
+	// turn, which asks for continuity instead.
+	History []inference.Message `json:"history,omitempty"`
+	Session string              `json:"session,omitempty"`
+	Turn    int                 `json:"turn,omitempty"` // 1-based, a session turn's
+}
+
+// messages is the request's conversation: its history, then the prompt.
+func (r chatRequest) messages() []inference.Message {
+	return append(append([]inference.Message(nil), r.History...), inference.Message{Role: "user", Content: r.Prompt})
 }
 
 func (r chatRequest) body(model string) []byte {
 	body := map[string]any{"model": model, "max_tokens": r.MaxTokens, "seed": r.Seed, "stream": r.Stream,
-		"messages": []map[string]string{{"role": "user", "content": r.Prompt}}}
+		"messages": r.messages()}
 	opts := map[string]any{}
+	if r.Turn == 1 {
+		opts["session"] = map[string]any{"continuity": true}
+	}
 	if r.Pin != "" {
 		opts["provider"] = r.Pin
 	}
@@ -189,6 +217,9 @@ func doCall(ctx context.Context, api, token, model string, r chatRequest, onText
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
+	if r.Session != "" {
+		req.Header.Set("X-Tenzro-Session", r.Session)
+	}
 	resp, err := callClient.Do(req)
 	if err != nil {
 		return answer{}, 0, err

@@ -29,9 +29,16 @@ func TestChaosShort(t *testing.T) {
 			t.Errorf("fault kind %s was not injected", k)
 		}
 	}
-	for _, want := range []string{"answers: ", "money: ", "Σ escrow debits", "receipts: ", "agree on the app hash", "provider status matches"} {
+	for _, want := range []string{"answers: ", "money: ", "Σ escrow debits", "receipts: ", "agree on the app hash", "provider status matches", "standby streams: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the report lacks %q", want)
 		}
+	}
+	// Sessions ran beside the load, and their turns were answered.
+	var started, complete, turns int
+	if i := strings.Index(out, "sessions: "); i < 0 {
+		t.Error("the report lacks its sessions line")
+	} else if _, err := fmt.Sscanf(out[i:], "sessions: %d started, %d of %d turns complete", &started, &complete, &turns); err != nil || started == 0 || complete == 0 {
+		t.Errorf("sessions line %q (%v): want sessions started and turns complete", clip(out[i:min(len(out), i+120)]), err)
 	}
 }

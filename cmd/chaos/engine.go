@@ -36,7 +36,7 @@ func openReferee(dir string) (*referee, error) {
 // the way a provider puts it on the wire.
 func (f *referee) answer(ctx context.Context, r chatRequest) (string, string, error) {
 	req := inference.GenerateRequest{
-		Messages: []inference.Message{{Role: "user", Content: r.Prompt}},
+		Messages: r.messages(),
 		Sampling: inference.Sampling{Temperature: 1, TopP: 1, Seed: uint64(r.Seed), MaxTokens: r.MaxTokens},
 	}
 	var text strings.Builder

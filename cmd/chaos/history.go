@@ -12,7 +12,7 @@ import (
 // what came back.
 type callRecord struct {
 	ID     int         `json:"id"`
-	Kind   string      `json:"kind"` // load | flood | probe
+	Kind   string      `json:"kind"` // load | flood | probe | session
 	Router string      `json:"router"`
 	Req    chatRequest `json:"request"`
 	Start  time.Time   `json:"start"`

@@ -33,6 +33,32 @@ type ledgerSnap struct {
 	height   int64
 	escrows  map[[2]string]uint64 // {payer, settler}
 	balances map[string]uint64
+	streams  map[string]streamView // the payers' open stream escrows, by ID
+}
+
+// streamView is what the money check reads of an open stream escrow.
+type streamView struct {
+	ID       string `json:"id"`
+	Payer    string `json:"payer"`
+	Settler  string `json:"settler"`
+	Operator string `json:"operator"`
+	Rate     uint64 `json:"rate"`
+	Deposit  uint64 `json:"deposit"`
+	Claimed  uint64 `json:"claimed"`
+	Refunded uint64 `json:"refunded"`
+	Closed   bool   `json:"closed"`
+}
+
+// streamBalance is Σ of what the open streams still hold: deposits that
+// left an escrow and were neither claimed nor refunded yet.
+func (s ledgerSnap) streamBalance() uint64 {
+	var t uint64
+	for _, v := range s.streams {
+		if v.Claimed+v.Refunded <= v.Deposit {
+			t += v.Deposit - v.Claimed - v.Refunded
+		}
+	}
+	return t
 }
 
 func (s ledgerSnap) escrowSum() uint64 {
@@ -68,7 +94,7 @@ func snapshot(api string, payers, accounts []string) (ledgerSnap, error) {
 }
 
 func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
-	s := ledgerSnap{escrows: map[[2]string]uint64{}, balances: map[string]uint64{}}
+	s := ledgerSnap{escrows: map[[2]string]uint64{}, balances: map[string]uint64{}, streams: map[string]streamView{}}
 	same := func(h int64) error {
 		if s.height == 0 {
 			s.height = h
@@ -88,6 +114,19 @@ func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
 		}
 		for _, e := range es.Escrows {
 			s.escrows[[2]string{p, e.Settler}] = e.Balance
+		}
+		var v struct {
+			Height  int64        `json:"height"`
+			Streams []streamView `json:"streams"`
+		}
+		if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: p}, &v); err != nil {
+			return s, err
+		}
+		if err := same(v.Height); err != nil {
+			return s, err
+		}
+		for _, st := range v.Streams {
+			s.streams[st.ID] = st
 		}
 	}
 	for _, a := range accounts {

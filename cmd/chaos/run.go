@@ -90,7 +90,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 		}
 		close(monkeyDone)
 	}()
+	sessionsDone := make(chan struct{})
+	go func() {
+		ld.runSessions(loadCtx)
+		close(sessionsDone)
+	}()
 	ld.run(loadCtx)
+	<-sessionsDone
 	loadTime := time.Since(loadStart)
 	stopLoad()
 	<-monkeyDone
@@ -126,6 +132,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 	c.ref = ref
 	checked := c.checkAnswers(ctx, calls)
 	say("answers: %d complete answers recomputed by the referee engine", checked)
+	say("%s", c.checkSessions(calls))
 	if _, err := c.checkSettlement(got, faults, failedInGatewayFaults(calls, faults)); err != nil {
 		return res, err
 	}

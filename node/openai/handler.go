@@ -37,6 +37,7 @@ func (h *Handler) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v1/chat/completions", h.chat)
 	mux.HandleFunc("POST /v1/completions", h.completions)
 	mux.HandleFunc("GET /v1/models", h.models)
+	mux.HandleFunc("DELETE /v1/sessions/{id}", h.endSession)
 }
 
 func (h *Handler) models(w http.ResponseWriter, r *http.Request) {

@@ -42,7 +42,7 @@ func (s *Server) handle(st network.Stream) {
 		s.resetStream(st)
 		return
 	}
-	ctx, cancel := context.WithDeadline(s.ctx, deadline)
+	ctx, cancel := context.WithDeadline(s.life.Context(), deadline)
 	resp := s.answer(ctx, req, log)
 	cancel()
 	b, err := EncodeResponse(resp)

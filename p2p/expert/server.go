@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -96,16 +95,10 @@ type Server struct {
 	compute Computer
 	session func() (*identity.Session, error)
 	log     *slog.Logger
-	limits  *p2p.PeerLimits
-
-	ctx    context.Context
-	cancel context.CancelFunc
+	life    *p2p.StreamServer
 
 	exchanges, refused, rows, reset atomic.Uint64
 	lastCert                        atomic.Pointer[sessionHash]
-
-	mu    sync.Mutex
-	state int // 0 new, 1 started, 2 stopped
 }
 
 // NewServer makes a holder's server; Start registers it on h. session
@@ -121,45 +114,25 @@ func NewServer(h host.Host, cfg ServerConfig, c Computer, session func() (*ident
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log.With("protocol", ProtocolID),
-		limits: p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "expert exchanges"), ctx: ctx, cancel: cancel}, nil
+		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "expert exchanges"))}, nil
 }
 
 // Start registers the stream handler; a server starts once.
 func (s *Server) Start() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != 0 {
-		return errors.New("expert: server already started or stopped")
+	if err := s.life.Start(s.handle); err != nil {
+		return fmt.Errorf("expert: %w", err)
 	}
-	s.state = 1
-	s.h.SetStreamHandler(ProtocolID, s.handle)
 	return nil
 }
 
 // Stop removes the handler, cancels exchanges in progress and waits for
 // them. A second Stop does nothing.
-func (s *Server) Stop() {
-	s.mu.Lock()
-	if s.state == 2 {
-		s.mu.Unlock()
-		return
-	}
-	started := s.state == 1
-	s.state = 2
-	s.mu.Unlock()
-	s.limits.Close()
-	if started {
-		s.h.RemoveStreamHandler(ProtocolID)
-	}
-	s.cancel()
-	s.limits.Wait()
-}
+func (s *Server) Stop() { s.life.Stop() }
 
 // Stats returns the server's counters.
 func (s *Server) Stats() ServerStats {
 	return ServerStats{Exchanges: s.exchanges.Load(), Refused: s.refused.Load(), Rows: s.rows.Load(), Reset: s.reset.Load()}
 }
 
-func (s *Server) admit(p peer.ID) (func(), error) { return s.limits.Admit(p) }
+func (s *Server) admit(p peer.ID) (func(), error) { return s.life.Admit(p) }

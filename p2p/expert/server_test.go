@@ -128,7 +128,7 @@ func TestServerPerPeerLimit(t *testing.T) {
 		first <- err
 	}()
 	// The first exchange holds the peer's only slot until block closes.
-	for srv.limits.Active() == 0 {
+	for srv.life.Active() == 0 {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if _, err := exchangeOne(t, c, hi.peer, sampleRequest(t)); err == nil {

@@ -39,7 +39,7 @@ func (s *Server) handle(st network.Stream) {
 		s.reset(st)
 		return
 	}
-	ctx, cancel := context.WithDeadline(s.ctx, deadline)
+	ctx, cancel := context.WithDeadline(s.life.Context(), deadline)
 	results := s.results(ctx, from, d, log)
 	cancel()
 	// Counted once answered, before the ack is written: a client holding

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,14 +102,8 @@ type Server struct {
 	sink Sink
 	log  *slog.Logger
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	stats  counters
-
-	limits *p2p.PeerLimits
-
-	mu    sync.Mutex
-	state int // 0 new, 1 started, 2 stopped
+	stats counters
+	life  *p2p.StreamServer
 }
 
 // NewServer makes a server; Start registers it on h.
@@ -128,42 +121,22 @@ func NewServer(h host.Host, cfg ServerConfig, sink Sink, log *slog.Logger) (*Ser
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{h: h, cfg: cfg, sink: sink, log: log.With("protocol", ProtocolID),
-		ctx: ctx, cancel: cancel, limits: p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "deliveries")}, nil
+		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "deliveries"))}, nil
 }
 
 // Start registers the stream handler. A server starts once.
 func (s *Server) Start() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != 0 {
-		return errors.New("payment: server already started or stopped")
+	if err := s.life.Start(s.handle); err != nil {
+		return fmt.Errorf("payment: %w", err)
 	}
-	s.state = 1
-	s.h.SetStreamHandler(ProtocolID, s.handle)
 	return nil
 }
 
 // Stop removes the stream handler, cancels the deliveries in progress
 // (their remaining records are answered CodeRetry) and waits for them. A
 // second Stop does nothing.
-func (s *Server) Stop() {
-	s.mu.Lock()
-	if s.state == 2 {
-		s.mu.Unlock()
-		return
-	}
-	started := s.state == 1
-	s.state = 2
-	s.mu.Unlock()
-	s.limits.Close()
-	if started {
-		s.h.RemoveStreamHandler(ProtocolID)
-	}
-	s.cancel()
-	s.limits.Wait()
-}
+func (s *Server) Stop() { s.life.Stop() }
 
 // Stats returns the server's counters.
 func (s *Server) Stats() Stats {
@@ -173,4 +146,4 @@ func (s *Server) Stats() Stats {
 
 // admit takes a delivery slot for p; release gives it back. It fails when
 // the server is stopped or p or all peers are at their limit.
-func (s *Server) admit(p peer.ID) (release func(), err error) { return s.limits.Admit(p) }
+func (s *Server) admit(p peer.ID) (release func(), err error) { return s.life.Admit(p) }

@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
@@ -31,17 +31,11 @@ const (
 
 // Server serves ProtocolID for a Holder.
 type Server struct {
-	h      host.Host
-	hold   *Holder
-	cfg    ServerConfig
-	log    *slog.Logger
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	limits *p2p.PeerLimits
-
-	mu      sync.Mutex
-	stopped bool
+	h    host.Host
+	hold *Holder
+	cfg  ServerConfig
+	log  *slog.Logger
+	life *p2p.StreamServer
 }
 
 // NewServer makes a server and registers its handler on h; Stop removes
@@ -65,32 +59,21 @@ func NewServer(h host.Host, hold *Holder, cfg ServerConfig, log *slog.Logger) (*
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{h: h, hold: hold, cfg: cfg, log: log.With("protocol", ProtocolID), ctx: ctx, cancel: cancel,
-		limits: p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "exchanges")}
-	h.SetStreamHandler(ProtocolID, s.handle)
+	s := &Server{h: h, hold: hold, cfg: cfg, log: log.With("protocol", ProtocolID),
+		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "exchanges"))}
+	if err := s.life.Start(s.handle); err != nil {
+		return nil, fmt.Errorf("sessioncache: %w", err)
+	}
 	return s, nil
 }
 
 // Stop removes the handler and waits for the exchanges in progress.
-func (s *Server) Stop() {
-	s.mu.Lock()
-	if s.stopped {
-		s.mu.Unlock()
-		return
-	}
-	s.stopped = true
-	s.mu.Unlock()
-	s.limits.Close()
-	s.h.RemoveStreamHandler(ProtocolID)
-	s.cancel()
-	s.limits.Wait()
-}
+func (s *Server) Stop() { s.life.Stop() }
 
 // Active is the number of exchanges in progress.
-func (s *Server) Active() int { return s.limits.Active() }
+func (s *Server) Active() int { return s.life.Active() }
 
-func (s *Server) admit(p peer.ID) (func(), error) { return s.limits.Admit(p) }
+func (s *Server) admit(p peer.ID) (func(), error) { return s.life.Admit(p) }
 
 // handle serves one stream: one request frame in, one answer frame out.
 func (s *Server) handle(st network.Stream) {
@@ -132,7 +115,7 @@ func (s *Server) handle(st network.Stream) {
 		_ = st.Reset()
 		return
 	}
-	ctx, cancel := context.WithDeadline(s.ctx, deadline)
+	ctx, cancel := context.WithDeadline(s.life.Context(), deadline)
 	ans := s.answer(ctx, from, req, log)
 	cancel()
 	out, err := encode("answer", ans)

@@ -27,7 +27,7 @@ func newSessionMetrics(reg prometheus.Registerer) (*sessionMetrics, error) {
 		streamsOpened: c("streams_opened_total", "Standby stream escrows opened from buyers' escrows."),
 		noSuccessor:   vec("no_successor_total", "Turns that found no eligible successor, by reason.", "reason"),
 		streamsStopped: vec("streams_stopped_total",
-			"Standby streams stopped, by why (idle, replaced, promoted, unused, challenge_failed, shutdown).", "why"),
+			"Standby streams stopped, by why (idle, ended, replaced, promoted, unused, challenge_failed, shutdown).", "why"),
 		challenges: vec("challenges_total", "Successor challenges, by result (passed, failed).", "result"),
 	}
 	if reg == nil {

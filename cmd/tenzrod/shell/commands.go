@@ -162,6 +162,10 @@ func commandTable() *registry {
 			summary: "a session this gateway holds: turns, primary, successor and its standby stream",
 			detail:  "ID is a response's tenzro.session.id. The stream is the successor's standby\nstream escrow as the chain holds it (claimed, refunded).",
 			method:  "tenzro_getSession", params: sessionParams, render: renderSession},
+		{name: "stream", args: "ID", minArgs: 1, maxArgs: 1,
+			summary: "one stream escrow, open or closed: payer, payee, rate, deposit = claimed + refunded + balance",
+			detail:  "ID is a session's standby stream_id (shell session ID shows it).",
+			method:  "tenzro_getStream", params: streamParams, render: renderStream},
 		{name: "rpc", args: "METHOD [JSON-PARAMS]", minArgs: 1, maxArgs: -1, complete: argMethod,
 			lenientFlags: true, summary: "call any JSON-RPC method and pretty-print its result",
 			detail: "JSON-PARAMS is a JSON object or array, e.g.\n" +

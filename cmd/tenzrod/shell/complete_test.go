@@ -25,7 +25,7 @@ func TestCompletion(t *testing.T) {
 	}
 	c := newCompleter(s)
 	for line, want := range map[string][]string{
-		"":                      {"account ", "dht ", "dispute ", "disputes ", "exit ", "help ", "info ", "metrics ", "payments ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "session ", "standing ", "tail ", "topics ", "validators "},
+		"":                      {"account ", "dht ", "dispute ", "disputes ", "exit ", "help ", "info ", "metrics ", "payments ", "peers ", "pricefeed ", "providers ", "quote ", "rpc ", "session ", "standing ", "stream ", "tail ", "topics ", "validators "},
 		"p":                     {"ayments ", "eers ", "ricefeed ", "roviders "},
 		"payments ":             {"payer ", "provider "},
 		"rpc tenzro_getPay":     {"ments "},

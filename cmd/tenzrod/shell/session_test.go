@@ -31,3 +31,22 @@ func TestSessionCommand(t *testing.T) {
 		t.Error("a 65-character ID was sent")
 	}
 }
+
+func TestStreamCommand(t *testing.T) {
+	node := newFakeNode(t)
+	id := strings.Repeat("5a", 32)
+	node.result("tenzro_getStream", []byte(`{"stream":{"id":"`+id+`","payer":"alice","settler":"gw","payee":"`+strings.Repeat("bb", 32)+`",`+
+		`"operator":"op","rate":3600,"deposit":3600,"claimed":58,"refunded":3542,"open_height":10,"closed":true,"close_height":90},"balance":0,"height":95}`))
+	out := mustRun(t, node, "stream 0x"+strings.ToUpper(id))
+	for _, want := range []string{"deposit 3600 = claimed 58 + refunded 3542 + balance 0", "closed at height 90 (opened at 10)", "3600 micro-units/h"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if calls := node.callsTo("tenzro_getStream"); len(calls) != 1 || string(calls[0].Params) != `{"id":"`+id+`"}` {
+		t.Errorf("calls %+v", calls)
+	}
+	if _, err := runCmd(t, node, "stream abc"); err == nil {
+		t.Error("a short stream ID was sent")
+	}
+}
