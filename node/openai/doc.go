@@ -17,5 +17,9 @@
 //
 // Routing options (ParseOptions) come from the body's tenzro object or
 // X-Tenzro-* headers; tenzro.session and X-Tenzro-Session make a request
-// one turn of a session (SessionOptions).
+// one turn of a session (SessionOptions). A backend's Result.Tenzro is
+// the response's `tenzro` object, sent in a stream with its final chunks
+// (finish reason, and usage when asked): a gateway's provider, receipt,
+// payment and, for a MoE model whose experts ran at holders, each
+// holder's part (`experts`); a provider's own route only the latter.
 package openai
