@@ -66,7 +66,8 @@ func (a *App) CheckTx(_ context.Context, req *abci.CheckTxRequest) (*abci.CheckT
 }
 
 // PrepareProposal keeps, in mempool order and within the byte budget, the
-// transactions that apply on top of the committed state.
+// transactions that apply on top of the committed state, and those that
+// pay their fee and nonce and then fail (ledger.Prepare).
 func (a *App) PrepareProposal(_ context.Context, req *abci.PrepareProposalRequest) (*abci.PrepareProposalResponse, error) {
 	txs, err := a.l.Prepare(req.Height, req.Time, req.Txs, req.MaxTxBytes)
 	if err != nil {

@@ -142,7 +142,8 @@ func (l *Ledger) checkTime() int64 {
 }
 
 // Prepare keeps, in order and within maxBytes, the transactions that
-// apply on top of the committed state, for a block proposal at height.
+// apply on top of the committed state, or that pay their fee and nonce
+// and then fail (proposable), for a block proposal at height.
 func (l *Ledger) Prepare(height int64, blockTime time.Time, txs [][]byte, maxBytes int64) ([][]byte, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -162,7 +163,7 @@ func (l *Ledger) Prepare(height int64, blockTime time.Time, txs [][]byte, maxByt
 		}
 		tx, err := DecodeTx(l.meta.ChainID, raw)
 		if err == nil {
-			_, err = Exec(sim, blk, tx)
+			err = proposable(sim, blk, tx)
 		}
 		if err != nil {
 			l.log.Debug("ledger: proposal drops tx", "err", err)
@@ -172,6 +173,31 @@ func (l *Ledger) Prepare(height int64, blockTime time.Time, txs [][]byte, maxByt
 		size += int64(len(raw))
 	}
 	return out, nil
+}
+
+// proposable runs tx on sim as its block will (Deliver) and reports,
+// as nil, that it belongs in the proposal: when it applies, and also when
+// it passes its nonce and fee checks but then fails (a reveal behind the
+// reveals that decided its dispute), which the block records as a failed
+// transaction that consumed its nonce and fee. Dropping such a one would
+// leave a gap before the signer's later transactions, and the mempool's
+// recheck would evict them all.
+func proposable(sim KV, blk Block, tx *Tx) error {
+	var before, after Account
+	if _, err := Load(sim, KeyAccount(tx.Body.Signer), &before); err != nil {
+		return err
+	}
+	_, err := Deliver(sim, blk, tx)
+	if err == nil {
+		return nil
+	}
+	if _, lerr := Load(sim, KeyAccount(tx.Body.Signer), &after); lerr != nil {
+		return lerr
+	}
+	if after.Nonce > before.Nonce {
+		return nil
+	}
+	return err
 }
 
 // Screen reports the first transaction of a proposed block that does not

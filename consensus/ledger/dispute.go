@@ -88,7 +88,8 @@ type CommitteeMember struct {
 }
 
 // DisputeRound is one committee draw: commits are accepted at heights
-// DrawHeight..CommitEnd, reveals CommitEnd+1..RevealEnd.
+// DrawHeight..CommitEnd, reveals CommitEnd+1..RevealEnd, or from the
+// block after every member committed (RevealsOpen).
 type DisputeRound struct {
 	Round      uint8             `cbor:"1,keyasint" json:"round"`
 	Seed       Hash32            `cbor:"2,keyasint" json:"seed"`

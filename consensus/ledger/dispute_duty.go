@@ -41,7 +41,8 @@ type Duty struct {
 // MemberDuties lists what validator me must still do at height (the
 // height of the block its transaction would land in) on the disputes ds:
 // commit while the commit phase is open and it has not committed; reveal
-// in the reveal phase when it committed and has not revealed. A member
+// once reveals are open (the reveal phase, or as soon as every member
+// committed) when it committed and has not revealed. A member
 // without the weights should commit and reveal VerdictAbstain, so its
 // abstention is on record.
 func MemberDuties(ds []Dispute, me AccountID, height int64) []Duty {
@@ -60,7 +61,7 @@ func MemberDuties(ds []Dispute, me AccountID, height int64) []Duty {
 			switch {
 			case height <= cur.CommitEnd && m.Commitment == (Hash32{}):
 				duty.Action, duty.Deadline = DutyCommit, cur.CommitEnd
-			case height > cur.CommitEnd && height <= cur.RevealEnd && m.Commitment != (Hash32{}) && m.Vote == VerdictNone:
+			case cur.RevealsOpen(height) && m.Commitment != (Hash32{}) && m.Vote == VerdictNone:
 				duty.Action, duty.Deadline = DutyReveal, cur.RevealEnd
 			default:
 				continue

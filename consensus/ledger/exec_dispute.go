@@ -200,8 +200,9 @@ func (r *txRun) voteDispute(p *DisputeVote) error {
 		return Save(r.st, KeyDispute(d.ID), d)
 	}
 	switch {
-	case h <= cur.CommitEnd || h > cur.RevealEnd:
-		return reject(CodeWrongPhase, "dispute %s round %d takes reveals at heights %d..%d, block is %d", d.ID, cur.Round, cur.CommitEnd+1, cur.RevealEnd, h)
+	case !cur.RevealsOpen(h):
+		return reject(CodeWrongPhase, "dispute %s round %d takes reveals at heights %d..%d (earlier once every member committed), block is %d",
+			d.ID, cur.Round, cur.CommitEnd+1, cur.RevealEnd, h)
 	case m.Commitment == (Hash32{}):
 		return reject(CodeBadReveal, "%s committed nothing on dispute %s round %d", signer, d.ID, cur.Round)
 	case m.Vote != VerdictNone:
@@ -215,6 +216,24 @@ func (r *txRun) voteDispute(p *DisputeVote) error {
 		return r.resolve(&d, v)
 	}
 	return Save(r.st, KeyDispute(d.ID), d)
+}
+
+// RevealsOpen reports whether the round takes reveals at height h: after
+// its commit phase, or earlier once every member has committed (no vote
+// can change then, so none can be copied), up to RevealEnd.
+func (rd *DisputeRound) RevealsOpen(h int64) bool {
+	if h > rd.RevealEnd {
+		return false
+	}
+	if h > rd.CommitEnd {
+		return true
+	}
+	for _, m := range rd.Members {
+		if m.Commitment == (Hash32{}) {
+			return false
+		}
+	}
+	return true
 }
 
 // verdict is guilty or innocent once revealed votes for it hold at least

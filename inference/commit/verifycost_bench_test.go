@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/llm"
@@ -85,8 +86,10 @@ func generateCommitted(b *testing.B, e *llm.Engine, req inference.GenerateReques
 // that both see the same machine load. It fails if an honest answer is
 // flagged or an answer checked against another prompt passes. Metrics:
 // gen-ms/prompt, verify-ms/prompt, verify/gen (time ratio), x-faster (its
-// inverse; issue #16 wants ≥ 5) and x-faster-greedy (the same over the
-// greedy prompts only).
+// inverse; issue #16 wants ≥ 5), x-faster-greedy (the same over the
+// greedy prompts only) and committee-share (k × verify/gen for the
+// governed committee size k: a dispute's re-executions as a share of the
+// job's price at the provider's rate per compute second).
 func BenchmarkVerifyVsGenerate(b *testing.B) {
 	for _, m := range costModels(b) {
 		b.Run(m.name, func(b *testing.B) { benchVerifyVsGenerate(b, m) })
@@ -142,6 +145,10 @@ func benchVerifyVsGenerate(b *testing.B, m costModel) {
 	b.ReportMetric(float64(ver)/float64(gen), "verify/gen")
 	b.ReportMetric(float64(gen)/float64(ver), "x-faster")
 	b.ReportMetric(float64(genGreedy)/float64(verGreedy), "x-faster-greedy")
+	// A dispute's committee of k re-executes the answer k times: at the
+	// provider's own rate per compute second, that is this share of the
+	// job's price (node/validator's BenchmarkCommitteeCost prices it).
+	b.ReportMetric(float64(ledger.DefaultParams().DisputeCommittee)*float64(ver)/float64(gen), "committee-share")
 }
 
 // changedPromptFlagged reports (as 0 or 1) whether proofs of an answer

@@ -3,7 +3,6 @@ package validator
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,7 +37,11 @@ type DutyConfig struct {
 	// Poll is how often duties are read (about a block); 0 means 1 s.
 	Poll      time.Duration
 	Tolerance commit.Tolerance // zero means commit.DefaultTolerance
-	Log       *slog.Logger
+	// Workers is how many disputed answers are re-executed at once (0
+	// means 1); each runs on the engine's own threads, so more than one
+	// pays only where an engine cannot use every core.
+	Workers int
+	Log     *slog.Logger
 	// Metrics, when set, gets tenzro_validator_dispute_votes_total.
 	Metrics prometheus.Registerer
 }
@@ -49,6 +52,7 @@ type Duty struct {
 	cfg   DutyConfig
 	store *voteStore
 	votes *prometheus.CounterVec
+	dec   *deciders
 
 	// revealed are the votes this process revealed: duties read at a
 	// height before the reveal landed list them again.
@@ -80,6 +84,7 @@ func NewDuty(cfg DutyConfig) (*Duty, error) {
 	d := &Duty{cfg: cfg, store: st, revealed: map[string]bool{}, votes: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "tenzro_validator_dispute_votes_total", Help: "Dispute verdicts this validator committed, by verdict.",
 	}, []string{"verdict"})}
+	d.dec = newDeciders(d, cfg.Workers)
 	if cfg.Metrics != nil {
 		if err := cfg.Metrics.Register(d.votes); err != nil {
 			return nil, fmt.Errorf("validator: register duty metrics: %w", err)
@@ -120,6 +125,8 @@ func (d *Duty) Stop(ctx context.Context) error {
 
 func (d *Duty) run(ctx context.Context) {
 	defer close(d.done)
+	// Re-executions check ctx between layers, so they end soon after it.
+	defer d.dec.wg.Wait()
 	d.declare(ctx)
 	t := time.NewTicker(d.cfg.Poll)
 	defer t.Stop()
@@ -144,124 +151,66 @@ func (d *Duty) Votes(v ledger.Verdict) float64 {
 	return m.GetCounter().GetValue()
 }
 
-// batchSubmitter is a Submitter that can send many transactions to
-// share blocks (consensus.Submitter): a member on many committees must
-// get every commitment in before the commit phase ends.
-type batchSubmitter interface {
-	SubmitMany(ctx context.Context, payloads []any) ([]consensus.TxResult, []error)
-}
-
-// Step does every duty due now: one pass of the loop. It prepares every
-// vote first (re-executing for commits), then submits them together.
+// Step does every duty due now: one pass of the loop. It offers the
+// commit duties without a verdict to the deciders, waits for them at most
+// a poll, then submits every vote that is ready (reveals and the
+// commitments of saved verdicts) together, nearest deadline first.
 func (d *Duty) Step(ctx context.Context) error {
 	me := d.cfg.Account.Account()
 	duties, err := d.cfg.Chain.Duties(ctx, me)
 	if err != nil {
 		return fmt.Errorf("validator: duties: %w", err)
 	}
-	// Nearest deadline first, and what is ready goes out at least every
-	// poll: re-executing many answers must not hold back the votes
-	// already decided past their deadline.
 	slices.SortStableFunc(duties, func(a, b ledger.Duty) int { return cmp.Compare(a.Deadline, b.Deadline) })
-	var errs []error
-	var due []ledger.Duty
-	var votes []any
-	flush := func() {
-		for i, err := range d.submit(ctx, votes) {
-			if err := d.submitted(due[i], votes[i].(*ledger.DisputeVote), err); err != nil {
-				errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", due[i].Dispute, due[i].Round, due[i].Action, err))
-			}
-		}
-		due, votes = nil, nil
-	}
-	batchStart := time.Now()
+	var undecided []ledger.Duty
+	listed := map[string]bool{}
 	for _, du := range duties {
-		if len(votes) > 0 && time.Since(batchStart) >= d.cfg.Poll {
-			flush()
-			batchStart = time.Now()
+		listed[voteKey(du.Dispute, du.Round)] = true
+		if _, ok := d.store.get(du.Dispute, du.Round); du.Action == ledger.DutyCommit && !ok {
+			undecided = append(undecided, du)
 		}
+	}
+	// A reveal is remembered only while its duty can still be listed.
+	for k := range d.revealed {
+		if !listed[k] {
+			delete(d.revealed, k)
+		}
+	}
+	if len(undecided) > 0 {
+		d.dec.offer(ctx, undecided)
+		d.dec.wait(ctx, d.cfg.Poll)
+	}
+	errs := []error{d.dec.drain()}
+	var due []ledger.Duty
+	var votes []*ledger.DisputeVote
+	for _, du := range duties {
 		var vote *ledger.DisputeVote
 		switch du.Action {
 		case ledger.DutyCommit:
-			vote, err = d.commitVote(ctx, du)
+			v, ok := d.store.get(du.Dispute, du.Round)
+			if !ok {
+				continue // still being decided
+			}
+			vote = &ledger.DisputeVote{ID: du.Dispute, Round: du.Round, Commitment: ledger.VoteCommitment(du.Dispute, du.Round, me, v.Verdict, v.Salt)}
 		case ledger.DutyReveal:
 			if d.revealed[voteKey(du.Dispute, du.Round)] {
 				continue
 			}
-			vote, err = d.revealVote(du)
+			if vote, err = d.revealVote(du); err != nil {
+				errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", du.Dispute, du.Round, du.Action, err))
+				continue
+			}
 		default:
-			continue
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", du.Dispute, du.Round, du.Action, err))
 			continue
 		}
 		due, votes = append(due, du), append(votes, vote)
 	}
-	flush()
+	for i, err := range d.send(ctx, votes) {
+		if err := d.submitted(due[i], votes[i], err); err != nil {
+			errs = append(errs, fmt.Errorf("dispute %s round %d %s: %w", due[i].Dispute, due[i].Round, due[i].Action, err))
+		}
+	}
 	return errors.Join(errs...)
-}
-
-func (d *Duty) submit(ctx context.Context, votes []any) []error {
-	if b, ok := d.cfg.Account.(batchSubmitter); ok && len(votes) > 1 {
-		_, errs := b.SubmitMany(ctx, votes)
-		return errs
-	}
-	errs := make([]error, len(votes))
-	for i, v := range votes {
-		_, errs[i] = d.cfg.Account.Submit(ctx, v)
-	}
-	return errs
-}
-
-// submitted settles one vote's submission.
-func (d *Duty) submitted(du ledger.Duty, vote *ledger.DisputeVote, err error) error {
-	if vote.Reveal == nil {
-		// Already voted: an earlier pass's commitment landed after the
-		// duties were read; it is the saved vote's, so nothing is lost.
-		if err != nil && consensus.CodeOf(err) != ledger.CodeAlreadyVoted {
-			return fmt.Errorf("validator: submit commitment: %w", err)
-		}
-		return nil
-	}
-	switch {
-	case err == nil:
-		d.cfg.Log.Info("dispute vote revealed", "dispute", du.Dispute, "round", du.Round, "verdict", vote.Reveal.Verdict)
-	case consensus.CodeOf(err) == ledger.CodeWrongPhase:
-		// The other members' reveals decided it first: nothing is lost.
-		d.cfg.Log.Info("dispute decided before this reveal", "dispute", du.Dispute, "round", du.Round, "verdict", vote.Reveal.Verdict)
-	default:
-		return fmt.Errorf("validator: submit reveal: %w", err)
-	}
-	d.revealed[voteKey(du.Dispute, du.Round)] = true
-	return d.store.drop(du.Dispute, du.Round)
-}
-
-// commitVote decides a commit duty's verdict (once: a saved one is
-// reused), saves it and returns the commitment.
-func (d *Duty) commitVote(ctx context.Context, du ledger.Duty) (*ledger.DisputeVote, error) {
-	me := d.cfg.Account.Account()
-	v, ok := d.store.get(du.Dispute, du.Round)
-	if !ok {
-		verdict, why, err := d.decide(ctx, du)
-		if err != nil {
-			return nil, err
-		}
-		v = savedVote{Verdict: verdict}
-		if _, err := rand.Read(v.Salt[:]); err != nil {
-			return nil, fmt.Errorf("validator: salt: %w", err)
-		}
-		// On disk before the commitment leaves: a commitment without
-		// its salt can never be revealed.
-		if err := d.store.put(du.Dispute, du.Round, v); err != nil {
-			return nil, err
-		}
-		d.votes.WithLabelValues(verdict.String()).Inc()
-		d.cfg.Log.Info("dispute verdict", "dispute", du.Dispute, "round", du.Round, "model", du.Model,
-			"provider", du.Provider, "verdict", verdict, "why", why)
-	}
-	c := ledger.VoteCommitment(du.Dispute, du.Round, me, v.Verdict, v.Salt)
-	return &ledger.DisputeVote{ID: du.Dispute, Round: du.Round, Commitment: c}, nil
 }
 
 // decide finds the verdict of a commit duty.

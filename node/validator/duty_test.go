@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,7 +58,7 @@ type answer struct {
 func generateAnswer(t testing.TB, eng inference.Engine, i int) answer {
 	t.Helper()
 	in := DisputeInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: fmt.Sprintf("Question %d: tell me about verification", i)}},
-		Sampling: terms.Sampling{Temperature: []float64{0, 0.7}[i%2], TopP: 0.95, Seed: uint64(i), MaxTokens: 24}}
+		Sampling: terms.Sampling{Temperature: []float64{0, 0.7, 1}[i%3], TopP: 0.95, Seed: uint64(i), MaxTokens: 8 + (i*7)%41}}
 	var steps [][]inference.LogProb
 	res, err := eng.Generate(context.Background(), inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling, LogProbs: commit.TopK},
 		func(tok inference.Token) error { steps = append(steps, tok.TopK); return nil })
@@ -348,11 +349,13 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 
 // honestDisputes is how many honest answers TestDutyNoFalseConvictions
 // disputes at once (within MaxActiveDisputes).
-const honestDisputes = 6
+const honestDisputes = 50
 
-// TestDutyNoFalseConvictions disputes honestDisputes honest answers, a
-// mix of greedy and sampled, all open at once: the committees acquit every
-// one and the provider's bond is untouched.
+// TestDutyNoFalseConvictions disputes honestDisputes honest answers (greedy
+// and sampled at two temperatures, each its own seed, 8 to 48 tokens, so
+// one or two proof chunks), all open at once: every committee acquits in
+// its first round within the verdict limit, none lapses, and the
+// provider's bond and standing are untouched.
 func TestDutyNoFalseConvictions(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
@@ -364,28 +367,34 @@ func TestDutyNoFalseConvictions(t *testing.T) {
 		}
 	}
 	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
-	// Every member re-executes about 3/4 of the answers on a shared
-	// 2-core machine under -race: 100 ms blocks need a longer window.
-	dn := startDisputeNet(t, dirs, 80)
+	// The governed default verdict limit (40 blocks: commits in 20, then
+	// reveals), though every member re-executes about 3/4 of the answers
+	// on a shared 2-core machine under -race: reveals open once a round's
+	// members all committed, so the limit is a bound, not the wait.
+	dn := startDisputeNet(t, dirs, consensus.DefaultParams().DisputeVerdictBlocks)
 	bond := dn.provider().Bond
 	var as []answer
 	for i := range honestDisputes {
 		as = append(as, generateAnswer(t, honest, 100+i))
 	}
+	start := time.Now()
 	ids, heights := dn.settleAndDispute(as...)
-	var worst int64
+	var blocks []int64
 	for i, id := range ids {
 		d := dn.verdict(id)
-		if d.Status != ledger.DisputeInnocent {
-			t.Fatalf("honest answer %d (dispute %s): %s", i, id, d.Status)
+		if d.Status != ledger.DisputeInnocent || len(d.Rounds) != 1 {
+			t.Fatalf("honest answer %d (dispute %s): %s after %d rounds", i, id, d.Status, len(d.Rounds))
 		}
-		worst = max(worst, d.ResolveHeight-heights[i])
+		blocks = append(blocks, d.ResolveHeight-heights[i])
 	}
+	slices.Sort(blocks)
+	worst := blocks[len(blocks)-1]
 	if worst > int64(dn.params.DisputeVerdictBlocks) {
 		t.Fatalf("a verdict took %d blocks, limit %d", worst, dn.params.DisputeVerdictBlocks)
 	}
 	if p := dn.provider(); p.Bond != bond || p.SlashedUntil != 0 {
 		t.Fatalf("honest provider: bond %d (was %d), slashed until %d", p.Bond, bond, p.SlashedUntil)
 	}
-	t.Logf("%d honest disputes, 0 convictions; at most %d blocks from dispute to verdict", honestDisputes, worst)
+	t.Logf("%d honest disputes, 0 convictions; blocks from dispute to verdict: median %d, worst %d (limit %d); opened at %d..%d, %v from settling to the last verdict",
+		honestDisputes, blocks[len(blocks)/2], worst, dn.params.DisputeVerdictBlocks, slices.Min(heights), slices.Max(heights), time.Since(start).Round(time.Millisecond))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -95,6 +96,25 @@ func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
 	}
 }
 
+// signedEvidence is the dispute evidence of answer a as machine m served
+// it on model: the receipt it signs, the proofs, tokens and request.
+func signedEvidence(t testing.TB, m *testnet.Machine, model inference.ModelID, a answer) ledger.DisputeEvidence {
+	t.Helper()
+	input := receipt.InputCommitment(model[:], true, a.in.Messages, "", "", a.in.Sampling)
+	out, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), m.MachineID()
+	env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
+		ProviderPeer: []byte(m.PeerID), Nonce: make([]byte, 16), InputCommitment: input[:], OutputHash: out[:],
+		Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := EncodeDisputeInput(a.in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}
+}
+
 // TestJudgeRefusesTamperedEvidence: honest evidence is innocent; tokens
 // altered by the disputer (which would fail the proofs) are caught by the
 // signed output hash and found innocent, not guilty; an input other than
@@ -107,21 +127,8 @@ func TestJudgeRefusesTamperedEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	model := eng.Info().ID
-	evidence := func(a answer) ledger.DisputeEvidence {
-		input := receipt.InputCommitment(model[:], true, a.in.Messages, "", "", a.in.Sampling)
-		out, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), m.MachineID()
-		env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
-			ProviderPeer: []byte(m.PeerID), Nonce: make([]byte, 16), InputCommitment: input[:], OutputHash: out[:],
-			Units: terms.Units{OutputTokens: 1}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		in, _ := EncodeDisputeInput(a.in)
-		return ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}
-	}
 	ctx := context.Background()
-	ev := evidence(a)
+	ev := signedEvidence(t, m, eng.Info().ID, a)
 	if v, why, err := judge(ctx, eng, ev, commit.DefaultTolerance); v != ledger.VerdictInnocent || err != nil {
 		t.Fatalf("honest evidence: %s %s %v", v, why, err)
 	}
@@ -135,5 +142,60 @@ func TestJudgeRefusesTamperedEvidence(t *testing.T) {
 	other.Input, _ = EncodeDisputeInput(DisputeInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: "something else"}}, Sampling: a.in.Sampling})
 	if v, _, err := judge(ctx, eng, other, commit.DefaultTolerance); v != ledger.VerdictInnocent || err == nil {
 		t.Fatalf("another input: %s %v, want innocent for unverifiable evidence", v, err)
+	}
+}
+
+// refusingBatch is a batch submitter whose mempool refuses the first vote
+// it is ever sent, leaving the rest of that batch unsent as
+// consensus.Submitter does.
+type refusingBatch struct {
+	recordingSubmitter
+	batches [][]any
+}
+
+func (s *refusingBatch) SubmitMany(_ context.Context, ps []any) ([]consensus.TxResult, []error) {
+	s.batches = append(s.batches, ps)
+	errs := make([]error, len(ps))
+	if len(s.batches) == 1 {
+		errs[0] = &consensus.TxError{Code: ledger.CodeWrongPhase, Msg: "refused"}
+		for i := 1; i < len(ps); i++ {
+			errs[i] = consensus.ErrNotSent
+		}
+		return make([]consensus.TxResult, len(ps)), errs
+	}
+	s.sent = append(s.sent, ps...)
+	return make([]consensus.TxResult, len(ps)), errs
+}
+
+// TestDutyRefusedVoteDoesNotStallBatch: one vote the mempool refuses costs
+// only itself: the votes queued behind it are sent again in the same pass,
+// in deadline order, and the refusal is reported.
+func TestDutyRefusedVoteDoesNotStallBatch(t *testing.T) {
+	me := consensus.AccountID{7}
+	var duties []ledger.Duty
+	for i, deadline := range []int64{30, 10, 20} {
+		duties = append(duties, ledger.Duty{Dispute: ledger.Hash32{byte(i + 1)}, Round: 1, Action: ledger.DutyCommit, Model: ledger.Hash32{9}, Deadline: deadline})
+	}
+	sub := &refusingBatch{recordingSubmitter: recordingSubmitter{acct: me}}
+	d, err := NewDuty(DutyConfig{Chain: &fakeDutyChain{duties: duties}, Account: sub,
+		VotesPath: filepath.Join(t.TempDir(), "dispute-votes.json"), Log: quietLog, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Step(context.Background())
+	if err == nil || consensus.CodeOf(err) != ledger.CodeWrongPhase {
+		t.Fatalf("the refused vote was not reported: %v", err)
+	}
+	if len(sub.batches) != 2 || len(sub.batches[0]) != 3 || len(sub.sent) != 2 {
+		t.Fatalf("batches %d (first of %d), %d votes sent after the refusal; want 3 tried, then the 2 behind it", len(sub.batches), len(sub.batches[0]), len(sub.sent))
+	}
+	order := []ledger.Hash32{{2}, {3}, {1}} // deadlines 10, 20, 30
+	for i, p := range sub.batches[0] {
+		if v := p.(*ledger.DisputeVote); v.ID != order[i] || v.Commitment == (ledger.Hash32{}) {
+			t.Fatalf("vote %d of the batch: %+v, want a commitment on %s (nearest deadline first)", i, v, order[i])
+		}
+	}
+	if d.Votes(ledger.VerdictAbstain) != 3 {
+		t.Fatalf("%v abstentions decided, want 3", d.Votes(ledger.VerdictAbstain))
 	}
 }
