@@ -6,7 +6,7 @@ DEVNET_DIR ?= .devnet
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/tenzrod/tenzrod/node.Version=$(VERSION)
 
-.PHONY: all build devnet test vet unit fuzz bench clean
+.PHONY: all build devnet test vet unit properties fuzz bench clean
 
 all: build
 
@@ -17,14 +17,19 @@ build:
 devnet: build
 	./$(BIN) devnet --dir $(DEVNET_DIR) --validators 4 --providers 3 --gateways 1
 
-## test: go vet, every test under the race detector, then a short pass of every fuzz target
-test: vet unit fuzz
+## test: go vet, every test under the race detector, the property tests at full count without it, then a short pass of every fuzz target
+test: vet unit properties fuzz
 
 vet:
 	$(GO) vet ./...
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+# properties: the property tests whose acceptance counts (10^5 random
+# plans) are cut under the race detector; they run here in full.
+properties:
+	$(GO) test -count=1 -run 'TestPlanProperty' ./consensus/ledger/
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) scripts/fuzz-short
