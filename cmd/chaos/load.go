@@ -28,6 +28,7 @@ type loader struct {
 	offered  atomic.Int64
 	inFlight atomic.Int64
 	wg       sync.WaitGroup
+	ends     sessionEnds
 }
 
 // request is call i's request: a unique prompt (and so request digest)

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tenzrod/tenzrod/inference"
@@ -66,12 +69,50 @@ func (l *loader) session(ctx context.Context, p *proc, n int64) {
 		case <-time.After(sessionGap):
 		}
 	}
+	l.endSession(p, id)
+}
+
+// sessionEnds counts the DELETEs that end finished sessions: a gateway
+// restarted since has forgotten the session (404), which is no fault.
+type sessionEnds struct {
+	ended, stopped, unknown, failed atomic.Int64
+}
+
+// endSession ends a finished session at p, so its standby stream stops
+// now rather than at the idle timeout.
+func (l *loader) endSession(p *proc, id string) {
+	req, err := http.NewRequest(http.MethodDelete, p.api+"/v1/sessions/"+id, nil)
+	if err != nil {
+		l.ends.failed.Add(1)
+		return
+	}
+	req.Header.Set("Authorization", "Bearer "+l.cl.token(p))
+	resp, err := callClient.Do(req)
+	if err != nil {
+		l.ends.failed.Add(1)
+		return
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Stopped bool `json:"stream_stopped"`
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		l.ends.unknown.Add(1)
+	case resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil:
+		l.ends.failed.Add(1)
+	default:
+		l.ends.ended.Add(1)
+		if out.Stopped {
+			l.ends.stopped.Add(1)
+		}
+	}
 }
 
 // checkSessions reports the session turns and how they were served; a
 // complete turn whose response says nothing of its session is a
 // violation (the buyer could not know whether a successor stands by).
-func (c *checker) checkSessions(calls []*callRecord) string {
+func (c *checker) checkSessions(calls []*callRecord, ends *sessionEnds) string {
 	var turns, ok, sessions int
 	by := map[string]int{}
 	for _, k := range calls {
@@ -96,5 +137,6 @@ func (c *checker) checkSessions(calls []*callRecord) string {
 			by["no successor ("+t.Session.SuccessorReason+")"]++
 		}
 	}
-	return fmt.Sprintf("sessions: %d started, %d of %d turns complete; served by %v", sessions, ok, turns, by)
+	return fmt.Sprintf("sessions: %d started, %d of %d turns complete; served by %v; ended %d (%d standby streams stopped), %d forgotten by a restarted gateway, %d ends failed",
+		sessions, ok, turns, by, ends.ended.Load(), ends.stopped.Load(), ends.unknown.Load(), ends.failed.Load())
 }

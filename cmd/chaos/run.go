@@ -132,7 +132,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (res result, err error)
 	c.ref = ref
 	checked := c.checkAnswers(ctx, calls)
 	say("answers: %d complete answers recomputed by the referee engine", checked)
-	say("%s", c.checkSessions(calls))
+	say("%s", c.checkSessions(calls, &ld.ends))
 	if _, err := c.checkSettlement(got, faults, failedInGatewayFaults(calls, faults)); err != nil {
 		return res, err
 	}
