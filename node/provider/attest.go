@@ -138,3 +138,18 @@ func (a *attestor) current(sess *identity.Session) (*attest.Attestation, error) 
 	a.att, a.res = att, res
 	return att, nil
 }
+
+// binds reports whether a verified attestation binds the session key the
+// provider signs with now: a `tee` call is served only then.
+func (a *attestor) binds(keeper *identity.SessionKeeper) bool {
+	if a == nil {
+		return false
+	}
+	sess, err := keeper.Current()
+	if err != nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.att != nil && bytes.Equal(a.pub, sess.Cert.SessionPub)
+}
