@@ -62,7 +62,9 @@ type TCBConfig struct {
 
 // DefaultAttestConfig trusts AMD's embedded roots with no CRL and no
 // minimum TCB.
-func DefaultAttestConfig() AttestConfig { return AttestConfig{CacheSize: 4096} }
+func DefaultAttestConfig() AttestConfig {
+	return AttestConfig{CRLs: []string{}, TDXRoots: []string{}, CacheSize: 4096}
+}
 
 // productLines are the lines go-sev-guest knows.
 var productLines = []string{"Milan", "Genoa", "Turin"}
