@@ -48,7 +48,7 @@ func TestTEEReceiptFromAnotherKeyFailsOver(t *testing.T) {
 		m.announceTEE(honest, 11, honest.sess.Cert.SessionPub)
 		before := balance(t, st)
 		req := request()
-		req.Verification, req.NoHedge = terms.VerifyTEE, true
+		req.Verification = terms.VerifyTEE
 		res, ds, err := route(t, m, req)
 		if err != nil {
 			t.Fatalf("tee call: %v", err)
