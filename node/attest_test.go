@@ -80,8 +80,8 @@ func TestTEEBackedByAttestation(t *testing.T) {
 		t.Fatal("the provider's own policy refused its attestation")
 	}
 
-	for _, n := range []*Node{gw, gwLow, gwRevoked} {
-		nodetest.Eventually(t, 30*time.Second, "both providers warm", func() bool {
+	for name, n := range map[string]*Node{"gateway": gw, "min_tcb gateway": gwLow, "CRL gateway": gwRevoked} {
+		nodetest.Eventually(t, 60*time.Second, "both providers warm at the "+name, func() bool {
 			_, a := offerOf(n, teeID)
 			_, b := offerOf(n, plainID)
 			return a && b
