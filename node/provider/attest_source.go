@@ -95,6 +95,9 @@ func (p pathQuoteProvider) GetRawQuote(reportData [64]byte) ([]uint8, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(report) < abi.ReportSize {
+		return nil, fmt.Errorf("sev guest device returned a %d-byte report", len(report))
+	}
 	return append(report[:abi.ReportSize:abi.ReportSize], certs...), nil
 }
 
