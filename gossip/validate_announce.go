@@ -77,13 +77,13 @@ func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, 
 }
 
 // checkAttestation verifies an announced attestation against the session
-// key that signed the announcement. A report that is false in itself
-// (another key, a chain to no AMD root, a debug guest, malformed) is the
-// sender's fault: Reject. Revocation and the minimum TCB are this node's
-// configuration, and expiry its clock: the announcement is accepted (the
-// provider still serves every other level) and only the attestation is
-// set aside, returned as refused, so neither the provider nor an honest
-// relay with another view loses anything here. Labels are "attest_" +
+// key that signed the announcement. A report that is false whatever the
+// verifier trusts (another key, a debug guest, malformed) is the sender's
+// fault: Reject. The trusted roots, revocation and the minimum TCB are this
+// node's configuration ([attest]), and expiry its clock: the announcement
+// is accepted (the provider still serves every other level) and only the
+// attestation is set aside, returned as refused, so no honest relay is
+// penalised by a node that trusts other roots. Labels are "attest_" +
 // attest.Reason.
 func (v *Validator) checkAttestation(an *Announcement, snd Sender, now time.Time) (*attest.Result, *Result, error) {
 	if an.Attestation == nil {
@@ -95,7 +95,7 @@ func (v *Validator) checkAttestation(an *Announcement, snd Sender, now time.Time
 		return res, nil, nil
 	}
 	err = fmt.Errorf("gossip: announcement attestation: %w", err)
-	if errors.Is(err, attest.ErrRevoked) || errors.Is(err, attest.ErrStale) {
+	if errors.Is(err, attest.ErrChain) || errors.Is(err, attest.ErrRevoked) || errors.Is(err, attest.ErrStale) {
 		return nil, nil, err
 	}
 	r := reject("attest_"+attest.Reason(err), err)
