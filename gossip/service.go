@@ -18,6 +18,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tenzrod/tenzrod/receipts/attest"
 )
 
 // Config configures the gossip service.
@@ -47,6 +49,9 @@ type Deps struct {
 	Clock      clock.Clock         // nil means the wall clock
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
+	// Attest is what announced TEE attestations are verified against
+	// (nil: AMD's roots, no CRL, no minimum TCB).
+	Attest *attest.Policy
 	// PubSubOptions are appended to the router's options (a tracer that
 	// counts wire bytes, in the scale harness).
 	PubSubOptions []pubsub.Option
@@ -140,6 +145,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 	if d.Validators != nil {
 		s.validator.SetValidatorSet(d.Validators)
 	}
+	s.validator.SetAttestPolicy(d.Attest)
 	for _, spec := range Topics {
 		if err := s.join(spec.Kind); err != nil {
 			return nil, err

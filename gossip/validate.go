@@ -48,8 +48,11 @@ type VerifiedAnnouncement struct {
 	Sender
 	Announcement
 	// Attested is what the announcement's attestation proves; nil when it
-	// carries none.
+	// carries none or this node's policy set it aside.
 	Attested *attest.Result
+	// AttestRefused is why this node's policy set the attestation aside
+	// (revoked, TCB below the minimum, session expired); nil otherwise.
+	AttestRefused error
 }
 
 // Validator holds the state the topic validators share: the pin store,

@@ -58,7 +58,7 @@ func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, 
 	if pinned, ok := v.pins.Lookup(snd.Peer); ok && pinned != snd.Machine {
 		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: announcement for %s signed by machine %s, pinned here to %s", snd.Peer, snd.Machine, pinned))
 	}
-	attested, bad := v.checkAttestation(an, snd, now)
+	attested, bad, refused := v.checkAttestation(an, snd, now)
 	if bad != nil {
 		return *bad
 	}
@@ -68,30 +68,36 @@ func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, 
 	if pinned := v.pins.Offer(snd.Peer, snd.Machine); pinned != snd.Machine {
 		return ignore(ReasonPinMismatch, fmt.Errorf("gossip: %s was pinned here to %s meanwhile", snd.Peer, pinned))
 	}
-	return accept(&VerifiedAnnouncement{Sender: snd, Announcement: *an, Attested: attested}, an)
+	res := accept(&VerifiedAnnouncement{Sender: snd, Announcement: *an, Attested: attested, AttestRefused: refused}, an)
+	if refused != nil {
+		// Accepted, labelled with why the attestation was not taken.
+		res.Reason, res.Err = "attest_"+attest.Reason(refused), refused
+	}
+	return res
 }
 
 // checkAttestation verifies an announced attestation against the session
-// key that signed the announcement. A report that is false in itself
-// (another key, a chain to no AMD root, a debug guest, malformed) is the
-// sender's fault: Reject. Revocation and the minimum TCB are this node's
-// configuration, and expiry its clock, so those are Ignore: an honest relay
-// with another view is not penalised. Labels are "attest_" + attest.Reason.
-func (v *Validator) checkAttestation(an *Announcement, snd Sender, now time.Time) (*attest.Result, *Result) {
+// key that signed the announcement. A report that is false whatever the
+// verifier trusts (another key, a debug guest, malformed) is the sender's
+// fault: Reject. The trusted roots, revocation and the minimum TCB are this
+// node's configuration ([attest]), and expiry its clock: the announcement
+// is accepted (the provider still serves every other level) and only the
+// attestation is set aside, returned as refused, so no honest relay is
+// penalised by a node that trusts other roots. Labels are "attest_" +
+// attest.Reason.
+func (v *Validator) checkAttestation(an *Announcement, snd Sender, now time.Time) (*attest.Result, *Result, error) {
 	if an.Attestation == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	sess := attest.Session{Pub: snd.Cert.SessionPub, NotAfter: time.UnixMilli(snd.Cert.NotAfter)}
 	res, err := attest.Verify(an.Attestation, sess, v.attest, now)
 	if err == nil {
-		return res, nil
+		return res, nil, nil
 	}
-	reason := "attest_" + attest.Reason(err)
 	err = fmt.Errorf("gossip: announcement attestation: %w", err)
-	if errors.Is(err, attest.ErrRevoked) || errors.Is(err, attest.ErrStale) {
-		r := ignore(reason, err)
-		return nil, &r
+	if errors.Is(err, attest.ErrChain) || errors.Is(err, attest.ErrRevoked) || errors.Is(err, attest.ErrStale) {
+		return nil, nil, err
 	}
-	r := reject(reason, err)
-	return nil, &r
+	r := reject("attest_"+attest.Reason(err), err)
+	return nil, &r, nil
 }

@@ -46,6 +46,9 @@ type Config struct {
 	Settle    SettleConfig    `toml:"settle"`
 	// Telemetry: traces of routed requests over OTLP (off by default).
 	Telemetry TelemetryConfig `toml:"telemetry"`
+	// Attest is [attest]: the roots, CRLs and minimum TCB announced TEE
+	// attestations are verified against (config_attest.go).
+	Attest AttestConfig `toml:"attest"`
 
 	// Home is the directory the config was read from; relative paths in
 	// the config are relative to it.
@@ -95,6 +98,7 @@ func Default(role Role) Config {
 		Settle:   DefaultSettleConfig(),
 
 		Telemetry: DefaultTelemetryConfig(),
+		Attest:    DefaultAttestConfig(),
 	}
 }
 
@@ -209,6 +213,9 @@ func (c Config) Validate() error {
 		errs = append(errs, err)
 	}
 	if err := c.Telemetry.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := c.Attest.Policy(c.Path); err != nil {
 		errs = append(errs, err)
 	}
 	for i, b := range c.Router.Buyers {

@@ -178,7 +178,33 @@ service_name = {{q .Telemetry.ServiceName}}
 # Fraction of requests traced, 0..1 (a request with a sampled parent span
 # follows its parent).
 sample_ratio = {{float .Telemetry.SampleRatio}}
-{{if not .Router.Tokenizers}}
+
+[attest]
+# What announced TEE attestations (the evidence behind the tee level) are
+# verified against. Certificates are never fetched: providers carry their
+# chain, and the roots are AMD's embedded in go-sev-guest unless
+# [[attest.roots]] below replace them. CRL files (PEM "X509 CRL" blocks or
+# DER, e.g. https://kdsintf.amd.com/vcek/v1/Milan/crl) must be signed by a
+# trusted ARK; they are read at start.
+crls = {{list .Attest.CRLs}}
+# Intel SGX root certificates (PEM files) for TDX quotes; [] = go-tdx-guest's.
+tdx_roots = {{list .Attest.TDXRoots}}
+# Verified attestations remembered per (attestation, session key), so a
+# re-announcement skips the chain check; 0 = verify every announcement.
+cache_size = {{.Attest.CacheSize}}
+# Minimum reported SEV-SNP TCB, per component (bootloader, TEE, SNP firmware
+# 0..127, microcode 0..255). A report below it, or revoked, is set aside:
+# the provider is still quoted at other levels, never at tee. This is this
+# node's policy, not a chain parameter.
+min_tcb = { bl_spl = {{.Attest.MinTCB.BlSpl}}, tee_spl = {{.Attest.MinTCB.TeeSpl}}, snp_spl = {{.Attest.MinTCB.SnpSpl}}, ucode_spl = {{.Attest.MinTCB.UcodeSpl}} }
+{{range .Attest.Roots}}
+# A trusted AMD product line (replaces the embedded roots): its KDS
+# cert_chain (PEM, ASK then ARK) and optionally its VLEK chain.
+[[attest.roots]]
+product_line = {{q .ProductLine}}
+cert_chain = {{q .CertChain}}
+vlek_cert_chain = {{q .VLEKCertChain}}
+{{end}}{{if not .Router.Tokenizers}}
 # A model whose tokenizer this node holds: prompt and output tokens of
 # requests for it are counted here and billed by that count (capped by the
 # wire), not by the provider's claim. Only the GGUF's tokenizer is loaded;
@@ -274,6 +300,21 @@ claim_interval = {{dur .Provider.Standby.ClaimInterval}}
 models = {{list .Provider.RemoteExperts.Models}}
 timeout = {{dur .Provider.RemoteExperts.Timeout}}
 holder_ttl = {{dur .Provider.RemoteExperts.HolderTTL}}
+
+[provider.attestation]
+# The TEE attestation announced for the tee level; its REPORT_DATA binds
+# the session key (SHA-512("tenzro/attest/session-key/1" || 0 || key DER)),
+# so a new one is obtained whenever the key rotates. "" = none (a model may
+# then not offer tee) | "sev-snp" (ask this guest's firmware) | "file".
+source = {{q .Provider.Attestation.Source}}
+# sev-snp: auto (configfs-tsm, else /dev/sev-guest) | configfs-tsm | a device path
+device = {{q .Provider.Attestation.Device}}
+# file: an attestation your own tool fetches (CBOR, or an SEV-SNP report
+# with its certificate table), re-read at each announcement; the
+# REPORT_DATA it must carry is written to FILE.report_data (hex).
+file = {{q .Provider.Attestation.File}}
+# Optional DER of this chip's VCEK, if the host supplies no certificate table.
+ek_cert = {{q .Provider.Attestation.EKCert}}
 {{range .Provider.Experts}}
 # Experts of a MoE model held for other providers, computed from the
 # model directory (verified against model, the catalog ID).

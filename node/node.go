@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
@@ -58,6 +59,10 @@ type Node struct {
 	registry *chainRegistry
 	// telemetry exports the gateway's traces ([telemetry]); nil when off.
 	telemetry *telemetry
+	// attest is the [attest] policy gossip verifies attestations with;
+	// quotes is Options.Quotes, for the provider role.
+	attest *attest.Policy
+	quotes provider.QuoteProvider
 
 	// life bounds what must outlive New's context (the pubsub router
 	// stops when its context ends); Stop cancels it.
@@ -79,6 +84,9 @@ type Options struct {
 	Clock  clock.Clock
 	// Listener, if set, serves the API instead of listening on cfg.API.Listen.
 	Listener net.Listener
+	// Quotes, if set, is the SEV-SNP guest a provider with
+	// [provider.attestation] source = "sev-snp" asks (go-sev-guest's fake).
+	Quotes provider.QuoteProvider
 }
 
 // New assembles a node from cfg. Nothing runs until Start.
@@ -92,7 +100,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if o.Clock == nil {
 		o.Clock = clock.New()
 	}
-	n = &Node{cfg: cfg, log: o.Logger.With("role", cfg.Role), clock: o.Clock, reg: prometheus.NewRegistry()}
+	n = &Node{cfg: cfg, log: o.Logger.With("role", cfg.Role), clock: o.Clock, reg: prometheus.NewRegistry(), quotes: o.Quotes}
 	n.life, n.lifeStop = context.WithCancel(context.Background())
 	// The named result is nil on a failed return: keep the node to close.
 	self := n
@@ -133,7 +141,11 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 			return nil, err
 		}
 	}
+	if n.attest, err = cfg.Attest.Policy(cfg.Path); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
 	n.gossip, err = gossip.New(n.life, gossip.Config{Network: cfg.Network, Window: cfg.Gossip.Window}, gossip.Deps{
+		Attest:     n.attest,
 		Pins:       pins,
 		Validators: validatorSet(n.registry),
 		Host:       n.host.Host(),

@@ -116,6 +116,9 @@ func (p *providerLoop) run(ctx context.Context) {
 			p.heartbeat(ctx)
 		case <-beat.C:
 			p.heartbeat(ctx)
+			if p.p.attest.rotated(p.p.d.Session) {
+				p.announce(ctx) // the announced attestation binds the old key
+			}
 		case <-p.models.changed:
 			// Routers learn a model went cold (or warm again) now, not at
 			// the next beat.
@@ -142,13 +145,22 @@ func (p *providerLoop) announce(ctx context.Context) {
 	if len(offers) == 0 && len(experts) == 0 {
 		return // nothing to announce until a model's ID is known
 	}
+	// One session for the attestation and the signature: the report must
+	// bind the key that signs the announcement.
+	sess, err := p.p.d.Session.Current()
+	if err != nil {
+		p.p.d.Log.Warn("publish failed", "kind", gossip.KindAnnounce, "err", err)
+		return
+	}
 	m := p.p.d.Identity.MachineID()
 	an := &gossip.Announcement{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
 		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
-		Standby: p.p.sess.offer(), Experts: experts,
+		Standby: p.p.sess.offer(), Experts: experts, Attestation: p.p.attest.forAnnouncement(sess),
 	}
-	p.publish(ctx, gossip.KindAnnounce, an)
+	if err := p.p.d.Gossip.Publish(ctx, sess, gossip.KindAnnounce, an); err != nil && ctx.Err() == nil {
+		p.p.d.Log.Warn("publish failed", "kind", gossip.KindAnnounce, "err", err)
+	}
 }
 
 // kick asks for an announcement soon (held experts finished loading).

@@ -53,6 +53,9 @@ type Config struct {
 	// [provider.remote_experts]: served models whose experts run at holders.
 	Experts       []ExpertConfig      `toml:"experts"`
 	RemoteExperts RemoteExpertsConfig `toml:"remote_experts"`
+	// Attestation is [provider.attestation]: the TEE attestation announced
+	// for the `tee` level (attest_config.go).
+	Attestation AttestationConfig `toml:"attestation"`
 }
 
 // ModelConfig is one served model.
@@ -83,7 +86,8 @@ type ModelConfig struct {
 func DefaultConfig() Config {
 	return Config{Region: "Europe", HardwareClass: "cpu-generic", Capacity: 4, AnnounceInterval: 10 * time.Second,
 		TrustedCallers: []string{}, UnknownConcurrency: 1, UnknownRatePerMinute: 6,
-		RecordWait: 3 * time.Second, Standby: DefaultStandbyConfig(), RemoteExperts: DefaultRemoteExpertsConfig()}
+		RecordWait: 3 * time.Second, Standby: DefaultStandbyConfig(), RemoteExperts: DefaultRemoteExpertsConfig(),
+		Attestation: DefaultAttestationConfig()}
 }
 
 // Validate checks the section, naming each bad key.
@@ -119,6 +123,9 @@ func (p Config) Validate() error {
 		errs = append(errs, fmt.Errorf("provider.max_per_peer: %d outside 0..65536", p.MaxPerPeer))
 	}
 	if err := p.Standby.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := p.validateAttestation(); err != nil {
 		errs = append(errs, err)
 	}
 	if len(p.Models) == 0 && len(p.Experts) == 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -59,6 +60,11 @@ type Deps struct {
 	ExpertPayments ExpertPayments
 	// Registerer takes the role's metrics (a private registry when nil).
 	Registerer prometheus.Registerer
+	// Attest is the node's [attest] policy, which the provider's own
+	// attestation must pass before it is announced; Quotes, when set,
+	// replaces the SEV-SNP device (tests).
+	Attest *attest.Policy
+	Quotes QuoteProvider
 }
 
 // Provider is the provider role: it serves its models over
@@ -73,6 +79,7 @@ type Provider struct {
 	sess   *sessions
 	holder *expertHolder  // nil without [[provider.experts]]
 	remote *remoteExperts // nil without [provider.remote_experts] models
+	attest *attestor      // nil without [provider.attestation]
 	parts  []lifecycle
 }
 
@@ -102,10 +109,14 @@ func New(cfg Config, d Deps) (*Provider, error) {
 		d.Path = func(p string) string { return p }
 	}
 	p := &Provider{cfg: cfg, d: d}
+	src, err := newSource(cfg.Attestation, d.Path, d.Quotes)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	p.attest = newAttestor(src, d.Attest, d.Clock, d.Log)
 	if len(cfg.RemoteExperts.Models) > 0 {
 		p.remote = newRemoteExperts(p)
 	}
-	var err error
 	if p.models, err = newModelSet(cfg, d.Path, d.Log, p.remote); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
@@ -134,6 +145,15 @@ func New(cfg Config, d Deps) (*Provider, error) {
 
 // Start starts announcing, serving and registering.
 func (p *Provider) Start(ctx context.Context) error {
+	if p.attest != nil {
+		sess, err := p.d.Session.Current()
+		if err == nil {
+			err = p.attest.start(sess)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	for i, part := range p.parts {
 		if err := part.Start(ctx); err != nil {
 			for j := i - 1; j >= 0; j-- {
@@ -200,3 +220,7 @@ func (p *Provider) Expected(rd ledger.Hash32) (uint64, bool) {
 	}
 	return 0, false
 }
+
+// Attested is what the attestation this provider announces proves under
+// its own [attest] policy; nil when it announces none.
+func (p *Provider) Attested() *attest.Result { return p.attest.attested() }

@@ -45,5 +45,6 @@ func verifyTDX(att *Attestation, session Session, p *Policy, now time.Time) (*Re
 	if a := body.GetTdAttributes(); len(a) > 0 && a[0]&tdAttributesDebug != 0 {
 		return nil, ErrDebugGuest
 	}
-	return &Result{Kind: KindTDX, Signer: "PCK", Measurement: bytes.Clone(body.GetMrTd()), ProductLine: "TDX"}, nil
+	return &Result{Kind: KindTDX, Signer: "PCK", Measurement: bytes.Clone(body.GetMrTd()), ProductLine: "TDX",
+		SessionPub: bytes.Clone(session.Pub), NotAfter: session.NotAfter}, nil
 }

@@ -36,6 +36,8 @@ type Policy struct {
 	// TDXRoots are the trusted Intel SGX roots for TDX quotes; nil means
 	// the root embedded in go-tdx-guest (which logs a warning per use).
 	TDXRoots *x509.CertPool
+	// Cache, when set, remembers successful verifications (NewCache).
+	Cache *Cache
 	// AllowDebug accepts debug guests. Never set outside tests of other
 	// refusals: a debug guest's memory is open to its host.
 	AllowDebug bool
@@ -48,6 +50,13 @@ type Result struct {
 	Measurement []byte // 48-byte launch measurement
 	ReportedTCB kds.TCBParts
 	ProductLine string
+	// SessionPub is the session key (PKIX DER) the report binds: the only
+	// key whose receipts a `tee` call may be billed for.
+	SessionPub []byte
+	// NotAfter is when the result stops holding: the bound session
+	// certificate's expiry or the endorsement key certificate's, whichever
+	// is first (a cached result is not reused past it).
+	NotAfter time.Time
 }
 
 // MeasurementHex is the launch measurement as shown to operators.
@@ -63,6 +72,13 @@ func Verify(att *Attestation, session Session, p *Policy, now time.Time) (*Resul
 	if err := att.checkShape(); err != nil {
 		return nil, err
 	}
+	if p.Cache != nil {
+		return p.Cache.verify(att, session, p, now)
+	}
+	return verifyUncached(att, session, p, now)
+}
+
+func verifyUncached(att *Attestation, session Session, p *Policy, now time.Time) (*Result, error) {
 	if att.Kind == KindTDX {
 		return verifyTDX(att, session, p, now)
 	}
@@ -132,6 +148,8 @@ func Verify(att *Attestation, session Session, p *Policy, now time.Time) (*Resul
 		Measurement: bytes.Clone(rep.GetMeasurement()),
 		ReportedTCB: tcb,
 		ProductLine: root.GetProductLine(),
+		SessionPub:  bytes.Clone(session.Pub),
+		NotAfter:    earliest(session.NotAfter, ek.NotAfter),
 	}, nil
 }
 
@@ -170,4 +188,12 @@ func trustedIssuer(roots map[string][]*trust.AMDRootCerts, ek *x509.Certificate,
 		}
 	}
 	return nil, nil
+}
+
+// earliest is the first of two instants.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }

@@ -205,6 +205,10 @@ func (g *Gateway) attemptFunc(req *Request, choices map[peer.ID]choice) hedge.At
 			}
 			ir.Session = st
 		}
-		return g.open(ctx, ch, ir, req.Probe)
+		s, err := g.open(ctx, ch, ir, req.Probe)
+		if err == nil && req.Verification == terms.VerifyTEE {
+			return g.holdTEE(ctx, s)
+		}
+		return s, err
 	}
 }

@@ -261,7 +261,9 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	}
 	s, rep, err := g.raceWithRetries(ctx, cands, eligible, func() (*stream, hedge.Report, error) {
 		return hedge.Run(ctx, cands, g.attemptFunc(req, choices), hedge.Options{
-			NoHedge:       req.NoHedge || req.turn != nil,
+			// A tee attempt answers only when it ends (holdTEE), so a
+			// hedge timed by first tokens would always fire.
+			NoHedge:       req.NoHedge || req.turn != nil || req.Verification == terms.VerifyTEE,
 			MaxRetries:    retries,
 			Clock:         g.clock,
 			LabelAttempts: g.traced,

@@ -107,9 +107,10 @@ func commandTable() *registry {
 			flags: []flagSpec{{name: "n", value: "N", help: "stop after N events (for scripts)"}},
 			run:   runTail},
 		{name: "providers", summary: "providers this node knows: status, load, models",
-			detail: "Hardware class and region are the providers' own claims.\n" +
+			detail: "Hardware class and region are the providers' own claims. TEE is an attestation this\n" +
+				"node verified (kind:measurement), the only providers quoted at tee.\n" +
 				"Rate cards are integer micro-units per unit.",
-			flags:  []flagSpec{{name: "v", help: "also list every model with engine, rate card and verification"}},
+			flags:  []flagSpec{{name: "v", help: "also list every model with engine, rate card and verification, and attestations"}},
 			method: "tenzro_listProviders", render: renderProviders},
 		{name: "dht providers", args: "MODEL", minArgs: 1, maxArgs: 1, complete: argModel,
 			summary: "look up providers of a catalog model ID in the DHT",

@@ -93,10 +93,10 @@ func TestProvidersTable(t *testing.T) {
 	node := standardNode(t)
 	out := mustRun(t, node, "providers")
 	for key, want := range map[string][]string{
-		"PEER":     {"PEER", "MACHINE", "BACKEND", "REGION", "HW", "STATUS", "BREAKER", "AGE", "LOAD", "QUEUE", "MODELS"},
-		"w3UERE":   {"12D3Ko…w3UERE", "9c0ffee1…", "tpm-sim", "EU", "cpu-avx2", "(claimed)", "up", "-", "840ms", "1/4", "0", "tiny-llama(warm),ef998877…(cold)"},
-		"WnErTy":   {"12D3Ko…WnErTy", "01234567…", "software", "US", "gpu-a100", "(claimed)", "down", "open", "9.4s", "0/2", "3", "tiny-llama(warming)"},
-		"Zy8Xw7":   {"12D3Ko…Zy8Xw7", "-", "tpm", "-", "-", "degraded", "-", "never", "0/0", "0", "-"},
+		"PEER":     {"PEER", "MACHINE", "BACKEND", "REGION", "HW", "TEE", "STATUS", "BREAKER", "AGE", "LOAD", "QUEUE", "MODELS"},
+		"w3UERE":   {"12D3Ko…w3UERE", "9c0ffee1…", "tpm-sim", "EU", "cpu-avx2", "(claimed)", "sev-snp:a0a1a2a3…", "up", "-", "840ms", "1/4", "0", "tiny-llama(warm),ef998877…(cold)"},
+		"WnErTy":   {"12D3Ko…WnErTy", "01234567…", "software", "US", "gpu-a100", "(claimed)", "-", "down", "open", "9.4s", "0/2", "3", "tiny-llama(warming)"},
+		"Zy8Xw7":   {"12D3Ko…Zy8Xw7", "-", "tpm", "-", "-", "-", "degraded", "-", "never", "0/0", "0", "-"},
 		"provider": {"3", "providers:", "1", "up,", "1", "degraded,", "1", "down"},
 	} {
 		if got := lineWith(t, out, key); !reflect.DeepEqual(got, want) {
@@ -112,6 +112,13 @@ func TestProvidersTable(t *testing.T) {
 	}
 	if got := lineWith(t, out, "none,receipt"); !reflect.DeepEqual(got[len(got)-2:], []string{"none,receipt", "77aa88bb…"}) {
 		t.Errorf("model row %q", got)
+	}
+	want := []string{"12D3Ko…w3UERE", "sev-snp", "VCEK", "Milan", "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecf"}
+	if got := lineWith(t, out, "VCEK"); !reflect.DeepEqual(got, want) {
+		t.Errorf("attested row %q,\n want %q", got, want)
+	}
+	if strings.Count(out, "VCEK") != 1 {
+		t.Errorf("providers without an attestation listed as attested:\n%s", out)
 	}
 }
 

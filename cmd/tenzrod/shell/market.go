@@ -43,9 +43,10 @@ type quoteLine struct {
 		Usage   uint64 `json:"usage"`
 		Minimum uint64 `json:"minimum"`
 	} `json:"breakdown"`
-	Surcharge uint64 `json:"surcharge"`
-	Price     uint64 `json:"price"`
-	Digest    string `json:"quote_digest"`
+	Surcharge uint64        `json:"surcharge"`
+	Price     uint64        `json:"price"`
+	Digest    string        `json:"quote_digest"`
+	Attested  *attestedInfo `json:"attested"`
 }
 
 func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -58,10 +59,10 @@ func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
 		return err
 	}
 	tw := newTable(w)
-	fmt.Fprintln(tw, "#\tPROVIDER\tBACKEND\tREGION\tLOAD\tUSAGE\tMINIMUM\tSURCHARGE\tPRICE\tQUOTE")
+	fmt.Fprintln(tw, "#\tPROVIDER\tBACKEND\tREGION\tTEE\tLOAD\tUSAGE\tMINIMUM\tSURCHARGE\tPRICE\tQUOTE")
 	for i, l := range lines {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\n", i+1, shortID(l.Provider), l.KeyBackend, l.Region,
-			l.InFlight, l.Capacity, l.Breakdown.Usage, l.Breakdown.Minimum, l.Surcharge, l.Price, shortID(l.Digest))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\n", i+1, shortID(l.Provider), l.KeyBackend, l.Region,
+			teeLabel(l.Attested), l.InFlight, l.Capacity, l.Breakdown.Usage, l.Breakdown.Minimum, l.Surcharge, l.Price, shortID(l.Digest))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -51,6 +51,7 @@ type providerInfo struct {
 	Capacity        int64           `json:"capacity"`
 	QueueDepth      int64           `json:"queue_depth"`
 	Breaker         string          `json:"breaker"`
+	Attested        *attestedInfo   `json:"attested"`
 }
 
 func (p providerInfo) hardware() string {
@@ -93,13 +94,13 @@ func renderProviders(w io.Writer, raw json.RawMessage, inv *invocation) error {
 	}
 	sort.SliceStable(provs, func(i, j int) bool { return provs[i].PeerID < provs[j].PeerID })
 	tw := newTable(w)
-	fmt.Fprintln(tw, "PEER\tMACHINE\tBACKEND\tREGION\tHW\tSTATUS\tBREAKER\tAGE\tLOAD\tQUEUE\tMODELS")
+	fmt.Fprintln(tw, "PEER\tMACHINE\tBACKEND\tREGION\tHW\tTEE\tSTATUS\tBREAKER\tAGE\tLOAD\tQUEUE\tMODELS")
 	counts := map[string]int{}
 	for _, p := range provs {
 		counts[p.Status]++
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d/%d\t%d\t%s\n",
 			shortID(p.PeerID), orDash(shortHex(p.MachineID)), orDash(p.KeyBackend), orDash(p.Region),
-			p.hardware(), orDash(p.Status), orDash(p.Breaker), p.age(), p.InFlight, p.Capacity, p.QueueDepth, p.modelStates())
+			p.hardware(), teeLabel(p.Attested), orDash(p.Status), orDash(p.Breaker), p.age(), p.InFlight, p.Capacity, p.QueueDepth, p.modelStates())
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -108,7 +109,11 @@ func renderProviders(w io.Writer, raw json.RawMessage, inv *invocation) error {
 		len(provs), counts["up"], counts["degraded"], counts["down"])
 	if inv != nil && inv.boolFlag("v") {
 		fmt.Fprintln(w)
-		return renderProviderModels(w, provs)
+		if err := renderProviderModels(w, provs); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return renderAttested(w, provs)
 	}
 	return nil
 }

@@ -1,0 +1,28 @@
+package shell
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+)
+
+// TestQuotesShowAttestation: a quote line of an attested provider shows
+// the kind and the start of its measurement; one without shows "-".
+func TestQuotesShowAttestation(t *testing.T) {
+	raw := []byte(`[{"provider":"12D3KooWRBhwfeP2Y4TCx1SM6s9rUoHhR5STiGwxBhgFRcw3UERE","key_backend":"tpm","region":"DE",
+	  "in_flight":0,"capacity":4,"breakdown":{"usage":300,"minimum":0},"surcharge":20,"price":320,"quote_digest":"aabbccddeeff00112233",
+	  "attested":{"kind":"sev-snp","signer":"VCEK","product_line":"Milan","measurement":"a0a1a2a3a4a5a6a7a8a9"}},
+	 {"provider":"12D3KooWAbzQ1ccmRcR4yJQ3b8pZ6hGmP9jX2Vv8kF7sDqWnErTy","key_backend":"software","region":"US",
+	  "in_flight":1,"capacity":2,"breakdown":{"usage":400,"minimum":0},"surcharge":1,"price":401,"quote_digest":"99887766554433221100"}]`)
+	var out bytes.Buffer
+	if err := renderQuotes(&out, raw, nil); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if got, want := lineWith(t, s, "w3UERE"), []string{"1", "12D3Ko…w3UERE", "tpm", "DE", "sev-snp:a0a1a2a3…", "0/4", "300", "0", "20", "320", "aabbcc…112233"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("attested quote %q,\n want %q", got, want)
+	}
+	if got := lineWith(t, s, "WnErTy"); len(got) < 5 || got[4] != "-" {
+		t.Errorf("quote without attestation %q: want TEE -", got)
+	}
+}
