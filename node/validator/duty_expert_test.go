@@ -87,3 +87,52 @@ func TestJudgeBatchTolerance(t *testing.T) {
 		t.Errorf("verdict reason %q does not say the tolerance", why)
 	}
 }
+
+// BenchmarkBatchJudge measures a committee member's cost per disputed
+// batch (the devnet MoE shape, 8 rows: about a prefill chunk's share of
+// one expert) against the holder's own work for it, one ExpertForward.
+func BenchmarkBatchJudge(b *testing.B) {
+	dir := b.TempDir()
+	o := modelgen.DevnetOptions()
+	o.MoE = true
+	eng := openGenerated(b, filepath.Join(dir, "m"), o)
+	m := eng.Model()
+	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = mach.Close() })
+	in := make([][]float32, 8)
+	for r := range in {
+		in[r] = make([]float32, o.Dim)
+		for k := range in[r] {
+			in[r][k] = float32((r*31+k)%13)/6 - 1
+		}
+	}
+	out, err := m.ExpertForward(1, 2, in, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rows, _ := expert.PackRows(in, o.Dim)
+	packed, _ := expert.PackRows(out, o.Dim)
+	req := &expert.Request{Layer: 1, Dim: uint32(o.Dim), Batches: []expert.WireBatch{{Expert: 2, Positions: []uint32{0, 1, 2, 3, 4, 5, 6, 7}, Rows: rows}}}
+	env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []ledger.Hash32{{1}}, Rows: rows, Output: packed}
+	b.Run("holder", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := m.ExpertForward(1, 2, in, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("judge", func(b *testing.B) {
+		for b.Loop() {
+			if v, _, err := judgeBatch(b.Context(), eng, ev); err != nil || v != ledger.VerdictInnocent {
+				b.Fatal(v, err)
+			}
+		}
+	})
+}
