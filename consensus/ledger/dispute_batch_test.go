@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // TestBatchDisputeGuilty: a convicted expert batch slashes its holder as
@@ -198,4 +199,28 @@ func (n *disputeNet) blockTry(tx []byte) ledger.TxOutcome {
 		n.c.t.Fatal(err)
 	}
 	return res.Txs[0]
+}
+
+// TestRecordEvidenceEncodingUnchanged: the expert-batch keys are omitted
+// from a record's evidence, which encodes byte for byte as before they
+// existed.
+func TestRecordEvidenceEncodingUnchanged(t *testing.T) {
+	type before struct {
+		Receipt []byte   `cbor:"1,keyasint"`
+		Proofs  []byte   `cbor:"2,keyasint"`
+		Tokens  []uint32 `cbor:"3,keyasint"`
+		Input   []byte   `cbor:"4,keyasint,omitempty"`
+		Reason  string   `cbor:"5,keyasint,omitempty"`
+	}
+	now, err := cborx.Marshal(ledger.DisputeEvidence{Receipt: []byte{1}, Proofs: []byte{2}, Tokens: []uint32{3}, Input: []byte("in"), Reason: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := cborx.Marshal(before{Receipt: []byte{1}, Proofs: []byte{2}, Tokens: []uint32{3}, Input: []byte("in"), Reason: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(now) != string(old) {
+		t.Fatalf("record evidence encodes as %x, before as %x", now, old)
+	}
 }

@@ -3,6 +3,7 @@ package expert
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
@@ -31,13 +32,9 @@ func (e *Evidence) DisputeOpen(payer ledger.AccountID, requestDigest ledger.Hash
 		return nil, err
 	}
 	ref := e.Ref()
-	found := false
-	for _, h := range receiptHashes {
-		found = found || h == ref.ReceiptHash
-	}
 	b := &e.Batch
 	switch {
-	case !found:
+	case !slices.Contains(receiptHashes, ref.ReceiptHash):
 		return nil, fmt.Errorf("expert: dispute: the batch's receipt %s is not among the call's %d receipts", ref.ReceiptHash, len(receiptHashes))
 	case len(receiptHashes) > ledger.MaxDisputeReceiptHashes:
 		return nil, fmt.Errorf("expert: dispute: a call of %d receipts, the chain takes %d", len(receiptHashes), ledger.MaxDisputeReceiptHashes)
