@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // TestBatchDisputeGuilty: a convicted expert batch slashes its holder as
@@ -120,18 +121,42 @@ func TestBatchDisputeRefusals(t *testing.T) {
 	other := n.expertCall(t, "other", 100)
 	plain := n.answer(t, 0)
 	plainDigest := n.settle(t, 100, plain)[0]
-	// A receipt of the machine's session naming another machine, listed
-	// by a payer that paid the machine for it.
+	// Receipts the payer listed and paid the machine for, which the
+	// machine never signed as they are: one signed by another machine
+	// naming this one, one whose payload was changed after signing, and
+	// one dated after the block.
 	stranger := newMachine(t)
 	mid := n.m.machineID()
+	entry := []ledger.ExpertEntry{{Expert: 2, Positions: []uint32{0}, InputHash: sha256.Sum256(rowBytes("f", 1)), OutputHash: sha256.Sum256(rowBytes("g", 1))}}
+	honest := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.peerID), TimeMs: genesisTime.UnixMilli(), Entries: entry}
 	forged := sealExpert(t, stranger.session, &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(stranger.peerID),
-		TimeMs: genesisTime.UnixMilli(), Entries: []ledger.ExpertEntry{{Expert: 2, Positions: []uint32{0}, InputHash: sha256.Sum256(rowBytes("f", 1)), OutputHash: sha256.Sum256(rowBytes("g", 1))}}})
-	forgedCall := &expertCall{receipts: [][]byte{forged}, hashes: []ledger.Hash32{sha256.Sum256(forged)},
-		rows: [][2][]byte{{rowBytes("f", 1)}}, out: [][2][]byte{{rowBytes("g", 1)}}, digest: sha256.Sum256([]byte("forged"))}
-	rec := signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: mid, RequestDigest: forgedCall.digest,
-		QuoteDigest: ledger.ReceiptsHash(forgedCall.hashes), Price: 100, Units: 1, Receipt: call.receipts[0], ReceiptHash: call.hashes[0],
-		ExpiryHeight: c.l.Height() + 50})
-	wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})).Txs[0], 1, nil)
+		TimeMs: genesisTime.UnixMilli(), Entries: entry})
+	env, err := identity.UnmarshalEnvelope(sealExpert(t, n.m.session, honest), ledger.MaxExpertReceiptBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	altered := *honest
+	altered.TimeMs++
+	if env.Payload, err = cborx.Marshal(&altered); err != nil {
+		t.Fatal(err)
+	}
+	tampered, err := env.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := *honest
+	late.TimeMs = genesisTime.Add(10 * time.Minute).UnixMilli()
+	future := sealExpert(t, n.m.session, &late)
+	bad := map[string]*expertCall{}
+	for name, r := range map[string][]byte{"forged": forged, "tampered": tampered, "future": future} {
+		bc := &expertCall{receipts: [][]byte{r}, hashes: []ledger.Hash32{sha256.Sum256(r)},
+			rows: [][2][]byte{{rowBytes("f", 1)}}, out: [][2][]byte{{rowBytes("g", 1)}}, digest: sha256.Sum256([]byte(name))}
+		rec := signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: mid, RequestDigest: bc.digest,
+			QuoteDigest: ledger.ReceiptsHash(bc.hashes), Price: 100, Units: 1, Receipt: call.receipts[0], ReceiptHash: call.hashes[0],
+			ExpiryHeight: c.l.Height() + 50})
+		wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})).Txs[0], 1, nil)
+		bad[name] = bc
+	}
 
 	type tc struct {
 		edit func(*ledger.DisputeOpen)
@@ -171,11 +196,19 @@ func TestBatchDisputeRefusals(t *testing.T) {
 			t.Errorf("%s: %v (%s), want %v with %q", name, res.Code, res.Log, k.code, k.why)
 		}
 	}
-	// A receipt the payer listed but the holder never signed.
-	fp := n.batchOpen(forgedCall, 0, 0)
-	fp.Subject.Batch.Expert = 2
-	if res := n.blockTry(c.sign(n.disputer, fp)); res.Code != ledger.CodeWrongMachine || !strings.Contains(res.Log, "certificate") {
-		t.Errorf("receipt signed by another machine: %v (%s)", res.Code, res.Log)
+	for name, want := range map[string]struct {
+		code ledger.Code
+		why  string
+	}{
+		"forged":   {ledger.CodeWrongMachine, "certificate"},
+		"tampered": {ledger.CodeBadReceipt, "signature"},
+		"future":   {ledger.CodeBadReceipt, "after the block"},
+	} {
+		p := n.batchOpen(bad[name], 0, 0)
+		p.Subject.Batch.Expert = 2
+		if res := n.blockTry(c.sign(n.disputer, p)); res.Code != want.code || !strings.Contains(res.Log, want.why) {
+			t.Errorf("%s receipt: %v (%s), want %v with %q", name, res.Code, res.Log, want.code, want.why)
+		}
 	}
 	if c.raw(ledger.KeyActiveDisputes()) != nil {
 		t.Fatal("a refused dispute is active")
