@@ -174,8 +174,13 @@ func KeyDisputeEvidence(id Hash32) []byte { return cat("o/", id[:]) }
 func KeyModelHolders(model Hash32) []byte { return cat("b/", model[:]) }
 
 // DisputeID is the ID of the dispute over subject: SHA-256(DisputeIDDomain
-// ‖ canonical CBOR of the subject). A subject is disputed at most once.
+// ‖ canonical CBOR of the subject). A subject is disputed at most once;
+// an expert batch's ID leaves out the record that paid for it, so a batch
+// is disputed at most once whichever record lists its receipt.
 func DisputeID(s DisputeSubject) Hash32 {
+	if s.Kind == SubjectExpertBatch {
+		s.Payer, s.RequestDigest = AccountID{}, Hash32{}
+	}
 	b, err := cborx.Marshal(s)
 	if err != nil {
 		panic(fmt.Sprintf("ledger: encode dispute subject: %v", err)) // plain structs always encode

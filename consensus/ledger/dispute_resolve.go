@@ -178,11 +178,19 @@ func (r *txRun) convict(d *Dispute, prov *Provider) error {
 		return err
 	}
 	d.Slashed, d.Reward, d.Burned = slash, reward, burn
-	// The payment comes back only if the operator still holds it: the
-	// chain never takes more than an account has.
+	// The payment comes back only if the operator still holds it (the
+	// chain never takes more than an account has) and no earlier
+	// conviction over the same record (another of its expert batches)
+	// took it back already.
+	key := KeyRecord(d.Subject.Payer, d.Subject.RequestDigest)
+	var rec SettledRecord
+	found, err := Load(r.st, key, &rec)
+	if err != nil {
+		return err
+	}
 	if op, _, err := r.account(d.Operator); err != nil {
 		return err
-	} else if d.Credited > 0 && op.Balance >= d.Credited {
+	} else if found && rec.Reversed == 0 && d.Credited > 0 && op.Balance >= d.Credited {
 		if err := r.debit(d.Operator, d.Credited, "payment reversal"); err != nil {
 			return err
 		}
@@ -190,6 +198,10 @@ func (r *txRun) convict(d *Dispute, prov *Provider) error {
 			return err
 		}
 		d.Reversed = d.Credited
+		rec.Reversed = d.Credited
+		if err := Save(r.st, key, rec); err != nil {
+			return err
+		}
 	}
 	until := r.blk.Time + int64(r.params.DisputeStandingHours*r.params.HourSeconds)
 	prov.SlashedUntil = max(prov.SlashedUntil, until)

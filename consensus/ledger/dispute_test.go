@@ -228,8 +228,8 @@ func TestDisputeRefusals(t *testing.T) {
 		"wrong proofs":  {ledger.DisputeOpen{Subject: subj, Evidence: wrongProofs, Bond: disputeBond}, ledger.CodeBadEvidence},
 		"no record": {ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(),
 			RequestDigest: ledger.Hash32{1}}, Evidence: evs[0], Bond: disputeBond}, ledger.CodeBadEvidence},
-		"expert batch": {ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectExpertBatch,
-			Batch: &ledger.ExpertBatchRef{Layer: 1}}, Bond: disputeBond}, ledger.CodeBadEvidence},
+		"expert batch without its record": {ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectExpertBatch,
+			Batch: &ledger.ExpertBatchRef{Layer: 1}}, Bond: disputeBond}, ledger.CodeMalformed},
 	} {
 		if code := n.try(c.sign(n.disputer, &tc.p)); code != tc.want {
 			t.Errorf("%s: %v, want %v", name, code, tc.want)

@@ -72,9 +72,6 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 	if p.Bond < r.params.DisputeMinBond {
 		return reject(CodeBondTooLow, "dispute bond %d below the minimum %d", p.Bond, r.params.DisputeMinBond)
 	}
-	if p.Subject.Kind == SubjectExpertBatch {
-		return reject(CodeBadEvidence, "expert-batch disputes need batches stored on chain, which this chain does not keep yet")
-	}
 	var rec SettledRecord
 	ok, err := Load(r.st, KeyRecord(p.Subject.Payer, p.Subject.RequestDigest), &rec)
 	if err != nil {
@@ -86,7 +83,12 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 	if end := rec.Height + int64(r.params.DisputeWindowBlocks); r.blk.Height > end {
 		return reject(CodeDisputeWindow, "record settled at height %d may be disputed up to height %d, block is %d", rec.Height, end, r.blk.Height)
 	}
-	model, err := checkEvidence(&rec, &p.Evidence)
+	var model Hash32
+	if p.Subject.Kind == SubjectExpertBatch {
+		model, err = r.checkBatchEvidence(&rec, p.Subject.Batch, &p.Evidence)
+	} else {
+		model, err = checkEvidence(&rec, &p.Evidence)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,7 +100,7 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 	if seen, err := r.st.Get(KeyDispute(id)); err != nil {
 		return err
 	} else if seen != nil {
-		return reject(CodeDuplicate, "record %s of %s is already disputed (%s)", p.Subject.RequestDigest, p.Subject.Payer, id)
+		return reject(CodeDuplicate, "the subject (record %s of %s) is already disputed (%s)", p.Subject.RequestDigest, p.Subject.Payer, id)
 	}
 	var act ActiveDisputes
 	if _, err := Load(r.st, keyActiveDisputes, &act); err != nil {

@@ -12,6 +12,14 @@ const (
 	MaxDisputeInputBytes  = 256 << 10
 	MaxDisputeTokens      = 1 << 15
 	MaxDisputeReasonBytes = 256
+	// An expert-batch dispute carries one batch's input and output rows
+	// and the hashes of the call's receipts from the holder, all inside
+	// one transaction (MaxTxBytes): a batch of up to 256 KiB of rows each
+	// way (64 rows of dim 1024) and a call of up to 8192 exchanges with
+	// the holder (one per MoE layer per forward pass). Larger batches are
+	// not disputable on this chain.
+	MaxDisputeRowBytes      = 256 << 10
+	MaxDisputeReceiptHashes = 8192
 )
 
 // ModelDeclare is a validator's declaration that it holds (Holds) or no
@@ -32,13 +40,12 @@ func (p *ModelDeclare) validate() error {
 // Subject kinds.
 const (
 	SubjectRecord      uint8 = 1 // a settled payment record with an optimistic receipt
-	SubjectExpertBatch uint8 = 2 // a stored expert batch (not yet on chain: refused)
+	SubjectExpertBatch uint8 = 2 // an expert batch of a settled expert payment record
 )
 
 // ExpertBatchRef names a stored expert batch of a mixture-of-experts call:
 // the holder machine, the model, layer and expert, and the hash of the
-// holder's signed expert receipt. Disputes over batches are refused until
-// batches are stored on chain.
+// holder's signed expert receipt.
 type ExpertBatchRef struct {
 	Holder      identity.MachineID `cbor:"1,keyasint" json:"holder"`
 	Model       Hash32             `cbor:"2,keyasint" json:"model"`
@@ -48,7 +55,11 @@ type ExpertBatchRef struct {
 }
 
 // DisputeSubject is what a dispute is about: a settled record, named by
-// its payer and request digest, or an expert batch.
+// its payer and request digest, or an expert batch (Batch) of the call
+// that the settled expert payment record (Payer, RequestDigest) paid its
+// holder for: the record gives the dispute window, the accused machine
+// (its provider, which must be Batch.Holder) and the payment a conviction
+// reverses.
 type DisputeSubject struct {
 	Kind          uint8           `cbor:"1,keyasint" json:"kind"`
 	Payer         AccountID       `cbor:"2,keyasint,omitempty" json:"payer,omitzero"`
@@ -63,12 +74,25 @@ type DisputeSubject struct {
 // generated token IDs, and the request's input as the provider committed
 // to it (opaque to the chain; a member checks it against the receipt's
 // input commitment). Reason is the disputer's note.
+//
+// For an expert batch: Receipt is the holder's signed expert receipt
+// envelope (hashing to Batch.ReceiptHash), ReceiptHashes the SHA-256 of
+// each receipt of the call from the holder in order (hashing, as
+// HolderUsage.ReceiptsHash does, to the record's quote digest), Entry the
+// batch's index in the receipt, and Rows and Output the exact input and
+// output bytes whose SHA-256 the entry signs. Proofs, Tokens and Input
+// stay empty. The new keys are omitted when empty, so a record's evidence
+// encodes as it always did.
 type DisputeEvidence struct {
-	Receipt []byte   `cbor:"1,keyasint" json:"receipt"`
-	Proofs  []byte   `cbor:"2,keyasint" json:"proofs"`
-	Tokens  []uint32 `cbor:"3,keyasint" json:"tokens"`
-	Input   []byte   `cbor:"4,keyasint,omitempty" json:"input,omitempty"`
-	Reason  string   `cbor:"5,keyasint,omitempty" json:"reason,omitempty"`
+	Receipt       []byte   `cbor:"1,keyasint" json:"receipt"`
+	Proofs        []byte   `cbor:"2,keyasint" json:"proofs"`
+	Tokens        []uint32 `cbor:"3,keyasint" json:"tokens"`
+	Input         []byte   `cbor:"4,keyasint,omitempty" json:"input,omitempty"`
+	Reason        string   `cbor:"5,keyasint,omitempty" json:"reason,omitempty"`
+	ReceiptHashes []Hash32 `cbor:"6,keyasint,omitempty" json:"receipt_hashes,omitempty"`
+	Entry         uint32   `cbor:"7,keyasint,omitempty" json:"entry,omitempty"`
+	Rows          []byte   `cbor:"8,keyasint,omitempty" json:"rows,omitempty"`
+	Output        []byte   `cbor:"9,keyasint,omitempty" json:"output,omitempty"`
 }
 
 // DisputeOpen disputes Subject with Bond from the signer's balance (at
@@ -82,22 +106,34 @@ type DisputeOpen struct {
 
 func (p *DisputeOpen) validate() error {
 	s := p.Subject
+	e := p.Evidence
+	batchFields := len(e.ReceiptHashes) > 0 || e.Entry != 0 || len(e.Rows) > 0 || len(e.Output) > 0
+	receiptLimit := MaxReceiptBytes
 	switch s.Kind {
 	case SubjectRecord:
 		if s.Batch != nil || s.RequestDigest == (Hash32{}) {
 			return reject(CodeMalformed, "record dispute needs a request digest and no batch")
 		}
-	case SubjectExpertBatch:
-		if s.Batch == nil {
-			return reject(CodeMalformed, "expert-batch dispute names no batch")
+		if batchFields {
+			return reject(CodeMalformed, "record dispute carries expert-batch evidence")
 		}
+	case SubjectExpertBatch:
+		if s.Batch == nil || s.RequestDigest == (Hash32{}) {
+			return reject(CodeMalformed, "expert-batch dispute needs a batch and the request digest of the record paying it")
+		}
+		if len(e.Proofs) > 0 || len(e.Tokens) > 0 || len(e.Input) > 0 {
+			return reject(CodeMalformed, "expert-batch dispute carries a record's proofs, tokens or input")
+		}
+		if err := validateBatchEvidence(&e); err != nil {
+			return err
+		}
+		receiptLimit = MaxExpertReceiptBytes
 	default:
 		return reject(CodeMalformed, "dispute subject kind %d, want %d (record) or %d (expert batch)", s.Kind, SubjectRecord, SubjectExpertBatch)
 	}
-	e := p.Evidence
 	switch {
-	case len(e.Receipt) > MaxReceiptBytes:
-		return reject(CodeTooLarge, "dispute receipt is %d bytes, limit %d", len(e.Receipt), MaxReceiptBytes)
+	case len(e.Receipt) > receiptLimit:
+		return reject(CodeTooLarge, "dispute receipt is %d bytes, limit %d", len(e.Receipt), receiptLimit)
 	case len(e.Proofs) > MaxDisputeProofBytes:
 		return reject(CodeTooLarge, "dispute proofs are %d bytes, limit %d", len(e.Proofs), MaxDisputeProofBytes)
 	case len(e.Tokens) > MaxDisputeTokens:
@@ -108,6 +144,21 @@ func (p *DisputeOpen) validate() error {
 		return reject(CodeTooLarge, "dispute reason is %d bytes, limit %d", len(e.Reason), MaxDisputeReasonBytes)
 	}
 	return nonZero("dispute bond", p.Bond)
+}
+
+// validateBatchEvidence bounds an expert batch's evidence.
+func validateBatchEvidence(e *DisputeEvidence) error {
+	switch {
+	case len(e.ReceiptHashes) == 0:
+		return reject(CodeMalformed, "expert-batch evidence lists no receipt hashes")
+	case len(e.ReceiptHashes) > MaxDisputeReceiptHashes:
+		return reject(CodeTooLarge, "expert-batch evidence lists %d receipt hashes, limit %d", len(e.ReceiptHashes), MaxDisputeReceiptHashes)
+	case len(e.Rows) > MaxDisputeRowBytes || len(e.Output) > MaxDisputeRowBytes:
+		return reject(CodeTooLarge, "expert batch of %d input and %d output bytes, limit %d each", len(e.Rows), len(e.Output), MaxDisputeRowBytes)
+	case len(e.Rows) == 0 || len(e.Rows)%4 != 0 || len(e.Output) != len(e.Rows):
+		return reject(CodeMalformed, "expert batch of %d input and %d output bytes: want equal, nonzero multiples of 4 (float32 rows)", len(e.Rows), len(e.Output))
+	}
+	return nil
 }
 
 // Verdict is a committee member's finding.

@@ -226,7 +226,13 @@ func (d *Duty) decide(ctx context.Context, du ledger.Duty) (ledger.Verdict, stri
 	if !found {
 		return ledger.VerdictNone, "", errors.New("validator: the dispute has no evidence on chain")
 	}
-	v, why, err := judge(ctx, eng, ev, d.cfg.Tolerance)
+	var v ledger.Verdict
+	var why string
+	if isBatch(ev) {
+		v, why, err = judgeBatch(ctx, eng, ev)
+	} else {
+		v, why, err = judge(ctx, eng, ev, d.cfg.Tolerance)
+	}
 	switch {
 	case errors.Is(err, errUnverifiable), errors.Is(err, errCannotTell):
 		return v, err.Error(), nil

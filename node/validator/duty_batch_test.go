@@ -1,0 +1,172 @@
+package validator
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/p2p/expert"
+)
+
+// modelComputer runs experts of one model, as a holder's Computer does.
+type modelComputer struct{ m *llm.Model }
+
+func (c modelComputer) Compute(_ context.Context, _ [32]byte, layer, e int, rows [][]float32) ([][]float32, error) {
+	return c.m.ExpertForward(layer, e, rows, 1)
+}
+
+// holderCall is one call's work of the net's machine as an expert holder
+// computing with m: three exchanges of layer 1, each a batch of experts 0
+// and 1 over three rows, signed as expert receipts and paid for by the
+// buyer in one settled payment record. It returns the holder's usage, the
+// record's request digest and, per exchange, its expert-1 batch in full.
+func (dn *disputeNet) holderCall(m *llm.Model) (expert.HolderUsage, ledger.Hash32, []expert.SampledBatch) {
+	t := dn.t
+	t.Helper()
+	dim := m.Cfg.Dim
+	dn.n++
+	u := expert.HolderUsage{Holder: dn.machine.PeerID, Machine: dn.machine.MachineID(), Price: 1}
+	var batches []expert.SampledBatch
+	for i := range 3 {
+		req := &expert.Request{Model: dn.model, Layer: 1, Dim: uint32(dim)}
+		var outs [][]byte
+		for e := range 2 {
+			in := make([][]float32, 3)
+			for r := range in {
+				in[r] = make([]float32, dim)
+				for k := range in[r] {
+					in[r][k] = float32((dn.n*7+i*5+e*3+r+k)%17)/8 - 1
+				}
+			}
+			out, err := m.ExpertForward(1, e, in, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, _ := expert.PackRows(in, dim)
+			packed, _ := expert.PackRows(out, dim)
+			pos := []uint32{uint32(3 * i), uint32(3*i + 1), uint32(3*i + 2)}
+			req.Batches = append(req.Batches, expert.WireBatch{Expert: uint32(e), Positions: pos, Rows: rows})
+			outs = append(outs, packed)
+		}
+		env, err := expert.Sign(dn.machine.Session, expert.NewReceipt(dn.machine.Session, req, outs, time.Now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Receipts = append(u.Receipts, env)
+		u.ExpertTokens += 6
+		w := req.Batches[1]
+		batches = append(batches, expert.SampledBatch{Model: dn.model, Layer: 1, Dim: uint32(dim), Expert: 1, Positions: w.Positions,
+			Input: w.Rows, Output: outs[1], Receipt: env, Index: 1, Holder: []byte(dn.machine.PeerID), Machine: dn.machine.MachineID()})
+	}
+	digest := ledger.Hash32(sha256.Sum256(fmt.Appendf(nil, "expert call %d", dn.n)))
+	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, QuoteDigest: u.ReceiptsHash(),
+		Price: 5000, Units: u.ExpertTokens, Receipt: u.Receipts[0], ReceiptHash: sha256.Sum256(u.Receipts[0]),
+		ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
+	if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+		t.Fatal(err)
+	}
+	dn.submit(dn.op, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
+	return u, digest, batches
+}
+
+// disputeBatch opens the dispute of ev and returns its ID and height.
+func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, digest ledger.Hash32) (ledger.Hash32, int64) {
+	dn.t.Helper()
+	open, err := ev.DisputeOpen(acct(dn.buyer), digest, u.ReceiptHashes(), 1000)
+	if err != nil {
+		dn.t.Fatal(err)
+	}
+	res := dn.submit(dn.dis, open)
+	return ledger.DisputeID(open.Subject), res.Height
+}
+
+// TestDutyConvictsPerturbedExpert: an expert holder computing with other
+// weights under the model's ID (the same MoE shape from another seed)
+// signs its wrong rows consistently, so only re-execution catches it: the
+// disputer's re-check on the real weights yields evidence, the committee
+// (validators holding the real MoE weights, re-running the one expert)
+// convicts within the verdict limit, the holder's bond is slashed by the
+// governed share, the disputer is paid and the holder's payment for the
+// call goes back to the payer. An honest holder's batch disputed falsely
+// is acquitted and the disputer's bond goes to its operator.
+func TestDutyConvictsPerturbedExpert(t *testing.T) {
+	dir := t.TempDir()
+	o := modelgen.DevnetOptions()
+	o.MoE, o.Layers, o.Dim, o.Heads, o.FFN, o.Vocab = true, 2, 64, 4, 128, 320
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	real := openGenerated(t, filepath.Join(dir, "holder"), o)
+	other := o
+	other.Seed = 2
+	perturbed := openGenerated(t, filepath.Join(dir, "perturbed"), other)
+	dn := startDisputeNet(t, dirs, 20)
+	if real.Info().ID != inference.ModelID(dn.model) {
+		t.Fatalf("held model %s, holder's %s", dn.model, real.Info().ID)
+	}
+	redo := expert.LocalRedo{Computer: modelComputer{real.Model()}, Self: "disputer"}
+
+	bond, disBefore, opBefore := dn.provider().Bond, dn.balance(dn.dis), dn.balance(dn.op)
+	u, digest, batches := dn.holderCall(perturbed.Model())
+	opPaid := dn.balance(dn.op) - opBefore
+	ev, err := expert.Recheck(dn.ctx, &batches[1], redo, time.Now())
+	if err != nil || ev == nil {
+		t.Fatalf("re-check of a perturbed holder's batch: evidence %v, %v", ev, err)
+	}
+	id, opened := dn.disputeBatch(ev, u, digest)
+	d := dn.verdict(id)
+	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
+	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {
+		t.Fatalf("perturbed expert: %s at %d (opened %d, limit %d blocks), slashed %d want %d", d.Status, d.ResolveHeight, opened,
+			dn.params.DisputeVerdictBlocks, d.Slashed, wantSlash)
+	}
+	t.Logf("guilty batch: opened at %d, committee at %d, verdict at %d: %d blocks (limit %d)",
+		opened, d.Current().DrawHeight, d.ResolveHeight, d.ResolveHeight-opened, dn.params.DisputeVerdictBlocks)
+	if p := dn.provider(); p.Bond != bond-wantSlash || p.SlashedUntil == 0 {
+		t.Fatalf("holder after conviction: bond %d (was %d), slashed until %d", p.Bond, bond, p.SlashedUntil)
+	}
+	if got := dn.balance(dn.dis); got != disBefore+d.Reward || d.Reward == 0 {
+		t.Fatalf("disputer balance %d, want %d + reward %d", got, disBefore, d.Reward)
+	}
+	if d.Reversed != opPaid || opPaid == 0 || dn.balance(dn.op) != opBefore {
+		t.Fatalf("holder's payment %d for the call, reversed %d; operator has %d, had %d", opPaid, d.Reversed, dn.balance(dn.op), opBefore)
+	}
+
+	// An honest holder: the re-check finds nothing; a disputer claiming
+	// otherwise loses its bond.
+	bond, disBefore, opBefore = dn.provider().Bond, dn.balance(dn.dis), dn.balance(dn.op)
+	u, digest, batches = dn.holderCall(real.Model())
+	if ev, err := expert.Recheck(dn.ctx, &batches[2], redo, time.Now()); err != nil || ev != nil {
+		t.Fatalf("re-check of an honest batch: evidence %v, %v", ev, err)
+	}
+	b := batches[2]
+	lie := &expert.Evidence{Batch: b, InputHash: sha256.Sum256(b.Input), ClaimedHash: sha256.Sum256(b.Output),
+		RecomputedHash: sha256.Sum256([]byte("a lie")), RecomputedBy: []byte("disputer")}
+	id, opened = dn.disputeBatch(lie, u, digest)
+	d = dn.verdict(id)
+	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
+		t.Fatalf("honest batch: %+v", d)
+	}
+	t.Logf("innocent batch: %d blocks from dispute to verdict", d.ResolveHeight-opened)
+	if p := dn.provider(); p.Bond != bond {
+		t.Fatalf("honest holder's bond %d, was %d", p.Bond, bond)
+	}
+	if got := dn.balance(dn.dis); got != disBefore-1000 {
+		t.Fatalf("false disputer's balance %d, want %d less the 1000 bond", got, disBefore)
+	}
+	if got := dn.balance(dn.op); got < opBefore+1000 {
+		t.Fatalf("honest holder's operator has %d, want at least %d + the forfeited bond", got, opBefore)
+	}
+}
