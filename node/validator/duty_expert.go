@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"math"
 	"runtime"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -13,18 +12,9 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
 
-// ExpertTolerance bounds how far a holder's output value may be from this
-// member's re-execution of the same expert on the same input and still be
-// the same computation: |claimed − recomputed| ≤ ExpertTolerance × (1 +
-// |recomputed|). One expert is a SwiGLU FFN in float32: the same weights
-// on another SIMD path (or another summation order) differ by rounding,
-// which over a dot product of n terms is about √n × 2⁻²⁴ relative (≈ 1e-5
-// at n = 16384, the widest row the protocol takes), and the absolute term
-// covers values near 0 where relative error means nothing. 1e-3 is two
-// orders of magnitude above that, while a holder serving other weights (a
-// quantised copy, a perturbation) or other rows misses it by far more on
-// some value: a single changed weight moves whole output rows.
-const ExpertTolerance = 1e-3
+// ExpertTolerance is the expert protocol's tolerance (expert.Tolerance):
+// the re-check that keeps evidence and this committee judge alike.
+const ExpertTolerance = expert.Tolerance
 
 // isBatch reports whether evidence is an expert batch's (the chain keeps
 // receipt hashes only in those).
@@ -82,7 +72,7 @@ func judgeBatch(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvid
 		// The model has no such layer or expert: no holder of it signs one.
 		return ledger.VerdictGuilty, fmt.Sprintf("signed layer %d expert %d, which the model lacks: %v", r.Layer, ent.Expert, err), nil
 	}
-	worst, at := compareRows(claimed, want)
+	worst, at := expert.Deviation(claimed, want)
 	why := fmt.Sprintf("layer %d expert %d, %d rows: worst |Δ|/(1+|x|) %.3g at value %d (tolerance %g)", r.Layer, ent.Expert, len(in), worst, at, ExpertTolerance)
 	if worst > ExpertTolerance {
 		return ledger.VerdictGuilty, why, nil
@@ -90,29 +80,3 @@ func judgeBatch(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvid
 	return ledger.VerdictInnocent, why, nil
 }
 
-// compareRows returns the largest |claimed − want| / (1 + |want|) over
-// every value and where it is (row-major); a value that is not finite in
-// one and not bit-identical in the other counts as infinitely far.
-func compareRows(claimed, want [][]float32) (float64, int) {
-	worst, at, k := 0.0, -1, 0
-	for i := range want {
-		for j, w := range want[i] {
-			c := claimed[i][j]
-			var d float64
-			switch {
-			case math.Float32bits(c) == math.Float32bits(w):
-			case isInfOrNaN(c) || isInfOrNaN(w):
-				d = math.Inf(1)
-			default:
-				d = math.Abs(float64(c)-float64(w)) / (1 + math.Abs(float64(w)))
-			}
-			if d > worst || at < 0 {
-				worst, at = d, k
-			}
-			k++
-		}
-	}
-	return worst, at
-}
-
-func isInfOrNaN(v float32) bool { return math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) }

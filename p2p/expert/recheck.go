@@ -148,7 +148,9 @@ func (c *Caller) Redo(ctx context.Context, b *SampledBatch) (Redone, error) {
 }
 
 // Recheck recomputes b with r and returns evidence when the output
-// differs from what the holder signed, nil when it is the same.
+// differs from what the holder signed beyond Tolerance (what a committee
+// convicts on), nil when it is the same computation: bit-identical, or
+// apart only by rounding.
 func Recheck(ctx context.Context, b *SampledBatch, r Redoer, now time.Time) (*Evidence, error) {
 	got, err := r.Redo(ctx, b)
 	if err != nil {
@@ -156,6 +158,17 @@ func Recheck(ctx context.Context, b *SampledBatch, r Redoer, now time.Time) (*Ev
 	}
 	claimed, recomputed := sha256.Sum256(b.Output), sha256.Sum256(got.Output)
 	if claimed == recomputed {
+		return nil, nil
+	}
+	claimedRows, err := UnpackRows(b.Output, int(b.Dim))
+	if err != nil {
+		return nil, fmt.Errorf("expert: recheck: claimed rows: %w", err)
+	}
+	redoneRows, err := UnpackRows(got.Output, int(b.Dim))
+	if err != nil {
+		return nil, fmt.Errorf("expert: recheck: recomputed rows: %w", err)
+	}
+	if worst, _ := Deviation(claimedRows, redoneRows); worst <= Tolerance {
 		return nil, nil
 	}
 	return &Evidence{Batch: *b, InputHash: sha256.Sum256(b.Input), ClaimedHash: claimed, RecomputedHash: recomputed,

@@ -3,6 +3,8 @@ package expert
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -24,7 +26,9 @@ func everySampler(t *testing.T) *Sampler {
 // call-time check passes.
 func consistentLiar(sess *identity.Session, req *Request, r *Response) *Response {
 	for i := range r.Outputs {
-		r.Outputs[i][0] ^= 0x01 // the lowest mantissa bit of the first value: still finite
+		// The first value moved by 0.5: far beyond rounding (Tolerance), still finite.
+		v := math.Float32frombits(binary.LittleEndian.Uint32(r.Outputs[i]))
+		binary.LittleEndian.PutUint32(r.Outputs[i], math.Float32bits(v+0.5))
 	}
 	rc, err := Sign(sess, NewReceipt(sess, req, r.Outputs, time.Now()))
 	if err != nil {
@@ -122,7 +126,8 @@ func TestConsistentLiarCaughtByRecheck(t *testing.T) {
 }
 
 // TestLocalRecheck: a node holding the weights itself recomputes; an
-// honest batch matches and a tampered one (re-signed) is evidence.
+// honest batch matches, one apart by rounding is no evidence (a committee
+// would acquit it), and a tampered one (re-signed) is evidence.
 func TestLocalRecheck(t *testing.T) {
 	n := newMoENet(t, 5*time.Second)
 	h := n.holders[1]
@@ -133,13 +138,18 @@ func TestLocalRecheck(t *testing.T) {
 		Batches: []WireBatch{{Expert: 2, Positions: []uint32{4}, Rows: rows}}}
 	out, _ := n.comp.Compute(context.Background(), req.Model, 1, 2, in)
 	good, _ := PackRows(out, len(in[0]))
+	// Rounding: the lowest mantissa bit of one value, as another SIMD path
+	// may give; the same computation, as a committee would judge it.
+	rounding := append([]byte(nil), good...)
+	rounding[8] ^= 0x01
 	bad := append([]byte(nil), good...)
-	bad[8] ^= 0x01
+	v := math.Float32frombits(binary.LittleEndian.Uint32(bad[8:]))
+	binary.LittleEndian.PutUint32(bad[8:], math.Float32bits(v+0.25))
 	redo := LocalRedo{Computer: n.comp, Self: n.caller.ID()}
 	for _, tc := range []struct {
 		output []byte
 		caught bool
-	}{{good, false}, {bad, true}} {
+	}{{good, false}, {rounding, false}, {bad, true}} {
 		rc, err := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{tc.output}, time.Now()))
 		if err != nil {
 			t.Fatal(err)
