@@ -79,4 +79,3 @@ func judgeBatch(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvid
 	}
 	return ledger.VerdictInnocent, why, nil
 }
-

@@ -9,7 +9,9 @@ import (
 // that is not finite, or another shape is beyond it.
 func TestDeviation(t *testing.T) {
 	want := [][]float32{{1, -2, 0}, {0.5, 3, 1e-9}}
-	clone := func() [][]float32 { return [][]float32{append([]float32(nil), want[0]...), append([]float32(nil), want[1]...)} }
+	clone := func() [][]float32 {
+		return [][]float32{append([]float32(nil), want[0]...), append([]float32(nil), want[1]...)}
+	}
 	round := clone()
 	round[1][1] = math.Nextafter32(3, 4)
 	moved := clone()
