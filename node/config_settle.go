@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/settle"
+	"github.com/tenzrod/tenzrod/consensus/settle"
 )
 
 // SettleConfig is the [settle] section: how this node moves payment

@@ -8,10 +8,10 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
-	"github.com/tenzrod/tenzrod/settle"
 )
 
 // TestCreditWithdrawalAfterServedStillPays: a settler's payer is served a

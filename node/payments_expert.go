@@ -12,11 +12,11 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/identity"
-	"github.com/tenzrod/tenzrod/settle"
 )
 
 // isExpertReceipt reports whether a record's receipt envelope is an

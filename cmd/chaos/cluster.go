@@ -57,7 +57,7 @@ func buildBinary(repo, dir string) (string, error) {
 	bin := filepath.Join(dir, "tenzrod")
 	args := []string{"build", "-o", bin}
 	if brokenBuild {
-		// The deliberately broken node (settle/broken_on.go).
+		// The deliberately broken node (consensus/settle/broken_on.go).
 		args = append(args, "-tags", "chaosbroken")
 	}
 	c := exec.Command("go", append(args, "./cmd/tenzrod")...)
