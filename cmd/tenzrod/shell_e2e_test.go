@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/router"
 )
 
 func startTestNode(t *testing.T, role node.Role, boot []string, model ...string) *node.Node {
@@ -53,9 +55,19 @@ func TestShellAgainstRealNodes(t *testing.T) {
 	}
 	p := startTestNode(t, node.RoleProvider, v.Host().Addrs()[:1], modelDir, modelID)
 	deadline := time.Now().Add(20 * time.Second)
-	for v.Table().Status(p.Host().ID()) != "up" {
+	// Up and its model warm: "providers" shows the model's state, and a
+	// provider is up (heartbeating) while its model is still warming.
+	warm := func() bool {
+		for _, o := range v.Table().Offers(node.DevnetModelName) {
+			if o.Peer == p.Host().ID() && o.Status == router.StatusUp && o.State == gossip.StateWarm {
+				return true
+			}
+		}
+		return false
+	}
+	for !warm() {
 		if time.Now().After(deadline) {
-			t.Fatal("provider never up at the validator")
+			t.Fatal("provider never up and warm at the validator")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
