@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -14,10 +15,12 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router"
 )
 
 // TestExpertHoldersPaidOnChain: a registered provider serving the devnet
@@ -100,9 +103,16 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 		priceOf[h.Host().ID().String()] = prices[i]
 	}
 	gw := net.validators[0]
-	nodetest.Eventually(t, 30*time.Second, "the gateway routes the MoE model", func() bool {
+	// Listed is not enough: the serving provider must be up, warm and
+	// registered in the gateway's view of the chain, or the first call is
+	// answered 503 no_provider (seen in CI).
+	nodetest.Eventually(t, 30*time.Second, "the gateway routes the MoE model to a warm provider", func() bool {
+		listed := false
 		for _, m := range gw.gateway.Models(ctx) {
-			if slices.Contains(m.Names, provider.DevnetMoEModelName) {
+			listed = listed || slices.Contains(m.Names, provider.DevnetMoEModelName)
+		}
+		for _, o := range gw.Table().Offers(provider.DevnetMoEModelName) {
+			if listed && o.Status == router.StatusUp && o.State == gossip.StateWarm && !o.Unregistered {
 				return true
 			}
 		}
@@ -224,6 +234,10 @@ func moeAnswer(t *testing.T, ctx context.Context, n *Node, stream bool, params o
 	} else {
 		full, err := client.Chat.Completions.New(ctx, params)
 		if err != nil {
+			var ae *openai.Error
+			if errors.As(err, &ae) {
+				t.Fatalf("%v: %s", err, ae.RawJSON())
+			}
 			t.Fatal(err)
 		}
 		raws = []string{full.RawJSON()}
