@@ -88,6 +88,14 @@ func within4Sigma(k, n int, p float64) bool {
 	return math.Abs(float64(k)-mean) <= 4*sd
 }
 
+// chi2Critical is the χ² value with df degrees of freedom exceeded with
+// the one-sided normal tail probability of z (Wilson–Hilferty).
+func chi2Critical(df int, z float64) float64 {
+	k := float64(df)
+	a := 2 / (9 * k)
+	return k * math.Pow(1-a+z*math.Sqrt(a), 3)
+}
+
 func count(sel []bool) int {
 	k := 0
 	for _, v := range sel {
@@ -175,11 +183,25 @@ func TestSampleUnpredictableByHolder(t *testing.T) {
 			}
 		}
 	}
+	// One χ² test over the groups (α = 1e-4): with 24 groups a 4σ bound
+	// on each alone fails about one run in a hundred by chance (CI saw 24
+	// of 683 in one group, 4.1σ), while a rate that follows the layer or
+	// the expert moves every group it touches. A group far off on its own
+	// (6σ) still fails.
+	p := 1.0 / SampleRate
+	chi2 := 0.0
 	for k, m := range all {
-		if !within4Sigma(hit[k], m, 1.0/SampleRate) {
+		mean, v := float64(m)*p, float64(m)*p*(1-p)
+		d := float64(hit[k]) - mean
+		chi2 += d * d / v
+		if math.Abs(d) > 6*math.Sqrt(v) {
 			t.Fatalf("layer %d expert %d: %d of %d sampled, not 1/%d", k.layer, k.expert, hit[k], m, SampleRate)
 		}
 	}
+	if crit := chi2Critical(len(all), 3.719); chi2 > crit {
+		t.Fatalf("sampling rate differs across (layer, expert) groups: χ² %.1f over %d groups, critical %.1f at α = 1e-4", chi2, len(all), crit)
+	}
+	t.Logf("χ² %.1f over %d (layer, expert) groups (critical %.1f)", chi2, len(all), chi2Critical(len(all), 3.719))
 	// The same batch signed again (a new timestamp, so new receipt bytes)
 	// is decided afresh: the decision follows the signed bytes, which
 	// exist only once the holder has answered.
