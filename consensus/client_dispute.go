@@ -29,6 +29,15 @@ func (n *Node) Plans(ctx context.Context, payer AccountID) ([]ledger.Plan, error
 	return ps, nil
 }
 
+// Record returns the settled payment record (payer, request digest):
+// what it paid and the height it settled at, which opens its dispute
+// window.
+func (n *Node) Record(ctx context.Context, payer AccountID, digest Hash32) (ledger.SettledRecord, bool, error) {
+	var r ledger.SettledRecord
+	ok, err := n.queryCBOR(ctx, "record/"+payer.String()+"/"+digest.String(), &r)
+	return r, ok, err
+}
+
 // Dispute returns a dispute: its subject, accused machine and operator,
 // model, status and every committee round with its members' votes.
 func (n *Node) Dispute(ctx context.Context, id Hash32) (ledger.Dispute, bool, error) {

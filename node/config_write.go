@@ -300,6 +300,15 @@ claim_interval = {{dur .Provider.Standby.ClaimInterval}}
 models = {{list .Provider.RemoteExperts.Models}}
 timeout = {{dur .Provider.RemoteExperts.Timeout}}
 holder_ttl = {{dur .Provider.RemoteExperts.HolderTTL}}
+# A sampled batch whose re-execution differs from what its holder signed
+# is evidence; with dispute on, it is disputed on chain once the record
+# paying the holder for the call settled, bonding dispute_bond micro-units
+# (0 = the chain's dispute_min_bond) from this operator's account. A
+# committee convicting pays the bond back with a reward; an acquittal
+# gives it to the holder.
+dispute = {{.Provider.RemoteExperts.Dispute}}
+dispute_bond = {{.Provider.RemoteExperts.DisputeBond}}
+dispute_interval = {{dur .Provider.RemoteExperts.DisputeInterval}}
 
 [provider.attestation]
 # The TEE attestation announced for the tee level; its REPORT_DATA binds

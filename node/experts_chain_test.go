@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
@@ -184,6 +185,43 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 	if got := escrow0 - escrowBalance(t, c, payer, payer); got != total {
 		t.Fatalf("the serving provider's escrow fell by %d, holders were paid %d", got, total)
 	}
+	checkBindings(t, c, serving, mid)
+}
+
+// checkBindings: the serving provider disputes its evidence on chain, and
+// every receipt with a batch it sampled during a call is bound to the
+// record that paid the holder for the call, settled on chain, so a batch
+// found wrong there can be disputed.
+// The chain read is c's, where the payments were seen: the serving
+// node's own may be a block behind.
+func checkBindings(t *testing.T, c *consensus.Node, serving *Node, model [32]byte) {
+	t.Helper()
+	if _, ok := serving.Provider().ExpertDisputeStats()[model]; !ok {
+		t.Fatal("the serving provider runs no disputer of the model's evidence")
+	}
+	sampled := serving.Provider().ExpertCallerStats()[provider.DevnetMoEModelName].Sampled
+	s, err := expert.OpenSampleStore(filepath.Join(serving.Config().Path("experts/bindings"), hex.EncodeToString(model[:8])), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := s.List()
+	if err != nil || (sampled > 0) != (len(names) > 0) || uint64(len(names)) > sampled {
+		t.Fatalf("%d batches sampled in calls, %d bindings (%v)", sampled, len(names), err)
+	}
+	for _, name := range names {
+		data, err := s.Get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := expert.DecodeBinding(data)
+		if err != nil {
+			t.Fatalf("binding %s: %v", name, err)
+		}
+		if _, ok, err := c.Record(context.Background(), b.Payer, b.RequestDigest); err != nil || !ok {
+			t.Fatalf("binding %s names record %s of %s, not settled (%v)", name, b.RequestDigest, b.Payer, err)
+		}
+	}
+	t.Logf("%d batches sampled in calls, %d receipts bound to settled records", sampled, len(names))
 }
 
 // expertRate is the serving provider's price per expert-token in the

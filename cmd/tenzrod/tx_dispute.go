@@ -79,50 +79,58 @@ func newTxDisputeOpenCmd() *cobra.Command {
 	var (
 		o                      txOpts
 		payer, request, evFile string
+		batch, binding         string
 		bond                   amountFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "open --key FILE --payer ACCOUNT --request DIGEST --evidence FILE --bond N",
-		Short: "Open a dispute over a settled record's optimistic answer; prints the dispute ID",
+		Use:   "open --key FILE (--payer ACCOUNT --request DIGEST --evidence FILE | --batch FILE [--binding FILE]) --bond N",
+		Short: "Open a dispute over a settled record's optimistic answer or an expert batch; prints the dispute ID",
+		Long: `An optimistic answer: --payer and --request name the settled record,
+--evidence is a JSON file {"receipt", "proofs", "tokens", "input"}.
+
+An expert batch: --batch is an evidence file a serving provider kept
+(HOME/experts/evidence/MODEL/*.cbor: the batch, its holder's signed
+receipt and the output recomputed elsewhere), and --binding the file
+naming the record that paid the holder for the call and the call's
+receipts (default: the newest in HOME/experts/bindings/MODEL for the
+batch's receipt). A serving provider with provider.remote_experts.dispute
+on opens these itself once the record settled.`,
 		Example: `  # evidence.json: {"receipt":"<base64 envelope>","proofs":"<base64>","tokens":[791,318,…],"input":"<base64>"}
-  tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000`,
+  tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000
+  tenzrod tx dispute open --key ~/.tenzrod/account.key --batch ~/.tenzrod/experts/evidence/1a2b…/00000000000000000003-9c….cbor --bond 10_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := accountFlag("payer", payer)
-			if err != nil {
-				return err
-			}
-			if p == (consensus.AccountID{}) {
-				return fmt.Errorf("--payer is required: the record's payer account")
-			}
-			d, err := consensus.ParseHash(request)
-			if err != nil {
-				return fmt.Errorf("--request: the record's request digest: %w", err)
-			}
 			b, err := bond.required("bond")
 			if err != nil {
 				return err
 			}
-			if evFile == "" {
-				return fmt.Errorf("--evidence is required: a JSON file with the receipt, proofs and tokens")
+			var open *ledger.DisputeOpen
+			if batch != "" {
+				if payer != "" || request != "" || evFile != "" {
+					return fmt.Errorf("--batch names its record through the binding: give no --payer, --request or --evidence with it")
+				}
+				if open, err = batchDisputeOpen(batch, binding, b); err != nil {
+					return err
+				}
+			} else {
+				if binding != "" {
+					return fmt.Errorf("--binding goes with --batch")
+				}
+				if open, err = recordDisputeOpen(payer, request, evFile, b); err != nil {
+					return err
+				}
 			}
-			raw, err := os.ReadFile(evFile)
-			if err != nil {
-				return fmt.Errorf("--evidence: %w", err)
-			}
-			var ev ledger.DisputeEvidence
-			dec := json.NewDecoder(bytes.NewReader(raw))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&ev); err != nil {
-				return fmt.Errorf("--evidence %s: %w", evFile, err)
-			}
-			subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: p, RequestDigest: d}
 			s, err := o.open(cmd)
 			if err != nil {
 				return err
 			}
-			if err := s.submit(fmt.Sprintf("dispute request %s of %s with bond %d", d, p, b),
-				&ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: b}); err != nil {
+			subj := open.Subject
+			what := fmt.Sprintf("dispute request %s of %s with bond %d", subj.RequestDigest, subj.Payer, b)
+			if subj.Batch != nil {
+				what = fmt.Sprintf("dispute layer %d expert %d of request %s of %s with bond %d",
+					subj.Batch.Layer, subj.Batch.Expert, subj.RequestDigest, subj.Payer, b)
+			}
+			if err := s.submit(what, open); err != nil {
 				return err
 			}
 			fmt.Fprintf(s.out, "%-10s %s\n", "dispute", ledger.DisputeID(subj))
@@ -131,11 +139,42 @@ func newTxDisputeOpenCmd() *cobra.Command {
 	}
 	o.register(cmd)
 	f := cmd.Flags()
-	f.StringVar(&payer, "payer", "", "the disputed record's payer account (required)")
-	f.StringVar(&request, "request", "", "the disputed record's request digest, 64 hex digits (required)")
-	f.StringVar(&evFile, "evidence", "", "JSON file: receipt, proofs, tokens, input (required)")
+	f.StringVar(&payer, "payer", "", "the disputed record's payer account")
+	f.StringVar(&request, "request", "", "the disputed record's request digest, 64 hex digits")
+	f.StringVar(&evFile, "evidence", "", "JSON file: receipt, proofs, tokens, input")
+	f.StringVar(&batch, "batch", "", "an expert batch's evidence file (CBOR, as a serving provider keeps it)")
+	f.StringVar(&binding, "binding", "", "with --batch: the binding file (default: found in the home beside the evidence)")
 	f.Var(&bond, "bond", "micro-units bonded, at least the chain's dispute_min_bond (required)")
 	return cmd
+}
+
+// recordDisputeOpen is the dispute of a settled record's optimistic answer.
+func recordDisputeOpen(payer, request, evFile string, bond uint64) (*ledger.DisputeOpen, error) {
+	p, err := accountFlag("payer", payer)
+	if err != nil {
+		return nil, err
+	}
+	if p == (consensus.AccountID{}) {
+		return nil, fmt.Errorf("--payer is required: the record's payer account (or --batch for an expert batch)")
+	}
+	d, err := consensus.ParseHash(request)
+	if err != nil {
+		return nil, fmt.Errorf("--request: the record's request digest: %w", err)
+	}
+	if evFile == "" {
+		return nil, fmt.Errorf("--evidence is required: a JSON file with the receipt, proofs and tokens")
+	}
+	raw, err := os.ReadFile(evFile)
+	if err != nil {
+		return nil, fmt.Errorf("--evidence: %w", err)
+	}
+	var ev ledger.DisputeEvidence
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ev); err != nil {
+		return nil, fmt.Errorf("--evidence %s: %w", evFile, err)
+	}
+	return &ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: p, RequestDigest: d}, Evidence: ev, Bond: bond}, nil
 }
 
 func newTxDisputeVoteCmd() *cobra.Command {

@@ -56,11 +56,21 @@ type RemoteExpertsConfig struct {
 	// HolderTTL is how long a holder's announcement stands without a
 	// newer one.
 	HolderTTL time.Duration `toml:"holder_ttl"`
+	// Dispute, on a chain, opens a dispute over every sampled batch whose
+	// re-execution differed from what its holder signed, once the record
+	// paying the holder for the call settled, with DisputeBond (0: the
+	// chain's dispute_min_bond) from this operator's account. Rounds run
+	// every DisputeInterval.
+	Dispute         bool          `toml:"dispute"`
+	DisputeBond     uint64        `toml:"dispute_bond"`
+	DisputeInterval time.Duration `toml:"dispute_interval"`
 }
 
-// DefaultRemoteExpertsConfig returns the defaults (no model remote).
+// DefaultRemoteExpertsConfig returns the defaults (no model remote;
+// evidence disputed at the chain's minimum bond).
 func DefaultRemoteExpertsConfig() RemoteExpertsConfig {
-	return RemoteExpertsConfig{Models: []string{}, Timeout: 2 * time.Second, HolderTTL: time.Minute}
+	return RemoteExpertsConfig{Models: []string{}, Timeout: 2 * time.Second, HolderTTL: time.Minute,
+		Dispute: true, DisputeInterval: 30 * time.Second}
 }
 
 // lists reports whether model m runs its experts at holders.
@@ -90,6 +100,9 @@ func (p Config) validateExperts() []error {
 		}
 		if r.HolderTTL < time.Second || r.HolderTTL > time.Hour {
 			errs = append(errs, fmt.Errorf("provider.remote_experts.holder_ttl: %s outside 1s..1h", r.HolderTTL))
+		}
+		if r.Dispute && (r.DisputeInterval < 100*time.Millisecond || r.DisputeInterval > time.Hour) {
+			errs = append(errs, fmt.Errorf("provider.remote_experts.dispute_interval: %s outside 100ms..1h", r.DisputeInterval))
 		}
 	}
 	for _, name := range r.Models {

@@ -35,6 +35,9 @@ func TestExpertConfigErrorsNameTheKey(t *testing.T) {
 		"provider.remote_experts.models":     func(c *Config) { c.RemoteExperts.Models = []string{"nope"} },
 		"provider.remote_experts.timeout":    func(c *Config) { c.RemoteExperts.Models, c.RemoteExperts.Timeout = []string{"x"}, 0 },
 		"provider.remote_experts.holder_ttl": func(c *Config) { c.RemoteExperts.Models, c.RemoteExperts.HolderTTL = []string{"x"}, 0 },
+		"provider.remote_experts.dispute_interval": func(c *Config) {
+			c.RemoteExperts.Models, c.RemoteExperts.DisputeInterval = []string{"x"}, time.Millisecond
+		},
 	} {
 		c := holderConfig()
 		mutate(&c)

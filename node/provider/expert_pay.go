@@ -93,7 +93,7 @@ const expertSignTimeout = 5 * time.Second
 // frame, as a gateway signs its record before answering: the buyer is
 // told what was signed, not what would be. Delivery and settlement stay
 // in the background (the outbox). A holder left unpaid says why.
-func (r *remoteExperts) payCall(ctx context.Context, t *expert.Tally) []infer.ExpertUse {
+func (r *remoteExperts) payCall(ctx context.Context, model [32]byte, t *expert.Tally) []infer.ExpertUse {
 	pay := r.p.d.ExpertPayments
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), expertSignTimeout)
 	defer cancel()
@@ -109,12 +109,8 @@ func (r *remoteExperts) payCall(ctx context.Context, t *expert.Tally) []infer.Ex
 		case pay == nil:
 			e.Unpaid = infer.UnpaidOffChain
 		default:
-			rec, err := expertRecord(pay.Payer(), u)
-			if err == nil {
-				err = pay.Sign(ctx, rec, u.Holder)
-			}
+			rec, err := r.signHolder(ctx, pay, model, &u)
 			if err != nil {
-				r.p.d.Log.Error("expert payment record not signed", "holder", u.Holder, "expert_tokens", u.ExpertTokens, "err", err)
 				e.Unpaid = infer.UnpaidFailed
 				break
 			}
@@ -134,16 +130,35 @@ func (r *remoteExperts) payHolders(ctx context.Context, model [32]byte, t *exper
 	if pay == nil {
 		return
 	}
-	recs, holders, err := ExpertRecords(pay.Payer(), t)
-	if err != nil {
-		r.p.d.Log.Error("expert payment records", "err", err)
-		return
-	}
-	for i := range recs {
-		if err := pay.Sign(ctx, &recs[i], holders[i]); err != nil && !errors.Is(err, context.Canceled) {
-			r.p.d.Log.Error("expert payment record not signed", "holder", holders[i], "price", recs[i].Price, "err", err)
-			continue
+	for _, u := range t.Holders() {
+		if rec, err := r.signHolder(ctx, pay, model, &u); err == nil && rec != nil {
+			r.p.d.Log.Debug("expert holder paid", "holder", u.Holder, "expert_tokens", rec.Units, "price", rec.Price)
 		}
-		r.p.d.Log.Debug("expert holder paid", "holder", holders[i], "expert_tokens", recs[i].Units, "price", recs[i].Price)
 	}
+}
+
+// signHolder signs the record paying u's work for one call (nil when it
+// did no paid work), first keeping the binding of each of its sampled
+// receipts to the record: a crash after the signature never leaves a
+// settled record whose batches cannot be disputed. A binding not kept
+// is logged and the holder is paid all the same.
+func (r *remoteExperts) signHolder(ctx context.Context, pay ExpertPayments, model [32]byte, u *expert.HolderUsage) (*ledger.PaymentRecord, error) {
+	rec, err := expertRecord(pay.Payer(), *u)
+	if err == nil && rec == nil {
+		return nil, nil
+	}
+	if err == nil {
+		if berr := r.bind(model, rec, u); berr != nil {
+			r.p.d.Log.Error("expert dispute binding not kept: the call's sampled batches cannot be disputed",
+				"holder", u.Holder, "sampled", len(u.Sampled), "err", berr)
+		}
+		err = pay.Sign(ctx, rec, u.Holder)
+	}
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			r.p.d.Log.Error("expert payment record not signed", "holder", u.Holder, "expert_tokens", u.ExpertTokens, "err", err)
+		}
+		return nil, err
+	}
+	return rec, nil
 }

@@ -3,8 +3,11 @@ package provider
 import (
 	"context"
 	"crypto/sha256"
+	"log/slog"
 	"math"
 	"testing"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
@@ -59,7 +62,7 @@ func TestPayCallReasons(t *testing.T) {
 	a := expert.HolderUsage{Holder: "holder-a", Machine: [32]byte{1}, Price: 3, Batches: 2, ExpertTokens: 40, Receipts: [][]byte{[]byte("r1")}}
 	free := expert.HolderUsage{Holder: "holder-b", Machine: [32]byte{2}, Price: 0, Batches: 1, ExpertTokens: 10, Receipts: [][]byte{[]byte("r3")}}
 	idle := expert.HolderUsage{Holder: "holder-c", Machine: [32]byte{3}, Price: 9, Retired: 2}
-	got := r.payCall(context.Background(), tallyOf(t, a, free, idle))
+	got := r.payCall(context.Background(), [32]byte{}, tallyOf(t, a, free, idle))
 	want := []string{infer.UnpaidOffChain, infer.UnpaidFree, infer.UnpaidNoWork}
 	if len(got) != len(want) {
 		t.Fatalf("%d entries", len(got))
@@ -74,5 +77,63 @@ func TestPayCallReasons(t *testing.T) {
 	}
 	if n, ok := infer.ExpertTokensOf(got); !ok || n != 50 {
 		t.Fatalf("total %d", n)
+	}
+}
+
+// signChecker is the outbox's side of ExpertPayments for TestBindingBeforeSign:
+// at each signature it reads what the bindings store holds by then.
+type signChecker struct {
+	t        *testing.T
+	bindings *expert.SampleStore
+	sampled  map[peer.ID][][32]byte
+	signed   int
+}
+
+func (s *signChecker) Payer() ledger.AccountID { return ledger.AccountID{0xaa} }
+
+func (s *signChecker) Sign(_ context.Context, rec *ledger.PaymentRecord, holder peer.ID) error {
+	s.signed++
+	for _, h := range s.sampled[holder] {
+		name, ok, err := s.bindings.Find(h)
+		if err != nil || !ok {
+			s.t.Fatalf("record of %s signed before the binding of its sampled receipt %x (%v)", holder, h[:4], err)
+		}
+		data, _ := s.bindings.Get(name)
+		b, err := expert.DecodeBinding(data)
+		if err != nil || b.Payer != rec.Payer || b.RequestDigest != rec.RequestDigest || ledger.ReceiptsHash(b.ReceiptHashes) != rec.QuoteDigest {
+			s.t.Fatalf("binding %+v (%v) does not name the record being signed", b, err)
+		}
+	}
+	return nil
+}
+
+// TestBindingBeforeSign: a holder's record is signed only once each of
+// its sampled receipts is bound to it in the model's store; a holder with
+// nothing sampled, or a model whose evidence is not disputed, leaves no
+// binding.
+func TestBindingBeforeSign(t *testing.T) {
+	store, err := expert.OpenSampleStore(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := [32]byte{7}
+	r1, r2, r3 := []byte("receipt 1"), []byte("receipt 2"), []byte("receipt 3")
+	a := expert.HolderUsage{Holder: "holder-a", Machine: [32]byte{1}, Price: 3, Batches: 2, ExpertTokens: 40,
+		Receipts: [][]byte{r1, r2}, Sampled: [][32]byte{sha256.Sum256(r2)}}
+	b := expert.HolderUsage{Holder: "holder-b", Machine: [32]byte{2}, Price: 2, Batches: 1, ExpertTokens: 10, Receipts: [][]byte{r3}}
+	pay := &signChecker{t: t, bindings: store, sampled: map[peer.ID][][32]byte{a.Holder: a.Sampled}}
+	r := &remoteExperts{p: &Provider{d: Deps{ExpertPayments: pay, Log: slog.New(slog.DiscardHandler)}},
+		bindings: map[[32]byte]*expert.SampleStore{model: store}}
+	got := r.payCall(context.Background(), model, tallyOf(t, a, b))
+	if pay.signed != 2 || got[0].Paid != 120 || got[1].Paid != 20 {
+		t.Fatalf("%d records signed, parts %+v", pay.signed, got)
+	}
+	names, _ := store.List()
+	if len(names) != 1 {
+		t.Fatalf("%d bindings kept, want 1 (holder a's sampled receipt)", len(names))
+	}
+	r.payHolders(context.Background(), [32]byte{8}, tallyOf(t, a)) // a model not disputed
+	if names, _ = store.List(); len(names) != 1 || pay.signed != 3 {
+		t.Fatalf("%d bindings after a model without a store, %d signed", len(names), pay.signed)
 	}
 }

@@ -28,9 +28,13 @@ type remoteExperts struct {
 	callers map[*servedModel]*expert.Caller
 	// rechecks re-execute each model's sampled batches (expert_recheck.go).
 	rechecks map[[32]byte]*expert.Rechecker
-	stopped  bool
-	ctx      context.Context // the role's run (discovery), ended by Stop
-	cancel   context.CancelFunc
+	// bindings and disputers take each model's evidence to the chain
+	// (expert_dispute.go); empty off chain.
+	bindings  map[[32]byte]*expert.SampleStore
+	disputers map[[32]byte]*ExpertDisputer
+	stopped   bool
+	ctx       context.Context // the role's run (discovery), ended by Stop
+	cancel    context.CancelFunc
 
 	// pay receives each finished call's tally (settlement, expert_pay.go),
 	// in the background.
@@ -41,7 +45,8 @@ type remoteExperts struct {
 func newRemoteExperts(p *Provider) *remoteExperts {
 	r := &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
-		callers: map[*servedModel]*expert.Caller{}, rechecks: map[[32]byte]*expert.Rechecker{}, met: expert.NewMetrics(p.d.Registerer)}
+		callers: map[*servedModel]*expert.Caller{}, rechecks: map[[32]byte]*expert.Rechecker{},
+		bindings: map[[32]byte]*expert.SampleStore{}, disputers: map[[32]byte]*ExpertDisputer{}, met: expert.NewMetrics(p.d.Registerer)}
 	r.pay = r.payHolders
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
@@ -214,5 +219,5 @@ func (c *expertCall) finish(ctx context.Context, answered bool) []infer.ExpertUs
 		c.t.r.settle(context.WithoutCancel(ctx), c.t.model, c.tally)
 		return nil
 	}
-	return c.t.r.payCall(ctx, c.tally)
+	return c.t.r.payCall(ctx, c.t.model, c.tally)
 }

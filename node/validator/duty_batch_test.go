@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
 
@@ -88,6 +90,77 @@ func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, di
 	return ledger.DisputeID(open.Subject), res.Height
 }
 
+// disputeByDisputer has a serving provider's ExpertDisputer, bonding from
+// the disputer's account, take ev to the chain: it waits while no binding
+// names the batch's receipt, opens the dispute once one does, and after a
+// restart that lost its mark (a crash between the opening and the mark)
+// finds the dispute on chain and posts no second bond. It returns the
+// dispute's ID and the height it opened at.
+func (dn *disputeNet) disputeByDisputer(ev *expert.Evidence, u expert.HolderUsage, digest ledger.Hash32, bond uint64) (ledger.Hash32, int64) {
+	t := dn.t
+	t.Helper()
+	dir := t.TempDir()
+	store := func(name string) *expert.SampleStore {
+		s, err := expert.OpenSampleStore(filepath.Join(dir, name), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	evidence, bindings := store("evidence"), store("bindings")
+	disputer := func() *provider.ExpertDisputer {
+		d, err := provider.NewExpertDisputer(provider.ExpertDisputerConfig{Evidence: evidence, Bindings: bindings,
+			Disputed: store("disputed"), Chain: dn.net.Nodes[1], Account: dn.sub(dn.dis), Bond: bond, Interval: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	enc, err := expert.EncodeEvidence(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evidence.Put(ev.Batch.ID(), enc); err != nil {
+		t.Fatal(err)
+	}
+	d := disputer()
+	before := dn.balance(dn.dis)
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{}) || dn.balance(dn.dis) != before {
+		t.Fatalf("without a binding: %+v, balance %d (was %d)", d.Stats(), dn.balance(dn.dis), before)
+	}
+	b, err := expert.EncodeBinding(expert.BindingOf(&u, acct(dn.buyer), digest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bindings.Put(ev.Ref().ReceiptHash, b); err != nil {
+		t.Fatal(err)
+	}
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1}) || dn.balance(dn.dis) != before-bond {
+		t.Fatalf("with the binding: %+v, balance %d, want %d less the bond %d", d.Stats(), dn.balance(dn.dis), before, bond)
+	}
+	open, err := ev.DisputeOpen(acct(dn.buyer), digest, u.ReceiptHashes(), bond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.DisputeID(open.Subject)
+	got, ok, err := dn.net.Nodes[0].Dispute(dn.ctx, id)
+	if err != nil || !ok || got.Bond != bond {
+		t.Fatalf("dispute %s on chain: %+v %v %v", id, got, ok, err)
+	}
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1}) {
+		t.Fatalf("a second round took the evidence again: %+v", d.Stats())
+	}
+	// A restart that lost the mark.
+	if err := os.RemoveAll(filepath.Join(dir, "disputed")); err != nil {
+		t.Fatal(err)
+	}
+	d = disputer()
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Known: 1}) || dn.balance(dn.dis) != before-bond {
+		t.Fatalf("after losing the mark: %+v, balance %d, want %d", d.Stats(), dn.balance(dn.dis), before-bond)
+	}
+	return id, got.OpenHeight
+}
+
 // TestDutyConvictsPerturbedExpert: an expert holder computing with other
 // weights under the model's ID (the same MoE shape from another seed)
 // signs its wrong rows consistently, so only re-execution catches it: the
@@ -125,7 +198,10 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	if err != nil || ev == nil {
 		t.Fatalf("re-check of a perturbed holder's batch: evidence %v, %v", ev, err)
 	}
-	id, opened := dn.disputeBatch(ev, u, digest)
+	// The serving provider's disputer opens it, once it has the binding of
+	// the batch's receipt to the settled record (kept as records are
+	// signed), and never twice.
+	id, opened := dn.disputeByDisputer(ev, u, digest, 1000)
 	d := dn.verdict(id)
 	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
 	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {

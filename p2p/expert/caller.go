@@ -171,7 +171,7 @@ func (c *Caller) Layer(ctx context.Context, layer int, batches []Batch) ([][][]f
 				continue
 			}
 			c.succeed(o, tally)
-			c.sample(layer, o, wire)
+			c.sample(layer, o, wire, tally)
 			for j, i := range o.group.idx {
 				results[i] = o.rows[j]
 			}

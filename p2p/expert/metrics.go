@@ -19,6 +19,7 @@ type Metrics struct {
 	ServedRows   prometheus.Counter     // holder: rows computed
 	Sampled      prometheus.Counter     // caller: verified batches picked for re-execution
 	Rechecked    *prometheus.CounterVec // re-executions of stored batches, by result (match, mismatch, failed)
+	Disputes     *prometheus.CounterVec // serving node: evidence taken to the chain, by outcome (Dispute*)
 }
 
 // NewMetrics registers the series on reg (a private registry when nil);
@@ -43,6 +44,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Sampled:    c("sampled_total", "Verified expert batches stored in full for re-execution."),
 		Rechecked: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
 			Name: "rechecked_total", Help: "Stored expert batches re-executed, by result (match, mismatch: dispute evidence, failed)."}, []string{"result"})),
+		Disputes: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
+			Name: "disputes_total", Help: "Dispute evidence taken to the chain, by outcome (opened; known: opened before; refused: can never be; failed: retried)."}, []string{"outcome"})),
 	}
 }
 

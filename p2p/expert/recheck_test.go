@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -72,7 +74,8 @@ func TestConsistentLiarCaughtByRecheck(t *testing.T) {
 	})
 	liar := n.holders[0]
 	liar.rogue(t, n.comp, consistentLiar)
-	run(t, n.engine, context.Background())
+	tally := new(Tally)
+	run(t, n.engine, WithTally(context.Background(), tally))
 	if st := n.c.Stats(); len(st.Failures) != 0 || len(sampled) == 0 || st.Sampled != uint64(len(sampled)) {
 		t.Fatalf("call-time checks: failures %v, %d sampled counted for %d handed over", st.Failures, st.Sampled, len(sampled))
 	}
@@ -118,6 +121,24 @@ func TestConsistentLiarCaughtByRecheck(t *testing.T) {
 		}
 		if string(ev.RecomputedBy) == string(liar.peer) || len(ev.RecomputeReceipt) == 0 {
 			t.Fatal("evidence recomputed by the liar itself, or without the standby's receipt")
+		}
+		// The call's tally marked the receipt sampled, and the binding of
+		// the liar's usage to its record opens the dispute.
+		var u *HolderUsage
+		for _, h := range tally.Holders() {
+			if h.Holder == liar.peer {
+				u = &h
+			}
+		}
+		if u == nil || !slices.Contains(u.Sampled, [32]byte(ref.ReceiptHash)) {
+			t.Fatalf("the tally did not mark the evidence's receipt %s sampled", ref.ReceiptHash)
+		}
+		b := BindingOf(u, ledger.AccountID{1}, ledger.Hash32{2})
+		if !b.Binds(ref.ReceiptHash) {
+			t.Fatal("the binding does not list the evidence's receipt")
+		}
+		if _, err := ev.DisputeOpen(b.Payer, b.RequestDigest, b.ReceiptHashes, 1); err != nil {
+			t.Fatalf("dispute from the binding: %v", err)
 		}
 	}
 	if left, _ := rc.samples.List(); len(left) != 0 {

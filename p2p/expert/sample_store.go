@@ -118,3 +118,20 @@ func (s *SampleStore) Remove(name string) error {
 	}
 	return nil
 }
+
+// Find returns the newest file stored under id, if any: a store keyed by
+// what it binds (a binding by its receipt's hash) is looked up without
+// an index, by the 8 bytes of id each name carries.
+func (s *SampleStore) Find(id [32]byte) (string, bool, error) {
+	names, err := s.List()
+	if err != nil {
+		return "", false, err
+	}
+	suffix := "-" + hex.EncodeToString(id[:8]) + sampleExt
+	for i := len(names) - 1; i >= 0; i-- {
+		if strings.HasSuffix(names[i], suffix) {
+			return names[i], true, nil
+		}
+	}
+	return "", false, nil
+}

@@ -7,7 +7,32 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
+
+// TestSampleStoreFind: the newest file under an ID is found, an ID never
+// stored is not, and a pruned one is gone.
+func TestSampleStoreFind(t *testing.T) {
+	s, err := OpenSampleStore(t.TempDir(), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := [32]byte{0xaa}, [32]byte{0xbb}
+	first, _ := s.Put(a, []byte("1"))
+	second, _ := s.Put(a, []byte("2"))
+	if name, ok, err := s.Find(a); err != nil || !ok || name != second || name == first {
+		t.Fatalf("find a: %q %v %v, want the newest %q", name, ok, err, second)
+	}
+	if _, ok, _ := s.Find(b); ok {
+		t.Fatal("found an ID never stored")
+	}
+	s.Put(b, []byte("3"))
+	s.Put(b, []byte("4"))
+	if _, ok, _ := s.Find(a); ok {
+		t.Fatal("found a pruned ID")
+	}
+}
 
 func TestSampleStoreBoundAndOrder(t *testing.T) {
 	dir := t.TempDir()
@@ -126,6 +151,33 @@ func FuzzDecodeEvidence(f *testing.F) {
 		out, err := EncodeEvidence(e)
 		if err != nil || !bytes.Equal(out, in) {
 			t.Fatalf("accepted evidence does not re-encode to itself (%v)", err)
+		}
+	})
+}
+
+func FuzzDecodeBinding(f *testing.F) {
+	good, err := EncodeBinding(&Binding{Payer: ledger.AccountID{1}, RequestDigest: ledger.Hash32{2},
+		ReceiptHashes: []ledger.Hash32{{3}, {4}}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-5])
+	f.Add([]byte{0xa3, 0x01, 0x58, 0x20})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		b, err := DecodeBinding(in)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v does not wrap ErrMalformed", err)
+			}
+			return
+		}
+		if b.Check() != nil {
+			t.Fatal("accepted a binding failing Check")
+		}
+		out, err := EncodeBinding(b)
+		if err != nil || !bytes.Equal(out, in) {
+			t.Fatalf("accepted binding does not re-encode to itself (%v)", err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +32,10 @@ type HolderUsage struct {
 	ExpertTokens uint64   // rows computed
 	Retired      int      // exchanges retired (late, refused, unverifiable)
 	Receipts     [][]byte // the receipt envelopes, in order
+	// Sampled are the hashes of the receipts some batch of which the
+	// caller's Sampler stored for re-execution: a dispute over such a
+	// batch needs the record paying for the call (Binding).
+	Sampled [][32]byte
 }
 
 // ReceiptsHash is SHA-256 over the SHA-256 of each receipt in order: what
@@ -85,6 +90,20 @@ func (t *Tally) add(h Holder, batches, tokens int, receipt []byte) {
 	u.Receipts = append(u.Receipts, receipt)
 }
 
+// sampled marks the receipt (already added) as having a sampled batch.
+func (t *Tally) sampled(h Holder, receipt []byte) {
+	if t == nil {
+		return
+	}
+	d := sha256.Sum256(receipt)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	u := t.entry(h)
+	if !slices.Contains(u.Sampled, d) {
+		u.Sampled = append(u.Sampled, d)
+	}
+}
+
 func (t *Tally) failed(h Holder) {
 	if t == nil {
 		return
@@ -104,6 +123,7 @@ func (t *Tally) Record(u HolderUsage) {
 	e.ExpertTokens += u.ExpertTokens
 	e.Retired += u.Retired
 	e.Receipts = append(e.Receipts, u.Receipts...)
+	e.Sampled = append(e.Sampled, u.Sampled...)
 }
 
 // Holders returns a copy of each holder's usage, in order of first use.
@@ -114,6 +134,7 @@ func (t *Tally) Holders() []HolderUsage {
 	for _, p := range t.order {
 		u := *t.by[p]
 		u.Receipts = append([][]byte(nil), u.Receipts...)
+		u.Sampled = append([][32]byte(nil), u.Sampled...)
 		out = append(out, u)
 	}
 	return out

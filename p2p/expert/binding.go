@@ -1,0 +1,69 @@
+package expert
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
+)
+
+// MaxBindingHashes bounds the receipts a Binding lists: what one dispute
+// carries (ledger.MaxDisputeReceiptHashes). A call with more receipts at
+// one holder cannot be disputed, so its binding is not kept.
+const MaxBindingHashes = ledger.MaxDisputeReceiptHashes
+
+// MaxBindingSize bounds an encoded Binding.
+const MaxBindingSize = MaxBindingHashes*34 + 256
+
+// Binding ties one signed holder receipt of a call to the payment record
+// that paid the holder for the call: the record's payer and request
+// digest, and the hash of every receipt of the call from that holder in
+// order (whose ledger.ReceiptsHash is the record's quote digest). A
+// dispute over a batch of the receipt names that record and lists those
+// hashes (Evidence.DisputeOpen); the serving provider keeps one per
+// sampled receipt, written before the record is signed.
+type Binding struct {
+	Payer         ledger.AccountID `cbor:"1,keyasint" json:"payer"`
+	RequestDigest ledger.Hash32    `cbor:"2,keyasint" json:"request_digest"`
+	ReceiptHashes []ledger.Hash32  `cbor:"3,keyasint" json:"receipt_hashes"`
+}
+
+// Check validates b: at least one receipt, at most MaxBindingHashes.
+func (b *Binding) Check() error {
+	if len(b.ReceiptHashes) == 0 || len(b.ReceiptHashes) > MaxBindingHashes {
+		return fmt.Errorf("%w: binding of %d receipt hashes, want 1..%d", ErrMalformed, len(b.ReceiptHashes), MaxBindingHashes)
+	}
+	return nil
+}
+
+// Binds reports whether b lists the receipt with this hash.
+func (b *Binding) Binds(receiptHash ledger.Hash32) bool {
+	return slices.Contains(b.ReceiptHashes, receiptHash)
+}
+
+// EncodeBinding encodes b as canonical CBOR.
+func EncodeBinding(b *Binding) ([]byte, error) {
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	return encode(b, MaxBindingSize)
+}
+
+// DecodeBinding strictly decodes and checks a binding.
+func DecodeBinding(data []byte) (*Binding, error) {
+	b := new(Binding)
+	if err := cborx.UnmarshalCanonical(data, MaxBindingSize, b); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if err := b.Check(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// BindingOf is the binding of a holder's usage for a call to the record
+// paying it (payer, request digest).
+func BindingOf(u *HolderUsage, payer ledger.AccountID, requestDigest ledger.Hash32) *Binding {
+	return &Binding{Payer: payer, RequestDigest: requestDigest, ReceiptHashes: u.ReceiptHashes()}
+}
