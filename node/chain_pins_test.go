@@ -40,6 +40,8 @@ type chainExtra struct {
 	// selfEscrow opens each provider's operator an escrow with itself as
 	// settler (a serving provider paying its expert holders).
 	selfEscrow bool
+	// provNode, if set, gives provider i its assembly options (a fault).
+	provNode func(i int) Options
 }
 
 func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extra chainExtra, valOpts ...func(*Config)) *chainNet {
@@ -106,7 +108,11 @@ func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extr
 		if err := os.WriteFile(dst, doc, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c.registered = append(c.registered, startNode(t, provs[i]))
+		o := Options{Logger: testLogger()}
+		if extra.provNode != nil {
+			o = extra.provNode(i)
+		}
+		c.registered = append(c.registered, startNodeWith(t, provs[i], o))
 	}
 	for range nu {
 		c.unchained = append(c.unchained, startNode(t, testConfig(t, RoleProvider, "software", boot)))

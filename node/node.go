@@ -63,6 +63,8 @@ type Node struct {
 	// quotes is Options.Quotes, for the provider role.
 	attest *attest.Policy
 	quotes provider.QuoteProvider
+	// expertFault is Options.ExpertFault, for the provider role.
+	expertFault provider.ExpertFault
 
 	// life bounds what must outlive New's context (the pubsub router
 	// stops when its context ends); Stop cancels it.
@@ -87,6 +89,10 @@ type Options struct {
 	// Quotes, if set, is the SEV-SNP guest a provider with
 	// [provider.attestation] source = "sev-snp" asks (go-sev-guest's fake).
 	Quotes provider.QuoteProvider
+	// ExpertFault, if set, alters the rows this node computes as an expert
+	// holder before it signs them: a holder computing with other weights
+	// under the model's ID, for the dispute tests.
+	ExpertFault provider.ExpertFault
 }
 
 // New assembles a node from cfg. Nothing runs until Start.
@@ -100,7 +106,8 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if o.Clock == nil {
 		o.Clock = clock.New()
 	}
-	n = &Node{cfg: cfg, log: o.Logger.With("role", cfg.Role), clock: o.Clock, reg: prometheus.NewRegistry(), quotes: o.Quotes}
+	n = &Node{cfg: cfg, log: o.Logger.With("role", cfg.Role), clock: o.Clock, reg: prometheus.NewRegistry(), quotes: o.Quotes,
+		expertFault: o.ExpertFault}
 	n.life, n.lifeStop = context.WithCancel(context.Background())
 	// The named result is nil on a failed return: keep the node to close.
 	self := n

@@ -21,7 +21,8 @@ import (
 // buildProvider assembles the provider role from the parts built so far.
 func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	d := provider.Deps{Log: n.log, Clock: n.clock, Identity: n.id, Session: n.session, Host: n.host,
-		Gossip: n.gossip, Path: n.cfg.Path, Network: n.cfg.Network, Registerer: n.reg, Attest: n.attest, Quotes: n.quotes}
+		Gossip: n.gossip, Path: n.cfg.Path, Network: n.cfg.Network, Registerer: n.reg, Attest: n.attest, Quotes: n.quotes,
+		ExpertFault: n.expertFault}
 	var collector *settle.Collector
 	if n.chain != nil {
 		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.pins.Forget

@@ -63,9 +63,15 @@ func testConfig(t testing.TB, role Role, backend string, bootstrap []string) Con
 // newNode assembles a node; nothing runs until it is started.
 func newNode(t testing.TB, cfg Config) *Node {
 	t.Helper()
+	return newNodeWith(t, cfg, Options{Logger: testLogger()})
+}
+
+// newNodeWith assembles a node with assembly options o.
+func newNodeWith(t testing.TB, cfg Config, o Options) *Node {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), nodetest.StartTimeout)
 	defer cancel()
-	n, err := New(ctx, cfg, Options{Logger: testLogger()})
+	n, err := New(ctx, cfg, o)
 	if err != nil {
 		t.Fatalf("new %s: %v", cfg.Role, err)
 	}
@@ -76,6 +82,12 @@ func newNode(t testing.TB, cfg Config) *Node {
 func startNode(t testing.TB, cfg Config) *Node {
 	t.Helper()
 	return nodetest.Start(t, string(cfg.Role), newNode(t, cfg))
+}
+
+// startNodeWith is startNode with assembly options o.
+func startNodeWith(t testing.TB, cfg Config, o Options) *Node {
+	t.Helper()
+	return nodetest.Start(t, string(cfg.Role), newNodeWith(t, cfg, o))
 }
 
 // rpcCall runs one registered JSON-RPC method in-process.

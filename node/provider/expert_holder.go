@@ -156,7 +156,11 @@ func (h *expertHolder) Compute(_ context.Context, model [32]byte, layer, e int, 
 				return nil, fmt.Errorf("%w: rows of %d values, the model's are %d", expert.ErrBadRows, len(r), m.Cfg.Dim)
 			}
 		}
-		return m.ExpertForward(layer, e, rows, h.threads)
+		out, err := m.ExpertForward(layer, e, rows, h.threads)
+		if err == nil && h.p.d.ExpertFault != nil {
+			h.p.d.ExpertFault(model, layer, e, out)
+		}
+		return out, err
 	}
 	return nil, fmt.Errorf("%w: model %x layer %d expert %d", expert.ErrNotHeld, model[:4], layer, e)
 }

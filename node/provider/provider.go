@@ -65,7 +65,13 @@ type Deps struct {
 	// replaces the SEV-SNP device (tests).
 	Attest *attest.Policy
 	Quotes QuoteProvider
+	// ExpertFault, if set, alters the rows this holder computes before it
+	// signs them (tests: a holder with other weights under the model's ID).
+	ExpertFault ExpertFault
 }
+
+// ExpertFault alters the output rows of one expert's batch in place.
+type ExpertFault func(model [32]byte, layer, expert int, rows [][]float32)
 
 // Provider is the provider role: it serves its models over
 // /tenzro/infer/1.0.0 and its own OpenAI routes, announces them and

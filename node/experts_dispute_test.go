@@ -1,0 +1,164 @@
+package node
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// TestServingProviderDisputesWrongExpert: a holder that signs wrong rows
+// for the devnet MoE model's experts (computed, then shifted: other
+// weights under the model's ID) passes every call-time check. The serving
+// provider samples its batches, re-executes them at the honest holder
+// and, once the record paying the liar for the call has settled, opens the
+// dispute itself from its operator's account. The validator holding the
+// MoE weights sits on the committee and convicts: the liar's bond is
+// slashed by the governed share, its payment for the call goes back to
+// the serving provider's escrow, and the serving operator is paid the
+// reward.
+func TestServingProviderDisputesWrongExpert(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "moe")
+	id, err := provider.EnsureDevnetMoEModel(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mid [32]byte
+	b, _ := hex.DecodeString(id)
+	copy(mid[:], b)
+	o := modelgen.DevnetOptions()
+	var layers, experts []uint32
+	for l := range o.Layers {
+		layers = append(layers, uint32(l))
+	}
+	for e := range o.Experts {
+		experts = append(experts, uint32(e))
+	}
+	params := testChainParams(3600)
+	params.DisputeMinBond = 100
+	n := 0
+	roles := func(c *Config) {
+		if n == 0 { // the serving provider
+			c.Provider.Models = []ModelConfig{{Name: provider.DevnetMoEModelName, Dir: dir, ID: id, Engine: provider.EngineEmbedded,
+				RateCard: terms.RateCard{InputTokens: 1, OutputTokens: 1, ExpertTokens: expertRate}}}
+			c.Provider.RemoteExperts.Models = []string{provider.DevnetMoEModelName}
+			c.Provider.RemoteExperts.Timeout = 30 * time.Second
+			c.Provider.RemoteExperts.DisputeInterval = 200 * time.Millisecond
+		} else { // 1: the liar, 2: the honest holder; each holds every expert
+			c.Provider.Models = nil
+			c.Provider.Experts = []provider.ExpertConfig{{Model: id, Dir: dir, Layers: layers, Experts: experts, PricePerToken: uint64(n)}}
+		}
+		n++
+	}
+	shift := func(_ [32]byte, _, _ int, rows [][]float32) {
+		for _, r := range rows {
+			for k := range r {
+				r[k] += 0.5
+			}
+		}
+	}
+	net := newChainNetWith(t, 1, 3, 0, params, chainExtra{provOpts: []func(*Config){roles}, selfEscrow: true,
+		provNode: func(i int) Options {
+			o := Options{Logger: testLogger()}
+			if i == 1 {
+				o.ExpertFault = shift
+			}
+			return o
+		}},
+		func(c *Config) {
+			c.Router.ProbeInterval = 0
+			c.Validator.Models = append(c.Validator.Models, validator.ModelConfig{Name: provider.DevnetMoEModelName, Dir: dir})
+		})
+	c := net.validators[0].Chain()
+	serving, liar := net.registered[0], net.registered[1]
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	nodetest.Eventually(t, 60*time.Second, "every provider registered, the validator holding the MoE weights", func() bool {
+		for _, p := range net.registered {
+			if _, ok, err := c.Provider(ctx, p.id.MachineID()); err != nil || !ok {
+				return false
+			}
+		}
+		h, err := c.ModelHolders(ctx, mid)
+		return err == nil && len(h.Validators) == 1
+	})
+	nodetest.Eventually(t, 30*time.Second, "every expert at both holders", func() bool {
+		for l := range o.Layers {
+			for e := range o.Experts {
+				if len(serving.Provider().ExpertHolders(mid, l, e)) != 2 {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	waitWarm(t, serving)
+	liarBond := providerRecord(t, c, liar).Bond
+	payer := accountKey(t, serving.Config())
+	before := accountBalance(t, c, payer)
+
+	// Calls until a batch of the liar's has been sampled and found wrong
+	// (one batch in 64 is sampled).
+	for i := 0; serving.Provider().ExpertRecheckStats()[mid].Mismatched == 0; i++ {
+		if i == 60 {
+			t.Fatalf("no wrong batch found in %d calls: %+v", i, serving.Provider().ExpertRecheckStats()[mid])
+		}
+		moeAnswer(t, ctx, serving, false, openai.ChatCompletionNewParams{
+			Model:     provider.DevnetMoEModelName,
+			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(fmt.Sprintf("Question %d about markets", i))},
+			MaxTokens: openai.Int(8),
+		})
+		time.Sleep(50 * time.Millisecond) // the rechecker runs beside the calls
+	}
+	var d ledger.Dispute
+	nodetest.Eventually(t, 2*time.Minute, "the serving provider's dispute convicted", func() bool {
+		ds, err := c.Disputes(ctx)
+		if err != nil {
+			return false
+		}
+		for _, x := range ds {
+			if x.Provider == liar.id.MachineID() && x.Disputer == payer && x.Status == ledger.DisputeGuilty {
+				d = x
+				return true
+			}
+		}
+		return false
+	})
+	st := serving.Provider().ExpertDisputeStats()[mid]
+	if st.Opened == 0 || st.Refused != 0 {
+		t.Fatalf("disputer stats %+v", st)
+	}
+	want := liarBond * params.DisputeSlashBP / ledger.BasisPoints
+	if d.Slashed != want || d.Reward == 0 || d.Reversed == 0 || d.Subject.Kind != ledger.SubjectExpertBatch {
+		t.Fatalf("dispute %+v: want %d slashed, a reward and the liar's payment reversed", d, want)
+	}
+	// Each wrong batch sampled is its own dispute: more convictions may
+	// have slashed it further since.
+	if r := providerRecord(t, c, liar); r.Bond > liarBond-want || r.SlashedUntil == 0 {
+		t.Fatalf("liar after conviction: bond %d, want at most %d; slashed until %d", r.Bond, liarBond-want, r.SlashedUntil)
+	}
+	t.Logf("serving provider: %+v; dispute opened at %d, verdict at %d (%d blocks); slashed %d, reward %d, reversed %d; operator balance %d -> %d",
+		st, d.OpenHeight, d.ResolveHeight, d.ResolveHeight-d.OpenHeight, d.Slashed, d.Reward, d.Reversed, before, accountBalance(t, c, payer))
+}
+
+// providerRecord is p's registration on chain.
+func providerRecord(t *testing.T, c *consensus.Node, p *Node) consensus.Provider {
+	t.Helper()
+	r, ok, err := c.Provider(context.Background(), p.id.MachineID())
+	if err != nil || !ok {
+		t.Fatalf("provider %s: %v %v", p.Host().ID(), ok, err)
+	}
+	return r
+}
