@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
@@ -26,7 +29,7 @@ With -c it runs one command and exits (non-zero on error), for scripts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return shell.Run(cmd.Context(), shell.Config{
-				API: api, HistoryFile: history, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(),
+				API: api, HistoryFile: history, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Actions: shellActions(),
 			}, command)
 		},
 	}
@@ -34,4 +37,25 @@ With -c it runs one command and exits (non-zero on error), for scripts.`,
 	cmd.Flags().StringVarP(&command, "command", "c", "", "run one command and exit")
 	cmd.Flags().StringVar(&history, "history", defaultHome("shell_history"), "history file")
 	return cmd
+}
+
+// shellActions are the shell's signing commands: each runs the `tx`
+// command of the same name against the shell's node, with the key file
+// the user gives.
+func shellActions() []shell.Action {
+	return []shell.Action{{
+		Name:    "dispute open",
+		Args:    "--key FILE (--batch FILE [--binding FILE] | --payer ACCOUNT --request DIGEST --evidence FILE) --bond N",
+		Summary: "open a dispute, signed with --key (as tenzrod tx dispute open); prints the dispute ID",
+		Detail: "--batch is an expert batch's evidence file a serving provider kept (HOME/experts/evidence/MODEL/*.cbor);\n" +
+			"its binding to the paying record is found beside it. See tenzrod tx dispute open --help.",
+		Run: func(ctx context.Context, api string, args []string, out io.Writer) error {
+			c := newTxDisputeOpenCmd()
+			c.SetArgs(append([]string{"--api", api}, args...))
+			c.SetOut(out)
+			c.SetErr(out)
+			c.SilenceErrors, c.SilenceUsage = true, true
+			return c.ExecuteContext(ctx)
+		},
+	}}
 }

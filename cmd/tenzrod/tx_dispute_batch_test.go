@@ -64,7 +64,8 @@ func batchEvidence(t *testing.T, home string, payer ledger.AccountID) (string, *
 	return filepath.Join(home, "experts", "evidence", "1a00000000000000", name), bind
 }
 
-// TestTxDisputeOpenBatch: `tx dispute open --batch` finds the binding of
+// TestTxDisputeOpenBatch: `tx dispute open --batch` (and the shell's
+// `dispute open`, the same command) finds the binding of
 // the batch's receipt in the home beside the evidence, builds the
 // expert-batch dispute over the record it names and submits it: the
 // chain refuses it only because that record was never settled. Flags that
@@ -77,6 +78,16 @@ func TestTxDisputeOpenBatch(t *testing.T) {
 	out, err := runCLI(t, "tx", "dispute", "open", "--api", n.api, "--key", n.buyerKey, "--batch", evFile, "--bond", "10_000_000")
 	if err == nil || !strings.Contains(err.Error(), "code 48") || !strings.Contains(err.Error(), bind.RequestDigest.String()) {
 		t.Fatalf("a batch dispute over an unsettled record: %v, want the chain's bad evidence naming record %s\n%s", err, bind.RequestDigest, out)
+	}
+
+	// The shell's `dispute open` is the same command against its node.
+	out, err = runCLI(t, "shell", "--api", n.api, "--history", os.DevNull, "-c",
+		"dispute open --key "+n.buyerKey+" --batch "+evFile+" --bond 10_000_000")
+	if err == nil || !strings.Contains(err.Error(), "code 48") || !strings.Contains(err.Error(), bind.RequestDigest.String()) {
+		t.Fatalf("shell dispute open --batch: %v, want the chain's bad evidence naming record %s\n%s", err, bind.RequestDigest, out)
+	}
+	if out, err := runCLI(t, "shell", "--api", n.api, "--history", os.DevNull, "-c", "help dispute open"); err != nil || !strings.Contains(out, "--batch FILE") {
+		t.Fatalf("shell help dispute open: %v\n%s", err, out)
 	}
 
 	other := filepath.Join(t.TempDir(), "other.cbor")

@@ -87,6 +87,22 @@ func (r *registry) byName(name string) *command {
 	return nil
 }
 
+// add registers an embedder's action against the node at api (a
+// built-in command of the same name wins); every word after its name
+// goes to it as given.
+func (r *registry) add(a Action, api string) {
+	run := a.Run
+	c := &command{name: a.Name, args: a.Args, summary: a.Summary, detail: a.Detail, maxArgs: -1, noJSON: true, lenientFlags: true,
+		run: func(ctx context.Context, s *session, inv *invocation) error {
+			args := make([]string, len(inv.args))
+			for i, t := range inv.args {
+				args[i] = t.text
+			}
+			return run(ctx, api, args, s.out)
+		}}
+	r.cmds = append(r.cmds, c)
+}
+
 var errExit = errors.New("exit")
 
 // commandTable is the shell's command set. A command backed by one RPC method

@@ -25,6 +25,18 @@ type Config struct {
 	// in interactive mode, errors (default os.Stderr).
 	Out io.Writer
 	Err io.Writer
+	// Actions are commands that sign transactions with a key the user
+	// names: the shell holds no key and signs nothing itself, so the
+	// program embedding it runs them (tenzrod gives `dispute open`).
+	Actions []Action
+}
+
+// Action is a command the shell hands whole to its embedder: Run gets the
+// words after the command's name, the node's API base URL and the
+// shell's output, and parses its own flags.
+type Action struct {
+	Name, Args, Summary, Detail string
+	Run                         func(ctx context.Context, api string, args []string, out io.Writer) error
 }
 
 // Run runs the shell against the node at cfg.API. With command == "" it is
@@ -58,6 +70,9 @@ func newSession(cfg Config) (*session, error) {
 		return nil, fmt.Errorf("shell: %w", err)
 	}
 	s := &session{client: client, reg: commandTable(), out: cfg.Out, errOut: cfg.Err}
+	for _, a := range cfg.Actions {
+		s.reg.add(a, cfg.API)
+	}
 	if s.out == nil {
 		s.out = os.Stdout
 	}
