@@ -64,7 +64,8 @@ func newTxDisputeCmd() *cobra.Command {
 whose optimistic answer does not match the weights: --evidence is a JSON file
 {"receipt": base64 envelope, "proofs": base64, "tokens": [ids], "input": base64}.
 The chain checks the receipt is the one settled and the proofs are the ones
-it signs. The next block's hash seeds a committee of validators holding the
+it signs. With --batch it disputes an expert batch a serving provider kept
+as evidence instead (see open --help). The next block's hash seeds a committee of validators holding the
 model (never the accused operator). The dispute ID is printed.
 
 vote is a member's vote: --commit first (within the commit phase), then
