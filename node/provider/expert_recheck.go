@@ -93,9 +93,19 @@ func (r *remoteExperts) sampling(model [32]byte, cfg *expert.CallerConfig) (fini
 		r.mu.Unlock()
 		r.background(rc.Run)
 		if disp != nil {
+			r.p.d.Log.Info("expert evidence is disputed on chain", "model", sub, "bond", bondText(r.cfg.DisputeBond),
+				"interval", r.cfg.DisputeInterval, "account", r.p.d.Account.Account())
 			r.background(disp.Run)
 		}
 	}, nil
+}
+
+// bondText is how the log shows a configured dispute bond.
+func bondText(b uint64) string {
+	if b == 0 {
+		return "the chain's dispute_min_bond"
+	}
+	return fmt.Sprint(b)
 }
 
 // disputer is the model's disputer of evidence (subdirectory sub), nil
