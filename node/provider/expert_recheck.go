@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
 
@@ -22,11 +23,15 @@ const (
 	expertEvidenceDir   = "experts/evidence"
 )
 
-// nodeRedo re-executes a stored batch with this node's own copy of the
-// expert when it holds it, otherwise at another holder of the expert,
-// which is paid for that work like for any batch (pay).
+// nodeRedo re-executes a stored batch with the served model's own copy
+// of the expert: the weights this node loaded and verified against the
+// catalog ID, the ones a committee re-runs. Only a batch of an expert
+// the served model lacks goes to another holder of the expert, paid for
+// that work like for any batch (pay). Re-executing at another holder
+// first would let a lying standby turn an honest holder's batch into
+// evidence, and the dispute would cost this node its bond.
 type nodeRedo struct {
-	local  *expertHolder // nil: this node holds no experts
+	local  expert.Computer
 	self   peer.ID
 	caller *expert.Caller
 	pay    func(*expert.SampledBatch, expert.Redone)
@@ -46,11 +51,26 @@ func (n *nodeRedo) Redo(ctx context.Context, b *expert.SampledBatch) (expert.Red
 	return r, err
 }
 
+// servedExperts computes the experts of one served MoE model with its
+// loaded weights, on one thread: re-execution runs beside serving.
+type servedExperts struct {
+	id [32]byte
+	m  *llm.Model
+}
+
+func (s servedExperts) Compute(_ context.Context, model [32]byte, layer, e int, rows [][]float32) ([][]float32, error) {
+	if model != s.id || layer < 0 || layer >= s.m.Cfg.Layers || e < 0 || e >= s.m.Cfg.Experts {
+		return nil, fmt.Errorf("%w: model %x layer %d expert %d", expert.ErrNotHeld, model[:4], layer, e)
+	}
+	return s.m.ExpertForward(layer, e, rows, 1)
+}
+
 // sampling sets up cfg's sampler for model: the node's sampling secret
 // (made once, kept in the home), a bounded store of sampled batches and
-// one of evidence, and a rechecker fed by the caller. finish binds the
+// one of evidence, and a rechecker fed by the caller that re-executes
+// with m, the served model's weights. finish binds the
 // rechecker to the caller once it exists and starts it.
-func (r *remoteExperts) sampling(model [32]byte, cfg *expert.CallerConfig) (finish func(*expert.Caller), err error) {
+func (r *remoteExperts) sampling(model [32]byte, m *llm.Model, cfg *expert.CallerConfig) (finish func(*expert.Caller), err error) {
 	key, err := expert.LoadSampleKey(r.p.d.Path(expertSampleKeyFile))
 	if err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
@@ -68,7 +88,7 @@ func (r *remoteExperts) sampling(model [32]byte, cfg *expert.CallerConfig) (fini
 	if err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
-	redo := &nodeRedo{local: r.p.holder, self: r.p.d.Host.ID(), pay: func(b *expert.SampledBatch, d expert.Redone) {
+	redo := &nodeRedo{local: servedExperts{id: model, m: m}, self: r.p.d.Host.ID(), pay: func(b *expert.SampledBatch, d expert.Redone) {
 		t := new(expert.Tally)
 		t.Record(expert.HolderUsage{Holder: d.Holder.Peer, Machine: d.Holder.Machine, Price: d.Holder.Price,
 			Batches: 1, ExpertTokens: uint64(len(b.Positions)), Receipts: [][]byte{d.Receipt}})

@@ -131,7 +131,7 @@ func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine
 	// peerstore has none.
 	cfg := expert.CallerConfig{Network: r.p.d.Network, Model: info.ID,
 		Dim: eng.Model().Cfg.Dim, Timeout: r.cfg.Timeout, Now: r.p.d.Clock.Now, Metrics: r.met}
-	finish, err := r.sampling(info.ID, &cfg)
+	finish, err := r.sampling(info.ID, eng.Model(), &cfg)
 	if err != nil {
 		return nil, err
 	}
