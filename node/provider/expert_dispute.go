@@ -29,7 +29,7 @@ const (
 const (
 	DisputeOpened  = "opened"  // this node opened the dispute now
 	DisputeKnown   = "known"   // the dispute exists already (opened before a restart, or by another)
-	DisputeRefused = "refused" // it can never be opened (window over, too large, evidence the chain refuses)
+	DisputeRefused = "refused" // not opened, ever: window over, too large, refused by the chain, or recomputed elsewhere
 	DisputeFailed  = "failed"  // not now (funds, committee, chain unreachable): retried
 )
 
@@ -162,6 +162,12 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64) {
 	if _, done, err := d.cfg.Disputed.Find(id); err != nil || done {
 		return
 	}
+	if len(ev.RecomputeReceipt) != 0 {
+		// Another holder's recomputation is its word against the
+		// accused's: a bond is posted only on this node's own weights.
+		d.mark(id, DisputeRefused, "recomputed at another holder, not with this node's weights; check it and dispute it by hand (tenzrod tx dispute open --batch)")
+		return
+	}
 	ref := ev.Ref()
 	b, err := d.binding(ref.ReceiptHash)
 	if err != nil || b == nil {
@@ -224,7 +230,7 @@ func (d *ExpertDisputer) binding(receiptHash ledger.Hash32) (*expert.Binding, er
 func (d *ExpertDisputer) mark(id [32]byte, outcome, what string) {
 	d.count(outcome)
 	if outcome == DisputeRefused {
-		d.cfg.Log.Error("expert evidence cannot be disputed", "reason", what)
+		d.cfg.Log.Error("expert evidence not disputed", "reason", what)
 	}
 	if _, err := d.cfg.Disputed.Put(id, []byte(outcome+" "+what+"\n")); err != nil && !errors.Is(err, context.Canceled) {
 		d.cfg.Log.Error("expert dispute not marked; the next round asks the chain again", "err", err)

@@ -94,9 +94,10 @@ func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, di
 // the disputer's account, take ev to the chain: it waits while no binding
 // names the batch's receipt, opens the dispute once one does, and after a
 // restart that lost its mark (a crash between the opening and the mark)
-// finds the dispute on chain and posts no second bond. It returns the
-// dispute's ID and the height it opened at.
-func (dn *disputeNet) disputeByDisputer(ev *expert.Evidence, u expert.HolderUsage, digest ledger.Hash32, bond uint64) (ledger.Hash32, int64) {
+// finds the dispute on chain and posts no second bond. elsewhere, the
+// evidence of another batch as if recomputed at another holder, is never
+// disputed. It returns the dispute's ID and the height it opened at.
+func (dn *disputeNet) disputeByDisputer(ev, elsewhere *expert.Evidence, u expert.HolderUsage, digest ledger.Hash32, bond uint64) (ledger.Hash32, int64) {
 	t := dn.t
 	t.Helper()
 	dir := t.TempDir()
@@ -123,9 +124,18 @@ func (dn *disputeNet) disputeByDisputer(ev *expert.Evidence, u expert.HolderUsag
 	if _, err := evidence.Put(ev.Batch.ID(), enc); err != nil {
 		t.Fatal(err)
 	}
+	// Evidence recomputed at another holder (its receipt kept) is never
+	// bonded on automatically.
+	elsewhere.RecomputeReceipt = []byte("a standby's receipt")
+	if enc, err = expert.EncodeEvidence(elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evidence.Put(elsewhere.Batch.ID(), enc); err != nil {
+		t.Fatal(err)
+	}
 	d := disputer()
 	before := dn.balance(dn.dis)
-	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{}) || dn.balance(dn.dis) != before {
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Refused: 1}) || dn.balance(dn.dis) != before {
 		t.Fatalf("without a binding: %+v, balance %d (was %d)", d.Stats(), dn.balance(dn.dis), before)
 	}
 	b, err := expert.EncodeBinding(expert.BindingOf(&u, acct(dn.buyer), digest))
@@ -135,7 +145,7 @@ func (dn *disputeNet) disputeByDisputer(ev *expert.Evidence, u expert.HolderUsag
 	if _, err := bindings.Put(ev.Ref().ReceiptHash, b); err != nil {
 		t.Fatal(err)
 	}
-	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1}) || dn.balance(dn.dis) != before-bond {
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1, Refused: 1}) || dn.balance(dn.dis) != before-bond {
 		t.Fatalf("with the binding: %+v, balance %d, want %d less the bond %d", d.Stats(), dn.balance(dn.dis), before, bond)
 	}
 	open, err := ev.DisputeOpen(acct(dn.buyer), digest, u.ReceiptHashes(), bond)
@@ -147,7 +157,7 @@ func (dn *disputeNet) disputeByDisputer(ev *expert.Evidence, u expert.HolderUsag
 	if err != nil || !ok || got.Bond != bond {
 		t.Fatalf("dispute %s on chain: %+v %v %v", id, got, ok, err)
 	}
-	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1}) {
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1, Refused: 1}) {
 		t.Fatalf("a second round took the evidence again: %+v", d.Stats())
 	}
 	// A restart that lost the mark.
@@ -155,7 +165,7 @@ func (dn *disputeNet) disputeByDisputer(ev *expert.Evidence, u expert.HolderUsag
 		t.Fatal(err)
 	}
 	d = disputer()
-	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Known: 1}) || dn.balance(dn.dis) != before-bond {
+	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Known: 1, Refused: 1}) || dn.balance(dn.dis) != before-bond {
 		t.Fatalf("after losing the mark: %+v, balance %d, want %d", d.Stats(), dn.balance(dn.dis), before-bond)
 	}
 	return id, got.OpenHeight
@@ -201,7 +211,11 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	// The serving provider's disputer opens it, once it has the binding of
 	// the batch's receipt to the settled record (kept as records are
 	// signed), and never twice.
-	id, opened := dn.disputeByDisputer(ev, u, digest, 1000)
+	ev0, err := expert.Recheck(dn.ctx, &batches[0], redo, time.Now())
+	if err != nil || ev0 == nil {
+		t.Fatalf("re-check of a perturbed holder's first batch: evidence %v, %v", ev0, err)
+	}
+	id, opened := dn.disputeByDisputer(ev, ev0, u, digest, 1000)
 	d := dn.verdict(id)
 	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
 	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {
