@@ -29,7 +29,7 @@ const (
 const (
 	DisputeOpened  = "opened"  // this node opened the dispute now
 	DisputeKnown   = "known"   // the dispute exists already (opened before a restart, or by another)
-	DisputeRefused = "refused" // not opened, ever: window over, too large, refused by the chain, or recomputed elsewhere
+	DisputeRefused = "refused" // never opened automatically: window over, too large, refused by the chain, or recomputed elsewhere
 	DisputeFailed  = "failed"  // not now (funds, committee, chain unreachable): retried
 )
 
