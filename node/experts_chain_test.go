@@ -16,7 +16,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
-	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
@@ -33,30 +32,15 @@ import (
 // which the gateway bills at the provider's expert-token rate, and each
 // holder's paid is its expert-tokens × its price, signed to it.
 func TestExpertHoldersPaidOnChain(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "moe")
-	id, err := provider.EnsureDevnetMoEModel(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := modelgen.DevnetOptions()
-	layers := make([]uint32, o.Layers)
-	for l := range layers {
-		layers[l] = uint32(l)
-	}
+	m := newDevnetMoE(t)
 	held := [][]uint32{{0, 1, 2}, {1, 2, 3}, {0, 3}}
 	prices := []uint64{3, 5, 7}
 	n := 0
 	roles := func(c *Config) {
-		if n == 0 { // the serving provider
-			c.Provider.Models = []ModelConfig{{Name: provider.DevnetMoEModelName, Dir: dir, ID: id, Engine: provider.EngineEmbedded,
-				RateCard: terms.RateCard{InputTokens: 1, OutputTokens: 1, ExpertTokens: expertRate}}}
-			c.Provider.RemoteExperts.Models = []string{provider.DevnetMoEModelName}
-			// Generous: payments are checked against what holders computed,
-			// so no batch may be retired for slowness on a loaded machine.
-			c.Provider.RemoteExperts.Timeout = 30 * time.Second
+		if n == 0 {
+			m.serve(c)
 		} else {
-			c.Provider.Models = nil
-			c.Provider.Experts = []provider.ExpertConfig{{Model: id, Dir: dir, Layers: layers, Experts: held[n-1], PricePerToken: prices[n-1]}}
+			m.hold(c, held[n-1], prices[n-1])
 		}
 		n++
 	}
@@ -66,28 +50,8 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 		func(c *Config) { c.Router.ProbeInterval = 0 })
 	c := net.validators[0].Chain()
 	serving, holders := net.registered[0], net.registered[1:]
-	nodetest.Eventually(t, 60*time.Second, "every provider registered", func() bool {
-		for _, p := range net.registered {
-			if _, ok, err := c.Provider(context.Background(), p.id.MachineID()); err != nil || !ok {
-				return false
-			}
-		}
-		return true
-	})
-	var mid [32]byte
-	b, _ := hex.DecodeString(id)
-	copy(mid[:], b)
-	nodetest.Eventually(t, 30*time.Second, "every expert at two holders", func() bool {
-		for l := range o.Layers {
-			for e := range o.Experts {
-				if len(serving.Provider().ExpertHolders(mid, l, e)) != 2 {
-					return false
-				}
-			}
-		}
-		return true
-	})
-	waitWarm(t, serving)
+	m.waitReady(t, net, serving, 2)
+	mid := m.mid
 
 	payer := accountKey(t, serving.Config())
 	escrow0 := escrowBalance(t, c, payer, payer)

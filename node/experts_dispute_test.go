@@ -2,9 +2,7 @@ package node
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,11 +10,9 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
-	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestServingProviderDisputesWrongExpert: a holder that signs wrong rows
@@ -30,19 +26,9 @@ import (
 // the serving provider's escrow, and the serving operator is paid the
 // reward.
 func TestServingProviderDisputesWrongExpert(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "moe")
-	id, err := provider.EnsureDevnetMoEModel(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mid [32]byte
-	b, _ := hex.DecodeString(id)
-	copy(mid[:], b)
-	o := modelgen.DevnetOptions()
-	var layers, experts []uint32
-	for l := range o.Layers {
-		layers = append(layers, uint32(l))
-	}
+	m := newDevnetMoE(t)
+	mid, o := m.mid, m.opts
+	var experts []uint32
 	for e := range o.Experts {
 		experts = append(experts, uint32(e))
 	}
@@ -54,14 +40,10 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 	n := 0
 	roles := func(c *Config) {
 		if n == 0 { // the serving provider
-			c.Provider.Models = []ModelConfig{{Name: provider.DevnetMoEModelName, Dir: dir, ID: id, Engine: provider.EngineEmbedded,
-				RateCard: terms.RateCard{InputTokens: 1, OutputTokens: 1, ExpertTokens: expertRate}}}
-			c.Provider.RemoteExperts.Models = []string{provider.DevnetMoEModelName}
-			c.Provider.RemoteExperts.Timeout = 30 * time.Second
+			m.serve(c)
 			c.Provider.RemoteExperts.DisputeInterval = 200 * time.Millisecond
 		} else { // 1: the liar, 2: the honest holder; each holds every expert
-			c.Provider.Models = nil
-			c.Provider.Experts = []provider.ExpertConfig{{Model: id, Dir: dir, Layers: layers, Experts: experts, PricePerToken: uint64(n)}}
+			m.hold(c, experts, uint64(n))
 		}
 		n++
 	}
@@ -82,32 +64,17 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 		}},
 		func(c *Config) {
 			c.Router.ProbeInterval = 0
-			c.Validator.Models = append(c.Validator.Models, validator.ModelConfig{Name: provider.DevnetMoEModelName, Dir: dir})
+			c.Validator.Models = append(c.Validator.Models, validator.ModelConfig{Name: provider.DevnetMoEModelName, Dir: m.dir})
 		})
 	c := net.validators[0].Chain()
 	serving, liar := net.registered[0], net.registered[1]
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	nodetest.Eventually(t, 60*time.Second, "every provider registered, the validator holding the MoE weights", func() bool {
-		for _, p := range net.registered {
-			if _, ok, err := c.Provider(ctx, p.id.MachineID()); err != nil || !ok {
-				return false
-			}
-		}
+	m.waitReady(t, net, serving, 2)
+	nodetest.Eventually(t, 30*time.Second, "the validator holding the MoE weights", func() bool {
 		h, err := c.ModelHolders(ctx, mid)
 		return err == nil && len(h.Validators) == 1
 	})
-	nodetest.Eventually(t, 30*time.Second, "every expert at both holders", func() bool {
-		for l := range o.Layers {
-			for e := range o.Experts {
-				if len(serving.Provider().ExpertHolders(mid, l, e)) != 2 {
-					return false
-				}
-			}
-		}
-		return true
-	})
-	waitWarm(t, serving)
 	liarBond := providerRecord(t, c, liar).Bond
 	payer := accountKey(t, serving.Config())
 	before := accountBalance(t, c, payer)

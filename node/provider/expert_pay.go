@@ -41,30 +41,13 @@ func ExpertRecordDigest(receiptsHash [32]byte, holder [32]byte) ledger.Hash32 {
 	return sha256.Sum256(b)
 }
 
-// ExpertRecords returns the unsigned payment record of each holder of
-// one call's tally that did paid work: payer pays the holder's machine
-// expert-tokens × its price, the quote digest is the hash of every
-// receipt the holder signed for the call (HolderUsage.ReceiptsHash), and
-// the record carries the first of them as proof of the holder's machine.
-// A price that does not fit 64 bits is an error, never a wrapped amount.
-func ExpertRecords(payer ledger.AccountID, t *expert.Tally) ([]ledger.PaymentRecord, []peer.ID, error) {
-	var recs []ledger.PaymentRecord
-	var holders []peer.ID
-	for _, u := range t.Holders() {
-		rec, err := expertRecord(payer, u)
-		if err != nil {
-			return nil, nil, err
-		}
-		if rec != nil {
-			recs = append(recs, *rec)
-			holders = append(holders, u.Holder)
-		}
-	}
-	return recs, holders, nil
-}
-
-// expertRecord is the record paying one holder's usage, or nil when it
-// did no paid work (no verified rows, or a price of 0).
+// expertRecord is the unsigned record paying one holder's usage for a
+// call, or nil when it did no paid work (no verified rows, or a price of
+// 0): payer pays the holder's machine expert-tokens × its price, the
+// quote digest is the hash of every receipt the holder signed for the
+// call (HolderUsage.ReceiptsHash), and the record carries the first of
+// them as proof of the holder's machine. A price that does not fit 64
+// bits is an error, never a wrapped amount.
 func expertRecord(payer ledger.AccountID, u expert.HolderUsage) (*ledger.PaymentRecord, error) {
 	if u.ExpertTokens == 0 || u.Price == 0 || len(u.Receipts) == 0 {
 		return nil, nil

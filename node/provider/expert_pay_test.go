@@ -24,19 +24,21 @@ func tallyOf(t *testing.T, uses ...expert.HolderUsage) *expert.Tally {
 	return tl
 }
 
-func TestExpertRecords(t *testing.T) {
+func TestExpertRecord(t *testing.T) {
 	payer := ledger.AccountID{0xaa}
 	a := expert.HolderUsage{Holder: "holder-a", Machine: [32]byte{1}, Price: 3, ExpertTokens: 40, Receipts: [][]byte{[]byte("r1"), []byte("r2")}}
 	free := expert.HolderUsage{Holder: "holder-b", Machine: [32]byte{2}, Price: 0, ExpertTokens: 10, Receipts: [][]byte{[]byte("r3")}}
 	idle := expert.HolderUsage{Holder: "holder-c", Machine: [32]byte{3}, Price: 9, Retired: 2}
-	recs, holders, err := ExpertRecords(payer, tallyOf(t, a, free, idle))
-	if err != nil {
-		t.Fatal(err)
+	for _, u := range []expert.HolderUsage{free, idle} {
+		if rec, err := expertRecord(payer, u); rec != nil || err != nil {
+			t.Fatalf("a record for %s, which did no paid work: %+v %v", u.Holder, rec, err)
+		}
 	}
-	if len(recs) != 1 || holders[0] != "holder-a" {
-		t.Fatalf("records for %v, want holder-a only (the others did no paid work)", holders)
+	rec, err := expertRecord(payer, a)
+	if err != nil || rec == nil {
+		t.Fatalf("holder a: %+v %v", rec, err)
 	}
-	r := recs[0]
+	r := *rec
 	rh := a.ReceiptsHash()
 	if r.Price != 120 || r.Units != 40 || r.Payer != payer || r.Provider != a.Machine || r.QuoteDigest != rh ||
 		r.RequestDigest != ExpertRecordDigest(rh, a.Machine) || r.ReceiptHash != sha256.Sum256([]byte("r1")) {
@@ -49,7 +51,7 @@ func TestExpertRecords(t *testing.T) {
 	}
 	huge := a
 	huge.Price, huge.ExpertTokens = math.MaxUint64/2, 3
-	if _, _, err := ExpertRecords(payer, tallyOf(t, huge)); err == nil {
+	if _, err := expertRecord(payer, huge); err == nil {
 		t.Fatal("a price overflowing 64 bits was accepted")
 	}
 }
@@ -123,7 +125,7 @@ func TestBindingBeforeSign(t *testing.T) {
 	b := expert.HolderUsage{Holder: "holder-b", Machine: [32]byte{2}, Price: 2, Batches: 1, ExpertTokens: 10, Receipts: [][]byte{r3}}
 	pay := &signChecker{t: t, bindings: store, sampled: map[peer.ID][][32]byte{a.Holder: a.Sampled}}
 	r := &remoteExperts{p: &Provider{d: Deps{ExpertPayments: pay, Log: slog.New(slog.DiscardHandler)}},
-		bindings: map[[32]byte]*expert.SampleStore{model: store}}
+		disputers: map[[32]byte]*ExpertDisputer{model: {cfg: ExpertDisputerConfig{Bindings: store}}}}
 	got := r.payCall(context.Background(), model, tallyOf(t, a, b))
 	if pay.signed != 2 || got[0].Paid != 120 || got[1].Paid != 20 {
 		t.Fatalf("%d records signed, parts %+v", pay.signed, got)

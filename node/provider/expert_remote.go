@@ -28,9 +28,8 @@ type remoteExperts struct {
 	callers map[*servedModel]*expert.Caller
 	// rechecks re-execute each model's sampled batches (expert_recheck.go).
 	rechecks map[[32]byte]*expert.Rechecker
-	// bindings and disputers take each model's evidence to the chain
-	// (expert_dispute.go); empty off chain.
-	bindings  map[[32]byte]*expert.SampleStore
+	// disputers take each model's evidence to the chain and keep the
+	// bindings it needs (expert_dispute.go); empty off chain.
 	disputers map[[32]byte]*ExpertDisputer
 	stopped   bool
 	ctx       context.Context // the role's run (discovery), ended by Stop
@@ -45,8 +44,8 @@ type remoteExperts struct {
 func newRemoteExperts(p *Provider) *remoteExperts {
 	r := &remoteExperts{p: p, cfg: p.cfg.RemoteExperts,
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
-		callers: map[*servedModel]*expert.Caller{}, rechecks: map[[32]byte]*expert.Rechecker{},
-		bindings: map[[32]byte]*expert.SampleStore{}, disputers: map[[32]byte]*ExpertDisputer{}, met: expert.NewMetrics(p.d.Registerer)}
+		callers: map[*servedModel]*expert.Caller{}, rechecks: map[[32]byte]*expert.Rechecker{}, disputers: map[[32]byte]*ExpertDisputer{},
+		met: expert.NewMetrics(p.d.Registerer)}
 	r.pay = r.payHolders
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r
