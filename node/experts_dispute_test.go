@@ -97,7 +97,7 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 		})
 		time.Sleep(50 * time.Millisecond) // the rechecker runs beside the calls
 	}
-	d := convicted(t, ctx, c, liar, payer)
+	ds := convicted(t, ctx, c, liar, payer)
 	// The serving node re-executes with its own weights: the honest
 	// holder's batches are never evidence (re-executed at the liar they
 	// would be, and disputing them would cost the bond).
@@ -114,44 +114,63 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 	if st.Opened == 0 || st.Refused != 0 {
 		t.Fatalf("disputer stats %+v", st)
 	}
+	// Each wrong batch sampled is its own dispute, all guilty. The first
+	// conviction slashes the governed share of the bond, each later one
+	// that share of what is left (so the first slash is the largest), and
+	// the liar's payment for a call is reversed once.
 	want := liarBond * params.DisputeSlashBP / ledger.BasisPoints
-	if d.Slashed != want || d.Reward == 0 || d.Reversed == 0 || d.Subject.Kind != ledger.SubjectExpertBatch {
-		t.Fatalf("dispute %+v: want %d slashed, a reward and the liar's payment reversed", d, want)
+	var first ledger.Dispute
+	var slashed, reversed uint64
+	for _, x := range ds {
+		if x.Status != ledger.DisputeGuilty || x.Reward == 0 || x.Subject.Kind != ledger.SubjectExpertBatch {
+			t.Fatalf("dispute %+v: want guilty, with a reward, over an expert batch", x)
+		}
+		if x.Slashed > first.Slashed {
+			first = x
+		}
+		slashed, reversed = slashed+x.Slashed, reversed+x.Reversed
 	}
-	// Each wrong batch sampled is its own dispute: more convictions may
-	// have slashed it further since.
-	if r := providerRecord(t, c, liar); r.Bond > liarBond-want || r.SlashedUntil == 0 {
-		t.Fatalf("liar after conviction: bond %d, want at most %d; slashed until %d", r.Bond, liarBond-want, r.SlashedUntil)
+	if first.Slashed != want || reversed == 0 {
+		t.Fatalf("%d disputes: first slash %d, want %d; %d reversed", len(ds), first.Slashed, want, reversed)
 	}
-	t.Logf("serving provider: %+v; dispute opened at %d, verdict at %d (%d blocks); slashed %d, reward %d, reversed %d; operator balance %d -> %d",
-		st, d.OpenHeight, d.ResolveHeight, d.ResolveHeight-d.OpenHeight, d.Slashed, d.Reward, d.Reversed, before, accountBalance(t, c, payer))
+	if r := providerRecord(t, c, liar); r.Bond > liarBond-slashed || r.SlashedUntil == 0 {
+		t.Fatalf("liar after %d convictions: bond %d, want at most %d; slashed until %d", len(ds), r.Bond, liarBond-slashed, r.SlashedUntil)
+	}
+	t.Logf("serving provider: %+v; %d disputes; the first opened at %d, verdict at %d (%d blocks); slashed %d in all, reversed %d; operator balance %d -> %d",
+		st, len(ds), first.OpenHeight, first.ResolveHeight, first.ResolveHeight-first.OpenHeight, slashed, reversed, before, accountBalance(t, c, payer))
 }
 
-// convicted waits for a dispute by disputer against p to end guilty; it
-// fails naming every such dispute's status if none does in time.
-func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, disputer consensus.AccountID) ledger.Dispute {
+// convicted waits until the disputes by disputer against p include a
+// guilty one and are all resolved, and returns them; it fails naming
+// each one's status if that does not happen in time.
+func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, disputer consensus.AccountID) []ledger.Dispute {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	var seen []string
 	for time.Now().Before(deadline) {
-		ds, err := c.Disputes(ctx)
+		all, err := c.Disputes(ctx)
+		var ours []ledger.Dispute
+		guilty, open := false, false
 		seen = seen[:0]
-		for _, x := range ds {
+		for _, x := range all {
 			if x.Provider != p.id.MachineID() || x.Disputer != disputer {
 				continue
 			}
-			if x.Status == ledger.DisputeGuilty {
-				return x
-			}
+			ours = append(ours, x)
+			guilty = guilty || x.Status == ledger.DisputeGuilty
+			open = open || !x.Status.Resolved()
 			seen = append(seen, fmt.Sprintf("%s opened at %d: %s", x.ID, x.OpenHeight, x.Status))
+		}
+		if err == nil && guilty && !open {
+			return ours
 		}
 		if err != nil {
 			seen = append(seen, err.Error())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Fatalf("no dispute of the serving provider's convicted in 2 min (chain at %d): %v", c.App().Height(), seen)
-	return ledger.Dispute{}
+	t.Fatalf("the serving provider's disputes were not all resolved with a conviction in 2 min (chain at %d): %v", c.App().Height(), seen)
+	return nil
 }
 
 // providerRecord is p's registration on chain.
