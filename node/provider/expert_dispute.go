@@ -140,16 +140,29 @@ func (d *ExpertDisputer) Round(ctx context.Context) {
 	if bond == 0 {
 		bond = params.DisputeMinBond
 	}
+	// One listing of each store per round, however much evidence waits.
+	done, err := d.cfg.Disputed.Index()
+	if err != nil {
+		d.cfg.Log.Error("expert disputes not listed", "err", err)
+		return
+	}
+	bindings, err := d.cfg.Bindings.Index()
+	if err != nil {
+		d.cfg.Log.Error("expert dispute bindings not listed", "err", err)
+		return
+	}
 	for _, name := range names {
 		if ctx.Err() != nil {
 			return
 		}
-		d.one(ctx, name, bond)
+		if _, taken := done[expert.KeyOf(name)]; !taken { // evidence is stored under its batch's ID
+			d.one(ctx, name, bond, bindings)
+		}
 	}
 }
 
 // one takes the evidence in file name to the chain if it is ready.
-func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64) {
+func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, bindings map[string]string) {
 	data, err := d.cfg.Evidence.Get(name)
 	if err != nil {
 		return // pruned meanwhile
@@ -159,9 +172,6 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64) {
 		return // the rechecker logs unreadable evidence
 	}
 	id := ev.Batch.ID()
-	if _, done, err := d.cfg.Disputed.Find(id); err != nil || done {
-		return
-	}
 	if len(ev.RecomputeReceipt) != 0 {
 		// Another holder's recomputation is its word against the
 		// accused's: a bond is posted only on this node's own weights.
@@ -169,7 +179,7 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64) {
 		return
 	}
 	ref := ev.Ref()
-	b, err := d.binding(ref.ReceiptHash)
+	b, err := d.binding(bindings, ref.ReceiptHash)
 	if err != nil || b == nil {
 		if err != nil {
 			d.cfg.Log.Error("expert dispute binding unreadable", "receipt_hash", ref.ReceiptHash, "err", err)
@@ -205,11 +215,12 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64) {
 	}
 }
 
-// binding returns the newest binding of the receipt, nil when none.
-func (d *ExpertDisputer) binding(receiptHash ledger.Hash32) (*expert.Binding, error) {
-	name, ok, err := d.cfg.Bindings.Find(receiptHash)
-	if err != nil || !ok {
-		return nil, err
+// binding returns the newest binding of the receipt in the round's
+// index of bindings, nil when none.
+func (d *ExpertDisputer) binding(bindings map[string]string, receiptHash ledger.Hash32) (*expert.Binding, error) {
+	name, ok := bindings[expert.IndexKey(receiptHash)]
+	if !ok {
+		return nil, nil
 	}
 	data, err := d.cfg.Bindings.Get(name)
 	if err != nil {

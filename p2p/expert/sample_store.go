@@ -123,15 +123,35 @@ func (s *SampleStore) Remove(name string) error {
 // what it binds (a binding by its receipt's hash) is looked up without
 // an index, by the 8 bytes of id each name carries.
 func (s *SampleStore) Find(id [32]byte) (string, bool, error) {
-	names, err := s.List()
+	idx, err := s.Index()
 	if err != nil {
 		return "", false, err
 	}
-	suffix := "-" + hex.EncodeToString(id[:8]) + sampleExt
-	for i := len(names) - 1; i >= 0; i-- {
-		if strings.HasSuffix(names[i], suffix) {
-			return names[i], true, nil
-		}
+	name, ok := idx[IndexKey(id)]
+	return name, ok, nil
+}
+
+// IndexKey is how a file stored under id is known in Index: the hex of
+// its first 8 bytes, which the file's name carries.
+func IndexKey(id [32]byte) string { return hex.EncodeToString(id[:8]) }
+
+// KeyOf is the index key a file name (as List gives it) carries.
+func KeyOf(name string) string {
+	_, key, _ := strings.Cut(strings.TrimSuffix(name, sampleExt), "-")
+	return key
+}
+
+// Index maps each index key to the newest file stored under it, from
+// one listing: a round over many files looks each up without listing
+// the directory again.
+func (s *SampleStore) Index() (map[string]string, error) {
+	names, err := s.List()
+	if err != nil {
+		return nil, err
 	}
-	return "", false, nil
+	idx := make(map[string]string, len(names))
+	for _, n := range names { // oldest first: the newest wins
+		idx[KeyOf(n)] = n
+	}
+	return idx, nil
 }

@@ -27,6 +27,9 @@ func TestSampleStoreFind(t *testing.T) {
 	if _, ok, _ := s.Find(b); ok {
 		t.Fatal("found an ID never stored")
 	}
+	if KeyOf(second) != IndexKey(a) || KeyOf(second) == IndexKey(b) {
+		t.Fatalf("file %s carries key %q, stored under %q", second, KeyOf(second), IndexKey(a))
+	}
 	s.Put(b, []byte("3"))
 	s.Put(b, []byte("4"))
 	if _, ok, _ := s.Find(a); ok {
