@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
@@ -173,5 +174,52 @@ func TestOutboxSignChecks(t *testing.T) {
 	}
 	if st := ob.Stats(); st.Pending != 1 || ob.Unsettled(acct(w.buyer)) != 10 {
 		t.Fatalf("after bad input: %+v, unsettled %d", st, ob.Unsettled(acct(w.buyer)))
+	}
+}
+
+// TestAcceptBeforeFirstBlock: a provider whose chain node has committed
+// no block since genesis (it just joined and is still catching up) keeps
+// a good record rather than asking the settler to come back: the
+// provider holds the settler's next call only until the record of the
+// last one arrives, and catching up can take longer than that. A forged
+// record is still refused.
+func TestAcceptBeforeFirstBlock(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	w := newWorld(t, 1_000_000)
+	// No peers: the follower stays at genesis, catching up.
+	f, err := consensus.New(consensus.FollowerConfig(t.TempDir(), "alone", "tcp://127.0.0.1:0", "", w.net.GenesisFile, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop(context.Background())
+	chain := NodeChain(f)
+	if _, err := chain.Height(ctx); !errors.Is(err, ErrNoChain) || chain.ChainID() != w.net.ChainID {
+		t.Fatalf("the follower: height err %v, chain ID %q; want ErrNoChain at genesis of %q", err, chain.ChainID(), w.net.ChainID)
+	}
+	c, err := OpenCollector(CollectorConfig{Dir: t.TempDir(), Interval: time.Hour},
+		CollectorDeps{Machine: w.machine.MachineID(), Chain: chain, Submitter: w.submitter(w.operator), Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	good := w.signed(1, 300)
+	if err := c.Accept(ctx, w.machine.PeerID, &good); err != nil {
+		t.Fatalf("a good record before the first block: %v", err)
+	}
+	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price {
+		t.Fatalf("held %d, want %d", got, good.Price)
+	}
+	forged := w.signed(2, 300)
+	forged.Price = 3000
+	var ref *Refusal
+	if err := c.Accept(ctx, w.machine.PeerID, &forged); !errors.As(err, &ref) || ledger.Code(ref.Code) != ledger.CodeBadRecordSig {
+		t.Fatalf("a forged record before the first block: %v, want a bad-signature refusal", err)
+	}
+	if st := c.Stats(); st.Pending != 1 {
+		t.Fatalf("%d records held, want the good one", st.Pending)
 	}
 }

@@ -214,14 +214,27 @@ func (c *Collector) accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 	if held != nil {
 		return c.again(held, e)
 	}
-	if err := r.VerifySig(c.d.Chain.ChainID()); err != nil {
+	chainID := c.d.Chain.ChainID()
+	if chainID == "" {
+		// Without the chain ID no signature verifies: refusing would be
+		// for good, so the settler is asked to deliver again.
+		return fmt.Errorf("settle: collector: accept: %w", ErrNoChain)
+	}
+	if err := r.VerifySig(chainID); err != nil {
 		return refuse(ledger.CodeBadRecordSig, "%v", err)
 	}
 	h, err := c.d.Chain.Height(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNoChain):
+		// This node has not committed a block since genesis: a provider
+		// that just joined serves while its chain catches up, and its
+		// settlers' records must clear their debts now, not once it has
+		// synced (it waits only provider.record_wait for them). The
+		// expiry is checked when the record is submitted: the chain skips
+		// an expired record and the report says so.
+	case err != nil:
 		return fmt.Errorf("settle: collector: accept: %w", err)
-	}
-	if r.ExpiryHeight <= h {
+	case r.ExpiryHeight <= h:
 		return refuse(ledger.CodeExpiredRecord, "expiry height %d passed (chain at %d)", r.ExpiryHeight, h)
 	}
 	var extra []kv
