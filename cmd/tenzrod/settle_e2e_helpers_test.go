@@ -37,6 +37,7 @@ type tenzroPart struct {
 				Nonce string `json:"nonce"`
 			} `json:"receipt"`
 		} `json:"receipt"`
+		Experts []expertPart `json:"experts"`
 	} `json:"tenzro"`
 }
 
@@ -59,6 +60,7 @@ type chatOpts struct {
 	n         int    // makes the prompt, and so the request digest, unique
 	onText    func() // called once, at a stream's first text
 	noHedge   bool
+	experts   *[]expertPart // where set, gets the answer's tenzro.experts
 }
 
 // paidChat makes one chat completion at api (a routing node's base URL)
@@ -111,6 +113,9 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 		if p.signed() == nil {
 			return nil, fmt.Errorf("response carries no signed payment record")
 		}
+		if o.experts != nil {
+			*o.experts = p.Tenzro.Experts
+		}
 		return p.signed(), nil
 	}
 	var got *signedRecord
@@ -132,6 +137,9 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 		var p tenzroPart
 		if json.Unmarshal([]byte(data), &p) == nil && p.signed() != nil {
 			got = p.signed()
+			if o.experts != nil {
+				*o.experts = p.Tenzro.Experts
+			}
 		}
 	}
 	if got == nil {

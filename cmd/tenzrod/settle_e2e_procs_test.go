@@ -34,17 +34,18 @@ type procSet struct {
 
 // startDevnet runs `tenzrod devnet` in a fresh directory and waits for its
 // manifest.
-func startDevnet(t *testing.T, bin string, validators, providers, gateways int) *procSet {
+func startDevnet(t *testing.T, bin string, validators, providers, gateways int, extra ...string) *procSet {
 	t.Helper()
-	return startDevnetIn(t, bin, t.TempDir(), validators, providers, gateways)
+	return startDevnetIn(t, bin, t.TempDir(), validators, providers, gateways, extra...)
 }
 
 // startDevnetIn is startDevnet with the devnet's directory given.
-func startDevnetIn(t *testing.T, bin, dir string, validators, providers, gateways int) *procSet {
+// extra are further `tenzrod devnet` flags.
+func startDevnetIn(t *testing.T, bin, dir string, validators, providers, gateways int, extra ...string) *procSet {
 	t.Helper()
 	ps := &procSet{t: t, bin: bin}
-	ps.dn = exec.Command(bin, "devnet", "--dir", dir, "--validators", strconv.Itoa(validators),
-		"--providers", strconv.Itoa(providers), "--gateways", strconv.Itoa(gateways))
+	ps.dn = exec.Command(bin, append([]string{"devnet", "--dir", dir, "--validators", strconv.Itoa(validators),
+		"--providers", strconv.Itoa(providers), "--gateways", strconv.Itoa(gateways)}, extra...)...)
 	ps.dn.Stdout, ps.dn.Stderr = &ps.out, &ps.out
 	if err := ps.dn.Start(); err != nil {
 		t.Fatal(err)

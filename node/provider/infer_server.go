@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -17,6 +18,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/upstream"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -69,6 +71,10 @@ func (s *inferServer) Stop(context.Context) error {
 	}
 	return nil
 }
+
+// expertsRetryAfter is the retry hint of a MoE call no holder could take
+// a batch of: about how long finding or re-dialling a holder takes.
+const expertsRetryAfter = time.Second
 
 func errFrame(status int, code, format string, args ...any) *infer.ErrorFrame {
 	return &infer.ErrorFrame{Status: status, Code: code, Message: fmt.Sprintf(format, args...),
@@ -210,6 +216,12 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
+		}
+		if errors.Is(err, expert.ErrNoHolder) {
+			// Not the buyer's fault: this provider cannot reach a holder now.
+			e := errFrame(http.StatusServiceUnavailable, terms.CodeExpertsUnavailable, "%v", err)
+			e.RetryAfterMs = expertsRetryAfter.Milliseconds()
+			return nil, 0, e
 		}
 		return nil, 0, errFrame(http.StatusBadRequest, terms.CodeGenerationRefused, "%v", err)
 	}

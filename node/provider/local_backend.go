@@ -3,12 +3,15 @@ package provider
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -86,6 +89,10 @@ func (b localBackend) Complete(ctx context.Context, req *openai.Request, onDelta
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if errors.Is(err, expert.ErrNoHolder) {
+			return nil, &openai.Error{Status: http.StatusServiceUnavailable, Type: "server_error", Code: terms.CodeExpertsUnavailable,
+				Message: err.Error(), RetryAfter: int(expertsRetryAfter / time.Second)}
 		}
 		return nil, openai.BadRequest("", "%v", err)
 	}

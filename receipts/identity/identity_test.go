@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cloudflare/circl/sign/mldsa/mldsa65"
 
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 )

@@ -30,6 +30,11 @@ const (
 	// CodeGenerationRefused: the engine refused the request as given (e.g.
 	// a prompt longer than its context); the buyer's fault.
 	CodeGenerationRefused = "generation_refused"
+	// CodeExpertsUnavailable: a MoE model's experts run at holders and no
+	// holder answered for one of them (none known yet after a restart, or
+	// every one down); status 503 with a retry hint, and a gateway tries
+	// another provider.
+	CodeExpertsUnavailable = "experts_unavailable"
 	// CodeReceiptFailed and CodeCommitmentFailed: the provider could not
 	// sign its receipt or build its commitment.
 	CodeReceiptFailed    = "receipt_failed"
