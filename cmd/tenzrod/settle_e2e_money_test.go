@@ -60,16 +60,32 @@ func checkMoney(t *testing.T, api string, snap0, snap1 chainSnap, buyer, settler
 	if fell := snap0.escrows[settler] - snap1.escrows[settler]; fell != sumSettled {
 		t.Errorf("escrow (buyer, gateway) fell by %d (%d → %d), want exactly Σ settled %d", fell, snap0.escrows[settler], snap1.escrows[settler], sumSettled)
 	}
+	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r node.PaymentView) string {
+		if r.Payer == buyer {
+			return "buyer"
+		}
+		return "probe"
+	})
+	if e, ok := snap1.escrows[buyer]; !ok || e != joinDeposit-joined.Price {
+		t.Errorf("escrow (buyer, buyer) is %d (exists %v), want the deposit %d − the laptop call's price %d", e, ok, joinDeposit, joined.Price)
+	}
+	if times[joined.RequestDigest] != 1 {
+		t.Errorf("the laptop's record %s settled %d times", joined.RequestDigest, times[joined.RequestDigest])
+	}
+}
+
+// checkOperatorsRose asserts that between the snapshots each operator
+// ops[i] rose by exactly the Σ price − fees of the records settled to
+// machines[i], and the fee pool by all their fees (so ops must name every
+// machine paid meanwhile); payer names a record's payer in the log.
+func checkOperatorsRose(t *testing.T, api string, snap0, snap1 chainSnap, ops, machines []string, payer func(node.PaymentView) string) {
+	t.Helper()
 	var fees uint64
 	for i, op := range ops {
 		pv := paymentsIn(t, api, node.PaymentsParams{Provider: machines[i], From: snap0.height + 1, To: snap1.height})
 		byPayer := map[string]int{}
 		for _, r := range pv.Records {
-			who := "probe"
-			if r.Payer == buyer {
-				who = "buyer"
-			}
-			byPayer[who]++
+			byPayer[payer(r)]++
 		}
 		rose := snap1.balances[op] - snap0.balances[op]
 		t.Logf("provider %d: %d records settled to it %v, Σ price %d, fees %d; operator rose %d", i, pv.Count, byPayer, pv.Total, pv.Fees, rose)
@@ -80,12 +96,6 @@ func checkMoney(t *testing.T, api string, snap0, snap1 chainSnap, buyer, settler
 	}
 	if rose := snap1.balances[feePool] - snap0.balances[feePool]; rose != fees {
 		t.Errorf("fee pool rose by %d, want the records' fees %d", rose, fees)
-	}
-	if e, ok := snap1.escrows[buyer]; !ok || e != joinDeposit-joined.Price {
-		t.Errorf("escrow (buyer, buyer) is %d (exists %v), want the deposit %d − the laptop call's price %d", e, ok, joinDeposit, joined.Price)
-	}
-	if times[joined.RequestDigest] != 1 {
-		t.Errorf("the laptop's record %s settled %d times", joined.RequestDigest, times[joined.RequestDigest])
 	}
 }
 
