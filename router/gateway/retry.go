@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/hedge"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
@@ -38,6 +39,9 @@ const (
 // passing reports whether a race's failure may pass if waited out: the
 // last provider answered "not now" (a 429 or a 5xx), or none was
 // eligible because each is held back by a Retry-After or an open breaker.
+// So may a provider still waiting for the settler's payment record of an
+// earlier call (402 unpaid): the record is this node's own, on its way
+// from the outbox, which retries a failed delivery within seconds.
 // A refusal of the request itself (400-class), a provider that could not
 // be reached, and the gateway's own refusals stand.
 func passing(err error) bool {
@@ -48,7 +52,7 @@ func passing(err error) bool {
 		return false
 	}
 	var ef *infer.ErrorFrame
-	return errors.As(err, &ef) && (ef.Status == http.StatusTooManyRequests || ef.Status >= 500)
+	return errors.As(err, &ef) && (ef.Status == http.StatusTooManyRequests || ef.Status >= 500 || ef.Code == terms.CodeUnpaid)
 }
 
 // othersLeft reports whether a candidate the race did not try could take

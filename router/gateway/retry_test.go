@@ -11,8 +11,10 @@ import (
 )
 
 // TestOnlyProviderRetried: the only provider of a model answers 429 with
-// Retry-After 2 s, or a 500 once; the gateway waits and tries it again
-// within the deadline, and the request succeeds. A 400 is not retried,
+// Retry-After 2 s, a 500 once, or 402 unpaid (it still waits for this
+// gateway's record of an earlier call); the gateway waits and tries it
+// again within the deadline, and the request succeeds. A 400, or a 402
+// payment_required (the escrow cannot cover the call), is not retried,
 // and a Retry-After longer than the gateway waits fails at once.
 func TestOnlyProviderRetried(t *testing.T) {
 	st := openStore(t)
@@ -25,6 +27,8 @@ func TestOnlyProviderRetried(t *testing.T) {
 	}{
 		{"429 with Retry-After 2s", &infer.ErrorFrame{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 2000, Retryable: true}, true, 2, 2 * time.Second},
 		{"500 once", &infer.ErrorFrame{Status: http.StatusInternalServerError, Code: terms.CodeInternal}, true, 2, retryBackoff},
+		{"402 unpaid with Retry-After 3s", &infer.ErrorFrame{Status: http.StatusPaymentRequired, Code: terms.CodeUnpaid, RetryAfterMs: 3000, Retryable: true}, true, 2, 3 * time.Second},
+		{"402 payment_required stands", &infer.ErrorFrame{Status: http.StatusPaymentRequired, Code: terms.CodePaymentRequired}, false, 1, 0},
 		{"400 stands", &infer.ErrorFrame{Status: http.StatusBadRequest, Code: "context_length_exceeded"}, false, 1, 0},
 		{"Retry-After beyond the wait", &infer.ErrorFrame{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 60_000, Retryable: true}, false, 1, 0},
 	} {
