@@ -99,3 +99,26 @@ func TestExpertTableOrder(t *testing.T) {
 		t.Fatalf("stale holders still listed: %v", hs)
 	}
 }
+
+// TestExpertTableRestart: a holder's first announcement, and its repeats
+// under the same session, are not a restart; one under a new session key
+// is, so the callers forgive the failures of its last run.
+func TestExpertTableRestart(t *testing.T) {
+	tbl := newExpertTable("self", time.Minute, clock.NewMock())
+	model := [32]byte{9}
+	ann := func(session string) *gossip.VerifiedAnnouncement {
+		return &gossip.VerifiedAnnouncement{Sender: gossip.Sender{Peer: "holder", Machine: identity.MachineID{1}, Cert: identity.Certificate{SessionPub: []byte(session)}},
+			Announcement: gossip.Announcement{Experts: []gossip.ExpertOffer{{ModelID: model[:], Layers: []uint32{0}, Experts: []uint32{0}}}}}
+	}
+	for i, c := range []struct {
+		session   string
+		restarted bool
+	}{{"a", false}, {"a", false}, {"b", true}, {"b", false}} {
+		if got := tbl.apply(ann(c.session)); got != c.restarted {
+			t.Fatalf("announcement %d (session %s): restarted %v, want %v", i, c.session, got, c.restarted)
+		}
+	}
+	if hs := tbl.Holders(model, 0, 0); len(hs) != 1 {
+		t.Fatalf("holders after the restart: %v", hs)
+	}
+}

@@ -148,10 +148,18 @@ func (r *remoteExperts) ready(m *servedModel, eng *llm.Engine) (inference.Engine
 	return &tallied{Engine: eng, r: r, model: info.ID}, nil
 }
 
-// apply feeds a verified announcement to the holder table.
+// apply feeds a verified announcement to the holder table. A holder
+// that restarted is forgiven its failures at every caller: it failed
+// while it was down, and would otherwise wait out its breaker's cooldown
+// (30 s) behind the other holders.
 func (r *remoteExperts) apply(a *gossip.VerifiedAnnouncement) {
-	if r != nil {
-		r.table.apply(a)
+	if r == nil || !r.table.apply(a) {
+		return
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, c := range r.callers {
+		c.Forgive(a.Peer)
 	}
 }
 

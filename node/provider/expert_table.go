@@ -30,6 +30,7 @@ type expertTable struct {
 
 type heldBy struct {
 	machine identity.MachineID
+	session []byte // the announcing session's public key: new at each start
 	offers  []gossip.ExpertOffer
 	seen    time.Time
 }
@@ -39,18 +40,22 @@ func newExpertTable(self peer.ID, ttl time.Duration, clk clock.Clock) *expertTab
 }
 
 // apply records a verified announcement: its expert offers replace the
-// peer's earlier ones (none: the peer holds nothing any more).
-func (t *expertTable) apply(a *gossip.VerifiedAnnouncement) {
+// peer's earlier ones (none: the peer holds nothing any more). restarted
+// reports a holder known before announcing under a new session: it
+// restarted (or renewed its session certificate).
+func (t *expertTable) apply(a *gossip.VerifiedAnnouncement) (restarted bool) {
 	if a.Peer == t.self {
-		return
+		return false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	prev := t.holders[a.Peer]
 	if len(a.Experts) == 0 {
 		delete(t.holders, a.Peer)
-		return
+		return false
 	}
-	t.holders[a.Peer] = &heldBy{machine: a.Machine, offers: slices.Clone(a.Experts), seen: t.clock.Now()}
+	t.holders[a.Peer] = &heldBy{machine: a.Machine, session: slices.Clone(a.Cert.SessionPub), offers: slices.Clone(a.Experts), seen: t.clock.Now()}
+	return prev != nil && !bytes.Equal(prev.session, a.Cert.SessionPub)
 }
 
 // Holders implements expert.Table: the holders of expert e of layer l,

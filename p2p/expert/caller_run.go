@@ -267,3 +267,8 @@ func (b *breaker) success(p peer.ID) {
 
 // Open reports whether p's breaker is open at this caller.
 func (c *Caller) Open(p peer.ID) bool { return c.breaker.open(p) }
+
+// Forgive closes p's breaker and clears its failures: the holder restarted
+// (a new session), so what failed was its last run, and it is first choice
+// again for its experts rather than only after the cooldown.
+func (c *Caller) Forgive(p peer.ID) { c.breaker.success(p) }

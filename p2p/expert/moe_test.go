@@ -284,6 +284,9 @@ func TestFaultyHolderCaught(t *testing.T) {
 			if !n.c.Open(bad.peer) {
 				t.Fatal("the faulty holder's breaker did not open")
 			}
+			if n.c.Forgive(bad.peer); n.c.Open(bad.peer) {
+				t.Fatal("the faulty holder's breaker is still open after Forgive")
+			}
 		})
 	}
 }
