@@ -90,6 +90,21 @@ func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, di
 	return ledger.DisputeID(open.Subject), res.Height
 }
 
+// waitSettledAt waits until node has the record of payer's request settled.
+func (dn *disputeNet) waitSettledAt(node *consensus.Node, payer consensus.AccountID, digest ledger.Hash32) {
+	for {
+		_, settled, err := node.Record(dn.ctx, payer, digest)
+		if err == nil && settled {
+			return
+		}
+		select {
+		case <-dn.ctx.Done():
+			dn.t.Fatalf("record %s of %s not settled at %s: %v (%v)", digest, payer, node.NodeID(), err, context.Cause(dn.ctx))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // disputeByDisputer has a serving provider's ExpertDisputer, bonding from
 // the disputer's account, take ev to the chain: it waits while no binding
 // names the batch's receipt, opens the dispute once one does, and after a
@@ -145,6 +160,9 @@ func (dn *disputeNet) disputeByDisputer(ev, elsewhere *expert.Evidence, u expert
 	if _, err := bindings.Put(ev.Ref().ReceiptHash, b); err != nil {
 		t.Fatal(err)
 	}
+	// The disputer reads node 1, which may not yet have committed the
+	// block that settled the record at node 0.
+	dn.waitSettledAt(dn.net.Nodes[1], acct(dn.buyer), digest)
 	if d.Round(dn.ctx); d.Stats() != (provider.DisputeStats{Opened: 1, Refused: 1}) || dn.balance(dn.dis) != before-bond {
 		t.Fatalf("with the binding: %+v, balance %d, want %d less the bond %d", d.Stats(), dn.balance(dn.dis), before, bond)
 	}
