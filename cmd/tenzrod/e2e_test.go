@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,15 +23,33 @@ import (
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
 
+// built is the tenzrod binary the end-to-end tests share: linking it
+// takes tens of seconds on a loaded machine, once is enough.
+var built struct {
+	once sync.Once
+	dir  string // removed by TestMain
+	bin  string
+	err  error
+}
+
 // buildBinary compiles tenzrod once for the end-to-end tests.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tenzrod")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "tenzrod-e2e-"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "tenzrod")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %w\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // rpcCall posts one JSON-RPC call and decodes its result.
