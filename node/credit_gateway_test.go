@@ -40,6 +40,20 @@ func TestCreditGatewayRefusesShortEscrow(t *testing.T) {
 	if e := c.escrow(t, settler); e.Balance != funds {
 		t.Fatalf("escrow %+v after the refusal, want %d", e, funds)
 	}
+	// While a deposit of the buyer's is on its way (join --deposit), the
+	// same call is told to wait for it, still before any provider is called.
+	done := gw.ExpectDeposit(keyAccount(payer), 7_000)
+	code, body = askPinnedAs(t, gw, prov, shortToken)
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, "warming_up") || !strings.Contains(body, "deposit of 7000 micro-units") {
+		t.Fatalf("short escrow with a deposit pending: %d %.400s", code, body)
+	}
+	done()
+	if code, body = askPinnedAs(t, gw, prov, shortToken); code != http.StatusPaymentRequired {
+		t.Fatalf("short escrow once the deposit is no longer pending: %d %.400s", code, body)
+	}
+	if n := routerAttempts(t, gw); n != before {
+		t.Fatalf("the gateway made %v provider attempts for a buyer it refused", n-before)
+	}
 
 	if code, body := askPinnedAs(t, gw, prov, testToken); code != http.StatusOK {
 		t.Fatalf("funded buyer: %d %.400s", code, body)

@@ -25,6 +25,7 @@ import (
 // account is the settler of its buyers' escrows; the outbox signs, keeps,
 // delivers and (after a grace period) settles the records.
 type gatewayPayments struct {
+	clock   clock.Clock
 	chain   *consensus.Node
 	outbox  *settle.Outbox
 	key     ed25519.PrivateKey
@@ -36,6 +37,37 @@ type gatewayPayments struct {
 
 	cacheMu sync.Mutex
 	escrows map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
+
+	depositMu sync.Mutex
+	deposits  map[ledger.AccountID]pendingDeposit // ExpectDeposit until its done
+}
+
+// pendingDeposit is a deposit this node is taking to the chain.
+type pendingDeposit struct {
+	amount uint64
+	since  time.Time
+}
+
+// ExpectDeposit marks payer's deposit of amount as on its way to the
+// chain until done is called: meanwhile a call its escrow cannot cover is
+// a 503 warming_up naming the deposit, not a 402.
+func (p *gatewayPayments) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+	p.depositMu.Lock()
+	defer p.depositMu.Unlock()
+	p.deposits[payer] = pendingDeposit{amount: amount, since: p.clock.Now()}
+	return func() {
+		p.depositMu.Lock()
+		defer p.depositMu.Unlock()
+		delete(p.deposits, payer)
+	}
+}
+
+// PendingDeposit implements gateway.DepositWatcher.
+func (p *gatewayPayments) PendingDeposit(payer ledger.AccountID) (uint64, time.Time, bool) {
+	p.depositMu.Lock()
+	defer p.depositMu.Unlock()
+	d, ok := p.deposits[payer]
+	return d.amount, d.since, ok
 }
 
 type escrowSeen struct {
@@ -50,9 +82,10 @@ type escrowSeen struct {
 // a balance read before that block is never paired with the smaller sum.
 const escrowFresh = time.Second
 
-func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
-	return &gatewayPayments{chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
-		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{}}
+func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID, clk clock.Clock) *gatewayPayments {
+	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
+		deposits: map[ledger.AccountID]pendingDeposit{}}
 }
 
 // Available is the escrow's balance − pending withdrawals − this
@@ -60,7 +93,7 @@ func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed2551
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
 func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
-	now, h := time.Now(), p.chain.App().Height()
+	now, h := p.clock.Now(), p.chain.App().Height()
 	p.cacheMu.Lock()
 	seen, ok := p.escrows[payer]
 	p.cacheMu.Unlock()

@@ -132,6 +132,11 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 			return err
 		}
 		me := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+		if deposit > 0 {
+			// Calls made while the chain catches up and the deposit
+			// lands are told to wait for it, not that they cannot pay.
+			defer n.ExpectDeposit(me, deposit)()
+		}
 		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		for !consensus.Ready(wait, n.Chain()) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"net/http"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -33,6 +34,16 @@ type Payments interface {
 	Sign(ctx context.Context, rec *ledger.PaymentRecord, provider peer.ID) error
 }
 
+// DepositWatcher is implemented by Payments that know of deposits on
+// their way to the chain (`join --deposit` submits one as the node
+// starts): a buyer whose escrow cannot cover a call while its deposit is
+// pending is told to wait for it (503 warming_up), not that it cannot pay.
+type DepositWatcher interface {
+	// PendingDeposit is the amount payer is depositing with this gateway
+	// and since when; false when nothing is pending.
+	PendingDeposit(payer ledger.AccountID) (amount uint64, since time.Time, pending bool)
+}
+
 // payer parses a buyer's account as the chain payer it names.
 func chainPayer(account string) (ledger.AccountID, error) {
 	id, err := ledger.ParseAccountID(account)
@@ -54,6 +65,14 @@ func (g *Gateway) checkEscrow(ctx context.Context, account string, price uint64)
 		return fmt.Errorf("gateway: escrow of %s: %w", payer, err)
 	}
 	if avail < price {
+		if w, ok := g.payments.(DepositWatcher); ok {
+			if amount, since, pending := w.PendingDeposit(payer); pending {
+				return &Error{Status: http.StatusServiceUnavailable, Code: "warming_up", RetryAfter: time.Second,
+					Message: fmt.Sprintf("the deposit of %d micro-units into the escrow of %s with this gateway is on its way to the chain "+
+						"(pending for %s); calls are paid from it once its block commits: retry shortly (the escrow now covers %d of the %d this call may cost)",
+						amount, payer, g.clock.Since(since).Round(time.Second), avail, price)}
+			}
+		}
 		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_funds",
 			Message: fmt.Sprintf("payer %s can spend %d micro-units through this gateway; the best quote is %d", payer, avail, price)}
 	}
