@@ -72,7 +72,7 @@ func New(cfg Config) (*Node, error) {
 	app.Ledger().SetStateVersions(cfg.StateVersions)
 	n := &Node{cfg: cfg, log: logger, app: app}
 	dbProvider := func(ctx *cmtcfg.DBContext) (dbm.DB, error) {
-		db, err := cmtcfg.DefaultDBProvider(ctx)
+		db, err := openCometDB(ctx)
 		if err != nil {
 			return nil, err
 		}
