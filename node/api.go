@@ -21,13 +21,11 @@ import (
 	"github.com/tenzrod/tenzrod/node/web"
 )
 
-// Intake bounds of the HTTP port. With the OpenAI routes' 4 MB body cap,
-// bodySlots bounds the memory of bodies in flight to about 128 MB however
-// many clients send at once; maxConnsPerAddr keeps one address from holding
-// every connection (a NAT of many buyers still fits).
+// Intake bounds of the HTTP port. maxConnsPerAddr keeps one address from
+// holding every connection (a NAT of many buyers still fits); the body
+// slots and rates are [api] keys (intake.go).
 const (
 	maxConnsPerAddr = 128
-	bodySlots       = 32
 	bodySlotWait    = 2 * time.Second
 	// maxHeaderBytes: an API request's headers are a few hundred bytes;
 	// the server's 1 MB default would let each connection hold a megabyte.
@@ -71,7 +69,7 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: bs}, openai.WithAuth(auth)).Register(mux)
 	}
 	a.srv = &http.Server{
-		Handler:           newBodyGate(bodySlots, bodySlotWait).wrap(mux),
+		Handler:           newIntake(n.cfg.API).wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,
@@ -247,108 +245,4 @@ func (c *countedConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
-}
-
-// bodyGate caps the request bodies being read at once, node-wide. A slot
-// is taken at a body's first Read, not at the request's arrival, so a
-// request refused on its headers (no token) never takes one; it is given
-// back as soon as the body is read to its end.
-type bodyGate struct {
-	slots chan struct{}
-	wait  time.Duration
-}
-
-func newBodyGate(n int, wait time.Duration) *bodyGate {
-	return &bodyGate{slots: make(chan struct{}, n), wait: wait}
-}
-
-func (g *bodyGate) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
-			next.ServeHTTP(w, r)
-			return
-		}
-		b := &gatedBody{ReadCloser: r.Body, gate: g, ctx: r.Context(), left: r.ContentLength}
-		defer b.release()
-		// A shallow copy: the server keeps its own *Request and so still
-		// sees its body type after the handler, which it needs to close a
-		// connection with a large unread body instead of draining 256 KB.
-		r2 := *r
-		r2.Body = b
-		next.ServeHTTP(w, &r2)
-	})
-}
-
-// errBodyBusy is a read refused for want of a slot; Temporary tells the
-// handlers it is the server's state, not the client's fault (a 503).
-type errBodyBusy struct {
-	slots int
-	wait  time.Duration
-}
-
-func (e errBodyBusy) Error() string {
-	return fmt.Sprintf("node api: all %d body-read slots stayed busy for %s; retry", e.slots, e.wait)
-}
-func (errBodyBusy) Temporary() bool { return true }
-
-func (g *bodyGate) acquire(ctx context.Context) error {
-	select {
-	case g.slots <- struct{}{}:
-		return nil
-	default:
-	}
-	t := time.NewTimer(g.wait)
-	defer t.Stop()
-	select {
-	case g.slots <- struct{}{}:
-		return nil
-	case <-t.C:
-		return errBodyBusy{slots: cap(g.slots), wait: g.wait}
-	case <-ctx.Done():
-		return fmt.Errorf("node api: waiting for a body-read slot: %w", ctx.Err())
-	}
-}
-
-// gatedBody is a request body read under a gate slot. Reads come from the
-// handler's goroutine only (as net/http requires), so the state needs no
-// lock.
-type gatedBody struct {
-	io.ReadCloser
-	gate *bodyGate
-	ctx  context.Context
-	left int64 // bytes still declared by Content-Length; -1 unknown
-	held bool
-	done bool
-	err  error
-}
-
-func (b *gatedBody) Read(p []byte) (int, error) {
-	if b.err != nil {
-		return 0, b.err
-	}
-	if !b.held && !b.done {
-		if err := b.gate.acquire(b.ctx); err != nil {
-			b.err = err
-			return 0, err
-		}
-		b.held = true
-	}
-	n, err := b.ReadCloser.Read(p)
-	if b.left >= 0 {
-		b.left -= int64(n)
-	}
-	// The end of the body, by EOF, error or the declared length (a reader
-	// that stops at exactly Content-Length never sees the EOF).
-	if err != nil || b.left == 0 {
-		b.release()
-	}
-	return n, err
-}
-
-func (b *gatedBody) release() {
-	if b.held {
-		b.held = false
-		<-b.gate.slots
-	}
-	b.done = true
 }

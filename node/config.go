@@ -64,6 +64,51 @@ type LogConfig struct {
 // APIConfig is the HTTP API (OpenAI routes, JSON-RPC, metrics, health).
 type APIConfig struct {
 	Listen string `toml:"listen"`
+	// BodySlots is how many request bodies the OpenAI routes read at once
+	// (with their 4 MB cap, about 128 MB in flight at 32); RPCBodySlots is
+	// JSON-RPC's own pool, which clients without a token use.
+	BodySlots    int `toml:"body_slots"`
+	RPCBodySlots int `toml:"rpc_body_slots"`
+	// BodySlotsPerClient is the most slots of a pool one client address
+	// (an IPv4 address, an IPv6 /64) holds at once.
+	BodySlotsPerClient int `toml:"body_slots_per_client"`
+	// BodyMinRate is the slowest a body may arrive, in bytes a second
+	// on average after BodyGrace; BodyTimeout bounds a whole body.
+	BodyMinRate int64         `toml:"body_min_rate"`
+	BodyGrace   time.Duration `toml:"body_grace"`
+	BodyTimeout time.Duration `toml:"body_timeout"`
+}
+
+// DefaultAPIConfig is the API's intake defaults on listen.
+func DefaultAPIConfig(listen string) APIConfig {
+	return APIConfig{Listen: listen, BodySlots: 32, RPCBodySlots: 8, BodySlotsPerClient: 8,
+		BodyMinRate: 16 << 10, BodyGrace: 2 * time.Second, BodyTimeout: 30 * time.Second}
+}
+
+// Validate checks the intake bounds; errors name the key.
+func (c APIConfig) Validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		errs = append(errs, fmt.Errorf("api.listen: %q: %w", c.Listen, err))
+	}
+	for _, k := range []struct {
+		key string
+		v   int
+	}{{"api.body_slots", c.BodySlots}, {"api.rpc_body_slots", c.RPCBodySlots}, {"api.body_slots_per_client", c.BodySlotsPerClient}} {
+		if k.v < 1 || k.v > 4096 {
+			errs = append(errs, fmt.Errorf("%s: %d outside 1..4096", k.key, k.v))
+		}
+	}
+	if c.BodyMinRate < 0 {
+		errs = append(errs, fmt.Errorf("api.body_min_rate: %d is negative (0 turns the minimum rate off)", c.BodyMinRate))
+	}
+	if c.BodyGrace < 0 || c.BodyGrace > time.Minute {
+		errs = append(errs, fmt.Errorf("api.body_grace: %s outside 0..1m", c.BodyGrace))
+	}
+	if c.BodyTimeout < time.Second || c.BodyTimeout > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("api.body_timeout: %s outside 1s..10m", c.BodyTimeout))
+	}
+	return errors.Join(errs...)
 }
 
 // IdentityConfig selects the hardware identity key.
@@ -88,7 +133,7 @@ func Default(role Role) Config {
 		Role:     role,
 		Network:  "devnet",
 		Log:      LogConfig{Level: "info", Format: "text"},
-		API:      APIConfig{Listen: "127.0.0.1:8545"},
+		API:      DefaultAPIConfig("127.0.0.1:8545"),
 		P2P:      pc,
 		Identity: IdentityConfig{Backend: string(defaultBackend(role)), Device: hwkey.DefaultDevice, SessionTTL: 24 * time.Hour},
 		Gossip:   GossipConfig{Window: gossip.DefaultWindow},
@@ -183,8 +228,8 @@ func (c Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("log.format: %q is not one of text, json", c.Log.Format))
 	}
-	if _, _, err := net.SplitHostPort(c.API.Listen); err != nil {
-		errs = append(errs, fmt.Errorf("api.listen: %q: %w", c.API.Listen, err))
+	if err := c.API.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.P2PConfig().Validate(); err != nil {
 		errs = append(errs, err)

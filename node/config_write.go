@@ -40,6 +40,18 @@ format = {{q .Log.Format}}
 # HTTP API: /healthz, /metrics, /rpc (JSON-RPC 2.0). Keep it on loopback
 # unless a reverse proxy with authentication stands in front of it.
 listen = {{q .API.Listen}}
+# Request bodies read at once: the OpenAI routes' pool (the token is
+# checked before the body) and JSON-RPC's own, so clients without a token
+# cannot take the slots buyers need; one client address holds at most
+# body_slots_per_client of a pool.
+body_slots = {{.API.BodySlots}}
+rpc_body_slots = {{.API.RPCBodySlots}}
+body_slots_per_client = {{.API.BodySlotsPerClient}}
+# A body must arrive at body_min_rate bytes a second on average after
+# body_grace (0 turns the rate off), and whole within body_timeout.
+body_min_rate = {{.API.BodyMinRate}}
+body_grace = {{dur .API.BodyGrace}}
+body_timeout = {{dur .API.BodyTimeout}}
 
 [p2p]
 # libp2p listen addresses (TCP and QUIC v1).

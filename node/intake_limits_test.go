@@ -93,7 +93,7 @@ func (b *blockingBody) Read(p []byte) (int, error) {
 // length gives the slot back before its handler returns.
 func TestBodyGate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newBodyGate(1, 2*time.Second)
+		g := newBodyGate(1, 1, 2*time.Second, bodyRate{})
 		type outcome struct {
 			n   int
 			err error
@@ -118,7 +118,9 @@ func TestBodyGate(t *testing.T) {
 		}
 
 		start := time.Now()
-		reader.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/", strings.NewReader("second")))
+		second := httptest.NewRequest(http.MethodPost, "/", strings.NewReader("second"))
+		second.RemoteAddr = "192.0.2.2:1234" // another client: the pool, not its share, is full
+		reader.ServeHTTP(httptest.NewRecorder(), second)
 		busy := <-results
 		var tmp interface{ Temporary() bool }
 		if !errors.As(busy.err, &tmp) || !tmp.Temporary() || time.Since(start) != 2*time.Second {
