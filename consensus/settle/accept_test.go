@@ -184,9 +184,8 @@ func TestOutboxSignChecks(t *testing.T) {
 // last one arrives, and catching up can take longer than that. A forged
 // record is still refused.
 func TestAcceptBeforeFirstBlock(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	w := newWorld(t, 1_000_000)
+	ctx := w.progress()
 	// No peers: the follower stays at genesis, catching up.
 	f, err := consensus.New(consensus.FollowerConfig(t.TempDir(), "alone", "tcp://127.0.0.1:0", "", w.net.GenesisFile, nil))
 	if err != nil {

@@ -21,9 +21,8 @@ import (
 // submits nothing itself.
 func TestOutboxCollectorEndToEnd(t *testing.T) {
 	const n = 60
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
 	w := newWorld(t, 10_000_000)
+	ctx := w.progress()
 	reg := prometheus.NewRegistry()
 	col, err := OpenCollector(CollectorConfig{Dir: t.TempDir(), Interval: 100 * time.Millisecond, BatchRecords: 25},
 		CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg,

@@ -108,6 +108,15 @@ type world struct {
 	escrow   uint64
 }
 
+// progress is a context for a test on the shared chain, bounded by the
+// chain's progress rather than the wall clock: a loaded machine makes the
+// test slower, a chain that stopped fails it within a minute.
+func (w *world) progress() context.Context {
+	ctx, cancel := w.net.Progress(context.Background(), time.Minute)
+	w.t.Cleanup(cancel)
+	return ctx
+}
+
 func newWorld(t testing.TB, escrow uint64) *world {
 	t.Helper()
 	net := sharedChain(t)

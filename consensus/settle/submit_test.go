@@ -1,9 +1,7 @@
 package settle
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
@@ -15,9 +13,8 @@ import (
 // as Duplicate.
 func TestSubmitAllOnChain(t *testing.T) {
 	const n = 400
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	w := newWorld(t, 1_000_000)
+	ctx := w.progress()
 	recs := make([]ledger.PaymentRecord, n+1)
 	var sum uint64
 	for i := range n {
