@@ -12,6 +12,8 @@ import (
 	ds "github.com/ipfs/go-datastore"
 	"github.com/ipfs/go-datastore/query"
 	pebbleds "github.com/ipfs/go-ds-pebble"
+
+	"github.com/tenzrod/tenzrod/internal/pebbleopt"
 )
 
 // Key layout, one datastore per component directory:
@@ -95,7 +97,7 @@ type store struct {
 }
 
 func openStore(dir string) (*store, error) {
-	d, err := pebbleds.NewDatastore(dir, pebbleds.WithPebbleWriteOptions(pebble.Sync))
+	d, err := pebbleds.NewDatastore(dir, pebbleds.WithPebbleOpts(pebbleopt.Store()), pebbleds.WithPebbleWriteOptions(pebble.Sync))
 	if err != nil {
 		return nil, fmt.Errorf("settle: open store %s: %w", dir, err)
 	}

@@ -13,6 +13,7 @@ import (
 	ds "github.com/ipfs/go-datastore"
 	pebbleds "github.com/ipfs/go-ds-pebble"
 
+	"github.com/tenzrod/tenzrod/internal/pebbleopt"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
@@ -75,7 +76,7 @@ func OpenWith(dir string, dur Durability) (*Store, error) {
 	default:
 		return nil, fmt.Errorf("store: open %s: %w: durability %d", dir, ErrInvalid, int(dur))
 	}
-	d, err := pebbleds.NewDatastore(dir, pebbleds.WithPebbleWriteOptions(wo))
+	d, err := pebbleds.NewDatastore(dir, pebbleds.WithPebbleOpts(pebbleopt.Store()), pebbleds.WithPebbleWriteOptions(wo))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", dir, err)
 	}
