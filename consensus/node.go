@@ -32,6 +32,7 @@ type Node struct {
 	unclosed []dbm.DB
 
 	watch     *watchdog
+	walFile   string // CometBFT's consensus WAL (head file), pruned while running
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 }
@@ -70,7 +71,7 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	app.Ledger().SetStateVersions(cfg.StateVersions)
-	n := &Node{cfg: cfg, log: logger, app: app}
+	n := &Node{cfg: cfg, log: logger, app: app, walFile: ccfg.Consensus.WalFile()}
 	dbProvider := func(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 		db, err := openCometDB(ctx)
 		if err != nil {
@@ -104,7 +105,13 @@ func (n *Node) Start(context.Context) error {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.stopWatch, n.watchDone = cancel, make(chan struct{})
-	go func() { defer close(n.watchDone); n.watch.run(ctx) }()
+	go func() {
+		defer close(n.watchDone)
+		var wg sync.WaitGroup
+		wg.Go(func() { pruneWALEvery(ctx, n.walFile, walPruneEvery, n.log) })
+		n.watch.run(ctx)
+		wg.Wait()
+	}()
 	n.log.Info("consensus: node started", "id", n.cmt.NodeInfo().ID(), "p2p", n.cfg.P2PListen)
 	return nil
 }
