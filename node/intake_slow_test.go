@@ -3,6 +3,7 @@ package node
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -158,5 +159,49 @@ func TestBodyRateAndShare(t *testing.T) {
 	g.giveBack("10.0.0.1", true)
 	if err := g.acquire(context.Background(), "10.0.0.1"); err != nil {
 		t.Fatalf("after giving back: %v", err)
+	}
+}
+
+// TestChunkedBodyThenLongAnswer: a handler that decodes one JSON value
+// from a chunked body (it never reads the body's end) and then streams
+// its answer well past the body's rate deadline keeps its client: the
+// deadline ends with the reading.
+func TestChunkedBodyThenLongAnswer(t *testing.T) {
+	cfg := DefaultAPIConfig("127.0.0.1:0")
+	cfg.BodyMinRate, cfg.BodyGrace = 1000, 200*time.Millisecond
+	srv := httptest.NewServer(newIntake(cfg).wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&v); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for i := range 15 { // 1.5 s: several times the deadline the body had
+			if r.Context().Err() != nil {
+				return
+			}
+			fmt.Fprintf(w, "data: %d\n\n", i)
+			w.(http.Flusher).Flush()
+			time.Sleep(100 * time.Millisecond)
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	})))
+	defer srv.Close()
+	// Chunked (no Content-Length), and the body's last chunk comes a
+	// moment after the JSON value: the handler's decoder returns without
+	// reading it (the server then discards it as the answer starts).
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = pw.Write([]byte(`{"model":"m"}`))
+		time.Sleep(50 * time.Millisecond)
+		_ = pw.Close()
+	}()
+	resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || !strings.HasSuffix(string(got), "data: [DONE]\n\n") {
+		t.Fatalf("answer cut: %v after %q", err, got)
 	}
 }
