@@ -71,10 +71,10 @@ func forgeries(t *testing.T, ev, other ledger.DisputeEvidence) map[string]ledger
 		"chat instead of completion": withInput(t, ev, func(in *receipt.EvidenceInput) {
 			in.Chat, in.Messages, in.Prompt = true, []terms.Message{{Role: "user", Content: in.Prompt}}, ""
 		}),
-		"input with an unknown field": edit(func(e *ledger.DisputeEvidence) { e.Input = append(e.Input[:len(e.Input)-1], `,"extra":1}`...) }),
-		"input with trailing data":    edit(func(e *ledger.DisputeEvidence) { e.Input = append(slices.Clone(e.Input), " {}"...) }),
-		"no input":                    edit(func(e *ledger.DisputeEvidence) { e.Input = nil }),
-		"another receipt":             other,
+		"input with an unknown field":            edit(func(e *ledger.DisputeEvidence) { e.Input = append(e.Input[:len(e.Input)-1], `,"extra":1}`...) }),
+		"input with trailing data":               edit(func(e *ledger.DisputeEvidence) { e.Input = append(slices.Clone(e.Input), " {}"...) }),
+		"no input":                               edit(func(e *ledger.DisputeEvidence) { e.Input = nil }),
+		"another receipt":                        other,
 		"another receipt, own proofs and tokens": edit(func(e *ledger.DisputeEvidence) { e.Receipt = other.Receipt }),
 	}
 }

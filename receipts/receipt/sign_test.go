@@ -195,10 +195,10 @@ func TestSignRejects(t *testing.T) {
 		"tokens hash without commitments": {func(r *Receipt) {
 			r.TokensHash, r.CommitmentHash = bytes.Repeat([]byte{7}, HashSize), nil
 		}, ErrMalformed},
-		"no engine":           {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
-		"long engine":         {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
-		"invalid utf-8":       {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},
-		"negative time":       {func(r *Receipt) { r.TimeMs = -1 }, ErrMalformed},
+		"no engine":     {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
+		"long engine":   {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
+		"invalid utf-8": {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},
+		"negative time": {func(r *Receipt) { r.TimeMs = -1 }, ErrMalformed},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
