@@ -3,11 +3,13 @@ package validator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
@@ -128,4 +130,62 @@ func longAnswer(t testing.TB, eng inference.Engine, i int) answer {
 	}
 	t.Fatal("the model ends every answer within one proof chunk")
 	return answer{}
+}
+
+// TestDutyForgedEvidenceNeverConvicts: on a real 4-validator chain whose
+// validators run the committee duty, every forgery of an honest answer's
+// evidence (its bytes invalid UTF-8, the appended empty-piece token
+// first) is refused when opened, in its block or at the mempool, taking
+// no bond; the honest answer's own evidence is then acquitted; the
+// provider's bond and standing are untouched throughout.
+func TestDutyForgedEvidenceNeverConvicts(t *testing.T) {
+	dir := t.TempDir()
+	o := modelgen.DevnetOptions()
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
+	dn := startDisputeNet(t, dirs, 20)
+	var a answer
+	for i := 1; !a.invalid(); i++ {
+		if a = longAnswer(t, honest, i); i > 50 {
+			t.Fatal("no long answer spells invalid UTF-8")
+		}
+	}
+	b := longAnswer(t, honest, 100)
+	subj, rec, ev := dn.settleable(a)
+	_, recB, evB := dn.settleable(b)
+	dn.submit(dn.op, &consensus.Settlement{Records: []consensus.PaymentRecord{rec, recB}})
+	p0, dis0 := dn.provider(), dn.balance(dn.dis)
+	forged := forgedEvidence(t, ev, evB, emptyPiece(t, honest))
+	for _, f := range forged {
+		_, err := dn.sub(dn.dis).Submit(dn.ctx, &ledger.DisputeOpen{Subject: subj, Bond: 1000, Evidence: f.ev})
+		if consensus.CodeOf(err) != ledger.CodeBadEvidence {
+			t.Errorf("%s: opened with %v, want refused as bad evidence", f.name, err)
+		}
+	}
+	id := ledger.DisputeID(subj)
+	if _, ok, err := dn.net.Nodes[0].Dispute(dn.ctx, id); ok || err != nil {
+		t.Fatalf("a forged dispute exists: %v %v", ok, err)
+	}
+	if got, fees := dn.balance(dn.dis), uint64(len(forged))*dn.params.FeePerTx; got+fees < dis0 {
+		t.Fatalf("disputer balance %d after %d refused opens, was %d: more than their fees (%d) taken", got, len(forged), dis0, fees)
+	}
+	if p := dn.provider(); p.Bond != p0.Bond || p.SlashedUntil != 0 || p.OpenDisputes != 0 {
+		t.Fatalf("provider after the forgeries: %+v, was %+v", p, p0)
+	}
+	res := dn.submit(dn.dis, &ledger.DisputeOpen{Subject: subj, Bond: 1000, Evidence: ev})
+	d := dn.verdict(id)
+	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
+		t.Fatalf("the honest answer's own evidence: %+v", d)
+	}
+	if p := dn.provider(); p.Bond != p0.Bond || p.SlashedUntil != 0 {
+		t.Fatalf("honest provider after its acquittal: bond %d (was %d), slashed until %d", p.Bond, p0.Bond, p.SlashedUntil)
+	}
+	t.Logf("%d forgeries refused; the signed evidence (%d tokens, invalid UTF-8) acquitted %d blocks after opening",
+		len(forged), len(a.tokens), d.ResolveHeight-res.Height)
 }

@@ -248,7 +248,7 @@ func (dn *disputeNet) provider() consensus.Provider {
 // weights, convicts within the verdict limit: the bond is slashed by the
 // governed share, the disputer is paid, the provider loses its standing.
 // An honest answer disputed falsely keeps the provider's bond and costs
-// the disputer its own.
+// the disputer its own. Both answers' bytes are invalid UTF-8.
 func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
@@ -269,7 +269,11 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 
 	bond, disBefore := dn.provider().Bond, dn.balance(dn.dis)
-	ids, hs := dn.settleAndDispute(generateAnswer(t, cheat, 1))
+	// Answers whose tokens spell invalid UTF-8: the signed text (each
+	// piece sanitised as sent) is not what the tokens spell, which once
+	// acquitted every such cheat.
+	lie := invalidAnswer(t, cheat, 1)
+	ids, hs := dn.settleAndDispute(lie)
 	id, opened := ids[0], hs[0]
 	d := dn.verdict(id)
 	cur := d.Current()
@@ -289,7 +293,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 
 	bond, disBefore = p.Bond, dn.balance(dn.dis)
-	ids, hs = dn.settleAndDispute(generateAnswer(t, honest, 2))
+	ids, hs = dn.settleAndDispute(invalidAnswer(t, honest, 2))
 	id, opened = ids[0], hs[0]
 	d = dn.verdict(id)
 	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
@@ -310,6 +314,19 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	if guilty < 2 || innocent < 2 {
 		t.Fatalf("votes counted: %v guilty, %v innocent", guilty, innocent)
 	}
+}
+
+// invalidAnswer is the first answer of generateAnswer from i on whose
+// tokens spell invalid UTF-8.
+func invalidAnswer(t testing.TB, eng inference.Engine, i int) answer {
+	t.Helper()
+	for j := i; j < i+50; j++ {
+		if a := generateAnswer(t, eng, j); a.invalid() && a.text != a.raw {
+			return a
+		}
+	}
+	t.Fatal("no answer spells invalid UTF-8")
+	return answer{}
 }
 
 // honestDisputes is how many honest answers TestDutyNoFalseConvictions
