@@ -117,6 +117,29 @@ func TestJudgeNeverConvictsForgedEvidence(t *testing.T) {
 	}
 }
 
+// TestJudgeSignedTokenOutsideVocabulary: a provider that signs a token ID
+// the model cannot emit (its tokens hash binds it, so no disputer put it
+// there) is convicted without re-execution; the same answer as generated
+// is acquitted.
+func TestJudgeSignedTokenOutsideVocabulary(t *testing.T) {
+	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
+	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	a := generateAnswer(t, eng, 4)
+	if v, why, err := judge(t.Context(), eng, signAnswer(t, m, eng.Info().ID, make([]byte, 16), a), commit.DefaultTolerance); v != ledger.VerdictInnocent || err != nil {
+		t.Fatalf("the answer as generated: %s %s %v", v, why, err)
+	}
+	a.tokens = slices.Clone(a.tokens)
+	a.tokens[len(a.tokens)-1] = uint32(eng.Info().VocabSize)
+	v, why, err := judge(t.Context(), eng, signAnswer(t, m, eng.Info().ID, make([]byte, 16), a), commit.DefaultTolerance)
+	if v != ledger.VerdictGuilty || err != nil {
+		t.Fatalf("a signed token outside the vocabulary: %s %s %v", v, why, err)
+	}
+}
+
 // longAnswer is an honest answer of more than one proof chunk: the first
 // from seed i on that the model does not end early.
 func longAnswer(t testing.TB, eng inference.Engine, i int) answer {
