@@ -29,7 +29,7 @@ const (
 	MaxFinishReasonLen = 32
 	// MaxPeerIDLen bounds Receipt.ProviderPeer and PaymentRecord.ProviderPeer.
 	MaxPeerIDLen = 128
-	// MaxPayloadSize bounds an encoded receipt; a maximal one is under 600 bytes.
+	// MaxPayloadSize bounds an encoded receipt; a maximal one is under 650 bytes.
 	MaxPayloadSize = 2 << 10
 	// MaxEnvelopeSize bounds a receipt envelope.
 	MaxEnvelopeSize = MaxPayloadSize + identity.EnvelopeOverhead
