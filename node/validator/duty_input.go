@@ -44,8 +44,9 @@ var errCannotTell = errors.New("cannot re-execute")
 // real weights, and returns the verdict with why. Only the tokens the
 // provider signed (the receipt's TokensHash) are re-executed, after the
 // input the receipt commits to, and the verdict is guilty only when the
-// recomputed log-probs disagree with the signed proofs: nothing about the
-// evidence's own shape can convict.
+// recomputed log-probs disagree with the signed proofs (or a signed token
+// is one the weights cannot emit): nothing about the evidence's own shape
+// can convict.
 func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence, tol commit.Tolerance) (ledger.Verdict, string, error) {
 	proofs, in, err := checkSigned(ev)
 	if err != nil {
