@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -99,13 +100,26 @@ func TestDisputeOnChain(t *testing.T) {
 	}
 	sendAll(declares...)
 
-	// An optimistic answer: a real receipt signing the proofs' commitment hash.
+	// An optimistic answer: a real receipt signing the proofs' commitment
+	// hash, the two token IDs they are of and the input.
 	mid := m.MachineID()
-	ch := commit.Hash(nil)
+	tokens := []uint32{1, 2}
+	ps, err := commit.Build([][]inference.LogProb{
+		{{ID: 1, LogProb: -0.1}, {ID: 3, LogProb: -2}, {ID: 4, LogProb: -3}, {ID: 5, LogProb: -4}},
+		{{ID: 2, LogProb: -0.2}, {ID: 3, LogProb: -2}, {ID: 4, LogProb: -3}, {ID: 5, LogProb: -4}}}, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := receipt.EvidenceInput{Prompt: "dispute on chain", Sampling: terms.Sampling{MaxTokens: 2}}
+	input, err := receipt.EncodeEvidenceInput(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, th, ic := commit.Hash(ps), receipt.TokensHash(tokens), in.Commitment(model[:])
 	nonce := sha256.Sum256([]byte("dispute-on-chain"))
 	env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
-		ProviderPeer: []byte(m.PeerID), Nonce: nonce[:16], InputCommitment: nonce[:], OutputHash: nonce[:],
-		Units: terms.Units{OutputTokens: 2}, CommitmentHash: ch[:], FinishReason: "stop", TimeMs: time.Now().UnixMilli()})
+		ProviderPeer: []byte(m.PeerID), Nonce: nonce[:16], InputCommitment: ic[:], OutputHash: nonce[:],
+		Units: terms.Units{OutputTokens: 2}, CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: time.Now().UnixMilli()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +132,7 @@ func TestDisputeOnChain(t *testing.T) {
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: nonce}
 	id := ledger.DisputeID(subj)
 	opened := send(disKey, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
-		Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(nil), Tokens: []uint32{1, 2}}})
+		Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(ps), Tokens: tokens, Input: input}})
 
 	var d ledger.Dispute
 	waitDispute := func(what string, ok func(ledger.Dispute) bool) {

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -10,10 +11,12 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestOptimisticCommitmentsCheckOut: an optimistic request through the
-// gateway returns TOPLOC proofs whose hash the provider's receipt signs;
+// gateway returns TOPLOC proofs whose hash the provider's receipt signs,
+// with the token IDs it also signs;
 // anyone holding the weights recomputes the steps with one prefill and the
 // proofs pass, while the same proofs fail against another prompt.
 func TestOptimisticCommitmentsCheckOut(t *testing.T) {
@@ -35,6 +38,7 @@ func TestOptimisticCommitmentsCheckOut(t *testing.T) {
 				TokenIDs   []int `json:"token_ids"`
 				Receipt    struct {
 					CommitmentHash string `json:"commitment_hash"`
+					TokensHash     string `json:"tokens_hash"`
 				}
 			}
 			Payment *struct{ Price uint64 }
@@ -52,6 +56,16 @@ func TestOptimisticCommitmentsCheckOut(t *testing.T) {
 	proofs, err := commit.Decode(rc.Commitment)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The receipt binds exactly the token IDs the buyer got, one proof
+	// step each: the evidence a dispute opens with.
+	ids, _ := receipt.TokenIDs(rc.TokenIDs)
+	steps := 0
+	for _, p := range proofs {
+		steps += p.Steps()
+	}
+	if th := receipt.TokensHash(ids); rc.Receipt.TokensHash != hex.EncodeToString(th[:]) || steps != len(ids) {
+		t.Fatalf("receipt signs tokens hash %s, the %d token IDs returned hash to %x; proofs cover %d steps", rc.Receipt.TokensHash, len(ids), th, steps)
 	}
 	dir, _ := testModelDir(t)
 	eng, err := llm.Open(dir, llm.Options{Threads: 1})

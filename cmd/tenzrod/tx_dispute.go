@@ -87,7 +87,15 @@ func newTxDisputeOpenCmd() *cobra.Command {
 		Use:   "open --key FILE (--payer ACCOUNT --request DIGEST --evidence FILE | --batch FILE [--binding FILE]) --bond N",
 		Short: "Open a dispute over a settled record's optimistic answer or an expert batch; prints the dispute ID",
 		Long: `An optimistic answer: --payer and --request name the settled record,
---evidence is a JSON file {"receipt", "proofs", "tokens", "input"}.
+--evidence is a JSON file {"receipt", "proofs", "tokens", "input"}, exactly
+as the provider signed them: the receipt envelope, the commitment proofs
+and the token IDs the gateway returned with the answer (tenzro.receipt:
+envelope, commitment, token_ids; the receipt signs their hashes), and the
+input as the JSON {"chat", "messages", "prompt", "continuation",
+"sampling"} of the request sent, base64. The chain refuses evidence that
+is not what the receipt signs (other tokens, proofs or input) as bad
+evidence in its block, taking no bond; a committee convicts only when
+re-executing the signed tokens disagrees with the signed proofs.
 
 An expert batch: --batch is an evidence file a serving provider kept
 (HOME/experts/evidence/MODEL/*.cbor: the batch, its holder's signed

@@ -8,9 +8,10 @@ import (
 )
 
 // FuzzDisputeEvidence: against a settled optimistic record, a dispute
-// whose receipt or proofs are any other bytes is refused as bad evidence
-// (or as malformed or too large before that), never opened and never an
-// internal error; the settled receipt with its own proofs opens one.
+// whose receipt, proofs or token count are any other than the signed ones
+// is refused as bad evidence (or as malformed or too large before that),
+// never opened and never an internal error; the settled receipt with its
+// own proofs and tokens opens one.
 func FuzzDisputeEvidence(f *testing.F) {
 	n := newDisputeNet(f, []int64{10, 10, 10}, false)
 	n.declareAll()
@@ -24,13 +25,16 @@ func FuzzDisputeEvidence(f *testing.F) {
 	nonce := n.c.account(n.disputer.Account()).Nonce // try drops its block: the nonce stays
 	f.Fuzz(func(t *testing.T, rcpt, proofs []byte, tokens uint8) {
 		n.c.t = t // the chain's helpers report to the running input
-		ev := ledger.DisputeEvidence{Receipt: rcpt, Proofs: proofs, Tokens: make([]uint32, tokens)}
+		ev := ledger.DisputeEvidence{Receipt: rcpt, Proofs: proofs, Tokens: make([]uint32, tokens), Input: good.Input}
+		if int(tokens) == len(good.Tokens) {
+			ev.Tokens = good.Tokens
+		}
 		raw, err := n.disputer.SignTx(nonce, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		code := n.try(raw)
-		valid := bytes.Equal(rcpt, good.Receipt) && bytes.Equal(proofs, good.Proofs) && tokens > 0
+		valid := bytes.Equal(rcpt, good.Receipt) && bytes.Equal(proofs, good.Proofs) && int(tokens) == len(good.Tokens)
 		switch {
 		case valid && code != ledger.CodeOK:
 			t.Fatalf("the settled answer's evidence refused: %v", code)

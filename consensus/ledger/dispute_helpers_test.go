@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -148,21 +149,54 @@ func (n *disputeNet) try(tx []byte) ledger.Code {
 }
 
 // answer is an optimistic answer's evidence: a real receipt signed by the
-// machine's session with the commitment hash of proofs.
+// machine's session over the commitment hash of proofs of three decode
+// steps, the three token IDs they are of and the request's input.
 func (n *disputeNet) answer(t testing.TB, i int) ledger.DisputeEvidence {
 	t.Helper()
-	proofs := commit.Encode(nil)
-	ch := commit.Hash(nil)
+	return n.answerOf(t, i, 3, true)
+}
+
+// answerOf is answer with steps tokens (more than commit.StepsPerChunk
+// make several proofs); bindTokens false signs no TokensHash, as receipts
+// did before they bound the token IDs.
+func (n *disputeNet) answerOf(t testing.TB, i, steps int, bindTokens bool) ledger.DisputeEvidence {
+	t.Helper()
+	var tokens []uint32
+	var tops [][]inference.LogProb
+	for s := range steps {
+		tokens = append(tokens, uint32(5+(s+i)%50))
+		tops = append(tops, []inference.LogProb{{ID: s % 64, LogProb: -0.5 - float32(i)/8}, {ID: 64 + s%64, LogProb: -1}, {ID: 128 + s%64, LogProb: -2}, {ID: 192 + s%64, LogProb: -3}})
+	}
+	ps, err := commit.Build(tops, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.signAnswer(t, i, tokens, commit.Encode(ps), bindTokens)
+}
+
+// signAnswer signs, as the provider, a receipt over exactly these proofs
+// (encoded, whatever their framing) and tokens, with request i's input.
+func (n *disputeNet) signAnswer(t testing.TB, i int, tokens []uint32, proofs []byte, bindTokens bool) ledger.DisputeEvidence {
+	t.Helper()
+	in := receipt.EvidenceInput{Prompt: fmt.Sprintf("prompt %d", i), Sampling: terms.Sampling{MaxTokens: len(tokens), Seed: uint64(i), Temperature: 0.7}}
+	input, err := receipt.EncodeEvidenceInput(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, th, ic := sha256.Sum256(append([]byte("tenzro/logit-commitment/v1\x00"), proofs...)), receipt.TokensHash(tokens), in.Commitment(n.model[:])
 	nonce := sha256.Sum256(fmt.Appendf(nil, "nonce-%d", i))
 	mid := n.m.machineID()
 	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.peerID),
-		Nonce: nonce[:16], InputCommitment: nonce[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: 3},
-		CommitmentHash: ch[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
+		Nonce: nonce[:16], InputCommitment: ic[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: uint64(len(tokens))},
+		CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
+	if !bindTokens {
+		r.TokensHash = nil
+	}
 	env, err := receipt.Sign(n.m.session, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger.DisputeEvidence{Receipt: env, Proofs: proofs, Tokens: []uint32{5, 6, 7}, Input: []byte("prompt")}
+	return ledger.DisputeEvidence{Receipt: env, Proofs: proofs, Tokens: tokens, Input: input}
 }
 
 // settle settles one record per evidence, each priced price, and returns

@@ -2,17 +2,9 @@ package ledger
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"slices"
-
-	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
-
-// commitmentDomain prefixes the proofs a logit commitment hash covers
-// (inference/commit Hash): the chain checks a dispute's proofs are the
-// ones the receipt signed without importing the engine.
-const commitmentDomain = "tenzro/logit-commitment/v1\x00"
 
 // declareModel adds the signing validator to a model's holders, or
 // removes it.
@@ -136,36 +128,6 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 	r.data = append([]byte(nil), id[:]...)
 	r.log = fmt.Sprintf("dispute %s opened against machine %s with bond %d", id, prov.MachineID, p.Bond)
 	return Save(r.st, KeyDispute(id), d)
-}
-
-// checkEvidence checks that the evidence is the record's optimistic
-// answer: the receipt is the one settled, signs a commitment hash, names
-// the record's machine, and the proofs hash to that commitment. It returns
-// the receipt's model. The receipt's signature was verified when the
-// record settled and its hash binds the same bytes.
-func checkEvidence(rec *SettledRecord, e *DisputeEvidence) (Hash32, error) {
-	var model Hash32
-	if got := Hash32(sha256.Sum256(e.Receipt)); got != rec.Record.ReceiptHash {
-		return model, reject(CodeBadEvidence, "receipt hashes to %s, the settled record's is %s", got, rec.Record.ReceiptHash)
-	}
-	_, rc, err := receipt.Parse(e.Receipt)
-	if err != nil {
-		return model, reject(CodeBadEvidence, "receipt: %v", err)
-	}
-	if !bytes.Equal(rc.MachineID, rec.Record.Provider[:]) {
-		return model, reject(CodeBadEvidence, "receipt names machine %x, the record's provider is %s", rc.MachineID, rec.Record.Provider)
-	}
-	if len(rc.CommitmentHash) != len(model) {
-		return model, reject(CodeBadEvidence, "receipt carries no logit commitment: the answer was not optimistic")
-	}
-	if h := sha256.Sum256(cat(commitmentDomain, e.Proofs)); !bytes.Equal(h[:], rc.CommitmentHash) {
-		return model, reject(CodeBadEvidence, "proofs hash to %x, the receipt signs %x", h, rc.CommitmentHash)
-	}
-	if len(e.Tokens) == 0 {
-		return model, reject(CodeBadEvidence, "no generated token IDs to re-execute")
-	}
-	copy(model[:], rc.ModelID)
-	return model, nil
 }
 
 // voteDispute records a member's commitment or reveal; a reveal that

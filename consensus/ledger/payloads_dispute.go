@@ -67,13 +67,15 @@ type DisputeSubject struct {
 	Batch         *ExpertBatchRef `cbor:"4,keyasint,omitempty" json:"batch,omitempty"`
 }
 
-// DisputeEvidence is what a committee member re-executes. For a record:
-// the provider's receipt envelope (hashing to the record's receipt hash,
-// with a commitment hash: the optimistic level), the commitment proofs
-// (inference/commit Encode, hashing to that commitment hash), the
-// generated token IDs, and the request's input as the provider committed
-// to it (opaque to the chain; a member checks it against the receipt's
-// input commitment). Reason is the disputer's note.
+// DisputeEvidence is what a committee member re-executes. For a record,
+// exactly what the provider signed (checkEvidence refuses anything else):
+// the receipt envelope (hashing to the record's receipt hash, with a
+// commitment hash and a tokens hash: the optimistic level), the
+// commitment proofs (inference/commit Encode, hashing to that commitment
+// hash, one decode step per token), the generated token IDs (hashing to
+// the receipt's TokensHash), and the request's input as the provider
+// committed to it (receipt.EvidenceInput JSON, committing to the
+// receipt's input commitment). Reason is the disputer's note.
 //
 // For an expert batch: Receipt is the holder's signed expert receipt
 // envelope (hashing to Batch.ReceiptHash), ReceiptHashes the SHA-256 of

@@ -179,12 +179,8 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 	}
 	// A MoE model whose experts run at holders accounts for them per call.
 	gctx, call := startCall(ctx, eng)
+	var ids []uint32 // the token IDs sent, which the receipt binds
 	res, err := eng.Generate(gctx, gr, func(t inference.Token) error {
-		if proofs != nil {
-			if _, err := proofs.Add(t.TopK[:min(len(t.TopK), commit.TopK)]); err != nil {
-				return err
-			}
-		}
 		text := inference.ValidText(t.Text)
 		tf := &infer.TokenFrame{Text: text, TokenIDs: []int{t.ID}, Last: t.Last}
 		if req.TopLogProbs > 0 {
@@ -197,6 +193,15 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		}
 		sent.WriteString(text)
 		delivered++
+		// Committed once sent, so the proofs' steps and the signed IDs
+		// are exactly the tokens the gateway received, even when the
+		// buyer leaves mid-answer.
+		if proofs != nil {
+			if _, err := proofs.Add(t.TopK[:min(len(t.TopK), commit.TopK)]); err != nil {
+				return err
+			}
+			ids = append(ids, uint32(t.ID))
+		}
 		return nil
 	})
 	if err != nil && infer.Stopped(ctx) {
@@ -226,16 +231,16 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		return nil, 0, errFrame(http.StatusBadRequest, terms.CodeGenerationRefused, "%v", err)
 	}
 	var commitment []byte
-	var commitHash []byte
+	var bound *commitments
 	if proofs != nil {
 		ps, err := proofs.Finish()
 		if err != nil {
 			return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeCommitmentFailed, "%v", err)
 		}
-		h := commit.Hash(ps)
-		commitment, commitHash = commit.Encode(ps), h[:]
+		h, th := commit.Hash(ps), receipt.TokensHash(ids)
+		commitment, bound = commit.Encode(ps), &commitments{proofs: h[:], tokens: th[:]}
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, commitHash)
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, bound)
 	if err != nil {
 		return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -244,6 +249,12 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 	}
 	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: len(res.Prompt), CompletionTokens: len(res.Tokens),
 		Model: offer.Name, Receipt: env, Commitment: commitment, Experts: experts}, res.CachedTokens, nil
+}
+
+// commitments are what an optimistic receipt signs about its answer: the
+// hash of the logit-commitment proofs and of the token IDs they are of.
+type commitments struct {
+	proofs, tokens []byte
 }
 
 // FinishStopped is the finish reason of an answer the buyer stopped.
@@ -310,7 +321,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 // holders of a MoE call whose experts ran at holders, as the final frame
 // reports them: the receipt claims their expert-tokens (which a gateway
 // caps by the model's MoE shape) and signs their hash.
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, commitHash []byte) ([]byte, error) {
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, bound *commitments) ([]byte, error) {
 	cached = min(max(cached, 0), promptTokens)
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
@@ -336,8 +347,11 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 		Nonce: req.Nonce, InputCommitment: input[:], OutputHash: output[:],
 		Units: pricing.Units{InputTokens: uint64(promptTokens - cached), CachedTokens: uint64(cached), OutputTokens: uint64(outputTokens),
 			ExpertTokens: expertTokens},
-		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
+		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(),
 		ExpertsHash: expertsHash,
+	}
+	if bound != nil {
+		r.CommitmentHash, r.TokensHash = bound.proofs, bound.tokens
 	}
 	sess, err := s.p.d.Session.Current()
 	if err != nil {

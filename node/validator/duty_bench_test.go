@@ -54,7 +54,7 @@ func BenchmarkCommitteeCost(b *testing.B) {
 			a := generateAnswer(b, eng, 200+i)
 			gen += time.Since(t0)
 			b.StopTimer()
-			ev := signedEvidence(b, m, eng.Info().ID, a)
+			ev := signAnswer(b, m, eng.Info().ID, make([]byte, 16), a)
 			prompt, err := eng.EncodePrompt(inferenceRequest(a.in))
 			if err != nil {
 				b.Fatal(err)

@@ -1,8 +1,8 @@
 package validator
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,68 +10,60 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
-	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DisputeInput is the format of DisputeEvidence.Input: the exact request
-// the receipt's InputCommitment commits to, so that a committee member can
-// check it against the signed receipt before trusting it.
-type DisputeInput struct {
-	Chat         bool            `json:"chat"`
-	Messages     []terms.Message `json:"messages,omitempty"`
-	Prompt       string          `json:"prompt,omitempty"`
-	Continuation string          `json:"continuation,omitempty"`
-	Sampling     terms.Sampling  `json:"sampling"`
-}
+// the receipt's InputCommitment commits to. The chain decodes it too
+// (to refuse evidence whose input is not the signed one), so its format is
+// receipt.EvidenceInput.
+type DisputeInput = receipt.EvidenceInput
 
 // EncodeDisputeInput is what a disputer puts in DisputeEvidence.Input.
 func EncodeDisputeInput(in DisputeInput) ([]byte, error) {
-	b, err := json.Marshal(in)
+	b, err := receipt.EncodeEvidenceInput(in)
 	if err != nil {
-		return nil, fmt.Errorf("validator: encode dispute input: %w", err)
+		return nil, fmt.Errorf("validator: %w", err)
 	}
 	return b, nil
 }
 
-// errUnverifiable marks evidence that does not match what the provider
-// signed: it proves nothing against the provider, so the member finds it
-// innocent (the disputer loses the bond it staked on bad evidence).
+// errUnverifiable marks evidence that is not what the provider signed.
+// The chain refuses such evidence when the dispute opens, so a member
+// sees it only if the chain's checks and its own ever disagree; it proves
+// nothing against the provider, so the member finds it innocent rather
+// than abstaining: an abstention lapses the dispute and returns the bond
+// of a disputer that staked it on bent evidence.
 var errUnverifiable = errors.New("evidence does not match the signed receipt")
 
 // errCannotTell marks evidence this member cannot re-execute faithfully
-// (a resumed answer): it abstains rather than guess.
+// (a resumed answer, a prompt its engine will not encode, a recomputation
+// of another shape than the signed answer): it abstains rather than guess.
 var errCannotTell = errors.New("cannot re-execute")
 
 // judge re-executes one disputed answer on eng, which holds the model's
-// real weights, and returns the verdict with why.
+// real weights, and returns the verdict with why. Only the tokens the
+// provider signed (the receipt's TokensHash) are re-executed, after the
+// input the receipt commits to, and the verdict is guilty only when the
+// recomputed log-probs disagree with the signed proofs (or a signed token
+// is one the weights cannot emit): nothing about the evidence's own shape
+// can convict.
 func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence, tol commit.Tolerance) (ledger.Verdict, string, error) {
-	_, r, err := receipt.Parse(ev.Receipt)
+	proofs, in, err := checkSigned(ev)
 	if err != nil {
-		return ledger.VerdictInnocent, "", fmt.Errorf("%w: receipt: %w", errUnverifiable, err)
-	}
-	var in DisputeInput
-	if err := json.Unmarshal(ev.Input, &in); err != nil {
-		return ledger.VerdictInnocent, "", fmt.Errorf("%w: input: %w", errUnverifiable, err)
-	}
-	if got := receipt.InputCommitment(r.ModelID, in.Chat, in.Messages, in.Prompt, in.Continuation, in.Sampling); string(got[:]) != string(r.InputCommitment) {
-		return ledger.VerdictInnocent, "", fmt.Errorf("%w: input commitment %x, receipt signs %x", errUnverifiable, got, r.InputCommitment)
+		return ledger.VerdictInnocent, "", err
 	}
 	if in.Continuation != "" {
 		return ledger.VerdictAbstain, "", fmt.Errorf("%w: a resumed answer's continuation tokens are not in the evidence", errCannotTell)
 	}
+	vocab := eng.Info().VocabSize
 	output := make([]int, len(ev.Tokens))
 	for i, t := range ev.Tokens {
+		if uint64(t) >= uint64(vocab) {
+			// The provider signed this ID (TokensHash), and the real
+			// weights never emit a token outside their vocabulary.
+			return ledger.VerdictGuilty, fmt.Sprintf("signed token %d at step %d is outside the model's vocabulary of %d", t, i, vocab), nil
+		}
 		output[i] = int(t)
-	}
-	// The tokens are the disputer's word: only tokens that spell the
-	// signed output may be re-executed, or a disputer could convict an
-	// honest provider by altering them.
-	if got := receipt.OutputHash(eng.Detokenize(output)); string(got[:]) != string(r.OutputHash) {
-		return ledger.VerdictInnocent, "", fmt.Errorf("%w: tokens spell output %x, receipt signs %x", errUnverifiable, got, r.OutputHash)
-	}
-	proofs, err := commit.Decode(ev.Proofs)
-	if err != nil {
-		return ledger.VerdictInnocent, "", fmt.Errorf("%w: proofs: %w", errUnverifiable, err)
 	}
 	// Tokenized as the provider's infer server does: chat messages through
 	// the model's template, a completion prompt as raw text.
@@ -83,7 +75,7 @@ func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence,
 	}
 	prompt, err := eng.EncodePrompt(gr)
 	if err != nil {
-		return ledger.VerdictAbstain, "", fmt.Errorf("validator: encode disputed prompt: %w", err)
+		return ledger.VerdictAbstain, "", fmt.Errorf("%w: encode the disputed prompt: %w", errCannotTell, err)
 	}
 	// commit.VerifyWithEngine in two steps: an engine failure is this
 	// member's problem (retried next poll), never the provider's guilt.
@@ -91,15 +83,56 @@ func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence,
 	if err != nil {
 		return ledger.VerdictNone, "", fmt.Errorf("validator: re-execute: %w", err)
 	}
-	rep, err := commit.Verify(proofs, scored, eng.Info().VocabSize, tol)
+	rep, err := commit.Verify(proofs, scored, vocab, tol)
 	if err != nil {
-		// Proofs of the wrong shape for this answer (step count, vocab)
-		// cannot come from the real weights on these tokens.
-		return ledger.VerdictGuilty, err.Error(), nil
+		// The signed proofs cover one step per signed token (checked
+		// above), so a recomputation of another shape is this engine's
+		// doing (a context too short, say), not evidence of guilt.
+		return ledger.VerdictAbstain, "", fmt.Errorf("%w: %w", errCannotTell, err)
 	}
 	why := fmt.Sprintf("%d of %d chunks failed", rep.Failed, len(rep.Chunks))
 	if !rep.OK {
 		return ledger.VerdictGuilty, why, nil
 	}
 	return ledger.VerdictInnocent, why, nil
+}
+
+// checkSigned checks that ev is exactly an answer its receipt signs,
+// as the chain did when the dispute opened (ledger checkEvidence): the
+// receipt signs a commitment hash and the token IDs, the tokens hash to
+// them and are as many as the proofs' decode steps, the proofs hash to the commitment, and the input is the
+// committed one. Every failure wraps errUnverifiable.
+func checkSigned(ev ledger.DisputeEvidence) ([]commit.Proof, receipt.EvidenceInput, error) {
+	var in receipt.EvidenceInput
+	_, r, err := receipt.Parse(ev.Receipt)
+	if err != nil {
+		return nil, in, fmt.Errorf("%w: receipt: %w", errUnverifiable, err)
+	}
+	if len(r.CommitmentHash) == 0 || len(r.TokensHash) == 0 {
+		return nil, in, fmt.Errorf("%w: the receipt signs no logit commitment or no token IDs", errUnverifiable)
+	}
+	if h := receipt.TokensHash(ev.Tokens); len(ev.Tokens) == 0 || !bytes.Equal(h[:], r.TokensHash) {
+		return nil, in, fmt.Errorf("%w: %d token IDs hash to %x, receipt signs %x", errUnverifiable, len(ev.Tokens), h, r.TokensHash)
+	}
+	proofs, err := commit.Decode(ev.Proofs)
+	if err != nil {
+		return nil, in, fmt.Errorf("%w: proofs: %w", errUnverifiable, err)
+	}
+	if h := commit.Hash(proofs); !bytes.Equal(h[:], r.CommitmentHash) {
+		return nil, in, fmt.Errorf("%w: proofs hash to %x, receipt signs %x", errUnverifiable, h, r.CommitmentHash)
+	}
+	steps := 0
+	for _, p := range proofs {
+		steps += p.Steps()
+	}
+	if steps != len(ev.Tokens) {
+		return nil, in, fmt.Errorf("%w: proofs cover %d steps, receipt signs %d token IDs", errUnverifiable, steps, len(ev.Tokens))
+	}
+	if in, err = receipt.DecodeEvidenceInput(ev.Input); err != nil {
+		return nil, in, fmt.Errorf("%w: %w", errUnverifiable, err)
+	}
+	if got := in.Commitment(r.ModelID); !bytes.Equal(got[:], r.InputCommitment) {
+		return nil, in, fmt.Errorf("%w: input commitment %x, receipt signs %x", errUnverifiable, got, r.InputCommitment)
+	}
+	return proofs, in, nil
 }

@@ -17,12 +17,10 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
-	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/gguf"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
-	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // quietLog keeps test output readable; TENZRO_TEST_LOG=1 shows the duty's log.
@@ -44,36 +42,6 @@ func openGenerated(t testing.TB, dir string, o modelgen.GenOptions) *llm.Engine 
 		t.Fatal(err)
 	}
 	return e
-}
-
-// answer is one optimistic answer as a provider serves it: generated with
-// top-k log-probs on eng, its proofs built, and the request it answers.
-type answer struct {
-	in     DisputeInput
-	text   string
-	tokens []uint32
-	proofs []commit.Proof
-}
-
-func generateAnswer(t testing.TB, eng inference.Engine, i int) answer {
-	t.Helper()
-	in := DisputeInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: fmt.Sprintf("Question %d: tell me about verification", i)}},
-		Sampling: terms.Sampling{Temperature: []float64{0, 0.7, 1}[i%3], TopP: 0.95, Seed: uint64(i), MaxTokens: 8 + (i*7)%41}}
-	var steps [][]inference.LogProb
-	res, err := eng.Generate(context.Background(), inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling, LogProbs: commit.TopK},
-		func(tok inference.Token) error { steps = append(steps, tok.TopK); return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := commit.Build(steps, eng.Info().VocabSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := answer{in: in, text: res.Text, proofs: proofs}
-	for _, id := range res.Tokens {
-		a.tokens = append(a.tokens, uint32(id))
-	}
-	return a
 }
 
 // disputeNet is a 4-validator chain whose validators each run the
@@ -215,30 +183,9 @@ func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) 
 	var opens []any
 	var ids []ledger.Hash32
 	for _, a := range as {
-		dn.n++
-		nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
-		input := receipt.InputCommitment(dn.model[:], a.in.Chat, a.in.Messages, a.in.Prompt, a.in.Continuation, a.in.Sampling)
-		output, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), dn.machine.MachineID()
-		env, err := receipt.Sign(dn.machine.Session, &receipt.Receipt{ModelID: dn.model[:], Engine: "embedded", MachineID: mid[:],
-			ProviderPeer: []byte(dn.machine.PeerID), Nonce: nonce[:16], InputCommitment: input[:], OutputHash: output[:],
-			Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
-		rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: mid, RequestDigest: digest, Price: 5000,
-			Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
-		if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
-			t.Fatal(err)
-		}
+		subj, rec, ev := dn.settleable(a)
 		recs = append(recs, rec)
-		in, err := EncodeDisputeInput(a.in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}
-		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
-			Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}})
+		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: 1000, Evidence: ev})
 		ids = append(ids, ledger.DisputeID(subj))
 	}
 	dn.submit(dn.op, &consensus.Settlement{Records: recs})
@@ -251,6 +198,24 @@ func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) 
 		heights[i] = res[i].Height
 	}
 	return ids, heights
+}
+
+// settleable signs a's receipt as the provider and returns its dispute
+// subject, the buyer's payment record for it and the evidence.
+func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, consensus.PaymentRecord, ledger.DisputeEvidence) {
+	t := dn.t
+	t.Helper()
+	dn.n++
+	nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
+	ev := signAnswer(t, dn.machine, inference.ModelID(dn.model), nonce[:16], a)
+	input := a.in.Commitment(dn.model[:])
+	digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
+	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, Price: 5000,
+		Receipt: ev.Receipt, ReceiptHash: sha256.Sum256(ev.Receipt), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
+	if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+		t.Fatal(err)
+	}
+	return ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}, rec, ev
 }
 
 // verdict waits for the dispute to resolve (the duties alone vote on it).
@@ -291,7 +256,7 @@ func (dn *disputeNet) provider() consensus.Provider {
 // weights, convicts within the verdict limit: the bond is slashed by the
 // governed share, the disputer is paid, the provider loses its standing.
 // An honest answer disputed falsely keeps the provider's bond and costs
-// the disputer its own.
+// the disputer its own. Both answers' bytes are invalid UTF-8.
 func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
@@ -312,7 +277,11 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 
 	bond, disBefore := dn.provider().Bond, dn.balance(dn.dis)
-	ids, hs := dn.settleAndDispute(generateAnswer(t, cheat, 1))
+	// Answers whose tokens spell invalid UTF-8: the signed text (each
+	// piece sanitised as sent) is not what the tokens spell, which once
+	// acquitted every such cheat.
+	lie := invalidAnswer(t, cheat, 1)
+	ids, hs := dn.settleAndDispute(lie)
 	id, opened := ids[0], hs[0]
 	d := dn.verdict(id)
 	cur := d.Current()
@@ -332,7 +301,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 
 	bond, disBefore = p.Bond, dn.balance(dn.dis)
-	ids, hs = dn.settleAndDispute(generateAnswer(t, honest, 2))
+	ids, hs = dn.settleAndDispute(invalidAnswer(t, honest, 2))
 	id, opened = ids[0], hs[0]
 	d = dn.verdict(id)
 	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
@@ -353,6 +322,19 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	if guilty < 2 || innocent < 2 {
 		t.Fatalf("votes counted: %v guilty, %v innocent", guilty, innocent)
 	}
+}
+
+// invalidAnswer is the first answer of generateAnswer from i on whose
+// tokens spell invalid UTF-8.
+func invalidAnswer(t testing.TB, eng inference.Engine, i int) answer {
+	t.Helper()
+	for j := i; j < i+50; j++ {
+		if a := generateAnswer(t, eng, j); a.invalid() && a.text != a.raw {
+			return a
+		}
+	}
+	t.Fatal("no answer spells invalid UTF-8")
+	return answer{}
 }
 
 // honestDisputes is how many honest answers TestDutyNoFalseConvictions

@@ -9,10 +9,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
-	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
-	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -96,28 +94,9 @@ func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
 	}
 }
 
-// signedEvidence is the dispute evidence of answer a as machine m served
-// it on model: the receipt it signs, the proofs, tokens and request.
-func signedEvidence(t testing.TB, m *testnet.Machine, model inference.ModelID, a answer) ledger.DisputeEvidence {
-	t.Helper()
-	input := receipt.InputCommitment(model[:], true, a.in.Messages, "", "", a.in.Sampling)
-	out, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), m.MachineID()
-	env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
-		ProviderPeer: []byte(m.PeerID), Nonce: make([]byte, 16), InputCommitment: input[:], OutputHash: out[:],
-		Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := EncodeDisputeInput(a.in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}
-}
-
 // TestJudgeRefusesTamperedEvidence: honest evidence is innocent; tokens
 // altered by the disputer (which would fail the proofs) are caught by the
-// signed output hash and found innocent, not guilty; an input other than
+// signed tokens hash and found innocent, not guilty; an input other than
 // the signed one likewise.
 func TestJudgeRefusesTamperedEvidence(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
@@ -128,7 +107,7 @@ func TestJudgeRefusesTamperedEvidence(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = m.Close() })
 	ctx := context.Background()
-	ev := signedEvidence(t, m, eng.Info().ID, a)
+	ev := signAnswer(t, m, eng.Info().ID, make([]byte, 16), a)
 	if v, why, err := judge(ctx, eng, ev, commit.DefaultTolerance); v != ledger.VerdictInnocent || err != nil {
 		t.Fatalf("honest evidence: %s %s %v", v, why, err)
 	}

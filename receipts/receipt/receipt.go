@@ -29,7 +29,7 @@ const (
 	MaxFinishReasonLen = 32
 	// MaxPeerIDLen bounds Receipt.ProviderPeer and PaymentRecord.ProviderPeer.
 	MaxPeerIDLen = 128
-	// MaxPayloadSize bounds an encoded receipt; a maximal one is under 600 bytes.
+	// MaxPayloadSize bounds an encoded receipt; a maximal one is under 650 bytes.
 	MaxPayloadSize = 2 << 10
 	// MaxEnvelopeSize bounds a receipt envelope.
 	MaxEnvelopeSize = MaxPayloadSize + identity.EnvelopeOverhead
@@ -123,6 +123,14 @@ type Receipt struct {
 	// Units.ExpertTokens total is made of. Omitted otherwise, so every
 	// other receipt encodes as before.
 	ExpertsHash []byte `cbor:"13,keyasint,omitempty" json:"experts_hash,omitempty"`
+	// TokensHash, on an optimistic receipt, is TokensHash of the
+	// generated token IDs the commitment proofs' steps are of: a dispute
+	// re-executes exactly the tokens the provider signed, never a
+	// disputer's tokenization of the text (which differs wherever a piece
+	// is not valid UTF-8 on its own, or a stop string cut a token).
+	// Omitted otherwise; a receipt signed before the field existed is
+	// not disputable (the ledger refuses its evidence as malformed).
+	TokensHash []byte `cbor:"14,keyasint,omitempty" json:"tokens_hash,omitempty"`
 }
 
 // Validate checks field sizes and encodings (not signatures or commitments).
@@ -145,6 +153,9 @@ func (r *Receipt) Validate() error {
 	}
 	if n := len(r.ExpertsHash); n != 0 && n != HashSize {
 		return fmt.Errorf("%w: experts_hash is %d bytes, want 0 or %d", ErrMalformed, n, HashSize)
+	}
+	if n := len(r.TokensHash); n != 0 && (n != HashSize || len(r.CommitmentHash) == 0) {
+		return fmt.Errorf("%w: tokens_hash is %d bytes, want 0, or %d beside a commitment hash", ErrMalformed, n, HashSize)
 	}
 	if r.Engine == "" || len(r.Engine) > MaxEngineLen || !utf8.ValidString(r.Engine) {
 		return fmt.Errorf("%w: engine must be 1..%d bytes of UTF-8", ErrMalformed, MaxEngineLen)

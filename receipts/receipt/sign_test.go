@@ -24,6 +24,10 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 				"moe with remote experts": func(r *Receipt) {
 					r.Units.ExpertTokens, r.ExpertsHash = 96, bytes.Repeat([]byte{5}, HashSize)
 				},
+				"binding token IDs": func(r *Receipt) {
+					h := TokensHash([]uint32{1, 0xfffd, 2})
+					r.TokensHash = h[:]
+				},
 			} {
 				t.Run(name, func(t *testing.T) {
 					want := newReceipt(t, p)
@@ -159,12 +163,12 @@ func TestVerifyRejectsUnknownReceiptField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Append a field 14 (sorted last; 13 is the optional experts hash) and
-	// bump the map header from 12 pairs.
+	// Append a field 15 (sorted last; 13 and 14 are the optional experts
+	// and tokens hashes) and bump the map header from 12 pairs.
 	if payload[0] != 0xac {
 		t.Fatalf("receipt does not start with a 12-pair map header: %#x", payload[0])
 	}
-	extra := append(append([]byte{0xad}, payload[1:]...), 0x0e, 0x00)
+	extra := append(append([]byte{0xad}, payload[1:]...), 0x0f, 0x00)
 	_, err = Verify(sealRaw(t, p, Domain, PayloadType, extra), p.machine(), t0)
 	var unk *cbor.UnknownFieldError
 	if !errors.Is(err, ErrMalformed) || !errors.As(err, &unk) {
@@ -187,10 +191,14 @@ func TestSignRejects(t *testing.T) {
 		"short output hash":   {func(r *Receipt) { r.OutputHash = r.OutputHash[:16] }, ErrMalformed},
 		"odd commitment hash": {func(r *Receipt) { r.CommitmentHash = []byte{1} }, ErrMalformed},
 		"odd experts hash":    {func(r *Receipt) { r.ExpertsHash = []byte{1} }, ErrMalformed},
-		"no engine":           {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
-		"long engine":         {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
-		"invalid utf-8":       {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},
-		"negative time":       {func(r *Receipt) { r.TimeMs = -1 }, ErrMalformed},
+		"odd tokens hash":     {func(r *Receipt) { r.TokensHash = []byte{1} }, ErrMalformed},
+		"tokens hash without commitments": {func(r *Receipt) {
+			r.TokensHash, r.CommitmentHash = bytes.Repeat([]byte{7}, HashSize), nil
+		}, ErrMalformed},
+		"no engine":     {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
+		"long engine":   {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
+		"invalid utf-8": {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},
+		"negative time": {func(r *Receipt) { r.TimeMs = -1 }, ErrMalformed},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 		}
 	}
 	if err == nil {
-		err = checkCommitment(req.Verification, r, f.Commitment)
+		err = checkCommitment(req.Verification, r, f.Commitment, s.ids, d.gone)
 	}
 	endReceipt(rspan, err)
 	// What is billed: the delivered text and IDs only.
@@ -206,8 +206,14 @@ func (g *Gateway) receiptMeta(s *stream, ok bool, problem string) store.ReceiptM
 }
 
 // checkCommitment: a request that asked for logit commitments is paid
-// only if the final frame carries proofs whose hash the receipt signs.
-func checkCommitment(level terms.Verification, r *receipt.Receipt, proofs []byte) error {
+// only if the final frame carries proofs whose hash the receipt signs,
+// and the receipt signs the token IDs the gateway received, one proof step
+// each (the evidence a dispute needs: the chain refuses any other, so a
+// receipt binding other IDs, none, or proofs of another length could
+// never be disputed). A buyer that left may not have seen every token the
+// provider sent, so then only the binding's presence is checked, as the
+// output hash is not.
+func checkCommitment(level terms.Verification, r *receipt.Receipt, proofs []byte, ids []int, gone bool) error {
 	if level != terms.VerifyOptimistic {
 		return nil
 	}
@@ -217,6 +223,26 @@ func checkCommitment(level terms.Verification, r *receipt.Receipt, proofs []byte
 	}
 	if h := commit.Hash(ps); !bytes.Equal(h[:], r.CommitmentHash) {
 		return fmt.Errorf("gateway: commitment proofs hash %x, receipt signs %x", h, r.CommitmentHash)
+	}
+	if len(r.TokensHash) == 0 {
+		return errors.New("gateway: commitment: the receipt signs no token IDs")
+	}
+	if gone {
+		return nil
+	}
+	u, ok := receipt.TokenIDs(ids)
+	if !ok {
+		return errors.New("gateway: commitment: a token ID received is out of range")
+	}
+	if h := receipt.TokensHash(u); !bytes.Equal(h[:], r.TokensHash) {
+		return fmt.Errorf("gateway: commitment: the %d token IDs received hash to %x, receipt signs %x", len(ids), h, r.TokensHash)
+	}
+	steps := 0
+	for _, p := range ps {
+		steps += p.Steps()
+	}
+	if steps != len(ids) {
+		return fmt.Errorf("gateway: commitment: proofs cover %d decode steps, %d tokens received", steps, len(ids))
 	}
 	return nil
 }

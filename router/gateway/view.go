@@ -26,6 +26,7 @@ type ReceiptView struct {
 	FinishReason    string                 `json:"finish_reason"`
 	TimeMs          int64                  `json:"time_ms"`
 	ExpertsHash     string                 `json:"experts_hash,omitempty"` // of the holders a MoE call lists (tenzro.experts)
+	TokensHash      string                 `json:"tokens_hash,omitempty"`  // of the token IDs an optimistic answer's proofs are of
 }
 
 // ViewReceipt converts a receipt for display.
@@ -38,7 +39,7 @@ func ViewReceipt(r *receipt.Receipt) *ReceiptView {
 		ModelID: hex.EncodeToString(r.ModelID), Engine: r.Engine, MachineID: hex.EncodeToString(r.MachineID), ProviderPeer: ps,
 		Nonce: hex.EncodeToString(r.Nonce), InputCommitment: hex.EncodeToString(r.InputCommitment), OutputHash: hex.EncodeToString(r.OutputHash),
 		Units: r.Units, Sampling: r.Sampling, CommitmentHash: hex.EncodeToString(r.CommitmentHash), FinishReason: r.FinishReason, TimeMs: r.TimeMs,
-		ExpertsHash: hex.EncodeToString(r.ExpertsHash),
+		ExpertsHash: hex.EncodeToString(r.ExpertsHash), TokensHash: hex.EncodeToString(r.TokensHash),
 	}
 }
 
