@@ -38,7 +38,9 @@ func newReceiptChecker(blockTime int64, sigs *sigCache) *receiptChecker {
 // check verifies that rec.Receipt hashes to rec.ReceiptHash, is a receipt
 // envelope whose certificate belongs to machine (the record's registered
 // provider) and is valid at the block time, and that its session signature
-// verifies. i is the record's index, for the message.
+// verifies, and for a provider's receipt (not an expert holder's) that
+// the record is the one the provider served (bindReceipt). i is the
+// record's index, for the message.
 func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.MachineID) error {
 	if got := Hash32(sha256.Sum256(rec.Receipt)); got != rec.ReceiptHash {
 		return reject(CodeBadReceipt, "record %d: receipt hashes to %s, record says %s", i, got, rec.ReceiptHash)
@@ -67,6 +69,9 @@ func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.Machi
 	}
 	if err := c.sigs.verify(sigKey('e', rec.ReceiptHash[:]), env.VerifySignature); err != nil {
 		return reject(CodeBadReceipt, "record %d: %v", i, err)
+	}
+	if env.Domain == ReceiptDomain {
+		return bindReceipt(i, rec, env.PayloadType, env.Payload, machine)
 	}
 	return nil
 }

@@ -9,8 +9,10 @@ import (
 
 // settle applies payment records one by one. A structurally malformed
 // settlement never gets here (DecodeTx refuses it whole). A record that
-// fails a stateful check (duplicate, signature, expiry, receipt (required:
-// a record without one is skipped with CodeBadReceipt), escrow
+// fails a stateful check (duplicate by payer or by provider and request,
+// signature, expiry, receipt (required: a record without one is skipped
+// with CodeBadReceipt; a provider's receipt must name the record's
+// request, payer and settler and sign no higher price), escrow
 // coverage, unknown escrow or provider) is skipped: its writes are
 // dropped, and its index and code go into the transaction's SettleReport,
 // so resubmitting a batch after a crash is safe and one bad record does not
@@ -64,6 +66,9 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	}
 	if seen != nil {
 		return reject(CodeDuplicateRecord, "record %d: request %s of %s already settled", i, rec.RequestDigest, rec.Payer)
+	}
+	if err := checkServed(st, i, rec); err != nil {
+		return err
 	}
 	ekey := KeyEscrow(rec.Payer, rec.Settler)
 	var e Escrow
@@ -130,6 +135,9 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 		return fmt.Errorf("ledger: encode record %d: %w", i, err)
 	}
 	idx := RecordIndexValue(enc)
+	if err := markServed(st, chainID, rec); err != nil {
+		return err
+	}
 	st.Set(key, enc)
 	st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
 	st.Set(KeyProviderRecordIndex(rec.Provider, r.blk.Height, rec.Payer, rec.RequestDigest), ProviderRecordIndexValue(rec.Payer, rec.RequestDigest, idx))

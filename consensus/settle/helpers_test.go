@@ -195,7 +195,7 @@ func (w *world) balance(k ed25519.PrivateKey) uint64 {
 func (w *world) settledOnChain(recs []ledger.PaymentRecord) int {
 	n := 0
 	for i := range recs {
-		ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)
+		_, ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)
 		if err != nil {
 			w.t.Fatal(err)
 		}
