@@ -154,10 +154,10 @@ func (n *disputeNet) answer(t testing.TB, i int) ledger.DisputeEvidence {
 	proofs := commit.Encode(nil)
 	ch := commit.Hash(nil)
 	nonce := sha256.Sum256(fmt.Appendf(nil, "nonce-%d", i))
-	mid := n.m.machineID()
+	mid, buyer := n.m.machineID(), n.buyer.Account()
 	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.peerID),
 		Nonce: nonce[:16], InputCommitment: nonce[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: 3},
-		CommitmentHash: ch[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
+		CommitmentHash: ch[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli(), Payer: buyer[:], Settler: buyer[:]}
 	env, err := receipt.Sign(n.m.session, r)
 	if err != nil {
 		t.Fatal(err)
@@ -165,14 +165,14 @@ func (n *disputeNet) answer(t testing.TB, i int) ledger.DisputeEvidence {
 	return ledger.DisputeEvidence{Receipt: env, Proofs: proofs, Tokens: []uint32{5, 6, 7}, Input: []byte("prompt")}
 }
 
-// settle settles one record per evidence, each priced price, and returns
-// the request digests.
+// settle settles one record per evidence (the buyer is its own settler),
+// each priced price, and returns the request digests.
 func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvidence) []ledger.Hash32 {
 	t.Helper()
 	var recs []ledger.PaymentRecord
 	var digests []ledger.Hash32
-	for i, e := range evs {
-		d := ledger.Hash32(sha256.Sum256(fmt.Appendf(nil, "request-%d-%d", n.c.l.Height(), i)))
+	for _, e := range evs {
+		d := requestOf(t, e.Receipt)
 		digests = append(digests, d)
 		recs = append(recs, signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
 			RequestDigest: d, Price: price, ReceiptHash: sha256.Sum256(e.Receipt), Receipt: e.Receipt, Units: 3,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -235,7 +236,7 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		h := commit.Hash(ps)
 		commitment, commitHash = commit.Encode(ps), h[:]
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, commitHash)
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, commitHash, true)
 	if err != nil {
 		return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -295,7 +296,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
 		return nil, e
 	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, nil, res.FinishReason, nil)
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, nil, res.FinishReason, nil, false)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -309,8 +310,12 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 // at its own rate; receipt.Cap bounds their sum). experts are the
 // holders of a MoE call whose experts ran at holders, as the final frame
 // reports them: the receipt claims their expert-tokens (which a gateway
-// caps by the model's MoE shape) and signs their hash.
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, commitHash []byte) ([]byte, error) {
+// caps by the model's MoE shape) and signs their hash. exact says the
+// counts are the embedded engine's own (ownPrice). A paid call's receipt
+// names the payer and settler of its pay authorization and the price the
+// provider is owed, so only that settler's record at no lower price
+// settles it on chain.
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, commitHash []byte, exact bool) ([]byte, error) {
 	cached = min(max(cached, 0), promptTokens)
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
@@ -338,6 +343,10 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 			ExpertTokens: expertTokens},
 		Sampling: sp, FinishReason: finish, TimeMs: s.p.d.Clock.Now().UnixMilli(), CommitmentHash: commitHash,
 		ExpertsHash: expertsHash,
+	}
+	if p := req.Pay; p != nil && len(p.Payer) == infer.AccountSize && len(p.Settler) == infer.AccountSize {
+		r.Payer, r.Settler = slices.Clone(p.Payer), slices.Clone(p.Settler)
+		r.Price = ownPrice(offer, r.Units, exact, finish, req.Continuation)
 	}
 	sess, err := s.p.d.Session.Current()
 	if err != nil {
