@@ -211,9 +211,11 @@ func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) 
 		nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
 		input := receipt.InputCommitment(dn.model[:], a.in.Chat, a.in.Messages, a.in.Prompt, a.in.Continuation, a.in.Sampling)
 		output, ch, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), dn.machine.MachineID()
+		buyer := acct(dn.buyer)
 		env, err := receipt.Sign(dn.machine.Session, &receipt.Receipt{ModelID: dn.model[:], Engine: "embedded", MachineID: mid[:],
 			ProviderPeer: []byte(dn.machine.PeerID), Nonce: nonce[:16], InputCommitment: input[:], OutputHash: output[:],
-			Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
+			Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], FinishReason: "length", TimeMs: time.Now().UnixMilli(),
+			Payer: buyer[:], Settler: buyer[:]})
 		if err != nil {
 			t.Fatal(err)
 		}
