@@ -1,6 +1,8 @@
 package node
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -64,6 +66,10 @@ type LogConfig struct {
 // APIConfig is the HTTP API (OpenAI routes, JSON-RPC, metrics, health).
 type APIConfig struct {
 	Listen string `toml:"listen"`
+	// AdminTokenSHA256 is the SHA-256 (hex) of the operator's bearer
+	// token: it may read any buyer's session (tenzro_getSession). Empty:
+	// only each session's own buyer may.
+	AdminTokenSHA256 string `toml:"admin_token_sha256"`
 }
 
 // IdentityConfig selects the hardware identity key.
@@ -182,6 +188,11 @@ func (c Config) Validate() error {
 	case "text", "json":
 	default:
 		errs = append(errs, fmt.Errorf("log.format: %q is not one of text, json", c.Log.Format))
+	}
+	if t := c.API.AdminTokenSHA256; t != "" {
+		if b, err := hex.DecodeString(t); err != nil || len(b) != sha256.Size {
+			errs = append(errs, fmt.Errorf("api.admin_token_sha256: want 64 hex digits (the SHA-256 of the token), got %q", t))
+		}
 	}
 	if _, _, err := net.SplitHostPort(c.API.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("api.listen: %q: %w", c.API.Listen, err))

@@ -40,6 +40,10 @@ format = {{q .Log.Format}}
 # HTTP API: /healthz, /metrics, /rpc (JSON-RPC 2.0). Keep it on loopback
 # unless a reverse proxy with authentication stands in front of it.
 listen = {{q .API.Listen}}
+# SHA-256 (hex) of the operator's bearer token, which may read any buyer's
+# session (tenzro_getSession); each buyer reads its own with its token.
+# printf %s "$TOKEN" | sha256sum
+{{if .API.AdminTokenSHA256}}admin_token_sha256 = {{q .API.AdminTokenSHA256}}{{else}}# admin_token_sha256 = "<64 hex digits>"{{end}}
 
 [p2p]
 # libp2p listen addresses (TCP and QUIC v1).
