@@ -11,9 +11,10 @@ import (
 
 // KeyServed is the state key marking that machine m's call with request
 // digest rd is settled; its value is the settled record's RecordDigest. It
-// dedupes by provider and request, whoever submits: a provider is paid
-// once per call it served, and a collector or outbox can tell whether the
-// settled record is the one it holds.
+// dedupes records carrying a provider's receipt (which binds their payer
+// and settler) by provider and request, whoever submits: a provider is
+// paid once per call it served. Expert holders' records are deduped by
+// (payer, request) only (their receipts name no payer).
 func KeyServed(m identity.MachineID, rd Hash32) []byte { return cat("i/", m[:], rd[:]) }
 
 // RecordDigest is SHA-256 of the record's signing bytes: two records have

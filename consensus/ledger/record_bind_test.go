@@ -141,3 +141,33 @@ func TestRecordBoundToReceipt(t *testing.T) {
 		t.Fatalf("other payer's escrow moved: %d", e.Balance)
 	}
 }
+
+// TestExpertRecordNotDedupedByHolder: an expert holder's receipt names no
+// payer or settler, so the chain does not mark its call served by
+// (holder, request): a record anyone signs for it from their own escrow
+// cannot pre-empt the serving provider's record for the same receipt.
+func TestExpertRecordNotDedupedByHolder(t *testing.T) {
+	buyer, gb := signer("buyer", 1_000_000)
+	serving, gs := signer("serving provider", 1_000_000)
+	op, gop := signer("holder operator", 5000)
+	c := newChain(t, "", genesisTime, testParams(), 1, gb, gs, gop)
+	holder := newMachine(t)
+	c.mustApply(
+		c.signAt(op, 0, holder.register(t, op, 1000, 60)),
+		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000}),
+		c.signAt(serving, 0, &ledger.EscrowFund{Amount: 10_000}),
+	)
+	mid := holder.machineID()
+	env := sealExpert(t, holder.session, &ledger.ExpertReceipt{Model: testModel, Layer: 1, Machine: mid[:], Peer: []byte(holder.peerID),
+		TimeMs: genesisTime.UnixMilli()})
+	rd := ledger.Hash32{0xe5}
+	rec := func(by *ledger.Signer, price uint64) ledger.PaymentRecord {
+		return signed(t, by, ledger.PaymentRecord{Payer: by.Account(), Provider: mid, RequestDigest: rd, Price: price,
+			Receipt: env, ReceiptHash: sha256.Sum256(env)})
+	}
+	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(buyer, 1)}})).Txs[0], 1, nil)
+	wantSkipped(t, c.mustApply(c.sign(serving, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(serving, 40)}})).Txs[0], 1, nil)
+	if got := c.raw(ledger.KeyServed(mid, rd)); got != nil {
+		t.Fatalf("an expert record marked its call served: %x", got)
+	}
+}

@@ -67,9 +67,6 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if seen != nil {
 		return reject(CodeDuplicateRecord, "record %d: request %s of %s already settled", i, rec.RequestDigest, rec.Payer)
 	}
-	if err := checkServed(st, i, rec); err != nil {
-		return err
-	}
 	ekey := KeyEscrow(rec.Payer, rec.Settler)
 	var e Escrow
 	ok, err := Load(st, ekey, &e)
@@ -96,8 +93,18 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if len(rec.Receipt) == 0 {
 		return reject(CodeBadReceipt, "record %d: no receipt envelope (required)", i)
 	}
-	if err := receipts.check(i, rec, prov.MachineID); err != nil {
+	bound, err := receipts.check(i, rec, prov.MachineID)
+	if err != nil {
 		return err
+	}
+	// Deduped by (provider, request) only when the receipt binds the
+	// record's payer and settler: an expert holder's receipt names
+	// neither, and marking its call served would let anyone's record for
+	// it, from any escrow, pre-empt the serving provider's.
+	if bound {
+		if err := checkServed(st, i, rec); err != nil {
+			return err
+		}
 	}
 	// A record draws on the whole balance, pending withdrawals included:
 	// it may have been signed (and the call served) before the payer
@@ -135,8 +142,10 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 		return fmt.Errorf("ledger: encode record %d: %w", i, err)
 	}
 	idx := RecordIndexValue(enc)
-	if err := markServed(st, chainID, rec); err != nil {
-		return err
+	if bound {
+		if err := markServed(st, chainID, rec); err != nil {
+			return err
+		}
 	}
 	st.Set(key, enc)
 	st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
