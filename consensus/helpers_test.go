@@ -171,8 +171,6 @@ func testParams() consensus.Params {
 // around genesisTime.
 type machine struct {
 	*testnet.Machine
-	env  []byte
-	hash consensus.Hash32
 }
 
 func newMachine(t *testing.T) *machine {
@@ -182,11 +180,7 @@ func newMachine(t *testing.T) *machine {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	env, h, err := m.Receipt([]byte("answer"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &machine{Machine: m, env: env, hash: h}
+	return &machine{Machine: m}
 }
 
 func (m *machine) register(t *testing.T, op consensus.AccountID) *consensus.ProviderRegister {
@@ -198,11 +192,16 @@ func (m *machine) register(t *testing.T, op consensus.AccountID) *consensus.Prov
 	return reg
 }
 
-// record is a payment record of s (its own settler) to m, with m's receipt.
+// record is a payment record of s (its own settler) to m for the call
+// seeded by d, with m's receipt of it.
 func (m *machine) record(t *testing.T, s *consensus.Signer, d consensus.Hash32, price uint64) consensus.PaymentRecord {
 	t.Helper()
-	r := consensus.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: d, Price: price,
-		Receipt: m.env, ReceiptHash: m.hash, ExpiryHeight: 300}
+	env, hash, rd, err := m.PaidReceipt(d[:], s.Account(), s.Account(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := consensus.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
+		Receipt: env, ReceiptHash: hash, ExpiryHeight: 300}
 	if err := s.SignRecord(&r); err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func TestDisputeOnChain(t *testing.T) {
 
 	// An optimistic answer: a real receipt signing the proofs' commitment
 	// hash, the two token IDs they are of and the input.
-	mid := m.MachineID()
+	mid, buyer := m.MachineID(), acct(buyerKey)
 	tokens := []uint32{1, 2}
 	ps, err := commit.Build([][]inference.LogProb{
 		{{ID: 1, LogProb: -0.1}, {ID: 3, LogProb: -2}, {ID: 4, LogProb: -3}, {ID: 5, LogProb: -4}},
@@ -119,17 +119,19 @@ func TestDisputeOnChain(t *testing.T) {
 	nonce := sha256.Sum256([]byte("dispute-on-chain"))
 	env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
 		ProviderPeer: []byte(m.PeerID), Nonce: nonce[:16], InputCommitment: ic[:], OutputHash: nonce[:],
-		Units: terms.Units{OutputTokens: 2}, CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: time.Now().UnixMilli()})
+		Units: terms.Units{OutputTokens: 2}, CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: time.Now().UnixMilli(),
+		Payer: buyer[:], Settler: buyer[:]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := consensus.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: nonce, Price: 5000,
+	rd := ledger.Hash32(receipt.RequestDigest(nonce[:16], ic, model[:]))
+	rec := consensus.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
 		Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: node.App().Height() + 100}
 	if err := consensus.NewSigner(buyerKey, net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
 	send(opKey, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
-	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: nonce}
+	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: rd}
 	id := ledger.DisputeID(subj)
 	opened := send(disKey, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
 		Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(ps), Tokens: tokens, Input: input}})

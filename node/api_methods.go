@@ -92,7 +92,7 @@ func (n *Node) rpcParts() []rpc.Contributor {
 		receiptAPI{gateway: n.gateway, store: n.store, gossip: n.gossip, clock: n.clock},
 		feedAPI{feed: n.feed, table: n.table},
 		recentAPI{gateway: n.gateway},
-		sessionAPI{gateway: n.gateway, chain: n.chain},
+		sessionAPI{gateway: n.gateway, chain: n.chain, buyers: newBuyers(n.cfg.Router.Buyers), admin: n.cfg.API.AdminTokenSHA256},
 	}
 }
 

@@ -104,7 +104,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 				n++
 				r := consensus.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: consensus.Hash32{n},
 					QuoteDigest: consensus.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
-				if r.Receipt, r.ReceiptHash, err = m.Receipt(r.RequestDigest[:]); err != nil {
+				if r.Receipt, r.ReceiptHash, r.RequestDigest, err = m.PaidReceipt(r.RequestDigest[:], r.Payer, r.Payer, 0); err != nil {
 					t.Fatal(err)
 				}
 				if err := consensus.NewSigner(key, net.ChainID).SignRecord(&r); err != nil {

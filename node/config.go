@@ -1,6 +1,8 @@
 package node
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -77,6 +79,10 @@ type APIConfig struct {
 	BodyMinRate int64         `toml:"body_min_rate"`
 	BodyGrace   time.Duration `toml:"body_grace"`
 	BodyTimeout time.Duration `toml:"body_timeout"`
+	// AdminTokenSHA256 is the SHA-256 (hex) of the operator's bearer
+	// token: it may read any buyer's session (tenzro_getSession). Empty:
+	// only each session's own buyer may.
+	AdminTokenSHA256 string `toml:"admin_token_sha256"`
 }
 
 // DefaultAPIConfig is the API's intake defaults on listen.
@@ -107,6 +113,11 @@ func (c APIConfig) Validate() error {
 	}
 	if c.BodyTimeout < time.Second || c.BodyTimeout > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("api.body_timeout: %s outside 1s..10m", c.BodyTimeout))
+	}
+	if t := c.AdminTokenSHA256; t != "" {
+		if b, err := hex.DecodeString(t); err != nil || len(b) != sha256.Size {
+			errs = append(errs, fmt.Errorf("api.admin_token_sha256: want 64 hex digits (the SHA-256 of the token), got %q", t))
+		}
 	}
 	return errors.Join(errs...)
 }

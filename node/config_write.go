@@ -52,6 +52,10 @@ body_slots_per_client = {{.API.BodySlotsPerClient}}
 body_min_rate = {{.API.BodyMinRate}}
 body_grace = {{dur .API.BodyGrace}}
 body_timeout = {{dur .API.BodyTimeout}}
+# SHA-256 (hex) of the operator's bearer token, which may read any buyer's
+# session (tenzro_getSession); each buyer reads its own with its token.
+# printf %s "$TOKEN" | sha256sum
+{{if .API.AdminTokenSHA256}}admin_token_sha256 = {{q .API.AdminTokenSHA256}}{{else}}# admin_token_sha256 = "<64 hex digits>"{{end}}
 
 [p2p]
 # libp2p listen addresses (TCP and QUIC v1).

@@ -19,6 +19,12 @@ import (
 
 const testToken = "sk-tenzro-test-buyer"
 
+// Tokens of a second buyer and of the gateway's operator (admin).
+const (
+	otherToken = "sk-tenzro-test-other-buyer"
+	adminToken = "sk-tenzro-test-operator"
+)
+
 // testMarket starts a gateway with a funded buyer and n providers of the
 // shared model, and waits until the gateway sees them all warm.
 func testMarket(t testing.TB, n int) (*Node, []*Node) {
@@ -33,7 +39,9 @@ func testMarketServing(t testing.TB, n int, m ModelConfig) (*Node, []*Node) {
 	net := nodetest.Build(t, nodetest.Spec{Gateways: 1, Providers: n}, func(t testing.TB, r nodetest.Role, _ int, boot []string) *Node {
 		cfg := testConfig(t, Role(r), "software", boot)
 		if r == nodetest.RoleGateway {
-			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000},
+				{Account: "bob", TokenSHA256: TokenHash(otherToken), InitialCredit: 1_000}}
+			cfg.API.AdminTokenSHA256 = TokenHash(adminToken)
 		} else {
 			cfg.Provider.Models = []ModelConfig{m}
 		}

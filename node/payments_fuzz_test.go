@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"crypto/rand"
 	"errors"
 	"testing"
@@ -21,8 +22,8 @@ import (
 // FuzzRecordSinkReceipt: whatever receipt bytes and request digest a
 // delivered record carries, the provider's receipt check never panics,
 // refuses only with a payment.Refusal carrying a ledger code, and passes a
-// record only when its receipt verifies for this machine and is for the
-// very request the record names.
+// record only when its receipt verifies for this machine, is for the very
+// request the record names and names the record's payer and settler.
 func FuzzRecordSinkReceipt(f *testing.F) {
 	m, env, rd := sinkReceiptSeed(f)
 	now := time.Now()
@@ -42,7 +43,8 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 		copy(rec.RequestDigest[:], digest)
 		err := sink.checkReceipt(rec)
 		var ref *payment.Refusal
-		if err != nil && (!errors.As(err, &ref) || (ref.Code != uint32(ledger.CodeBadReceipt) && ref.Code != uint32(ledger.CodeWrongMachine))) {
+		if err != nil && (!errors.As(err, &ref) || (ref.Code != uint32(ledger.CodeBadReceipt) && ref.Code != uint32(ledger.CodeWrongMachine) &&
+			ref.Code != uint32(ledger.CodeRecordMismatch))) {
 			t.Fatalf("not a receipt refusal: %v", err)
 		}
 		if len(rcpt) == 0 {
@@ -53,15 +55,35 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 		}
 		got, verr := receipt.Verify(rcpt, m, now)
 		ok := verr == nil && len(got.InputCommitment) == 32 &&
-			ledger.Hash32(receipt.RequestDigest(got.Nonce, [32]byte(got.InputCommitment), got.ModelID)) == rec.RequestDigest
+			ledger.Hash32(receipt.RequestDigest(got.Nonce, [32]byte(got.InputCommitment), got.ModelID)) == rec.RequestDigest &&
+			got.Paid() && bytes.Equal(got.Payer, rec.Payer[:]) && bytes.Equal(got.Settler, rec.Settler[:])
 		if ok != (err == nil) {
 			t.Fatalf("check %v, but the receipt verifies %v for the record's request", err, ok)
 		}
 	})
 }
 
-// sinkReceiptSeed is a machine and a genuine receipt envelope it signed,
-// with the digest of its request.
+// TestRecordSinkRefusesOtherPayer: a record for a call, naming a payer or
+// settler other than the receipt's, is refused with CodeRecordMismatch on
+// delivery (the chain would never settle it, so it must not clear the
+// settler's debt).
+func TestRecordSinkRefusesOtherPayer(t *testing.T) {
+	m, env, rd := sinkReceiptSeed(t)
+	sink := newRecordSink(nil, nil, m, "", clock.New())
+	for name, rec := range map[string]*ledger.PaymentRecord{
+		"payer":   {Provider: m, Receipt: env, RequestDigest: rd, Payer: ledger.AccountID{1}},
+		"settler": {Provider: m, Receipt: env, RequestDigest: rd, Settler: ledger.AccountID{1}},
+	} {
+		var ref *payment.Refusal
+		if err := sink.checkReceipt(rec); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeRecordMismatch) {
+			t.Errorf("another %s: %v, want a CodeRecordMismatch refusal", name, err)
+		}
+	}
+}
+
+// sinkReceiptSeed is a machine and a genuine receipt envelope it signed
+// for a call paid by the zero payer under the zero settler, with the
+// digest of its request.
 func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 	tb.Helper()
 	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: tb.TempDir()})
@@ -85,7 +107,8 @@ func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 	m := id.MachineID()
 	r := &receipt.Receipt{ModelID: make([]byte, 32), Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(pid),
 		Nonce: make([]byte, receipt.NonceSize), InputCommitment: make([]byte, 32), OutputHash: make([]byte, 32),
-		Units: terms.Units{InputTokens: 3, OutputTokens: 4}, FinishReason: "stop", TimeMs: now.UnixMilli()}
+		Units: terms.Units{InputTokens: 3, OutputTokens: 4}, FinishReason: "stop", TimeMs: now.UnixMilli(),
+		Payer: make([]byte, receipt.AccountSize), Settler: make([]byte, receipt.AccountSize)} // the zero accounts the records name
 	env, err := receipt.Sign(sess, r)
 	if err != nil {
 		tb.Fatal(err)

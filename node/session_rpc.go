@@ -2,8 +2,10 @@ package node
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -20,10 +22,38 @@ type SessionResult struct {
 	StreamError string `json:"stream_error,omitempty"`
 }
 
-// sessionAPI contributes tenzro_getSession.
+// sessionAPI contributes tenzro_getSession. A session is its buyer's:
+// its payer account, turns and standby stream are read only with that
+// buyer's bearer token or the operator's admin token, as DELETE
+// /v1/sessions/ID ends it only for its buyer.
 type sessionAPI struct {
 	gateway *gateway.Gateway // nil on a provider
 	chain   *consensus.Node  // nil without a chain
+	buyers  *buyers
+	admin   string // SHA-256 hex of the operator's token; "" for none
+}
+
+// reader is who may read a session: the operator (any session) or one
+// buyer account.
+type reader struct {
+	admin bool
+	payer string
+}
+
+// caller authenticates the request a method runs for.
+func (a sessionAPI) caller(ctx context.Context) (reader, error) {
+	h := rpc.Header(ctx)
+	if a.admin != "" {
+		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && tok != "" &&
+			subtle.ConstantTimeCompare([]byte(TokenHash(tok)), []byte(strings.ToLower(a.admin))) == 1 {
+			return reader{admin: true}, nil
+		}
+	}
+	payer, err := a.buyers.account(h)
+	if err != nil {
+		return reader{}, rpc.Unauthorized("tenzro_getSession: %v: the session's buyer token or the operator's admin token", err)
+	}
+	return reader{payer: payer}, nil
 }
 
 func (a sessionAPI) RegisterRPC(s rpc.Registry) {
@@ -40,8 +70,14 @@ func (a sessionAPI) RegisterRPC(s rpc.Registry) {
 		if err := gateway.CheckSessionID(p.ID); err != nil {
 			return nil, rpc.InvalidParams("id: %v", err)
 		}
+		who, err := a.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
 		v, ok := a.gateway.Session(p.ID)
-		if !ok {
+		// Another buyer's session is answered as no session: a token
+		// proves nothing about sessions that are not its own.
+		if !ok || !who.admin && v.Payer != who.payer {
 			return nil, rpc.InvalidParams("no session %s at this gateway (never started, or ended idle)", p.ID)
 		}
 		res := SessionResult{SessionView: v}

@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/node/rpc"
 )
 
 // testModel is an ID no provider serves (for messages built by hand).
@@ -96,7 +98,10 @@ func (n *Node) rpcCall(method, params string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("no method %s", method)
 	}
-	return h(context.Background(), json.RawMessage(params))
+	// As the test buyer: methods reading a buyer's own (its sessions)
+	// check the bearer token.
+	ctx := rpc.WithHeader(context.Background(), http.Header{"Authorization": {"Bearer " + testToken}})
+	return h(ctx, json.RawMessage(params))
 }
 
 // TestNodeRunsOnce: a second Start, or a Start after Stop, is refused, and

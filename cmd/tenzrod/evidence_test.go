@@ -86,7 +86,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 		recs[i] = consensus.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: consensus.Hash32{byte(i + 1)},
 			QuoteDigest: consensus.Hash32{0xcc}, Price: uint64(100 * (i + 1)), ExpiryHeight: 300}
 		// Receipts are required, and the buyer settles its own escrow.
-		if recs[i].Receipt, recs[i].ReceiptHash, err = prov.Receipt(recs[i].RequestDigest[:]); err != nil {
+		if recs[i].Receipt, recs[i].ReceiptHash, recs[i].RequestDigest, err = prov.PaidReceipt(recs[i].RequestDigest[:], buyer, buyer, 0); err != nil {
 			t.Fatal(err)
 		}
 		if err := consensus.NewSigner(buyerKey, net.ChainID).SignRecord(&recs[i]); err != nil {

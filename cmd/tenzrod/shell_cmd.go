@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +15,7 @@ func newShellCmd() *cobra.Command {
 		api     string
 		command string
 		history string
+		token   string
 	)
 	cmd := &cobra.Command{
 		Use:   "shell --api URL [-c CMD]",
@@ -29,13 +31,14 @@ With -c it runs one command and exits (non-zero on error), for scripts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return shell.Run(cmd.Context(), shell.Config{
-				API: api, HistoryFile: history, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Actions: shellActions(),
+				API: api, Token: token, HistoryFile: history, Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(), Actions: shellActions(),
 			}, command)
 		},
 	}
 	cmd.Flags().StringVar(&api, "api", "http://127.0.0.1:8545", "node API base URL")
 	cmd.Flags().StringVarP(&command, "command", "c", "", "run one command and exit")
 	cmd.Flags().StringVar(&history, "history", defaultHome("shell_history"), "history file")
+	cmd.Flags().StringVar(&token, "token", os.Getenv("TENZRO_TOKEN"), "bearer token sent with every call (a buyer's, or the operator's admin token): `session ID` needs it (default $TENZRO_TOKEN)")
 	return cmd
 }
 

@@ -53,11 +53,11 @@ func TestTxSettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, envHash, err := mach.Receipt([]byte("answer"))
+	env, envHash, rd, err := mach.PaidReceipt([]byte("answer"), n.buyer, n.buyer, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := ledger.PaymentRecord{Payer: n.buyer, Provider: mach.MachineID(), RequestDigest: ledger.Hash32{7}, Price: 7,
+	rec := ledger.PaymentRecord{Payer: n.buyer, Provider: mach.MachineID(), RequestDigest: rd, Price: 7,
 		Receipt: env, ReceiptHash: envHash, ExpiryHeight: n.node.Chain().App().Height() + 100}
 	if err := ledger.SignRecord(buyerKey, chainID, &rec); err != nil {
 		t.Fatal(err)

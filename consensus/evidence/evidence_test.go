@@ -83,30 +83,15 @@ func TestEvidencePack(t *testing.T) {
 	s.submit(ctx, t, "carol", &consensus.EscrowFund{Amount: 900_000})
 	base := consensus.PaymentRecord{Provider: m.MachineID(), QuoteDigest: consensus.Hash32{0xcc}}
 	signed := records(account("buyer"), base, 1, 2)
-	for i := range signed {
-		env, h, err := m.Receipt([]byte{byte(i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		signed[i].Receipt, signed[i].ReceiptHash = env, h
-	}
-	carolEnv, carolHash, err := m.Receipt([]byte("carol"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Each record carries the machine's receipt of its own call (seeded by
+	// the digest records gave it), naming its payer as its own settler.
 	sig := func(name string, recs []consensus.PaymentRecord) []consensus.PaymentRecord {
 		for i := range recs {
-			switch {
-			case len(recs[i].Receipt) > 0:
-			case name == "carol": // receipts are required; carol's 1000 share one
-				recs[i].Receipt, recs[i].ReceiptHash = carolEnv, carolHash
-			default:
-				env, h, err := m.Receipt(recs[i].RequestDigest[:])
-				if err != nil {
-					t.Fatal(err)
-				}
-				recs[i].Receipt, recs[i].ReceiptHash = env, h
+			env, h, rd, err := m.PaidReceipt(append([]byte(name), recs[i].RequestDigest[:]...), account(name), account(name), 0)
+			if err != nil {
+				t.Fatal(err)
 			}
+			recs[i].Receipt, recs[i].ReceiptHash, recs[i].RequestDigest = env, h, rd
 			recs[i].ExpiryHeight = 300
 			if err := consensus.NewSigner(seedKey(name), net.ChainID).SignRecord(&recs[i]); err != nil {
 				t.Fatal(err)

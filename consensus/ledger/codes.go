@@ -29,7 +29,7 @@ const (
 	CodeAlreadyVoted    Code = 14 // this validator already voted on the proposal or hour
 	CodeProposalClosed  Code = 15 // proposal passed or its voting period ended
 	CodeBadHour         Code = 16 // SLA hour in the future or outside the window
-	CodeDuplicateRecord Code = 17 // payment record (payer, request digest) already settled
+	CodeDuplicateRecord Code = 17 // payment record (payer, request digest) or (provider, request digest) already settled
 	CodeNotAuthorized   Code = 18 // signer may not act on this escrow or provider
 	CodeUnbonding       Code = 19 // provider unbonding, or bond still locked
 	CodeTooLarge        Code = 20 // transaction over MaxTxBytes or too many records
@@ -63,6 +63,8 @@ const (
 	CodeBadEvidence     Code = 48 // dispute evidence does not match the subject (receipt, proofs, level)
 	CodeNoCommittee     Code = 49 // no eligible validator declared the model's weights
 	CodeTooManyDisputes Code = 50 // the chain holds MaxActiveDisputes open disputes
+	CodeRecordMismatch  Code = 51 // payment record's request, payer or settler is not what the provider's receipt names
+	CodeUnderpriced     Code = 52 // payment record priced below the price the provider's receipt signs
 	CodeInternal        Code = 99 // store failure; the block is not applied
 )
 
@@ -87,7 +89,9 @@ var codeNames = map[Code]string{
 	CodeUnknownPlan: "unknown plan", CodePlanDecided: "plan decided", CodeWrongSplitRule: "wrong split rule",
 	CodeUnknownDispute: "unknown dispute", CodeWrongPhase: "wrong dispute phase", CodeNotMember: "not a committee member",
 	CodeBadReveal: "bad reveal", CodeDisputeWindow: "outside the dispute window", CodeBadEvidence: "bad evidence",
-	CodeNoCommittee: "no committee", CodeTooManyDisputes: "too many disputes", CodeInternal: "internal error",
+	CodeNoCommittee: "no committee", CodeTooManyDisputes: "too many disputes",
+	CodeRecordMismatch: "record disagrees with its receipt", CodeUnderpriced: "record below its receipt's price",
+	CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

@@ -185,10 +185,11 @@ func (n *disputeNet) signAnswer(t testing.TB, i int, tokens []uint32, proofs []b
 	}
 	ch, th, ic := sha256.Sum256(append([]byte("tenzro/logit-commitment/v1\x00"), proofs...)), receipt.TokensHash(tokens), in.Commitment(n.model[:])
 	nonce := sha256.Sum256(fmt.Appendf(nil, "nonce-%d", i))
-	mid := n.m.machineID()
+	mid, buyer := n.m.machineID(), n.buyer.Account()
 	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.peerID),
 		Nonce: nonce[:16], InputCommitment: ic[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: uint64(len(tokens))},
-		CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
+		CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli(),
+		Payer: buyer[:], Settler: buyer[:]}
 	if !bindTokens {
 		r.TokensHash = nil
 	}
@@ -199,14 +200,14 @@ func (n *disputeNet) signAnswer(t testing.TB, i int, tokens []uint32, proofs []b
 	return ledger.DisputeEvidence{Receipt: env, Proofs: proofs, Tokens: tokens, Input: input}
 }
 
-// settle settles one record per evidence, each priced price, and returns
-// the request digests.
+// settle settles one record per evidence (the buyer is its own settler),
+// each priced price, and returns the request digests.
 func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvidence) []ledger.Hash32 {
 	t.Helper()
 	var recs []ledger.PaymentRecord
 	var digests []ledger.Hash32
-	for i, e := range evs {
-		d := ledger.Hash32(sha256.Sum256(fmt.Appendf(nil, "request-%d-%d", n.c.l.Height(), i)))
+	for _, e := range evs {
+		d := requestOf(t, e.Receipt)
 		digests = append(digests, d)
 		recs = append(recs, signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
 			RequestDigest: d, Price: price, ReceiptHash: sha256.Sum256(e.Receipt), Receipt: e.Receipt, Units: 3,

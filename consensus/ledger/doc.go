@@ -28,7 +28,14 @@
 // carries the provider's receipt envelope, which settlement verifies
 // against the machine registered as the record's provider (each session
 // certificate once per batch; CodeWrongMachine for another machine's,
-// CodeBadReceipt otherwise); the record is stored without the envelope.
+// CodeBadReceipt otherwise); a provider's receipt names the payer and
+// settler it served under and the least price it is owed, and a record
+// whose request, payer or settler differ is skipped with
+// CodeRecordMismatch, one priced below it with CodeUnderpriced (so nobody
+// holding a receipt settles the call from another escrow or for less);
+// such records are deduped by (provider, request digest) as well as
+// (payer, request digest) (KeyServed). The record is stored without the
+// envelope.
 // Records failing a stateful check (expired, duplicate, unknown escrow,
 // bad settler signature, unknown provider, bad receipt, over the escrow's
 // available balance) are skipped and reported in the transaction's

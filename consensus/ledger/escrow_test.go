@@ -31,9 +31,9 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 1000 || e.Pending != 700 || e.Unlock != unlock || e.Available() != 300 {
 		t.Fatalf("escrow after withdraw %+v, want balance 1000, 700 pending until %d", e, unlock)
 	}
-	env, envHash := m.receipt(t, "answer")
 	rec := func(d byte, price uint64) ledger.PaymentRecord {
-		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: ledger.Hash32{d}, Price: price,
+		env, envHash, rd := m.paidReceipt(t, string(rune('0'+d)), buyer.Account(), gw.Account(), 0)
+		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: rd, Price: price,
 			Receipt: env, ReceiptHash: envHash, ExpiryHeight: c.l.Height() + 2})
 	}
 	// A record valid for longer than the withdrawal delay is refused: it

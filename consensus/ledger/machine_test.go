@@ -13,6 +13,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // machine is a provider machine with a real identity (a software or TPM
@@ -121,4 +123,35 @@ func (m *machine) receipt(t testing.TB, payload string) ([]byte, ledger.Hash32) 
 		t.Fatal(err)
 	}
 	return b, sha256.Sum256(b)
+}
+
+// testModel is the catalog model of the receipts paidReceipt signs.
+var testModel = sha256.Sum256([]byte("ledger test model"))
+
+// paidReceipt signs a real receipt of the call seeded by seed (its nonce
+// and input), served to payer under settler at price (the least a record
+// may pay), and returns the envelope, its hash and the call's request
+// digest: what a record for the call must carry.
+func (m *machine) paidReceipt(t testing.TB, seed string, payer, settler ledger.AccountID, price uint64) ([]byte, ledger.Hash32, ledger.Hash32) {
+	t.Helper()
+	h := sha256.Sum256([]byte("ledger test call " + seed))
+	mid := m.machineID()
+	r := &receipt.Receipt{ModelID: testModel[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(m.peerID),
+		Nonce: h[:16], InputCommitment: h[:], OutputHash: h[:], Units: terms.Units{OutputTokens: 3}, FinishReason: "stop",
+		TimeMs: genesisTime.UnixMilli(), Payer: payer[:], Settler: settler[:], Price: price}
+	env, err := receipt.Sign(m.session, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, sha256.Sum256(env), requestOf(t, env)
+}
+
+// requestOf is the request digest of the call a receipt envelope answers.
+func requestOf(t testing.TB, env []byte) ledger.Hash32 {
+	t.Helper()
+	_, r, err := receipt.Parse(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)
 }

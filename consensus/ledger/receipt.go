@@ -38,17 +38,19 @@ func newReceiptChecker(blockTime int64, sigs *sigCache) *receiptChecker {
 // check verifies that rec.Receipt hashes to rec.ReceiptHash, is a receipt
 // envelope whose certificate belongs to machine (the record's registered
 // provider) and is valid at the block time, and that its session signature
-// verifies. i is the record's index, for the message.
-func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.MachineID) error {
+// verifies, and for a provider's receipt (not an expert holder's) that
+// the record is the one the provider served (bindReceipt): bound reports
+// that case. i is the record's index, for the message.
+func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.MachineID) (bound bool, err error) {
 	if got := Hash32(sha256.Sum256(rec.Receipt)); got != rec.ReceiptHash {
-		return reject(CodeBadReceipt, "record %d: receipt hashes to %s, record says %s", i, got, rec.ReceiptHash)
+		return false, reject(CodeBadReceipt, "record %d: receipt hashes to %s, record says %s", i, got, rec.ReceiptHash)
 	}
 	env, err := identity.UnmarshalEnvelope(rec.Receipt, MaxReceiptBytes)
 	if err != nil {
-		return reject(CodeBadReceipt, "record %d: %v", i, err)
+		return false, reject(CodeBadReceipt, "record %d: %v", i, err)
 	}
 	if env.Domain != ReceiptDomain && env.Domain != ExpertReceiptDomain {
-		return reject(CodeBadReceipt, "record %d: envelope domain %q, want %q or %q", i, env.Domain, ReceiptDomain, ExpertReceiptDomain)
+		return false, reject(CodeBadReceipt, "record %d: envelope domain %q, want %q or %q", i, env.Domain, ReceiptDomain, ExpertReceiptDomain)
 	}
 	var key [64]byte
 	h := env.Cert.Hash()
@@ -61,12 +63,15 @@ func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.Machi
 	}
 	switch {
 	case errors.Is(certErr, identity.ErrMachineMismatch):
-		return reject(CodeWrongMachine, "record %d: receipt signed by machine %x, provider is %s", i, env.Cert.MachineID, machine)
+		return false, reject(CodeWrongMachine, "record %d: receipt signed by machine %x, provider is %s", i, env.Cert.MachineID, machine)
 	case certErr != nil:
-		return reject(CodeBadReceipt, "record %d: session certificate: %v", i, certErr)
+		return false, reject(CodeBadReceipt, "record %d: session certificate: %v", i, certErr)
 	}
 	if err := c.sigs.verify(sigKey('e', rec.ReceiptHash[:]), env.VerifySignature); err != nil {
-		return reject(CodeBadReceipt, "record %d: %v", i, err)
+		return false, reject(CodeBadReceipt, "record %d: %v", i, err)
 	}
-	return nil
+	if env.Domain == ReceiptDomain {
+		return true, bindReceipt(i, rec, env.PayloadType, env.Payload, machine)
+	}
+	return false, nil
 }

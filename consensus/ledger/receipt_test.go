@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestSettlementChecksReceipts settles records carrying receipt envelopes:
@@ -33,14 +34,21 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	n := byte(0)
 	record := func(provider identity.MachineID, env []byte, hash ledger.Hash32) ledger.PaymentRecord {
 		n++
-		return signed(t, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: ledger.Hash32{n},
+		rd := ledger.Hash32{n} // a receipt that does not parse answers no request
+		if _, r, err := receipt.Parse(env); err == nil {
+			rd = receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)
+		}
+		return signed(t, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: rd,
 			QuoteDigest: ledger.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env})
 	}
-	receipt := func(m *machine, payload string) ([]byte, ledger.Hash32) { return m.receipt(t, payload) }
-	good, goodHash := receipt(prov, "answer 1")
-	fromOther, otherHash := receipt(other, "answer 2")
-	fromExpired, expiredHash := receipt(expired, "answer 3")
-	broken, _ := receipt(prov, "answer 4")
+	sign := func(m *machine, payload string) ([]byte, ledger.Hash32) {
+		env, hash, _ := m.paidReceipt(t, payload, buyer.Account(), buyer.Account(), 0)
+		return env, hash
+	}
+	good, goodHash := sign(prov, "answer 1")
+	fromOther, otherHash := sign(other, "answer 2")
+	fromExpired, expiredHash := sign(expired, "answer 3")
+	broken, _ := sign(prov, "answer 4")
 	broken[len(broken)-3] ^= 1 // inside the DER signature, the last field
 	brokenHash := ledger.Hash32(sha256.Sum256(broken))
 	hb, err := prov.session.Seal("tenzro/v1/heartbeat", "tenzro.heartbeat", []byte("hb"))
@@ -62,7 +70,8 @@ func TestSettlementChecksReceipts(t *testing.T) {
 		{"expired session", record(expired.machineID(), fromExpired, expiredHash), ledger.CodeBadReceipt},
 	} {
 		// The bad record follows a good one: only the bad one is skipped.
-		ok := record(prov.machineID(), good, goodHash)
+		okEnv, okHash := sign(prov, "good "+tc.name)
+		ok := record(prov.machineID(), okEnv, okHash)
 		res := c.block(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{ok, tc.rec}}))
 		r := report(t, res.Txs[0])
 		if r.Settled != 1 || len(r.Skipped) != 1 || r.Skipped[0].Index != 1 || r.Skipped[0].Code != tc.code {

@@ -9,8 +9,10 @@ import (
 
 // settle applies payment records one by one. A structurally malformed
 // settlement never gets here (DecodeTx refuses it whole). A record that
-// fails a stateful check (duplicate, signature, expiry, receipt (required:
-// a record without one is skipped with CodeBadReceipt), escrow
+// fails a stateful check (duplicate by payer or by provider and request,
+// signature, expiry, receipt (required: a record without one is skipped
+// with CodeBadReceipt; a provider's receipt must name the record's
+// request, payer and settler and sign no higher price), escrow
 // coverage, unknown escrow or provider) is skipped: its writes are
 // dropped, and its index and code go into the transaction's SettleReport,
 // so resubmitting a batch after a crash is safe and one bad record does not
@@ -91,8 +93,18 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if len(rec.Receipt) == 0 {
 		return reject(CodeBadReceipt, "record %d: no receipt envelope (required)", i)
 	}
-	if err := receipts.check(i, rec, prov.MachineID); err != nil {
+	bound, err := receipts.check(i, rec, prov.MachineID)
+	if err != nil {
 		return err
+	}
+	// Deduped by (provider, request) only when the receipt binds the
+	// record's payer and settler: an expert holder's receipt names
+	// neither, and marking its call served would let anyone's record for
+	// it, from any escrow, pre-empt the serving provider's.
+	if bound {
+		if err := checkServed(st, i, rec); err != nil {
+			return err
+		}
 	}
 	// A record draws on the whole balance, pending withdrawals included:
 	// it may have been signed (and the call served) before the payer
@@ -130,6 +142,11 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 		return fmt.Errorf("ledger: encode record %d: %w", i, err)
 	}
 	idx := RecordIndexValue(enc)
+	if bound {
+		if err := markServed(st, chainID, rec); err != nil {
+			return err
+		}
+	}
 	st.Set(key, enc)
 	st.Set(KeyRecordIndex(rec.Payer, r.blk.Height, rec.RequestDigest), idx[:])
 	st.Set(KeyProviderRecordIndex(rec.Provider, r.blk.Height, rec.Payer, rec.RequestDigest), ProviderRecordIndexValue(rec.Payer, rec.RequestDigest, idx))

@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -45,8 +46,6 @@ func TestSettlementProperty(t *testing.T) {
 	c := newChain(t, "", genesisTime, params, 1, append(accts, gop)...)
 	m := newMachine(t)
 	c.mustApply(c.sign(op, m.register(t, op, 1000, 60)))
-	env, envHash := m.receipt(t, "answer")
-
 	type key struct{ payer, settler int }
 	escrows := map[key]*escrowModel{}
 	settled := map[[64]byte]bool{} // payer ‖ request digest
@@ -120,7 +119,8 @@ func TestSettlementProperty(t *testing.T) {
 		for i := range rng.IntN(8) + 1 {
 			bi, gi := rng.IntN(len(buyers)), rng.IntN(len(gws))
 			digest++
-			rec := ledger.PaymentRecord{Payer: buyers[bi].Account(), Provider: m.machineID(), RequestDigest: ledger.Hash32{byte(digest >> 8), byte(digest)},
+			env, envHash, rd := m.paidReceipt(t, strconv.FormatUint(digest, 10), buyers[bi].Account(), gws[gi].Account(), 0)
+			rec := ledger.PaymentRecord{Payer: buyers[bi].Account(), Provider: m.machineID(), RequestDigest: rd,
 				Price: uint64(rng.IntN(60) + 1), ReceiptHash: envHash, Receipt: env, ExpiryHeight: height + int64(rng.IntN(3))}
 			kind := rng.IntN(10)
 			switch {

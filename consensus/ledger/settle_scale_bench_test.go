@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -27,11 +26,9 @@ func BenchmarkSettleRecordCost(b *testing.B) {
 	for i := range txs {
 		recs := make([]ledger.PaymentRecord, perTx)
 		for j := range recs {
-			var d ledger.Hash32
-			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
-			recs[j] = ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3}
-			recs[j].Receipt, recs[j].ReceiptHash = m.receipt(b, fmt.Sprint("answer ", i, " ", j))
-			recs[j] = signed(b, buyer, recs[j])
+			env, hash, d := m.paidReceipt(b, fmt.Sprint("answer ", i, " ", j), buyer.Account(), buyer.Account(), 3)
+			recs[j] = signed(b, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3,
+				ReceiptHash: hash, Receipt: env})
 		}
 		txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
 		size += len(txs[i])

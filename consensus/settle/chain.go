@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // Chain is what settle reads of the chain.
@@ -14,9 +15,10 @@ type Chain interface {
 	ChainID() string
 	// Height is the latest committed height.
 	Height(ctx context.Context) (int64, error)
-	// Settled reports whether the record (payer, request digest) is
-	// settled on chain, by anyone.
-	Settled(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (bool, error)
+	// Settled reports whether a record for (payer, request digest) is
+	// settled on chain, by anyone, and if so its ledger.RecordDigest: a
+	// holder counts it as its own only when the digests agree.
+	Settled(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.Hash32, bool, error)
 }
 
 // Submitter is consensus.Submitter's method set: it signs a payload with
@@ -48,10 +50,21 @@ func (c nodeChain) Height(context.Context) (int64, error) {
 	return h, nil
 }
 
-func (c nodeChain) Settled(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (bool, error) {
+func (c nodeChain) Settled(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.Hash32, bool, error) {
 	r, err := c.n.Query(ctx, "record/"+payer.String()+"/"+digest.String(), 0)
 	if err != nil {
-		return false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
+		return ledger.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
 	}
-	return len(r.Value) > 0, nil
+	if len(r.Value) == 0 {
+		return ledger.Hash32{}, false, nil
+	}
+	var sr ledger.SettledRecord
+	if err := cborx.UnmarshalCanonical(r.Value, ledger.MaxTxBytes, &sr); err != nil {
+		return ledger.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
+	}
+	d, err := ledger.RecordDigest(c.ChainID(), &sr.Record)
+	if err != nil {
+		return ledger.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
+	}
+	return d, true, nil
 }

@@ -49,6 +49,7 @@ func (c *Collector) pass(ctx context.Context) {
 		c.m.submitErrors.Inc()
 	}
 	if outs != nil {
+		checkDuplicates(ctx, c.d.Chain, "collector", c.d.Log, recs, outs)
 		if ferr := finishOutcomes(ctx, c.b, ks, outs, &c.m.sideMetrics); ferr != nil {
 			err = firstErr(err, ferr)
 		}

@@ -17,8 +17,12 @@
 //     (delivered = Acked, still pending).
 //   - After Grace, whether delivered or not, the loop asks the chain
 //     whether each record is settled; those that are become settled, the
-//     rest are submitted by the gateway itself. Settled and Duplicate
-//     outcomes become settled, Skipped becomes skipped with its code,
+//     rest are submitted by the gateway itself. Settled outcomes become
+//     settled; a Duplicate does only when the record the chain settled
+//     for the call has this record's digest (ledger.RecordDigest),
+//     otherwise it is Preempted: skipped, counted
+//     (records_preempted_total) and logged as an error, since this
+//     record's money did not move. Skipped becomes skipped with its code,
 //     Err stays pending and is retried with backoff.
 //
 // Provider (Collector): pending → submitted → settled | skipped.
@@ -52,8 +56,10 @@
 //     pending on open and is submitted by the next pass.
 //   - Crash after a transaction committed, before its outcome was stored:
 //     the record reloads as pending and is submitted again; the chain
-//     dedupes by (payer, request digest) and reports CodeDuplicateRecord,
-//     which is stored as settled. The money moved once.
+//     dedupes by (payer, request digest) and by (provider, request
+//     digest) and reports CodeDuplicateRecord, which is stored as settled
+//     once the settled record's digest is found to be this one's. The
+//     money moved once.
 //   - Crash of either party for good: the other still holds the record
 //     and settles it (the provider at once, the gateway after Grace).
 //

@@ -103,9 +103,16 @@ type world struct {
 	gateway  ed25519.PrivateKey
 	operator ed25519.PrivateKey
 	machine  *testnet.Machine
-	receipt  []byte
-	rhash    ledger.Hash32
 	escrow   uint64
+
+	mu    sync.Mutex
+	calls map[int]call // the receipt of each call record(i, …) pays for
+}
+
+// call is one served call's receipt, as its provider signed it.
+type call struct {
+	env       []byte
+	hash, req ledger.Hash32
 }
 
 // progress is a context for a test on the shared chain, bounded by the
@@ -127,10 +134,7 @@ func newWorld(t testing.TB, escrow uint64) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	w.machine = m
-	if w.receipt, w.rhash, err = m.Receipt([]byte("answer")); err != nil {
-		t.Fatal(err)
-	}
+	w.machine, w.calls = m, map[int]call{}
 	ctx := context.Background()
 	richMu.Lock()
 	for _, k := range []ed25519.PrivateKey{w.buyer, w.gateway, w.operator} {
@@ -163,14 +167,31 @@ func (w *world) mustSubmit(ctx context.Context, s *consensus.Submitter, p any) c
 	return r
 }
 
-// record is an unsigned record for call i of the buyer, priced price.
+// record is an unsigned record for call i of the buyer, priced price:
+// the machine's receipt of call i (signed once per world) names the buyer
+// and the gateway and no least price.
 func (w *world) record(i int, price uint64) ledger.PaymentRecord {
-	var d ledger.Hash32
-	binary.BigEndian.PutUint64(d[:], uint64(i)+1)
+	c := w.call(i)
+	return ledger.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
+		QuoteDigest: c.req, Price: price, ReceiptHash: c.hash, Receipt: c.env, Units: uint64(i)}
+}
+
+// call returns the receipt of the buyer's call i.
+func (w *world) call(i int) call {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c, ok := w.calls[i]; ok {
+		return c
+	}
 	b := acct(w.buyer)
-	copy(d[8:], b[:8]) // distinct across worlds
-	return ledger.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: d,
-		QuoteDigest: d, Price: price, ReceiptHash: w.rhash, Receipt: w.receipt, Units: uint64(i)}
+	seed := binary.BigEndian.AppendUint64(b[:], uint64(i)) // distinct across worlds
+	env, hash, req, err := w.machine.PaidReceipt(seed, b, acct(w.gateway), 0)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	c := call{env: env, hash: hash, req: req}
+	w.calls[i] = c
+	return c
 }
 
 // signed is record(i, price) signed by the gateway, valid for 1000 blocks.
@@ -204,7 +225,7 @@ func (w *world) balance(k ed25519.PrivateKey) uint64 {
 func (w *world) settledOnChain(recs []ledger.PaymentRecord) int {
 	n := 0
 	for i := range recs {
-		ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)
+		_, ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)
 		if err != nil {
 			w.t.Fatal(err)
 		}

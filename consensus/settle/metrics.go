@@ -41,15 +41,18 @@ func gaugeVec(reg prometheus.Registerer, side, name, help string, labels ...stri
 // (outbox_, collector_), so one process may run both.
 type sideMetrics struct {
 	submitted, settled, duplicate prometheus.Counter
+	preempted                     prometheus.Counter
 	skipped                       *prometheus.CounterVec // by code
 	submitErrors                  prometheus.Counter
 }
 
 func newSideMetrics(reg prometheus.Registerer, side string) sideMetrics {
 	return sideMetrics{
-		submitted:    counter(reg, side, "records_submitted_total", "Payment records sent to the chain in settlement transactions."),
-		settled:      counter(reg, side, "records_settled_total", "Payment records known settled: by this node's transaction or found settled on chain."),
-		duplicate:    counter(reg, side, "records_duplicate_total", "Submitted payment records the chain skipped as already settled."),
+		submitted: counter(reg, side, "records_submitted_total", "Payment records sent to the chain in settlement transactions."),
+		settled:   counter(reg, side, "records_settled_total", "Payment records known settled: by this node's transaction or found settled on chain."),
+		duplicate: counter(reg, side, "records_duplicate_total", "Submitted payment records the chain skipped as already settled."),
+		preempted: counter(reg, side, "records_preempted_total",
+			"Payment records whose call the chain settled with another record (a duplicate whose digest is not this record's): not paid by this record."),
 		skipped:      counterVec(reg, side, "records_skipped_total", "Payment records the chain refused for good, by skip code.", "code"),
 		submitErrors: counter(reg, side, "submit_errors_total", "Settlement transactions that did not commit (their records are retried)."),
 	}
@@ -65,6 +68,8 @@ func (m sideMetrics) noteOutcome(o Outcome) {
 		m.settled.Inc()
 	case Skipped:
 		m.skipped.WithLabelValues(o.Code.String()).Inc()
+	case Preempted:
+		m.preempted.Inc()
 	}
 }
 

@@ -131,21 +131,44 @@ func (o *Outbox) watchSettled(ctx context.Context) {
 		return
 	}
 	due = due[:min(len(due), o.cfg.SubmitBatch)]
-	var found []rkey
+	var found, lost []rkey
+	var why []string
 	for _, e := range due {
-		ok, err := o.d.Chain.Settled(ctx, e.Record.Payer, e.Record.RequestDigest)
+		got, reason, err := lookup(ctx, o.d.Chain, &e.Record)
 		if err != nil {
 			return
 		}
-		if ok {
+		switch got {
+		case settledSame:
 			found = append(found, keyOf(&e.Record))
+		case settledElse:
+			lost, why = append(lost, keyOf(&e.Record)), append(why, reason)
 		}
 	}
 	moved, err := o.b.finish(ctx, found, func(_ int, e *Entry) { e.State, e.Height = StateSettled, h })
 	o.m.settled.Add(float64(len(moved)))
+	if err == nil {
+		err = o.preempted(ctx, lost, why, h)
+	}
 	if err != nil {
 		o.d.Log.Warn("settle: outbox: marking settled records", "err", err)
 	}
+}
+
+// preempted marks the records whose call the chain settled with another
+// record (why[i] says which) skipped, counts and logs each.
+func (o *Outbox) preempted(ctx context.Context, ks []rkey, why []string, h int64) error {
+	if len(ks) == 0 {
+		return nil
+	}
+	moved, err := o.b.finish(ctx, ks, func(i int, e *Entry) {
+		e.State, e.Height, e.Code, e.Reason = StateSkipped, h, uint32(ledger.CodeDuplicateRecord), truncate(why[i])
+	})
+	for _, e := range moved {
+		o.m.preempted.Inc()
+		logPreempted(o.d.Log, "outbox", &e.Record, e.Reason)
+	}
+	return err
 }
 
 // settleDue settles the records past their grace period: those the chain
@@ -186,24 +209,31 @@ func (o *Outbox) settle(ctx context.Context, due []*Entry) error {
 	if err != nil {
 		return err
 	}
-	var found, send []rkey
+	var found, lost, send []rkey
+	var why []string
 	var recs []ledger.PaymentRecord
 	var chainErr error
 	for _, e := range due {
-		ok, err := o.d.Chain.Settled(ctx, e.Record.Payer, e.Record.RequestDigest)
+		got, reason, err := lookup(ctx, o.d.Chain, &e.Record)
 		if err != nil {
 			chainErr = err
 			break
 		}
-		if ok {
+		switch got {
+		case settledSame:
 			found = append(found, keyOf(&e.Record))
-		} else {
+		case settledElse:
+			lost, why = append(lost, keyOf(&e.Record)), append(why, reason)
+		default:
 			send = append(send, keyOf(&e.Record))
 			recs = append(recs, e.Record)
 		}
 	}
 	moved, err := o.b.finish(ctx, found, func(_ int, e *Entry) { e.State, e.Height = StateSettled, h })
 	o.m.settled.Add(float64(len(moved)))
+	if err == nil {
+		err = o.preempted(ctx, lost, why, h)
+	}
 	if err != nil || chainErr != nil || len(recs) == 0 {
 		return firstErr(err, chainErr)
 	}
@@ -215,12 +245,13 @@ func (o *Outbox) settle(ctx context.Context, due []*Entry) error {
 	if outs == nil {
 		return subErr
 	}
+	checkDuplicates(ctx, o.d.Chain, "outbox", o.d.Log, recs, outs)
 	return firstErr(finishOutcomes(ctx, o.b, send, outs, &o.m.sideMetrics), subErr)
 }
 
 // finishOutcomes is shared by both halves: Settled and Duplicate become
-// StateSettled at the outcome's height, Skipped becomes StateSkipped with
-// its code, Err stays pending.
+// StateSettled at the outcome's height, Skipped and Preempted become
+// StateSkipped with their code, Err stays pending.
 func finishOutcomes(ctx context.Context, b *book, ks []rkey, outs []Outcome, m *sideMetrics) error {
 	var fin []rkey
 	var fo []Outcome
@@ -233,7 +264,7 @@ func finishOutcomes(ctx context.Context, b *book, ks []rkey, outs []Outcome, m *
 		switch fo[i].Status {
 		case Settled, Duplicate:
 			e.State, e.Height = StateSettled, fo[i].Height
-		case Skipped:
+		case Skipped, Preempted:
 			e.State, e.Height, e.Code, e.Reason = StateSkipped, fo[i].Height, uint32(fo[i].Code), truncate(fo[i].Reason)
 		}
 	})

@@ -26,6 +26,10 @@ const (
 	// Skipped: the chain (or the stateless pre-check) refused the record
 	// with Code; final, it will never settle.
 	Skipped
+	// Preempted: the chain skipped the record as a duplicate, but the
+	// record it settled for the call is another one (checkDuplicates):
+	// final, and not this record's money. Code is CodeDuplicateRecord.
+	Preempted
 )
 
 func (s Status) String() string {
@@ -38,6 +42,8 @@ func (s Status) String() string {
 		return "duplicate"
 	case Skipped:
 		return "skipped"
+	case Preempted:
+		return "preempted"
 	}
 	return fmt.Sprintf("status %d", uint8(s))
 }
@@ -45,8 +51,8 @@ func (s Status) String() string {
 // Outcome is one record's result.
 type Outcome struct {
 	Status Status
-	Code   ledger.Code // Duplicate and Skipped: the skip code
-	Reason string      // Skipped: the chain's message
+	Code   ledger.Code // Duplicate, Skipped and Preempted: the skip code
+	Reason string      // Skipped and Preempted: why
 	Height int64       // the block the transaction committed in (0 for Err and local skips)
 	TxHash [32]byte
 	Err    error // Err: why

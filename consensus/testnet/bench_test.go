@@ -42,10 +42,6 @@ func BenchmarkSettlement(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env, envHash, err := prov.Receipt([]byte("answer"))
-	if err != nil {
-		b.Fatal(err)
-	}
 	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, reg))
 
 	h0, t0 := n0.App().Height(), time.Now()
@@ -57,8 +53,10 @@ func BenchmarkSettlement(b *testing.B) {
 	for i := range txs {
 		recs := make([]consensus.PaymentRecord, perTx)
 		for j := range recs {
-			var d consensus.Hash32
-			binary.BigEndian.PutUint64(d[:], uint64(i*perTx+j))
+			env, envHash, d, err := prov.PaidReceipt(binary.BigEndian.AppendUint64(nil, uint64(i*perTx+j)), id("bench-buyer"), id("bench-buyer"), 3)
+			if err != nil {
+				b.Fatal(err)
+			}
 			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
 				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: expiry}
 			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {

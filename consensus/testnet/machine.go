@@ -14,6 +14,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Machine is a provider machine with a real identity (software hardware
@@ -80,7 +82,8 @@ func (m *Machine) Register(chainID string, operator consensus.AccountID, bond, u
 
 // Receipt seals payload as a receipt envelope (domain
 // consensus.ReceiptDomain) and returns its bytes and their SHA-256, the
-// record's ReceiptHash.
+// record's ReceiptHash. The chain settles no record with it (the payload
+// is no receipt naming a payer): PaidReceipt signs one that settles.
 func (m *Machine) Receipt(payload []byte) ([]byte, consensus.Hash32, error) {
 	env, err := m.Session.Seal(consensus.ReceiptDomain, "tenzro.receipt.v1", payload)
 	if err != nil {
@@ -91,4 +94,25 @@ func (m *Machine) Receipt(payload []byte) ([]byte, consensus.Hash32, error) {
 		return nil, consensus.Hash32{}, err
 	}
 	return b, sha256.Sum256(b), nil
+}
+
+// testModel is the catalog model of the calls PaidReceipt answers.
+var testModel = sha256.Sum256([]byte("testnet model"))
+
+// PaidReceipt signs the receipt of a call (seed picks its nonce and
+// input, so one seed is one call) served to payer under settler, the
+// provider owed at least price, and returns the envelope, its hash (the
+// record's ReceiptHash) and the call's request digest: a record settles
+// only with that digest, that payer and settler and a price ≥ price.
+func (m *Machine) PaidReceipt(seed []byte, payer, settler consensus.AccountID, price uint64) ([]byte, consensus.Hash32, consensus.Hash32, error) {
+	h := sha256.Sum256(append([]byte("testnet call "), seed...))
+	mid := m.MachineID()
+	r := &receipt.Receipt{ModelID: testModel[:], Engine: "testnet", MachineID: mid[:], ProviderPeer: []byte(m.PeerID),
+		Nonce: h[:receipt.NonceSize], InputCommitment: h[:], OutputHash: h[:], Units: terms.Units{OutputTokens: 1},
+		FinishReason: "stop", TimeMs: time.Now().UnixMilli(), Payer: payer[:], Settler: settler[:], Price: price}
+	env, err := receipt.Sign(m.Session, r)
+	if err != nil {
+		return nil, consensus.Hash32{}, consensus.Hash32{}, fmt.Errorf("testnet: sign receipt: %w", err)
+	}
+	return env, sha256.Sum256(env), receipt.RequestDigest(r.Nonce, h, testModel[:]), nil
 }

@@ -62,12 +62,12 @@ func TestFourValidators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paidEnv, paidHash, err := paid.Receipt([]byte("answer"))
+	paidEnv, paidHash, paidRD, err := paid.PaidReceipt([]byte("answer"), id("buyer"), id("buyer"), 300)
 	if err != nil {
 		t.Fatal(err)
 	}
 	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.sign(t, op, paidReg))
-	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: consensus.Hash32{1},
+	rec := consensus.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: paidRD,
 		QuoteDigest: consensus.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 300}
 	if err := s.signer(buyer).SignRecord(&rec); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -240,7 +241,7 @@ func (s *inferServer) run(ctx context.Context, req *infer.Request, offer gossip.
 		h, th := commit.Hash(ps), receipt.TokensHash(ids)
 		commitment, bound = commit.Encode(ps), &commitments{proofs: h[:], tokens: th[:]}
 	}
-	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, bound)
+	env, err := s.sign(req, offer, sent.String(), len(res.Prompt), res.CachedTokens, len(res.Tokens), experts, res.FinishReason, bound, true)
 	if err != nil {
 		return nil, 0, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -306,7 +307,7 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
 		return nil, e
 	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, nil, res.FinishReason, nil)
+	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, nil, res.FinishReason, nil, false)
 	if err != nil {
 		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
 	}
@@ -320,8 +321,13 @@ func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, re
 // at its own rate; receipt.Cap bounds their sum). experts are the
 // holders of a MoE call whose experts ran at holders, as the final frame
 // reports them: the receipt claims their expert-tokens (which a gateway
-// caps by the model's MoE shape) and signs their hash.
-func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, bound *commitments) ([]byte, error) {
+// caps by the model's MoE shape) and signs their hash. bound, on an
+// optimistic answer, are the commitments and token IDs it signs. exact
+// says the counts are the embedded engine's own (ownPrice). A paid call's
+// receipt names the payer and settler of its pay authorization and the
+// price the provider is owed, so only that settler's record at no lower
+// price settles it on chain.
+func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text string, promptTokens, cached, outputTokens int, experts []infer.ExpertUse, finish string, bound *commitments, exact bool) ([]byte, error) {
 	cached = min(max(cached, 0), promptTokens)
 	sp, err := receipt.NewSamplingParams(req.Sampling)
 	if err != nil {
@@ -352,6 +358,10 @@ func (s *inferServer) sign(req *infer.Request, offer gossip.ModelOffer, text str
 	}
 	if bound != nil {
 		r.CommitmentHash, r.TokensHash = bound.proofs, bound.tokens
+	}
+	if p := req.Pay; p != nil && len(p.Payer) == infer.AccountSize && len(p.Settler) == infer.AccountSize {
+		r.Payer, r.Settler = slices.Clone(p.Payer), slices.Clone(p.Settler)
+		r.Price = ownPrice(offer, r.Units, exact, finish, req.Continuation)
 	}
 	sess, err := s.p.d.Session.Current()
 	if err != nil {

@@ -93,11 +93,8 @@ func worstPrice(offer gossip.ModelOffer, req *infer.Request) (uint64, error) {
 }
 
 // owe notes, once the final frame is written, that the call's settler
-// owes a record for it, at the provider's own price: its rate card on the
-// units the receipt claims (no surcharge: those are the gateway's to
-// add), or only the per-call minimum where the gateway may fairly bill
-// less than the claim (an upstream's count, a stopped stream, a
-// continuation whose earlier text the gateway does not count as input).
+// owes a record for it, at the provider's own price (ownPrice), the one
+// its receipt signs.
 func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOffer, f *infer.FinalFrame, cached int, exact bool) {
 	if pc == nil || f == nil {
 		return
@@ -106,13 +103,7 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 	cached = min(max(cached, 0), prompt)
 	u := pricing.Units{InputTokens: uint64(prompt - cached), CachedTokens: uint64(cached), OutputTokens: uint64(max(f.CompletionTokens, 0))}
 	u.ExpertTokens, _ = infer.ExpertTokensOf(f.Experts) // checked by the frame's own rules
-	if !exact || f.FinishReason == FinishStopped || req.Continuation != "" {
-		u = pricing.Units{}
-	}
-	price := uint64(0)
-	if bd, err := pricing.Price(offer.RateCard, u, terms.VerifyNone, pricing.Surcharges{}); err == nil {
-		price = bd.Total
-	}
+	price := ownPrice(offer, u, exact, f.FinishReason, req.Continuation)
 	if price == 0 {
 		// A free call owes nothing: no record can pay zero (the settler's
 		// outbox refuses to sign one), so counting it would hold an
@@ -125,4 +116,22 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 	rh := ledger.Hash32(receipt.ReceiptHash(f.Receipt))
 	pc.owing = true
 	f.Written = func() { c.served(pc.g, rd, price, rh) }
+}
+
+// ownPrice is the least a record for a call may pay this provider: its
+// rate card on the units its receipt claims (no surcharge: those are the
+// gateway's to add), or only the per-call minimum where the gateway may
+// fairly bill less than the claim (an upstream's count, a stopped stream,
+// a continuation whose earlier text the gateway does not count as input).
+// The receipt signs it, so the chain refuses a record below it; a rate
+// card that overflows prices the call at 0 (no floor).
+func ownPrice(offer gossip.ModelOffer, u pricing.Units, exact bool, finish, continuation string) uint64 {
+	if !exact || finish == FinishStopped || continuation != "" {
+		u = pricing.Units{}
+	}
+	bd, err := pricing.Price(offer.RateCard, u, terms.VerifyNone, pricing.Surcharges{})
+	if err != nil {
+		return 0
+	}
+	return bd.Total
 }

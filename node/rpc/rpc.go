@@ -23,6 +23,11 @@ const (
 	// CodeUnavailable is a server-defined code: the method exists but what
 	// it needs (a subsystem, a peer) is not available right now.
 	CodeUnavailable = -32000
+	// CodeUnauthorized is a server-defined code: the method reads what
+	// belongs to one buyer and the request carries neither that buyer's
+	// bearer token nor the operator's. A single call answering it is
+	// HTTP 401.
+	CodeUnauthorized = -32001
 )
 
 // MaxBody caps a request body; a larger one is a parse error.
@@ -46,6 +51,11 @@ func InvalidParams(format string, args ...any) *Error {
 // Unavailable returns a CodeUnavailable error.
 func Unavailable(format string, args ...any) *Error {
 	return &Error{Code: CodeUnavailable, Message: fmt.Sprintf(format, args...)}
+}
+
+// Unauthorized returns a CodeUnauthorized error.
+func Unauthorized(format string, args ...any) *Error {
+	return &Error{Code: CodeUnauthorized, Message: fmt.Sprintf(format, args...), Data: map[string]int{"status": http.StatusUnauthorized}}
 }
 
 // Handler answers one method. params is the raw "params" member (nil when
@@ -123,13 +133,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	ctx := WithHeader(r.Context(), r.Header)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		s.serveBatch(w, r.Context(), trimmed)
+		s.serveBatch(w, ctx, trimmed)
 		return
 	}
-	resp, notify := s.call(r.Context(), trimmed)
+	resp, notify := s.call(ctx, trimmed)
 	if notify {
 		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if resp.Error != nil && resp.Error.Code == CodeUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="tenzrod"`)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(resp)
 		return
 	}
 	writeJSON(w, resp)

@@ -89,11 +89,20 @@ func lastSeq(b []byte) []byte {
 // and the token IDs), the proofs, tokens and request.
 func signAnswer(t testing.TB, m *testnet.Machine, model inference.ModelID, nonce []byte, a answer) ledger.DisputeEvidence {
 	t.Helper()
+	return signPaidAnswer(t, m, model, nonce, a, nil)
+}
+
+// signPaidAnswer is signAnswer for a call paid from payer's own escrow
+// (payer its settler too), as the chain settles only a record whose payer
+// and settler the receipt names; nil payer signs an unpaid call.
+func signPaidAnswer(t testing.TB, m *testnet.Machine, model inference.ModelID, nonce []byte, a answer, payer []byte) ledger.DisputeEvidence {
+	t.Helper()
 	input := a.in.Commitment(model[:])
 	out, ch, th, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), receipt.TokensHash(a.tokens), m.MachineID()
 	env, err := receipt.Sign(m.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
 		ProviderPeer: []byte(m.PeerID), Nonce: nonce, InputCommitment: input[:], OutputHash: out[:],
-		Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})
+		Units: terms.Units{OutputTokens: uint64(len(a.tokens))}, CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "length", TimeMs: time.Now().UnixMilli(),
+		Payer: payer, Settler: payer})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -207,7 +207,8 @@ func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, consensus.Pay
 	t.Helper()
 	dn.n++
 	nonce := sha256.Sum256([]byte(fmt.Sprintf("duty answer %d", dn.n)))
-	ev := signAnswer(t, dn.machine, inference.ModelID(dn.model), nonce[:16], a)
+	buyer := acct(dn.buyer)
+	ev := signPaidAnswer(t, dn.machine, inference.ModelID(dn.model), nonce[:16], a, buyer[:])
 	input := a.in.Commitment(dn.model[:])
 	digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
 	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, Price: 5000,

@@ -131,7 +131,25 @@ type Receipt struct {
 	// Omitted otherwise; a receipt signed before the field existed is
 	// not disputable (the ledger refuses its evidence as malformed).
 	TokensHash []byte `cbor:"14,keyasint,omitempty" json:"tokens_hash,omitempty"`
+	// Payer and Settler, for a paid call, are the chain accounts of the
+	// pay authorization the provider served under, and Price is the least
+	// it is owed for the call (micro-units, before any gateway
+	// surcharge): the chain settles only a record naming the same payer
+	// and settler at no lower price, so nobody holding the receipt can
+	// settle the call for less or from another escrow. All three are
+	// omitted for an unpaid call, so such a receipt encodes as before.
+	Payer   []byte `cbor:"15,keyasint,omitempty" json:"payer,omitempty"`
+	Settler []byte `cbor:"16,keyasint,omitempty" json:"settler,omitempty"`
+	Price   uint64 `cbor:"17,keyasint,omitempty" json:"price,omitempty"`
 }
+
+// AccountSize is the size of Receipt.Payer and Receipt.Settler (a chain
+// account: an Ed25519 public key).
+const AccountSize = 32
+
+// Paid reports whether the receipt names the payer and settler it was
+// served under.
+func (r *Receipt) Paid() bool { return len(r.Payer) == AccountSize }
 
 // Validate checks field sizes and encodings (not signatures or commitments).
 func (r *Receipt) Validate() error {
@@ -157,6 +175,9 @@ func (r *Receipt) Validate() error {
 	if n := len(r.TokensHash); n != 0 && (n != HashSize || len(r.CommitmentHash) == 0) {
 		return fmt.Errorf("%w: tokens_hash is %d bytes, want 0, or %d beside a commitment hash", ErrMalformed, n, HashSize)
 	}
+	if err := r.validatePay(); err != nil {
+		return err
+	}
 	if r.Engine == "" || len(r.Engine) > MaxEngineLen || !utf8.ValidString(r.Engine) {
 		return fmt.Errorf("%w: engine must be 1..%d bytes of UTF-8", ErrMalformed, MaxEngineLen)
 	}
@@ -168,6 +189,20 @@ func (r *Receipt) Validate() error {
 	}
 	if r.TimeMs < 0 {
 		return fmt.Errorf("%w: negative time_ms", ErrMalformed)
+	}
+	return nil
+}
+
+// validatePay: payer and settler are both AccountSize bytes or both
+// absent, and an unpaid receipt bills no price.
+func (r *Receipt) validatePay() error {
+	switch {
+	case len(r.Payer) == 0 && len(r.Settler) == 0:
+		if r.Price != 0 {
+			return fmt.Errorf("%w: price %d without a payer and settler", ErrMalformed, r.Price)
+		}
+	case len(r.Payer) != AccountSize || len(r.Settler) != AccountSize:
+		return fmt.Errorf("%w: payer is %d bytes and settler %d, want both %d or both absent", ErrMalformed, len(r.Payer), len(r.Settler), AccountSize)
 	}
 	return nil
 }

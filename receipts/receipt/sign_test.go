@@ -163,12 +163,13 @@ func TestVerifyRejectsUnknownReceiptField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Append a field 15 (sorted last; 13 and 14 are the optional experts
-	// and tokens hashes) and bump the map header from 12 pairs.
+	// Append a field 18 (sorted last; 13 to 17 are the optional experts
+	// and tokens hashes, payer, settler and price) and bump the map
+	// header from 12 pairs.
 	if payload[0] != 0xac {
 		t.Fatalf("receipt does not start with a 12-pair map header: %#x", payload[0])
 	}
-	extra := append(append([]byte{0xad}, payload[1:]...), 0x0f, 0x00)
+	extra := append(append([]byte{0xad}, payload[1:]...), 0x12, 0x00)
 	_, err = Verify(sealRaw(t, p, Domain, PayloadType, extra), p.machine(), t0)
 	var unk *cbor.UnknownFieldError
 	if !errors.Is(err, ErrMalformed) || !errors.As(err, &unk) {
@@ -195,10 +196,15 @@ func TestSignRejects(t *testing.T) {
 		"tokens hash without commitments": {func(r *Receipt) {
 			r.TokensHash, r.CommitmentHash = bytes.Repeat([]byte{7}, HashSize), nil
 		}, ErrMalformed},
-		"no engine":     {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
-		"long engine":   {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
-		"invalid utf-8": {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},
-		"negative time": {func(r *Receipt) { r.TimeMs = -1 }, ErrMalformed},
+		"no engine":         {func(r *Receipt) { r.Engine = "" }, ErrMalformed},
+		"long engine":       {func(r *Receipt) { r.Engine = string(bytes.Repeat([]byte{'e'}, MaxEngineLen+1)) }, ErrMalformed},
+		"invalid utf-8":     {func(r *Receipt) { r.FinishReason = "\xff" }, ErrMalformed},
+		"negative time":     {func(r *Receipt) { r.TimeMs = -1 }, ErrMalformed},
+		"payer, no settler": {func(r *Receipt) { r.Payer = make([]byte, AccountSize) }, ErrMalformed},
+		"short settler": {func(r *Receipt) {
+			r.Payer, r.Settler = make([]byte, AccountSize), make([]byte, AccountSize-1)
+		}, ErrMalformed},
+		"price, unpaid": {func(r *Receipt) { r.Price = 1 }, ErrMalformed},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -211,5 +217,32 @@ func TestSignRejects(t *testing.T) {
 	}
 	if _, err := Sign(nil, newReceipt(t, p)); err == nil {
 		t.Fatal("signed with a nil session")
+	}
+}
+
+// TestPaidReceiptRoundTrip: the payer, settler and price a paid call's
+// receipt names survive signing and verification; an unpaid receipt
+// encodes without them, exactly as before they existed.
+func TestPaidReceiptRoundTrip(t *testing.T) {
+	p := newProvider(t, hwkey.BackendSoftware)
+	unpaid, err := newReceipt(t, p).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unpaid[0] != 0xac {
+		t.Fatalf("an unpaid receipt is not a 12-pair map: %#x", unpaid[0])
+	}
+	r := newReceipt(t, p)
+	r.Payer, r.Settler, r.Price = bytes.Repeat([]byte{1}, AccountSize), bytes.Repeat([]byte{2}, AccountSize), 1834
+	env, err := Sign(p.sess, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Verify(env, p.machine(), t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Paid() || !bytes.Equal(got.Payer, r.Payer) || !bytes.Equal(got.Settler, r.Settler) || got.Price != 1834 {
+		t.Fatalf("verified %+v, want payer, settler and price 1834", got)
 	}
 }

@@ -102,6 +102,13 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 	if err != nil {
 		return res, fmt.Errorf("gateway: price %s: %w", o.Peer, err)
 	}
+	if r.Paid() && bd.Total < r.Price {
+		// The chain settles no record below the price the receipt signs
+		// (CodeUnderpriced): the provider claimed more than this gateway
+		// counted, and is paid nothing for the call.
+		g.log.Warn("the receipt's price is above what this gateway bills; the chain will refuse the record", "provider", o.Peer,
+			"receipt_price", r.Price, "billed", bd.Total)
+	}
 	rd := receipt.RequestDigest(s.req.Nonce, input, s.req.ModelID)
 	rh := receipt.ReceiptHash(f.Receipt)
 	rec := &receipt.PaymentRecord{

@@ -26,8 +26,13 @@ type Client struct {
 	endpoint string
 	http     *http.Client
 	timeout  time.Duration
+	token    string
 	nextID   atomic.Uint64
 }
+
+// SetToken makes every call carry `Authorization: Bearer token` ("" for
+// none).
+func (c *Client) SetToken(token string) { c.token = token }
 
 // NewClient returns a client of the node API at api, e.g.
 // "http://127.0.0.1:8080" (the scheme defaults to http; "/rpc" is appended
@@ -194,6 +199,9 @@ func (c *Client) roundTrip(ctx context.Context, method string, params any, timeo
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
 	resp, err := c.http.Do(req)
 	if err == nil {
 		defer resp.Body.Close()

@@ -18,6 +18,9 @@ type Config struct {
 	// API is the node's HTTP API base URL, e.g. "http://127.0.0.1:8080";
 	// the shell POSTs JSON-RPC 2.0 to API + "/rpc".
 	API string
+	// Token, if set, is sent as `Authorization: Bearer TOKEN` with every
+	// call: methods reading a buyer's own (tenzro_getSession) need it.
+	Token string
 	// HistoryFile is where the interactive shell keeps its history;
 	// "" means ~/.tenzrod_history, os.DevNull keeps none.
 	HistoryFile string
@@ -69,6 +72,7 @@ func newSession(cfg Config) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shell: %w", err)
 	}
+	client.SetToken(cfg.Token)
 	s := &session{client: client, reg: commandTable(), out: cfg.Out, errOut: cfg.Err}
 	for _, a := range cfg.Actions {
 		s.reg.add(a, cfg.API)
