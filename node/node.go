@@ -118,7 +118,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	}()
 
 	if n.id, err = identity.Open(cfg.HWKeyConfig()); err != nil {
-		return nil, fmt.Errorf("node: identity: %w", err)
+		return nil, fmt.Errorf("node: %w", err) // already "identity: …"
 	}
 	if n.host, err = p2p.New(ctx, cfg.P2PConfig(), p2p.WithLogger(n.log)); err != nil {
 		return nil, err

@@ -41,6 +41,11 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 	cfg.Home = home
 	cfg.P2P.Listen = []string{"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1"}
 	nf.apply(&cfg, fs)
+	// Checked before joinChain copies the genesis and the key in, so a
+	// refused flag leaves no half-made home.
+	if err := cfg.Validate(); err != nil {
+		return node.Config{}, fmt.Errorf("config: %w", err)
+	}
 	var token string
 	if jf.genesis != "" {
 		var err error
