@@ -53,6 +53,11 @@ micro-units (a transaction from your account's balance). Every call is then
 paid from that escrow by a payment record this gateway signs and the serving
 provider collects.
 
+Without --genesis it follows no chain: it cannot pay providers and issues no
+bearer token, so its OpenAI API refuses every call (401); it says so at every
+start. A home's chain is chosen when it is made: to pay, set up another
+--home with --genesis.
+
 On first use it writes a gateway config under --home (default ~/.tenzrod/join)
 with a software identity key and, with --genesis, a bearer token printed once
 (only its hash is stored). Later runs need no flag but --home; flags override
