@@ -70,6 +70,13 @@ var notRunnable = map[string]string{
 		"measurements (make bench): minutes each, most with devnets of their own",
 }
 
+// readmeShows is what blocks that only print must print, by first line.
+var readmeShows = map[string]string{
+	"./bin/tenzrod shell --api http://127.0.0.1:PORT -c providers":                                           "up",
+	`TOKEN=$(python3 -c 'import json;print(json.load(open(".devnet/devnet.json"))["buyer_token"])')`:         `"chat.completion"`,
+	`BUYER=$(python3 -c 'import json;print(json.load(open(".devnet/devnet.json"))["buyer_chain_account"])')`: "escrows",
+}
+
 // readmeSubst are the README's placeholders for the devnet's gateway URL,
 // replaced in every block that runs: PORT is the port `make devnet`
 // prints, 8545 a node's default API port.

@@ -107,6 +107,13 @@ func TestReadme(t *testing.T) {
 		t.Fatalf("the README's blocks failed: %v (the last marker names the block)\n%s", err, out)
 	}
 	walked := time.Since(start) - up
+	for _, b := range ran {
+		// A block that only prints (curl -s exits 0 on an error answer)
+		// is checked for what the README says it shows.
+		if want, ok := readmeShows[b.first()]; ok && !strings.Contains(blockOutput(out, b), want) {
+			t.Errorf("README.md:%d printed no %q:\n%s", b.line, want, blockOutput(out, b))
+		}
+	}
 	keys, err := runCLI(t, "keys", "show", "--home", filepath.Join(work, "prov"))
 	if err != nil {
 		t.Fatal(err)
