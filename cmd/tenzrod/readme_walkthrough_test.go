@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,8 +174,43 @@ func TestReadme(t *testing.T) {
 			t.Errorf("%s's call paid by %s, want the buyer %s", p.Name, rec.Payer, ps.m.BuyerChainAccount)
 		}
 	}
+	handStartedNamed(t, ps, work)
 	t.Logf("devnet up %s; %d README blocks run %s; add-provider to quoted %s",
 		up.Round(time.Millisecond), len(ran), walked.Round(time.Millisecond), addTook.Round(time.Millisecond))
+}
+
+// handStartedNamed does what the README's text says of a provider: kill
+// it and restart it by hand with ./bin/tenzrod provider --home
+// .devnet/provider-0. Ctrl-C of the devnet must then say that it stopped
+// each node it supervises and name the one restarted by hand, which it
+// does not own, with its pid.
+func handStartedNamed(t *testing.T, ps *procSet, work string) {
+	t.Helper()
+	p0 := ps.node("provider-0")
+	_ = syscall.Kill(p0.PID, syscall.SIGKILL)
+	waitFor(t, 10*time.Second, "provider-0 killed", func() bool { return !alive(p0.PID) })
+	logf, err := os.Create(filepath.Join(work, "provider-0-by-hand.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	hand := exec.Command("./bin/tenzrod", "provider", "--home", ".devnet/provider-0")
+	hand.Dir, hand.Stdout, hand.Stderr = work, logf, logf
+	if err := hand.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = hand.Process.Kill(); _ = hand.Wait() }()
+	ps.stop() // the devnet's Ctrl-C (SIGINT); the test's cleanup stops it again, a no-op
+	out := ps.out.String()
+	for _, n := range ps.m.Nodes {
+		if n.Name != p0.Name && !strings.Contains(out, "devnet: stopped "+n.Name+" (pid ") {
+			t.Errorf("the devnet's stop does not say it stopped %s:\n%s", n.Name, out)
+		}
+	}
+	want := fmt.Sprintf("started by hand and not by this devnet: provider-0 (pid %d)", hand.Process.Pid)
+	if !strings.Contains(out, want) {
+		t.Errorf("the devnet's stop does not name the provider restarted by hand (%q):\n%s", want, out)
+	}
 }
 
 // addDevnetProvider runs `tenzrod devnet add-provider` with args against

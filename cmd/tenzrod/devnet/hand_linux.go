@@ -17,6 +17,11 @@ func handStarted(dir string) []handNode {
 	if err != nil {
 		return nil
 	}
+	// Paths are compared resolved: a process's cwd comes from /proc
+	// without symlinks, the devnet's --dir may have them.
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
+	}
 	var found []handNode
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
@@ -38,7 +43,10 @@ func handStarted(dir string) []handNode {
 			}
 			home = filepath.Join(cwd, home)
 		}
-		if home = filepath.Clean(home); filepath.Dir(home) == dir {
+		if r, err := filepath.EvalSymlinks(home); err == nil {
+			home = r
+		}
+		if filepath.Dir(home) == dir {
 			found = append(found, handNode{name: filepath.Base(home), pid: pid})
 		}
 	}
