@@ -49,6 +49,7 @@ type Node struct {
 	provider  *provider.Provider // the provider role
 	store     *store.Store
 	outbox    *settle.Outbox       // the gateway's signed records, on a chain
+	payments  *gatewayPayments     // the gateway's escrow reads, on a chain
 	gateway   *gateway.Gateway     // every role but provider
 	validator *validator.Validator // validators with a chain
 	api       *apiServer

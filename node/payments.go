@@ -34,8 +34,9 @@ type gatewayPayments struct {
 	mu    sync.Mutex
 	auths map[ledger.AccountID]*infer.PayAuth
 
-	cacheMu sync.Mutex
-	escrows map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
+	cacheMu  sync.Mutex
+	escrows  map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
+	deposits map[ledger.AccountID]uint64     // deposits on their way to the chain (ExpectDeposit)
 }
 
 type escrowSeen struct {
@@ -52,7 +53,51 @@ const escrowFresh = time.Second
 
 func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
 	return &gatewayPayments{chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
-		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{}}
+		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
+		deposits: map[ledger.AccountID]uint64{}}
+}
+
+// Warming says why payer's escrow as read here may be behind (the
+// gateway's gateway.Warming): a deposit into it is on its way, or this
+// node's chain is still catching up, so what it reads is an old block's.
+func (p *gatewayPayments) Warming(ctx context.Context, payer ledger.AccountID) (string, bool) {
+	p.cacheMu.Lock()
+	d, ok := p.deposits[payer]
+	p.cacheMu.Unlock()
+	if ok {
+		return fmt.Sprintf("a deposit of %d micro-units into its escrow is on its way to the chain", d), true
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if !consensus.Ready(ctx, p.chain) {
+		return fmt.Sprintf("this gateway's chain node is still catching up (at block %d), so the escrow it reads may be behind", p.chain.App().Height()), true
+	}
+	return "", false
+}
+
+// ExpectDeposit tells a gateway on a chain that a deposit of amount into
+// payer's escrow with it is on its way: until done is called, a call that
+// escrow cannot cover yet is answered 503 warming_up naming the deposit,
+// not 402. Without a chain it does nothing.
+func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+	p := n.payments
+	if p == nil {
+		return func() {}
+	}
+	p.cacheMu.Lock()
+	p.deposits[payer] += amount
+	p.cacheMu.Unlock()
+	return func() {
+		p.cacheMu.Lock()
+		defer p.cacheMu.Unlock()
+		// The escrow read before the deposit's block must not be reused.
+		if p.deposits[payer] <= amount {
+			delete(p.deposits, payer)
+		} else {
+			p.deposits[payer] -= amount
+		}
+		delete(p.escrows, payer)
+	}
 }
 
 // Available is the escrow's balance − pending withdrawals − this

@@ -115,7 +115,8 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		}
 		n.parts = append(n.parts, outbox)
 		n.outbox = outbox
-		deps.Payments = newGatewayPayments(n.chain, outbox, key, n.host.ID())
+		n.payments = newGatewayPayments(n.chain, outbox, key, n.host.ID())
+		deps.Payments = n.payments
 		probePayer = consensus.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator

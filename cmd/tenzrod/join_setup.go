@@ -151,7 +151,11 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 			if err != nil {
 				return err
 			}
+			// Calls the escrow cannot cover until the deposit's block are
+			// told to wait for it (503 warming_up), not refused (402).
+			done := n.ExpectDeposit(me, deposit)
 			res, err := sub.Submit(wait, &consensus.EscrowFund{Amount: deposit, Settler: me})
+			done()
 			if err != nil {
 				return fmt.Errorf("join: deposit %d into the escrow: %w", deposit, err)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"net/http"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -33,6 +34,15 @@ type Payments interface {
 	Sign(ctx context.Context, rec *ledger.PaymentRecord, provider peer.ID) error
 }
 
+// Warming is implemented by Payments that can tell why an escrow they
+// read may be behind: their chain node still catching up, or a deposit
+// into it on its way. A call the escrow cannot cover yet then gets 503
+// warming_up with that reason, to retry shortly, rather than a 402 the
+// buyer could only read as "no money".
+type Warming interface {
+	Warming(ctx context.Context, payer ledger.AccountID) (reason string, warming bool)
+}
+
 // payer parses a buyer's account as the chain payer it names.
 func chainPayer(account string) (ledger.AccountID, error) {
 	id, err := ledger.ParseAccountID(account)
@@ -54,6 +64,13 @@ func (g *Gateway) checkEscrow(ctx context.Context, account string, price uint64)
 		return fmt.Errorf("gateway: escrow of %s: %w", payer, err)
 	}
 	if avail < price {
+		if w, ok := g.payments.(Warming); ok {
+			if reason, warming := w.Warming(ctx, payer); warming {
+				return &Error{Status: http.StatusServiceUnavailable, Code: "warming_up", RetryAfter: time.Second,
+					Message: fmt.Sprintf("payer %s can spend %d micro-units through this gateway so far, the best quote is %d: %s; retry shortly",
+						payer, avail, price, reason)}
+			}
+		}
 		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_funds",
 			Message: fmt.Sprintf("payer %s can spend %d micro-units through this gateway; the best quote is %d", payer, avail, price)}
 	}
