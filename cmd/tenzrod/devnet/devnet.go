@@ -272,5 +272,5 @@ func printWelcome(o Options, m Manifest) {
 	}
 	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %s, paying from its escrow with each gateway)\n", m.Gateway, m.BuyerToken, m.BuyerChainAccount)
 	printAddHints(w, bin, o, m)
-	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
+	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node the devnet started\n(a node you restart by hand is yours: the devnet names it, with its PID, if it is still running).\n")
 }
