@@ -73,7 +73,7 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 			if err := chooseBackend(cmd.OutOrStdout(), &cfg, fs); err != nil {
 				return err
 			}
-			if err := precheckInit(cfg, &nf, fs); err != nil {
+			if err := precheckInit(cfg, &nf, fs, cf.p2pListen); err != nil {
 				return err
 			}
 			var fl *follower

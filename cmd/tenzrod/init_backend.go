@@ -44,9 +44,13 @@ func chooseBackend(out io.Writer, cfg *node.Config, fs *pflag.FlagSet) error {
 
 // precheckInit validates the config init is about to write, flags
 // applied, before any file exists: a bad --region or --log-level must not
-// leave a generated model or keys behind. The provider's test model is
+// leave a generated model or keys behind (nor --chain-p2p-listen, given
+// as chainP2P, set only later). The provider's test model is
 // stood in for by its path; its ID is only known once it is generated.
-func precheckInit(cfg node.Config, nf *nodeFlags, fs *pflag.FlagSet) error {
+func precheckInit(cfg node.Config, nf *nodeFlags, fs *pflag.FlagSet, chainP2P string) error {
+	if chainP2P != "" {
+		cfg.Chain.P2PListen = chainP2P
+	}
 	if cfg.Role == node.RoleProvider {
 		cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(filepath.Join("models", node.DevnetModelName), "")}
 	}

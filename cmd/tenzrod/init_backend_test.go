@@ -38,6 +38,7 @@ func TestInitRefusedFlagWritesNothing(t *testing.T) {
 		{[]string{"--role", "provider", "--key-backend", "software", "--log-level", "loud"}, "log.level"},
 		{[]string{"--role", "provider", "--key-backend", "hsm"}, "identity.backend"},
 		{[]string{"--role", "validator", "--api-listen", "nowhere"}, "api.listen"},
+		{[]string{"--role", "provider", "--key-backend", "software", "--chain-p2p-listen", "bogus"}, "chain.p2p_listen"},
 		{[]string{"--role", "auditor"}, "role"},
 	} {
 		home := filepath.Join(t.TempDir(), "home")
