@@ -65,36 +65,37 @@ type (
 
 // Rejection codes (see ledger.Code).
 const (
-	CodeOK              = ledger.CodeOK
-	CodeMalformed       = ledger.CodeMalformed
-	CodeBadSignature    = ledger.CodeBadSignature
-	CodeStaleNonce      = ledger.CodeStaleNonce
-	CodeFutureNonce     = ledger.CodeFutureNonce
-	CodeOverdraft       = ledger.CodeOverdraft
-	CodeOverflow        = ledger.CodeOverflow
-	CodeUnknownAccount  = ledger.CodeUnknownAccount
-	CodeUnknownProvider = ledger.CodeUnknownProvider
-	CodeNotValidator    = ledger.CodeNotValidator
-	CodeDuplicate       = ledger.CodeDuplicate
-	CodeBondTooLow      = ledger.CodeBondTooLow
-	CodeInvalidParams   = ledger.CodeInvalidParams
-	CodeUnknownProposal = ledger.CodeUnknownProposal
-	CodeAlreadyVoted    = ledger.CodeAlreadyVoted
-	CodeProposalClosed  = ledger.CodeProposalClosed
-	CodeBadHour         = ledger.CodeBadHour
-	CodeDuplicateRecord = ledger.CodeDuplicateRecord
-	CodeNotAuthorized   = ledger.CodeNotAuthorized
-	CodeUnbonding       = ledger.CodeUnbonding
-	CodeTooLarge        = ledger.CodeTooLarge
-	CodeBadIdentity     = ledger.CodeBadIdentity
-	CodeUnknownEscrow   = ledger.CodeUnknownEscrow
-	CodeLastValidator   = ledger.CodeLastValidator
-	CodeBadReceipt      = ledger.CodeBadReceipt
-	CodeWrongMachine    = ledger.CodeWrongMachine
-	CodeUnknownStream   = ledger.CodeUnknownStream
-	CodeStreamClosed    = ledger.CodeStreamClosed
-	CodeNotPayee        = ledger.CodeNotPayee
-	CodeInternal        = ledger.CodeInternal
+	CodeOK               = ledger.CodeOK
+	CodeMalformed        = ledger.CodeMalformed
+	CodeBadSignature     = ledger.CodeBadSignature
+	CodeStaleNonce       = ledger.CodeStaleNonce
+	CodeFutureNonce      = ledger.CodeFutureNonce
+	CodeOverdraft        = ledger.CodeOverdraft
+	CodeOverflow         = ledger.CodeOverflow
+	CodeUnknownAccount   = ledger.CodeUnknownAccount
+	CodeUnknownProvider  = ledger.CodeUnknownProvider
+	CodeNotValidator     = ledger.CodeNotValidator
+	CodeDuplicate        = ledger.CodeDuplicate
+	CodeBondTooLow       = ledger.CodeBondTooLow
+	CodeInvalidParams    = ledger.CodeInvalidParams
+	CodeUnknownProposal  = ledger.CodeUnknownProposal
+	CodeAlreadyVoted     = ledger.CodeAlreadyVoted
+	CodeProposalClosed   = ledger.CodeProposalClosed
+	CodeBadHour          = ledger.CodeBadHour
+	CodeDuplicateRecord  = ledger.CodeDuplicateRecord
+	CodeNotAuthorized    = ledger.CodeNotAuthorized
+	CodeUnbonding        = ledger.CodeUnbonding
+	CodeWithdrawalLocked = ledger.CodeWithdrawalLocked
+	CodeTooLarge         = ledger.CodeTooLarge
+	CodeBadIdentity      = ledger.CodeBadIdentity
+	CodeUnknownEscrow    = ledger.CodeUnknownEscrow
+	CodeLastValidator    = ledger.CodeLastValidator
+	CodeBadReceipt       = ledger.CodeBadReceipt
+	CodeWrongMachine     = ledger.CodeWrongMachine
+	CodeUnknownStream    = ledger.CodeUnknownStream
+	CodeStreamClosed     = ledger.CodeStreamClosed
+	CodeNotPayee         = ledger.CodeNotPayee
+	CodeInternal         = ledger.CodeInternal
 )
 
 // Transaction kinds.

@@ -49,7 +49,7 @@ type Node struct {
 	provider  *provider.Provider // the provider role
 	store     *store.Store
 	outbox    *settle.Outbox       // the gateway's signed records, on a chain
-	payments  *gatewayPayments     // the gateway's escrows, on a chain
+	payments  *gatewayPayments     // the gateway's escrow reads, on a chain
 	gateway   *gateway.Gateway     // every role but provider
 	validator *validator.Validator // validators with a chain
 	api       *apiServer
@@ -119,7 +119,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	}()
 
 	if n.id, err = identity.Open(cfg.HWKeyConfig()); err != nil {
-		return nil, fmt.Errorf("node: identity: %w", err)
+		return nil, fmt.Errorf("node: %w", err) // already "identity: …"
 	}
 	if n.host, err = p2p.New(ctx, cfg.P2PConfig(), p2p.WithLogger(n.log)); err != nil {
 		return nil, err
@@ -346,17 +346,6 @@ func (n *Node) Provider() *provider.Provider { return n.provider }
 
 // Chain returns the in-process chain node, nil when [chain] is disabled.
 func (n *Node) Chain() *consensus.Node { return n.chain }
-
-// ExpectDeposit tells the gateway that payer's deposit of amount is on its
-// way to the chain until done is called: a call the escrow cannot cover
-// meanwhile is 503 warming_up naming the deposit, not a 402. A no-op on a
-// node that pays no providers.
-func (n *Node) ExpectDeposit(payer consensus.AccountID, amount uint64) (done func()) {
-	if n.payments == nil {
-		return func() {}
-	}
-	return n.payments.ExpectDeposit(payer, amount)
-}
 
 // Config returns the node's configuration.
 func (n *Node) Config() Config { return n.cfg }

@@ -1,7 +1,6 @@
 package node
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -26,7 +25,6 @@ import (
 // account is the settler of its buyers' escrows; the outbox signs, keeps,
 // delivers and (after a grace period) settles the records.
 type gatewayPayments struct {
-	clock   clock.Clock
 	chain   *consensus.Node
 	outbox  *settle.Outbox
 	key     ed25519.PrivateKey
@@ -36,39 +34,9 @@ type gatewayPayments struct {
 	mu    sync.Mutex
 	auths map[ledger.AccountID]*infer.PayAuth
 
-	cacheMu sync.Mutex
-	escrows map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
-
-	depositMu sync.Mutex
-	deposits  map[ledger.AccountID]pendingDeposit // ExpectDeposit until its done
-}
-
-// pendingDeposit is a deposit this node is taking to the chain.
-type pendingDeposit struct {
-	amount uint64
-	since  time.Time
-}
-
-// ExpectDeposit marks payer's deposit of amount as on its way to the
-// chain until done is called: meanwhile a call its escrow cannot cover is
-// a 503 warming_up naming the deposit, not a 402.
-func (p *gatewayPayments) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
-	p.depositMu.Lock()
-	defer p.depositMu.Unlock()
-	p.deposits[payer] = pendingDeposit{amount: amount, since: p.clock.Now()}
-	return func() {
-		p.depositMu.Lock()
-		defer p.depositMu.Unlock()
-		delete(p.deposits, payer)
-	}
-}
-
-// PendingDeposit implements gateway.DepositWatcher.
-func (p *gatewayPayments) PendingDeposit(payer ledger.AccountID) (uint64, time.Time, bool) {
-	p.depositMu.Lock()
-	defer p.depositMu.Unlock()
-	d, ok := p.deposits[payer]
-	return d.amount, d.since, ok
+	cacheMu  sync.Mutex
+	escrows  map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
+	deposits map[ledger.AccountID]uint64     // deposits on their way to the chain (ExpectDeposit)
 }
 
 type escrowSeen struct {
@@ -83,10 +51,53 @@ type escrowSeen struct {
 // a balance read before that block is never paired with the smaller sum.
 const escrowFresh = time.Second
 
-func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID, clk clock.Clock) *gatewayPayments {
-	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
+	return &gatewayPayments{chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
 		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
-		deposits: map[ledger.AccountID]pendingDeposit{}}
+		deposits: map[ledger.AccountID]uint64{}}
+}
+
+// Warming says why payer's escrow as read here may be behind (the
+// gateway's gateway.Warming): a deposit into it is on its way, or this
+// node's chain is still catching up, so what it reads is an old block's.
+func (p *gatewayPayments) Warming(ctx context.Context, payer ledger.AccountID) (string, bool) {
+	p.cacheMu.Lock()
+	d, ok := p.deposits[payer]
+	p.cacheMu.Unlock()
+	if ok {
+		return fmt.Sprintf("a deposit of %d micro-units into its escrow is on its way to the chain", d), true
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if !consensus.Ready(ctx, p.chain) {
+		return fmt.Sprintf("this gateway's chain node is still catching up (at block %d), so the escrow it reads may be behind", p.chain.App().Height()), true
+	}
+	return "", false
+}
+
+// ExpectDeposit tells a gateway on a chain that a deposit of amount into
+// payer's escrow with it is on its way: until done is called, a call that
+// escrow cannot cover yet is answered 503 warming_up naming the deposit,
+// not 402. Without a chain it does nothing.
+func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+	p := n.payments
+	if p == nil {
+		return func() {}
+	}
+	p.cacheMu.Lock()
+	p.deposits[payer] += amount
+	p.cacheMu.Unlock()
+	return func() {
+		p.cacheMu.Lock()
+		defer p.cacheMu.Unlock()
+		// The escrow read before the deposit's block must not be reused.
+		if p.deposits[payer] <= amount {
+			delete(p.deposits, payer)
+		} else {
+			p.deposits[payer] -= amount
+		}
+		delete(p.escrows, payer)
+	}
 }
 
 // Available is the escrow's balance − pending withdrawals − this
@@ -94,7 +105,7 @@ func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed2551
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
 func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
-	now, h := p.clock.Now(), p.chain.App().Height()
+	now, h := time.Now(), p.chain.App().Height()
 	p.cacheMu.Lock()
 	seen, ok := p.escrows[payer]
 	p.cacheMu.Unlock()
@@ -212,11 +223,7 @@ func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	// it). Anything else, or a call served before a restart, is verified.
 	if s.p != nil {
 		if h, ok := s.p.Issued(rec.RequestDigest); ok && h == rec.ReceiptHash {
-			_, r, err := receipt.Parse(rec.Receipt) // its own receipt: only read what it names
-			if err != nil {
-				return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt does not parse: %v", err)}
-			}
-			return servedUnder(rec, r)
+			return nil
 		}
 	}
 	r, err := receipt.VerifyCached(s.certs, rec.Receipt, s.machine, s.clock.Now())
@@ -230,20 +237,6 @@ func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	}
 	if d := ledger.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt is for request %s, the record names %s", d, rec.RequestDigest)}
-	}
-	return servedUnder(rec, r)
-}
-
-// servedUnder refuses a record whose payer or settler is not the one the
-// receipt names: the chain would never settle it (CodeRecordMismatch), so
-// holding it must not clear its settler's debt for the call.
-func servedUnder(rec *ledger.PaymentRecord, r *receipt.Receipt) error {
-	if !r.Paid() {
-		return &payment.Refusal{Code: uint32(ledger.CodeRecordMismatch), Reason: "the receipt names no payer and settler: the call was served unpaid"}
-	}
-	if !bytes.Equal(r.Payer, rec.Payer[:]) || !bytes.Equal(r.Settler, rec.Settler[:]) {
-		return &payment.Refusal{Code: uint32(ledger.CodeRecordMismatch),
-			Reason: fmt.Sprintf("the record names payer %s and settler %s; the call was served to payer %x under settler %x", rec.Payer, rec.Settler, r.Payer, r.Settler)}
 	}
 	return nil
 }

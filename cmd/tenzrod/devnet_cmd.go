@@ -18,7 +18,9 @@ func newDevnetCmd() *cobra.Command {
 		Long: `devnet writes a home per node under --dir (config, keys, log), starts every
 node as a child process on free loopback ports, waits until all are healthy,
 writes DIR/devnet.json and prints what to try. Ctrl-C (or SIGTERM) stops every
-child; none is left behind.`,
+node the devnet started and says so for each; one still running 10 s after
+SIGTERM is killed, and named. A node of DIR restarted by hand is not the
+devnet's to stop: its last line names any still running, with its PID.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			exe, err := os.Executable()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"github.com/tenzrod/tenzrod/node"
@@ -19,7 +21,9 @@ type nodeFlags struct {
 	region     string
 }
 
-func (f *nodeFlags) register(fs *pflag.FlagSet) {
+// register adds the flags for a command running role ("" when the role
+// is itself a flag, as in init); --region is described for that role.
+func (f *nodeFlags) register(fs *pflag.FlagSet, role node.Role) {
 	fs.StringVar(&f.network, "network", "", "network name (config: network)")
 	fs.StringVar(&f.apiListen, "api-listen", "", "HTTP API listen address, e.g. 127.0.0.1:8545 (config: api.listen)")
 	fs.StringSliceVar(&f.p2pListen, "p2p-listen", nil, "libp2p listen multiaddrs (config: p2p.listen)")
@@ -27,7 +31,7 @@ func (f *nodeFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.keyBackend, "key-backend", "", "hardware identity backend: tpm | tpm-sim | software (config: identity.backend)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug | info | warn | error (config: log.level)")
 	fs.StringVar(&f.logFormat, "log-format", "", "text | json (config: log.format)")
-	fs.StringVar(&f.region, "region", "", "provider region: ISO 3166-1 country code or continent (config: provider.region)")
+	fs.StringVar(&f.region, "region", "", regionUsage(role))
 }
 
 func (f *nodeFlags) apply(cfg *node.Config, fs *pflag.FlagSet) {
@@ -55,4 +59,17 @@ func (f *nodeFlags) apply(cfg *node.Config, fs *pflag.FlagSet) {
 	if fs.Changed("region") {
 		cfg.Provider.Region = f.region
 	}
+}
+
+// regionUsage says what --region means for role: only a provider announces
+// a region, so to a validator or a gateway the flag is a setting kept in
+// the home's config that this role never reads.
+func regionUsage(role node.Role) string {
+	switch role {
+	case node.RoleProvider:
+		return "the region this provider announces: an ISO 3166-1 country code or a continent, never finer (config: provider.region)"
+	case "":
+		return "with --role provider, the region it announces: an ISO 3166-1 country code or a continent (config: provider.region); other roles announce none"
+	}
+	return fmt.Sprintf("not used by a %s: only a provider announces a region (it sets provider.region, which a %s never reads; buyers pick a region per request with X-Tenzro-Region)", role, role)
 }

@@ -60,14 +60,24 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 			cfg.Home = home
 			fs := cmd.Flags()
 			follow := cf.follows()
-			var fl *follower
 			if follow {
 				if err := cf.check(cfg.Role); err != nil {
 					return err
 				}
-				if _, err := os.Stat(filepath.Join(home, node.ConfigFile)); err == nil && !force {
-					return fmt.Errorf("config: %s exists (use --force to overwrite)", filepath.Join(home, node.ConfigFile))
-				}
+			}
+			// Everything that can refuse is checked before anything is
+			// written, so a refused flag leaves the home as it was.
+			if _, err := os.Stat(filepath.Join(home, node.ConfigFile)); err == nil && !force {
+				return fmt.Errorf("config: %s exists (use --force to overwrite)", filepath.Join(home, node.ConfigFile))
+			}
+			if err := chooseBackend(cmd.OutOrStdout(), &cfg, fs); err != nil {
+				return err
+			}
+			if err := precheckInit(cfg, &nf, fs, cf.p2pListen); err != nil {
+				return err
+			}
+			var fl *follower
+			if follow {
 				var err error
 				if fl, err = initFollower(cmd, &cfg, cf); err != nil {
 					return err
@@ -112,7 +122,7 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 	cmd.Flags().StringVar(&role, "role", "", "validator | provider | gateway (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing config.toml (keys are kept)")
 	cf.register(cmd.Flags())
-	nf.register(cmd.Flags())
+	nf.register(cmd.Flags(), "")
 	_ = cmd.MarkFlagRequired("role")
 	return cmd
 }
@@ -127,9 +137,10 @@ func initKeys(out io.Writer, cfg node.Config) error {
 	if err != nil {
 		return err
 	}
+	// identity.Open's errors carry their own "identity:" prefix.
 	id, err := identity.Open(cfg.HWKeyConfig())
 	if err != nil {
-		return fmt.Errorf("identity: %w", err)
+		return err
 	}
 	defer id.Close()
 	fmt.Fprintf(out, "wrote %s/%s\n", cfg.Home, node.ConfigFile)

@@ -11,6 +11,18 @@ import (
 	"github.com/tenzrod/tenzrod/node"
 )
 
+// howToPay tells the user of a gateway that follows no chain how to set
+// up one that pays.
+const howToPay = `to pay for calls, set up a paying gateway in another home (a home's chain is chosen when it is made):
+  tenzrod join --home DIR --bootstrap MULTIADDR --genesis genesis.json --chain-peer NODE_ID@HOST:PORT \
+      --account-key me.key --deposit 50_000_000
+(your funded account key pays; on a devnet, devnet.json has the genesis, chain_peers and a funded buyer_key)`
+
+// noChain says what a gateway home set up without --genesis cannot do.
+func noChain(home string) string {
+	return home + " follows no chain (it was set up without --genesis): this gateway cannot pay providers and has no bearer token, so every call to its OpenAI API is refused (401)"
+}
+
 // joinFlags are join's own flags: how a laptop follows the chain and pays.
 type joinFlags struct {
 	genesis    string
@@ -41,6 +53,11 @@ micro-units (a transaction from your account's balance). Every call is then
 paid from that escrow by a payment record this gateway signs and the serving
 provider collects.
 
+Without --genesis it follows no chain: it cannot pay providers and issues no
+bearer token, so its OpenAI API refuses every call (401); it says so at every
+start. A home's chain is chosen when it is made: to pay, set up another
+--home with --genesis.
+
 On first use it writes a gateway config under --home (default ~/.tenzrod/join)
 with a software identity key and, with --genesis, a bearer token printed once
 (only its hash is stored). Later runs need no flag but --home; flags override
@@ -63,7 +80,7 @@ the config.`,
 			switch {
 			case err == nil:
 				if cmd.Flags().Changed("genesis") || cmd.Flags().Changed("account-key") {
-					return fmt.Errorf("--genesis and --account-key set up a new home; %s exists (remove them, or use another --home)", filepath.Join(home, node.ConfigFile))
+					return fmt.Errorf("join: %s exists, and --genesis and --account-key only set up a new home: give another --home (or remove %s) to set up a paying gateway", filepath.Join(home, node.ConfigFile), home)
 				}
 			case errors.Is(err, os.ErrNotExist):
 				if cfg, err = newJoinHome(cmd, home, nf, jf); err != nil {
@@ -76,8 +93,13 @@ the config.`,
 				return fmt.Errorf("config: role: %s is a %s home; join runs a gateway", home, cfg.Role)
 			}
 			nf.apply(&cfg, cmd.Flags())
-			if deposit > 0 && !cfg.Chain.Enabled {
-				return errors.New("--deposit: this home does not follow a chain (it was set up without --genesis)")
+			if !cfg.Chain.Enabled {
+				if deposit > 0 {
+					return fmt.Errorf("--deposit: %s, and has no escrow to deposit into;\n%s", noChain(home), howToPay)
+				}
+				if len(cfg.Router.Buyers) == 0 { // buyers set by hand bill a local balance (tests)
+					fmt.Fprintf(cmd.OutOrStdout(), "%s.\n%s\n", noChain(home), howToPay)
+				}
 			}
 			return runJoined(cmd.Context(), cmd.OutOrStdout(), cfg, deposit)
 		},
@@ -88,6 +110,6 @@ the config.`,
 	cmd.Flags().StringSliceVar(&jf.chainPeers, "chain-peer", nil, "a validator's CometBFT address ID@HOST:PORT to follow the chain through (first run, with --genesis; repeatable)")
 	cmd.Flags().StringVar(&jf.chainP2P, "chain-p2p-listen", "", "this node's CometBFT listen address (default: a free loopback port)")
 	cmd.Flags().StringVar(&jf.deposit, "deposit", "", "micro-units to move from your account into your escrow with this gateway")
-	nf.register(cmd.Flags())
+	nf.register(cmd.Flags(), node.RoleGateway)
 	return cmd
 }

@@ -41,6 +41,11 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 	cfg.Home = home
 	cfg.P2P.Listen = []string{"/ip4/0.0.0.0/tcp/0", "/ip4/0.0.0.0/udp/0/quic-v1"}
 	nf.apply(&cfg, fs)
+	// Checked before joinChain copies the genesis and the key in, so a
+	// refused flag leaves no half-made home.
+	if err := cfg.Validate(); err != nil {
+		return node.Config{}, fmt.Errorf("config: %w", err)
+	}
 	var token string
 	if jf.genesis != "" {
 		var err error
@@ -132,11 +137,6 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 			return err
 		}
 		me := consensus.AccountOf(key.Public().(ed25519.PublicKey))
-		if deposit > 0 {
-			// Calls made while the chain catches up and the deposit
-			// lands are told to wait for it, not that they cannot pay.
-			defer n.ExpectDeposit(me, deposit)()
-		}
 		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		for !consensus.Ready(wait, n.Chain()) {
@@ -151,7 +151,11 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 			if err != nil {
 				return err
 			}
+			// Calls the escrow cannot cover until the deposit's block are
+			// told to wait for it (503 warming_up), not refused (402).
+			done := n.ExpectDeposit(me, deposit)
 			res, err := sub.Submit(wait, &consensus.EscrowFund{Amount: deposit, Settler: me})
+			done()
 			if err != nil {
 				return fmt.Errorf("join: deposit %d into the escrow: %w", deposit, err)
 			}

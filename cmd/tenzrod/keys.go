@@ -38,7 +38,7 @@ func newKeysCmd() *cobra.Command {
 			}
 			id, err := identity.Open(cfg.HWKeyConfig())
 			if err != nil {
-				return fmt.Errorf("identity: %w", err)
+				return err // prefixed "identity:" by identity.Open
 			}
 			defer id.Close()
 			hw, err := x509.MarshalPKIXPublicKey(id.HWPublicKey())

@@ -40,7 +40,7 @@ func newRunCmd(role, short, long string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&home, "home", "", "node home directory (required)")
-	nf.register(cmd.Flags())
+	nf.register(cmd.Flags(), node.Role(role))
 	return cmd
 }
 

@@ -40,14 +40,19 @@ func newTxTransferCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "transfer --key FILE --to ACCOUNT --amount N",
-		Short: "Move micro-units from the key's account to another account",
-		Long: `transfer moves --amount micro-units from the account of --key to --to (an
-account ID: 64 hex digits, as ` + "`tenzrod keys account show`" + ` prints it). A
-fresh account exists once it has received a transfer.`,
-		Example: `  # on the devnet: fund a fresh operator account from the buyer (any node's API will do)
+		Short: "Move micro-units from the account of --key (it signs and pays) to another account",
+		Long: `transfer moves --amount micro-units to --to (an account ID: 64 hex digits,
+as ` + "`tenzrod keys account show`" + ` prints it) from the account of --key: that
+key signs the transfer and its account funds it (the amount and the
+transaction fee). A fresh account exists once it has received a transfer.
+
+On a devnet, fund new accounts from the faucet (.devnet/faucet.key,
+faucet_key in devnet.json): a funded genesis account that pays no calls, so
+spending from it changes no buyer's escrow or balance.`,
+		Example: `  # on the devnet: fund a fresh operator account from the faucet (any node's API will do)
   API=$(python3 -c 'import json;print(json.load(open(".devnet/devnet.json"))["gateway"])')
   tenzrod keys account new --out op.key
-  tenzrod tx transfer --api $API --key .devnet/buyer-account.key \
+  tenzrod tx transfer --api $API --key .devnet/faucet.key \
       --to $(tenzrod keys account show op.key | awk '{print $2}') --amount 2_000_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -70,6 +75,7 @@ fresh account exists once it has received a transfer.`,
 		},
 	}
 	o.register(cmd)
+	cmd.Flags().Lookup("key").Usage = "key file of the account that funds the transfer: it signs and pays the amount and the fee (on a devnet: .devnet/faucet.key) (required)"
 	cmd.Flags().StringVar(&to, "to", "", "receiving account ID, 64 hex digits (required)")
 	cmd.Flags().Var(&amount, "amount", "micro-units to move, an integer > 0 (required)")
 	return cmd

@@ -41,10 +41,10 @@ the key a provider registers itself with at start.
 
 Without --bond it bonds the chain's minimum serving bond (tenzro_getParams).
 A machine or peer already registered by another operator cannot be taken.`,
-		Example: `  # a new provider home registered by a fresh operator key funded by the devnet's buyer
+		Example: `  # a new provider home registered by a fresh operator key funded by the devnet's faucet
   tenzrod init --home ~/.tenzrod/provider --role provider --key-backend tpm-sim
   tenzrod keys account new --out op.key
-  tenzrod tx transfer --api $API --key .devnet/buyer-account.key --to OPERATOR_ACCOUNT --amount 2_000_000_000
+  tenzrod tx transfer --api $API --key .devnet/faucet.key --to OPERATOR_ACCOUNT --amount 2_000_000_000
   tenzrod tx register --api $API --home ~/.tenzrod/provider --key op.key --bond 1_000_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -75,7 +75,7 @@ A machine or peer already registered by another operator cannot be taken.`,
 			}
 			id, err := identity.Open(hw)
 			if err != nil {
-				return fmt.Errorf("--home %s: identity: %w", home, err)
+				return fmt.Errorf("--home %s: %w", home, err) // err says "identity: …"
 			}
 			defer id.Close()
 			s, err := o.open(cmd)

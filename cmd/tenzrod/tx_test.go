@@ -178,7 +178,7 @@ func TestTxMoney(t *testing.T) {
 			t.Fatalf("after withdraw: escrow %+v balance %d, want 250000 pending of 700000 and %d", e, b, b0-700_000)
 		}
 		out, err := runCLI(t, "tx", "escrow", "claim", "--api", n.api, "--key", n.buyerKey)
-		if err == nil || !strings.Contains(err.Error(), "unlocks at height") {
+		if err == nil || !strings.Contains(err.Error(), "code 53 (withdrawal locked): the withdrawal of 250000 micro-units is pending until height") {
 			t.Fatalf("claiming before the unlock: %v\n%s", err, out)
 		}
 		out, err = runCLI(t, "tx", "escrow", "withdraw", "--api", n.api, "--key", n.buyerKey, "--amount", "450001")

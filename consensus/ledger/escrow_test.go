@@ -50,7 +50,7 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 		c.sign(buyer, &ledger.EscrowWithdraw{Amount: 1, Settler: gw.Account()}),
 		c.sign(buyer, &ledger.EscrowClaim{Settler: gw.Account()}),
 		c.sign(buyer, &ledger.EscrowClaim{Settler: op.Account()}),
-	}, ledger.CodeOverdraft, ledger.CodeUnbonding, ledger.CodeUnknownEscrow)
+	}, ledger.CodeOverdraft, ledger.CodeWithdrawalLocked, ledger.CodeUnknownEscrow)
 	for c.l.Height()+1 < unlock {
 		c.block()
 	}

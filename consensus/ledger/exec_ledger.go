@@ -63,7 +63,10 @@ func (r *txRun) claimEscrow(p *EscrowClaim) error {
 	case e.Pending == 0:
 		return reject(CodeOverdraft, "escrow has no pending withdrawal")
 	case r.blk.Height < e.Unlock:
-		return reject(CodeUnbonding, "withdrawal unlocks at height %d, block is %d", e.Unlock, r.blk.Height)
+		// Its own code, not CodeUnbonding: nothing here is a provider's
+		// bond, and the reader needs what waits and until when.
+		return reject(CodeWithdrawalLocked, "the withdrawal of %d micro-units is pending until height %d (block is %d): claim it at height %d or later, %d blocks from now",
+			e.Pending, e.Unlock, r.blk.Height, e.Unlock, e.Unlock-r.blk.Height)
 	}
 	amount := e.Pending
 	if e.Balance, err = sub(e.Balance, amount, "escrow claim"); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -46,15 +47,47 @@ func browser(t *testing.T) context.Context {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The profile and Chromium's own scratch directories (it makes
+	// org.chromium.Chromium.* in TMPDIR and leaves them when it is killed,
+	// as a test's browser is) live under this test's directory, removed
+	// once the browser is gone.
+	scratch := t.TempDir()
+	tmp := filepath.Join(scratch, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
-		chromedp.WindowSize(1500, 1900), chromedp.Flag("disable-gpu", true), chromedp.Flag("force-prefers-reduced-motion", true))
+		chromedp.WindowSize(1500, 1900), chromedp.Flag("disable-gpu", true), chromedp.Flag("force-prefers-reduced-motion", true),
+		chromedp.UserDataDir(filepath.Join(scratch, "profile")), chromedp.Env("TMPDIR="+tmp))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc() // waits for the browser process
+		removeScratch(t, scratch)
+	})
 	if err := chromedp.Do(ctx); err != nil { // starts the browser
 		t.Fatalf("web: start %s: %v", path, err)
 	}
 	return ctx
+}
+
+// removeScratch removes the browser's directory. Chromium's helper
+// processes can still be writing in it for a moment after the browser
+// exits, so a "directory not empty" is retried for a few seconds.
+func removeScratch(t *testing.T, dir string) {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("web: remove the browser's directory: %v", err)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // eval runs js in the page and decodes its value.

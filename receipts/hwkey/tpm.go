@@ -153,6 +153,20 @@ type tpmKey struct {
 	p       *primary
 }
 
+// ProbeTPM reports whether a TPM device opens at device (DefaultDevice if
+// empty). It creates no key and leaves nothing behind, so a command can
+// choose a backend before it writes anything.
+func ProbeTPM(device string) error {
+	if device == "" {
+		device = DefaultDevice
+	}
+	t, err := linuxtpm.Open(device)
+	if err != nil {
+		return fmt.Errorf("hwkey: tpm device %s: %w", device, err)
+	}
+	return t.Close()
+}
+
 func openTPM(device string) (Key, error) {
 	t, err := linuxtpm.Open(device)
 	if err != nil {

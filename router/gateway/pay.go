@@ -34,14 +34,13 @@ type Payments interface {
 	Sign(ctx context.Context, rec *ledger.PaymentRecord, provider peer.ID) error
 }
 
-// DepositWatcher is implemented by Payments that know of deposits on
-// their way to the chain (`join --deposit` submits one as the node
-// starts): a buyer whose escrow cannot cover a call while its deposit is
-// pending is told to wait for it (503 warming_up), not that it cannot pay.
-type DepositWatcher interface {
-	// PendingDeposit is the amount payer is depositing with this gateway
-	// and since when; false when nothing is pending.
-	PendingDeposit(payer ledger.AccountID) (amount uint64, since time.Time, pending bool)
+// Warming is implemented by Payments that can tell why an escrow they
+// read may be behind: their chain node still catching up, or a deposit
+// into it on its way. A call the escrow cannot cover yet then gets 503
+// warming_up with that reason, to retry shortly, rather than a 402 the
+// buyer could only read as "no money".
+type Warming interface {
+	Warming(ctx context.Context, payer ledger.AccountID) (reason string, warming bool)
 }
 
 // payer parses a buyer's account as the chain payer it names.
@@ -65,12 +64,11 @@ func (g *Gateway) checkEscrow(ctx context.Context, account string, price uint64)
 		return fmt.Errorf("gateway: escrow of %s: %w", payer, err)
 	}
 	if avail < price {
-		if w, ok := g.payments.(DepositWatcher); ok {
-			if amount, since, pending := w.PendingDeposit(payer); pending {
+		if w, ok := g.payments.(Warming); ok {
+			if reason, warming := w.Warming(ctx, payer); warming {
 				return &Error{Status: http.StatusServiceUnavailable, Code: "warming_up", RetryAfter: time.Second,
-					Message: fmt.Sprintf("the deposit of %d micro-units into the escrow of %s with this gateway is on its way to the chain "+
-						"(pending for %s); calls are paid from it once its block commits: retry shortly (the escrow now covers %d of the %d this call may cost)",
-						amount, payer, g.clock.Since(since).Round(time.Second), avail, price)}
+					Message: fmt.Sprintf("payer %s can spend %d micro-units through this gateway so far, the best quote is %d: %s; retry shortly",
+						payer, avail, price, reason)}
 			}
 		}
 		return &Error{Status: http.StatusPaymentRequired, Code: "insufficient_funds",

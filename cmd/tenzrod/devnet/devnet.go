@@ -116,6 +116,9 @@ func newBuyerToken() string {
 	return "sk-tenzro-" + hex.EncodeToString(b[:])
 }
 
+// stopGrace is how long a node has, after SIGTERM, to stop on its own.
+const stopGrace = 10 * time.Second
+
 // Run builds and starts the devnet, blocks until ctx ends, then stops every
 // child and returns.
 func Run(ctx context.Context, o Options) error {
@@ -136,7 +139,10 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	sup := newSupervisor(o.Out)
-	defer sup.stopAll(10 * time.Second)
+	defer func() {
+		sup.stopAll(stopGrace)
+		sup.reportHandStarted(dir)
+	}()
 	for _, p := range plans {
 		if err := sup.start(o.Binary, p); err != nil {
 			return err
@@ -189,7 +195,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	printWelcome(o, m)
 	<-ctx.Done()
-	fmt.Fprintln(o.Out, "\nstopping the devnet…")
+	sup.say("\nstopping the devnet…")
 	return nil
 }
 
@@ -266,5 +272,5 @@ func printWelcome(o Options, m Manifest) {
 	}
 	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %s, paying from its escrow with each gateway)\n", m.Gateway, m.BuyerToken, m.BuyerChainAccount)
 	printAddHints(w, bin, o, m)
-	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node.\n")
+	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node the devnet started\n(a node you restart by hand is yours: the devnet names it, with its PID, if it is still running).\n")
 }

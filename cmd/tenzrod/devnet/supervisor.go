@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -16,9 +18,18 @@ import (
 type supervisor struct {
 	out io.Writer
 
-	mu    sync.Mutex
-	procs map[string]*child
-	order []string
+	mu       sync.Mutex
+	procs    map[string]*child
+	order    []string
+	stopping bool // set by stopAll: an exit from then on is a stop, not a crash
+	outMu    sync.Mutex
+}
+
+// say writes one line to out; children exit concurrently.
+func (s *supervisor) say(format string, args ...any) {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	fmt.Fprintf(s.out, format+"\n", args...)
 }
 
 type child struct {
@@ -45,14 +56,30 @@ func (s *supervisor) start(bin string, p nodePlan) error {
 	}
 	c := &child{cmd: cmd, done: make(chan struct{}), log: logf}
 	s.mu.Lock()
+	if s.stopping {
+		// The devnet is going down: a node started now would outlive it.
+		s.mu.Unlock()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logf.Close()
+		return fmt.Errorf("devnet: not starting %s: the devnet is stopping", p.entry.Name)
+	}
 	s.procs[p.entry.Name] = c
 	s.order = append(s.order, p.entry.Name)
 	s.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
-		close(c.done)
 		logf.Close()
-		fmt.Fprintf(s.out, "devnet: %s (pid %d) exited: %v\n", p.entry.Name, cmd.Process.Pid, exitText(err))
+		s.mu.Lock()
+		stopping := s.stopping
+		s.mu.Unlock()
+		// Said before done closes, so stopAll returns after every line.
+		if stopping {
+			s.say("devnet: stopped %s (pid %d): %v", p.entry.Name, cmd.Process.Pid, exitText(err))
+		} else {
+			s.say("devnet: %s (pid %d) exited: %v", p.entry.Name, cmd.Process.Pid, exitText(err))
+		}
+		close(c.done)
 	}()
 	return nil
 }
@@ -89,31 +116,60 @@ func (s *supervisor) exited(name string) bool {
 }
 
 // stopAll sends SIGTERM to every child, waits up to grace for them to
-// exit, then kills the rest. Children are stopped in reverse start order
-// so gateways and providers leave before the validators they bootstrap off.
+// exit, then kills the rest, naming each: a node that ignores SIGTERM is
+// a bug to see, not to hide. Children are stopped in reverse start order
+// so gateways and providers leave before the validators they bootstrap
+// off. Each child says it stopped (start's wait line); stopAll returns
+// once all have, and a second call does nothing.
 func (s *supervisor) stopAll(grace time.Duration) {
 	s.mu.Lock()
-	var live []*child
+	if s.stopping {
+		s.mu.Unlock()
+		return
+	}
+	s.stopping = true
+	type named struct {
+		name string
+		c    *child
+	}
+	var live []named
 	for i := len(s.order) - 1; i >= 0; i-- {
-		live = append(live, s.procs[s.order[i]])
-	}
-	s.mu.Unlock()
-	for _, c := range live {
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	}
-	deadline := time.After(grace)
-	for _, c := range live {
+		c := s.procs[s.order[i]]
 		select {
 		case <-c.done:
-		case <-deadline:
-			for _, k := range live {
-				_ = k.cmd.Process.Kill()
-			}
-			for _, k := range live {
-				<-k.done
-			}
-			return
+		default:
+			live = append(live, named{s.order[i], c})
 		}
+	}
+	s.mu.Unlock()
+	if len(live) == 0 {
+		return
+	}
+	names := make([]string, len(live))
+	for i, n := range live {
+		names[i] = n.name
+		_ = n.c.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	s.say("devnet: stopping %d nodes (SIGTERM): %s", len(live), strings.Join(names, ", "))
+	deadline := time.After(grace)
+	for i, n := range live {
+		select {
+		case <-n.c.done:
+			continue
+		case <-deadline:
+		}
+		for _, k := range live[i:] {
+			select {
+			case <-k.c.done:
+			default:
+				s.say("devnet: %s (pid %d) did not stop within %s of SIGTERM: killing it (SIGKILL)", k.name, k.c.cmd.Process.Pid, grace)
+				_ = k.c.cmd.Process.Kill()
+			}
+		}
+		for _, k := range live[i:] {
+			<-k.c.done
+		}
+		return
 	}
 }
 
@@ -137,4 +193,28 @@ func waitHealthy(ctx context.Context, api string, s *supervisor, name string) er
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// handNode is a node of the devnet's dir running outside the supervisor.
+type handNode struct {
+	name string
+	pid  int
+}
+
+// reportHandStarted names, after the stop, the nodes of dir still running
+// that were started by hand: the devnet does not own them, so it leaves
+// them be, but Ctrl-C must not look as if it stopped everything.
+func (s *supervisor) reportHandStarted(dir string) {
+	hand := handStarted(dir)
+	if len(hand) == 0 {
+		s.say("devnet: every node it started has stopped; none of its homes has a node left running")
+		return
+	}
+	var names, pids []string
+	for _, h := range hand {
+		names = append(names, fmt.Sprintf("%s (pid %d)", h.name, h.pid))
+		pids = append(pids, strconv.Itoa(h.pid))
+	}
+	s.say("devnet: still running, started by hand and not by this devnet: %s; stop them with: kill %s",
+		strings.Join(names, ", "), strings.Join(pids, " "))
 }
