@@ -202,13 +202,7 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
 	o.MoE, o.Layers, o.Dim, o.Heads, o.FFN, o.Vocab = true, 2, 64, 4, 128, 320
-	var dirs []string
-	for i := range 4 {
-		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
-		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := heldModels(t, dir, o)
 	real := openGenerated(t, filepath.Join(dir, "holder"), o)
 	other := o
 	other.Seed = 2

@@ -3,7 +3,6 @@ package validator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -164,13 +163,7 @@ func longAnswer(t testing.TB, eng inference.Engine, i int) answer {
 func TestDutyForgedEvidenceNeverConvicts(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
-	var dirs []string
-	for i := range 4 {
-		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
-		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := heldModels(t, dir, o)
 	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
 	dn := startDisputeNet(t, dirs, 20)
 	var a answer

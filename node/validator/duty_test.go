@@ -69,6 +69,20 @@ func seeded(s string) ed25519.PrivateKey {
 
 func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
 
+// heldModels generates model o for each of the dispute chain's four
+// validators, in dir/real0..3: the weights each declares and re-executes.
+func heldModels(t *testing.T, dir string, o modelgen.GenOptions) []string {
+	t.Helper()
+	var dirs []string
+	for i := range 4 {
+		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
+		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirs
+}
+
 // disputeNetBlockTime is the dispute chain's block interval.
 const disputeNetBlockTime = 100 * time.Millisecond
 
@@ -261,13 +275,7 @@ func (dn *disputeNet) provider() consensus.Provider {
 func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
-	var dirs []string
-	for i := range 4 {
-		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
-		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := heldModels(t, dir, o)
 	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
 	cheap := o
 	cheap.Quant = gguf.TypeQ8_0
@@ -350,13 +358,7 @@ const honestDisputes = 50
 func TestDutyNoFalseConvictions(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
-	var dirs []string
-	for i := range 4 {
-		dirs = append(dirs, filepath.Join(dir, fmt.Sprintf("real%d", i)))
-		if err := modelgen.GenerateModel(dirs[i], o); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dirs := heldModels(t, dir, o)
 	honest := openGenerated(t, filepath.Join(dir, "provider"), o)
 	// The governed default verdict limit is 40 blocks of the default 1 s:
 	// 40 s for every member to re-execute its share. This chain makes a
