@@ -25,6 +25,7 @@ import (
 // account is the settler of its buyers' escrows; the outbox signs, keeps,
 // delivers and (after a grace period) settles the records.
 type gatewayPayments struct {
+	clock   clock.Clock // the node's: escrow reads age by it
 	chain   *consensus.Node
 	outbox  *settle.Outbox
 	key     ed25519.PrivateKey
@@ -51,8 +52,8 @@ type escrowSeen struct {
 // a balance read before that block is never paired with the smaller sum.
 const escrowFresh = time.Second
 
-func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID) *gatewayPayments {
-	return &gatewayPayments{chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID, clk clock.Clock) *gatewayPayments {
+	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
 		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
 		deposits: map[ledger.AccountID]uint64{}}
 }
@@ -105,7 +106,7 @@ func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
 func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
-	now, h := time.Now(), p.chain.App().Height()
+	now, h := p.clock.Now(), p.chain.App().Height()
 	p.cacheMu.Lock()
 	seen, ok := p.escrows[payer]
 	p.cacheMu.Unlock()

@@ -115,7 +115,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		}
 		n.parts = append(n.parts, outbox)
 		n.outbox = outbox
-		n.payments = newGatewayPayments(n.chain, outbox, key, n.host.ID())
+		n.payments = newGatewayPayments(n.chain, outbox, key, n.host.ID(), n.clock)
 		deps.Payments = n.payments
 		probePayer = consensus.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
