@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"errors"
@@ -224,7 +225,11 @@ func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	// it). Anything else, or a call served before a restart, is verified.
 	if s.p != nil {
 		if h, ok := s.p.Issued(rec.RequestDigest); ok && h == rec.ReceiptHash {
-			return nil
+			_, r, err := receipt.Parse(rec.Receipt) // its own receipt: only read what it names
+			if err != nil {
+				return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt does not parse: %v", err)}
+			}
+			return servedUnder(rec, r)
 		}
 	}
 	r, err := receipt.VerifyCached(s.certs, rec.Receipt, s.machine, s.clock.Now())
@@ -238,6 +243,20 @@ func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	}
 	if d := ledger.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt is for request %s, the record names %s", d, rec.RequestDigest)}
+	}
+	return servedUnder(rec, r)
+}
+
+// servedUnder refuses a record whose payer or settler is not the one the
+// receipt names: the chain would never settle it (CodeRecordMismatch), so
+// holding it must not clear its settler's debt for the call.
+func servedUnder(rec *ledger.PaymentRecord, r *receipt.Receipt) error {
+	if !r.Paid() {
+		return &payment.Refusal{Code: uint32(ledger.CodeRecordMismatch), Reason: "the receipt names no payer and settler: the call was served unpaid"}
+	}
+	if !bytes.Equal(r.Payer, rec.Payer[:]) || !bytes.Equal(r.Settler, rec.Settler[:]) {
+		return &payment.Refusal{Code: uint32(ledger.CodeRecordMismatch),
+			Reason: fmt.Sprintf("the record names payer %s and settler %s; the call was served to payer %x under settler %x", rec.Payer, rec.Settler, r.Payer, r.Settler)}
 	}
 	return nil
 }
