@@ -21,11 +21,14 @@ func (n *Net) Progress(ctx context.Context, stall time.Duration) (context.Contex
 }
 
 // Progress ends the returned context when height() has not grown for
-// stall; height is read every stall/20 (at least every 10 ms).
+// stall; height is read every stall/20 (at least every 10 ms), from the
+// watcher's goroutine until the returned cancel returns.
 func Progress(ctx context.Context, height func() int64, stall time.Duration) (context.Context, context.CancelFunc) {
 	pctx, cancel := context.WithCancelCause(ctx)
 	tick := max(stall/20, 10*time.Millisecond)
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		last, since := height(), time.Now()
 		t := time.NewTicker(tick)
 		defer t.Stop()
@@ -45,5 +48,7 @@ func Progress(ctx context.Context, height func() int64, stall time.Duration) (co
 			}
 		}
 	}()
-	return pctx, func() { cancel(context.Canceled) }
+	// The returned cancel waits for the watcher to stop reading height, so
+	// a caller may stop the network right after it.
+	return pctx, func() { cancel(context.Canceled); <-done }
 }

@@ -106,9 +106,6 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 		t.Fatal(err)
 	}
 	dn.net = net
-	ctx, stop := net.Progress(ctx, time.Minute)
-	t.Cleanup(stop)
-	dn.ctx = ctx
 	t.Cleanup(func() {
 		for _, d := range dn.duties {
 			if err := d.Stop(context.Background()); err != nil {
@@ -119,6 +116,11 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 			t.Error(err)
 		}
 	})
+	// Registered after the network's stop, so it ends (and stops reading
+	// the nodes) before the network stops.
+	ctx, stop := net.Progress(ctx, time.Minute)
+	t.Cleanup(stop)
+	dn.ctx = ctx
 	if dn.machine, err = testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
