@@ -102,8 +102,8 @@ type DisputeRound struct {
 // Dispute is a dispute as stored (its evidence is under KeyDisputeEvidence).
 // Operator is the accused provider's operator, never on a committee.
 // Credited is what the disputed record paid the operator (price less the
-// record fee), what a conviction reverses to the escrow of (Payer,
-// Settler) when the operator still holds it.
+// record fee); a conviction refunds the whole price (Reversed) to the
+// escrow of (Payer, Settler) when the operator still holds its part.
 type Dispute struct {
 	ID            Hash32             `cbor:"1,keyasint" json:"id"`
 	Subject       DisputeSubject     `cbor:"2,keyasint" json:"subject"`
@@ -122,6 +122,10 @@ type Dispute struct {
 	Reward        uint64             `cbor:"15,keyasint,omitempty" json:"reward"`
 	Burned        uint64             `cbor:"16,keyasint,omitempty" json:"burned"`
 	Reversed      uint64             `cbor:"17,keyasint,omitempty" json:"reversed"`
+	// Refunded is the part of Slashed paid to the buyer's escrow (the
+	// record fee, out of what would have been burned): Slashed = Reward +
+	// Burned + Refunded.
+	Refunded uint64 `cbor:"18,keyasint,omitempty" json:"refunded,omitempty"`
 }
 
 // Current is the dispute's latest round, nil before the first draw.
