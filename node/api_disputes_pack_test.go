@@ -19,7 +19,7 @@ import (
 // holding that record and ending at or after the reversal exports,
 // verifies offline against the genesis validators, and shows the
 // reversal; a range ending before it still proves the record unreversed,
-// as it stood then. Before the fix a reversal rewrote the record but not
+// as it stood then; the provider's pack shows it too. Before the fix a reversal rewrote the record but not
 // its index entry, and every such pack failed with "record is not the one
 // its proof commits to".
 func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, payer consensus.AccountID, settled int64, d ledger.Dispute) {
@@ -70,5 +70,14 @@ func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, pay
 		case !r.reversed && (got.Reversed != 0 || rep.TotalReversed != 0):
 			t.Fatalf("pack over %d..%d, proven before the verdict, shows a reversal of %d", r.from, r.to, got.Reversed)
 		}
+	}
+	// The provider's pack over the same heights: its index follows too.
+	pack, err := evidence.ExportProvider(ctx, net.Nodes[0], d.Provider, settled, d.ResolveHeight)
+	if err != nil {
+		t.Fatalf("provider pack over %d..%d: %v", settled, d.ResolveHeight, err)
+	}
+	rep, err := evidence.Verify(pack, trusted)
+	if err != nil || len(rep.Records) != 1 || rep.Records[0].Reversed != d.Reversed || rep.TotalReversed != d.Reversed {
+		t.Fatalf("provider pack over %d..%d: %v, records %+v", settled, d.ResolveHeight, err, rep.Records)
 	}
 }
