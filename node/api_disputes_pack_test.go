@@ -33,6 +33,7 @@ func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, pay
 	}
 	s := rpc.NewServer(nil)
 	chainAPI{chain: net.Nodes[0]}.RegisterRPC(s)
+	paymentsAPI{chain: net.Nodes[0]}.RegisterRPC(s)
 	srv := newTestServer(t, s)
 	for _, r := range []struct {
 		from, to int64
@@ -70,6 +71,13 @@ func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, pay
 		case !r.reversed && (got.Reversed != 0 || rep.TotalReversed != 0):
 			t.Fatalf("pack over %d..%d, proven before the verdict, shows a reversal of %d", r.from, r.to, got.Reversed)
 		}
+	}
+	// tenzro_getPayments lists the record with its reversal.
+	var pays PaymentsView
+	pp, _ := json.Marshal(map[string]any{"payer": payer.String(), "from": settled, "to": d.ResolveHeight})
+	if e := rpcDo(t, srv, "tenzro_getPayments", string(pp), &pays); e != nil || len(pays.Records) != 1 ||
+		pays.Records[0].Reversed != d.Reversed || pays.Records[0].ReversedHeight != d.ResolveHeight {
+		t.Fatalf("tenzro_getPayments: %v %+v", e, pays.Records)
 	}
 	// The provider's pack over the same heights: its index follows too.
 	pack, err := evidence.ExportProvider(ctx, net.Nodes[0], d.Provider, settled, d.ResolveHeight)
