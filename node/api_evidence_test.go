@@ -19,8 +19,9 @@ import (
 // TestDisputeEvidenceFromGateway: on a real chain (one validator holding
 // the served model's weights, one registered provider), a buyer's paid
 // optimistic call through the gateway leaves evidence the buyer reads
-// with tenzro_getDisputeEvidence and its own token only (no token,
-// another's, or another request: refused or not found); once the provider
+// with tenzro_getDisputeEvidence and its own token or the operator's
+// admin token only (no token, an unknown one, or another buyer's: refused
+// or not found); once the provider
 // settled the record the node's preflight finds nothing the chain would
 // refuse, and a DisputeOpen carrying the evidence, decoded as `tx
 // dispute open --evidence` reads the file, is accepted in its block (not
@@ -31,11 +32,14 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	params.FeePerRecord = 3
 	params.DisputeMinBond, params.DisputeCommittee, params.DisputeVerdictBlocks = 100, 1, 20
 	disKey := newAccountKey(t)
+	const adminToken, otherToken = "operator-secret", "another-buyer"
 	dir, modelID := testModelDir(t)
 	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[consensus.AccountID]uint64{keyAccount(disKey): 1_000_000}},
 		func(c *Config) {
 			c.Router.ProbeInterval = 0
 			c.Validator.Models = []validator.ModelConfig{{Name: DevnetModelName, Dir: dir}}
+			c.API.AdminTokenSHA256 = TokenHash(adminToken)
+			c.Router.Buyers = append(c.Router.Buyers, BuyerConfig{Payer: keyAccount(newAccountKey(t)).String(), TokenSHA256: TokenHash(otherToken)})
 		})
 	gw, prov, c := net.validators[0], net.registered[0], net.validators[0].Chain()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -78,6 +82,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 		{"not-a-buyer", params1, rpc.CodeUnauthorized},
 		{testToken, `{"request":"` + strings.Repeat("ab", 32) + `"}`, rpc.CodeInvalidParams},
 		{testToken, `{"request":"zz"}`, rpc.CodeInvalidParams},
+		{otherToken, params1, rpc.CodeInvalidParams}, // another buyer's request is none of its own
 	} {
 		if e := rpcAs(t, url, tc.token, "tenzro_getDisputeEvidence", tc.params, nil); e == nil || e.Code != tc.code {
 			t.Errorf("token %q params %s: %v, want code %d", tc.token, tc.params, e, tc.code)
@@ -94,6 +99,11 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 		len(res.Evidence.Input) == 0 || len(res.Evidence.Proofs) == 0 || res.Provider != prov.Host().ID().String() {
 		t.Fatalf("evidence: problem %q, payer %s, request %s, provider %s, %d tokens, %d input bytes, %d proof bytes",
 			res.Problem, res.Payer, res.RequestDigest, res.Provider, len(res.Evidence.Tokens), len(res.Evidence.Input), len(res.Evidence.Proofs))
+	}
+	var byAdmin DisputeEvidenceResult
+	if e := rpcAs(t, url, adminToken, "tenzro_getDisputeEvidence", params1, &byAdmin); e != nil || byAdmin.Payer != res.Payer ||
+		string(byAdmin.Evidence.Receipt) != string(res.Evidence.Receipt) {
+		t.Fatalf("the operator's read: %v, payer %s", e, byAdmin.Payer)
 	}
 	// The file `tenzrod evidence dispute` writes is the evidence's JSON,
 	// read back as `tx dispute open` reads it: unknown fields refused.
