@@ -113,9 +113,9 @@ func newTxDisputeOpenCmd() *cobra.Command {
  5. Verdict (>= 2/3 of the committee's stake):
     guilty: dispute_slash_bp of the provider's bond is slashed,
       dispute_reward_bp of it paid to you with your bond, the rest burned;
-      the whole price the buyer paid returns to its escrow (the fee out of
-      the slash; once per record, if the operator still holds its part); the
-      provider's standing is 0 for dispute_standing_hours;
+      the whole price the buyer paid returns to its escrow, once per record
+      (the operator's credit as far as it holds it, the rest out of the
+      slash); the provider's standing is 0 for dispute_standing_hours;
     innocent: your bond goes to the provider's operator;
     no verdict (after a second draw of 2k+1): your bond comes back.
 

@@ -87,8 +87,8 @@ func (r *txRun) draw(d *Dispute, round uint8, k int) error {
 // resolve ends a dispute: guilty slashes the provider's bond (a share to
 // the disputer, the rest burned and accounted in Supply), returns the
 // disputer's bond, refunds the record's whole price to the buyer's escrow
-// when the operator still holds its part (see reverse) and zeroes the provider's standing for
-// the governed hours; innocent pays the disputer's bond to the provider's
+// (see reverse: the operator's credit, the rest out of the burn) and
+// zeroes the provider's standing for the governed hours; innocent pays the disputer's bond to the provider's
 // operator; no verdict returns the bond. Votes against the verdict are
 // marked.
 func (r *txRun) resolve(d *Dispute, v Verdict) error {

@@ -12,16 +12,18 @@ import (
 //
 // The price was split at settlement into the operator's credit and the
 // record fee (to the fee pool). The fee pool keeps its fee: the chain did
-// settle the record. The buyer's fee is paid instead out of the slash, from
-// the share that would have been burned (the disputer's reward is
-// unchanged, and the cheat loses no more than its slash), and what the burn
-// cannot cover (a slash too small, or none) comes from the operator with
-// its credit. The chain never takes more than an account holds: an
-// operator that no longer has its part reverses nothing, as before.
+// settle the record. The operator pays back its credit, as far as it
+// still holds it; the rest (the fee, and any credit the operator spent)
+// comes out of the slash, from the share that would have been burned, so
+// the disputer's reward is unchanged and the cheat loses no more than its
+// slash and its takings. Only what neither covers (a slash that burns too
+// little, from an operator that spent its credit) is not refunded, and the
+// operator pays that much more if it can. The chain never takes more than
+// an account holds.
 //
-// Money is conserved: the escrow gains the price, the operator loses what
-// it pays, the burn shrinks by the rest (d.Refunded, so a dispute's slash
-// is its reward plus its burn plus its refund).
+// Money is conserved: the escrow gains what is refunded, the operator
+// loses its part, the burn shrinks by the rest (d.Refunded, so a
+// dispute's slash is its reward plus its burn plus its refund).
 //
 // The stored record is rewritten with the reversal, and its entries in the
 // payer and provider indexes follow it (they hold its hash), so evidence
@@ -33,22 +35,25 @@ func (r *txRun) reverse(d *Dispute) error {
 	if err != nil || !found || rec.Reversed != 0 {
 		return err
 	}
-	fee := min(rec.Fee, rec.Record.Price)
-	price, err := add(d.Credited, fee, "reversal")
-	if err != nil || price == 0 {
+	price, err := add(d.Credited, min(rec.Fee, rec.Record.Price), "reversal")
+	if err != nil {
 		return err
 	}
-	fromBurn := min(fee, d.Burned)
-	fromOperator := price - fromBurn // fromBurn <= fee <= price
 	op, _, err := r.account(d.Operator)
 	if err != nil {
 		return err
 	}
-	if op.Balance < fromOperator {
+	fromOperator := min(d.Credited, op.Balance)
+	fromBurn := min(price-fromOperator, d.Burned)
+	fromOperator += min(price-fromOperator-fromBurn, op.Balance-fromOperator)
+	refund := fromOperator + fromBurn // <= price
+	if refund == 0 {
 		return nil
 	}
-	if err := r.debit(d.Operator, fromOperator, "payment reversal"); err != nil {
-		return err
+	if fromOperator > 0 {
+		if err := r.debit(d.Operator, fromOperator, "payment reversal"); err != nil {
+			return err
+		}
 	}
 	if fromBurn > 0 {
 		var sup Supply
@@ -66,11 +71,11 @@ func (r *txRun) reverse(d *Dispute) error {
 		}
 		d.Refunded = fromBurn
 	}
-	if err := r.refundEscrow(d.Subject.Payer, d.Settler, price); err != nil {
+	if err := r.refundEscrow(d.Subject.Payer, d.Settler, refund); err != nil {
 		return err
 	}
-	d.Reversed = price
-	rec.Reversed, rec.ReversedHeight = price, r.blk.Height
+	d.Reversed = refund
+	rec.Reversed, rec.ReversedHeight = refund, r.blk.Height
 	return putSettledRecord(r.st, key, &rec)
 }
 

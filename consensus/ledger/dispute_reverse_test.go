@@ -8,13 +8,14 @@ import (
 )
 
 // TestConvictionRefundsWholePrice: a guilty verdict gives the buyer's
-// escrow back the whole price it paid, fee included, whoever pays the
-// fee: out of the slash's burn (a slash that burns enough), from the
-// operator (a slash that burns nothing: all of it rewards the disputer),
-// or nobody when the operator no longer holds its part (nothing reversed).
-// Money is conserved in every case; the slash is its reward, burn and
-// refund; the fee pool keeps its fee; and the stored record shows the
-// reversal while both its index entries hash it, as range proofs need.
+// escrow back the whole price it paid, fee included: the operator pays
+// back its credit and the fee comes out of the slash's burn; a slash that
+// burns nothing (all of it rewards the disputer) leaves the fee to the
+// operator; an operator that spent its credit leaves all of it to the
+// slash; with neither, nothing is reversed. Money is conserved in every
+// case; the slash is its reward, burn and refund; the fee pool keeps its
+// fee; and the stored record shows the reversal while both its index
+// entries hash it, as range proofs need.
 func TestConvictionRefundsWholePrice(t *testing.T) {
 	const price, fee = 10_000, 7
 	for _, tc := range []struct {
@@ -25,7 +26,8 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 	}{
 		{name: "fee from the burn", rewardBP: 4000, wantRefunded: fee, opPays: price - fee},
 		{name: "no burn: the operator pays the fee", rewardBP: ledger.BasisPoints, opPays: price},
-		{name: "operator holds nothing: no reversal", rewardBP: 4000, drain: true},
+		{name: "operator spent its credit: the burn pays", rewardBP: 4000, drain: true, wantRefunded: price},
+		{name: "neither: no reversal", rewardBP: ledger.BasisPoints, drain: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := disputeParams()
@@ -51,9 +53,7 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 				t.Fatalf("verdict %v, want guilty", d.Status)
 			}
 			reversed := tc.wantRefunded + tc.opPays
-			if tc.drain {
-				reversed = 0
-			} else if reversed != price {
+			if reversed != price && reversed != 0 {
 				t.Fatalf("test case refunds %d, not the price %d", reversed, price)
 			}
 			esc := c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
@@ -82,7 +82,7 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 			if !c.get(ledger.KeyRecord(n.buyer.Account(), digest), &rec) || rec.Reversed != reversed {
 				t.Fatalf("stored record reversed %d, want %d", rec.Reversed, reversed)
 			}
-			if wantH := map[bool]int64{false: d.ResolveHeight}[tc.drain]; rec.ReversedHeight != wantH {
+			if wantH := map[bool]int64{true: d.ResolveHeight}[reversed > 0]; rec.ReversedHeight != wantH {
 				t.Fatalf("record reversed at height %d, want %d", rec.ReversedHeight, wantH)
 			}
 			raw := c.raw(ledger.KeyRecord(n.buyer.Account(), digest))

@@ -60,7 +60,7 @@ type disputeView struct {
 	Reward     uint64 `json:"reward"`
 	Burned     uint64 `json:"burned"`
 	Reversed   uint64 `json:"reversed"`
-	Refunded   uint64 `json:"refunded"` // of the slash, to the buyer: the record's fee
+	Refunded   uint64 `json:"refunded"` // of the slash, to the buyer (the record fee at least)
 	Rounds     []struct {
 		Round      int             `json:"round"`
 		DrawHeight int64           `json:"draw_height"`
