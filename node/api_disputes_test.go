@@ -34,6 +34,7 @@ func TestDisputeOnChain(t *testing.T) {
 	acct := func(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
 	params := consensus.DefaultParams()
 	params.MinServingBond, params.DisputeMinBond = 1000, 100
+	params.FeePerRecord = 3 // a conviction refunds the price, fee included
 	params.DisputeCommittee, params.DisputeVerdictBlocks, params.DisputeWindowBlocks = 3, 20, 200
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
@@ -130,7 +131,7 @@ func TestDisputeOnChain(t *testing.T) {
 	if err := consensus.NewSigner(buyerKey, net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	send(opKey, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
+	settled := send(opKey, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: rd}
 	id := ledger.DisputeID(subj)
 	opened := send(disKey, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
@@ -207,6 +208,10 @@ func TestDisputeOnChain(t *testing.T) {
 	}
 	t.Logf("dispute opened at %d, committee at %d, verdict at %d: %d blocks from dispute to verdict (limit %d)",
 		opened, cur.DrawHeight, d.ResolveHeight, d.ResolveHeight-opened, params.DisputeVerdictBlocks)
+	if d.Reversed != rec.Price {
+		t.Fatalf("the conviction reversed %d, the buyer paid %d", d.Reversed, rec.Price)
+	}
+	checkReversalPacks(t, ctx, net, buyer, settled, d)
 
 	s := rpc.NewServer(nil)
 	disputesAPI{chain: node}.RegisterRPC(s)

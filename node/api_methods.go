@@ -93,6 +93,7 @@ func (n *Node) rpcParts() []rpc.Contributor {
 		feedAPI{feed: n.feed, table: n.table},
 		recentAPI{gateway: n.gateway},
 		sessionAPI{gateway: n.gateway, chain: n.chain, buyers: newBuyers(n.cfg.Router.Buyers), admin: n.cfg.API.AdminTokenSHA256},
+		evidenceAPI{store: n.store, chain: n.chain, buyers: newBuyers(n.cfg.Router.Buyers), admin: n.cfg.API.AdminTokenSHA256},
 	}
 }
 

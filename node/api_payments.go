@@ -40,6 +40,10 @@ type PaymentView struct {
 	Height        int64  `json:"height"` // of the block that settled it
 	Fee           uint64 `json:"fee"`    // taken from the provider's credit
 	TxHash        string `json:"tx_hash"`
+	// Reversed is what a conviction paid back to the payer, at
+	// ReversedHeight (the whole price; absent for a record standing).
+	Reversed       uint64 `json:"reversed,omitempty"`
+	ReversedHeight int64  `json:"reversed_height,omitempty"`
 }
 
 // PaymentsView is tenzro_getPayments' result: every record settled for
@@ -127,7 +131,7 @@ func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*Paymen
 		}
 		out.Records = append(out.Records, PaymentView{Payer: r.Payer.String(), Provider: r.Provider.String(),
 			RequestDigest: r.RequestDigest.String(), Price: r.Price, Units: r.Units, Settler: r.Settler.String(),
-			Height: sr.Height, Fee: sr.Fee, TxHash: sr.TxHash.String()})
+			Height: sr.Height, Fee: sr.Fee, TxHash: sr.TxHash.String(), Reversed: sr.Reversed, ReversedHeight: sr.ReversedHeight})
 	}
 	out.Count = len(out.Records)
 	return out, nil

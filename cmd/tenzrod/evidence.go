@@ -14,10 +14,14 @@ import (
 func newEvidenceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "evidence",
-		Short: "Export and verify evidence packs of an account's payments",
+		Short: "Export and verify evidence packs of an account's payments; write a dispute's evidence",
 		Long: `An evidence pack holds an account's settled payment records in a span of
 heights, a proof that they are all of them, and a block header signed by
-> 2/3 of validator power that certifies the proof. It is checked offline.`,
+> 2/3 of validator power that certifies the proof. It is checked offline.
+A record a conviction reversed shows the reversal.
+
+dispute writes the evidence of one paid optimistic answer, from what its
+gateway kept, as the file 'tx dispute open --evidence' takes.`,
 	}
 	var (
 		api, account, out string
@@ -91,6 +95,6 @@ when any check fails and names the check.`,
 		},
 	}
 	verify.Flags().StringVar(&validators, "validators", "", "trusted validator set: genesis.json or a validator set file (required)")
-	cmd.AddCommand(export, verify)
+	cmd.AddCommand(export, verify, newEvidenceDisputeCmd())
 	return cmd
 }

@@ -61,7 +61,8 @@ func newTxDisputeCmd() *cobra.Command {
 		Use:   "dispute",
 		Short: "Dispute a settled optimistic answer, or vote on a dispute as a committee member",
 		Long: `open bonds --bond micro-units against a settled record (--payer, --request)
-whose optimistic answer does not match the weights: --evidence is a JSON file
+whose optimistic answer does not match the weights: --evidence is the JSON
+file 'tenzrod evidence dispute' writes from what the gateway kept
 {"receipt": base64 envelope, "proofs": base64, "tokens": [ids], "input": base64}.
 The chain checks the receipt is the one settled and the proofs are the ones
 it signs. With --batch it disputes an expert batch a serving provider kept
@@ -86,16 +87,37 @@ func newTxDisputeOpenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "open --key FILE (--payer ACCOUNT --request DIGEST --evidence FILE | --batch FILE [--binding FILE]) --bond N",
 		Short: "Open a dispute over a settled record's optimistic answer or an expert batch; prints the dispute ID",
-		Long: `An optimistic answer: --payer and --request name the settled record,
---evidence is a JSON file {"receipt", "proofs", "tokens", "input"}, exactly
-as the provider signed them: the receipt envelope, the commitment proofs
-and the token IDs the gateway returned with the answer (tenzro.receipt:
-envelope, commitment, token_ids; the receipt signs their hashes), and the
-input as the JSON {"chat", "messages", "prompt", "continuation",
-"sampling"} of the request sent, base64. The chain refuses evidence that
-is not what the receipt signs (other tokens, proofs or input) as bad
-evidence in its block, taking no bond; a committee convicts only when
-re-executing the signed tokens disagrees with the signed proofs.
+		Long: `An optimistic answer, from the call to the verdict:
+
+ 1. Evidence. 'tenzrod evidence dispute --api GATEWAY --request DIGEST --out
+    evidence.json' writes it from what the gateway that routed the call kept
+    (with your buyer token; DIGEST is the response's
+    tenzro.payment.signed.request_digest). It is exactly what the provider
+    signed: the receipt envelope, the commitment proofs and the generated
+    token IDs (the response's tenzro.receipt: envelope, commitment,
+    token_ids), and the input, the request as the provider committed to it
+    ({"chat", "messages", "prompt", "continuation", "sampling"} JSON, base64),
+    which only the gateway holds as sent. Nothing is written by hand.
+ 2. Open. Once the record settled, and within dispute_window_blocks of it:
+    --payer and --request name the record, --evidence the file, --bond the
+    micro-units you put at stake (at least dispute_min_bond; both in
+    tenzro_getParams).
+ 3. Refused in its block, bond untouched: evidence that is not what the
+    receipt signs (bad evidence: other tokens, proofs or input), a record not
+    settled or past the window, a subject already disputed, a model no
+    validator but the accused's operator holds.
+ 4. Committee. The next block's hash seeds a draw, by stake, of validators
+    that declared the model's weights (never the accused operator). They
+    re-execute the signed tokens by prefill, then commit and reveal votes
+    within dispute_verdict_blocks; tenzro_getDispute shows every step.
+ 5. Verdict (>= 2/3 of the committee's stake):
+    guilty: dispute_slash_bp of the provider's bond is slashed,
+      dispute_reward_bp of it paid to you with your bond, the rest burned;
+      the whole price the buyer paid returns to its escrow, once per record
+      (the operator's credit as far as it holds it, the rest out of the
+      slash); the provider's standing is 0 for dispute_standing_hours;
+    innocent: your bond goes to the provider's operator;
+    no verdict (after a second draw of 2k+1): your bond comes back.
 
 An expert batch: --batch is an evidence file a serving provider kept
 (HOME/experts/evidence/MODEL/*.cbor: the batch, its holder's signed
@@ -104,7 +126,7 @@ naming the record that paid the holder for the call and the call's
 receipts (default: the newest in HOME/experts/bindings/MODEL for the
 batch's receipt). A serving provider with provider.remote_experts.dispute
 on opens these itself once the record settled.`,
-		Example: `  # evidence.json: {"receipt":"<base64 envelope>","proofs":"<base64>","tokens":[791,318,…],"input":"<base64>"}
+		Example: `  tenzrod evidence dispute --api http://127.0.0.1:8545 --request 9f…3b --out evidence.json
   tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000
   tenzrod tx dispute open --key ~/.tenzrod/account.key --batch ~/.tenzrod/experts/evidence/1a2b…/00000000000000000003-9c….cbor --bond 10_000_000`,
 		Args: cobra.NoArgs,
@@ -150,7 +172,7 @@ on opens these itself once the record settled.`,
 	f := cmd.Flags()
 	f.StringVar(&payer, "payer", "", "the disputed record's payer account")
 	f.StringVar(&request, "request", "", "the disputed record's request digest, 64 hex digits")
-	f.StringVar(&evFile, "evidence", "", "JSON file: receipt, proofs, tokens, input")
+	f.StringVar(&evFile, "evidence", "", "JSON file 'tenzrod evidence dispute' writes: receipt, proofs, tokens, input")
 	f.StringVar(&batch, "batch", "", "an expert batch's evidence file (CBOR, as a serving provider keeps it)")
 	f.StringVar(&binding, "binding", "", "with --batch: the binding file (default: found in the home beside the evidence)")
 	f.Var(&bond, "bond", "micro-units bonded, at least the chain's dispute_min_bond (required)")
@@ -171,7 +193,7 @@ func recordDisputeOpen(payer, request, evFile string, bond uint64) (*ledger.Disp
 		return nil, fmt.Errorf("--request: the record's request digest: %w", err)
 	}
 	if evFile == "" {
-		return nil, fmt.Errorf("--evidence is required: a JSON file with the receipt, proofs and tokens")
+		return nil, fmt.Errorf("--evidence is required: the file 'tenzrod evidence dispute --request DIGEST' writes (receipt, proofs, tokens, input)")
 	}
 	raw, err := os.ReadFile(evFile)
 	if err != nil {

@@ -20,7 +20,11 @@ type Report struct {
 	FromHeight, ToHeight int64
 	Records              []consensus.SettledRecord
 	TotalPaid            uint64 // sum of the records' prices, micro-units
-	ReceiptsChecked      int    // records whose receipt the chain verified at settlement
+	// TotalReversed is what convictions paid back of them (each record's
+	// Reversed, at its ReversedHeight): a reversal rewrites the record in
+	// state, so the pack proves it as it stands after ToHeight.
+	TotalReversed   uint64
+	ReceiptsChecked int // records whose receipt the chain verified at settlement
 
 	StateRoot    consensus.Hash32 // app hash: the state after ToHeight
 	HeaderHeight int64            // ToHeight + 1
@@ -58,6 +62,10 @@ func newReport(p *Pack, trusted ValidatorSet) (Report, error) {
 		if carry != 0 {
 			return Report{}, fmt.Errorf("%w: total paid overflows 2^64", ErrRecord)
 		}
+		r.TotalReversed, carry = bits.Add64(r.TotalReversed, sr.Reversed, 0)
+		if carry != 0 {
+			return Report{}, fmt.Errorf("%w: total reversed overflows 2^64", ErrRecord)
+		}
 		if sr.ReceiptChecked {
 			r.ReceiptsChecked++
 		}
@@ -78,10 +86,21 @@ func (r Report) String() string {
 		r.Account, len(r.Records), r.FromHeight, r.ToHeight)
 	fmt.Fprintf(&b, "paying %d micro-units in total; the chain verified the provider's receipt signature on %d of them.\n",
 		r.TotalPaid, r.ReceiptsChecked)
+	if r.TotalReversed > 0 {
+		fmt.Fprintf(&b, "Convictions reversed %d micro-units of it to the payer.\n", r.TotalReversed)
+	}
 	for _, sr := range r.Records {
-		fmt.Fprintf(&b, "  height %d tx %s: request %s to machine %s, price %d, quote %s, receipt %s%s\n",
+		fmt.Fprintf(&b, "  height %d tx %s: request %s to machine %s, price %d, quote %s, receipt %s%s%s\n",
 			sr.Height, sr.TxHash, sr.Record.RequestDigest, sr.Record.Provider, sr.Record.Price,
-			sr.Record.QuoteDigest, sr.Record.ReceiptHash, map[bool]string{true: " (signature checked)"}[sr.ReceiptChecked])
+			sr.Record.QuoteDigest, sr.Record.ReceiptHash, map[bool]string{true: " (signature checked)"}[sr.ReceiptChecked], reversal(sr))
 	}
 	return b.String()
+}
+
+// reversal describes a record's reversal by a conviction, "" for none.
+func reversal(sr consensus.SettledRecord) string {
+	if sr.Reversed == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; REVERSED: %d paid back at height %d (a guilty dispute verdict)", sr.Reversed, sr.ReversedHeight)
 }

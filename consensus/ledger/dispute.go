@@ -102,8 +102,9 @@ type DisputeRound struct {
 // Dispute is a dispute as stored (its evidence is under KeyDisputeEvidence).
 // Operator is the accused provider's operator, never on a committee.
 // Credited is what the disputed record paid the operator (price less the
-// record fee), what a conviction reverses to the escrow of (Payer,
-// Settler) when the operator still holds it.
+// record fee); a conviction refunds the whole price (Reversed) to the
+// escrow of (Payer, Settler): that credit as far as the operator holds
+// it, the rest out of the slash (Refunded).
 type Dispute struct {
 	ID            Hash32             `cbor:"1,keyasint" json:"id"`
 	Subject       DisputeSubject     `cbor:"2,keyasint" json:"subject"`
@@ -122,6 +123,10 @@ type Dispute struct {
 	Reward        uint64             `cbor:"15,keyasint,omitempty" json:"reward"`
 	Burned        uint64             `cbor:"16,keyasint,omitempty" json:"burned"`
 	Reversed      uint64             `cbor:"17,keyasint,omitempty" json:"reversed"`
+	// Refunded is the part of Slashed paid to the buyer's escrow, out of
+	// what would have been burned (the record fee, and any credit the
+	// operator no longer held): Slashed = Reward + Burned + Refunded.
+	Refunded uint64 `cbor:"18,keyasint,omitempty" json:"refunded,omitempty"`
 }
 
 // Current is the dispute's latest round, nil before the first draw.

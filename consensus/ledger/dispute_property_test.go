@@ -87,8 +87,8 @@ func TestDisputeProperty(t *testing.T) {
 			if !d.Status.Resolved() {
 				open++
 			}
-			if d.Slashed != d.Reward+d.Burned {
-				t.Fatalf("dispute %s: slashed %d ≠ reward %d + burned %d", id, d.Slashed, d.Reward, d.Burned)
+			if d.Slashed != d.Reward+d.Burned+d.Refunded {
+				t.Fatalf("dispute %s: slashed %d ≠ reward %d + burned %d + refunded %d", id, d.Slashed, d.Reward, d.Burned, d.Refunded)
 			}
 			if len(d.Rounds) > 2 {
 				t.Fatalf("dispute %s drew %d rounds", id, len(d.Rounds))

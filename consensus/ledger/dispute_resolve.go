@@ -86,9 +86,9 @@ func (r *txRun) draw(d *Dispute, round uint8, k int) error {
 
 // resolve ends a dispute: guilty slashes the provider's bond (a share to
 // the disputer, the rest burned and accounted in Supply), returns the
-// disputer's bond, reverses the record's payment to the buyer's escrow
-// when the operator still holds it and zeroes the provider's standing for
-// the governed hours; innocent pays the disputer's bond to the provider's
+// disputer's bond, refunds the record's whole price to the buyer's escrow
+// (see reverse: the operator's credit, the rest out of the burn) and
+// zeroes the provider's standing for the governed hours; innocent pays the disputer's bond to the provider's
 // operator; no verdict returns the bond. Votes against the verdict are
 // marked.
 func (r *txRun) resolve(d *Dispute, v Verdict) error {
@@ -178,30 +178,9 @@ func (r *txRun) convict(d *Dispute, prov *Provider) error {
 		return err
 	}
 	d.Slashed, d.Reward, d.Burned = slash, reward, burn
-	// The payment comes back only if the operator still holds it (the
-	// chain never takes more than an account has) and no earlier
-	// conviction over the same record (another of its expert batches)
-	// took it back already.
-	key := KeyRecord(d.Subject.Payer, d.Subject.RequestDigest)
-	var rec SettledRecord
-	found, err := Load(r.st, key, &rec)
-	if err != nil {
+	// The whole price goes back to the buyer (reverse says who pays it).
+	if err := r.reverse(d); err != nil {
 		return err
-	}
-	if op, _, err := r.account(d.Operator); err != nil {
-		return err
-	} else if found && rec.Reversed == 0 && d.Credited > 0 && op.Balance >= d.Credited {
-		if err := r.debit(d.Operator, d.Credited, "payment reversal"); err != nil {
-			return err
-		}
-		if err := r.refundEscrow(d.Subject.Payer, d.Settler, d.Credited); err != nil {
-			return err
-		}
-		d.Reversed = d.Credited
-		rec.Reversed = d.Credited
-		if err := Save(r.st, key, rec); err != nil {
-			return err
-		}
 	}
 	until := r.blk.Time + int64(r.params.DisputeStandingHours*r.params.HourSeconds)
 	prov.SlashedUntil = max(prov.SlashedUntil, until)

@@ -84,9 +84,11 @@
 // once. No verdict redraws once with up to 2k+1 members, then lapses and
 // returns the bond. Guilty slashes the governed share of the provider's
 // bond (unbonding or not), pays the reward share to the disputer with its
-// bond, burns the rest (Supply.Burned), reverses the record's payment to
-// the escrow when the operator still holds it and zeroes standing for the
-// governed hours; innocent pays the disputer's bond to the operator. A
+// bond, burns the rest (Supply.Burned), refunds the record's whole price
+// to the escrow (the operator's credit as far as it holds it, the rest out
+// of the burn), rewriting the record and its index entries so range
+// proofs show the reversal, and zeroes standing for the governed hours;
+// innocent pays the disputer's bond to the operator. A
 // bond cannot be withdrawn while disputed, nor until the dispute window
 // and two verdict limits after the provider's last settled record.
 //

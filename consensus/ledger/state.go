@@ -82,9 +82,10 @@ type SettledRecord struct {
 	ReceiptChecked bool          `cbor:"4,keyasint,omitempty" json:"receipt_checked,omitempty"`
 	Fee            uint64        `cbor:"5,keyasint,omitempty" json:"fee,omitempty"` // FeePerRecord taken from the provider's credit
 	// Reversed is what a dispute's conviction paid back to the payer's
-	// escrow: at most once per record, however many of its expert
-	// batches are convicted.
-	Reversed uint64 `cbor:"6,keyasint,omitempty" json:"reversed,omitempty"`
+	// escrow (the whole price), at ReversedHeight: at most once per
+	// record, however many of its expert batches are convicted.
+	Reversed       uint64 `cbor:"6,keyasint,omitempty" json:"reversed,omitempty"`
+	ReversedHeight int64  `cbor:"7,keyasint,omitempty" json:"reversed_height,omitempty"`
 }
 
 // HourTally sums the verdicts on one provider for one hour.

@@ -22,6 +22,7 @@
 //	p/<request digest>                 receipt.PaymentRecord (CBOR)
 //	i/<payer>/<time>-<request digest>  index of a payer's records in time order
 //	b/<account>                        balance, 8-byte big-endian micro-units
+//	e/<request digest>                 Evidence of a paid optimistic answer (CBOR), for its buyer's dispute
 //
 // <time> is the record's TimeMs with its sign bit flipped, as 16 hex
 // digits, so keys sort in time order.

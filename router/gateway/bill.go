@@ -139,6 +139,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 		// record's own fsync: a gateway killed just after answering kept
 		// the signed record but lost the receipt (the soak's violation).
 		g.keepReceipt(s, true, "")
+		g.keepEvidence(req, s, r, rd)
 		signed, err := g.signRecord(req.Payer, s, rd, rh, units, bd.Total)
 		if err != nil {
 			g.metrics.unsigned.Inc()

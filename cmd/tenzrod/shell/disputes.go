@@ -60,6 +60,7 @@ type disputeView struct {
 	Reward     uint64 `json:"reward"`
 	Burned     uint64 `json:"burned"`
 	Reversed   uint64 `json:"reversed"`
+	Refunded   uint64 `json:"refunded"` // of the slash, to the buyer (the record fee at least)
 	Rounds     []struct {
 		Round      int             `json:"round"`
 		DrawHeight int64           `json:"draw_height"`
@@ -104,7 +105,11 @@ func renderDispute(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	fmt.Fprintf(tw, "disputer\t%s, bond %d micro-units\n", d.Disputer, d.Bond)
 	fmt.Fprintf(tw, "opened\theight %d\n", d.OpenHeight)
 	if d.Resolve > 0 {
-		fmt.Fprintf(tw, "resolved\theight %d: slashed %d (reward %d, burned %d), payment reversed %d\n", d.Resolve, d.Slashed, d.Reward, d.Burned, d.Reversed)
+		refund := ""
+		if d.Refunded > 0 {
+			refund = fmt.Sprintf(", %d to the buyer", d.Refunded)
+		}
+		fmt.Fprintf(tw, "resolved\theight %d: slashed %d (reward %d, burned %d%s), payment reversed %d\n", d.Resolve, d.Slashed, d.Reward, d.Burned, refund, d.Reversed)
 	}
 	for _, r := range d.Rounds {
 		fmt.Fprintf(tw, "round %d\tdrawn at %d, commits to %d, reveals to %d\n", r.Round, r.DrawHeight, r.CommitEnd, r.RevealEnd)

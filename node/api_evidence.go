@@ -1,0 +1,130 @@
+package node
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/store"
+)
+
+// DisputeEvidenceParams are tenzro_getDisputeEvidence's parameters: the
+// request digest of a paid answer (a response's
+// tenzro.payment.request_digest, or tenzro_listRecentRequests').
+type DisputeEvidenceParams struct {
+	Request string `json:"request"`
+}
+
+// DisputeEvidenceResult is tenzro_getDisputeEvidence's result: Evidence is
+// exactly the file `tenzrod tx dispute open --evidence` reads, for the
+// record of (Payer, RequestDigest). Settled says whether that record is on
+// the chain yet (only a settled record can be disputed), at
+// SettledHeight; both are absent without a chain. Problem, when set, is
+// why the chain would refuse the evidence against the settled record (its
+// own check, run here first).
+type DisputeEvidenceResult struct {
+	Payer         string                 `json:"payer"`
+	RequestDigest string                 `json:"request_digest"`
+	Provider      string                 `json:"provider"`
+	Model         string                 `json:"model"`
+	Settled       *bool                  `json:"settled,omitempty"`
+	SettledHeight int64                  `json:"settled_height,omitempty"`
+	Problem       string                 `json:"problem,omitempty"`
+	Evidence      ledger.DisputeEvidence `json:"evidence"`
+}
+
+// evidenceAPI contributes tenzro_getDisputeEvidence. The evidence of a
+// request is its buyer's: it holds the buyer's prompt, so it is read only
+// with that buyer's bearer token or the operator's admin token, like a
+// session.
+type evidenceAPI struct {
+	store  *store.Store
+	chain  *consensus.Node // nil without a chain
+	buyers *buyers
+	admin  string // SHA-256 hex of the operator's token; "" for none
+}
+
+func (a evidenceAPI) RegisterRPC(s rpc.Registry) {
+	s.Register("tenzro_getDisputeEvidence", func(ctx context.Context, raw json.RawMessage) (any, error) {
+		p, err := rpc.Params[DisputeEvidenceParams](raw)
+		if err != nil {
+			return nil, err
+		}
+		digest, herr := hex.DecodeString(p.Request)
+		if herr != nil || len(digest) != 32 {
+			return nil, rpc.InvalidParams("request: %q is not a 64-hex-digit request digest", p.Request)
+		}
+		admin, payer, err := a.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		notKept := rpc.InvalidParams("request: this node kept no dispute evidence for request %s (only for paid optimistic answers it routed)", p.Request)
+		e, err := a.store.GetEvidence(digest)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, notKept
+		}
+		if err != nil {
+			return nil, err
+		}
+		// Another buyer's request is answered as none: a token proves
+		// nothing about requests that are not its own.
+		if !admin && e.Payer != payer {
+			return nil, notKept
+		}
+		env, meta, err := a.store.GetReceipt(e.Nonce)
+		if err != nil {
+			return nil, err
+		}
+		res := DisputeEvidenceResult{Payer: e.Payer, RequestDigest: p.Request, Provider: meta.Provider, Model: meta.Model,
+			Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: e.Proofs, Tokens: e.Tokens, Input: e.Input}}
+		a.settled(ctx, &res, [32]byte(digest))
+		return res, nil
+	})
+}
+
+// settled fills in whether the chain settled the record yet and, if it
+// did, whether the chain would take the evidence; a chain that cannot
+// answer leaves it unknown rather than failing the read.
+func (a evidenceAPI) settled(ctx context.Context, res *DisputeEvidenceResult, digest consensus.Hash32) {
+	if a.chain == nil {
+		return
+	}
+	payer, err := consensus.ParseAccountID(res.Payer)
+	if err != nil {
+		return
+	}
+	rec, ok, err := a.chain.Record(ctx, payer, digest)
+	if err != nil {
+		return
+	}
+	res.Settled = &ok
+	if ok {
+		res.SettledHeight = rec.Height
+		if err := ledger.CheckRecordEvidence(&rec, &res.Evidence); err != nil {
+			res.Problem = err.Error()
+		}
+	}
+}
+
+// caller authenticates the request: the operator's admin token reads any
+// request's evidence, a buyer's token its own.
+func (a evidenceAPI) caller(ctx context.Context) (admin bool, payer string, err error) {
+	h := rpc.Header(ctx)
+	if a.admin != "" {
+		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && tok != "" &&
+			subtle.ConstantTimeCompare([]byte(TokenHash(tok)), []byte(strings.ToLower(a.admin))) == 1 {
+			return true, "", nil
+		}
+	}
+	payer, err = a.buyers.account(h)
+	if err != nil {
+		return false, "", rpc.Unauthorized("tenzro_getDisputeEvidence: %v: the request's buyer token or the operator's admin token", err)
+	}
+	return false, payer, nil
+}
