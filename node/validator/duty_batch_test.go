@@ -246,8 +246,9 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 		t.Fatalf("holder's payment %d for the call, reversed %d; operator has %d, had %d", opPaid, d.Reversed, dn.balance(dn.op), opBefore)
 	}
 
-	// An honest holder: the re-check finds nothing; a disputer claiming
-	// otherwise loses its bond.
+	// An honest holder (re-bonded: until then no record pays it): the
+	// re-check finds nothing; a disputer claiming otherwise loses its bond.
+	dn.rebond()
 	bond, disBefore, opBefore = dn.provider().Bond, dn.balance(dn.dis), dn.balance(dn.op)
 	u, digest, batches = dn.holderCall(real.Model())
 	if ev, err := expert.Recheck(dn.ctx, &batches[2], redo, time.Now()); err != nil || ev != nil {
