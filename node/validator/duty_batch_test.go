@@ -197,7 +197,9 @@ func (dn *disputeNet) disputeByDisputer(ev, elsewhere *expert.Evidence, u expert
 // convicts within the verdict limit, the holder's bond is slashed by the
 // governed share, the disputer is paid and the holder's payment for the
 // call goes back to the payer. An honest holder's batch disputed falsely
-// is acquitted and the disputer's bond goes to its operator.
+// is acquitted and the disputer's bond goes to its operator. A wrong
+// batch no validator can judge is refused at once, bond untouched
+// (disputeWithoutCommittee).
 func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
@@ -272,4 +274,5 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	if got := dn.balance(dn.op); got < opBefore+1000 {
 		t.Fatalf("honest holder's operator has %d, want at least %d + the forfeited bond", got, opBefore)
 	}
+	dn.disputeWithoutCommittee(redo, perturbed.Model())
 }
