@@ -42,8 +42,9 @@ type Standing struct {
 	// Barred is set from a conviction until the machine re-bonds
 	// (ProviderRebond): standing is 0, no record paying it settles, and
 	// routers leave it out; ConvictedAt is that conviction's height.
-	Barred      bool  `json:"barred,omitempty"`
-	ConvictedAt int64 `json:"convicted_at,omitempty"`
+	Barred      bool   `json:"barred,omitempty"`
+	ConvictedAt int64  `json:"convicted_at,omitempty"`
+	RebondDue   uint64 `json:"rebond_due,omitempty"` // what a re-bond must add to lift the bar
 }
 
 // computeStanding derives a provider's standing from state.
@@ -87,7 +88,7 @@ func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
 		}
 		st.Hours = append(st.Hours, hv)
 	}
-	st.SlashedUntil, st.Barred, st.ConvictedAt = prov.SlashedUntil, prov.Barred, prov.ConvictedAt
+	st.SlashedUntil, st.Barred, st.ConvictedAt, st.RebondDue = prov.SlashedUntil, prov.Barred, prov.ConvictedAt, prov.RebondDue
 	if st.BondLive && !st.Barred && st.WindowHours > 0 && meta.Time >= prov.SlashedUntil {
 		st.StandingBP = st.BondedBP + mulDiv(st.AvailBP, st.AvailableHours, st.WindowHours)
 	}
