@@ -112,8 +112,15 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 			t.Fatalf("evidence against machine %s recomputed by %x: want only the liar's, recomputed here", ev.Ref().Holder, ev.RecomputedBy)
 		}
 	}
-	st := serving.Provider().ExpertDisputeStats()[mid]
-	if st.Opened == 0 || st.Refused != 0 {
+	// The disputer's Submit returns once the serving node's own chain
+	// (a follower, which may lag the validator on a loaded machine) has
+	// the dispute's block.
+	var st provider.DisputeStats
+	nodetest.Eventually(t, time.Minute, "the serving provider's disputer counting its opening", func() bool {
+		st = serving.Provider().ExpertDisputeStats()[mid]
+		return st.Opened > 0
+	})
+	if st.Refused != 0 {
 		t.Fatalf("disputer stats %+v", st)
 	}
 	// Each wrong batch sampled is its own dispute, all guilty, and all
