@@ -128,21 +128,24 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 	// of the bond and bars the liar; the others reverse their records
 	// but slash nothing.
 	want := liarBond * params.DisputeSlashBP / ledger.BasisPoints
-	var first ledger.Dispute
-	var slashed, reversed uint64
-	slashes := 0
-	for _, x := range ds {
-		if x.Status != ledger.DisputeGuilty || x.Subject.Kind != ledger.SubjectExpertBatch || (x.Slashed > 0) != (x.Reward > 0) {
-			t.Fatalf("dispute %+v: want guilty over an expert batch, a reward only with a slash", x)
+	episode := func(ds []ledger.Dispute) (first ledger.Dispute, slashed, reversed uint64) {
+		t.Helper()
+		slashes := 0
+		for _, x := range ds {
+			if x.Status != ledger.DisputeGuilty || x.Subject.Kind != ledger.SubjectExpertBatch || (x.Slashed > 0) != (x.Reward > 0) {
+				t.Fatalf("dispute %+v: want guilty over an expert batch, a reward only with a slash", x)
+			}
+			if x.Slashed > 0 {
+				first, slashes = x, slashes+1
+			}
+			slashed, reversed = slashed+x.Slashed, reversed+x.Reversed
 		}
-		if x.Slashed > 0 {
-			first, slashes = x, slashes+1
+		if slashes != 1 || first.Slashed != want || reversed == 0 {
+			t.Fatalf("%d disputes: %d slashed (want 1), the slash %d, want %d; %d reversed", len(ds), slashes, first.Slashed, want, reversed)
 		}
-		slashed, reversed = slashed+x.Slashed, reversed+x.Reversed
+		return first, slashed, reversed
 	}
-	if slashes != 1 || first.Slashed != want || reversed == 0 {
-		t.Fatalf("%d disputes: %d slashed (want 1), the slash %d, want %d; %d reversed", len(ds), slashes, first.Slashed, want, reversed)
-	}
+	first, _, _ := episode(ds)
 	r := providerRecord(t, c, liar)
 	if r.Bond != liarBond-want || r.SlashedUntil == 0 || !r.Barred || r.ConvictedAt != first.ResolveHeight {
 		t.Fatalf("liar after %d convictions of one episode: %+v, want bond %d, barred since %d", len(ds), r, liarBond-want, first.ResolveHeight)
@@ -183,6 +186,10 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 	if err != nil || len(after.Records) != 0 {
 		t.Fatalf("records paying the barred liar at heights %d..%d: %d (%v)", first.ResolveHeight+1, now, len(after.Records), err)
 	}
+	// Every dispute of the episode, those opened since the first verdict
+	// included, resolved: still one slash.
+	ds = convicted(t, ctx, c, liar, payer)
+	first, slashed, reversed := episode(ds)
 	if b := providerRecord(t, c, liar).Bond; b != liarBond-want {
 		t.Fatalf("liar's bond %d at the end, want %d: slashed more than once", b, liarBond-want)
 	}
