@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"crypto/sha256"
+	"strings"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -105,5 +106,28 @@ func TestEpisodeSlashesOnce(t *testing.T) {
 	}
 	if p := n.provider(); !p.Barred || p.ConvictedAt != d3.ResolveHeight || p.Bond != bond0-bond0/10 {
 		t.Fatalf("provider after the second episode: %+v", p)
+	}
+}
+
+// TestNoCommitteeRefusedInBlock: an expert batch dispute over a model no
+// validator declared is refused in its block with CodeNoCommittee: no
+// dispute is stored, the provider has none open, and the disputer pays
+// only the transaction fee, never its bond.
+func TestNoCommitteeRefusedInBlock(t *testing.T) {
+	n := newDisputeNet(t, []int64{10, 10, 10}, false)
+	c := n.c
+	call := n.expertCall(t, "no-committee", 10_000)
+	open := n.batchOpen(call, 0, 1)
+	dis0 := c.account(n.disputer.Account()).Balance
+	res := n.blockCodes(c.sign(n.disputer, open))
+	if code := res.Txs[0].Code; code != ledger.CodeNoCommittee || !strings.Contains(res.Txs[0].Log, "declared model") {
+		t.Fatalf("a dispute no validator can judge: %v %q", code, res.Txs[0].Log)
+	}
+	if got, want := c.account(n.disputer.Account()).Balance, dis0-disputeParams().FeePerTx; got != want {
+		t.Fatalf("disputer has %d after the refusal, want %d (the fee only)", got, want)
+	}
+	var d ledger.Dispute
+	if c.get(ledger.KeyDispute(ledger.DisputeID(open.Subject)), &d) || n.provider().OpenDisputes != 0 {
+		t.Fatalf("a refused dispute left state: %+v, open disputes %d", d, n.provider().OpenDisputes)
 	}
 }
