@@ -29,6 +29,7 @@ type cachedStanding struct {
 	height int64
 	bp     uint32
 	ok     bool
+	barred bool
 }
 
 func newChainRegistry(chain *consensus.Node, n *Node) *chainRegistry {
@@ -47,24 +48,39 @@ func (r *chainRegistry) Registered(p peer.ID) (identity.MachineID, bool) { retur
 
 // StandingBP reads m's standing, once per committed block.
 func (r *chainRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
+	c := r.standingOf(m)
+	return c.bp, c.ok
+}
+
+// Barred reports whether the chain bars m (router.Barrer): convicted and
+// not re-bonded since, as of the last committed block. It shares the
+// standing's read, so the rotation drops a convict with the block that
+// convicts it.
+func (r *chainRegistry) Barred(m identity.MachineID) bool { return r.standingOf(m).barred }
+
+// standingOf reads m's standing, once per committed block; a read the
+// chain could not answer is not cached.
+func (r *chainRegistry) standingOf(m identity.MachineID) cachedStanding {
 	h := r.chain.App().Height()
 	r.mu.Lock()
 	c, hit := r.standing[m]
 	r.mu.Unlock()
 	if hit && c.height == h {
-		return c.bp, c.ok
+		return c
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	st, err := r.chain.Standing(ctx, m, h)
-	c = cachedStanding{height: h}
+	fresh := cachedStanding{height: h}
 	if err == nil {
-		c.bp, c.ok = uint32(min(st.StandingBP, consensus.BasisPoints)), true
+		fresh.bp, fresh.ok, fresh.barred = uint32(min(st.StandingBP, consensus.BasisPoints)), true, st.Barred
 	} else if ctx.Err() != nil || consensus.CodeOf(err) != consensus.CodeUnknownProvider {
-		return 0, false // not cached: the chain could not answer
+		// Not cached: the chain could not answer. A bar it showed
+		// before stands meanwhile.
+		return cachedStanding{barred: hit && c.barred}
 	}
 	r.mu.Lock()
-	r.standing[m] = c
+	r.standing[m] = fresh
 	r.mu.Unlock()
-	return c.bp, c.ok
+	return fresh
 }

@@ -22,9 +22,11 @@ import (
 // and, once the record paying the liar for the call has settled, opens the
 // dispute itself from its operator's account. The validator holding the
 // MoE weights sits on the committee and convicts: the liar's bond is
-// slashed by the governed share, its payment for the call goes back to
+// slashed by the governed share once for the whole episode however many
+// of its batches are convicted, its payment for each call goes back to
 // the serving provider's escrow, and the serving operator is paid the
-// reward.
+// reward. The liar is barred: the serving provider's next calls give it
+// no batch, and no record pays it after the conviction height.
 func TestServingProviderDisputesWrongExpert(t *testing.T) {
 	m := newDevnetMoE(t)
 	mid, o := m.mid, m.opts
@@ -110,33 +112,88 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 			t.Fatalf("evidence against machine %s recomputed by %x: want only the liar's, recomputed here", ev.Ref().Holder, ev.RecomputedBy)
 		}
 	}
-	st := serving.Provider().ExpertDisputeStats()[mid]
-	if st.Opened == 0 || st.Refused != 0 {
+	// The disputer's Submit returns once the serving node's own chain
+	// (a follower, which may lag the validator on a loaded machine) has
+	// the dispute's block.
+	var st provider.DisputeStats
+	nodetest.Eventually(t, time.Minute, "the serving provider's disputer counting its opening", func() bool {
+		st = serving.Provider().ExpertDisputeStats()[mid]
+		return st.Opened > 0
+	})
+	if st.Refused != 0 {
 		t.Fatalf("disputer stats %+v", st)
 	}
-	// Each wrong batch sampled is its own dispute, all guilty. The first
-	// conviction slashes the governed share of the bond, each later one
-	// that share of what is left (so the first slash is the largest), and
-	// the liar's payment for a call is reversed once.
+	// Each wrong batch sampled is its own dispute, all guilty, and all
+	// one lying episode: the first conviction slashes the governed share
+	// of the bond and bars the liar; the others reverse their records
+	// but slash nothing.
 	want := liarBond * params.DisputeSlashBP / ledger.BasisPoints
-	var first ledger.Dispute
-	var slashed, reversed uint64
-	for _, x := range ds {
-		if x.Status != ledger.DisputeGuilty || x.Reward == 0 || x.Subject.Kind != ledger.SubjectExpertBatch {
-			t.Fatalf("dispute %+v: want guilty, with a reward, over an expert batch", x)
+	episode := func(ds []ledger.Dispute) (first ledger.Dispute, slashed, reversed uint64) {
+		t.Helper()
+		slashes := 0
+		for _, x := range ds {
+			if x.Status != ledger.DisputeGuilty || x.Subject.Kind != ledger.SubjectExpertBatch || (x.Slashed > 0) != (x.Reward > 0) {
+				t.Fatalf("dispute %+v: want guilty over an expert batch, a reward only with a slash", x)
+			}
+			if x.Slashed > 0 {
+				first, slashes = x, slashes+1
+			}
+			slashed, reversed = slashed+x.Slashed, reversed+x.Reversed
 		}
-		if x.Slashed > first.Slashed {
-			first = x
+		if slashes != 1 || first.Slashed != want || reversed == 0 {
+			t.Fatalf("%d disputes: %d slashed (want 1), the slash %d, want %d; %d reversed", len(ds), slashes, first.Slashed, want, reversed)
 		}
-		slashed, reversed = slashed+x.Slashed, reversed+x.Reversed
+		return first, slashed, reversed
 	}
-	if first.Slashed != want || reversed == 0 {
-		t.Fatalf("%d disputes: first slash %d, want %d; %d reversed", len(ds), first.Slashed, want, reversed)
+	first, _, _ := episode(ds)
+	r := providerRecord(t, c, liar)
+	if r.Bond != liarBond-want || r.SlashedUntil == 0 || !r.Barred || r.ConvictedAt != first.ResolveHeight {
+		t.Fatalf("liar after %d convictions of one episode: %+v, want bond %d, barred since %d", len(ds), r, liarBond-want, first.ResolveHeight)
 	}
-	if r := providerRecord(t, c, liar); r.Bond > liarBond-slashed || r.SlashedUntil == 0 {
-		t.Fatalf("liar after %d convictions: bond %d, want at most %d; slashed until %d", len(ds), r.Bond, liarBond-slashed, r.SlashedUntil)
+
+	// Out of rotation: once the serving node's chain shows the bar, its
+	// calls give the liar no batch, the honest holder all of them.
+	nodetest.Eventually(t, 30*time.Second, "the serving provider's chain showing the bar", func() bool {
+		p, ok, err := serving.Chain().Provider(ctx, liar.id.MachineID())
+		return err == nil && ok && p.Barred
+	})
+	liarMachine := liar.id.MachineID().String()
+	for i := range 3 {
+		a := moeAnswer(t, ctx, serving, false, openai.ChatCompletionNewParams{
+			Model:     provider.DevnetMoEModelName,
+			Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage(fmt.Sprintf("After the verdict, question %d", i))},
+			MaxTokens: openai.Int(8),
+		})
+		var honest uint64
+		for _, e := range a.Experts {
+			if e.Machine == liarMachine && e.Batches != 0 {
+				t.Fatalf("call %d after the conviction gave the barred holder %d batches: %+v", i, e.Batches, a.Experts)
+			}
+			if e.Machine != liarMachine {
+				honest += e.Batches
+			}
+		}
+		if honest == 0 {
+			t.Fatalf("call %d after the conviction: no batches at the honest holder: %+v", i, a.Experts)
+		}
 	}
-	t.Logf("serving provider: %+v; %d disputes; the first opened at %d, verdict at %d (%d blocks); slashed %d in all, reversed %d; operator balance %d -> %d",
+	// Unpaid after the conviction height: no record paying the liar
+	// settled since (its records still owed from before are refused,
+	// CodeConvicted), and no second slash came with later verdicts.
+	nodetest.Eventually(t, 30*time.Second, "a block after the conviction", func() bool { return c.App().Height() > first.ResolveHeight })
+	now := c.App().Height()
+	after, err := c.ProviderRecordRange(ctx, liar.id.MachineID(), first.ResolveHeight+1, now, 0)
+	if err != nil || len(after.Records) != 0 {
+		t.Fatalf("records paying the barred liar at heights %d..%d: %d (%v)", first.ResolveHeight+1, now, len(after.Records), err)
+	}
+	// Every dispute of the episode, those opened since the first verdict
+	// included, resolved: still one slash.
+	ds = convicted(t, ctx, c, liar, payer)
+	first, slashed, reversed := episode(ds)
+	if b := providerRecord(t, c, liar).Bond; b != liarBond-want {
+		t.Fatalf("liar's bond %d at the end, want %d: slashed more than once", b, liarBond-want)
+	}
+	t.Logf("serving provider: %+v; %d disputes; the slashing one opened at %d, verdict at %d (%d blocks); slashed %d, reversed %d; operator balance %d -> %d",
 		st, len(ds), first.OpenHeight, first.ResolveHeight, first.ResolveHeight-first.OpenHeight, slashed, reversed, before, accountBalance(t, c, payer))
 }
 

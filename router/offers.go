@@ -28,6 +28,10 @@ type Offer struct {
 	// Unregistered is set when the chain is on and the peer is not
 	// registered to the machine it announced.
 	Unregistered bool
+	// Barred is set when the chain bars the machine: convicted in a
+	// dispute and not re-bonded since. No gateway routes to it or quotes
+	// it, whatever the model: the chain would not pay it.
+	Barred bool
 	// Standing is the consensus standing in basis points (0 when
 	// unregistered); StandingKnown is false without a chain.
 	Standing      uint32
@@ -58,6 +62,7 @@ func (t *Table) Offers(model string) []Offer {
 	for i := range out {
 		reg, st := t.chainView(out[i].Peer, out[i].Machine)
 		out[i].Unregistered = reg != nil && !*reg
+		out[i].Barred = !out[i].Unregistered && t.barred(out[i].Machine)
 		if out[i].Unregistered {
 			out[i].StandingKnown = true // no serving bond: standing 0
 		} else if st != nil {

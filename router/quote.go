@@ -55,8 +55,8 @@ func (t *Table) quote(offers []Offer, units pricing.Units, level terms.Verificat
 	out := []QuoteLine{}
 	for _, o := range offers {
 		// An unregistered provider is routed to only when a request opts
-		// in: it is not quoted as a market offer.
-		if o.Status != StatusUp || o.State != "warm" || !o.Serves(level) || o.Unregistered {
+		// in: it is not quoted as a market offer; a barred one never.
+		if o.Status != StatusUp || o.State != "warm" || !o.Serves(level) || o.Unregistered || o.Barred {
 			continue
 		}
 		var id [32]byte

@@ -78,6 +78,19 @@ type Registry interface {
 	StandingBP(m identity.MachineID) (uint32, bool)
 }
 
+// Barrer is what a Registry may also say: whether the chain bars machine
+// m (a conviction not yet answered by a re-bond). A registry without it
+// bars nothing.
+type Barrer interface {
+	Barred(m identity.MachineID) bool
+}
+
+// barred asks the registry whether m is barred.
+func (t *Table) barred(m identity.MachineID) bool {
+	b, ok := t.registry.(Barrer)
+	return ok && b.Barred(m)
+}
+
 // SetRegistry makes the table mark providers registered or not and carry
 // their standing. Call it before the table is used.
 func (t *Table) SetRegistry(r Registry) { t.registry = r }

@@ -28,7 +28,7 @@ still spends its nonce. When a pending transaction of the same account holds
 the nonce (a running provider settles with HOME/account.key), tx signs again
 once that one commits; --nonce N sends exactly N instead.`,
 	}
-	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxStreamCmd(), newTxPlanCmd(), newTxModelCmd(), newTxDisputeCmd(), newTxSettleCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxWithdrawBondCmd())
+	cmd.AddCommand(newTxTransferCmd(), newTxEscrowCmd(), newTxStreamCmd(), newTxPlanCmd(), newTxModelCmd(), newTxDisputeCmd(), newTxSettleCmd(), newTxRegisterCmd(), newTxUnbondCmd(), newTxRebondCmd(), newTxWithdrawBondCmd())
 	return cmd
 }
 

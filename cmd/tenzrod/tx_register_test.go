@@ -115,6 +115,8 @@ func TestTxBadFlags(t *testing.T) {
 		{[]string{"unbond", "--key", key}, "--machine is required"},
 		{[]string{"unbond", "--key", key, "--machine", "12"}, "--machine:"},
 		{[]string{"withdraw-bond", "--key", key, "--machine", "zz"}, "--machine:"},
+		{[]string{"rebond", "--key", key, "--amount", "5"}, "--machine is required"},
+		{[]string{"rebond", "--key", key, "--machine", strings.Repeat("ab", 32)}, "--amount is required"},
 	}
 	for _, c := range cases {
 		args := append([]string{"tx"}, c.args...)

@@ -66,6 +66,7 @@ const (
 	CodeRecordMismatch   Code = 51 // payment record's request, payer or settler is not what the provider's receipt names
 	CodeUnderpriced      Code = 52 // payment record priced below the price the provider's receipt signs
 	CodeWithdrawalLocked Code = 53 // escrow claim before the pending withdrawal's unlock height
+	CodeConvicted        Code = 54 // record pays a machine barred by a conviction until it re-bonds
 	CodeInternal         Code = 99 // store failure; the block is not applied
 )
 
@@ -92,8 +93,8 @@ var codeNames = map[Code]string{
 	CodeBadReveal: "bad reveal", CodeDisputeWindow: "outside the dispute window", CodeBadEvidence: "bad evidence",
 	CodeNoCommittee: "no committee", CodeTooManyDisputes: "too many disputes",
 	CodeRecordMismatch: "record disagrees with its receipt", CodeUnderpriced: "record below its receipt's price",
-	CodeWithdrawalLocked: "withdrawal locked",
-	CodeInternal:         "internal error",
+	CodeWithdrawalLocked: "withdrawal locked", CodeConvicted: "convicted, barred until re-bond",
+	CodeInternal: "internal error",
 }
 
 // String returns the code's short name.

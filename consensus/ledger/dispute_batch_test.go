@@ -13,8 +13,8 @@ import (
 
 // TestBatchDisputeGuilty: a convicted expert batch slashes its holder as
 // a record's conviction does, reverses the record's payment once, and a
-// second convicted batch of the same record slashes again but reverses
-// nothing more; the batch cannot be disputed twice, whatever record names
+// second convicted batch of the same record (the same episode) slashes
+// nothing more and reverses nothing more; the batch cannot be disputed twice, whatever record names
 // it; money is conserved but for the burned amounts. Every block leaves
 // the mirror node at the same state root.
 func TestBatchDisputeGuilty(t *testing.T) {
@@ -58,15 +58,22 @@ func TestBatchDisputeGuilty(t *testing.T) {
 	if st := c.standing(n.m); st.StandingBP != 0 || st.SlashedUntil == 0 {
 		t.Fatalf("standing after conviction %+v", st)
 	}
-	// Another batch of the same record: slashed again, reversed never twice.
+	// Another batch of the same record: judged guilty, but the episode
+	// was slashed already and the record reversed already.
 	second := n.batchOpen(call, 2, 0)
 	id2 := ledger.DisputeID(second.Subject)
 	n.block(c.sign(n.disputer, second))
 	n.block()
 	n.vote(id2, everyone(n.dispute(id2), ledger.VerdictGuilty))
 	d2 := n.dispute(id2)
-	if d2.Status != ledger.DisputeGuilty || d2.Reversed != 0 || d2.Slashed != (10_000_000-slash)/10 {
+	if d2.Status != ledger.DisputeGuilty || d2.Reversed != 0 || d2.Slashed != 0 || d2.Reward != 0 {
 		t.Fatalf("second conviction of one record: %+v", d2)
+	}
+	if got := c.account(n.disputer.Account()).Balance; got != dis0+reward {
+		t.Fatalf("disputer has %d after the episode's second verdict, want its bond back: %d", got, dis0+reward)
+	}
+	if p := n.provider(); p.Bond != 10_000_000-slash || !p.Barred || p.RebondDue != slash {
+		t.Fatalf("holder after two convictions of one episode: %+v", p)
 	}
 	var rec ledger.SettledRecord
 	if !c.get(ledger.KeyRecord(n.buyer.Account(), call.digest), &rec) || rec.Reversed != 10_000 {

@@ -148,12 +148,16 @@ func (r *txRun) resolve(d *Dispute, v Verdict) error {
 	return Save(r.st, KeyDispute(d.ID), d)
 }
 
-// convict slashes and pays for a guilty verdict.
+// convict slashes (once per episode, episode.go) and pays for a guilty
+// verdict.
 func (r *txRun) convict(d *Dispute, prov *Provider) error {
-	slash := mulDiv(prov.Bond, r.params.DisputeSlashBP, BasisPoints)
+	settled, err := r.settledHeight(d)
+	if err != nil {
+		return err
+	}
+	slash := r.episodeSlash(prov, settled)
 	reward := mulDiv(slash, r.params.DisputeRewardBP, BasisPoints)
 	burn := slash - reward
-	var err error
 	if prov.Bond, err = sub(prov.Bond, slash, "slash"); err != nil {
 		return err
 	}

@@ -160,6 +160,8 @@ func (r *txRun) dispatch() error {
 		return r.openDispute(p)
 	case *DisputeVote:
 		return r.voteDispute(p)
+	case *ProviderRebond:
+		return r.rebond(p)
 	}
 	return reject(CodeMalformed, "no handler for payload %T", r.tx.Payload)
 }

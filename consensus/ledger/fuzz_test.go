@@ -31,6 +31,8 @@ func FuzzDecodeTx(f *testing.F) {
 		&ledger.PlanOpen{Legs: []ledger.PlanLeg{{Payee: bob.Account(), BPS: 9999}}, Total: 10},
 		&ledger.PlanDecide{ID: ledger.Hash32{3}, Commit: true},
 		&ledger.ModelDeclare{ModelID: ledger.Hash32{4}, Holds: true},
+		&ledger.ProviderRebond{MachineID: newMachine(f).machineID(), Amount: 5},
+		&ledger.ProviderRebond{MachineID: newMachine(f).machineID()},
 		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: bob.Account(), RequestDigest: ledger.Hash32{5}},
 			Evidence: ledger.DisputeEvidence{Receipt: []byte{1}, Proofs: []byte{2}, Tokens: []uint32{3, 4}}, Bond: 100},
 		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectExpertBatch, Batch: &ledger.ExpertBatchRef{Layer: 2}}, Bond: 1},

@@ -109,6 +109,18 @@ type ProviderWithdraw struct {
 	MachineID identity.MachineID `cbor:"1,keyasint"`
 }
 
+// ProviderRebond adds Amount from the signer's balance to the serving
+// bond of a machine it operates. A machine barred by a conviction is
+// readmitted by a re-bond of at least what that conviction slashed
+// (Provider.RebondDue) that leaves its bond at or above the serving
+// minimum.
+type ProviderRebond struct {
+	MachineID identity.MachineID `cbor:"1,keyasint"`
+	Amount    uint64             `cbor:"2,keyasint"`
+}
+
+func (p *ProviderRebond) validate() error { return nonZero("re-bond amount", p.Amount) }
+
 // ParamProposal proposes replacing the governed parameters with Params. It
 // counts as the proposer's yes vote.
 type ParamProposal struct {

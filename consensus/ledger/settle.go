@@ -90,6 +90,9 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 		}
 		return err
 	}
+	if prov.Barred {
+		return reject(CodeConvicted, "record %d: machine %s was convicted at height %d and is paid nothing until it re-bonds", i, rec.Provider, prov.ConvictedAt)
+	}
 	if len(rec.Receipt) == 0 {
 		return reject(CodeBadReceipt, "record %d: no receipt envelope (required)", i)
 	}

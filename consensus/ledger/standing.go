@@ -13,8 +13,9 @@ type HourVerdicts struct {
 
 // Standing is a provider's standing with every input that produced it:
 //
-//	standing = 0                                       if the bond is not live, or
-//	                                                   a conviction's penalty lasts
+//	standing = 0                                       if the bond is not live,
+//	                                                   a conviction's penalty lasts, or
+//	                                                   the machine is barred (not re-bonded)
 //	standing = BondedBP + AvailBP × AvailableHours / WindowHours   otherwise
 //
 // in basis points (10000 = 1.0), rounded down. The window is the
@@ -38,6 +39,12 @@ type Standing struct {
 	// SlashedUntil is when a conviction's zero standing ends (unix
 	// seconds; 0 = never convicted); standing is 0 before it.
 	SlashedUntil int64 `json:"slashed_until,omitempty"`
+	// Barred is set from a conviction until the machine re-bonds
+	// (ProviderRebond): standing is 0, no record paying it settles, and
+	// routers leave it out; ConvictedAt is that conviction's height.
+	Barred      bool   `json:"barred,omitempty"`
+	ConvictedAt int64  `json:"convicted_at,omitempty"`
+	RebondDue   uint64 `json:"rebond_due,omitempty"` // what a re-bond must add to lift the bar
 }
 
 // computeStanding derives a provider's standing from state.
@@ -81,8 +88,8 @@ func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
 		}
 		st.Hours = append(st.Hours, hv)
 	}
-	st.SlashedUntil = prov.SlashedUntil
-	if st.BondLive && st.WindowHours > 0 && meta.Time >= prov.SlashedUntil {
+	st.SlashedUntil, st.Barred, st.ConvictedAt, st.RebondDue = prov.SlashedUntil, prov.Barred, prov.ConvictedAt, prov.RebondDue
+	if st.BondLive && !st.Barred && st.WindowHours > 0 && meta.Time >= prov.SlashedUntil {
 		st.StandingBP = st.BondedBP + mulDiv(st.AvailBP, st.AvailableHours, st.WindowHours)
 	}
 	return st, nil

@@ -44,6 +44,15 @@ type Provider struct {
 	OpenDisputes uint64 `cbor:"11,keyasint,omitempty" json:"open_disputes,omitempty"`
 	SlashedUntil int64  `cbor:"12,keyasint,omitempty" json:"slashed_until,omitempty"` // unix seconds its standing stays 0 until
 	Slashed      uint64 `cbor:"13,keyasint,omitempty" json:"slashed,omitempty"`       // total slashed from its bond
+	// ConvictedAt is the height of the conviction that slashed its latest
+	// episode: a later guilty verdict over a record settled at or before
+	// it is part of that episode and slashes nothing more (episode.go).
+	ConvictedAt int64 `cbor:"14,keyasint,omitempty" json:"convicted_at,omitempty"`
+	// Barred is set by that conviction and cleared by a re-bond of at
+	// least RebondDue (ProviderRebond): until then no record paying the
+	// machine settles and gateways leave it out of rotation.
+	Barred    bool   `cbor:"15,keyasint,omitempty" json:"barred,omitempty"`
+	RebondDue uint64 `cbor:"16,keyasint,omitempty" json:"rebond_due,omitempty"`
 }
 
 // Proposal is a governance proposal: a change of the governed parameters

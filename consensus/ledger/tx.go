@@ -71,7 +71,8 @@ const (
 	KindModelDeclare     Kind = 21
 	KindDisputeOpen      Kind = 22
 	KindDisputeVote      Kind = 23
-	kindEnd                   = 24
+	KindProviderRebond   Kind = 24
+	kindEnd                   = 25
 )
 
 // Envelope is the wire form of a transaction: the canonical CBOR of a
@@ -163,6 +164,8 @@ func newPayload(k Kind) (any, bool) {
 		return &DisputeOpen{}, true
 	case KindDisputeVote:
 		return &DisputeVote{}, true
+	case KindProviderRebond:
+		return &ProviderRebond{}, true
 	}
 	return nil, false
 }
@@ -216,6 +219,8 @@ func kindOf(p any) (Kind, bool) {
 		return KindDisputeOpen, true
 	case *DisputeVote:
 		return KindDisputeVote, true
+	case *ProviderRebond:
+		return KindProviderRebond, true
 	}
 	return 0, false
 }

@@ -29,8 +29,8 @@ const (
 const (
 	DisputeOpened  = "opened"  // this node opened the dispute now
 	DisputeKnown   = "known"   // the dispute exists already (opened before a restart, or by another)
-	DisputeRefused = "refused" // never opened automatically: window over, too large, refused by the chain, or recomputed elsewhere
-	DisputeFailed  = "failed"  // not now (funds, committee, chain unreachable): retried
+	DisputeRefused = "refused" // never opened automatically: window over, too large, no possible committee, refused by the chain, or recomputed elsewhere
+	DisputeFailed  = "failed"  // not now (funds, chain unreachable): retried
 )
 
 // DisputeChain is what opening an expert-batch dispute reads of the chain.
@@ -209,6 +209,12 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, bind
 		d.mark(id, DisputeKnown, did.String())
 	case code == ledger.CodeDisputeWindow || code == ledger.CodeTooLarge || code == ledger.CodeBadEvidence || code == ledger.CodeMalformed:
 		d.mark(id, DisputeRefused, err.Error())
+	case code == ledger.CodeNoCommittee:
+		// No validator but the accused declared the model's weights: the
+		// chain refused the dispute before taking the bond. Asking again
+		// every round would only repeat that; once a validator declares
+		// the model, the evidence can be disputed by hand.
+		d.mark(id, DisputeRefused, err.Error()+"; once validators declare the model, dispute it by hand (tenzrod tx dispute open --batch)")
 	default:
 		d.count(DisputeFailed)
 		d.cfg.Log.Error("expert dispute not opened; retried next round", "dispute", did, "bond", bond, "err", err)

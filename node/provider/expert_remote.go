@@ -46,6 +46,9 @@ func newRemoteExperts(p *Provider) *remoteExperts {
 		table:   newExpertTable(p.d.Host.ID(), p.cfg.RemoteExperts.HolderTTL, p.d.Clock),
 		callers: map[*servedModel]*expert.Caller{}, rechecks: map[[32]byte]*expert.Rechecker{}, disputers: map[[32]byte]*ExpertDisputer{},
 		met: expert.NewMetrics(p.d.Registerer)}
+	if p.d.Chain != nil {
+		r.table.barred = newBarredView(p.d.Chain, func() int64 { return p.d.Chain.App().Height() }).barred
+	}
 	r.pay = r.payHolders
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	return r

@@ -23,6 +23,8 @@ type expertTable struct {
 	self  peer.ID
 	ttl   time.Duration
 	clock clock.Clock
+	// barred, when set (on chain), leaves out holders a conviction bars.
+	barred func(identity.MachineID) bool
 
 	mu      sync.RWMutex
 	holders map[peer.ID]*heldBy
@@ -58,8 +60,8 @@ func (t *expertTable) apply(a *gossip.VerifiedAnnouncement) (restarted bool) {
 	return prev != nil && !bytes.Equal(prev.session, a.Cert.SessionPub)
 }
 
-// Holders implements expert.Table: the holders of expert e of layer l,
-// in rendezvous order of (peer, model, layer, expert), so that each of N
+// Holders implements expert.Table: the holders of expert e of layer l
+// that the chain does not bar, in rendezvous order of (peer, model, layer, expert), so that each of N
 // holders of a set of experts is first choice for about 1/N of them and
 // every serving node agrees on the order.
 func (t *expertTable) Holders(model [32]byte, layer, e int) []expert.Holder {
@@ -86,6 +88,9 @@ func (t *expertTable) Holders(model [32]byte, layer, e int) []expert.Holder {
 		}
 	}
 	t.mu.RUnlock()
+	if t.barred != nil {
+		out = slices.DeleteFunc(out, func(r ranked) bool { return t.barred(r.h.Machine) })
+	}
 	slices.SortFunc(out, func(a, b ranked) int { return bytes.Compare(a.rank[:], b.rank[:]) })
 	hs := make([]expert.Holder, len(out))
 	for i, r := range out {

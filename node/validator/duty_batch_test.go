@@ -197,7 +197,10 @@ func (dn *disputeNet) disputeByDisputer(ev, elsewhere *expert.Evidence, u expert
 // convicts within the verdict limit, the holder's bond is slashed by the
 // governed share, the disputer is paid and the holder's payment for the
 // call goes back to the payer. An honest holder's batch disputed falsely
-// is acquitted and the disputer's bond goes to its operator.
+// is acquitted and the disputer's bond goes to its operator. A second
+// wrong batch of the lying call is convicted without a second slash. A
+// wrong batch no validator can judge is refused at once, bond untouched
+// (disputeWithoutCommittee).
 func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
@@ -246,8 +249,24 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 		t.Fatalf("holder's payment %d for the call, reversed %d; operator has %d, had %d", opPaid, d.Reversed, dn.balance(dn.op), opBefore)
 	}
 
-	// An honest holder: the re-check finds nothing; a disputer claiming
-	// otherwise loses its bond.
+	// Another wrong batch of the same call, the same lying episode: the
+	// committee convicts again, but the bond is slashed once and the
+	// call's payment was reversed already; the disputer gets its bond back.
+	disBefore, bond = dn.balance(dn.dis), dn.provider().Bond
+	id2, _ := dn.disputeBatch(ev0, u, digest)
+	if d2 := dn.verdict(id2); d2.Status != ledger.DisputeGuilty || d2.Slashed != 0 || d2.Reward != 0 || d2.Reversed != 0 {
+		t.Fatalf("second wrong batch of the episode: %+v, want guilty, nothing slashed or reversed", d2)
+	}
+	if p := dn.provider(); p.Bond != bond || !p.Barred {
+		t.Fatalf("holder after the episode's second conviction: %+v, bond was %d", p, bond)
+	}
+	if got := dn.balance(dn.dis); got != disBefore {
+		t.Fatalf("disputer has %d after the episode's second conviction, want its bond back: %d", got, disBefore)
+	}
+
+	// An honest holder (re-bonded: until then no record pays it): the
+	// re-check finds nothing; a disputer claiming otherwise loses its bond.
+	dn.rebond()
 	bond, disBefore, opBefore = dn.provider().Bond, dn.balance(dn.dis), dn.balance(dn.op)
 	u, digest, batches = dn.holderCall(real.Model())
 	if ev, err := expert.Recheck(dn.ctx, &batches[2], redo, time.Now()); err != nil || ev != nil {
@@ -271,4 +290,5 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	if got := dn.balance(dn.op); got < opBefore+1000 {
 		t.Fatalf("honest holder's operator has %d, want at least %d + the forfeited bond", got, opBefore)
 	}
+	dn.disputeWithoutCommittee(redo, perturbed.Model())
 }

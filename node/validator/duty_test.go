@@ -267,6 +267,21 @@ func (dn *disputeNet) provider() consensus.Provider {
 	return p
 }
 
+// rebond puts back what the machine's conviction slashed, which lifts
+// the bar on its records (one conviction per episode: until then the
+// chain settles no record paying it).
+func (dn *disputeNet) rebond() {
+	dn.t.Helper()
+	p := dn.provider()
+	if !p.Barred || p.RebondDue == 0 {
+		dn.t.Fatalf("a convicted machine not barred: %+v", p)
+	}
+	dn.submit(dn.op, &ledger.ProviderRebond{MachineID: p.MachineID, Amount: p.RebondDue})
+	if q := dn.provider(); q.Barred || q.Bond != p.Bond+p.RebondDue {
+		dn.t.Fatalf("after the re-bond of %d: %+v", p.RebondDue, q)
+	}
+}
+
 // TestDutyConvictsPerturbedWeights: a provider answering from a Q8_0
 // copy of the weights (cheaper, not the model it is paid for) signs
 // proofs of them; the committee, each member re-executing on the real F32
@@ -311,7 +326,8 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 		t.Fatalf("disputer balance %d, want %d + reward %d", got, disBefore, d.Reward)
 	}
 
-	bond, disBefore = p.Bond, dn.balance(dn.dis)
+	dn.rebond()
+	bond, disBefore = dn.provider().Bond, dn.balance(dn.dis)
 	ids, hs = dn.settleAndDispute(invalidAnswer(t, honest, 2))
 	id, opened = ids[0], hs[0]
 	d = dn.verdict(id)

@@ -55,11 +55,12 @@ func (g *Gateway) Resolve(ctx context.Context, model string, level terms.Verific
 }
 
 // routable reports whether the request may go to o at all, its state
-// aside: an unregistered provider (the chain is on and does not know it)
-// only when the buyer opted in, and only at verification none, which
-// promises nothing a bond would back.
+// aside: never a provider a conviction bars until it re-bonds; an
+// unregistered provider (the chain is on and does not know it) only when
+// the buyer opted in, and only at verification none, which promises
+// nothing a bond would back.
 func routable(o router.Offer, req *Request) bool {
-	return !o.Unregistered || req.AllowUnregistered && req.Verification == terms.VerifyNone
+	return !o.Barred && (!o.Unregistered || req.AllowUnregistered && req.Verification == terms.VerifyNone)
 }
 
 // Model is one served catalog ID and the names that resolve to it.

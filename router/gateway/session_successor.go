@@ -57,7 +57,7 @@ func (g *Gateway) standbys(ctx context.Context, t *sessionTurn, primary *member,
 	var out []*member
 	var standing []uint32
 	for _, o := range g.table.OffersOf(t.modelID()) {
-		if o.Peer == primary.peer || o.Machine == primary.machine || exclude[o.Peer] ||
+		if o.Peer == primary.peer || o.Machine == primary.machine || exclude[o.Peer] || o.Barred ||
 			o.Status != router.StatusUp || o.State != gossip.StateWarm || !o.Serves(t.level) || !g.breakers.Ready(o.Peer) {
 			continue
 		}

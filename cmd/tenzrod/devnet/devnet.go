@@ -138,6 +138,9 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	if err := printJudges(o.Out, plans); err != nil {
+		return err
+	}
 	sup := newSupervisor(o.Out)
 	defer func() {
 		sup.stopAll(stopGrace)

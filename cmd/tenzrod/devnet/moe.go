@@ -7,6 +7,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/node/validator"
 )
 
 // moePlan is the MoE part of a devnet with --moe-holders N: a generated
@@ -82,6 +83,12 @@ func (m *moePlan) holder(cfg *node.Config, i int) {
 	cfg.Provider.Models = nil
 	cfg.Provider.Standby.Enabled = false
 	cfg.Provider.Experts = []provider.ExpertConfig{{Model: m.id, Dir: m.dir, Layers: layers, Experts: experts, PricePerToken: m.price}}
+}
+
+// held is the MoE model as a validator holds it, to judge disputes over
+// its expert batches.
+func (m *moePlan) held() validator.ModelConfig {
+	return validator.ModelConfig{Name: provider.DevnetMoEModelName, Dir: m.dir, ID: m.id}
 }
 
 // tokenizer lets a router count the MoE model's tokens too.

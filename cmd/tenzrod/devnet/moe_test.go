@@ -1,6 +1,7 @@
 package devnet
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,11 +13,12 @@ import (
 // TestPlanMoEHolders: --moe-holders 3 adds three holder processes whose
 // written configs load and hold every expert of every layer at exactly two
 // holders, while each provider serves the MoE model with remote experts
-// beside the devnet model; a holder count that cannot place each expert
-// twice is refused.
+// beside the devnet model; every validator holds both models, so batch
+// disputes find a committee, and the devnet says so before it starts; a
+// holder count that cannot place each expert twice is refused.
 func TestPlanMoEHolders(t *testing.T) {
 	o := Options{Dir: t.TempDir(), Binary: "tenzrod", Network: "moeplan", KeyBackend: "software",
-		Validators: 1, Providers: 2, Gateways: 1, Fresh: true, MoEHolders: 3}
+		Validators: 3, Providers: 2, Gateways: 1, Fresh: true, MoEHolders: 3}
 	if err := o.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestPlanMoEHolders(t *testing.T) {
 	}
 	d := modelgen.DevnetOptions()
 	at := map[[2]uint32]int{}
-	holders, serving := 0, 0
+	holders, serving, judges := 0, 0, 0
 	for _, p := range plans {
 		cfg, err := node.Load(p.entry.Home)
 		if err != nil {
@@ -49,13 +51,36 @@ func TestPlanMoEHolders(t *testing.T) {
 				t.Fatalf("%s: models %v remote %v", p.entry.Name, cfg.Provider.Models, cfg.Provider.RemoteExperts)
 			}
 		default:
+			if cfg.Role == node.RoleValidator {
+				judges++
+				ids := map[string]bool{}
+				for _, m := range cfg.Validator.Models {
+					ids[m.ID] = true
+				}
+				if len(ids) != 2 || !ids[cfg.Router.Tokenizers[0].ID] || !ids[cfg.Router.Tokenizers[1].ID] {
+					t.Errorf("%s holds %v, want the devnet and MoE models", p.entry.Name, cfg.Validator.Models)
+				}
+			}
 			if len(cfg.Router.Tokenizers) != 2 {
 				t.Errorf("%s: tokenizers %v, want the devnet and MoE models'", p.entry.Name, cfg.Router.Tokenizers)
 			}
 		}
 	}
-	if holders != 3 || serving != 2 {
-		t.Fatalf("%d holders and %d providers planned", holders, serving)
+	if holders != 3 || serving != 2 || judges != 3 {
+		t.Fatalf("%d holders, %d providers and %d validators planned", holders, serving, judges)
+	}
+	var said strings.Builder
+	if err := printJudges(&said, plans); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		want := fmt.Sprintf("validator-%d judges disputes over %s, %s\n", i, node.DevnetModelName, provider.DevnetMoEModelName)
+		if !strings.Contains(said.String(), want) {
+			t.Errorf("the devnet's start says %q, want %q", said.String(), want)
+		}
+	}
+	if strings.Contains(said.String(), "only") {
+		t.Errorf("a warning with every model at 3 validators: %q", said.String())
 	}
 	if len(at) != d.Layers*d.Experts {
 		t.Fatalf("%d (layer, expert) pairs held, want %d", len(at), d.Layers*d.Experts)

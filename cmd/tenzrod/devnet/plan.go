@@ -99,8 +99,13 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			}
 		}
 		if s.role == node.RoleValidator {
-			// Validators hold the devnet model for dispute committees.
+			// Validators hold every model the devnet serves (dense and
+			// MoE), so a dispute over any answer or expert batch finds a
+			// committee.
 			cfg.Validator.Models = []validator.ModelConfig{{Name: node.DevnetModelName, Dir: modelDir, ID: modelID}}
+			if moe != nil {
+				cfg.Validator.Models = append(cfg.Validator.Models, moe.held())
+			}
 		}
 		if s.role == node.RoleValidator && o.ProbeInterval != nil {
 			cfg.Router.ProbeInterval = *o.ProbeInterval

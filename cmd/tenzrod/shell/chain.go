@@ -130,6 +130,9 @@ type standingView struct {
 	AvailBP        uint64 `json:"avail_bp"`
 	WindowHours    uint64 `json:"window_hours"`
 	AvailableHours uint64 `json:"available_hours"`
+	Barred         bool   `json:"barred"`
+	ConvictedAt    int64  `json:"convicted_at"`
+	RebondDue      uint64 `json:"rebond_due"`
 }
 
 func renderStanding(w io.Writer, raw json.RawMessage, _ *invocation) error {
@@ -147,6 +150,10 @@ func renderStanding(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	fmt.Fprintf(tw, "bond\t%d micro-units (minimum %d), live: %s\n", s.Bond, s.MinServingBond, live)
 	fmt.Fprintf(tw, "bonded part\t%s\n", bp(s.BondedBP))
 	fmt.Fprintf(tw, "availability part\t%s  (available %d of the last %d hours)\n", bp(s.AvailBP), s.AvailableHours, s.WindowHours)
+	if s.Barred {
+		fmt.Fprintf(tw, "barred\tconvicted at height %d: unpaid and out of every rotation until it re-bonds %d (tenzrod tx rebond)\n",
+			s.ConvictedAt, s.RebondDue)
+	}
 	return tw.Flush()
 }
 

@@ -64,4 +64,13 @@ func TestChainCommands(t *testing.T) {
 	if calls := node.callsTo("tenzro_getStanding"); len(calls) != 1 || string(calls[0].Params) != `{"machine_id":"beef"}` {
 		t.Errorf("getStanding calls %+v", calls)
 	}
+	if strings.Contains(out, "barred") {
+		t.Errorf("a machine not barred shown barred: %q", out)
+	}
+	node.result("tenzro_getStanding", []byte(`{"machine_id":"beef","height":9,"standing_bp":0,"bond_live":true,"bond":450,`+
+		`"min_serving_bond":100,"barred":true,"convicted_at":7,"rebond_due":50}`))
+	out = mustRun(t, node, "standing beef")
+	if got := lineWith(t, out, "barred"); !strings.Contains(strings.Join(got, " "), "convicted at height 7") || got[len(got)-4] != "50" {
+		t.Errorf("barred line %q", got)
+	}
 }
