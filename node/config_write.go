@@ -106,7 +106,10 @@ probe_interval = {{dur .Router.ProbeInterval}}
 # every write waits for its own fsync. Credits always wait.
 durability = "{{.Router.Durability}}"
 
-# Surcharge per call of each verification level, in micro-units.
+# Surcharge per call of each verification level, flat micro-units added to
+# the rate card's price. A FALLBACK ONLY: a node with a [chain] quotes and
+# bills the chain's governed surcharge_* params (tenzro_getParams, same
+# unit) and ignores these; it says so in its log at start.
 [router.surcharges]
 none = {{.Router.Surcharges.None}}
 receipt = {{.Router.Surcharges.Receipt}}
