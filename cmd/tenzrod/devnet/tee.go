@@ -77,5 +77,5 @@ func printTEE(w io.Writer, o Options, bin, gateway, model string) {
 	fmt.Fprintf(w, "\n  TEST-ONLY tee (--tee): every node trusts a fresh test attestation root (%s), each provider\n", teeRootFile)
 	fmt.Fprintf(w, "  announces a file-based test device (%s). Quotes show attestation kind \"test\"; it proves\n", teeDeviceFile)
 	fmt.Fprintf(w, "  nothing about confidentiality, and a node with real roots (any node outside this devnet) refuses it.\n")
-	fmt.Fprintf(w, "  %s shell --api %s -c \"quote %s tee\"\n", bin, gateway, model)
+	fmt.Fprintf(w, "  %s shell --api %s -c \"quote --level tee %s\"\n", bin, gateway, model)
 }
