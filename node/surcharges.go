@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -74,7 +75,13 @@ func (n *Node) surcharges(ctx context.Context) (pricing.Surcharges, error) {
 // they are not used.
 func (n *Node) logSurcharges() {
 	if n.chain != nil {
-		n.log.Info("verification surcharges are the chain's surcharge_* params (tenzro_getParams); [router.surcharges] is ignored with a chain")
+		msg := "verification surcharges are the chain's surcharge_* params (tenzro_getParams); [router.surcharges] is ignored with a chain"
+		if n.cfg.Router.Surcharges != gateway.DefaultConfig().Surcharges {
+			// Set by hand: say louder that it has no effect here.
+			n.log.Warn(msg, "ignored", n.cfg.Router.Surcharges)
+			return
+		}
+		n.log.Info(msg)
 		return
 	}
 	s := n.cfg.Router.Surcharges
