@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -26,31 +27,33 @@ func testAttestFiles(t *testing.T, cfg Config, root ed25519.PrivateKey, device b
 	return rootFile, writeFile(t, cfg, "test_attest_device.pem", attest.NewTestDevice(root, [32]byte{9}).MarshalFile())
 }
 
-// TestTEEOnDevnetWithTestDevice: on a devnet whose nodes trust its test
-// root, a provider with the file-based test device is quoted at tee with
-// attestation kind "test" and serves a tee call, paid. A node trusting
-// AMD's embedded roots and one configured with vendor roots list the same
-// provider but never take its attestation: no tee quote, a tee call finds
-// no provider.
+// TestTEEOnDevnetWithTestDevice: on a devnet chain whose nodes trust its
+// test root, a registered provider with the file-based test device is
+// quoted at tee with attestation kind "test" and serves a tee call, billed
+// the chain's surcharge_tee (tenzro_getParams). A node trusting AMD's
+// embedded roots and one configured with vendor roots list the same
+// provider but never take its attestation: no tee quote, and a tee call
+// there finds no provider.
 func TestTEEOnDevnetWithTestDevice(t *testing.T) {
 	_, root, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gwCfg := testConfig(t, RoleGateway, "software", nil)
-	gwCfg.Attest.TestRoot, _ = testAttestFiles(t, gwCfg, root, false)
-	gwCfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
-	gw := startNode(t, gwCfg)
+	params := testChainParams(3600)
+	params.SurchargeTEE = 777
+	device := func(c *Config) {
+		c.Attest.TestRoot, c.Provider.Attestation.File = testAttestFiles(t, *c, root, true)
+		c.Provider.Attestation.Source = provider.AttestTest
+		c.Provider.Models[0].Verification = []terms.Verification{terms.VerifyNone, terms.VerifyReceipt, terms.VerifyTEE}
+	}
+	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{provOpts: []func(*Config){device}}, func(c *Config) {
+		c.Attest.TestRoot, _ = testAttestFiles(t, *c, root, false)
+		c.Router.ProbeInterval = 0
+	})
+	gw, prov := net.validators[0], net.registered[0]
 	boot := gw.Host().Addrs()[:1]
-
-	provCfg := testConfig(t, RoleProvider, "software", boot)
-	provCfg.Attest.TestRoot, provCfg.Provider.Attestation.File = testAttestFiles(t, provCfg, root, true)
-	provCfg.Provider.Attestation.Source = provider.AttestTest
-	provCfg.Provider.Models[0].Verification = []terms.Verification{terms.VerifyNone, terms.VerifyReceipt, terms.VerifyTEE}
-	prov := startNode(t, provCfg)
-
 	embedded := testConfig(t, RoleGateway, "software", boot)
-	embedded.Router.Buyers = gwCfg.Router.Buyers
+	embedded.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
 	vendor := testConfig(t, RoleGateway, "software", boot)
 	testRoots(t, &vendor)
 	gwEmbedded, gwVendor := startNode(t, embedded), startNode(t, vendor)
@@ -59,13 +62,14 @@ func TestTEEOnDevnetWithTestDevice(t *testing.T) {
 	if a := prov.Provider().Attested(); a == nil || a.Kind != attest.KindTest {
 		t.Fatalf("the provider's own test-root policy did not take its test device's attestation: %+v", a)
 	}
-	for name, n := range map[string]*Node{"test-root gateway": gw, "AMD-roots gateway": gwEmbedded, "vendor-roots gateway": gwVendor} {
+	waitRegistered(t, gw, net.registered)
+	for name, n := range map[string]*Node{"AMD-roots gateway": gwEmbedded, "vendor-roots gateway": gwVendor} {
 		waitProviders(t, name, n, id)
 	}
 	lines := teeQuotes(t, gw)
 	if len(lines) != 1 || lines[0].Provider != id.String() || lines[0].Attested == nil || lines[0].Attested.Kind != attest.KindTest ||
-		lines[0].Attested.ProductLine != "TEST-ONLY" {
-		t.Fatalf("tee quotes at the test-root gateway %+v: want the provider, attestation kind test", lines)
+		lines[0].Attested.ProductLine != "TEST-ONLY" || lines[0].Surcharge != params.SurchargeTEE {
+		t.Fatalf("tee quotes at the test-root gateway %+v: want the provider, attestation kind test, surcharge %d", lines, params.SurchargeTEE)
 	}
 	for name, n := range map[string]*Node{"AMD's embedded roots": gwEmbedded, "configured vendor roots": gwVendor} {
 		if o, _ := offerOf(n, id); o.Attested != nil {
@@ -76,6 +80,11 @@ func TestTEEOnDevnetWithTestDevice(t *testing.T) {
 		}
 	}
 
+	res, err := gw.rpcCall("tenzro_getParams", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := res.(consensus.Params).SurchargeTEE
 	code, body := askTEE(t, gw)
 	var out struct {
 		Tenzro struct {
@@ -87,15 +96,18 @@ func TestTEEOnDevnetWithTestDevice(t *testing.T) {
 			} `json:"receipt"`
 			Payment *struct {
 				Breakdown terms.Breakdown `json:"breakdown"`
+				Signed    *struct {
+					Price uint64 `json:"price"`
+				} `json:"signed"`
 			} `json:"payment"`
 		} `json:"tenzro"`
 	}
 	if err := json.Unmarshal([]byte(body), &out); err != nil || code != http.StatusOK {
 		t.Fatalf("tee call at the test-root gateway: %d %s (%v)", code, body, err)
 	}
-	if out.Tenzro.Provider.PeerID != id.String() || !out.Tenzro.Receipt.Verified || out.Tenzro.Payment == nil ||
-		out.Tenzro.Payment.Breakdown.Surcharge != gwCfg.Router.Surcharges.TEE {
-		t.Fatalf("tee call %s: want served by the test device's provider, verified, billed the tee surcharge", body)
+	if pay := out.Tenzro.Payment; out.Tenzro.Provider.PeerID != id.String() || !out.Tenzro.Receipt.Verified || pay == nil ||
+		pay.Signed == nil || pay.Breakdown.Surcharge != want {
+		t.Fatalf("tee call %s: want served by the test device's provider, verified, a signed record billing surcharge_tee %d", body, want)
 	}
 	if code, body := askTEE(t, gwEmbedded); code != http.StatusServiceUnavailable || !strings.Contains(body, "no_provider") {
 		t.Fatalf("tee call at the AMD-roots gateway: %d %s, want 503 no_provider", code, body)
