@@ -106,10 +106,8 @@ probe_interval = {{dur .Router.ProbeInterval}}
 # every write waits for its own fsync. Credits always wait.
 durability = "{{.Router.Durability}}"
 
-# Surcharge per call of each verification level, flat micro-units added to
-# the rate card's price. A FALLBACK ONLY: a node with a [chain] quotes and
-# bills the chain's governed surcharge_* params (tenzro_getParams, same
-# unit) and ignores these; it says so in its log at start.
+# Surcharge per call of each verification level, in micro-units: a FALLBACK
+# without a chain (with one, the chain's surcharge_* params are used).
 [router.surcharges]
 none = {{.Router.Surcharges.None}}
 receipt = {{.Router.Surcharges.Receipt}}
@@ -216,10 +214,8 @@ cache_size = {{.Attest.CacheSize}}
 # the provider is still quoted at other levels, never at tee. This is this
 # node's policy, not a chain parameter.
 min_tcb = { bl_spl = {{.Attest.MinTCB.BlSpl}}, tee_spl = {{.Attest.MinTCB.TeeSpl}}, snp_spl = {{.Attest.MinTCB.SnpSpl}}, ucode_spl = {{.Attest.MinTCB.UcodeSpl}} }
-# TEST-ONLY (devnets): a test attestation root file. Set, this node accepts
-# the devnet's test attestations (kind "test", proving nothing) and no
-# vendor's; it cannot be set with roots, tdx_roots or crls. Leave it empty
-# on every real node: an empty one refuses every test attestation.
+# TEST-ONLY (devnets): a test root file; set, only test attestations (proving
+# nothing) are accepted. Empty on real nodes: they refuse every test one.
 test_root = {{q .Attest.TestRoot}}
 {{range .Attest.Roots}}
 # A trusted AMD product line (replaces the embedded roots): its KDS
@@ -339,15 +335,13 @@ dispute_interval = {{dur .Provider.RemoteExperts.DisputeInterval}}
 # the session key (SHA-512("tenzro/attest/session-key/1" || 0 || key DER)),
 # so a new one is obtained whenever the key rotates. "" = none (a model may
 # then not offer tee) | "sev-snp" (ask this guest's firmware) | "file" |
-# "test" (TEST-ONLY, devnets: the device file "tenzrod devnet --tee" writes;
-# accepted only by nodes whose [attest] test_root is its root).
+# "test" (TEST-ONLY devnet device file, accepted only under its test_root).
 source = {{q .Provider.Attestation.Source}}
 # sev-snp: auto (configfs-tsm, else /dev/sev-guest) | configfs-tsm | a device path
 device = {{q .Provider.Attestation.Device}}
 # file: an attestation your own tool fetches (CBOR, or an SEV-SNP report
 # with its certificate table), re-read at each announcement; the
 # REPORT_DATA it must carry is written to FILE.report_data (hex).
-# test: the TEST-ONLY device file.
 file = {{q .Provider.Attestation.File}}
 # Optional DER of this chip's VCEK, if the host supplies no certificate table.
 ek_cert = {{q .Provider.Attestation.EKCert}}
