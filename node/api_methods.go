@@ -238,6 +238,10 @@ func (n *Node) quote(ctx context.Context, raw json.RawMessage) (any, error) {
 	if !p.Verification.Valid() {
 		return nil, rpc.InvalidParams("verification: unknown level %q (%s)", p.Verification, terms.LevelNames())
 	}
+	sur, err := n.surcharges(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var lines []router.QuoteLine
 	var qerr error
 	if n.gateway != nil {
@@ -247,9 +251,9 @@ func (n *Node) quote(ctx context.Context, raw json.RawMessage) (any, error) {
 		if err != nil {
 			return nil, rpc.InvalidParams("model: %v", err)
 		}
-		lines, qerr = n.table.QuotesOf(id, p.Units, p.Verification, n.cfg.Router.Surcharges)
+		lines, qerr = n.table.QuotesOf(id, p.Units, p.Verification, sur)
 	} else {
-		lines, qerr = n.table.Quotes(p.Model, p.Units, p.Verification, n.cfg.Router.Surcharges)
+		lines, qerr = n.table.Quotes(p.Model, p.Units, p.Verification, sur)
 	}
 	if qerr != nil {
 		return nil, rpc.InvalidParams("%v", qerr)

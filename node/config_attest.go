@@ -1,6 +1,7 @@
 package node
 
 import (
+	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
@@ -37,6 +38,12 @@ type AttestConfig struct {
 	// (attestation, session key) so re-announcements skip the chain
 	// check; 0 verifies every announcement afresh.
 	CacheSize int `toml:"cache_size"`
+	// TestRoot, TEST-ONLY, is a devnet's test attestation root (PEM file,
+	// attest.TestRootPEM): this node then accepts the devnet's test
+	// attestations (kind "test") and no vendor's. Empty on every real
+	// node, which refuses every test attestation; it cannot be set with
+	// roots, tdx_roots or crls.
+	TestRoot string `toml:"test_root"`
 }
 
 // AttestRootConfig is one trusted AMD product line.
@@ -74,6 +81,13 @@ var productLines = []string{"Milan", "Genoa", "Turin"}
 func (a AttestConfig) Policy(path func(string) string) (*attest.Policy, error) {
 	var errs []error
 	p := &attest.Policy{}
+	if a.TestRoot != "" {
+		root, err := a.testRoot(path)
+		if err != nil {
+			return nil, err
+		}
+		p.TestRoot = root
+	}
 	for i, r := range a.Roots {
 		root, err := r.load(path)
 		if err != nil {
@@ -118,6 +132,23 @@ func (a AttestConfig) Policy(path func(string) string) (*attest.Policy, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// testRoot reads the TEST-ONLY root, refusing it beside any real root: a
+// node configured with real roots never accepts the test one.
+func (a AttestConfig) testRoot(path func(string) string) (ed25519.PublicKey, error) {
+	if len(a.Roots) > 0 || len(a.TDXRoots) > 0 || len(a.CRLs) > 0 {
+		return nil, errors.New("attest.test_root: the TEST-ONLY root cannot be trusted beside real roots (attest.roots, tdx_roots, crls): a node with real roots never accepts test attestations")
+	}
+	raw, err := os.ReadFile(path(a.TestRoot))
+	if err != nil {
+		return nil, fmt.Errorf("attest.test_root: %w", err)
+	}
+	root, err := attest.ParseTestRoot(raw)
+	if err != nil {
+		return nil, fmt.Errorf("attest.test_root: %s: %w", a.TestRoot, err)
+	}
+	return root, nil
 }
 
 // load reads one product line's chains; errors start with the key name.

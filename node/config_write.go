@@ -106,7 +106,8 @@ probe_interval = {{dur .Router.ProbeInterval}}
 # every write waits for its own fsync. Credits always wait.
 durability = "{{.Router.Durability}}"
 
-# Surcharge per call of each verification level, in micro-units.
+# Surcharge per call of each verification level, in micro-units: a FALLBACK
+# without a chain (with one, the chain's surcharge_* params are used).
 [router.surcharges]
 none = {{.Router.Surcharges.None}}
 receipt = {{.Router.Surcharges.Receipt}}
@@ -213,6 +214,9 @@ cache_size = {{.Attest.CacheSize}}
 # the provider is still quoted at other levels, never at tee. This is this
 # node's policy, not a chain parameter.
 min_tcb = { bl_spl = {{.Attest.MinTCB.BlSpl}}, tee_spl = {{.Attest.MinTCB.TeeSpl}}, snp_spl = {{.Attest.MinTCB.SnpSpl}}, ucode_spl = {{.Attest.MinTCB.UcodeSpl}} }
+# TEST-ONLY (devnets): a test root file; set, only test attestations (proving
+# nothing) are accepted. Empty on real nodes: they refuse every test one.
+test_root = {{q .Attest.TestRoot}}
 {{range .Attest.Roots}}
 # A trusted AMD product line (replaces the embedded roots): its KDS
 # cert_chain (PEM, ASK then ARK) and optionally its VLEK chain.
@@ -330,7 +334,8 @@ dispute_interval = {{dur .Provider.RemoteExperts.DisputeInterval}}
 # The TEE attestation announced for the tee level; its REPORT_DATA binds
 # the session key (SHA-512("tenzro/attest/session-key/1" || 0 || key DER)),
 # so a new one is obtained whenever the key rotates. "" = none (a model may
-# then not offer tee) | "sev-snp" (ask this guest's firmware) | "file".
+# then not offer tee) | "sev-snp" (ask this guest's firmware) | "file" |
+# "test" (TEST-ONLY devnet device file, accepted only under its test_root).
 source = {{q .Provider.Attestation.Source}}
 # sev-snp: auto (configfs-tsm, else /dev/sev-guest) | configfs-tsm | a device path
 device = {{q .Provider.Attestation.Device}}

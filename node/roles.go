@@ -103,6 +103,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	var probePayer string
 	if n.chain != nil {
 		deps.Names = newChainNames(n.chain)
+		deps.Surcharges = newChainSurcharges(n.chain)
 		key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
@@ -126,6 +127,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		deps.OnCall = func(c gateway.Call) { n.validator.OnCall(c) }
 	}
 	n.sessionDeps(&deps, acct)
+	n.logSurcharges()
 	if n.gateway, err = gateway.New(gatewayConfig(n.cfg.Router), deps); err != nil {
 		return err
 	}

@@ -16,7 +16,9 @@ import (
 // the requests it accepts. The routing keys (deadline, first_token_timeout,
 // stall_timeout, stall_min, max_retries, default_max_tokens, [router.surcharges],
 // [router.weights], [router.buyer_defaults]) are gateway.Config's own,
-// with its defaults; the rest is the node's.
+// with its defaults; the rest is the node's. [router.surcharges] is the
+// fallback of a node without a chain: with one, quotes and bills use the
+// chain's surcharge_* params.
 type RouterConfig struct {
 	gateway.Config
 	// Buyers are the accounts whose requests this node accepts.

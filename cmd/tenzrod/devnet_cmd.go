@@ -43,6 +43,7 @@ devnet's to stop: its last line names any still running, with its PID.`,
 	f.StringVar(&o.Network, "network", "devnet", "network name")
 	f.StringVar(&o.KeyBackend, "key-backend", "tpm-sim", "identity backend of validators and providers (gateways use software)")
 	f.IntVar(&o.MoEHolders, "moe-holders", 0, "expert holders to add beyond --providers: the providers then also serve a generated MoE model (tenzro-devnet-moe) with its experts at the holders, each expert at two")
+	f.BoolVar(&o.TEE, "tee", false, "TEST-ONLY tee: every node trusts a fresh test attestation root and each provider announces a file-based test device, so the model is quoted and served at tee without SEV-SNP/TDX (attestation kind \"test\"; proves nothing; real-root nodes refuse it)")
 	f.BoolVar(&o.Fresh, "fresh", true, "delete DIR's previous nodes first (keys included)")
 	f.DurationVar(&probe, "probe-interval", probe, "how often each validator probes every registered, live provider for the price feed; 0s turns probes off")
 	cmd.AddCommand(newDevnetAddProviderCmd())

@@ -11,6 +11,9 @@ const PowerUnit = 1_000_000
 
 // Params are the governed parameters. All amounts are micro-units.
 type Params struct {
+	// Surcharge* are the verification surcharges: flat micro-units per
+	// call added to the rate card's price of the level asked. Every
+	// gateway on the chain quotes and bills these (router/pricing).
 	SurchargeNone       uint64 `cbor:"1,keyasint" json:"surcharge_none"`
 	SurchargeReceipt    uint64 `cbor:"2,keyasint" json:"surcharge_receipt"`
 	SurchargeOptimistic uint64 `cbor:"3,keyasint" json:"surcharge_optimistic"`

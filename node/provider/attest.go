@@ -75,6 +75,11 @@ func (a *attestor) forAnnouncement(sess *identity.Session) *attest.Attestation {
 		}
 		return nil
 	}
+	if a.logged != "ok" && a.res.Kind == attest.KindTest {
+		a.logged = "ok"
+		a.log.Warn("TEST-ONLY attestation announced: quoted at tee only by nodes trusting the devnet's test root; it proves nothing",
+			"kind", a.res.Kind, "measurement", a.res.MeasurementHex())
+	}
 	if a.logged != "ok" {
 		a.logged = "ok"
 		a.log.Info("attestation announced", "kind", a.res.Kind, "measurement", a.res.MeasurementHex(),

@@ -13,6 +13,9 @@ const (
 	AttestNone   = ""        // no attestation: never quoted at `tee`
 	AttestFile   = "file"    // an attestation someone else fetches, read from a file
 	AttestSEVSNP = "sev-snp" // this guest's SEV-SNP firmware, asked for each session key
+	// AttestTest is a TEST-ONLY device file (devnets): it "attests" every
+	// session key and is accepted only by nodes trusting its test root.
+	AttestTest = "test"
 )
 
 // SEV-SNP guest interfaces ([provider.attestation] device).
@@ -28,7 +31,7 @@ const (
 // session key rotates, and one that does not verify under this node's
 // [attest] policy is not announced.
 type AttestationConfig struct {
-	// Source is "" (none), "file" or "sev-snp".
+	// Source is "" (none), "file", "sev-snp" or, on a devnet, "test".
 	Source string `toml:"source"`
 	// File, for source "file", holds the attestation: its CBOR encoding
 	// (receipts/attest) or an SEV-SNP raw quote (the 1184-byte report,
@@ -54,9 +57,9 @@ func (a AttestationConfig) Validate() error {
 	var errs []error
 	switch a.Source {
 	case AttestNone:
-	case AttestFile:
+	case AttestFile, AttestTest:
 		if a.File == "" {
-			errs = append(errs, errors.New("provider.attestation.file: required with source = \"file\""))
+			errs = append(errs, fmt.Errorf("provider.attestation.file: required with source = %q", a.Source))
 		}
 	case AttestSEVSNP:
 		if a.Device == "" {
@@ -64,9 +67,9 @@ func (a AttestationConfig) Validate() error {
 				AttestSEVSNP, DeviceAuto, DeviceConfigFS))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("provider.attestation.source: %q is not one of \"\", %q, %q", a.Source, AttestFile, AttestSEVSNP))
+		errs = append(errs, fmt.Errorf("provider.attestation.source: %q is not one of \"\", %q, %q, %q", a.Source, AttestFile, AttestSEVSNP, AttestTest))
 	}
-	if a.Source != AttestFile && a.File != "" {
+	if a.Source != AttestFile && a.Source != AttestTest && a.File != "" {
 		errs = append(errs, fmt.Errorf("provider.attestation.file: set, but source is %q", a.Source))
 	}
 	return errors.Join(errs...)
@@ -80,7 +83,7 @@ func (p Config) validateAttestation() error {
 	if p.Attestation.Source == AttestNone {
 		for i, m := range p.Models {
 			if slices.Contains(m.Verification, terms.VerifyTEE) {
-				errs = append(errs, fmt.Errorf("provider.models[%d].verification: %q needs [provider.attestation] source (file or sev-snp)", i, terms.VerifyTEE))
+				errs = append(errs, fmt.Errorf("provider.models[%d].verification: %q needs [provider.attestation] source (file, sev-snp or, on a devnet, test)", i, terms.VerifyTEE))
 			}
 		}
 	}

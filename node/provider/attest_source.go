@@ -42,6 +42,16 @@ func newSource(cfg AttestationConfig, path func(string) string, quotes QuoteProv
 		return nil, nil
 	case AttestFile:
 		return &fileSource{path: path(cfg.File), ek: ek}, nil
+	case AttestTest:
+		raw, err := os.ReadFile(path(cfg.File))
+		if err != nil {
+			return nil, fmt.Errorf("provider.attestation.file: %w", err)
+		}
+		dev, err := attest.ParseTestDevice(raw)
+		if err != nil {
+			return nil, fmt.Errorf("provider.attestation.file: %s: %w", cfg.File, err)
+		}
+		return testSource{dev}, nil
 	case AttestSEVSNP:
 		if quotes == nil {
 			var err error
@@ -51,7 +61,7 @@ func newSource(cfg AttestationConfig, path func(string) string, quotes QuoteProv
 		}
 		return &deviceSource{qp: quotes, ek: ek}, nil
 	}
-	return nil, fmt.Errorf("provider.attestation.source: %q is not one of \"\", %q, %q", cfg.Source, AttestFile, AttestSEVSNP)
+	return nil, fmt.Errorf("provider.attestation.source: %q is not one of \"\", %q, %q, %q", cfg.Source, AttestFile, AttestSEVSNP, AttestTest)
 }
 
 // errNoDevice: no SEV-SNP guest interface on this machine.
@@ -162,3 +172,11 @@ func decodeAttestation(raw, ek []byte) (*attest.Attestation, error) {
 	}
 	return q, nil
 }
+
+// testSource is the TEST-ONLY device of a devnet: it attests every session
+// key it is given, which is why only a test root's nodes accept it.
+type testSource struct{ dev *attest.TestDevice }
+
+func (testSource) bound() bool { return true }
+
+func (s testSource) fetch(pub []byte) (*attest.Attestation, error) { return s.dev.Attest(pub), nil }

@@ -13,6 +13,7 @@ import (
 const (
 	KindSEVSNP = "sev-snp" // AMD SEV-SNP report + VCEK/VLEK certificate
 	KindTDX    = "tdx"     // Intel TDX quote v4; the PCK chain is inside the quote
+	// KindTest ("test", testkind.go) is TEST-ONLY, for devnets.
 )
 
 // MaxSize bounds an encoded attestation: a 1184-byte report and three DER
@@ -68,6 +69,9 @@ func Unmarshal(b []byte) (*Attestation, error) {
 }
 
 func (a *Attestation) checkShape() error {
+	if a.Kind == KindTest {
+		return a.checkTestShape()
+	}
 	if a.Kind == KindTDX {
 		if len(a.Report) == 0 || len(a.EKCert) > 0 || len(a.Intermediate) > 0 || len(a.Root) > 0 {
 			return fmt.Errorf("%w: a tdx attestation is a quote alone", ErrMalformed)
@@ -75,7 +79,7 @@ func (a *Attestation) checkShape() error {
 		return nil
 	}
 	if a.Kind != KindSEVSNP {
-		return fmt.Errorf("%w: kind %q (want %q)", ErrMalformed, a.Kind, KindSEVSNP)
+		return fmt.Errorf("%w: kind %q (want %q, %q or %q)", ErrMalformed, a.Kind, KindSEVSNP, KindTDX, KindTest)
 	}
 	if len(a.Report) != abi.ReportSize {
 		return fmt.Errorf("%w: report is %d bytes (want %d)", ErrMalformed, len(a.Report), abi.ReportSize)

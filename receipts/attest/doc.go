@@ -30,4 +30,12 @@
 // checks apply. Intel's TCB-info and QE-identity collateral are not fetched,
 // so the minimum TCB and the CRLs apply to SEV-SNP only; the tests verify
 // TDX against go-tdx-guest's recorded production quote.
+//
+// KindTest is TEST-ONLY, for trying `tee` on a devnet without hardware: a
+// file-based device key (TestDevice, PEM "TENZRO TEST-ONLY ATTESTATION
+// DEVICE") certified by a test root (PEM "... ROOT") signs the same
+// REPORT_DATA binding. Only a Policy whose TestRoot is that root accepts
+// it, and such a policy accepts nothing else; every other policy refuses it
+// with ErrTestRoot (also an ErrChain, so gossip only sets it aside). Its
+// Result says kind "test", product line "TEST-ONLY".
 package attest

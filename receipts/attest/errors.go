@@ -14,6 +14,9 @@ var (
 	// root, a carried ASK/ARK is not the trusted one, or the report
 	// signature does not verify under the endorsement key.
 	ErrChain = errors.New("attest: certificate chain or report signature refused")
+	// ErrTestRoot: a TEST-ONLY attestation (KindTest) at a node that
+	// trusts no test root; always returned with ErrChain.
+	ErrTestRoot = errors.New("attest: TEST-ONLY attestation refused: this node trusts real roots, not the devnet test root")
 	// ErrRevoked: a configured CRL revokes the intermediate or the
 	// endorsement key certificate.
 	ErrRevoked = errors.New("attest: certificate revoked")
@@ -36,6 +39,7 @@ var reasons = []struct {
 }{
 	{ErrMalformed, "malformed"},
 	{ErrWrongKey, "wrong_key"},
+	{ErrTestRoot, "test_root"},
 	{ErrChain, "chain"},
 	{ErrRevoked, "revoked"},
 	{ErrDebugGuest, "debug_guest"},

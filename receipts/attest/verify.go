@@ -2,6 +2,7 @@ package attest
 
 import (
 	"bytes"
+	"crypto/ed25519"
 	"crypto/subtle"
 	"crypto/x509"
 	"encoding/hex"
@@ -41,6 +42,11 @@ type Policy struct {
 	// AllowDebug accepts debug guests. Never set outside tests of other
 	// refusals: a debug guest's memory is open to its host.
 	AllowDebug bool
+	// TestRoot, when set, is the TEST-ONLY root of devnets (KindTest):
+	// a policy with it accepts test attestations under that root and
+	// nothing else, so a node never trusts real and test roots at once.
+	// Nil (every production node) refuses every test attestation.
+	TestRoot ed25519.PublicKey
 }
 
 // Result is what a verified attestation establishes.
@@ -79,6 +85,12 @@ func Verify(att *Attestation, session Session, p *Policy, now time.Time) (*Resul
 }
 
 func verifyUncached(att *Attestation, session Session, p *Policy, now time.Time) (*Result, error) {
+	if att.Kind == KindTest {
+		return verifyTest(att, session, p, now)
+	}
+	if p.TestRoot != nil {
+		return nil, fmt.Errorf("%w: this node trusts only the TEST-ONLY root, not %s vendor chains", ErrChain, att.Kind)
+	}
 	if att.Kind == KindTDX {
 		return verifyTDX(att, session, p, now)
 	}

@@ -97,7 +97,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 		g.log.Warn("provider claimed more tokens than it served; billing the gateway's count", "provider", o.Peer,
 			"claimed", r.Units, "billed", units)
 	}
-	bd, err := pricing.Price(o.Model.RateCard, units, req.Verification, g.cfg.Surcharges)
+	bd, err := pricing.Price(o.Model.RateCard, units, req.Verification, s.choice.sur)
 	endBilling(bspan, units, info, bd.Total, err)
 	if err != nil {
 		return res, fmt.Errorf("gateway: price %s: %w", o.Peer, err)

@@ -18,6 +18,9 @@ import (
 type choice struct {
 	offer router.Offer
 	quote pricing.Quote
+	// sur are the surcharges the quote used; the bill uses the same ones,
+	// so a governance change between quote and answer cannot reprice it.
+	sur pricing.Surcharges
 }
 
 // estimate bounds the request's units for quoting: every input byte counts
@@ -45,6 +48,10 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	if len(offers) == 0 {
 		return nil, nil, g.notAnnounced(req.Model, "")
 	}
+	sur, err := g.Surcharges(ctx)
+	if err != nil {
+		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_surcharges", Message: err.Error(), RetryAfter: time.Second}
+	}
 	units := estimate(req)
 	now := g.clock.Now()
 	choices := map[peer.ID]choice{}
@@ -59,11 +66,11 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		}
 		var id [32]byte
 		copy(id[:], o.Model.ModelID)
-		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, g.quoteUnits(units, o), req.Verification, g.cfg.Surcharges, now.Add(router.QuoteTTL), pricing.Digest{})
+		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, g.quoteUnits(units, o), req.Verification, sur, now.Add(router.QuoteTTL), pricing.Digest{})
 		if err != nil {
 			continue
 		}
-		choices[o.Peer] = choice{offer: o, quote: q}
+		choices[o.Peer] = choice{offer: o, quote: q, sur: sur}
 		lat := g.latency.Snapshot(o.Peer)
 		cands = append(cands, strategy.Candidate{
 			Peer: o.Peer, Price: q.Breakdown.Total, P95: lat.P95, Mean: lat.Mean, LatencyKnown: lat.Known(),

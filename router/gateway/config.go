@@ -12,8 +12,9 @@ import (
 // Config tunes routing. It is the one source of the routing defaults; the
 // node's [router] section holds it, so every field's TOML key is its own.
 type Config struct {
-	// Surcharges per verification level, micro-units per call, until
-	// consensus governs them.
+	// Surcharges per verification level, flat micro-units per call: the
+	// fallback of a gateway without a chain. With a chain the governed
+	// surcharge_* params are the only ones used (Deps.Surcharges).
 	Surcharges pricing.Surcharges `toml:"surcharges"`
 	// Deadline bounds a whole request: every attempt, failover and the
 	// continuation.

@@ -23,6 +23,7 @@ import (
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/breaker"
 	"github.com/tenzrod/tenzrod/router/hedge"
+	"github.com/tenzrod/tenzrod/router/pricing"
 	"github.com/tenzrod/tenzrod/router/quantile"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
@@ -64,6 +65,15 @@ type Deps struct {
 	// Streams pays standby successors by stream escrow (with a chain);
 	// nil opens none.
 	Streams StandbyStreams
+	// Surcharges, with a chain, are the governed verification surcharges
+	// (the chain's surcharge_* params): the only ones quotes and bills
+	// use. Nil (no chain) falls back to Config.Surcharges.
+	Surcharges SurchargeSource
+}
+
+// SurchargeSource reads the verification surcharges in force.
+type SurchargeSource interface {
+	Surcharges(ctx context.Context) (pricing.Surcharges, error)
 }
 
 // Ledger holds buyers' funds and what was paid: the node's datastore.
@@ -113,6 +123,7 @@ type Gateway struct {
 	successors     Successors
 	operators      Operators
 	streams        StandbyStreams
+	surcharges     SurchargeSource
 }
 
 // New returns a gateway.
@@ -162,7 +173,8 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		selector: sel, latency: lat, gaps: gaps, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
 		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
 		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing(),
-		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams}
+		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams,
+		surcharges: d.Surcharges}
 	brs.OnChange(g.breakerChanged)
 	return g, nil
 }

@@ -9,7 +9,9 @@
 //	max(minimum, Σ units × unit price) + surcharge(verification level)
 //
 // where the surcharge is the governed flat amount of the requested level
-// (none, receipt, optimistic, tee). All arithmetic is checked uint64: a
+// (none, receipt, optimistic, tee): the chain's surcharge_* params, in
+// micro-units per call; only a node without a chain uses its configured
+// [router.surcharges] instead. All arithmetic is checked uint64: a
 // product or sum beyond 2^64-1 micro-units is ErrOverflow, never a wrapped
 // (and therefore tiny) price. Price returns the whole Breakdown.
 //

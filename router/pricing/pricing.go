@@ -19,8 +19,8 @@ var (
 type Units = terms.Units
 
 // Surcharges are the governed flat surcharges, in micro-units per call, of
-// each verification level. Consensus governs them; until it does, the node
-// configures them.
+// each verification level. The chain's surcharge_* params govern them (the
+// same unit); a node without a chain uses its [router.surcharges].
 type Surcharges struct {
 	None       uint64 `cbor:"1,keyasint" json:"none" toml:"none"`
 	Receipt    uint64 `cbor:"2,keyasint" json:"receipt" toml:"receipt"`

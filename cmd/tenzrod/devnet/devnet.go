@@ -34,6 +34,10 @@ type Options struct {
 	// beyond Providers and a generated MoE model the providers serve with
 	// its experts at the holders (moe.go).
 	MoEHolders int
+	// TEE gives the devnet a TEST-ONLY attestation root and each provider
+	// a file-based test device, so `tee` can be tried without hardware
+	// (tee.go).
+	TEE bool
 }
 
 // Validate checks the options.
@@ -274,6 +278,7 @@ func printWelcome(o Options, m Manifest) {
 			m.Genesis, m.ChainPeers[0], m.BuyerKey)
 	}
 	fmt.Fprintf(w, "\n  OpenAI SDKs: base URL %s/v1, API key %s (buyer %s, paying from its escrow with each gateway)\n", m.Gateway, m.BuyerToken, m.BuyerChainAccount)
+	printTEE(w, o, bin, m.Gateway, m.Model)
 	printAddHints(w, bin, o, m)
 	fmt.Fprintf(w, "\nKill a provider (kill -9 PID) and watch it go down within 6 s. Ctrl-C stops every node the devnet started\n(a node you restart by hand is yours: the devnet names it, with its PID, if it is still running).\n")
 }

@@ -64,6 +64,10 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 	if err != nil {
 		return nil, chainInfo{}, err
 	}
+	tee, err := newTEEPlan(o)
+	if err != nil {
+		return nil, chainInfo{}, err
+	}
 	modelDir := filepath.Join(o.Dir, "models", node.DevnetModelName)
 	modelID, err := node.EnsureDevnetModel(modelDir)
 	if err != nil {
@@ -127,6 +131,9 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 		}
 		if err := os.MkdirAll(cfg.Home, 0o700); err != nil {
 			return nil, chainInfo{}, fmt.Errorf("devnet: %w", err)
+		}
+		if err := tee.apply(&cfg, s.role == node.RoleProvider && !s.holder); err != nil {
+			return nil, chainInfo{}, err
 		}
 		if _, err := p2p.LoadOrCreateKey(cfg.P2PConfig().KeyFile); err != nil {
 			return nil, chainInfo{}, err

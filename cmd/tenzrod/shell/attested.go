@@ -14,11 +14,18 @@ type attestedInfo struct {
 	Measurement string `json:"measurement"`
 }
 
+// testKind is the kind of a devnet's TEST-ONLY attestation (attest.KindTest).
+const testKind = "test"
+
 // teeLabel is the TEE column: the attestation's kind and the start of its
-// launch measurement, or "-" for a provider never quoted at tee.
+// launch measurement, or "-" for a provider never quoted at tee; a devnet's
+// test attestation says TEST-ONLY, never passing for hardware.
 func teeLabel(a *attestedInfo) string {
 	if a == nil {
 		return "-"
+	}
+	if a.Kind == testKind {
+		return "TEST-ONLY:" + shortHex(a.Measurement)
 	}
 	return a.Kind + ":" + shortHex(a.Measurement)
 }
@@ -26,7 +33,7 @@ func teeLabel(a *attestedInfo) string {
 // renderAttested lists every attested provider with its full measurement
 // (what an operator compares with the guest image it expects).
 func renderAttested(w io.Writer, provs []providerInfo) error {
-	n := 0
+	n, test := 0, false
 	tw := newTable(w)
 	for _, p := range provs {
 		if p.Attested == nil {
@@ -37,6 +44,7 @@ func renderAttested(w io.Writer, provs []providerInfo) error {
 		}
 		n++
 		a := p.Attested
+		test = test || a.Kind == testKind
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", shortID(p.PeerID), orDash(a.Kind), orDash(a.Signer), orDash(a.ProductLine), orDash(a.Measurement))
 	}
 	if n == 0 {
@@ -46,6 +54,9 @@ func renderAttested(w io.Writer, provs []providerInfo) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "attested: a TEE report bound to the provider's session key, verified here against the vendor chain; only these are quoted at tee")
+	if _, err := fmt.Fprintln(w, "attested: a TEE report bound to the provider's session key, verified here against the vendor chain; only these are quoted at tee"); err != nil || !test {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "kind test: a TEST-ONLY devnet device under this node's [attest] test_root; it proves nothing about confidentiality")
 	return err
 }

@@ -26,3 +26,27 @@ func TestQuotesShowAttestation(t *testing.T) {
 		t.Errorf("quote without attestation %q: want TEE -", got)
 	}
 }
+
+// TestQuotesLabelTestAttestation: a devnet's test attestation is shown
+// TEST-ONLY in the quotes, and the attested list says what it is.
+func TestQuotesLabelTestAttestation(t *testing.T) {
+	raw := []byte(`[{"provider":"12D3KooWRBhwfeP2Y4TCx1SM6s9rUoHhR5STiGwxBhgFRcw3UERE","key_backend":"software","region":"DE",
+	  "in_flight":0,"capacity":4,"breakdown":{"usage":300,"minimum":0},"surcharge":500,"price":800,"quote_digest":"aabbccddeeff00112233",
+	  "attested":{"kind":"test","signer":"TEST-DEVICE","product_line":"TEST-ONLY","measurement":"b0b1b2b3b4b5b6b7"}}]`)
+	var out bytes.Buffer
+	if err := renderQuotes(&out, raw, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := lineWith(t, out.String(), "w3UERE"); len(got) < 5 || got[4] != "TEST-ONLY:b0b1b2b3…" {
+		t.Errorf("test-attested quote %q: want TEE TEST-ONLY:b0b1b2b3…", got)
+	}
+	out.Reset()
+	provs := []providerInfo{{PeerID: "12D3KooWRBhwfeP2Y4TCx1SM6s9rUoHhR5STiGwxBhgFRcw3UERE",
+		Attested: &attestedInfo{Kind: "test", Signer: "TEST-DEVICE", ProductLine: "TEST-ONLY", Measurement: "b0b1"}}}
+	if err := renderAttested(&out, provs); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte("TEST-ONLY devnet device")) {
+		t.Errorf("attested list without the test-only note:\n%s", out.String())
+	}
+}

@@ -61,7 +61,9 @@ window.Market = (S, lookup) => {
         h('td', { class: p.key_backend === 'software' ? 'warn' : '' }, p.key_backend || '—'),
         h('td', {}, p.region ? h('span', { class: 'claim' }, p.region) : '—'),
         h('td', {}, p.hardware_class?.value ? h('span', { class: p.hardware_class.claimed ? 'claim' : '' }, p.hardware_class.value) : '—'),
-        h('td', { data: { tee: p.attested ? p.attested.kind : '' } }, p.attested ? h('span', { class: 'yes', title: `${p.attested.signer} · ${p.attested.product_line}\nmeasurement ${p.attested.measurement}` }, `${p.attested.kind} ${short(p.attested.measurement)}`) : '—'),
+        h('td', { data: { tee: p.attested ? p.attested.kind : '' } }, p.attested ? (p.attested.kind === 'test'
+          ? h('span', { class: 'warn', title: `TEST-ONLY devnet attestation: proves nothing about confidentiality\nmeasurement ${p.attested.measurement}` }, `TEST-ONLY ${short(p.attested.measurement)}`)
+          : h('span', { class: 'yes', title: `${p.attested.signer} · ${p.attested.product_line}\nmeasurement ${p.attested.measurement}` }, `${p.attested.kind} ${short(p.attested.measurement)}`)) : '—'),
         h('td', { title: (p.models || []).map(x => x.model_id).join('\n') }, models.join(', ') || '—'),
         h('td', { class: 'num' + (p.heartbeat_age_ms > 3000 ? ' warn' : '') }, p.last_heartbeat_ms ? ago(p.last_heartbeat_ms) : '—'));
     }));
