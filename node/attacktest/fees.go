@@ -1,0 +1,97 @@
+package attacktest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// RejectedRecordCPU is one validator's CPU (CheckTx and the block) for a
+// small record refused after its settler signature is verified: a record
+// without a receipt, the cheapest refusal to send in bulk (about 4,000
+// fit in one transaction, MaxRecordsPerTx). Measured by
+// `go test -run XXX -bench 'BenchmarkRejectedRecord/no-receipt' -benchtime 20x ./consensus/ledger/`
+// (issue 35 note), rounded up.
+const RejectedRecordCPU = 300 * time.Microsecond
+
+// MicroUnitsPerCPUSecond prices one second of one validator core: a
+// general-purpose cloud vCPU costs about $0.05 an hour, $14e-6 a second;
+// at 1 unit = $1 that is 14 µ, and 20 µ leaves room for the passes the
+// benchmark does not count (the proposer's PrepareProposal, mempool
+// rechecks after each block).
+const MicroUnitsPerCPUSecond = 20
+
+// spamPerTx is the number of failing records in each spam transaction.
+const spamPerTx = 200
+
+// feeSpam floods the chain with settlements of records that all fail
+// (valid settler signature, no receipt) and compares what the attacker
+// paid with what the validators spent: held when every spam transaction
+// paid fee_per_tx and that is at least the validators' CPU for its
+// records at MicroUnitsPerCPUSecond.
+func feeSpam(ctx context.Context, e *env) (Verdict, string, error) {
+	p, err := e.c.params(ctx)
+	if err != nil {
+		return Failed, "", err
+	}
+	vals := e.t.Validators
+	if vals == 0 {
+		var vs []json.RawMessage
+		if err := call(ctx, e.c.rpc, "tenzro_listValidators", nil, &vs); err != nil {
+			return Failed, "", err
+		}
+		vals = max(len(vs), 1)
+	}
+	if _, err := e.ownEscrow(ctx); err != nil {
+		return Failed, "", err
+	}
+	a, err := e.paidCall(ctx, "whose provider is spammed")
+	if err != nil {
+		return Failed, "", err
+	}
+	b := e.t.buyer()
+	a0, err := e.c.account(ctx, b)
+	if err != nil {
+		return Failed, "", err
+	}
+	rejected := 0
+	for i := 0; i < e.t.SpamTxs; i++ {
+		recs := make([]ledger.PaymentRecord, spamPerTx)
+		for j := range recs {
+			r := ledger.PaymentRecord{Payer: b, Settler: b, Provider: a.Record.Provider, Price: 1, Units: 1, ExpiryHeight: a0.Height + 50}
+			_, _ = rand.Read(r.RequestDigest[:])
+			if err := ledger.SignRecord(e.t.BuyerKey, e.c.chainID, &r); err != nil {
+				return Failed, "", err
+			}
+			recs[j] = r
+		}
+		rep, _, err := e.c.settle(ctx, e.t.BuyerKey, recs)
+		if err != nil {
+			return Failed, "", err
+		}
+		if rep.Settled != 0 {
+			return Broke, fmt.Sprintf("%d spam records settled", rep.Settled), nil
+		}
+		rejected += len(rep.Skipped)
+	}
+	a1, err := e.c.account(ctx, b)
+	if err != nil {
+		return Failed, "", err
+	}
+	paid := a0.Balance - a1.Balance
+	if a1.Balance > a0.Balance || paid != uint64(e.t.SpamTxs)*p.FeePerTx {
+		return Broke, fmt.Sprintf("the attacker's balance moved %d -> %d for %d transactions at fee_per_tx %d", a0.Balance, a1.Balance, e.t.SpamTxs, p.FeePerTx), nil
+	}
+	attacker := float64(paid) * 1000 / float64(rejected)
+	validators := RejectedRecordCPU.Seconds() * 1000 * float64(vals) * MicroUnitsPerCPUSecond
+	detail := fmt.Sprintf("fee_per_tx %d µ: %d rejected records cost the attacker %d µ, %.1f µ per 1,000; the %d validators spend ≈ %.1f µ of CPU per 1,000 (%s each at %d µ/s)",
+		p.FeePerTx, rejected, paid, attacker, vals, validators, RejectedRecordCPU, MicroUnitsPerCPUSecond)
+	if attacker < validators {
+		return Broke, detail, nil
+	}
+	return Held, detail, nil
+}
