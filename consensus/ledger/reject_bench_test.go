@@ -42,6 +42,11 @@ func BenchmarkRejectedRecord(b *testing.B) {
 			r.Sig[0] ^= 1
 			return r
 		}},
+		{"no-receipt", ledger.CodeBadReceipt, func(b *testing.B, _ *machine, _, _ int, r ledger.PaymentRecord) ledger.PaymentRecord {
+			r.Receipt, r.ReceiptHash = nil, ledger.Hash32{}
+			buyer, _ := signer("buyer", 0)
+			return signed(b, buyer, r) // a valid settler signature, checked before the missing receipt
+		}},
 		{"bad-cert", ledger.CodeBadReceipt, forgedCert},
 		{"bad-receipt-sig", ledger.CodeBadReceipt, forgedReceiptSig},
 		{"record-mismatch", ledger.CodeRecordMismatch, nil}, // the front-run: the receipt names the gateway as settler

@@ -67,7 +67,9 @@ func (t Target) withDefaults() Target {
 }
 
 // buyer is the honest buyer's (and buyer-side attacker's) account.
-func (t *Target) buyer() ledger.AccountID { return ledger.AccountOf(t.BuyerKey.Public().(ed25519.PublicKey)) }
+func (t *Target) buyer() ledger.AccountID {
+	return ledger.AccountOf(t.BuyerKey.Public().(ed25519.PublicKey))
+}
 
 // Verdict is a scenario's outcome.
 type Verdict string
