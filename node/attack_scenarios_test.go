@@ -50,6 +50,16 @@ func TestAttackScenarios(t *testing.T) {
 			ran++
 		}
 	}
+	// No forged record settled, so neither the provider's collector nor
+	// the gateway's outbox found its own record pre-empted; both settled.
+	for n, prefix := range map[*Node]string{prov: "tenzro_settle_collector_records_", gw: "tenzro_settle_outbox_records_"} {
+		if v := metricValue(t, n, prefix+"preempted_total"); v != 0 {
+			t.Errorf("%spreempted_total = %v, want 0", prefix, v)
+		}
+	}
+	if v := metricValue(t, prov, "tenzro_settle_collector_records_settled_total"); v == 0 {
+		t.Error("the provider's collector settled no record")
+	}
 	if want := len(attacktest.All()) - 4; ran != want { // the four kept in-tree are n/a here
 		t.Errorf("%d scenarios held, want %d", ran, want)
 	}
