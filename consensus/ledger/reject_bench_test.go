@@ -117,6 +117,7 @@ func benchStage(b *testing.B, st rejectStage) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*rejectBatch), "ns/record")
+	b.ReportMetric(float64(len(txs[0]))/rejectBatch, "B/record") // how many an attacker packs in one transaction
 	r := report(b, last.Txs[0])
 	want := 0
 	if st.code == ledger.CodeOK {
