@@ -1,6 +1,7 @@
 package attacktest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -92,12 +93,19 @@ func oversized(ctx context.Context, e *env) (Verdict, string, error) {
 }
 
 // streamFlood is #19's third probe: one token's burst of concurrent calls
-// opened every provider's breaker, and every other buyer got 503. The
-// burst must meet the buyer's fair share (429s naming the limit) and the
-// call after it must be served (Run's honest call); what the flooder's
-// own calls got is reported.
+// made providers answer overloaded, each answer counted as a failure, so
+// every breaker opened and every other buyer got 503. Now the burst meets
+// the buyer's fair share (429) and the providers' typed "busy", which are
+// neutral: no attempt may count as a provider failure (the gateway's
+// tenzro_router_attempts_total{outcome="failed"}), and the call after it
+// is served (Run's honest call). The flooder's own statuses are reported.
 func streamFlood(ctx context.Context, e *env) (Verdict, string, error) {
-	const n = 64
+	const n = 96
+	failed0, err := e.t.metricSum(ctx, "tenzro_router_attempts_total", `outcome="failed"`)
+	if err != nil {
+		return Failed, "", err
+	}
+	throttled0, _ := e.t.metricSum(ctx, "tenzro_router_attempts_total", `outcome="throttled"`)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes := map[int]int{}
@@ -106,7 +114,7 @@ func streamFlood(ctx context.Context, e *env) (Verdict, string, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, err := e.t.chat(ctx, e.t.Token, fmt.Sprint("flood ", i), 4, nil)
+			a, err := e.t.chat(ctx, e.t.Token, fmt.Sprint("flood ", i, ": write a long story about rivers"), 48, nil)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -122,11 +130,45 @@ func streamFlood(ctx context.Context, e *env) (Verdict, string, error) {
 		}()
 	}
 	wg.Wait()
-	detail := fmt.Sprintf("%d concurrent calls, status: count %v; first bodies %v", n, codes, sample)
-	if codes[-1] > 0 || codes[http.StatusTooManyRequests] == 0 {
+	failed, err := e.t.metricSum(ctx, "tenzro_router_attempts_total", `outcome="failed"`)
+	if err != nil {
+		return Failed, "", err
+	}
+	throttled, _ := e.t.metricSum(ctx, "tenzro_router_attempts_total", `outcome="throttled"`)
+	detail := fmt.Sprintf("%d concurrent calls, status: count %v; %.0f provider attempts throttled (neutral), %.0f counted failed; first bodies %v",
+		n, codes, throttled-throttled0, failed-failed0, sample)
+	if codes[-1] > 0 || failed > failed0 {
 		return Broke, detail, nil
 	}
 	return Held, detail, nil
+}
+
+// metricSum adds up the gateway's /metrics samples of name whose labels
+// contain match.
+func (t *Target) metricSum(ctx context.Context, name, match string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.API+"/metrics", nil)
+	if err != nil {
+		return 0, fmt.Errorf("attacktest: %w", err)
+	}
+	resp, err := t.HTTP.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("attacktest: GET /metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	var sum float64
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, match) {
+			continue
+		}
+		var v float64
+		if _, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v); err == nil {
+			sum += v
+		}
+	}
+	return sum, sc.Err()
 }
 
 // slowBodies is issue 35's high finding (and #19's slow 4 MB bodies):
