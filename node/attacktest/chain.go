@@ -202,7 +202,12 @@ func (c *chain) settled(ctx context.Context, payer ledger.AccountID, rd ledger.H
 
 // until polls cond every 250 ms until it holds or the chain wait runs out.
 func (c *chain) until(ctx context.Context, what string, cond func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, c.wait)
+	return c.untilFor(ctx, c.wait, what, cond)
+}
+
+// untilFor is until with its own bound.
+func (c *chain) untilFor(ctx context.Context, wait time.Duration, what string, cond func() (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
 		ok, err := cond()
@@ -211,7 +216,7 @@ func (c *chain) until(ctx context.Context, what string, cond func() (bool, error
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("attacktest: %s: not within %s (last error: %v)", what, c.wait, err)
+			return fmt.Errorf("attacktest: %s: not within %s (last error: %v)", what, wait, err)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

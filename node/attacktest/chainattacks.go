@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -87,8 +88,13 @@ func abortedStream(ctx context.Context, e *env) (Verdict, string, error) {
 	if chunks == 0 {
 		return Failed, "", fmt.Errorf("attacktest: the stream sent no chunk (HTTP %d)", resp.StatusCode)
 	}
+	// The provider's collector settles it within seconds as a rule, but it
+	// has been seen to take over a minute on a devnet; the gateway's outbox
+	// submits anything unsettled after its grace (60 s by default), so the
+	// wait covers that too.
 	var got payment
-	err = e.c.until(ctx, "a record for the aborted stream", func() (bool, error) {
+	left := time.Now()
+	err = e.c.untilFor(ctx, e.c.wait+90*time.Second, "a record for the aborted stream", func() (bool, error) {
 		now, err := e.settledList(ctx)
 		for _, p := range now {
 			d, _ := hex.DecodeString(p.RequestDigest)
@@ -102,7 +108,8 @@ func abortedStream(ctx context.Context, e *env) (Verdict, string, error) {
 	if err != nil {
 		return Broke, fmt.Sprintf("left after %d chunks; no record for the delivered part settled (%v)", chunks, err), nil
 	}
-	return Held, fmt.Sprintf("left after %d chunks; billed %d µ for the delivered part", chunks, got.Price), nil
+	return Held, fmt.Sprintf("left after %d chunks; billed %d µ for the delivered part, settled %s after", chunks, got.Price,
+		time.Since(left).Round(100*time.Millisecond)), nil
 }
 
 func (e *env) isKnown(d []byte) bool {
