@@ -13,10 +13,10 @@ import (
 
 // RejectedRecordCPU is one validator's CPU (CheckTx and the block) for a
 // small record refused after its settler signature is verified: a record
-// without a receipt, the cheapest refusal to send in bulk (about 4,000
-// fit in one transaction, MaxRecordsPerTx). Measured by
-// `go test -run XXX -bench 'BenchmarkRejectedRecord/no-receipt' -benchtime 20x ./consensus/ledger/`
-// (issue 35 note), rounded up.
+// without a receipt, the cheapest refusal to send in bulk (about 3,600
+// fit in one 1 MB transaction). BenchmarkRejectedRecord/no-receipt
+// measured 142–384 µs at load averages 10–14 on 2 cores (scripts/bench-spam;
+// issue 35's note), so 300 µs, not a quiet machine's best case.
 const RejectedRecordCPU = 300 * time.Microsecond
 
 // MicroUnitsPerCPUSecond prices one second of one validator core: a
