@@ -34,6 +34,7 @@ func TestAttackScenarios(t *testing.T) {
 	defer cancel()
 	results, err := attacktest.Run(ctx, attacktest.Target{API: gw.APIURL(), Token: testToken, BuyerKey: testBuyerKey,
 		SettlerKey: settler, Model: DevnetModelName, Provider: prov.Host().ID().String(),
+		ProviderAddrs: prov.Host().Addrs(), Network: "test",
 		SlowSenders: 40, SlowFor: 4 * time.Second, SpamTxs: 2, Settle: 60 * time.Second}, nil, testLogger())
 	var table strings.Builder
 	attacktest.Table(&table, results)
@@ -60,7 +61,7 @@ func TestAttackScenarios(t *testing.T) {
 	if v := metricValue(t, prov, "tenzro_settle_collector_records_settled_total"); v == 0 {
 		t.Error("the provider's collector settled no record")
 	}
-	if want := len(attacktest.All()) - 4; ran != want { // the four kept in-tree are n/a here
+	if want := len(attacktest.All()) - 3; ran != want { // the three kept in-tree are n/a here
 		t.Errorf("%d scenarios held, want %d", ran, want)
 	}
 }

@@ -26,10 +26,12 @@ type manifest struct {
 	BuyerToken string `json:"buyer_token"`
 	BuyerKey   string `json:"buyer_key"`
 	Model      string `json:"model"`
+	Network    string `json:"network"`
 	Nodes      []struct {
-		Role string `json:"role"`
-		API  string `json:"api"`
-		Home string `json:"home"`
+		Role string   `json:"role"`
+		API  string   `json:"api"`
+		P2P  []string `json:"p2p"`
+		Home string   `json:"home"`
 	} `json:"nodes"`
 }
 
@@ -49,6 +51,8 @@ func run(args []string, out, errOut io.Writer) error {
 	buyerKey := fs.String("buyer-key", "", "that buyer's chain account key file (default: the devnet's buyer key)")
 	settlerKey := fs.String("settler-key", "", "the gateway's account key file, for the gateway-side attacks (default: HOME/account.key of the devnet node serving --api; none: n/a)")
 	model := fs.String("model", "", "model name of honest calls (default: the devnet's)")
+	provider := fs.String("provider-addr", "", "a provider's p2p multiaddr with /p2p/ID, for the unregistered peer's attack (default: the devnet's first provider)")
+	network := fs.String("network", "", "the network name the provider serves (default: the devnet's)")
 	only := fs.String("only", "", "run only scenarios whose name matches this regular expression")
 	slow := fs.Int("slow-senders", 40, "slow unauthenticated body senders (half /rpc, half /v1)")
 	slowFor := fs.Duration("slow-for", 6*time.Second, "how long the slow senders send")
@@ -71,6 +75,16 @@ func run(args []string, out, errOut io.Writer) error {
 	}
 	t := attacktest.Target{API: or(*api, m.Gateway), Token: or(*token, m.BuyerToken), Model: or(*model, m.Model),
 		SlowSenders: *slow, SlowFor: *slowFor, SpamTxs: *spam, Settle: *wait}
+	t.Network = or(*network, m.Network)
+	if *provider != "" {
+		t.ProviderAddrs = []string{*provider}
+	} else {
+		for _, n := range m.Nodes {
+			if n.Role == "provider" && len(n.P2P) > 0 && t.ProviderAddrs == nil {
+				t.ProviderAddrs = n.P2P
+			}
+		}
+	}
 	var err error
 	if t.BuyerKey, err = readKey("--buyer-key", or(*buyerKey, m.BuyerKey)); err != nil {
 		return err

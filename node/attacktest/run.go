@@ -43,7 +43,7 @@ func All() []Scenario {
 		{"record-combinations-and-race", "#35 item 4", recordCombos},
 		{"gateway-records-never-served", "#35 item 4", neverServed},
 		{"fee-spam-failing-records", "#35 item 4/5", feeSpam},
-		{"unregistered-peer-free-calls", "#19 row 4", inTree("p2p/infer TestUnknownCallerBudget, TestNeverReadingStreamsFreeTheirSlots (needs a libp2p host of its own)")},
+		{"unregistered-peer-free-calls", "#19 row 4", unregisteredFreeCalls},
 		{"name-squat", "#19 row 5", inTree("node TestGatewaySquatterNeverRouted (needs a rogue provider)")},
 		{"relay-graylisting", "#19 row 6", inTree("gossip TestRelayNotPenalisedForAnotherView (needs gossip peers)")},
 		{"provider-units-beyond-wire", "#35 item 4", inTree("router/gateway billing capped by the wire; a receipt over-claiming is refused on chain as 52 (ledger TestRecordBoundToReceipt): needs a rogue provider")},

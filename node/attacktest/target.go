@@ -41,6 +41,14 @@ type Target struct {
 	// Validators is how many validators re-check every record (the fee
 	// scenario's cost to the network); 0 asks the chain.
 	Validators int
+	// ProviderAddrs are a provider's p2p multiaddrs (with /p2p/ID) and
+	// Network the network name, for the attack from an unregistered peer;
+	// without them it is n/a. UnknownBudget is the most calls a provider
+	// may serve an unknown, unpaying caller in a burst (its
+	// unknown_rate_per_minute, 6 by default).
+	ProviderAddrs []string
+	Network       string
+	UnknownBudget int
 	// HTTP is the client for honest calls (nil: a fresh one).
 	HTTP *http.Client
 }
@@ -58,6 +66,9 @@ func (t Target) withDefaults() Target {
 	}
 	if t.Settle == 0 {
 		t.Settle = 60 * time.Second
+	}
+	if t.UnknownBudget == 0 {
+		t.UnknownBudget = 6
 	}
 	if t.HTTP == nil {
 		t.HTTP = &http.Client{Timeout: 60 * time.Second}
