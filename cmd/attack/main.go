@@ -108,10 +108,13 @@ func run(args []string, out, errOut io.Writer) error {
 			return fmt.Errorf("--only: %w", err)
 		}
 	}
+	// The libp2p host of the unregistered-peer attack logs through the
+	// default logger: quiet unless -v, so the table stays readable.
 	log := slog.New(slog.DiscardHandler)
 	if *verbose {
 		log = slog.New(slog.NewTextHandler(errOut, nil))
 	}
+	slog.SetDefault(log)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintf(out, "attacking %s (model %s)\n\n", t.API, t.Model)
