@@ -15,7 +15,7 @@ import (
 // small record refused after its settler signature is verified: a record
 // without a receipt, the cheapest refusal to send in bulk (about 3,600
 // fit in one 1 MB transaction). BenchmarkRejectedRecord/no-receipt
-// measured 142–384 µs at load averages 10–14 on 2 cores (scripts/bench-spam;
+// measured 142–469 µs at load averages 10–14 on 2 cores (scripts/bench-spam;
 // issue 35's note), so 300 µs, not a quiet machine's best case.
 const RejectedRecordCPU = 300 * time.Microsecond
 
