@@ -45,7 +45,7 @@ type OutboxConfig struct {
 // DefaultOutboxConfig returns the outbox defaults (Dir empty).
 func DefaultOutboxConfig() OutboxConfig {
 	return OutboxConfig{Validity: 300, Grace: 60 * time.Second, CheckAfter: 3 * time.Second, Interval: time.Second,
-		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 1000}
+		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: ledger.MaxRecordsPerTx}
 }
 
 func (c OutboxConfig) withDefaults() OutboxConfig {
