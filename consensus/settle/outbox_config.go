@@ -38,14 +38,16 @@ type OutboxConfig struct {
 	// MaxBackoff bounds the delay between retries of a failing provider
 	// or a failing submission (it starts at Interval and doubles).
 	MaxBackoff time.Duration `toml:"max_backoff"`
-	// SubmitBatch bounds the records checked and submitted in one pass.
+	// SubmitBatch bounds the records checked and submitted in one pass
+	// (SubmitAll splits them into settlements of at most
+	// ledger.MaxRecordsPerTx).
 	SubmitBatch int `toml:"submit_batch"`
 }
 
 // DefaultOutboxConfig returns the outbox defaults (Dir empty).
 func DefaultOutboxConfig() OutboxConfig {
 	return OutboxConfig{Validity: 300, Grace: 60 * time.Second, CheckAfter: 3 * time.Second, Interval: time.Second,
-		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: ledger.MaxRecordsPerTx}
+		DeliverBatch: 32, DeliverTimeout: 30 * time.Second, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 1000}
 }
 
 func (c OutboxConfig) withDefaults() OutboxConfig {
@@ -97,8 +99,8 @@ func (c OutboxConfig) Validate() error {
 	if c.MaxBackoff < c.Interval || c.MaxBackoff > time.Hour {
 		bad("max_backoff", "%s outside interval (%s)..1h", c.MaxBackoff, c.Interval)
 	}
-	if c.SubmitBatch < 1 || c.SubmitBatch > ledger.MaxRecordsPerTx {
-		bad("submit_batch", "%d outside 1..%d", c.SubmitBatch, ledger.MaxRecordsPerTx)
+	if c.SubmitBatch < 1 || c.SubmitBatch > 4*ledger.MaxRecordsPerTx {
+		bad("submit_batch", "%d outside 1..%d", c.SubmitBatch, 4*ledger.MaxRecordsPerTx)
 	}
 	return errors.Join(errs...)
 }
