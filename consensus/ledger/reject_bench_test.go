@@ -37,6 +37,10 @@ type rejectStage struct {
 func BenchmarkRejectedRecord(b *testing.B) {
 	stages := []rejectStage{
 		{"duplicate", ledger.CodeDuplicateRecord, nil}, // replays of settled records, built below
+		// Replays without the receipt envelope (the dedupe comes before
+		// any receipt or signature check): the cheapest record to send,
+		// free of record fees, priced by fee_per_tx alone.
+		{"duplicate-bare", ledger.CodeDuplicateRecord, nil},
 		{"bad-record-sig", ledger.CodeBadRecordSig, func(b *testing.B, _ *machine, _, _ int, r ledger.PaymentRecord) ledger.PaymentRecord {
 			r.Sig = append([]byte(nil), r.Sig...)
 			r.Sig[0] ^= 1
@@ -97,9 +101,17 @@ func benchStage(b *testing.B, st rejectStage) {
 	for i := range batches {
 		batches[i] = build(i)
 	}
-	if st.name == "duplicate" { // settle them first, then time their replays
-		for _, recs := range batches {
+	if st.code == ledger.CodeDuplicateRecord { // settle them first, then time their replays
+		for i, recs := range batches {
 			c.mustApply(c.sign(buyer, &ledger.Settlement{Records: recs}))
+			if st.name == "duplicate-bare" {
+				bare := make([]ledger.PaymentRecord, len(recs))
+				for j, r := range recs {
+					r.Receipt = nil
+					bare[j] = r
+				}
+				batches[i] = bare
+			}
 		}
 	}
 	nonce := c.account(buyer.Account()).Nonce
