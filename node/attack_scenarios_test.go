@@ -14,8 +14,9 @@ import (
 // scripts/attack runs against a devnet, on a validator-gateway and a
 // registered provider over libp2p and a real chain: each break found so
 // far must hold, with the honest call after it served. The chain charges
-// a fee per transaction so the fee-spam scenario measures what failing
-// records cost an attacker; the provider's collector waits 4 s so the
+// a fee per transaction and per record so the fee-spam scenario checks
+// what failing records cost an attacker (fee_per_tx each, fee_per_record
+// a refused record); the provider's collector waits 4 s so the
 // front-runner really submits first.
 func TestAttackScenarios(t *testing.T) {
 	params := testChainParams(3600)
