@@ -77,7 +77,8 @@ func TestCreditWithdrawalAfterServedStillPays(t *testing.T) {
 // settler's debt (its next call is still refused unpaid); submitted to
 // the chain, the first three are skipped with their codes; a genuine record settled once and replayed in a later
 // Settlement is skipped as a duplicate. Escrow and operator balances move
-// by the genuine record only.
+// by the genuine record only; the submitter pays fee_per_record for each
+// refused record and none for the duplicate.
 func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	params := testChainParams(3600)
 	params.FeePerRecord = 3
@@ -136,6 +137,8 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	_, err := c.call(t, h, prov, c.request(auth, "still owing", 4))
 	refused(t, "a call after only refused records", nil, err, http.StatusPaymentRequired, terms.CodeUnpaid)
 
+	payer := c.payerID()
+	payer0 := accountBalance(t, c.chain, payer)
 	outs, err := settle.SubmitAll(t.Context(), c.sub, []ledger.PaymentRecord{forged, altered, foreignReceipt})
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +149,10 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 		}
 	}
 	unchanged("after the forged records", 0, 0)
+	// Refused after signature work: the submitter pays fee_per_record each.
+	if b, want := accountBalance(t, c.chain, payer), payer0-params.FeePerTx-3*params.FeePerRecord; b != want {
+		t.Fatalf("submitter of 3 refused records: %d, want %d − fee_per_tx %d − 3 × %d", b, payer0, params.FeePerTx, params.FeePerRecord)
+	}
 
 	if res := c.deliver(t, h, prov, good); !res[0].OK() {
 		t.Fatalf("the genuine record refused: %+v", res[0])
@@ -160,6 +167,10 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	}
 	if o := outs[0]; o.Status != settle.Duplicate || o.Code != ledger.CodeDuplicateRecord || o.Height == 0 {
 		t.Fatalf("replayed record: %+v, want a duplicate skipped in a block", o)
+	}
+	// A duplicate costs its submitter no record fee.
+	if b, want := accountBalance(t, c.chain, payer), payer0-2*params.FeePerTx-3*params.FeePerRecord; b != want {
+		t.Fatalf("submitter after the replay: %d, want %d", b, want)
 	}
 	unchanged("after the replay", good.Price, params.FeePerRecord)
 }

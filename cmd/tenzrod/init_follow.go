@@ -120,12 +120,16 @@ func contains(xs []string, x string) bool {
 // room for beyond the bond (the registration, name bindings, settlements).
 const txFeeRoom = 100
 
-// suggestedFunding is the bond plus txFeeRoom transaction fees, or false
-// if that overflows.
+// suggestedFunding is the bond plus txFeeRoom transaction fees plus what a
+// full settlement must hold up front for its records (FeePerRecord ×
+// MaxRecordsPerTx: the chain refuses a settlement its signer could not
+// pay every record's fee of), or false if that overflows.
 func suggestedFunding(p consensus.Params) (uint64, bool) {
 	hi, fees := bits.Mul64(p.FeePerTx, txFeeRoom)
+	hi2, hold := bits.Mul64(p.FeePerRecord, consensus.MaxRecordsPerTx)
 	total, carry := bits.Add64(p.MinServingBond, fees, 0)
-	return total, hi == 0 && carry == 0
+	total, carry2 := bits.Add64(total, hold, 0)
+	return total, hi == 0 && hi2 == 0 && carry == 0 && carry2 == 0
 }
 
 // printFollowerNext prints who the new follower is on chain and the exact

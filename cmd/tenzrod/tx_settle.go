@@ -143,7 +143,8 @@ func checkSettleReport(dataHex string) error {
 		}
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("tx: settle: %d of %d record(s) skipped: %s", len(bad), int(rep.Settled)+len(rep.Skipped), strings.Join(bad, "; "))
+		return fmt.Errorf("tx: settle: %d of %d record(s) skipped (record fees paid for them: %d µ): %s",
+			len(bad), int(rep.Settled)+len(rep.Skipped), rep.Fee, strings.Join(bad, "; "))
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ const (
 	CodeNoProvider       Code = 33 // signer operates no registered, bonded provider
 	CodeBadRecordSig     Code = 34 // payment record not signed by the settler of the escrow it draws on
 	CodeExpiredRecord    Code = 35 // payment record past its expiry height
-	CodeFeeTooLow        Code = 36 // signer cannot pay FeePerTx
+	CodeFeeTooLow        Code = 36 // signer cannot pay FeePerTx (a settlement: plus FeePerRecord per record, up front)
 	CodeUnknownStream    Code = 37 // no stream escrow with this ID
 	CodeStreamClosed     Code = 38 // stream escrow stopped or paid out in full
 	CodeNotPayee         Code = 39 // signer is not the operator a stream escrow pays

@@ -42,7 +42,11 @@
 // SettleReport, so resubmitting a batch is safe; only a malformed
 // settlement is refused whole. A settled record credits the provider's
 // operator its price less FeePerRecord (to the fee pool): Σ debited from
-// escrows = Σ credited to operators + Σ record fees. Escrow withdrawals
+// escrows = Σ credited to operators + Σ record fees. A record refused at
+// or after its escrow lookup costs the settlement's signer FeePerRecord
+// (to the fee pool; an expired or duplicate one is free), and a
+// settlement is admitted only if its signer holds FeePerTx + FeePerRecord
+// × its records (at most MaxRecordsPerTx) up front (settle_fee.go). Escrow withdrawals
 // wait WithdrawDelayBlocks (longer than a record's validity plus the
 // gateway's grace period) before EscrowClaim pays them out; meanwhile they
 // are not available to records. Every settled record is indexed by payer

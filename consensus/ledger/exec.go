@@ -79,12 +79,23 @@ func run(parent KV, blk Block, tx *Tx, charged bool) (Effects, error) {
 }
 
 // chargeFee takes FeePerTx from the signer for the fee pool and consumes
-// the nonce; a signer that cannot pay is refused (nothing consumed).
+// the nonce; a signer that cannot pay is refused (nothing consumed). A
+// settlement's signer must also hold FeePerRecord for each of its records
+// up front (upfrontFees): what its refused records cost it is debited
+// once they ran (settle), so the check is what makes that debit payable.
 func (r *txRun) chargeFee() error {
 	acct := r.signer
 	fee := r.params.FeePerTx
-	if acct.Balance < fee {
-		return reject(CodeFeeTooLow, "%s has %d, fee is %d", r.tx.Body.Signer, acct.Balance, fee)
+	need, err := r.upfrontFees()
+	if err != nil {
+		return err
+	}
+	if acct.Balance < need {
+		if need == fee {
+			return reject(CodeFeeTooLow, "%s has %d, fee is %d", r.tx.Body.Signer, acct.Balance, fee)
+		}
+		return reject(CodeFeeTooLow, "%s has %d, a settlement of %d records needs fee_per_tx %d + fee_per_record %d per record = %d up front",
+			r.tx.Body.Signer, acct.Balance, len(r.tx.Payload.(*Settlement).Records), fee, r.params.FeePerRecord, need)
 	}
 	acct.Balance -= fee
 	acct.Nonce++

@@ -28,7 +28,9 @@ type Params struct {
 	// also when the transaction fails inside a block.
 	FeePerTx uint64 `cbor:"11,keyasint" json:"fee_per_tx"`
 	// FeePerRecord is taken from the provider's credit of each settled
-	// record (at most the record's price) and paid to FeePoolAccount.
+	// record (at most the record's price) and paid to FeePoolAccount; a
+	// record refused after signature work costs the settlement's signer
+	// the same, held up front for every record (settle_fee.go).
 	FeePerRecord uint64 `cbor:"12,keyasint" json:"fee_per_record"`
 	// WithdrawDelayBlocks is how long an escrow withdrawal waits before it
 	// pays out. It must exceed a payment record's validity (its expiry

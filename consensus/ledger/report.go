@@ -24,13 +24,17 @@ type CodeCount struct {
 
 // SettleReport is the result data of an applied settlement (canonical CBOR
 // in the transaction result's data): how many records settled, which were
-// skipped and why, and the skips per reason in code order. A submitter
+// skipped and why, the skips per reason in code order, and the record
+// fees the submitter paid for the skipped ones. A submitter
 // resubmitting after a crash sees its already-settled records as
 // CodeDuplicateRecord skips.
 type SettleReport struct {
 	Settled uint32          `cbor:"1,keyasint" json:"settled"`
 	Skipped []SkippedRecord `cbor:"2,keyasint,omitempty" json:"skipped,omitempty"`
 	Counts  []CodeCount     `cbor:"3,keyasint,omitempty" json:"counts,omitempty"`
+	// Fee is what the submitter paid for its refused records:
+	// FeePerRecord for each skip other than an expiry or a duplicate.
+	Fee uint64 `cbor:"4,keyasint,omitempty" json:"fee,omitempty"`
 }
 
 // DecodeSettleReport parses a settlement result's data.
@@ -72,6 +76,9 @@ func (r *SettleReport) String() string {
 			sep = ": "
 		}
 		fmt.Fprintf(&b, "%s%s %d", sep, c.Code, c.Count)
+	}
+	if r.Fee != 0 {
+		fmt.Fprintf(&b, "; record fees %d", r.Fee)
 	}
 	return b.String()
 }

@@ -16,7 +16,9 @@ import (
 // coverage, unknown escrow or provider) is skipped: its writes are
 // dropped, and its index and code go into the transaction's SettleReport,
 // so resubmitting a batch after a crash is safe and one bad record does not
-// block the others. Only a store failure fails the transaction.
+// block the others. A skipped record refused at or after its escrow
+// lookup costs the signer FeePerRecord (settle_fee.go; the report's Fee).
+// Only a store failure fails the transaction.
 func (r *txRun) settle(s *Settlement) error {
 	chainID, err := r.chainID()
 	if err != nil {
@@ -24,6 +26,7 @@ func (r *txRun) settle(s *Settlement) error {
 	}
 	receipts := newReceiptChecker(r.blk.Time, r.blk.sigs)
 	var rep SettleReport
+	var charged uint32 // refused records the submitter pays FeePerRecord for
 	for i := range s.Records {
 		rec := &s.Records[i]
 		ro := NewOverlay(r.st)
@@ -35,9 +38,15 @@ func (r *txRun) settle(s *Settlement) error {
 			rep.Settled++
 		case errors.As(err, &te):
 			rep.skip(i, te)
+			if !recordFeeExempt(te.Code) {
+				charged++
+			}
 		default:
 			return err
 		}
+	}
+	if rep.Fee, err = r.chargeRecordFees(charged); err != nil {
+		return err
 	}
 	data, err := cborx.Marshal(rep)
 	if err != nil {

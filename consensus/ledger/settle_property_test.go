@@ -23,7 +23,9 @@ func (e escrowModel) available() uint64 { return e.balance - e.pending }
 // the reports match the model exactly (so no record settles twice and
 // every skip is reported with its code), every escrow and balance matches,
 // Σ debited from escrows = Σ credited to the operator + Σ record fees,
-// and every submitter's nonce advanced once per transaction.
+// the submitter paid FeePerRecord for each record refused after the
+// escrow lookup (never for an expired or duplicate one), and every
+// submitter's nonce advanced once per transaction.
 func TestSettlementProperty(t *testing.T) {
 	const txFee, recFee = 2, 1
 	params := testParams()
@@ -52,7 +54,7 @@ func TestSettlementProperty(t *testing.T) {
 	var debited, credited, recordFees uint64
 	opStart := c.account(op.Account()).Balance
 	poolStart := c.account(ledger.FeePoolAccount).Balance
-	var txFees uint64
+	var txFees, refusedFees uint64
 	nonces := map[ledger.AccountID]uint64{}
 	for _, s := range append(append([]*ledger.Signer{op}, buyers...), gws...) {
 		nonces[s.Account()] = c.account(s.Account()).Nonce
@@ -182,6 +184,9 @@ func TestSettlementProperty(t *testing.T) {
 		}
 		for _, code := range want.skipped {
 			seen[code]++
+			if code != ledger.CodeExpiredRecord && code != ledger.CodeDuplicateRecord {
+				refusedFees += recFee // the submitter pays for a record refused after the escrow lookup
+			}
 		}
 		signTx(op, &ledger.Settlement{Records: recs})
 		nonces[op.Account()]++
@@ -213,11 +218,12 @@ func TestSettlementProperty(t *testing.T) {
 		}
 		opGot := c.account(op.Account()).Balance - opStart
 		poolGot := c.account(ledger.FeePoolAccount).Balance - poolStart
-		// The operator pays tx fees for its settlements out of its credit.
-		opFees := uint64(blk+1) * txFee
-		if opGot+opFees != credited || poolGot != txFees+recordFees || debited != credited+recordFees {
-			t.Fatalf("block %d: operator +%d (+%d fees), pool +%d; model debited %d = credited %d + record fees %d, tx fees %d",
-				blk, opGot, opFees, poolGot, debited, credited, recordFees, txFees)
+		// The operator pays tx fees for its settlements, and record fees
+		// for its refused records, out of its credit.
+		opFees := uint64(blk+1)*txFee + refusedFees
+		if opGot+opFees != credited || poolGot != txFees+recordFees+refusedFees || debited != credited+recordFees {
+			t.Fatalf("block %d: operator +%d (+%d fees), pool +%d; model debited %d = credited %d + record fees %d, tx fees %d, refused records' fees %d",
+				blk, opGot, opFees, poolGot, debited, credited, recordFees, txFees, refusedFees)
 		}
 		for id, n := range nonces {
 			if got := c.account(id).Nonce; got != n {

@@ -89,8 +89,9 @@ func TestBatchesSplitBySize(t *testing.T) {
 }
 
 // TestBatchesCountLimit: the smallest records (≈290 bytes: the hashes
-// and signature are fixed-size) cannot reach MaxRecordsPerTx within
-// MaxTxBytes, so size bounds even these; no batch exceeds either limit.
+// and signature are fixed-size) would fit thousands to a transaction, so
+// MaxRecordsPerTx (256), not MaxTxBytes, bounds these; no batch exceeds
+// either limit.
 func TestBatchesCountLimit(t *testing.T) {
 	recs := make([]ledger.PaymentRecord, ledger.MaxRecordsPerTx+5)
 	for i := range recs {

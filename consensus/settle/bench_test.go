@@ -56,7 +56,7 @@ func BenchmarkOutboxSign(b *testing.B) {
 // batches, one transaction committed at a time.
 func BenchmarkCollectorSettle(b *testing.B) {
 	w := newWorld(b, 1<<40)
-	c, err := OpenCollector(CollectorConfig{Dir: b.TempDir(), Interval: 20 * time.Millisecond, BatchRecords: 4096, SubmitBatch: 4096},
+	c, err := OpenCollector(CollectorConfig{Dir: b.TempDir(), Interval: 20 * time.Millisecond, BatchRecords: ledger.MaxRecordsPerTx, SubmitBatch: 4 * ledger.MaxRecordsPerTx},
 		CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator)})
 	if err != nil {
 		b.Fatal(err)

@@ -29,7 +29,7 @@ type CollectorConfig struct {
 
 // DefaultCollectorConfig returns the collector defaults (Dir empty).
 func DefaultCollectorConfig() CollectorConfig {
-	return CollectorConfig{Interval: 2 * time.Second, BatchRecords: 100, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 2000}
+	return CollectorConfig{Interval: 2 * time.Second, BatchRecords: 100, MaxBackoff: time.Minute, Retention: DefaultRetention, SubmitBatch: 4 * ledger.MaxRecordsPerTx}
 }
 
 func (c CollectorConfig) withDefaults() CollectorConfig {

@@ -12,7 +12,7 @@ import (
 )
 
 func openTestCollector(t testing.TB, w *world, dir string, interval time.Duration, reg prometheus.Registerer) *Collector {
-	c, err := OpenCollector(CollectorConfig{Dir: dir, Interval: interval, BatchRecords: 1000},
+	c, err := OpenCollector(CollectorConfig{Dir: dir, Interval: interval, BatchRecords: ledger.MaxRecordsPerTx},
 		CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg})
 	if err != nil {
 		w.t.Fatal(err)

@@ -38,7 +38,9 @@ type OutboxConfig struct {
 	// MaxBackoff bounds the delay between retries of a failing provider
 	// or a failing submission (it starts at Interval and doubles).
 	MaxBackoff time.Duration `toml:"max_backoff"`
-	// SubmitBatch bounds the records checked and submitted in one pass.
+	// SubmitBatch bounds the records checked and submitted in one pass
+	// (SubmitAll splits them into settlements of at most
+	// ledger.MaxRecordsPerTx).
 	SubmitBatch int `toml:"submit_batch"`
 }
 
@@ -97,8 +99,8 @@ func (c OutboxConfig) Validate() error {
 	if c.MaxBackoff < c.Interval || c.MaxBackoff > time.Hour {
 		bad("max_backoff", "%s outside interval (%s)..1h", c.MaxBackoff, c.Interval)
 	}
-	if c.SubmitBatch < 1 || c.SubmitBatch > ledger.MaxRecordsPerTx {
-		bad("submit_batch", "%d outside 1..%d", c.SubmitBatch, ledger.MaxRecordsPerTx)
+	if c.SubmitBatch < 1 || c.SubmitBatch > 4*ledger.MaxRecordsPerTx {
+		bad("submit_batch", "%d outside 1..%d", c.SubmitBatch, 4*ledger.MaxRecordsPerTx)
 	}
 	return errors.Join(errs...)
 }

@@ -24,6 +24,11 @@ const (
 	// RouterChainBalance funds a gateway's account for the fees of the
 	// transactions it signs as settler.
 	RouterChainBalance = 1_000_000_000
+	// ValidatorChainBalance funds a validator's account for what its own
+	// settlements must hold: a validator settles its probes' records
+	// itself when their provider did not, and a settlement's signer holds
+	// fee_per_record for each of its records up front.
+	ValidatorChainBalance = 1_000_000_000
 )
 
 // devnetBlockTime is the devnet's timeout_commit.
@@ -34,9 +39,10 @@ const devnetBlockTime = 500 * time.Millisecond
 const devnetHourSeconds = 60
 
 // devnetParams are the default parameters with the devnet's short hour
-// and a fee on every settled record (what the fee pool collects shows in
-// `payments`); transactions themselves are free, so unfunded accounts
-// (the gateway's, the validators') can still submit.
+// and a fee on every record (what the fee pool collects shows in
+// `payments`): a settled record pays it from its price, a record refused
+// after signature work costs its submitter the same; transactions
+// themselves are free.
 func devnetParams() consensus.Params {
 	p := consensus.DefaultParams()
 	p.HourSeconds = devnetHourSeconds
@@ -44,7 +50,10 @@ func devnetParams() consensus.Params {
 	return p
 }
 
-// devnetFeePerRecord is taken from each settled record's price.
+// devnetFeePerRecord is taken from each settled record's price, and from
+// the submitter for each record refused after signature work: 1 µ per
+// record is ~40× what 4 validators' CPU for a refused record costs at
+// 20 µ per core-second (issue 35's note; node/attacktest's fee spam).
 const devnetFeePerRecord = 1
 
 // AccountKeyFile is an operator's chain account key inside a node home.
@@ -110,6 +119,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		case node.RoleValidator:
 			// Probes are paid calls from the validator's own escrow.
 			spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
+			spec.Funded[account] = ValidatorChainBalance
 			c.Chain.Role = node.ChainValidator
 			validators = append(validators, i)
 			spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: c.Path(c.Chain.Home),
