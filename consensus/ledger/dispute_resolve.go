@@ -150,7 +150,7 @@ func (r *txRun) resolve(d *Dispute, v Verdict) error {
 
 // convict slashes and pays for a guilty verdict.
 func (r *txRun) convict(d *Dispute, prov *Provider) error {
-	slash := mulDiv(prov.Bond, r.params.DisputeSlashBP, BasisPoints)
+	slash := DisputeSlash(r.params, prov.Bond, d.Credited)
 	reward := mulDiv(slash, r.params.DisputeRewardBP, BasisPoints)
 	burn := slash - reward
 	var err error
