@@ -43,10 +43,14 @@ var errCannotTell = errors.New("cannot re-execute")
 // judge re-executes one disputed answer on eng, which holds the model's
 // real weights, and returns the verdict with why. Only the tokens the
 // provider signed (the receipt's TokensHash) are re-executed, after the
-// input the receipt commits to, and the verdict is guilty only when the
-// recomputed log-probs disagree with the signed proofs (or a signed token
-// is one the weights cannot emit): nothing about the evidence's own shape
-// can convict.
+// input the receipt commits to, and only up to the end of the chunk the
+// dispute names (one prefill; logits for that chunk's steps alone). The
+// verdict is guilty only when that chunk's recomputed log-probs disagree
+// with its signed proof, a signed token in it is not the one the sampler
+// draws under the signed sampling terms, or a signed token is one the
+// weights cannot emit: nothing about the evidence's own shape can
+// convict, and a named chunk that verifies acquits whatever the others
+// hold.
 func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence, tol commit.Tolerance) (ledger.Verdict, string, error) {
 	proofs, in, err := checkSigned(ev)
 	if err != nil {
