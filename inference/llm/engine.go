@@ -202,7 +202,8 @@ func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]in
 
 // Resample is Score that also returns, for each output token, the token
 // Sample draws from the recomputed logits under sp at that token's
-// position (len(prompt) + its index), as Generate would have.
+// position (len(prompt) + its index), as Generate would have; the output
+// token itself where SampleNear forgives it (a tie within rounding).
 func (e *Engine) Resample(ctx context.Context, prompt, output []int, k int, sp inference.Sampling) ([][]inference.LogProb, []int, error) {
 	if err := checkSampling(sp); err != nil {
 		return nil, nil, err
@@ -243,7 +244,10 @@ func (e *Engine) score(ctx context.Context, prompt, output []int, k int, sp *inf
 			for j := lo; j < hi; j++ {
 				top[j] = TopLogProbs(logits[j], k)
 				if sp != nil {
-					draw[j] = Sample(logits[j], *sp, len(prompt)+first+j)
+					pos, id := len(prompt)+first+j, output[first+j]
+					if draw[j] = id; !SampleNear(logits[j], *sp, pos, id) {
+						draw[j] = Sample(logits[j], *sp, pos)
+					}
 				}
 			}
 		})
