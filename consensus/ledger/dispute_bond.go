@@ -3,15 +3,18 @@ package ledger
 // Bond sizing. Both sides of a dispute stake in proportion to the job the
 // dispute is about, not a flat figure that dwarfs it.
 //
-// The disputer's bond pays for the committee's work when the dispute is
-// false (it goes to the accused operator). A committee re-executes the
-// prompt and the answer up to the disputed chunk's end by one prefill;
-// scripts/bench-disputes measures that at a few percent of the job's price
-// for a first-chunk dispute (the chunk every cheat measured fails first).
-// DisputeBondBP, 10 % of the price by default, covers that at least twice,
-// and DisputeMinBond, 100 µ by default (about one minimum optimistic call
-// at the devnet's rate card), keeps a dispute over a free or tiny job from
-// costing nothing while 64 may be open at once.
+// The disputer's bond is what a false dispute costs its disputer (it goes
+// to the accused operator), and it grows with the chunk the dispute names,
+// as the committee's work does: a member prefills the prompt and the
+// answer up to that chunk's end. scripts/bench-disputes measured a
+// committee of 5 on the ~100M model at 28 % of a 256-token job's price for
+// the first chunk and 91 % for the eighth (about 9 points a chunk after
+// the first), so DisputeBondBP, 20 % of the price per chunk up to the one
+// named, makes a false dispute cost its disputer about what it costs the
+// committee, and makes naming the first failing chunk (where every cheat
+// measured fails) the cheapest. DisputeMinBond, 100 µ by default (about
+// one minimum optimistic call at the devnet's rate card), keeps a dispute
+// over a free or tiny job from costing nothing while 64 may be open.
 //
 // The provider's slash deters cheating: serving an answer dishonestly
 // gains at most what the answer was paid, and a cheat is caught only when
@@ -22,10 +25,13 @@ package ledger
 // what it put up to be paid at all), so one dispute over a tiny job can
 // no longer take a tenth of a bond sized for thousands of them.
 
-// DisputeBond is the least bond a dispute about a record of price may be
-// opened with: DisputeBondBP of the price, and at least DisputeMinBond.
-func DisputeBond(p Params, price uint64) uint64 {
-	return max(p.DisputeMinBond, mulDiv(price, p.DisputeBondBP, BasisPoints))
+// DisputeBond is the least bond a dispute about a record of price naming
+// chunk may be opened with: DisputeBondBP of the price per chunk up to the
+// one named (chunk+1 of them; an expert batch names chunk 0), and at
+// least DisputeMinBond.
+func DisputeBond(p Params, price uint64, chunk uint32) uint64 {
+	// mulDiv saturates: a bond beyond any balance refuses the dispute.
+	return max(p.DisputeMinBond, mulDiv(price, p.DisputeBondBP*(uint64(chunk)+1), BasisPoints))
 }
 
 // DisputeSlash is what a conviction takes from a serving bond of bond

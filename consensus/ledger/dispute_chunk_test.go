@@ -37,7 +37,8 @@ func TestDisputeChunkRange(t *testing.T) {
 }
 
 // TestDisputeBondScalesWithPrice: the least dispute bond is the governed
-// share of the record's price above the flat minimum, and a conviction
+// share of the record's price per chunk up to the one named, above the
+// flat minimum, and a conviction
 // slashes at most DisputeSlashPriceX times what the provider was paid
 // (below the bond share, which a tiny job once took whole).
 func TestDisputeBondScalesWithPrice(t *testing.T) {
@@ -49,10 +50,13 @@ func TestDisputeBondScalesWithPrice(t *testing.T) {
 	ev := n.answer(t, 0)
 	const price = 10_000
 	digest := n.settle(t, price, ev)[0]
-	if got := ledger.DisputeBond(p, price); got != 2500 {
+	if got := ledger.DisputeBond(p, price, 0); got != 2500 {
 		t.Fatalf("DisputeBond = %d, want 2500 (25%% of %d)", got, price)
 	}
-	if got := ledger.DisputeBond(p, 1); got != p.DisputeMinBond {
+	if got := ledger.DisputeBond(p, price, 2); got != 7500 {
+		t.Fatalf("DisputeBond naming chunk 2 = %d, want 7500 (25%% of %d per chunk, 3 chunks)", got, price)
+	}
+	if got := ledger.DisputeBond(p, 1, 0); got != p.DisputeMinBond {
 		t.Fatalf("DisputeBond of a 1 µ job = %d, want the minimum %d", got, p.DisputeMinBond)
 	}
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}

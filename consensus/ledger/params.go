@@ -56,7 +56,8 @@ type Params struct {
 	// provider's standing stays 0.
 	DisputeStandingHours uint64 `cbor:"20,keyasint" json:"dispute_standing_hours"`
 	// DisputeBondBP is the disputer's bond as a share of the disputed
-	// record's price, above DisputeMinBond; DisputeSlashPriceX caps a
+	// record's price per chunk up to the one named, above
+	// DisputeMinBond; DisputeSlashPriceX caps a
 	// conviction's slash at that many times what the provider was paid
 	// for the record (0: the bond share alone). See DisputeBond and
 	// DisputeSlash for why.
@@ -88,7 +89,7 @@ func DefaultParams() Params {
 		DisputeSlashBP:       1000,
 		DisputeRewardBP:      5000,
 		DisputeStandingHours: 24,
-		DisputeBondBP:        1000,
+		DisputeBondBP:        2000,
 		DisputeSlashPriceX:   1000,
 	}
 }

@@ -191,7 +191,7 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, para
 		return // delivered and settled by the outbox in its time
 	}
 	// The chain asks a share of the record's price above its minimum.
-	bond = max(bond, ledger.DisputeBond(params, rec.Record.Price))
+	bond = max(bond, ledger.DisputeBond(params, rec.Record.Price, 0))
 	open, err := ev.DisputeOpen(b.Payer, b.RequestDigest, b.ReceiptHashes, bond)
 	if err != nil {
 		d.mark(id, DisputeRefused, err.Error())

@@ -53,7 +53,7 @@ func TestDisputeDetectionOnChain(t *testing.T) {
 		}
 		ev.Chunk = uint32(c)
 		recs = append(recs, rec)
-		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: ledger.DisputeBond(dn.params, rec.Price), Evidence: ev})
+		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: ledger.DisputeBond(dn.params, rec.Price, ev.Chunk), Evidence: ev})
 		ids = append(ids, ledger.DisputeID(subj))
 	}
 	dn.submit(dn.op, &consensus.Settlement{Records: recs})

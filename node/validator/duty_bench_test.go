@@ -73,7 +73,8 @@ func envInt(name string, def int) int {
 // governed committee size. The price is the devnet rate card at
 // optimistic with the chain's surcharge. Metrics: gen-ms, judge-first-ms,
 // judge-last-ms, committee-%-first, committee-%-last, price-µ,
-// bond-µ (the least dispute bond), tokens (per answer).
+// bond-first-µ and bond-last-µ (the least dispute bonds), tokens (per
+// answer).
 func BenchmarkCommitteeCost(b *testing.B) {
 	for name, o := range committeeModels(b) {
 		b.Run(name, func(b *testing.B) { benchCommitteeCost(b, o) })
@@ -100,7 +101,7 @@ func benchCommitteeCost(b *testing.B, o modelgen.GenOptions) {
 	answers, maxTokens := envInt("TENZRO_COMMITTEE_ANSWERS", 4), envInt("TENZRO_COMMITTEE_TOKENS", 128)
 	ctx := context.Background()
 	var gen, first, last time.Duration
-	var price, bond uint64
+	var price, bond, lastBond uint64
 	runs, tokens := 0, 0
 	for b.Loop() {
 		for i := range answers {
@@ -120,13 +121,17 @@ func benchCommitteeCost(b *testing.B, o modelgen.GenOptions) {
 				b.Fatal(err)
 			}
 			price += bd.Total
-			bond += ledger.DisputeBond(params, bd.Total)
 			b.StartTimer()
 			for _, c := range []struct {
 				chunk int
 				d     *time.Duration
 			}{{0, &first}, {len(a.proofs) - 1, &last}} {
 				ev.Chunk = uint32(c.chunk)
+				if c.chunk == 0 {
+					bond += ledger.DisputeBond(params, bd.Total, 0)
+				} else {
+					lastBond += ledger.DisputeBond(params, bd.Total, ev.Chunk)
+				}
 				t0 = time.Now()
 				v, why, err := judge(ctx, eng, ev, commit.DefaultTolerance)
 				*c.d += time.Since(t0)
@@ -146,7 +151,8 @@ func benchCommitteeCost(b *testing.B, o modelgen.GenOptions) {
 	b.ReportMetric(100*k*float64(first)/float64(gen), "committee-%-first")
 	b.ReportMetric(100*k*float64(last)/float64(gen), "committee-%-last")
 	b.ReportMetric(float64(price)/n, "price-µ")
-	b.ReportMetric(float64(bond)/n, "bond-µ")
+	b.ReportMetric(float64(bond)/n, "bond-first-µ")
+	b.ReportMetric(float64(lastBond)/n, "bond-last-µ")
 	b.ReportMetric(float64(tokens)/n, "tokens")
 }
 
