@@ -244,9 +244,11 @@ func (e *Engine) score(ctx context.Context, prompt, output []int, k int, sp *inf
 			for j := lo; j < hi; j++ {
 				top[j] = TopLogProbs(logits[j], k)
 				if sp != nil {
-					pos, id := len(prompt)+first+j, output[first+j]
-					if draw[j] = id; !SampleNear(logits[j], *sp, pos, id) {
-						draw[j] = Sample(logits[j], *sp, pos)
+					id := output[first+j]
+					if d, near := sampleNear(logits[j], *sp, len(prompt)+first+j, id); d == id || near {
+						draw[j] = id
+					} else {
+						draw[j] = d
 					}
 				}
 			}
