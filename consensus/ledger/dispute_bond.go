@@ -7,11 +7,12 @@ package ledger
 // to the accused operator), and it grows with the chunk the dispute names,
 // as the committee's work does: a member prefills the prompt and the
 // answer up to that chunk's end. scripts/bench-disputes measured a
-// committee of 5 on the ~100M model at 28 % of a 256-token job's price for
-// the first chunk and 91 % for the eighth (about 9 points a chunk after
-// the first), so DisputeBondBP, 20 % of the price per chunk up to the one
-// named, makes a false dispute cost its disputer about what it costs the
-// committee, and makes naming the first failing chunk (where every cheat
+// committee of 5 on the ~100M model (2 threads, at the provider's rate
+// per compute second) at 14 % of a 512-token job's price for the first
+// chunk and 74 % for the sixteenth, 42 % and 73 % for a 128-token job.
+// DisputeBondBP, 20 % of the price per chunk up to the one named, puts a
+// first-chunk dispute's bond among those costs and a later chunk's above
+// them, and makes naming the first failing chunk (where every cheat
 // measured fails) the cheapest. DisputeMinBond, 100 µ by default (about
 // one minimum optimistic call at the devnet's rate card), keeps a dispute
 // over a free or tiny job from costing nothing while 64 may be open.
