@@ -121,6 +121,17 @@ type Engine interface {
 	Detokenize(ids []int) string
 }
 
+// Resampler is implemented by engines whose sampler is a pure function of
+// the logits, the sampling terms and the token's position (the embedded
+// engine). Resample is Score that also returns, for each output token,
+// the token the sampler draws from the recomputed distribution at that
+// token's position: a committee compares it with the token the provider
+// signed, which logit commitments alone cannot check (another sampling
+// seed, a token appended or cut short).
+type Resampler interface {
+	Resample(ctx context.Context, prompt, output []int, k int, sp Sampling) ([][]LogProb, []int, error)
+}
+
 // Prefiller is implemented by engines with a prefix cache (the embedded
 // engine). Prefill computes the state of tokens and keeps it under key, so
 // a later Generate whose prompt starts with them does not recompute them.

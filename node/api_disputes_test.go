@@ -203,7 +203,7 @@ func TestDisputeOnChain(t *testing.T) {
 		t.Fatalf("a reveal after the verdict: %v", err)
 	}
 	waitDispute("the verdict", func(d ledger.Dispute) bool { return d.Status.Resolved() })
-	if d.Status != ledger.DisputeGuilty || d.ResolveHeight > cur.RevealEnd || d.Slashed != 100_000*params.DisputeSlashBP/ledger.BasisPoints {
+	if d.Status != ledger.DisputeGuilty || d.ResolveHeight > cur.RevealEnd || d.Slashed != ledger.DisputeSlash(params, 100_000, d.Credited) {
 		t.Fatalf("verdict: %+v (reveal limit %d)", d, cur.RevealEnd)
 	}
 	t.Logf("dispute opened at %d, committee at %d, verdict at %d: %d blocks from dispute to verdict (limit %d)",

@@ -127,7 +127,6 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 	// one lying episode: the first conviction slashes the governed share
 	// of the bond and bars the liar; the others reverse their records
 	// but slash nothing.
-	want := liarBond * params.DisputeSlashBP / ledger.BasisPoints
 	episode := func(ds []ledger.Dispute) (first ledger.Dispute, slashed, reversed uint64) {
 		t.Helper()
 		slashes := 0
@@ -140,12 +139,15 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 			}
 			slashed, reversed = slashed+x.Slashed, reversed+x.Reversed
 		}
-		if slashes != 1 || first.Slashed != want || reversed == 0 {
+		// The slash is the governed share of the bond, at most
+		// dispute_slash_price_x times what the batch's record paid.
+		if want := ledger.DisputeSlash(params, liarBond, first.Credited); slashes != 1 || first.Slashed != want || reversed == 0 {
 			t.Fatalf("%d disputes: %d slashed (want 1), the slash %d, want %d; %d reversed", len(ds), slashes, first.Slashed, want, reversed)
 		}
 		return first, slashed, reversed
 	}
 	first, _, _ := episode(ds)
+	want := first.Slashed
 	r := providerRecord(t, c, liar)
 	if r.Bond != liarBond-want || r.SlashedUntil == 0 || !r.Barred || r.ConvictedAt != first.ResolveHeight {
 		t.Fatalf("liar after %d convictions of one episode: %+v, want bond %d, barred since %d", len(ds), r, liarBond-want, first.ResolveHeight)

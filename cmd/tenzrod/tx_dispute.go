@@ -172,10 +172,10 @@ on opens these itself once the record settled.`,
 	f := cmd.Flags()
 	f.StringVar(&payer, "payer", "", "the disputed record's payer account")
 	f.StringVar(&request, "request", "", "the disputed record's request digest, 64 hex digits")
-	f.StringVar(&evFile, "evidence", "", "JSON file 'tenzrod evidence dispute' writes: receipt, proofs, tokens, input")
+	f.StringVar(&evFile, "evidence", "", "JSON file 'tenzrod evidence dispute' writes: receipt, proofs, tokens, input, and chunk (the first 32-step chunk that fails for you; default 0)")
 	f.StringVar(&batch, "batch", "", "an expert batch's evidence file (CBOR, as a serving provider keeps it)")
 	f.StringVar(&binding, "binding", "", "with --batch: the binding file (default: found in the home beside the evidence)")
-	f.Var(&bond, "bond", "micro-units bonded, at least the chain's dispute_min_bond (required)")
+	f.Var(&bond, "bond", "micro-units bonded, at least the chain's dispute_min_bond and dispute_bond_bp of the record's price per chunk up to the one named (required)")
 	return cmd
 }
 

@@ -155,7 +155,7 @@ func (r *txRun) convict(d *Dispute, prov *Provider) error {
 	if err != nil {
 		return err
 	}
-	slash := r.episodeSlash(prov, settled)
+	slash := r.episodeSlash(prov, settled, d.Credited)
 	reward := mulDiv(slash, r.params.DisputeRewardBP, BasisPoints)
 	burn := slash - reward
 	if prov.Bond, err = sub(prov.Bond, slash, "slash"); err != nil {

@@ -22,11 +22,11 @@ import "fmt"
 // the record belongs to the episode that conviction punished. settled is
 // the height d's record settled at (its open height when the record is
 // gone, an upper bound).
-func (r *txRun) episodeSlash(prov *Provider, settled int64) uint64 {
+func (r *txRun) episodeSlash(prov *Provider, settled int64, credited uint64) uint64 {
 	if prov.ConvictedAt != 0 && settled <= prov.ConvictedAt {
 		return 0
 	}
-	slash := mulDiv(prov.Bond, r.params.DisputeSlashBP, BasisPoints)
+	slash := DisputeSlash(r.params, prov.Bond, credited)
 	prov.ConvictedAt, prov.Barred, prov.RebondDue = r.blk.Height, true, slash
 	return slash
 }

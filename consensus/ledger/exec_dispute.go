@@ -72,6 +72,10 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 	if !ok {
 		return reject(CodeBadEvidence, "no settled record of payer %s for request %s", p.Subject.Payer, p.Subject.RequestDigest)
 	}
+	if least := DisputeBond(r.params, rec.Record.Price, p.Evidence.Chunk); p.Bond < least {
+		return reject(CodeBondTooLow, "dispute bond %d below %d (the minimum, or %d bp of the record's price %d per chunk up to chunk %d)",
+			p.Bond, least, r.params.DisputeBondBP, rec.Record.Price, p.Evidence.Chunk)
+	}
 	if end := rec.Height + int64(r.params.DisputeWindowBlocks); r.blk.Height > end {
 		return reject(CodeDisputeWindow, "record settled at height %d may be disputed up to height %d, block is %d", rec.Height, end, r.blk.Height)
 	}

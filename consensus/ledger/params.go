@@ -38,7 +38,8 @@ type Params struct {
 	// period before it submits unsettled records, so every record signed
 	// against funds still available can settle before those funds leave.
 	WithdrawDelayBlocks uint64 `cbor:"13,keyasint" json:"withdraw_delay_blocks"`
-	// DisputeMinBond is the least bond a dispute is opened with.
+	// DisputeMinBond is the least bond a dispute is opened with, whatever
+	// the disputed job's price (DisputeBond).
 	DisputeMinBond uint64 `cbor:"14,keyasint" json:"dispute_min_bond"`
 	// DisputeWindowBlocks is how long after a record settled it may be
 	// disputed. A provider's bond cannot be withdrawn until this window
@@ -59,6 +60,14 @@ type Params struct {
 	// DisputeStandingHours is how many governed hours a convicted
 	// provider's standing stays 0.
 	DisputeStandingHours uint64 `cbor:"20,keyasint" json:"dispute_standing_hours"`
+	// DisputeBondBP is the disputer's bond as a share of the disputed
+	// record's price per chunk up to the one named, above
+	// DisputeMinBond; DisputeSlashPriceX caps a
+	// conviction's slash at that many times what the provider was paid
+	// for the record (0: the bond share alone). See DisputeBond and
+	// DisputeSlash for why.
+	DisputeBondBP      uint64 `cbor:"21,keyasint,omitempty" json:"dispute_bond_bp"`
+	DisputeSlashPriceX uint64 `cbor:"22,keyasint,omitempty" json:"dispute_slash_price_x"`
 }
 
 // DefaultParams are the parameters of a new production network.
@@ -78,13 +87,15 @@ func DefaultParams() Params {
 		FeePerRecord:        0,
 		WithdrawDelayBlocks: 600,
 
-		DisputeMinBond:       10_000_000,
+		DisputeMinBond:       100,
 		DisputeWindowBlocks:  1200,
 		DisputeCommittee:     5,
 		DisputeVerdictBlocks: 40,
 		DisputeSlashBP:       1000,
 		DisputeRewardBP:      5000,
 		DisputeStandingHours: 24,
+		DisputeBondBP:        2000,
+		DisputeSlashPriceX:   1000,
 	}
 }
 
@@ -113,6 +124,8 @@ func (p Params) Validate() error {
 		return reject(CodeInvalidParams, "dispute verdict limit %d blocks outside [2, 100000]", p.DisputeVerdictBlocks)
 	case p.DisputeSlashBP > BasisPoints || p.DisputeRewardBP > BasisPoints:
 		return reject(CodeInvalidParams, "dispute slash %d bp and reward %d bp must be at most %d", p.DisputeSlashBP, p.DisputeRewardBP, BasisPoints)
+	case p.DisputeBondBP > 100*BasisPoints || p.DisputeSlashPriceX > 1_000_000:
+		return reject(CodeInvalidParams, "dispute bond %d bp over 100× the price or slash %d× the price over 1000000×", p.DisputeBondBP, p.DisputeSlashPriceX)
 	case p.DisputeStandingHours > 24*365:
 		return reject(CodeInvalidParams, "dispute standing penalty %d hours over a year", p.DisputeStandingHours)
 	}

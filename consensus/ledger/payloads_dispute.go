@@ -85,6 +85,13 @@ type DisputeSubject struct {
 // output bytes whose SHA-256 the entry signs. Proofs, Tokens and Input
 // stay empty. The new keys are omitted when empty, so a record's evidence
 // encodes as it always did.
+//
+// Chunk names the disputed commitment chunk of a record (the first one
+// that fails, found by the disputer off chain): the committee re-executes
+// the prefix up to that chunk's end and judges that chunk alone, so a
+// dispute costs it a prefill of the prompt and (Chunk+1)·32 tokens at
+// most, and naming a chunk that verifies loses the bond. A chunk past
+// the proofs' last is refused at decode; an expert batch names none.
 type DisputeEvidence struct {
 	Receipt       []byte   `cbor:"1,keyasint" json:"receipt"`
 	Proofs        []byte   `cbor:"2,keyasint" json:"proofs"`
@@ -95,6 +102,7 @@ type DisputeEvidence struct {
 	Entry         uint32   `cbor:"7,keyasint,omitempty" json:"entry,omitempty"`
 	Rows          []byte   `cbor:"8,keyasint,omitempty" json:"rows,omitempty"`
 	Output        []byte   `cbor:"9,keyasint,omitempty" json:"output,omitempty"`
+	Chunk         uint32   `cbor:"10,keyasint,omitempty" json:"chunk,omitempty"`
 }
 
 // DisputeOpen disputes Subject with Bond from the signer's balance (at
@@ -119,12 +127,17 @@ func (p *DisputeOpen) validate() error {
 		if batchFields {
 			return reject(CodeMalformed, "record dispute carries expert-batch evidence")
 		}
+		// Proofs of a broken framing are refused by checkEvidence with
+		// the reason; here only a chunk they cannot have.
+		if steps, err := proofSteps(e.Proofs); err == nil && uint64(e.Chunk)*commitChunkSteps >= uint64(steps) {
+			return reject(CodeMalformed, "disputed chunk %d is past the last of the %d chunks the proofs cover", e.Chunk, (steps+commitChunkSteps-1)/commitChunkSteps)
+		}
 	case SubjectExpertBatch:
 		if s.Batch == nil || s.RequestDigest == (Hash32{}) {
 			return reject(CodeMalformed, "expert-batch dispute needs a batch and the request digest of the record paying it")
 		}
-		if len(e.Proofs) > 0 || len(e.Tokens) > 0 || len(e.Input) > 0 {
-			return reject(CodeMalformed, "expert-batch dispute carries a record's proofs, tokens or input")
+		if len(e.Proofs) > 0 || len(e.Tokens) > 0 || len(e.Input) > 0 || e.Chunk != 0 {
+			return reject(CodeMalformed, "expert-batch dispute carries a record's proofs, tokens, input or chunk")
 		}
 		if err := validateBatchEvidence(&e); err != nil {
 			return err

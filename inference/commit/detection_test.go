@@ -17,9 +17,11 @@ import (
 )
 
 // experimentOptions is the model, prompt count and output length of the
-// detection experiment: 60 prompts on a tiny model by default (fast enough
-// for every test run), 200 with TENZRO_DETECTION=1, and 200 prompts on the
-// devnet model with TENZRO_DETECTION=devnet.
+// detection experiment: 12 prompts on a tiny model by default (the make
+// test run, ~20 s under the race detector on 2 cores), 200 with
+// TENZRO_DETECTION=1, and 200 prompts on the devnet model with
+// TENZRO_DETECTION=devnet (scripts/bench-disputes and bench-commit run
+// those).
 func experimentOptions() (modelgen.GenOptions, int, int) {
 	o := modelgen.DevnetOptions()
 	switch os.Getenv("TENZRO_DETECTION") {
@@ -28,9 +30,9 @@ func experimentOptions() (modelgen.GenOptions, int, int) {
 	case "":
 		o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab, o.Context = 2, 64, 4, 2, 128, 600, 512
 		if testing.Short() {
-			return o, 20, 64
+			return o, 6, 64
 		}
-		return o, 60, 64
+		return o, 12, 64
 	}
 	o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab, o.Context = 2, 64, 4, 2, 128, 600, 512
 	return o, 200, 64

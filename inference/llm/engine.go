@@ -196,37 +196,68 @@ func (e *Engine) prefill(ctx context.Context, seq *Sequence, tokens []int) ([][]
 // Score prefills prompt+output once and returns, for each output token, the
 // top-k log-probs of the distribution that predicted it.
 func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]inference.LogProb, error) {
+	top, _, err := e.score(ctx, prompt, output, k, nil)
+	return top, err
+}
+
+// Resample is Score that also returns, for each output token, the token
+// Sample draws from the recomputed logits under sp at that token's
+// position (len(prompt) + its index), as Generate would have; the output
+// token itself where SampleNear forgives it (a tie within rounding).
+func (e *Engine) Resample(ctx context.Context, prompt, output []int, k int, sp inference.Sampling) ([][]inference.LogProb, []int, error) {
+	if err := checkSampling(sp); err != nil {
+		return nil, nil, err
+	}
+	return e.score(ctx, prompt, output, k, &sp)
+}
+
+func (e *Engine) score(ctx context.Context, prompt, output []int, k int, sp *inference.Sampling) ([][]inference.LogProb, []int, error) {
 	if len(prompt) == 0 {
-		return nil, errors.New("llm: score: empty prompt")
+		return nil, nil, errors.New("llm: score: empty prompt")
 	}
 	if k <= 0 || k > MaxLogProbs {
-		return nil, fmt.Errorf("llm: score: k = %d outside 1..%d", k, MaxLogProbs)
+		return nil, nil, fmt.Errorf("llm: score: k = %d outside 1..%d", k, MaxLogProbs)
 	}
 	if len(output) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	all := append(append([]int(nil), prompt...), output[:len(output)-1]...)
 	if len(all)+1 > e.opts.MaxContext {
-		return nil, fmt.Errorf("llm: score: %d tokens exceed the context length %d", len(all)+1, e.opts.MaxContext)
+		return nil, nil, fmt.Errorf("llm: score: %d tokens exceed the context length %d", len(all)+1, e.opts.MaxContext)
 	}
 	seq := e.newSequence(len(all))
 	out := make([][]inference.LogProb, 0, len(output))
+	var drawn []int
 	for i := 0; i < len(all); i += e.opts.PrefillChunk {
 		end := min(i+e.opts.PrefillChunk, len(all))
 		from := max(0, len(prompt)-1-i)
 		logits, err := seq.Forward(ctx, all[i:end], from)
 		if err != nil {
-			return nil, fmt.Errorf("llm: score: %w", err)
+			return nil, nil, fmt.Errorf("llm: score: %w", err)
 		}
-		// Each position's top-k is independent of the others: computed
-		// on the sequence's threads, the result is the same.
+		// Each position's top-k (and draw) is independent of the others:
+		// computed on the sequence's threads, the result is the same.
 		top := make([][]inference.LogProb, len(logits))
+		draw := make([]int, len(logits))
+		first := len(out) // the output index the first of these logits predicts
 		parallelFor(e.opts.Threads, len(logits), 1, func(_, lo, hi int) {
 			for j := lo; j < hi; j++ {
 				top[j] = TopLogProbs(logits[j], k)
+				if sp != nil {
+					id := output[first+j]
+					if d, near := sampleNear(logits[j], *sp, len(prompt)+first+j, id); d == id || near {
+						draw[j] = id
+					} else {
+						draw[j] = d
+					}
+				}
 			}
 		})
 		out = append(out, top...)
+		drawn = append(drawn, draw...)
 	}
-	return out, nil
+	if sp == nil {
+		drawn = nil
+	}
+	return out, drawn, nil
 }

@@ -98,6 +98,30 @@ func checkSampling(sp inference.Sampling) error {
 // exp((logit-max)/T) and one is drawn by inverse CDF with a uniform number
 // derived from (seed, pos) alone.
 func Sample(logits []float32, sp inference.Sampling, pos int) int {
+	id, _ := sampleNear(logits, sp, pos, -1)
+	return id
+}
+
+// nearSlack bounds the float rounding SampleNear forgives: a relative
+// 1e-6, far above what another kernel or thread count changes in a logit
+// (they agree bit for bit today) and far below what another seed,
+// another token or other weights move.
+const nearSlack = 1e-6
+
+// SampleNear reports whether Sample at pos draws id, or would if its
+// logits or its uniform draw moved by nearSlack: at greedy decoding, id's
+// logit within nearSlack·(1+|max|) of the largest; when sampling, the
+// draw within nearSlack of id's share of the distribution. A committee
+// checks a signed token this way so that a near tie, decided by rounding,
+// never convicts.
+func SampleNear(logits []float32, sp inference.Sampling, pos, id int) bool {
+	drawn, near := sampleNear(logits, sp, pos, id)
+	return drawn == id || near
+}
+
+// sampleNear is Sample that also reports, for want ≥ 0, whether want lies
+// within nearSlack of the draw.
+func sampleNear(logits []float32, sp inference.Sampling, pos, want int) (int, bool) {
 	if sp.Temperature == 0 {
 		best := 0
 		for i, v := range logits {
@@ -105,7 +129,9 @@ func Sample(logits []float32, sp inference.Sampling, pos int) int {
 				best = i
 			}
 		}
-		return best
+		top := float64(logits[best])
+		near := want >= 0 && want < len(logits) && top-float64(logits[want]) <= nearSlack*(1+math.Abs(top))
+		return best, near
 	}
 	cand := make([]int, len(logits))
 	for i := range cand {
@@ -142,14 +168,25 @@ func Sample(logits []float32, sp inference.Sampling, pos int) int {
 		}
 	}
 	target := uniform(sp.Seed, pos) * total
+	slack := nearSlack * total
 	var cum float64
+	drawn, near := -1, false
 	for i, x := range w {
+		if cand[i] == want && target >= cum-slack && target <= cum+x+slack {
+			near = true
+		}
 		cum += x
-		if cum > target {
-			return cand[i]
+		if drawn < 0 && cum > target {
+			drawn = cand[i]
+			if want < 0 {
+				break
+			}
 		}
 	}
-	return cand[len(cand)-1]
+	if drawn < 0 {
+		drawn = cand[len(cand)-1]
+	}
+	return drawn, near
 }
 
 // uniform returns a number in [0, 1) determined by seed and position only.

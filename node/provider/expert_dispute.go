@@ -156,13 +156,13 @@ func (d *ExpertDisputer) Round(ctx context.Context) {
 			return
 		}
 		if _, taken := done[expert.KeyOf(name)]; !taken { // evidence is stored under its batch's ID
-			d.one(ctx, name, bond, bindings)
+			d.one(ctx, name, bond, params, bindings)
 		}
 	}
 }
 
 // one takes the evidence in file name to the chain if it is ready.
-func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, bindings map[string]string) {
+func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, params ledger.Params, bindings map[string]string) {
 	data, err := d.cfg.Evidence.Get(name)
 	if err != nil {
 		return // pruned meanwhile
@@ -186,9 +186,12 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, bind
 		}
 		return // the call's record is not signed yet: next round
 	}
-	if _, settled, err := d.cfg.Chain.Record(ctx, b.Payer, b.RequestDigest); err != nil || !settled {
+	rec, settled, err := d.cfg.Chain.Record(ctx, b.Payer, b.RequestDigest)
+	if err != nil || !settled {
 		return // delivered and settled by the outbox in its time
 	}
+	// The chain asks a share of the record's price above its minimum.
+	bond = max(bond, ledger.DisputeBond(params, rec.Record.Price, 0))
 	open, err := ev.DisputeOpen(b.Payer, b.RequestDigest, b.ReceiptHashes, bond)
 	if err != nil {
 		d.mark(id, DisputeRefused, err.Error())

@@ -232,7 +232,7 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	}
 	id, opened := dn.disputeByDisputer(ev, ev0, u, digest, 1000)
 	d := dn.verdict(id)
-	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
+	wantSlash := ledger.DisputeSlash(dn.params, bond, d.Credited)
 	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {
 		t.Fatalf("perturbed expert: %s at %d (opened %d, limit %d blocks), slashed %d want %d", d.Status, d.ResolveHeight, opened,
 			dn.params.DisputeVerdictBlocks, d.Slashed, wantSlash)

@@ -43,10 +43,14 @@ var errCannotTell = errors.New("cannot re-execute")
 // judge re-executes one disputed answer on eng, which holds the model's
 // real weights, and returns the verdict with why. Only the tokens the
 // provider signed (the receipt's TokensHash) are re-executed, after the
-// input the receipt commits to, and the verdict is guilty only when the
-// recomputed log-probs disagree with the signed proofs (or a signed token
-// is one the weights cannot emit): nothing about the evidence's own shape
-// can convict.
+// input the receipt commits to, and only up to the end of the chunk the
+// dispute names (one prefill; logits for that chunk's steps alone). The
+// verdict is guilty only when that chunk's recomputed log-probs disagree
+// with its signed proof, a signed token in it is not the one the sampler
+// draws under the signed sampling terms, or a signed token is one the
+// weights cannot emit: nothing about the evidence's own shape can
+// convict, and a named chunk that verifies acquits whatever the others
+// hold.
 func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence, tol commit.Tolerance) (ledger.Verdict, string, error) {
 	proofs, in, err := checkSigned(ev)
 	if err != nil {
@@ -77,24 +81,62 @@ func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence,
 	if err != nil {
 		return ledger.VerdictAbstain, "", fmt.Errorf("%w: encode the disputed prompt: %w", errCannotTell, err)
 	}
-	// commit.VerifyWithEngine in two steps: an engine failure is this
-	// member's problem (retried next poll), never the provider's guilt.
-	scored, err := eng.Score(ctx, prompt, output, commit.TopK)
+	chunk := int(ev.Chunk)
+	if chunk >= len(proofs) {
+		return ledger.VerdictInnocent, "", fmt.Errorf("%w: disputed chunk %d of %d", errUnverifiable, chunk, len(proofs))
+	}
+	// Only the disputed chunk is judged: one prefill of the prompt and the
+	// answer up to the chunk's end, logits only for the chunk's steps.
+	start := chunk * commit.StepsPerChunk
+	end := start + proofs[chunk].Steps()
+	prefix := append(prompt[:len(prompt):len(prompt)], output[:start]...)
+	scored, drawn, err := rescore(ctx, eng, prefix, output[start:end], in.Sampling)
 	if err != nil {
+		// An engine failure is this member's problem (retried next
+		// poll), never the provider's guilt.
 		return ledger.VerdictNone, "", fmt.Errorf("validator: re-execute: %w", err)
 	}
-	rep, err := commit.Verify(proofs, scored, vocab, tol)
+	rep, err := commit.Verify(proofs[chunk:chunk+1], scored, vocab, tol)
 	if err != nil {
-		// The signed proofs cover one step per signed token (checked
+		// The signed proof covers one step per signed token (checked
 		// above), so a recomputation of another shape is this engine's
 		// doing (a context too short, say), not evidence of guilt.
 		return ledger.VerdictAbstain, "", fmt.Errorf("%w: %w", errCannotTell, err)
 	}
-	why := fmt.Sprintf("%d of %d chunks failed", rep.Failed, len(rep.Chunks))
-	if !rep.OK {
+	// The sampler is a pure function of the logits, the signed sampling
+	// terms and the position, and the embedded engine computes a
+	// position's logits bit for bit whatever the batch: a signed token
+	// the sampler does not draw was not sampled as signed (another seed,
+	// a token appended or an end of turn forced).
+	redrawn, at := 0, -1
+	for j, d := range drawn {
+		if d != output[start+j] {
+			if redrawn++; at < 0 {
+				at = start + j
+			}
+		}
+	}
+	c := rep.Chunks[0]
+	why := fmt.Sprintf("chunk %d of %d (steps %d..%d): %d exponent mismatches, mean mantissa %.2f, median %.2f; %d signed tokens not drawn by the sampler",
+		chunk, len(proofs), start, end-1, c.ExpMismatch, c.MeanMantissa, c.MedianMantissa, redrawn)
+	switch {
+	case !rep.OK:
 		return ledger.VerdictGuilty, why, nil
+	case redrawn > 0:
+		return ledger.VerdictGuilty, fmt.Sprintf("%s (first at step %d)", why, at), nil
 	}
 	return ledger.VerdictInnocent, why, nil
+}
+
+// rescore recomputes the top-k log-probs that predicted each of output
+// after prefix, and, where the engine can say, the token its sampler
+// draws at each position under sp (nil otherwise).
+func rescore(ctx context.Context, eng inference.Engine, prefix, output []int, sp inference.Sampling) ([][]inference.LogProb, []int, error) {
+	if rs, ok := eng.(inference.Resampler); ok {
+		return rs.Resample(ctx, prefix, output, commit.TopK, sp)
+	}
+	scored, err := eng.Score(ctx, prefix, output, commit.TopK)
+	return scored, nil, err
 }
 
 // checkSigned checks that ev is exactly an answer its receipt signs,

@@ -311,7 +311,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	id, opened := ids[0], hs[0]
 	d := dn.verdict(id)
 	cur := d.Current()
-	wantSlash := bond * dn.params.DisputeSlashBP / ledger.BasisPoints
+	wantSlash := ledger.DisputeSlash(dn.params, bond, d.Credited)
 	if d.Status != ledger.DisputeGuilty || d.ResolveHeight-opened > int64(dn.params.DisputeVerdictBlocks) || d.Slashed != wantSlash {
 		t.Fatalf("perturbed weights: %s at %d (opened %d, limit %d blocks), slashed %d want %d", d.Status, d.ResolveHeight, opened,
 			dn.params.DisputeVerdictBlocks, d.Slashed, wantSlash)
