@@ -128,8 +128,9 @@ func (p *DisputeOpen) validate() error {
 			return reject(CodeMalformed, "record dispute carries expert-batch evidence")
 		}
 		// Proofs of a broken framing are refused by checkEvidence with
-		// the reason; here only a chunk they cannot have.
-		if steps, err := proofSteps(e.Proofs); err == nil && uint64(e.Chunk)*commitChunkSteps >= uint64(steps) {
+		// the reason (so are empty proofs); here only a chunk they cannot
+		// have.
+		if steps, err := proofSteps(e.Proofs); err == nil && steps > 0 && uint64(e.Chunk)*commitChunkSteps >= uint64(steps) {
 			return reject(CodeMalformed, "disputed chunk %d is past the last of the %d chunks the proofs cover", e.Chunk, (steps+commitChunkSteps-1)/commitChunkSteps)
 		}
 	case SubjectExpertBatch:
