@@ -48,8 +48,8 @@ func TestTxHelp(t *testing.T) {
 		}
 	}
 	walk(newTxCmd(), nil)
-	if len(leaves) != 16 {
-		t.Fatalf("tx commands %v, want 16", leaves)
+	if len(leaves) != 17 {
+		t.Fatalf("tx commands %v, want 17", leaves)
 	}
 	for _, leaf := range leaves {
 		out, err := runCLI(t, append(strings.Fields(leaf), "--help")...)

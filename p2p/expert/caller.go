@@ -151,13 +151,16 @@ func (c *Caller) Layer(ctx context.Context, layer int, batches []Batch) ([][][]f
 	for len(left) > 0 {
 		groups, err := c.assign(layer, batches, left, tried, lastErr)
 		if err != nil {
+			if end := callEnded(ctx); end != nil {
+				return nil, fmt.Errorf("expert: layer %d: %w (%w)", layer, end, err)
+			}
 			return nil, err
 		}
 		outcomes := c.run(ctx, layer, groups, wire)
 		left = left[:0]
 		// The call ended (the buyer left, a hedge won): exchanges cut
 		// short by it are no holder's fault and count against nobody.
-		cut := ctx.Err() != nil
+		cut := callEnded(ctx) != nil
 		for _, o := range outcomes {
 			if o.err != nil {
 				if !cut {
@@ -176,7 +179,7 @@ func (c *Caller) Layer(ctx context.Context, layer int, batches []Batch) ([][][]f
 				results[i] = o.rows[j]
 			}
 		}
-		if err := ctx.Err(); err != nil && len(left) > 0 {
+		if err := callEnded(ctx); err != nil && len(left) > 0 {
 			return nil, fmt.Errorf("expert: layer %d: %w", layer, err)
 		}
 	}
@@ -211,4 +214,18 @@ func (c *Caller) pack(layer int, batches []Batch) ([]WireBatch, error) {
 		out[i] = WireBatch{Expert: uint32(b.Expert), Positions: pos, Rows: rows}
 	}
 	return out, nil
+}
+
+// callEnded is why ctx's call is over, or nil. A stream's I/O deadline
+// is the context's, and the network poller can report it reached before
+// the context's own timer has fired: past the deadline is the call's
+// end, not a holder's failure, even when ctx.Err is still nil.
+func callEnded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
