@@ -83,7 +83,6 @@ chain's own evidence check, run by the gateway first, would refuse it.`,
 			if res.Problem != "" {
 				return fmt.Errorf("evidence dispute: the chain would refuse this evidence for request %s: %s", request, res.Problem)
 			}
-			w := cmd.OutOrStdout()
 			var note string
 			switch {
 			case byHand:
@@ -108,7 +107,7 @@ chain's own evidence check, run by the gateway first, would refuse it.`,
 			if err := os.WriteFile(out, append(b, '\n'), 0o600); err != nil {
 				return fmt.Errorf("evidence dispute: %w", err)
 			}
-			printDisputeNext(w, &res, out, note, disputeBond(cmd.Context(), c, &res))
+			printDisputeNext(cmd.OutOrStdout(), &res, out, note, disputeBond(cmd.Context(), c, &res))
 			return nil
 		},
 	}
