@@ -24,10 +24,11 @@ type DisputeEvidenceParams struct {
 // DisputeEvidenceResult is tenzro_getDisputeEvidence's result: Evidence is
 // exactly the file `tenzrod tx dispute open --evidence` reads, for the
 // record of (Payer, RequestDigest). Settled says whether that record is on
-// the chain yet (only a settled record can be disputed), at
-// SettledHeight; both are absent without a chain. Problem, when set, is
-// why the chain would refuse the evidence against the settled record (its
-// own check, run here first).
+// the chain yet (only a settled record can be disputed); once it is,
+// SettledHeight is its height and Price what the buyer paid (a dispute's
+// least bond, ledger.DisputeBond, scales with it). All three are absent
+// without a chain. Problem, when set, is why the chain would refuse the
+// evidence against the settled record (its own check, run here first).
 type DisputeEvidenceResult struct {
 	Payer         string                 `json:"payer"`
 	RequestDigest string                 `json:"request_digest"`
@@ -35,6 +36,7 @@ type DisputeEvidenceResult struct {
 	Model         string                 `json:"model"`
 	Settled       *bool                  `json:"settled,omitempty"`
 	SettledHeight int64                  `json:"settled_height,omitempty"`
+	Price         uint64                 `json:"price,omitempty"`
 	Problem       string                 `json:"problem,omitempty"`
 	Evidence      ledger.DisputeEvidence `json:"evidence"`
 }
@@ -105,7 +107,7 @@ func (a evidenceAPI) settled(ctx context.Context, res *DisputeEvidenceResult, di
 	}
 	res.Settled = &ok
 	if ok {
-		res.SettledHeight = rec.Height
+		res.SettledHeight, res.Price = rec.Height, rec.Record.Price
 		if err := ledger.CheckRecordEvidence(&rec, &res.Evidence); err != nil {
 			res.Problem = err.Error()
 		}

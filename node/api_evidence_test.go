@@ -96,9 +96,9 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 		return res.Settled != nil && *res.Settled
 	})
 	if res.Problem != "" || res.Payer != testBuyer().String() || res.RequestDigest != digest || len(res.Evidence.Tokens) == 0 ||
-		len(res.Evidence.Input) == 0 || len(res.Evidence.Proofs) == 0 || res.Provider != prov.Host().ID().String() {
-		t.Fatalf("evidence: problem %q, payer %s, request %s, provider %s, %d tokens, %d input bytes, %d proof bytes",
-			res.Problem, res.Payer, res.RequestDigest, res.Provider, len(res.Evidence.Tokens), len(res.Evidence.Input), len(res.Evidence.Proofs))
+		len(res.Evidence.Input) == 0 || len(res.Evidence.Proofs) == 0 || res.Provider != prov.Host().ID().String() || res.Price != answer.Tenzro.Payment.Price || res.Price == 0 {
+		t.Fatalf("evidence: problem %q, payer %s, request %s, provider %s, price %d (paid %d), %d tokens, %d input bytes, %d proof bytes",
+			res.Problem, res.Payer, res.RequestDigest, res.Provider, res.Price, answer.Tenzro.Payment.Price, len(res.Evidence.Tokens), len(res.Evidence.Input), len(res.Evidence.Proofs))
 	}
 	var byAdmin DisputeEvidenceResult
 	if e := rpcAs(t, url, adminToken, "tenzro_getDisputeEvidence", params1, &byAdmin); e != nil || byAdmin.Payer != res.Payer ||

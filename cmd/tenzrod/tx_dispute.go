@@ -89,27 +89,35 @@ func newTxDisputeOpenCmd() *cobra.Command {
 		Short: "Open a dispute over a settled record's optimistic answer or an expert batch; prints the dispute ID",
 		Long: `An optimistic answer, from the call to the verdict:
 
- 1. Evidence. 'tenzrod evidence dispute --api GATEWAY --request DIGEST --out
-    evidence.json' writes it from what the gateway that routed the call kept
-    (with your buyer token; DIGEST is the response's
+ 1. Evidence. 'tenzrod evidence dispute --api GATEWAY --request DIGEST
+    --model DIR --out evidence.json' writes it from what the gateway that
+    routed the call kept (with your buyer token; DIGEST is the response's
     tenzro.payment.signed.request_digest). It is exactly what the provider
     signed: the receipt envelope, the commitment proofs and the generated
     token IDs (the response's tenzro.receipt: envelope, commitment,
     token_ids), and the input, the request as the provider committed to it
     ({"chat", "messages", "prompt", "continuation", "sampling"} JSON, base64),
     which only the gateway holds as sent. Nothing is written by hand.
+    It also names the disputed chunk (32 generated tokens): the first that
+    fails when every chunk is judged on DIR, your copy of the model's
+    weights, as a committee member judges it; if none fails it writes
+    nothing, since the dispute would lose its bond. Without --model it names
+    chunk 0 unchecked (or --chunk N).
  2. Open. Once the record settled, and within dispute_window_blocks of it:
     --payer and --request name the record, --evidence the file, --bond the
-    micro-units you put at stake (at least dispute_min_bond; both in
-    tenzro_getParams).
+    micro-units you put at stake: at least dispute_bond_bp of the record's
+    price per chunk up to the one named, and dispute_min_bond (both in
+    tenzro_getParams); 'evidence dispute' prints that least bond.
  3. Refused in its block, bond untouched: evidence that is not what the
     receipt signs (bad evidence: other tokens, proofs or input), a record not
     settled or past the window, a subject already disputed, a model no
     validator but the accused's operator holds.
  4. Committee. The next block's hash seeds a draw, by stake, of validators
     that declared the model's weights (never the accused operator). They
-    re-execute the signed tokens by prefill, then commit and reveal votes
-    within dispute_verdict_blocks; tenzro_getDispute shows every step.
+    re-execute the signed tokens by prefill up to the named chunk's end and
+    judge that chunk alone (one that verifies acquits), then commit and
+    reveal votes within dispute_verdict_blocks; tenzro_getDispute shows
+    every step.
  5. Verdict (>= 2/3 of the committee's stake):
     guilty: dispute_slash_bp of the provider's bond is slashed,
       dispute_reward_bp of it paid to you with your bond, the rest burned;
@@ -126,7 +134,7 @@ naming the record that paid the holder for the call and the call's
 receipts (default: the newest in HOME/experts/bindings/MODEL for the
 batch's receipt). A serving provider with provider.remote_experts.dispute
 on opens these itself once the record settled.`,
-		Example: `  tenzrod evidence dispute --api http://127.0.0.1:8545 --request 9f…3b --out evidence.json
+		Example: `  tenzrod evidence dispute --api http://127.0.0.1:8545 --request 9f…3b --model ~/models/devnet --out evidence.json
   tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000
   tenzrod tx dispute open --key ~/.tenzrod/account.key --batch ~/.tenzrod/experts/evidence/1a2b…/00000000000000000003-9c….cbor --bond 10_000_000`,
 		Args: cobra.NoArgs,

@@ -132,25 +132,14 @@ func (m detectionModels) recommitted(t testing.TB, in DisputeInput, tokens []uin
 	return answer{in: in, text: inference.ValidText(m.real.Detokenize(ids)), raw: m.real.Detokenize(ids), tokens: tokens, proofs: proofs}
 }
 
-// firstFailing is what a disputer does off chain: judge every chunk with
-// its own copy of the weights and name the first that fails (-1: none).
+// firstFailing is FirstFailingChunk, failing the test on an error.
 func firstFailing(t testing.TB, eng inference.Engine, ev ledger.DisputeEvidence) int {
 	t.Helper()
-	proofs, err := commit.Decode(ev.Proofs)
+	c, _, err := FirstFailingChunk(context.Background(), eng, ev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for c := range proofs {
-		ev.Chunk = uint32(c)
-		v, _, err := judge(context.Background(), eng, ev, commit.DefaultTolerance)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v == ledger.VerdictGuilty {
-			return c
-		}
-	}
-	return -1
+	return c
 }
 
 // detectionRow is one line of the table.
