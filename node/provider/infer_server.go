@@ -50,6 +50,7 @@ func (s *inferServer) Start(context.Context) error {
 	scfg := infer.ServerConfig{
 		Network: s.p.d.Network, MaxConcurrent: 4 * int(cfg.Capacity), MaxPerPeer: cfg.MaxPerPeer,
 		Known: known, UnknownConcurrency: cfg.UnknownConcurrency, UnknownRate: cfg.UnknownRatePerMinute, Clock: s.p.d.Clock,
+		Registerer: s.p.d.Registerer,
 	}
 	if d := s.p.d; d.Chain != nil && d.Payments != nil && d.Escrow != nil {
 		chainID := d.Chain.App().ChainID()
