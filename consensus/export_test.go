@@ -11,3 +11,13 @@ func (n *Node) DropPeersGracefully() int {
 	}
 	return len(ps)
 }
+
+// RouteNames lists the first segments of every query route, so a table
+// test can show it covers them all.
+func RouteNames() []string {
+	names := make([]string, 0, len(routes))
+	for n := range routes {
+		names = append(names, n)
+	}
+	return names
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	abci "github.com/cometbft/cometbft/abci/types"
@@ -13,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // Query paths. Raw paths return the canonical CBOR state value (empty when
@@ -91,124 +89,30 @@ func (r *recorder) Get(key []byte) ([]byte, error) {
 func (r *recorder) Set([]byte, []byte) {}
 func (r *recorder) Del([]byte)         {}
 
+// query answers path from its route. The one error-code rule lives here
+// and in the route builders: a path that names no route, or whose
+// segments do not parse, is CodeMalformed; every other error is the
+// state's or the proof's.
 func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	parts := strings.Split(path, "/")
-	rawKey := func(key []byte, err error) (*abci.QueryResponse, error) {
-		if err != nil {
-			return nil, err
-		}
-		v, err := t.Get(key)
-		if err != nil {
-			return nil, fmt.Errorf("consensus: read %q: %w", key, err)
-		}
-		op, err := proofOp(t, key)
-		if err != nil {
-			return nil, err
-		}
-		return &abci.QueryResponse{Key: key, Value: v, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
+	r, ok := routes[parts[0]]
+	if !ok || len(parts)-1 != r.args {
+		return nil, reject(CodeMalformed, "unknown query path %q", path)
 	}
-	switch {
-	case len(parts) == 2 && parts[0] == "account":
-		return rawKey(withAccount(parts[1], KeyAccount))
-	case len(parts) == 2 && parts[0] == "validator":
-		return rawKey(withAccount(parts[1], KeyValidator))
-	case len(parts) == 3 && parts[0] == "escrow":
-		p, err := ParseAccountID(parts[1])
-		st, err2 := ParseAccountID(parts[2])
-		if err == nil {
-			err = err2
-		}
-		return rawKey(KeyEscrow(p, st), badPath(err))
-	case len(parts) == 2 && parts[0] == "provider":
-		m, err := parseMachine(parts[1])
-		return rawKey(KeyProvider(m), err)
-	case len(parts) == 2 && parts[0] == "peer":
-		return rawKey(ledger.KeyPeer(parts[1]), nil)
-	case len(parts) == 3 && parts[0] == "record":
-		p, err := ParseAccountID(parts[1])
-		d, err2 := parseHash(parts[2])
-		if err == nil {
-			err = err2
-		}
-		return rawKey(KeyRecord(p, d), err)
-	case len(parts) == 2 && parts[0] == "proposal":
-		id, err := strconv.ParseUint(parts[1], 10, 64)
-		return rawKey(KeyProposal(id), badPath(err))
-	case len(parts) == 3 && parts[0] == "tally":
-		m, err := parseMachine(parts[1])
-		h, err2 := strconv.ParseUint(parts[2], 10, 64)
-		if err == nil {
-			err = badPath(err2)
-		}
-		return rawKey(KeyHourTally(m, h), err)
-	case len(parts) == 2 && parts[0] == "name":
-		return rawKey(ledger.KeyName(parts[1]), badPath(ledger.CheckName(parts[1])))
-	case path == "names":
-		return computed(t, func(r *recorder) (any, error) { return list[NameRecord](t, r, ledger.NamePrefix()) })
-	case path == "params":
-		return rawKey(ledger.KeyParams(), nil)
-	case path == "meta":
-		return rawKey(ledger.KeyMeta(), nil)
-	case len(parts) == 2 && parts[0] == "standing":
-		m, err := parseMachine(parts[1])
-		if err != nil {
-			return nil, err
-		}
-		return computed(t, func(r *recorder) (any, error) { return ledger.ComputeStanding(r, m) })
-	case path == "validators":
-		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
-	case len(parts) == 4 && parts[0] == "recordrange":
-		return queryRecordRange(t, parts[1], parts[2], parts[3])
-	case len(parts) == 4 && parts[0] == "providerrange":
-		return queryProviderRange(t, parts[1], parts[2], parts[3])
-	case len(parts) == 2 && parts[0] == "escrows":
-		p, err := ParseAccountID(parts[1])
-		if err != nil {
-			return nil, badPath(err)
-		}
-		first, _ := ledger.EscrowRange(p)
-		return computed(t, func(r *recorder) (any, error) { return list[Escrow](t, r, first[:34]) })
-	case len(parts) == 2 && parts[0] == "stream":
-		id, err := parseHash(parts[1])
-		return rawKey(ledger.KeyStream(id), badPath(err))
-	case len(parts) == 2 && parts[0] == "streams":
-		p, err := ParseAccountID(parts[1])
-		if err != nil {
-			return nil, badPath(err)
-		}
-		return computed(t, func(r *recorder) (any, error) { return openStreams(t, r, p) })
-	case len(parts) == 2 && parts[0] == "plan":
-		id, err := parseHash(parts[1])
-		return rawKey(ledger.KeyPlan(id), badPath(err))
-	case len(parts) == 2 && parts[0] == "plans":
-		p, err := ParseAccountID(parts[1])
-		if err != nil {
-			return nil, badPath(err)
-		}
-		return computed(t, func(r *recorder) (any, error) { return openPlans(t, r, p) })
-	case len(parts) == 2 && parts[0] == "dispute":
-		id, err := parseHash(parts[1])
-		return rawKey(ledger.KeyDispute(id), badPath(err))
-	case len(parts) == 2 && parts[0] == "disputeevidence":
-		id, err := parseHash(parts[1])
-		return rawKey(ledger.KeyDisputeEvidence(id), badPath(err))
-	case path == "activedisputes":
-		return computed(t, func(r *recorder) (any, error) { return activeDisputes(r) })
-	case path == "disputes":
-		return computed(t, func(r *recorder) (any, error) { return list[ledger.Dispute](t, r, ledger.DisputePrefix()) })
-	case len(parts) == 2 && parts[0] == "modelholders":
-		id, err := parseHash(parts[1])
-		return rawKey(ledger.KeyModelHolders(id), badPath(err))
-	case path == "supply":
-		return rawKey(ledger.KeySupply(), nil)
-	case len(parts) == 2 && parts[0] == "records":
-		p, err := ParseAccountID(parts[1])
-		if err != nil {
-			return nil, badPath(err)
-		}
-		return computed(t, func(r *recorder) (any, error) { return list[SettledRecord](t, r, KeyRecord(p, Hash32{})[:34]) })
+	return r.serve(t, parts[1:])
+}
+
+// rawKey answers the canonical value at key with its proof.
+func rawKey(t *trie.Trie, key []byte) (*abci.QueryResponse, error) {
+	v, err := t.Get(key)
+	if err != nil {
+		return nil, fmt.Errorf("consensus: read %q: %w", key, err)
 	}
-	return nil, reject(CodeMalformed, "unknown query path %q", path)
+	op, err := proofOp(t, key)
+	if err != nil {
+		return nil, err
+	}
+	return &abci.QueryResponse{Key: key, Value: v, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
 }
 
 // computed runs f over a recording view and proves every key it read.
@@ -256,21 +160,6 @@ func list[T any](t *trie.Trie, r *recorder, prefix []byte) ([]T, error) {
 	}
 	return out, nil
 }
-
-func withAccount(s string, key func(AccountID) []byte) ([]byte, error) {
-	a, err := ParseAccountID(s)
-	if err != nil {
-		return nil, badPath(err)
-	}
-	return key(a), nil
-}
-
-func parseMachine(s string) (identity.MachineID, error) {
-	m, err := identity.ParseMachineID(s)
-	return m, badPath(err)
-}
-
-func parseHash(s string) (Hash32, error) { return ledger.ParseHash(s) }
 
 func badPath(err error) error {
 	if err == nil {

@@ -3,7 +3,6 @@ package consensus
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
@@ -25,17 +24,9 @@ type RecordRange struct {
 	Proof    RangeProof
 }
 
-// queryRecordRange answers recordrange/<payer>/<from>/<to>.
-func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryResponse, error) {
-	payer, err := ParseAccountID(payerHex)
-	if err != nil {
-		return nil, badPath(err)
-	}
-	from, err1 := strconv.ParseInt(fromS, 10, 64)
-	to, err2 := strconv.ParseInt(toS, 10, 64)
-	if err1 != nil || err2 != nil || from < 1 || to < from {
-		return nil, reject(CodeMalformed, "record range %q..%q: want 1 <= from <= to", fromS, toS)
-	}
+// queryRecordRange answers recordrange/<payer>/<from>/<to>, its segments
+// parsed by its route.
+func queryRecordRange(t *trie.Trie, payer AccountID, from, to int64) (*abci.QueryResponse, error) {
 	first, last := RecordIndexRange(payer, from, to)
 	return proveRecords(t, first, last, func(k, _ []byte) (AccountID, Hash32, error) {
 		var d Hash32

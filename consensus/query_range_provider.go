@@ -3,7 +3,6 @@ package consensus
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
@@ -27,17 +26,9 @@ type ProviderRecordRange struct {
 	Proof    RangeProof
 }
 
-// queryProviderRange answers providerrange/<machine>/<from>/<to>.
-func queryProviderRange(t *trie.Trie, machineHex, fromS, toS string) (*abci.QueryResponse, error) {
-	m, err := parseMachine(machineHex)
-	if err != nil {
-		return nil, err
-	}
-	from, err1 := strconv.ParseInt(fromS, 10, 64)
-	to, err2 := strconv.ParseInt(toS, 10, 64)
-	if err1 != nil || err2 != nil || from < 1 || to < from {
-		return nil, reject(CodeMalformed, "provider record range %q..%q: want 1 <= from <= to", fromS, toS)
-	}
+// queryProviderRange answers providerrange/<machine>/<from>/<to>, its
+// segments parsed by its route.
+func queryProviderRange(t *trie.Trie, m identity.MachineID, from, to int64) (*abci.QueryResponse, error) {
 	first, last := ledger.ProviderRecordIndexRange(m, from, to)
 	return proveRecords(t, first, last, func(k, v []byte) (AccountID, Hash32, error) {
 		var payer AccountID

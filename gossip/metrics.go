@@ -12,6 +12,7 @@ import (
 type Metrics struct {
 	messages *prometheus.CounterVec
 	seconds  *prometheus.CounterVec
+	panics   *prometheus.CounterVec
 	verdicts map[string]*[3]atomic.Uint64 // topic → counts by Verdict; fixed after setup
 	nanos    map[string]*atomic.Int64     // topic → time spent validating; fixed after setup
 }
@@ -32,6 +33,14 @@ func newMetrics(reg prometheus.Registerer, topics []string) (*Metrics, error) {
 			Name:      "validation_seconds_total",
 			Help:      "Wall time spent in the topic validators, by topic.",
 		}, []string{"topic"}),
+		// A handler that panics on an accepted message is a local bug,
+		// not the sender's fault: counted apart from the verdicts.
+		panics: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "tenzro",
+			Subsystem: "gossip",
+			Name:      "handler_panics_total",
+			Help:      "Panics recovered in the handlers of accepted gossip messages, by topic.",
+		}, []string{"topic"}),
 		verdicts: make(map[string]*[3]atomic.Uint64, len(topics)),
 		nanos:    make(map[string]*atomic.Int64, len(topics)),
 	}
@@ -40,7 +49,7 @@ func newMetrics(reg prometheus.Registerer, topics []string) (*Metrics, error) {
 		m.nanos[t] = new(atomic.Int64)
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.messages, m.seconds} {
+		for _, c := range []prometheus.Collector{m.messages, m.seconds, m.panics} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

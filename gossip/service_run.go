@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -56,7 +57,7 @@ func (s *Service) Start(ctx context.Context) error {
 					return
 				}
 				if ev.Type == pubsub.PeerJoin {
-					fn(ev.Peer)
+					s.peerJoined(kind, fn, ev.Peer)
 				}
 			}
 		}()
@@ -77,7 +78,27 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
+// recovered, deferred around a handler call, turns its panic into a
+// logged and counted error. The handler loses that one event (Prysm's
+// subscriber does the same) and the topic's loop keeps serving: a bug in
+// one consumer must not take the node down.
+func (s *Service) recovered(kind Kind) {
+	if p := recover(); p != nil {
+		name := TopicName(s.cfg.Network, kind)
+		s.metrics.panics.WithLabelValues(name).Inc()
+		s.log.Error("gossip handler panicked", "topic", name, "panic", p, "stack", string(debug.Stack()))
+	}
+}
+
+// peerJoined calls a peer-join handler under the same panic isolation.
+func (s *Service) peerJoined(kind Kind, fn func(peer.ID), p peer.ID) {
+	defer s.recovered(kind)
+	fn(p)
+}
+
+// deliver hands an accepted message to its handler.
 func (s *Service) deliver(kind Kind, v any) {
+	defer s.recovered(kind)
 	switch kind {
 	case KindHeartbeat:
 		if hb, ok := v.(*VerifiedHeartbeat); ok && s.onHeartbeat != nil {

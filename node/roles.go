@@ -56,7 +56,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		prov.ApplyAnnouncement(a)
 	})
 	if collector != nil {
-		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network},
+		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network, Registerer: n.reg},
 			newRecordSink(collector, n.provider, n.id.MachineID(), n.host.ID(), n.clock), n.log)
 		if err != nil {
 			return fmt.Errorf("node: %w", err)

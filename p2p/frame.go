@@ -71,7 +71,7 @@ func ReadFrame(r *bufio.Reader, max int) ([]byte, error) {
 	}
 	size, err := readUvarint(r)
 	if err != nil {
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil, io.EOF
 		}
 		return nil, fmt.Errorf("p2p: read frame: %w", err)
@@ -111,7 +111,7 @@ func readUvarint(r io.ByteReader) (uint64, error) {
 	for i := 0; i < binary.MaxVarintLen64; i++ {
 		b, err := r.ReadByte()
 		if err != nil {
-			if i > 0 && err == io.EOF {
+			if i > 0 && errors.Is(err, io.EOF) {
 				return 0, io.ErrUnexpectedEOF
 			}
 			return 0, err
@@ -132,7 +132,7 @@ func readUvarint(r io.ByteReader) (uint64, error) {
 }
 
 func unexpected(err error) error {
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		return io.ErrUnexpectedEOF
 	}
 	return err

@@ -2,11 +2,23 @@ package settle
 
 import (
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
+
+// fault is the code and reason of a checkRecord error. It is a
+// *ledger.TxError; errors.As keeps that true of a wrapped one, and anything
+// else is the chain's internal code rather than a crash.
+func fault(err error) (ledger.Code, string) {
+	var te *ledger.TxError
+	if errors.As(err, &te) {
+		return te.Code, te.Msg
+	}
+	return ledger.CodeOf(err), err.Error()
+}
 
 // envelopeMargin is what a signed transaction adds around its payload: the
 // body's signer, nonce and kind, the byte-string headers and the

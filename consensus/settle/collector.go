@@ -193,8 +193,8 @@ func (c *Collector) accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 	}
 	r := *rec
 	if err := checkRecord(&r); err != nil {
-		te := err.(*ledger.TxError)
-		return refuse(te.Code, "%s", te.Msg)
+		code, reason := fault(err)
+		return refuse(code, "%s", reason)
 	}
 	if r.Provider != c.d.Machine {
 		return refuse(ledger.CodeWrongMachine, "record names machine %s, this provider is %s", r.Provider, c.d.Machine)

@@ -88,8 +88,8 @@ func SubmitAll(ctx context.Context, sub Submitter, recs []ledger.PaymentRecord) 
 	send := make([]ledger.PaymentRecord, 0, len(recs))
 	for i := range recs {
 		if err := checkRecord(&recs[i]); err != nil {
-			te := err.(*ledger.TxError)
-			out[i] = Outcome{Status: Skipped, Code: te.Code, Reason: te.Msg}
+			code, reason := fault(err)
+			out[i] = Outcome{Status: Skipped, Code: code, Reason: reason}
 			continue
 		}
 		idx = append(idx, i)

@@ -116,7 +116,7 @@ func contains(r io.ReaderAt, pat []byte) (bool, error) {
 			return true, nil
 		}
 		off += int64(n)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return false, nil
 		}
 		if err != nil {

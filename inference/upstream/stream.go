@@ -56,7 +56,7 @@ func readStream(br *bufio.Reader, r *Request, onDelta func(Delta) error) (*Resul
 	pieces, usage := 0, false
 	for {
 		line, err := readLine(br)
-		if err == io.EOF || err != nil && res.FinishReason != "" {
+		if errors.Is(err, io.EOF) || err != nil && res.FinishReason != "" {
 			break // once the answer is finished, only its usage can be lost
 		}
 		if err != nil {

@@ -48,7 +48,7 @@ func newExpertHolder(p *Provider) (*expertHolder, error) {
 		copy(hm.id[:], o.ModelID)
 		h.held = append(h.held, hm)
 	}
-	srv, err := expert.NewServer(p.d.Host.Host(), expert.ServerConfig{Network: p.d.Network, Metrics: expert.NewMetrics(p.d.Registerer)}, h,
+	srv, err := expert.NewServer(p.d.Host.Host(), expert.ServerConfig{Network: p.d.Network, Metrics: expert.NewMetrics(p.d.Registerer), Registerer: p.d.Registerer}, h,
 		p.d.Session.Current, p.d.Log)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,6 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/upstream"
-	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -51,6 +50,7 @@ func (s *inferServer) Start(context.Context) error {
 	scfg := infer.ServerConfig{
 		Network: s.p.d.Network, MaxConcurrent: 4 * int(cfg.Capacity), MaxPerPeer: cfg.MaxPerPeer,
 		Known: known, UnknownConcurrency: cfg.UnknownConcurrency, UnknownRate: cfg.UnknownRatePerMinute, Clock: s.p.d.Clock,
+		Registerer: s.p.d.Registerer,
 	}
 	if d := s.p.d; d.Chain != nil && d.Payments != nil && d.Escrow != nil {
 		chainID := d.Chain.App().ChainID()
@@ -260,60 +260,6 @@ type commitments struct {
 
 // FinishStopped is the finish reason of an answer the buyer stopped.
 const FinishStopped = "stopped"
-
-// relayUpstream serves a forwarded request from the upstream engine.
-func (s *inferServer) relayUpstream(ctx context.Context, up *upstream.Client, req *infer.Request, offer gossip.ModelOffer, send func(*infer.TokenFrame) error) (*infer.FinalFrame, error) {
-	ur := &upstream.Request{Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling, TopLogProbs: req.TopLogProbs,
-		Continuation: req.Continuation}
-	if req.Verification == terms.VerifyOptimistic {
-		ur.TopLogProbs = max(ur.TopLogProbs, commitTopK)
-	}
-	var sent strings.Builder
-	var delivered int // content pieces written
-	res, err := up.Complete(ctx, ur, func(d upstream.Delta) error {
-		text := inference.ValidText(d.Text)
-		tf := &infer.TokenFrame{Text: text}
-		if req.TopLogProbs > 0 {
-			tf.LogProbs = relayWireLogProbs(d.LogProbs, req.TopLogProbs)
-		}
-		if err := send(tf); err != nil {
-			return err
-		}
-		sent.WriteString(text)
-		if text != "" {
-			delivered++
-		}
-		return nil
-	})
-	if err != nil && infer.Stopped(ctx) {
-		// The buyer left. An upstream reports usage only at the end, so
-		// the receipt claims one output token per piece delivered and no
-		// input: the gateway bills its own counts where it holds the
-		// tokenizer, and never more than crossed the wire.
-		res, err = &upstream.Result{Text: sent.String(), FinishReason: FinishStopped, CompletionTokens: delivered}, nil
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var se *upstream.StatusError
-		if req.Continuation != "" && errors.As(err, &se) && (se.Status == http.StatusBadRequest || se.Status == http.StatusUnprocessableEntity) {
-			// The engine will not prefill another's text: the gateway then
-			// restarts the answer instead of continuing it.
-			return nil, errFrame(http.StatusBadRequest, terms.CodeContinuationUnsupported, "the upstream engine refused to continue the text: %s", se.Message)
-		}
-		oe, _ := upstreamError(ctx, err).(*openai.Error)
-		e := errFrame(oe.Status, oe.Code, "%s", oe.Message)
-		e.RetryAfterMs = int64(oe.RetryAfter) * 1000
-		return nil, e
-	}
-	env, err := s.sign(req, offer, sent.String(), res.PromptTokens, 0, res.CompletionTokens, nil, res.FinishReason, nil, false)
-	if err != nil {
-		return nil, errFrame(http.StatusInternalServerError, terms.CodeReceiptFailed, "%v", err)
-	}
-	return &infer.FinalFrame{FinishReason: res.FinishReason, PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens,
-		Model: offer.Name, Receipt: env}, nil
-}
 
 // sign makes the receipt of one served request. Of its promptTokens,
 // cached came from the engine's prefix cache: the units claim them as

@@ -68,7 +68,7 @@ func (s *sessions) Start(context.Context) error {
 	if s.hold == nil {
 		return nil
 	}
-	srv, err := sessioncache.NewServer(s.p.d.Host.Host(), s.hold, sessioncache.ServerConfig{}, s.p.d.Log)
+	srv, err := sessioncache.NewServer(s.p.d.Host.Host(), s.hold, sessioncache.ServerConfig{Registerer: s.p.d.Registerer}, s.p.d.Log)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -44,6 +45,9 @@ type ServerConfig struct {
 	Timeout time.Duration
 	// Metrics takes the holder's series (nil: not exported).
 	Metrics *Metrics
+	// Registerer takes the count of handler panics (a private registry
+	// when nil).
+	Registerer prometheus.Registerer
 }
 
 // Defaults of ServerConfig.
@@ -96,6 +100,7 @@ type Server struct {
 	session func() (*identity.Session, error)
 	log     *slog.Logger
 	life    *p2p.StreamServer
+	guard   *p2p.PanicGuard
 
 	exchanges, refused, rows, reset atomic.Uint64
 	lastCert                        atomic.Pointer[sessionHash]
@@ -114,13 +119,14 @@ func NewServer(h host.Host, cfg ServerConfig, c Computer, session func() (*ident
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log.With("protocol", ProtocolID),
+	guard := p2p.NewPanicGuard(cfg.Registerer, log)
+	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log.With("protocol", ProtocolID), guard: guard,
 		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "expert exchanges"))}, nil
 }
 
 // Start registers the stream handler; a server starts once.
 func (s *Server) Start() error {
-	if err := s.life.Start(s.handle); err != nil {
+	if err := s.life.Start(s.guard.Wrap(ProtocolID, s.handle)); err != nil {
 		return fmt.Errorf("expert: %w", err)
 	}
 	return nil

@@ -243,7 +243,7 @@ func (a *answer) read() (final *FinalFrame, answered bool, err error) {
 			if errors.Is(err, p2p.ErrFrameTooLarge) {
 				return nil, false, a.withStop(fmt.Errorf("%w: %w", ErrMalformedFrame, err))
 			}
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return nil, false, a.withStop(ErrNoFinal)
 			}
 			return nil, false, a.withStop(fmt.Errorf("%w: %w", ErrNoFinal, err))

@@ -15,6 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -73,6 +74,9 @@ type ServerConfig struct {
 	// UnknownRate requests per minute (default 6, token bucket on Clock;
 	// nil Clock means the wall clock). Over budget: 429 terms.CodeRateLimited.
 	Known func(peer.ID) bool
+
+	Registerer prometheus.Registerer // counts handler panics; nil: a private registry
+
 	// Paid, if set, reports whether a request carries a pay authorization
 	// that verifies: a paying caller is known whatever its peer ID (the
 	// provider holds its settler to its debts instead).
@@ -146,7 +150,7 @@ func Register(h host.Host, cfg ServerConfig, handler Handler, log *slog.Logger) 
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg = cfg.withDefaults()
 	srv := &server{cfg: cfg, handler: handler, log: log.With("protocol", ProtocolID), ctx: ctx, admit: newAdmitter(cfg)}
-	h.SetStreamHandler(ProtocolID, srv.handle)
+	h.SetStreamHandler(ProtocolID, p2p.NewPanicGuard(cfg.Registerer, log).Wrap(ProtocolID, srv.handle))
 	var once sync.Once
 	return func() {
 		once.Do(func() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p"
@@ -41,6 +42,9 @@ type ServerConfig struct {
 	// records, writing the ack. Records the sink has not reached by then
 	// are answered CodeRetry. Default 30 s.
 	Timeout time.Duration
+	// Registerer takes the count of handler panics (a private registry
+	// when nil).
+	Registerer prometheus.Registerer
 }
 
 // Defaults of ServerConfig.
@@ -104,6 +108,7 @@ type Server struct {
 
 	stats counters
 	life  *p2p.StreamServer
+	guard *p2p.PanicGuard
 }
 
 // NewServer makes a server; Start registers it on h.
@@ -121,13 +126,14 @@ func NewServer(h host.Host, cfg ServerConfig, sink Sink, log *slog.Logger) (*Ser
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	return &Server{h: h, cfg: cfg, sink: sink, log: log.With("protocol", ProtocolID),
+	guard := p2p.NewPanicGuard(cfg.Registerer, log)
+	return &Server{h: h, cfg: cfg, sink: sink, log: log.With("protocol", ProtocolID), guard: guard,
 		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "deliveries"))}, nil
 }
 
 // Start registers the stream handler. A server starts once.
 func (s *Server) Start() error {
-	if err := s.life.Start(s.handle); err != nil {
+	if err := s.life.Start(s.guard.Wrap(ProtocolID, s.handle)); err != nil {
 		return fmt.Errorf("payment: %w", err)
 	}
 	return nil

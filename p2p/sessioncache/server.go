@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p"
 )
@@ -20,6 +21,9 @@ type ServerConfig struct {
 	MaxPerPeer    int           // streams in progress per peer (default 4)
 	MaxConcurrent int           // streams in progress in all (default 64)
 	Timeout       time.Duration // one exchange (default 10 s)
+	// Registerer takes the count of handler panics (a private registry
+	// when nil).
+	Registerer prometheus.Registerer
 }
 
 // Defaults of ServerConfig.
@@ -59,9 +63,10 @@ func NewServer(h host.Host, hold *Holder, cfg ServerConfig, log *slog.Logger) (*
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	guard := p2p.NewPanicGuard(cfg.Registerer, log)
 	s := &Server{h: h, hold: hold, cfg: cfg, log: log.With("protocol", ProtocolID),
 		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "exchanges"))}
-	if err := s.life.Start(s.handle); err != nil {
+	if err := s.life.Start(guard.Wrap(ProtocolID, s.handle)); err != nil {
 		return nil, fmt.Errorf("sessioncache: %w", err)
 	}
 	return s, nil

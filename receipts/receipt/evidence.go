@@ -83,7 +83,7 @@ func DecodeEvidenceInput(b []byte) (EvidenceInput, error) {
 	if err := dec.Decode(&in); err != nil {
 		return EvidenceInput{}, fmt.Errorf("%w: %w", ErrEvidenceInput, err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return EvidenceInput{}, fmt.Errorf("%w: trailing data after the input", ErrEvidenceInput)
 	}
 	return in, nil

@@ -172,6 +172,8 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 // errors: a stopped provider signs for all it generated, which may run past
 // what the gateway received.
 func withoutOutputMismatch(err error) error {
+	// Check's own join, at the top: errors.As would reach into a join
+	// wrapped deeper and drop the wrapping message with the mismatch.
 	j, ok := err.(interface{ Unwrap() []error })
 	if !ok {
 		if errors.Is(err, receipt.ErrOutputMismatch) {
