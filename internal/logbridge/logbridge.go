@@ -22,6 +22,15 @@ func Install(h slog.Handler) {
 	golog.SetPrimaryCore(&zapCore{h: h})
 }
 
+// Logger is a logger for a library's subsystem that takes an *slog.Logger
+// option (go-libp2p-pubsub's WithLogger, whose default writes to stderr on
+// its own): records go to h, tagged logger=system, at or above the
+// subsystem's GOLOG_LOG_LEVEL as the library's default logger would.
+func Logger(h slog.Handler, system string) *slog.Logger {
+	lvl := gologshim.ConfigFromEnv().LevelForSystem(system)
+	return slog.New(&systemLevel{h: h.WithAttrs([]slog.Attr{slog.String("logger", system)}), min: lvl})
+}
+
 // systemLevel drops records below its subsystem's GOLOG_LOG_LEVEL; gologshim
 // names the subsystem with a "logger" attribute when it first logs.
 type systemLevel struct {

@@ -19,11 +19,15 @@ func TestInstallRoutesToSlog(t *testing.T) {
 	l := gologshim.Logger("bridgetest-shim")
 	l.Error("shim says", "addr", "a1")
 	l.Info("shim info below error")
+	ps := Logger(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), "bridgetest-pubsub")
+	ps.Error("pubsub says", "id", "p2")
+	ps.Info("pubsub info below error")
 
 	out := buf.String()
 	for _, want := range []string{
 		`level=ERROR msg="zap says" logger=bridgetest-zap n=3 peer=p1`,
 		`level=ERROR msg="shim says" logger=bridgetest-shim addr=a1`,
+		`level=ERROR msg="pubsub says" logger=bridgetest-pubsub id=p2`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("logbridge: output lacks %q:\n%s", want, out)
