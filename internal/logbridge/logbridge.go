@@ -1,7 +1,8 @@
-// Package logbridge routes the logs of libp2p (gologshim, slog) and of the
+// Package logbridge routes the logs of libp2p (gologshim, slog), of the
 // IPFS libraries that still log through go-log (zap: the DHT, the pebble
-// datastore) into the process's slog handler, so a node writes one log
-// stream in one format. CometBFT is bridged by consensus's own adapter.
+// datastore) and of OpenTelemetry (logr) into the process's slog handler,
+// so a node writes one log stream in one format. CometBFT is bridged by
+// consensus's own adapter, gossipsub by gossip (Logger).
 package logbridge
 
 import (
@@ -9,17 +10,22 @@ import (
 	"log/slog"
 	"sort"
 
+	"github.com/go-logr/logr"
 	golog "github.com/ipfs/go-log/v2"
 	"github.com/libp2p/go-libp2p/gologshim"
+	"go.opentelemetry.io/otel"
 	"go.uber.org/zap/zapcore"
 )
 
-// Install sends libp2p's and go-log's records to h. Levels stay those of
-// GOLOG_LOG_LEVEL (default error) per subsystem, as without the bridge; only
-// the output changes. Call it once, before the libp2p host starts.
+// Install sends libp2p's, go-log's and OpenTelemetry's records to h. Levels
+// stay what they were without the bridge: GOLOG_LOG_LEVEL (default error)
+// per libp2p/IPFS subsystem; OpenTelemetry's errors (its V(1) and above map
+// below slog's Info). Only the output changes. Call it once, before the
+// libp2p host and the tracer start.
 func Install(h slog.Handler) {
 	gologshim.SetDefaultHandler(&systemLevel{h: h, min: gologshim.ConfigFromEnv().LevelForSystem("")})
 	golog.SetPrimaryCore(&zapCore{h: h})
+	otel.SetLogger(logr.FromSlogHandler(h))
 }
 
 // Logger is a logger for a library's subsystem that takes an *slog.Logger
