@@ -11,7 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 	cmtcfg "github.com/cometbft/cometbft/config"
 	cmttypes "github.com/cometbft/cometbft/types"
-	"github.com/mitchellh/mapstructure"
+	"github.com/go-viper/mapstructure/v2"
 )
 
 // ConfigFile is where a node home keeps its CometBFT configuration.

@@ -19,6 +19,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/internal/logbridge"
 	"github.com/tenzrod/tenzrod/receipts/attest"
 )
 
@@ -134,6 +135,7 @@ func New(ctx context.Context, cfg Config, d Deps) (*Service, error) {
 		pubsub.WithPeerExchange(true),
 		pubsub.WithValidateQueueSize(ValidateQueue),
 		pubsub.WithPeerOutboundQueueSize(OutboundQueue),
+		pubsub.WithLogger(logbridge.Logger(d.Logger.Handler(), "pubsub").With("id", d.Host.ID().String())),
 	}
 	if d.Discovery != nil {
 		opts = append(opts, pubsub.WithDiscovery(d.Discovery))

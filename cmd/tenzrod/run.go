@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tenzrod/tenzrod/internal/logbridge"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -65,6 +66,7 @@ func runNodeThen(ctx context.Context, cfg node.Config, then func(*node.Node, *sl
 	}
 	log := newLogger(cfg)
 	slog.SetDefault(log)
+	logbridge.Install(log.Handler())
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	n, err := node.New(startCtx, cfg, node.Options{Logger: log})
