@@ -68,7 +68,7 @@ func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryRespo
 		return err
 	})
 	if err != nil {
-		return &abci.QueryResponse{Code: uint32(CodeOf(err)), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
+		return &abci.QueryResponse{Code: uint32(ledger.CodeOf(err)), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
 	}
 	resp.Height = height
 	return resp, nil
@@ -109,42 +109,42 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	}
 	switch {
 	case len(parts) == 2 && parts[0] == "account":
-		return rawKey(withAccount(parts[1], KeyAccount))
+		return rawKey(withAccount(parts[1], ledger.KeyAccount))
 	case len(parts) == 2 && parts[0] == "validator":
-		return rawKey(withAccount(parts[1], KeyValidator))
+		return rawKey(withAccount(parts[1], ledger.KeyValidator))
 	case len(parts) == 3 && parts[0] == "escrow":
-		p, err := ParseAccountID(parts[1])
-		st, err2 := ParseAccountID(parts[2])
+		p, err := ledger.ParseAccountID(parts[1])
+		st, err2 := ledger.ParseAccountID(parts[2])
 		if err == nil {
 			err = err2
 		}
-		return rawKey(KeyEscrow(p, st), badPath(err))
+		return rawKey(ledger.KeyEscrow(p, st), badPath(err))
 	case len(parts) == 2 && parts[0] == "provider":
 		m, err := parseMachine(parts[1])
-		return rawKey(KeyProvider(m), err)
+		return rawKey(ledger.KeyProvider(m), err)
 	case len(parts) == 2 && parts[0] == "peer":
 		return rawKey(ledger.KeyPeer(parts[1]), nil)
 	case len(parts) == 3 && parts[0] == "record":
-		p, err := ParseAccountID(parts[1])
+		p, err := ledger.ParseAccountID(parts[1])
 		d, err2 := parseHash(parts[2])
 		if err == nil {
 			err = err2
 		}
-		return rawKey(KeyRecord(p, d), err)
+		return rawKey(ledger.KeyRecord(p, d), err)
 	case len(parts) == 2 && parts[0] == "proposal":
 		id, err := strconv.ParseUint(parts[1], 10, 64)
-		return rawKey(KeyProposal(id), badPath(err))
+		return rawKey(ledger.KeyProposal(id), badPath(err))
 	case len(parts) == 3 && parts[0] == "tally":
 		m, err := parseMachine(parts[1])
 		h, err2 := strconv.ParseUint(parts[2], 10, 64)
 		if err == nil {
 			err = badPath(err2)
 		}
-		return rawKey(KeyHourTally(m, h), err)
+		return rawKey(ledger.KeyHourTally(m, h), err)
 	case len(parts) == 2 && parts[0] == "name":
 		return rawKey(ledger.KeyName(parts[1]), badPath(ledger.CheckName(parts[1])))
 	case path == "names":
-		return computed(t, func(r *recorder) (any, error) { return list[NameRecord](t, r, ledger.NamePrefix()) })
+		return computed(t, func(r *recorder) (any, error) { return list[ledger.NameRecord](t, r, ledger.NamePrefix()) })
 	case path == "params":
 		return rawKey(ledger.KeyParams(), nil)
 	case path == "meta":
@@ -156,23 +156,23 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		}
 		return computed(t, func(r *recorder) (any, error) { return ledger.ComputeStanding(r, m) })
 	case path == "validators":
-		return computed(t, func(r *recorder) (any, error) { return list[Validator](t, r, []byte("v/")) })
+		return computed(t, func(r *recorder) (any, error) { return list[ledger.Validator](t, r, []byte("v/")) })
 	case len(parts) == 4 && parts[0] == "recordrange":
 		return queryRecordRange(t, parts[1], parts[2], parts[3])
 	case len(parts) == 4 && parts[0] == "providerrange":
 		return queryProviderRange(t, parts[1], parts[2], parts[3])
 	case len(parts) == 2 && parts[0] == "escrows":
-		p, err := ParseAccountID(parts[1])
+		p, err := ledger.ParseAccountID(parts[1])
 		if err != nil {
 			return nil, badPath(err)
 		}
 		first, _ := ledger.EscrowRange(p)
-		return computed(t, func(r *recorder) (any, error) { return list[Escrow](t, r, first[:34]) })
+		return computed(t, func(r *recorder) (any, error) { return list[ledger.Escrow](t, r, first[:34]) })
 	case len(parts) == 2 && parts[0] == "stream":
 		id, err := parseHash(parts[1])
 		return rawKey(ledger.KeyStream(id), badPath(err))
 	case len(parts) == 2 && parts[0] == "streams":
-		p, err := ParseAccountID(parts[1])
+		p, err := ledger.ParseAccountID(parts[1])
 		if err != nil {
 			return nil, badPath(err)
 		}
@@ -181,7 +181,7 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 		id, err := parseHash(parts[1])
 		return rawKey(ledger.KeyPlan(id), badPath(err))
 	case len(parts) == 2 && parts[0] == "plans":
-		p, err := ParseAccountID(parts[1])
+		p, err := ledger.ParseAccountID(parts[1])
 		if err != nil {
 			return nil, badPath(err)
 		}
@@ -202,13 +202,15 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	case path == "supply":
 		return rawKey(ledger.KeySupply(), nil)
 	case len(parts) == 2 && parts[0] == "records":
-		p, err := ParseAccountID(parts[1])
+		p, err := ledger.ParseAccountID(parts[1])
 		if err != nil {
 			return nil, badPath(err)
 		}
-		return computed(t, func(r *recorder) (any, error) { return list[SettledRecord](t, r, KeyRecord(p, Hash32{})[:34]) })
+		return computed(t, func(r *recorder) (any, error) {
+			return list[ledger.SettledRecord](t, r, ledger.KeyRecord(p, ledger.Hash32{})[:34])
+		})
 	}
-	return nil, reject(CodeMalformed, "unknown query path %q", path)
+	return nil, reject(ledger.CodeMalformed, "unknown query path %q", path)
 }
 
 // computed runs f over a recording view and proves every key it read.
@@ -257,8 +259,8 @@ func list[T any](t *trie.Trie, r *recorder, prefix []byte) ([]T, error) {
 	return out, nil
 }
 
-func withAccount(s string, key func(AccountID) []byte) ([]byte, error) {
-	a, err := ParseAccountID(s)
+func withAccount(s string, key func(ledger.AccountID) []byte) ([]byte, error) {
+	a, err := ledger.ParseAccountID(s)
 	if err != nil {
 		return nil, badPath(err)
 	}
@@ -270,16 +272,16 @@ func parseMachine(s string) (identity.MachineID, error) {
 	return m, badPath(err)
 }
 
-func parseHash(s string) (Hash32, error) { return ledger.ParseHash(s) }
+func parseHash(s string) (ledger.Hash32, error) { return ledger.ParseHash(s) }
 
 func badPath(err error) error {
 	if err == nil {
 		return nil
 	}
-	return reject(CodeMalformed, "query path: %v", err)
+	return reject(ledger.CodeMalformed, "query path: %v", err)
 }
 
 // reject builds a *TxError.
-func reject(c Code, format string, args ...any) error {
-	return &TxError{Code: c, Msg: fmt.Sprintf(format, args...)}
+func reject(c ledger.Code, format string, args ...any) error {
+	return &ledger.TxError{Code: c, Msg: fmt.Sprintf(format, args...)}
 }

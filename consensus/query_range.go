@@ -18,27 +18,27 @@ import (
 // proof of their index entries against that state's root (the app hash in
 // the header of block Height+1).
 type RecordRange struct {
-	Payer    AccountID
+	Payer    ledger.AccountID
 	From, To int64
 	Height   int64
-	Records  []SettledRecord
+	Records  []ledger.SettledRecord
 	Proof    RangeProof
 }
 
 // queryRecordRange answers recordrange/<payer>/<from>/<to>.
 func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryResponse, error) {
-	payer, err := ParseAccountID(payerHex)
+	payer, err := ledger.ParseAccountID(payerHex)
 	if err != nil {
 		return nil, badPath(err)
 	}
 	from, err1 := strconv.ParseInt(fromS, 10, 64)
 	to, err2 := strconv.ParseInt(toS, 10, 64)
 	if err1 != nil || err2 != nil || from < 1 || to < from {
-		return nil, reject(CodeMalformed, "record range %q..%q: want 1 <= from <= to", fromS, toS)
+		return nil, reject(ledger.CodeMalformed, "record range %q..%q: want 1 <= from <= to", fromS, toS)
 	}
-	first, last := RecordIndexRange(payer, from, to)
-	return proveRecords(t, first, last, func(k, _ []byte) (AccountID, Hash32, error) {
-		var d Hash32
+	first, last := ledger.RecordIndexRange(payer, from, to)
+	return proveRecords(t, first, last, func(k, _ []byte) (ledger.AccountID, ledger.Hash32, error) {
+		var d ledger.Hash32
 		copy(d[:], k[42:])
 		return payer, d, nil
 	})
@@ -47,12 +47,12 @@ func queryRecordRange(t *trie.Trie, payerHex, fromS, toS string) (*abci.QueryRes
 // proveRecords answers a record-range query over the index keys
 // first..last: the range proof of the index entries and, as the value,
 // the settled records they name, located by locate from each entry.
-func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (AccountID, Hash32, error)) (*abci.QueryResponse, error) {
+func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (ledger.AccountID, ledger.Hash32, error)) (*abci.QueryResponse, error) {
 	p, err := proveRange(t, first, last)
 	if err != nil {
 		return nil, err
 	}
-	var recs []SettledRecord
+	var recs []ledger.SettledRecord
 	for i, k := range p.Keys {
 		if len(k) != len(first) || string(k[:34]) != string(first[:34]) || string(k) > string(last) {
 			continue // the successor entry
@@ -61,8 +61,8 @@ func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (Ac
 		if err != nil {
 			return nil, err
 		}
-		var sr SettledRecord
-		ok, err := ledger.Load(ledger.NewTrieKV(t), KeyRecord(payer, d), &sr)
+		var sr ledger.SettledRecord
+		ok, err := ledger.Load(ledger.NewTrieKV(t), ledger.KeyRecord(payer, d), &sr)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func (n *Node) queryRange(ctx context.Context, path string, to, height int64) (Q
 
 // parseRangeAnswer decodes a record-range answer's records and its one
 // range proof op.
-func parseRangeAnswer(value []byte, ops []cmtcrypto.ProofOp, recs *[]SettledRecord, proof *RangeProof) error {
+func parseRangeAnswer(value []byte, ops []cmtcrypto.ProofOp, recs *[]ledger.SettledRecord, proof *RangeProof) error {
 	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, recs); err != nil {
 		return fmt.Errorf("consensus: records: %w", err)
 	}
@@ -118,7 +118,7 @@ const maxRangeResponse = 64 << 20
 // the state after block height (0 = latest committed; it must be >= to),
 // with their range proof. It does not verify the proof; VerifyRecordRange
 // or the evidence package does.
-func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, height int64) (RecordRange, error) {
+func (n *Node) RecordRange(ctx context.Context, payer ledger.AccountID, from, to, height int64) (RecordRange, error) {
 	path := fmt.Sprintf("recordrange/%s/%d/%d", payer, from, to)
 	r, err := n.queryRange(ctx, path, to, height)
 	if err != nil {
@@ -133,7 +133,7 @@ func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, heigh
 
 // ParseRecordRange decodes the answer (value and proof ops) to a
 // recordrange query made at height. It does not verify the proof.
-func ParseRecordRange(payer AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
+func ParseRecordRange(payer ledger.AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
 	out := RecordRange{Payer: payer, From: from, To: to, Height: height}
 	return out, parseRangeAnswer(value, ops, &out.Records, &out.Proof)
 }
@@ -145,7 +145,7 @@ func ParseRecordRange(payer AccountID, from, to, height int64, value []byte, ops
 // entry. It returns nil only if the records are all, and only, the records
 // payer settled at those heights.
 func VerifyRecordRange(root []byte, rr RecordRange) error {
-	first, last := RecordIndexRange(rr.Payer, rr.From, rr.To)
+	first, last := ledger.RecordIndexRange(rr.Payer, rr.From, rr.To)
 	keys, values, err := VerifyRange(root, first, last, rr.Proof)
 	if err != nil {
 		return err
@@ -161,8 +161,8 @@ func VerifyRecordRange(root []byte, rr RecordRange) error {
 		if err != nil {
 			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
 		}
-		want := KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest)
-		h := RecordIndexValue(enc)
+		want := ledger.KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest)
+		h := ledger.RecordIndexValue(enc)
 		if string(keys[i]) != string(want) || string(values[i]) != string(h[:]) {
 			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
 				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])

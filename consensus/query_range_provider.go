@@ -23,7 +23,7 @@ type ProviderRecordRange struct {
 	Machine  identity.MachineID
 	From, To int64
 	Height   int64
-	Records  []SettledRecord
+	Records  []ledger.SettledRecord
 	Proof    RangeProof
 }
 
@@ -36,12 +36,12 @@ func queryProviderRange(t *trie.Trie, machineHex, fromS, toS string) (*abci.Quer
 	from, err1 := strconv.ParseInt(fromS, 10, 64)
 	to, err2 := strconv.ParseInt(toS, 10, 64)
 	if err1 != nil || err2 != nil || from < 1 || to < from {
-		return nil, reject(CodeMalformed, "provider record range %q..%q: want 1 <= from <= to", fromS, toS)
+		return nil, reject(ledger.CodeMalformed, "provider record range %q..%q: want 1 <= from <= to", fromS, toS)
 	}
 	first, last := ledger.ProviderRecordIndexRange(m, from, to)
-	return proveRecords(t, first, last, func(k, v []byte) (AccountID, Hash32, error) {
-		var payer AccountID
-		var d Hash32
+	return proveRecords(t, first, last, func(k, v []byte) (ledger.AccountID, ledger.Hash32, error) {
+		var payer ledger.AccountID
+		var d ledger.Hash32
 		if len(v) != 96 {
 			return payer, d, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
 		}
@@ -99,7 +99,7 @@ func VerifyProviderRecordRange(root []byte, pr ProviderRecordRange) error {
 			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
 		}
 		want := ledger.KeyProviderRecordIndex(sr.Record.Provider, sr.Height, sr.Record.Payer, sr.Record.RequestDigest)
-		v := ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, RecordIndexValue(enc))
+		v := ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, ledger.RecordIndexValue(enc))
 		if string(keys[i]) != string(want) || string(values[i]) != string(v) {
 			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
 				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])
