@@ -146,24 +146,53 @@ func ParseRecordRange(payer ledger.AccountID, from, to, height int64, value []by
 // payer settled at those heights.
 func VerifyRecordRange(root []byte, rr RecordRange) error {
 	first, last := ledger.RecordIndexRange(rr.Payer, rr.From, rr.To)
-	keys, values, err := VerifyRange(root, first, last, rr.Proof)
+	return verifyRecords(root, first, last, rr.Proof, rr.Records, recordIndex{
+		foreign: func(sr ledger.SettledRecord) string {
+			if sr.Record.Payer == rr.Payer {
+				return ""
+			}
+			return fmt.Sprintf("is paid by %s, not %s", sr.Record.Payer, rr.Payer)
+		},
+		entry: func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte) {
+			return ledger.KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest), h[:]
+		},
+	})
+}
+
+// recordIndex is what differs between the payer and the provider record
+// indexes; verifyRecords does the rest, so both proofs are checked by the
+// same code.
+type recordIndex struct {
+	// foreign says why a record does not belong to the range's owner, or
+	// "" when it does.
+	foreign func(sr ledger.SettledRecord) string
+	// entry is the index key and value that must prove sr, given h, the
+	// hash of its encoding.
+	entry func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte)
+}
+
+// verifyRecords checks that proof covers exactly [first, last] under root
+// and that recs are exactly the records its entries name, in order: each
+// belongs to the owner and hashes to the value proven at its own key.
+// first and last come from the caller's request, never from the proof.
+func verifyRecords(root, first, last []byte, proof RangeProof, recs []ledger.SettledRecord, idx recordIndex) error {
+	keys, values, err := VerifyRange(root, first, last, proof)
 	if err != nil {
 		return err
 	}
-	if len(keys) != len(rr.Records) {
-		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(rr.Records), len(keys))
+	if len(keys) != len(recs) {
+		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(recs), len(keys))
 	}
-	for i, sr := range rr.Records {
-		if sr.Record.Payer != rr.Payer {
-			return fmt.Errorf("%w: record %d is paid by %s, not %s", ErrForeignRecord, i, sr.Record.Payer, rr.Payer)
+	for i, sr := range recs {
+		if why := idx.foreign(sr); why != "" {
+			return fmt.Errorf("%w: record %d %s", ErrForeignRecord, i, why)
 		}
 		enc, err := cborx.Marshal(sr)
 		if err != nil {
 			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
 		}
-		want := ledger.KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest)
-		h := ledger.RecordIndexValue(enc)
-		if string(keys[i]) != string(want) || string(values[i]) != string(h[:]) {
+		key, value := idx.entry(sr, ledger.RecordIndexValue(enc))
+		if string(keys[i]) != string(key) || string(values[i]) != string(value) {
 			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
 				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])
 		}
