@@ -69,7 +69,7 @@ func (a *App) Info(context.Context, *abci.InfoRequest) (*abci.InfoResponse, erro
 // InitChain writes the genesis state from app_state and returns its
 // validators and app hash.
 func (a *App) InitChain(_ context.Context, req *abci.InitChainRequest) (*abci.InitChainResponse, error) {
-	g, err := ParseAppGenesis(req.AppStateBytes)
+	g, err := ledger.ParseAppGenesis(req.AppStateBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func (a *App) FinalizeBlock(_ context.Context, req *abci.FinalizeBlockRequest) (
 	}
 	results := make([]*abci.ExecTxResult, len(res.Txs))
 	for i, o := range res.Txs {
-		if o.Code != CodeOK {
+		if o.Code != ledger.CodeOK {
 			results[i] = &abci.ExecTxResult{Code: uint32(o.Code), Codespace: "tenzro", Log: o.Log}
 			continue
 		}
@@ -60,7 +60,7 @@ func (a *App) Commit(context.Context, *abci.CommitRequest) (*abci.CommitResponse
 // of the committed state and the transactions already admitted.
 func (a *App) CheckTx(_ context.Context, req *abci.CheckTxRequest) (*abci.CheckTxResponse, error) {
 	if err := a.l.Check(req.Tx); err != nil {
-		return &abci.CheckTxResponse{Code: uint32(CodeOf(err)), Codespace: "tenzro", Log: err.Error()}, nil
+		return &abci.CheckTxResponse{Code: uint32(ledger.CodeOf(err)), Codespace: "tenzro", Log: err.Error()}, nil
 	}
 	return &abci.CheckTxResponse{Code: 0}, nil
 }

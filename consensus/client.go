@@ -34,7 +34,7 @@ type QueryResult struct {
 type TxResult struct {
 	Hash   [32]byte
 	Height int64
-	Code   Code
+	Code   ledger.Code
 	Log    string
 	Data   []byte // a settlement's SettleReport (canonical CBOR); see DecodeSettleReport
 }
@@ -57,16 +57,16 @@ func (n *Node) BroadcastTx(ctx context.Context, raw []byte) ([32]byte, error) {
 	res, err := c.BroadcastTxSync(ctx, raw)
 	var invalid mempool.ErrInvalidTx
 	if errors.As(err, &invalid) {
-		c := Code(invalid.Code)
-		return [32]byte{}, &TxError{Code: c, Msg: strings.TrimPrefix(invalid.Log, "ledger: "+c.String()+": ")}
+		c := ledger.Code(invalid.Code)
+		return [32]byte{}, &ledger.TxError{Code: c, Msg: strings.TrimPrefix(invalid.Log, "ledger: "+c.String()+": ")}
 	}
 	if err != nil {
 		return [32]byte{}, fmt.Errorf("consensus: broadcast: %w", err)
 	}
 	if res.Code != 0 {
-		return [32]byte{}, &TxError{Code: Code(res.Code), Msg: res.Log}
+		return [32]byte{}, &ledger.TxError{Code: ledger.Code(res.Code), Msg: res.Log}
 	}
-	return TxHash(raw), nil
+	return ledger.TxHash(raw), nil
 }
 
 // CatchingUp reports whether the node is still block-syncing (it then
@@ -92,7 +92,7 @@ func (n *Node) WaitTx(ctx context.Context, hash [32]byte) (TxResult, error) {
 	for {
 		res, err := c.Tx(ctx, hash[:], false)
 		if err == nil {
-			return TxResult{Hash: hash, Height: res.Height, Code: Code(res.TxResult.Code), Log: res.TxResult.Log, Data: res.TxResult.Data}, nil
+			return TxResult{Hash: hash, Height: res.Height, Code: ledger.Code(res.TxResult.Code), Log: res.TxResult.Log, Data: res.TxResult.Data}, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -114,7 +114,7 @@ func (n *Node) Query(ctx context.Context, path string, height int64) (QueryResul
 	}
 	r := res.Response
 	if r.Code != 0 {
-		return QueryResult{}, &TxError{Code: Code(r.Code), Msg: r.Log}
+		return QueryResult{}, &ledger.TxError{Code: ledger.Code(r.Code), Msg: r.Log}
 	}
 	out := QueryResult{Height: r.Height, Key: r.Key, Value: r.Value}
 	if r.ProofOps != nil {
@@ -129,22 +129,22 @@ func (n *Node) queryCBOR(ctx context.Context, path string, v any) (bool, error) 
 	if err != nil || len(r.Value) == 0 {
 		return false, err
 	}
-	if err := cborx.UnmarshalCanonical(r.Value, MaxValueBytes, v); err != nil {
+	if err := cborx.UnmarshalCanonical(r.Value, ledger.MaxValueBytes, v); err != nil {
 		return false, fmt.Errorf("consensus: query %s: %w", path, err)
 	}
 	return true, nil
 }
 
 // Account returns an account (zero and false when it does not exist).
-func (n *Node) Account(ctx context.Context, id AccountID) (Account, bool, error) {
-	var a Account
+func (n *Node) Account(ctx context.Context, id ledger.AccountID) (ledger.Account, bool, error) {
+	var a ledger.Account
 	ok, err := n.queryCBOR(ctx, "account/"+id.String(), &a)
 	return a, ok, err
 }
 
 // Provider returns a provider registration.
-func (n *Node) Provider(ctx context.Context, m identity.MachineID) (Provider, bool, error) {
-	var p Provider
+func (n *Node) Provider(ctx context.Context, m identity.MachineID) (ledger.Provider, bool, error) {
+	var p ledger.Provider
 	ok, err := n.queryCBOR(ctx, "provider/"+m.String(), &p)
 	return p, ok, err
 }
@@ -164,31 +164,31 @@ func (n *Node) ProviderByPeer(ctx context.Context, peerID string) (identity.Mach
 }
 
 // Meta returns the chain metadata of the last committed block.
-func (n *Node) Meta(ctx context.Context) (ChainMeta, error) {
-	var m ChainMeta
+func (n *Node) Meta(ctx context.Context) (ledger.ChainMeta, error) {
+	var m ledger.ChainMeta
 	_, err := n.queryCBOR(ctx, "meta", &m)
 	return m, err
 }
 
 // SLAHour is the SLA hour index of the last committed block (see Params.HourSeconds).
-func SLAHour(m ChainMeta, p Params) uint64 {
+func SLAHour(m ledger.ChainMeta, p ledger.Params) uint64 {
 	return ledger.HourOf(m.Time, m.GenesisTime, p.HourSeconds)
 }
 
 // Escrow returns the escrow of (payer, settler).
-func (n *Node) Escrow(ctx context.Context, payer, settler AccountID) (Escrow, bool, error) {
-	var e Escrow
+func (n *Node) Escrow(ctx context.Context, payer, settler ledger.AccountID) (ledger.Escrow, bool, error) {
+	var e ledger.Escrow
 	ok, err := n.queryCBOR(ctx, "escrow/"+payer.String()+"/"+settler.String(), &e)
 	return e, ok, err
 }
 
 // Escrows returns payer's escrows, one per settler (at most MaxListed).
-func (n *Node) Escrows(ctx context.Context, payer AccountID) ([]Escrow, error) {
+func (n *Node) Escrows(ctx context.Context, payer ledger.AccountID) ([]ledger.Escrow, error) {
 	r, err := n.Query(ctx, "escrows/"+payer.String(), 0)
 	if err != nil {
 		return nil, err
 	}
-	var es []Escrow
+	var es []ledger.Escrow
 	if err := json.Unmarshal(r.Value, &es); err != nil {
 		return nil, fmt.Errorf("consensus: escrows of %s: %w", payer, err)
 	}
@@ -196,20 +196,20 @@ func (n *Node) Escrows(ctx context.Context, payer AccountID) ([]Escrow, error) {
 }
 
 // Stream returns the stream escrow with this ID, open or closed.
-func (n *Node) Stream(ctx context.Context, id Hash32) (Stream, bool, error) {
-	var s Stream
+func (n *Node) Stream(ctx context.Context, id ledger.Hash32) (ledger.Stream, bool, error) {
+	var s ledger.Stream
 	ok, err := n.queryCBOR(ctx, "stream/"+id.String(), &s)
 	return s, ok, err
 }
 
 // Streams returns payer's open stream escrows in ID order (at most
 // MaxListed).
-func (n *Node) Streams(ctx context.Context, payer AccountID) ([]Stream, error) {
+func (n *Node) Streams(ctx context.Context, payer ledger.AccountID) ([]ledger.Stream, error) {
 	r, err := n.Query(ctx, "streams/"+payer.String(), 0)
 	if err != nil {
 		return nil, err
 	}
-	var ss []Stream
+	var ss []ledger.Stream
 	if err := json.Unmarshal(r.Value, &ss); err != nil {
 		return nil, fmt.Errorf("consensus: streams of %s: %w", payer, err)
 	}
@@ -217,32 +217,32 @@ func (n *Node) Streams(ctx context.Context, payer AccountID) ([]Stream, error) {
 }
 
 // Params returns the governed parameters.
-func (n *Node) Params(ctx context.Context) (Params, error) {
-	var p Params
+func (n *Node) Params(ctx context.Context) (ledger.Params, error) {
+	var p ledger.Params
 	_, err := n.queryCBOR(ctx, "params", &p)
 	return p, err
 }
 
 // Standing returns a provider's standing and its inputs at height (0 = latest).
-func (n *Node) Standing(ctx context.Context, m identity.MachineID, height int64) (Standing, error) {
+func (n *Node) Standing(ctx context.Context, m identity.MachineID, height int64) (ledger.Standing, error) {
 	r, err := n.Query(ctx, "standing/"+m.String(), height)
 	if err != nil {
-		return Standing{}, err
+		return ledger.Standing{}, err
 	}
-	var s Standing
+	var s ledger.Standing
 	if err := json.Unmarshal(r.Value, &s); err != nil {
-		return Standing{}, fmt.Errorf("consensus: standing: %w", err)
+		return ledger.Standing{}, fmt.Errorf("consensus: standing: %w", err)
 	}
 	return s, nil
 }
 
 // Validators lists the validators in state.
-func (n *Node) Validators(ctx context.Context) ([]Validator, error) {
+func (n *Node) Validators(ctx context.Context) ([]ledger.Validator, error) {
 	r, err := n.Query(ctx, "validators", 0)
 	if err != nil {
 		return nil, err
 	}
-	var vs []Validator
+	var vs []ledger.Validator
 	if err := json.Unmarshal(r.Value, &vs); err != nil {
 		return nil, fmt.Errorf("consensus: validators: %w", err)
 	}

@@ -3,6 +3,7 @@ package consensus
 import (
 	"bytes"
 	"fmt"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,23 +14,23 @@ import (
 
 // DevnetValidator is one validator of a new network.
 type DevnetValidator struct {
-	Home      string    // node home; created with fresh keys if missing
-	Moniker   string    // "" = base name of Home
-	P2PListen string    // tcp://host:port
-	RPCListen string    // "" = no CometBFT RPC server
-	Advertise string    // host:port the other validators dial; "" = P2PListen's
-	Operator  AccountID // account that owns the stake
-	Stake     uint64    // micro-units; 0 = 100 × PowerUnit
+	Home      string           // node home; created with fresh keys if missing
+	Moniker   string           // "" = base name of Home
+	P2PListen string           // tcp://host:port
+	RPCListen string           // "" = no CometBFT RPC server
+	Advertise string           // host:port the other validators dial; "" = P2PListen's
+	Operator  ledger.AccountID // account that owns the stake
+	Stake     uint64           // micro-units; 0 = 100 × PowerUnit
 }
 
 // Devnet describes a new network.
 type Devnet struct {
-	Dir                 string               // the shared genesis.json is written here
-	ChainID             string               // required
-	GenesisTime         time.Time            // zero = now
-	Params              Params               // zero = DefaultParams()
-	Funded              map[AccountID]uint64 // balances at genesis
-	Escrows             []GenesisEscrow      // spend escrows open at genesis
+	Dir                 string                      // the shared genesis.json is written here
+	ChainID             string                      // required
+	GenesisTime         time.Time                   // zero = now
+	Params              ledger.Params               // zero = DefaultParams()
+	Funded              map[ledger.AccountID]uint64 // balances at genesis
+	Escrows             []ledger.GenesisEscrow      // spend escrows open at genesis
 	Validators          []DevnetValidator
 	BlockTime           time.Duration // timeout_commit; 0 = 1s
 	EmptyBlocksInterval time.Duration
@@ -48,12 +49,12 @@ func DevnetGenesis(d Devnet) ([]Config, error) {
 	if d.GenesisTime.IsZero() {
 		d.GenesisTime = time.Now()
 	}
-	if d.Params == (Params{}) {
-		d.Params = DefaultParams()
+	if d.Params == (ledger.Params{}) {
+		d.Params = ledger.DefaultParams()
 	}
-	app := AppGenesis{Params: d.Params, Escrows: d.Escrows}
-	for _, a := range slices.SortedFunc(maps.Keys(d.Funded), func(x, y AccountID) int { return bytes.Compare(x[:], y[:]) }) {
-		app.Accounts = append(app.Accounts, GenesisAccount{Account: a, Balance: d.Funded[a]})
+	app := ledger.AppGenesis{Params: d.Params, Escrows: d.Escrows}
+	for _, a := range slices.SortedFunc(maps.Keys(d.Funded), func(x, y ledger.AccountID) int { return bytes.Compare(x[:], y[:]) }) {
+		app.Accounts = append(app.Accounts, ledger.GenesisAccount{Account: a, Balance: d.Funded[a]})
 	}
 	cfgs := make([]Config, len(d.Validators))
 	addrs := make([]string, len(d.Validators))
@@ -64,9 +65,9 @@ func DevnetGenesis(d Devnet) ([]Config, error) {
 		}
 		stake := v.Stake
 		if stake == 0 {
-			stake = 100 * PowerUnit
+			stake = 100 * ledger.PowerUnit
 		}
-		app.Validators = append(app.Validators, GenesisValidator{Operator: v.Operator, ConsPubKey: keys.ConsPubKey, Stake: stake})
+		app.Validators = append(app.Validators, ledger.GenesisValidator{Operator: v.Operator, ConsPubKey: keys.ConsPubKey, Stake: stake})
 		host := v.Advertise
 		if host == "" {
 			host = strings.TrimPrefix(v.P2PListen, "tcp://")

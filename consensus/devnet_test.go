@@ -14,6 +14,7 @@ import (
 	"time"
 
 	cmttypes "github.com/cometbft/cometbft/types"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // TestDevnetGenesisHomes creates a 3-validator devnet on disk and checks
@@ -24,16 +25,16 @@ import (
 // CometBFT configuration; and a follower refuses a validator's home.
 func TestDevnetGenesisHomes(t *testing.T) {
 	dir := t.TempDir()
-	op := func(i byte) AccountID {
+	op := func(i byte) ledger.AccountID {
 		seed := sha256.Sum256([]byte{i})
-		return AccountOf(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
+		return ledger.AccountOf(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
 	}
-	d := Devnet{Dir: dir, ChainID: "devnet-1", Params: DefaultParams(), BlockTime: 2 * time.Second,
-		Funded: map[AccountID]uint64{op(9): 5_000, op(8): 7}}
+	d := Devnet{Dir: dir, ChainID: "devnet-1", Params: ledger.DefaultParams(), BlockTime: 2 * time.Second,
+		Funded: map[ledger.AccountID]uint64{op(9): 5_000, op(8): 7}}
 	for i := range 3 {
 		d.Validators = append(d.Validators, DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", 26656+10*i),
-			RPCListen: fmt.Sprintf("tcp://127.0.0.1:%d", 26657+10*i), Operator: op(byte(i)), Stake: uint64(i+1) * PowerUnit,
+			RPCListen: fmt.Sprintf("tcp://127.0.0.1:%d", 26657+10*i), Operator: op(byte(i)), Stake: uint64(i+1) * ledger.PowerUnit,
 		})
 	}
 	cfgs, err := DevnetGenesis(d)
@@ -44,7 +45,7 @@ func TestDevnetGenesisHomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := ParseAppGenesis(doc.AppState)
+	g, err := ledger.ParseAppGenesis(doc.AppState)
 	if err != nil || doc.ChainID != "devnet-1" || len(doc.Validators) != 3 || len(g.Accounts) != 2 {
 		t.Fatalf("genesis: chain %q, %d validators, %d accounts, %v", doc.ChainID, len(doc.Validators), len(g.Accounts), err)
 	}

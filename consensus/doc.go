@@ -5,14 +5,15 @@
 // with Merkle-Patricia proofs: any value returned with its proof can be
 // checked offline against a header signed by > 2/3 of validator power
 // (see VerifyProof). Every settled payment record is indexed by payer and
-// height (KeyRecordIndex), so a range proof (RangeProof,
+// height (ledger.KeyRecordIndex), so a range proof (RangeProof,
 // VerifyRecordRange) shows all of a payer's records in a span of heights
 // and that there are no others; the evidence sub-package turns that into
 // offline-verifiable evidence packs.
 //
-// The ledger's types, codes and helpers are aliased here (aliases.go) so
-// callers can keep using consensus.X. Submitter signs, submits and waits
-// for an account's transactions on a running node.
+// The ledger's types, codes and helpers are not re-exported: callers
+// import consensus/ledger for them, so each name has one spelling.
+// Submitter signs, submits and waits for an account's transactions on a
+// running node.
 //
 // New/Start/Stop run a CometBFT node in-process around the application, as
 // a validator or (Config.Follower, FollowerConfig) as a full node that

@@ -14,6 +14,7 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
@@ -36,7 +37,7 @@ type chain struct {
 	t    testing.TB
 	app  *consensus.App
 	now  time.Time
-	vals []*consensus.Signer // validator operators, equal power
+	vals []*ledger.Signer // validator operators, equal power
 }
 
 func newKey(t testing.TB) ed25519.PrivateKey {
@@ -55,14 +56,14 @@ func seedKey(name string, i int) ed25519.PrivateKey {
 }
 
 // signer returns a deterministic signer and its genesis funding.
-func signer(name string, balance uint64) (*consensus.Signer, consensus.GenesisAccount) {
-	s := consensus.NewSigner(seedKey(name, 0), testChain)
-	return s, consensus.GenesisAccount{Account: s.Account(), Balance: balance}
+func signer(name string, balance uint64) (*ledger.Signer, ledger.GenesisAccount) {
+	s := ledger.NewSigner(seedKey(name, 0), testChain)
+	return s, ledger.GenesisAccount{Account: s.Account(), Balance: balance}
 }
 
 // newChain starts an app in dir ("" = memory) with nVals validators and
 // the given funded accounts.
-func newChain(t testing.TB, dir string, genesis time.Time, params consensus.Params, nVals int, accts ...consensus.GenesisAccount) *chain {
+func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params, nVals int, accts ...ledger.GenesisAccount) *chain {
 	t.Helper()
 	app, err := consensus.NewApp(dir, slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -70,12 +71,12 @@ func newChain(t testing.TB, dir string, genesis time.Time, params consensus.Para
 	}
 	t.Cleanup(func() { _ = app.Close() })
 	c := &chain{t: t, app: app, now: genesis}
-	g := consensus.AppGenesis{Params: params, Accounts: accts}
+	g := ledger.AppGenesis{Params: params, Accounts: accts}
 	for i := range nVals {
-		s := consensus.NewSigner(seedKey("validator", i), testChain)
+		s := ledger.NewSigner(seedKey("validator", i), testChain)
 		c.vals = append(c.vals, s)
-		g.Validators = append(g.Validators, consensus.GenesisValidator{
-			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * consensus.PowerUnit,
+		g.Validators = append(g.Validators, ledger.GenesisValidator{
+			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * ledger.PowerUnit,
 		})
 	}
 	state, err := json.Marshal(g)
@@ -131,26 +132,26 @@ func (c *chain) query(path string, v any) bool {
 	if len(res.Value) == 0 {
 		return false
 	}
-	if err := cborx.UnmarshalCanonical(res.Value, consensus.MaxValueBytes, v); err != nil {
+	if err := cborx.UnmarshalCanonical(res.Value, ledger.MaxValueBytes, v); err != nil {
 		c.t.Fatal(err)
 	}
 	return true
 }
 
-func (c *chain) account(id consensus.AccountID) consensus.Account {
+func (c *chain) account(id ledger.AccountID) ledger.Account {
 	c.t.Helper()
-	var a consensus.Account
+	var a ledger.Account
 	c.query("account/"+id.String(), &a)
 	return a
 }
 
 // sign signs payload with s at the account's next nonce.
-func (c *chain) sign(s *consensus.Signer, payload any) []byte {
+func (c *chain) sign(s *ledger.Signer, payload any) []byte {
 	c.t.Helper()
 	return c.signAt(s, c.account(s.Account()).Nonce, payload)
 }
 
-func (c *chain) signAt(s *consensus.Signer, nonce uint64, payload any) []byte {
+func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
 	c.t.Helper()
 	raw, err := s.SignTx(nonce, payload)
 	if err != nil {
@@ -159,8 +160,8 @@ func (c *chain) signAt(s *consensus.Signer, nonce uint64, payload any) []byte {
 	return raw
 }
 
-func testParams() consensus.Params {
-	p := consensus.DefaultParams()
+func testParams() ledger.Params {
+	p := ledger.DefaultParams()
 	p.MinServingBond = 1000
 	p.SLAWindowHours = 6
 	p.VotingPeriodBlocks = 20
@@ -183,7 +184,7 @@ func newMachine(t *testing.T) *machine {
 	return &machine{Machine: m}
 }
 
-func (m *machine) register(t *testing.T, op consensus.AccountID) *consensus.ProviderRegister {
+func (m *machine) register(t *testing.T, op ledger.AccountID) *ledger.ProviderRegister {
 	t.Helper()
 	reg, err := m.Register(testChain, op, 1000, 60)
 	if err != nil {
@@ -194,13 +195,13 @@ func (m *machine) register(t *testing.T, op consensus.AccountID) *consensus.Prov
 
 // record is a payment record of s (its own settler) to m for the call
 // seeded by d, with m's receipt of it.
-func (m *machine) record(t *testing.T, s *consensus.Signer, d consensus.Hash32, price uint64) consensus.PaymentRecord {
+func (m *machine) record(t *testing.T, s *ledger.Signer, d ledger.Hash32, price uint64) ledger.PaymentRecord {
 	t.Helper()
 	env, hash, rd, err := m.PaidReceipt(d[:], s.Account(), s.Account(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := consensus.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
+	r := ledger.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
 		Receipt: env, ReceiptHash: hash, ExpiryHeight: 300}
 	if err := s.SignRecord(&r); err != nil {
 		t.Fatal(err)

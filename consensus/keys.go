@@ -11,6 +11,7 @@ import (
 	"github.com/cometbft/cometbft/p2p"
 	"github.com/cometbft/cometbft/privval"
 	cmttypes "github.com/cometbft/cometbft/types"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // NodeKeys are the public halves of a node's CometBFT keys.
@@ -48,7 +49,7 @@ func InitHome(home string) (NodeKeys, error) {
 
 // NewGenesisDoc builds a CometBFT genesis whose validators and app_state
 // both come from app.
-func NewGenesisDoc(chainID string, genesisTime time.Time, app AppGenesis) (*cmttypes.GenesisDoc, error) {
+func NewGenesisDoc(chainID string, genesisTime time.Time, app ledger.AppGenesis) (*cmttypes.GenesisDoc, error) {
 	if err := app.Validate(); err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func NewGenesisDoc(chainID string, genesisTime time.Time, app AppGenesis) (*cmtt
 	for i, v := range app.Validators {
 		pk := ed25519.PubKey(v.ConsPubKey)
 		doc.Validators = append(doc.Validators, cmttypes.GenesisValidator{
-			Address: pk.Address(), PubKey: pk, Power: int64(v.Stake / PowerUnit), Name: fmt.Sprintf("validator-%d", i),
+			Address: pk.Address(), PubKey: pk, Power: int64(v.Stake / ledger.PowerUnit), Name: fmt.Sprintf("validator-%d", i),
 		})
 	}
 	if err := doc.ValidateAndComplete(); err != nil {

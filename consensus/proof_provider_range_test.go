@@ -9,6 +9,7 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -38,17 +39,17 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
 	p, q := newMachine(t), newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &consensus.EscrowFund{Amount: 10_000}))
-	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 50, Settler: gw.Account()}))
+	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
+		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 50, Settler: gw.Account()}))
 	n := byte(0)
-	settle := func(s *consensus.Signer, m *machine, k int) []byte {
-		recs := make([]consensus.PaymentRecord, k)
+	settle := func(s *ledger.Signer, m *machine, k int) []byte {
+		recs := make([]ledger.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = m.record(t, s, consensus.Hash32{n}, uint64(n))
+			recs[i] = m.record(t, s, ledger.Hash32{n}, uint64(n))
 		}
-		return c.sign(s, &consensus.Settlement{Records: recs})
+		return c.sign(s, &ledger.Settlement{Records: recs})
 	}
 	c.mustApply(settle(alice, p, 2), settle(bob, q, 1))
 	h1 := c.app.Height()
@@ -77,7 +78,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	pr := c.providerRange(p.MachineID(), h1, h2)
 	cut := func(f func(*consensus.ProviderRecordRange)) consensus.ProviderRecordRange {
 		cp := pr
-		cp.Records = append([]consensus.SettledRecord(nil), pr.Records...)
+		cp.Records = append([]ledger.SettledRecord(nil), pr.Records...)
 		f(&cp)
 		return cp
 	}
@@ -99,7 +100,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 		t.Fatalf("bob: %d records, want 3", len(rr.Records))
 	}
 
-	var es []consensus.Escrow
+	var es []ledger.Escrow
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "escrows/" + alice.Account().String()})
 	if err != nil || res.Code != 0 {
 		t.Fatalf("escrows: %v %s", err, res.GetLog())
@@ -112,7 +113,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 			t.Fatalf("escrow %d proof: %v", i, err)
 		}
 	}
-	var e consensus.Escrow
+	var e ledger.Escrow
 	if !c.query("escrow/"+alice.Account().String()+"/"+gw.Account().String(), &e) || e.Balance != 50 || e.Settler != gw.Account() {
 		t.Fatalf("escrow (alice, gateway) = %+v", e)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethdb/memorydb"
 	"github.com/ethereum/go-ethereum/trie"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // RangeProofOpType names a range proof in a query's proof ops: Key is the
@@ -44,7 +45,7 @@ func proveRange(t *trie.Trie, first, last []byte) (RangeProof, error) {
 	it := trie.NewIterator(nit)
 	for it.Next() {
 		if len(p.Keys) == MaxRangeEntries {
-			return p, reject(CodeTooLarge, "range holds more than %d entries; split it", MaxRangeEntries)
+			return p, reject(ledger.CodeTooLarge, "range holds more than %d entries; split it", MaxRangeEntries)
 		}
 		p.Keys = append(p.Keys, bytes.Clone(it.Key))
 		p.Values = append(p.Values, bytes.Clone(it.Value))

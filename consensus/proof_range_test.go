@@ -10,10 +10,11 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // recordRange queries payer's records at from..to in the latest state.
-func (c *chain) recordRange(payer consensus.AccountID, from, to int64) consensus.RecordRange {
+func (c *chain) recordRange(payer ledger.AccountID, from, to int64) consensus.RecordRange {
 	c.t.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
 		Path: "recordrange/" + payer.String() + "/" + itoa(from) + "/" + itoa(to)})
@@ -39,16 +40,16 @@ func TestRecordRangeProofs(t *testing.T) {
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
 	p := newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &consensus.EscrowFund{Amount: 10_000}))
+	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
+		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
 	n := byte(0)
-	settle := func(s *consensus.Signer, k int) []byte {
-		recs := make([]consensus.PaymentRecord, k)
+	settle := func(s *ledger.Signer, k int) []byte {
+		recs := make([]ledger.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = p.record(t, s, consensus.Hash32{n}, uint64(n))
+			recs[i] = p.record(t, s, ledger.Hash32{n}, uint64(n))
 		}
-		return c.sign(s, &consensus.Settlement{Records: recs})
+		return c.sign(s, &ledger.Settlement{Records: recs})
 	}
 	c.mustApply(settle(alice, 2))
 	h1 := c.app.Height()
@@ -87,7 +88,7 @@ func TestRecordRangeProofs(t *testing.T) {
 	}
 	cut := func(f func(*consensus.RecordRange)) consensus.RecordRange {
 		cp := rr
-		cp.Records = append([]consensus.SettledRecord(nil), rr.Records...)
+		cp.Records = append([]ledger.SettledRecord(nil), rr.Records...)
 		cp.Proof.Keys = append([][]byte(nil), rr.Proof.Keys...)
 		cp.Proof.Values = append([][]byte(nil), rr.Proof.Values...)
 		f(&cp)

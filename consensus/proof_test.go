@@ -9,6 +9,7 @@ import (
 	cmtcrypto "github.com/cometbft/cometbft/api/cometbft/crypto/v1"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
@@ -16,7 +17,7 @@ func TestProofsVerifyAndTamperFails(t *testing.T) {
 	alice, ga := signer("alice", 1000)
 	bob, _ := signer("bob", 0)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga)
-	c.mustApply(c.sign(alice, &consensus.Transfer{To: bob.Account(), Amount: 5}))
+	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 5}))
 	root := c.app.AppHash()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "account/" + alice.Account().String()})
 	if err != nil || res.Code != 0 {
@@ -26,11 +27,11 @@ func TestProofsVerifyAndTamperFails(t *testing.T) {
 	if err := consensus.VerifyQuery(root, res.Value, ops); err != nil {
 		t.Fatalf("valid proof: %v", err)
 	}
-	if !bytes.Equal(ops[0].Key, consensus.KeyAccount(alice.Account())) {
+	if !bytes.Equal(ops[0].Key, ledger.KeyAccount(alice.Account())) {
 		t.Fatalf("proof key %x", ops[0].Key)
 	}
 
-	forged, _ := cborx.Marshal(consensus.Account{Balance: 1_000_000, Nonce: 1})
+	forged, _ := cborx.Marshal(ledger.Account{Balance: 1_000_000, Nonce: 1})
 	if consensus.VerifyQuery(root, forged, ops) == nil {
 		t.Error("tampered value verified")
 	}
@@ -57,7 +58,7 @@ func TestProofsVerifyAndTamperFails(t *testing.T) {
 		}
 	}
 	otherKey := ops[0]
-	otherKey.Key = consensus.KeyAccount(bob.Account())
+	otherKey.Key = ledger.KeyAccount(bob.Account())
 	if consensus.VerifyQuery(root, res.Value, []cmtcrypto.ProofOp{otherKey}) == nil {
 		t.Error("proof verified for another key")
 	}
@@ -80,14 +81,14 @@ func TestQueryAtPastHeight(t *testing.T) {
 	alice, ga := signer("alice", 1000)
 	bob, _ := signer("bob", 0)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga)
-	c.mustApply(c.sign(alice, &consensus.Transfer{To: bob.Account(), Amount: 5}))
+	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 5}))
 	h, oldRoot := c.app.Height(), c.app.AppHash()
-	c.mustApply(c.sign(alice, &consensus.Transfer{To: bob.Account(), Amount: 7}))
+	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 7}))
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "account/" + bob.Account().String(), Height: h})
 	if err != nil || res.Code != 0 || res.Height != h {
 		t.Fatal(err, res.GetLog())
 	}
-	var a consensus.Account
+	var a ledger.Account
 	if err := cborx.UnmarshalCanonical(res.Value, 1024, &a); err != nil || a.Balance != 5 {
 		t.Fatalf("bob at height %d = %+v %v, want 5", h, a, err)
 	}
@@ -95,7 +96,7 @@ func TestQueryAtPastHeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, _ = c.app.Query(context.Background(), &abci.QueryRequest{Path: "account/zz"})
-	if consensus.Code(res.Code) != consensus.CodeMalformed {
+	if ledger.Code(res.Code) != ledger.CodeMalformed {
 		t.Fatalf("bad path: code %d", res.Code)
 	}
 }

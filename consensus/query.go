@@ -66,7 +66,7 @@ func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryRespo
 		return err
 	})
 	if err != nil {
-		return &abci.QueryResponse{Code: uint32(CodeOf(err)), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
+		return &abci.QueryResponse{Code: uint32(ledger.CodeOf(err)), Codespace: "tenzro", Log: err.Error(), Height: height}, nil
 	}
 	resp.Height = height
 	return resp, nil
@@ -97,7 +97,7 @@ func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
 	parts := strings.Split(path, "/")
 	r, ok := routes[parts[0]]
 	if !ok || len(parts)-1 != r.args {
-		return nil, reject(CodeMalformed, "unknown query path %q", path)
+		return nil, reject(ledger.CodeMalformed, "unknown query path %q", path)
 	}
 	return r.serve(t, parts[1:])
 }
@@ -165,10 +165,10 @@ func badPath(err error) error {
 	if err == nil {
 		return nil
 	}
-	return reject(CodeMalformed, "query path: %v", err)
+	return reject(ledger.CodeMalformed, "query path: %v", err)
 }
 
 // reject builds a *TxError.
-func reject(c Code, format string, args ...any) error {
-	return &TxError{Code: c, Msg: fmt.Sprintf(format, args...)}
+func reject(c ledger.Code, format string, args ...any) error {
+	return &ledger.TxError{Code: c, Msg: fmt.Sprintf(format, args...)}
 }

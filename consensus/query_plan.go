@@ -12,7 +12,7 @@ import (
 // openPlans lists up to MaxListed of payer's undecided settlement plans:
 // the entries of its plan index, then the plan each names, both read
 // through r so both are proven.
-func openPlans(t *trie.Trie, r *recorder, payer AccountID) ([]ledger.Plan, error) {
+func openPlans(t *trie.Trie, r *recorder, payer ledger.AccountID) ([]ledger.Plan, error) {
 	prefix := ledger.PlanIndexPrefix(payer)
 	nit, err := t.NodeIteratorWithPrefix(prefix)
 	if err != nil {

@@ -17,19 +17,19 @@ import (
 // proof of their index entries against that state's root (the app hash in
 // the header of block Height+1).
 type RecordRange struct {
-	Payer    AccountID
+	Payer    ledger.AccountID
 	From, To int64
 	Height   int64
-	Records  []SettledRecord
+	Records  []ledger.SettledRecord
 	Proof    RangeProof
 }
 
 // queryRecordRange answers recordrange/<payer>/<from>/<to>, its segments
 // parsed by its route.
-func queryRecordRange(t *trie.Trie, payer AccountID, from, to int64) (*abci.QueryResponse, error) {
-	first, last := RecordIndexRange(payer, from, to)
-	return proveRecords(t, first, last, func(k, _ []byte) (AccountID, Hash32, error) {
-		var d Hash32
+func queryRecordRange(t *trie.Trie, payer ledger.AccountID, from, to int64) (*abci.QueryResponse, error) {
+	first, last := ledger.RecordIndexRange(payer, from, to)
+	return proveRecords(t, first, last, func(k, _ []byte) (ledger.AccountID, ledger.Hash32, error) {
+		var d ledger.Hash32
 		copy(d[:], k[42:])
 		return payer, d, nil
 	})
@@ -38,12 +38,12 @@ func queryRecordRange(t *trie.Trie, payer AccountID, from, to int64) (*abci.Quer
 // proveRecords answers a record-range query over the index keys
 // first..last: the range proof of the index entries and, as the value,
 // the settled records they name, located by locate from each entry.
-func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (AccountID, Hash32, error)) (*abci.QueryResponse, error) {
+func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (ledger.AccountID, ledger.Hash32, error)) (*abci.QueryResponse, error) {
 	p, err := proveRange(t, first, last)
 	if err != nil {
 		return nil, err
 	}
-	var recs []SettledRecord
+	var recs []ledger.SettledRecord
 	for i, k := range p.Keys {
 		if len(k) != len(first) || string(k[:34]) != string(first[:34]) || string(k) > string(last) {
 			continue // the successor entry
@@ -52,8 +52,8 @@ func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (Ac
 		if err != nil {
 			return nil, err
 		}
-		var sr SettledRecord
-		ok, err := ledger.Load(ledger.NewTrieKV(t), KeyRecord(payer, d), &sr)
+		var sr ledger.SettledRecord
+		ok, err := ledger.Load(ledger.NewTrieKV(t), ledger.KeyRecord(payer, d), &sr)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +89,7 @@ func (n *Node) queryRange(ctx context.Context, path string, to, height int64) (Q
 
 // parseRangeAnswer decodes a record-range answer's records and its one
 // range proof op.
-func parseRangeAnswer(value []byte, ops []cmtcrypto.ProofOp, recs *[]SettledRecord, proof *RangeProof) error {
+func parseRangeAnswer(value []byte, ops []cmtcrypto.ProofOp, recs *[]ledger.SettledRecord, proof *RangeProof) error {
 	if err := cborx.UnmarshalCanonical(value, maxRangeResponse, recs); err != nil {
 		return fmt.Errorf("consensus: records: %w", err)
 	}
@@ -109,7 +109,7 @@ const maxRangeResponse = 64 << 20
 // the state after block height (0 = latest committed; it must be >= to),
 // with their range proof. It does not verify the proof; VerifyRecordRange
 // or the evidence package does.
-func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, height int64) (RecordRange, error) {
+func (n *Node) RecordRange(ctx context.Context, payer ledger.AccountID, from, to, height int64) (RecordRange, error) {
 	path := fmt.Sprintf("recordrange/%s/%d/%d", payer, from, to)
 	r, err := n.queryRange(ctx, path, to, height)
 	if err != nil {
@@ -124,7 +124,7 @@ func (n *Node) RecordRange(ctx context.Context, payer AccountID, from, to, heigh
 
 // ParseRecordRange decodes the answer (value and proof ops) to a
 // recordrange query made at height. It does not verify the proof.
-func ParseRecordRange(payer AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
+func ParseRecordRange(payer ledger.AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
 	out := RecordRange{Payer: payer, From: from, To: to, Height: height}
 	return out, parseRangeAnswer(value, ops, &out.Records, &out.Proof)
 }
@@ -136,25 +136,54 @@ func ParseRecordRange(payer AccountID, from, to, height int64, value []byte, ops
 // entry. It returns nil only if the records are all, and only, the records
 // payer settled at those heights.
 func VerifyRecordRange(root []byte, rr RecordRange) error {
-	first, last := RecordIndexRange(rr.Payer, rr.From, rr.To)
-	keys, values, err := VerifyRange(root, first, last, rr.Proof)
+	first, last := ledger.RecordIndexRange(rr.Payer, rr.From, rr.To)
+	return verifyRecords(root, first, last, rr.Proof, rr.Records, recordIndex{
+		foreign: func(sr ledger.SettledRecord) string {
+			if sr.Record.Payer == rr.Payer {
+				return ""
+			}
+			return fmt.Sprintf("is paid by %s, not %s", sr.Record.Payer, rr.Payer)
+		},
+		entry: func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte) {
+			return ledger.KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest), h[:]
+		},
+	})
+}
+
+// recordIndex is what differs between the payer and the provider record
+// indexes; verifyRecords does the rest, so both proofs are checked by the
+// same code.
+type recordIndex struct {
+	// foreign says why a record does not belong to the range's owner, or
+	// "" when it does.
+	foreign func(sr ledger.SettledRecord) string
+	// entry is the index key and value that must prove sr, given h, the
+	// hash of its encoding.
+	entry func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte)
+}
+
+// verifyRecords checks that proof covers exactly [first, last] under root
+// and that recs are exactly the records its entries name, in order: each
+// belongs to the owner and hashes to the value proven at its own key.
+// first and last come from the caller's request, never from the proof.
+func verifyRecords(root, first, last []byte, proof RangeProof, recs []ledger.SettledRecord, idx recordIndex) error {
+	keys, values, err := VerifyRange(root, first, last, proof)
 	if err != nil {
 		return err
 	}
-	if len(keys) != len(rr.Records) {
-		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(rr.Records), len(keys))
+	if len(keys) != len(recs) {
+		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(recs), len(keys))
 	}
-	for i, sr := range rr.Records {
-		if sr.Record.Payer != rr.Payer {
-			return fmt.Errorf("%w: record %d is paid by %s, not %s", ErrForeignRecord, i, sr.Record.Payer, rr.Payer)
+	for i, sr := range recs {
+		if why := idx.foreign(sr); why != "" {
+			return fmt.Errorf("%w: record %d %s", ErrForeignRecord, i, why)
 		}
 		enc, err := cborx.Marshal(sr)
 		if err != nil {
 			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
 		}
-		want := KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest)
-		h := RecordIndexValue(enc)
-		if string(keys[i]) != string(want) || string(values[i]) != string(h[:]) {
+		key, value := idx.entry(sr, ledger.RecordIndexValue(enc))
+		if string(keys[i]) != string(key) || string(values[i]) != string(value) {
 			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
 				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])
 		}

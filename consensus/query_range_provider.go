@@ -9,7 +9,6 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -22,7 +21,7 @@ type ProviderRecordRange struct {
 	Machine  identity.MachineID
 	From, To int64
 	Height   int64
-	Records  []SettledRecord
+	Records  []ledger.SettledRecord
 	Proof    RangeProof
 }
 
@@ -30,9 +29,9 @@ type ProviderRecordRange struct {
 // segments parsed by its route.
 func queryProviderRange(t *trie.Trie, m identity.MachineID, from, to int64) (*abci.QueryResponse, error) {
 	first, last := ledger.ProviderRecordIndexRange(m, from, to)
-	return proveRecords(t, first, last, func(k, v []byte) (AccountID, Hash32, error) {
-		var payer AccountID
-		var d Hash32
+	return proveRecords(t, first, last, func(k, v []byte) (ledger.AccountID, ledger.Hash32, error) {
+		var payer ledger.AccountID
+		var d ledger.Hash32
 		if len(v) != 96 {
 			return payer, d, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
 		}
@@ -74,27 +73,16 @@ func ParseProviderRecordRange(m identity.MachineID, from, to, height int64, valu
 // records settled to that machine at those heights.
 func VerifyProviderRecordRange(root []byte, pr ProviderRecordRange) error {
 	first, last := ledger.ProviderRecordIndexRange(pr.Machine, pr.From, pr.To)
-	keys, values, err := VerifyRange(root, first, last, pr.Proof)
-	if err != nil {
-		return err
-	}
-	if len(keys) != len(pr.Records) {
-		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(pr.Records), len(keys))
-	}
-	for i, sr := range pr.Records {
-		if sr.Record.Provider != pr.Machine {
-			return fmt.Errorf("%w: record %d is of machine %s, not %s", ErrForeignRecord, i, sr.Record.Provider, pr.Machine)
-		}
-		enc, err := cborx.Marshal(sr)
-		if err != nil {
-			return fmt.Errorf("%w: record %d: %w", ErrRecordMismatch, i, err)
-		}
-		want := ledger.KeyProviderRecordIndex(sr.Record.Provider, sr.Height, sr.Record.Payer, sr.Record.RequestDigest)
-		v := ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, RecordIndexValue(enc))
-		if string(keys[i]) != string(want) || string(values[i]) != string(v) {
-			return fmt.Errorf("%w: record %d (height %d, request %s) is not the one proven at index entry %x",
-				ErrRecordMismatch, i, sr.Height, sr.Record.RequestDigest, keys[i])
-		}
-	}
-	return nil
+	return verifyRecords(root, first, last, pr.Proof, pr.Records, recordIndex{
+		foreign: func(sr ledger.SettledRecord) string {
+			if sr.Record.Provider == pr.Machine {
+				return ""
+			}
+			return fmt.Sprintf("is of machine %s, not %s", sr.Record.Provider, pr.Machine)
+		},
+		entry: func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte) {
+			return ledger.KeyProviderRecordIndex(sr.Record.Provider, sr.Height, sr.Record.Payer, sr.Record.RequestDigest),
+				ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, h)
+		},
+	})
 }

@@ -53,7 +53,7 @@ func ranged[P any](parse func(string) (P, error), f func(t *trie.Trie, p P, from
 		from, err1 := strconv.ParseInt(a[1], 10, 64)
 		to, err2 := strconv.ParseInt(a[2], 10, 64)
 		if err1 != nil || err2 != nil || from < 1 || to < from {
-			return nil, reject(CodeMalformed, "query path: range %q..%q: want 1 <= from <= to", a[1], a[2])
+			return nil, reject(ledger.CodeMalformed, "query path: range %q..%q: want 1 <= from <= to", a[1], a[2])
 		}
 		return f(t, p, from, to)
 	}}
@@ -67,39 +67,39 @@ func fixed(key func() []byte) route {
 // none is the parse of a route without segments.
 func none([]string) (struct{}, error) { return struct{}{}, nil }
 
-func account(a []string) (AccountID, error)          { return ParseAccountID(a[0]) }
+func account(a []string) (ledger.AccountID, error)   { return ledger.ParseAccountID(a[0]) }
 func machine(a []string) (identity.MachineID, error) { return identity.ParseMachineID(a[0]) }
-func hash(a []string) (Hash32, error)                { return ledger.ParseHash(a[0]) }
+func hash(a []string) (ledger.Hash32, error)         { return ledger.ParseHash(a[0]) }
 
 // hashKey is a raw route keyed by one hash segment.
-func hashKey(key func(Hash32) []byte) route {
+func hashKey(key func(ledger.Hash32) []byte) route {
 	return keyed(1, func(a []string) ([]byte, error) { h, err := hash(a); return key(h), err })
 }
 
 // routes is every query path by its first segment (see MaxListed's doc).
 var routes = map[string]route{
-	"account":   keyed(1, func(a []string) ([]byte, error) { p, err := account(a); return KeyAccount(p), err }),
+	"account":   keyed(1, func(a []string) ([]byte, error) { p, err := account(a); return ledger.KeyAccount(p), err }),
 	"validator": keyed(1, func(a []string) ([]byte, error) { p, err := account(a); return ledger.KeyValidator(p), err }),
-	"provider":  keyed(1, func(a []string) ([]byte, error) { m, err := machine(a); return KeyProvider(m), err }),
+	"provider":  keyed(1, func(a []string) ([]byte, error) { m, err := machine(a); return ledger.KeyProvider(m), err }),
 	"peer":      keyed(1, func(a []string) ([]byte, error) { return ledger.KeyPeer(a[0]), nil }),
 	"escrow": keyed(2, func(a []string) ([]byte, error) {
-		p, err := ParseAccountID(a[0])
-		s, err2 := ParseAccountID(a[1])
-		return KeyEscrow(p, s), errors.Join(err, err2)
+		p, err := ledger.ParseAccountID(a[0])
+		s, err2 := ledger.ParseAccountID(a[1])
+		return ledger.KeyEscrow(p, s), errors.Join(err, err2)
 	}),
 	"record": keyed(2, func(a []string) ([]byte, error) {
-		p, err := ParseAccountID(a[0])
+		p, err := ledger.ParseAccountID(a[0])
 		d, err2 := ledger.ParseHash(a[1])
-		return KeyRecord(p, d), errors.Join(err, err2)
+		return ledger.KeyRecord(p, d), errors.Join(err, err2)
 	}),
 	"proposal": keyed(1, func(a []string) ([]byte, error) {
 		id, err := strconv.ParseUint(a[0], 10, 64)
-		return KeyProposal(id), err
+		return ledger.KeyProposal(id), err
 	}),
 	"tally": keyed(2, func(a []string) ([]byte, error) {
 		m, err := identity.ParseMachineID(a[0])
 		h, err2 := strconv.ParseUint(a[1], 10, 64)
-		return KeyHourTally(m, h), errors.Join(err, err2)
+		return ledger.KeyHourTally(m, h), errors.Join(err, err2)
 	}),
 	"name":            keyed(1, func(a []string) ([]byte, error) { return ledger.KeyName(a[0]), ledger.CheckName(a[0]) }),
 	"params":          fixed(ledger.KeyParams),
@@ -114,24 +114,24 @@ var routes = map[string]route{
 		return ledger.ComputeStanding(r, m)
 	}),
 	"names": derived(0, none, func(t *trie.Trie, r *recorder, _ struct{}) (any, error) {
-		return list[NameRecord](t, r, ledger.NamePrefix())
+		return list[ledger.NameRecord](t, r, ledger.NamePrefix())
 	}),
 	"validators": derived(0, none, func(t *trie.Trie, r *recorder, _ struct{}) (any, error) {
-		return list[Validator](t, r, []byte("v/"))
+		return list[ledger.Validator](t, r, []byte("v/"))
 	}),
-	"records": derived(1, account, func(t *trie.Trie, r *recorder, p AccountID) (any, error) {
-		return list[SettledRecord](t, r, KeyRecord(p, Hash32{})[:34])
+	"records": derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) {
+		return list[ledger.SettledRecord](t, r, ledger.KeyRecord(p, ledger.Hash32{})[:34])
 	}),
-	"escrows": derived(1, account, func(t *trie.Trie, r *recorder, p AccountID) (any, error) {
+	"escrows": derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) {
 		first, _ := ledger.EscrowRange(p)
-		return list[Escrow](t, r, first[:34])
+		return list[ledger.Escrow](t, r, first[:34])
 	}),
-	"streams": derived(1, account, func(t *trie.Trie, r *recorder, p AccountID) (any, error) { return openStreams(t, r, p) }),
-	"plans":   derived(1, account, func(t *trie.Trie, r *recorder, p AccountID) (any, error) { return openPlans(t, r, p) }),
+	"streams": derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) { return openStreams(t, r, p) }),
+	"plans":   derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) { return openPlans(t, r, p) }),
 	"disputes": derived(0, none, func(t *trie.Trie, r *recorder, _ struct{}) (any, error) {
 		return list[ledger.Dispute](t, r, ledger.DisputePrefix())
 	}),
 	"activedisputes": derived(0, none, func(_ *trie.Trie, r *recorder, _ struct{}) (any, error) { return activeDisputes(r) }),
-	"recordrange":    ranged(ParseAccountID, queryRecordRange),
+	"recordrange":    ranged(ledger.ParseAccountID, queryRecordRange),
 	"providerrange":  ranged(identity.ParseMachineID, queryProviderRange),
 }

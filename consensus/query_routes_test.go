@@ -8,6 +8,7 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // TestQueryRoutesMalformed: over every route, a path whose segments do not
@@ -65,7 +66,7 @@ func TestQueryRoutesMalformed(t *testing.T) {
 		}
 		for _, path := range cs.malformed {
 			res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: path})
-			if err != nil || consensus.Code(res.Code) != consensus.CodeMalformed {
+			if err != nil || ledger.Code(res.Code) != ledger.CodeMalformed {
 				t.Errorf("%s: %q: %v code %d %s, want malformed", name, path, err, res.GetCode(), res.GetLog())
 			}
 		}

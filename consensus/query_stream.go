@@ -12,7 +12,7 @@ import (
 // openStreams lists up to MaxListed of payer's open streams: the entries
 // of its stream index, then the stream each names, both read through r so
 // both are proven.
-func openStreams(t *trie.Trie, r *recorder, payer AccountID) ([]Stream, error) {
+func openStreams(t *trie.Trie, r *recorder, payer ledger.AccountID) ([]ledger.Stream, error) {
 	prefix := ledger.StreamIndexPrefix(payer)
 	nit, err := t.NodeIteratorWithPrefix(prefix)
 	if err != nil {
@@ -26,7 +26,7 @@ func openStreams(t *trie.Trie, r *recorder, payer AccountID) ([]Stream, error) {
 	if it.Err != nil {
 		return nil, fmt.Errorf("consensus: iterate streams of %s: %w", payer, it.Err)
 	}
-	out := make([]Stream, 0, len(keys))
+	out := make([]ledger.Stream, 0, len(keys))
 	for _, k := range keys {
 		id, ok := ledger.StreamIDOfIndexKey(k)
 		if !ok {
@@ -35,7 +35,7 @@ func openStreams(t *trie.Trie, r *recorder, payer AccountID) ([]Stream, error) {
 		if _, err := r.Get(k); err != nil {
 			return nil, err
 		}
-		var s Stream
+		var s ledger.Stream
 		ok, err := ledger.Load(r, ledger.KeyStream(id), &s)
 		if err != nil {
 			return nil, err

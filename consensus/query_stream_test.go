@@ -8,6 +8,7 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // TestStreamQueries: stream/<id> answers a stream, open or closed, with a
@@ -19,33 +20,33 @@ func TestStreamQueries(t *testing.T) {
 	op, gop := signer("operator", 10_000)
 	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
 	m := newMachine(t)
-	c.mustApply(c.sign(op, m.register(t, op.Account())), c.sign(alice, &consensus.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &consensus.EscrowFund{Amount: 10_000}))
-	open := func(s *consensus.Signer, deposit uint64) consensus.Hash32 {
+	c.mustApply(c.sign(op, m.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
+		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	open := func(s *ledger.Signer, deposit uint64) ledger.Hash32 {
 		nonce := c.account(s.Account()).Nonce
-		res := c.mustApply(c.sign(s, &consensus.StreamOpen{Payee: m.MachineID(), Rate: 3600, Deposit: deposit}))
-		id := consensus.StreamID(s.Account(), nonce, s.Account(), s.Account(), m.MachineID())
+		res := c.mustApply(c.sign(s, &ledger.StreamOpen{Payee: m.MachineID(), Rate: 3600, Deposit: deposit}))
+		id := ledger.StreamID(s.Account(), nonce, s.Account(), s.Account(), m.MachineID())
 		if string(res.TxResults[0].Data) != string(id[:]) {
 			t.Fatalf("open's data %x, want %s", res.TxResults[0].Data, id)
 		}
 		return id
 	}
 	a1, a2, b1 := open(alice, 100), open(alice, 200), open(bob, 300)
-	c.mustApply(c.sign(alice, &consensus.StreamStop{ID: a1}))
+	c.mustApply(c.sign(alice, &ledger.StreamStop{ID: a1}))
 
-	var s consensus.Stream
+	var s ledger.Stream
 	if !c.query("stream/"+a1.String(), &s) || !s.Closed || s.Deposit != 100 || s.Claimed+s.Refunded != 100 {
 		t.Fatalf("stopped stream %+v", s)
 	}
-	if c.query("stream/"+consensus.Hash32{9}.String(), &s) {
+	if c.query("stream/"+ledger.Hash32{9}.String(), &s) {
 		t.Fatal("an unknown stream answered")
 	}
-	list := func(payer consensus.AccountID) []consensus.Stream {
+	list := func(payer ledger.AccountID) []ledger.Stream {
 		res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "streams/" + payer.String()})
 		if err != nil || res.Code != 0 {
 			t.Fatalf("streams: %v %s", err, res.GetLog())
 		}
-		var ss []consensus.Stream
+		var ss []ledger.Stream
 		if err := json.Unmarshal(res.Value, &ss); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +71,7 @@ func TestStreamQueries(t *testing.T) {
 	}
 	for _, bad := range []string{"stream/zz", "streams/12"} {
 		res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: bad})
-		if err != nil || res.Code != uint32(consensus.CodeMalformed) {
+		if err != nil || res.Code != uint32(ledger.CodeMalformed) {
 			t.Fatalf("%s: %v code %d, want malformed", bad, err, res.GetCode())
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	abci "github.com/cometbft/cometbft/abci/types"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // TestQueriesProve: the peer index (raw) and a provider's standing
@@ -37,21 +38,21 @@ func TestQueriesProve(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var st consensus.Standing
+	var st ledger.Standing
 	if err := json.Unmarshal(res.Value, &st); err != nil || !st.BondLive || st.MachineID != p.MachineID {
 		t.Fatalf("standing %+v, %v", st, err)
 	}
 	// Name records: raw with a proof, listed with one proof op per record.
-	c.mustApply(c.sign(op, &consensus.NameBind{Name: "tenzro-devnet", ModelID: consensus.Hash32{7}, MachineID: p.MachineID}))
-	var rec consensus.NameRecord
-	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (consensus.Hash32{7}) || rec.Operator != op.Account() {
+	c.mustApply(c.sign(op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{7}, MachineID: p.MachineID}))
+	var rec ledger.NameRecord
+	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (ledger.Hash32{7}) || rec.Operator != op.Account() {
 		t.Fatalf("name record %+v", rec)
 	}
 	if c.query("name/unbound", &rec) {
 		t.Fatal("unbound name has a record")
 	}
 	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "names"})
-	var names []consensus.NameRecord
+	var names []ledger.NameRecord
 	if err != nil || res.Code != 0 || json.Unmarshal(res.Value, &names) != nil || len(names) != 1 || len(res.ProofOps.Ops) != 1 {
 		t.Fatalf("names: %v %s %+v", err, res.GetLog(), names)
 	}
@@ -59,11 +60,11 @@ func TestQueriesProve(t *testing.T) {
 		t.Fatalf("names proof: %v", err)
 	}
 	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "name/has space"})
-	if err != nil || consensus.Code(res.Code) != consensus.CodeMalformed {
+	if err != nil || ledger.Code(res.Code) != ledger.CodeMalformed {
 		t.Fatalf("bad name path: %v code %d, want malformed", err, res.GetCode())
 	}
 	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "nope/1"})
-	if err != nil || consensus.Code(res.Code) != consensus.CodeMalformed {
+	if err != nil || ledger.Code(res.Code) != ledger.CodeMalformed {
 		t.Fatalf("unknown path: %v code %d, want malformed", err, res.GetCode())
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cometbft/cometbft/mempool"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // DefaultCommitWait bounds how long Submit waits for a broadcast
@@ -28,7 +29,7 @@ const maxNonceRetries = 3
 type Submitter struct {
 	node *Node
 	key  ed25519.PrivateKey
-	acct AccountID
+	acct ledger.AccountID
 	log  *slog.Logger
 	wait time.Duration
 
@@ -49,11 +50,11 @@ func NewSubmitter(node *Node, key ed25519.PrivateKey, logger *slog.Logger) (*Sub
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Submitter{node: node, key: key, acct: AccountOf(key.Public().(ed25519.PublicKey)), log: logger, wait: DefaultCommitWait}, nil
+	return &Submitter{node: node, key: key, acct: ledger.AccountOf(key.Public().(ed25519.PublicKey)), log: logger, wait: DefaultCommitWait}, nil
 }
 
 // Account is the submitting account.
-func (s *Submitter) Account() AccountID { return s.acct }
+func (s *Submitter) Account() ledger.AccountID { return s.acct }
 
 // SetCommitWait changes how long Submit waits for a commit.
 func (s *Submitter) SetCommitWait(d time.Duration) {
@@ -74,7 +75,7 @@ func (s *Submitter) Submit(ctx context.Context, payload any) (TxResult, error) {
 	if chainID == "" {
 		return TxResult{}, errors.New("consensus: submit: no chain ID yet (genesis not applied)")
 	}
-	signer := NewSigner(s.key, chainID)
+	signer := ledger.NewSigner(s.key, chainID)
 	for attempt := 0; ; attempt++ {
 		if !s.known {
 			a, _, err := s.node.Account(ctx, s.acct)
@@ -89,15 +90,15 @@ func (s *Submitter) Submit(ctx context.Context, payload any) (TxResult, error) {
 			return TxResult{}, err
 		}
 		hash, err := s.node.BroadcastTx(ctx, raw)
-		c := CodeOf(err)
+		c := ledger.CodeOf(err)
 		if errors.Is(err, mempool.ErrTxInCache) {
 			// The very same bytes were seen: this nonce went to an
 			// identical transaction (another submitter on this key).
-			c = CodeStaleNonce
+			c = ledger.CodeStaleNonce
 		}
 		switch {
 		case err == nil:
-		case (c == CodeStaleNonce || c == CodeFutureNonce) && attempt < maxNonceRetries:
+		case (c == ledger.CodeStaleNonce || c == ledger.CodeFutureNonce) && attempt < maxNonceRetries:
 			s.recoverNonce(ctx, nonce, c)
 			continue
 		default:
@@ -109,8 +110,8 @@ func (s *Submitter) Submit(ctx context.Context, payload any) (TxResult, error) {
 			s.known = false
 			return res, err
 		}
-		if res.Code != CodeOK {
-			return res, &TxError{Code: res.Code, Msg: res.Log}
+		if res.Code != ledger.CodeOK {
+			return res, &ledger.TxError{Code: res.Code, Msg: res.Log}
 		}
 		s.next = nonce + 1
 		return res, nil
@@ -121,12 +122,12 @@ func (s *Submitter) Submit(ctx context.Context, payload any) (TxResult, error) {
 // tried with code c. The committed nonce is the answer unless it is the one
 // just refused as stale: then a transaction of ours with that nonce is
 // still in the mempool, and the next one is free.
-func (s *Submitter) recoverNonce(ctx context.Context, tried uint64, c Code) {
+func (s *Submitter) recoverNonce(ctx context.Context, tried uint64, c ledger.Code) {
 	a, _, err := s.node.Account(ctx, s.acct)
 	switch {
 	case err != nil:
 		s.known = false
-	case c == CodeStaleNonce && a.Nonce <= tried:
+	case c == ledger.CodeStaleNonce && a.Nonce <= tried:
 		s.next, s.known = tried+1, true
 	default:
 		s.next, s.known = a.Nonce, true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cometbft/cometbft/mempool"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // ErrNotSent marks the payloads SubmitMany did not broadcast because an
@@ -29,7 +30,7 @@ func (s *Submitter) SubmitMany(ctx context.Context, payloads []any) ([]TxResult,
 		}
 		return res, errs
 	}
-	signer := NewSigner(s.key, chainID)
+	signer := ledger.NewSigner(s.key, chainID)
 	hashes := make([][32]byte, 0, len(payloads))
 	for i, p := range payloads {
 		h, err := s.broadcastNext(ctx, signer, p)
@@ -48,8 +49,8 @@ func (s *Submitter) SubmitMany(ctx context.Context, payloads []any) ([]TxResult,
 		switch {
 		case err != nil:
 			s.known, errs[i] = false, err
-		case r.Code != CodeOK:
-			s.known, errs[i] = false, &TxError{Code: r.Code, Msg: r.Log}
+		case r.Code != ledger.CodeOK:
+			s.known, errs[i] = false, &ledger.TxError{Code: r.Code, Msg: r.Log}
 		}
 	}
 	return res, errs
@@ -57,7 +58,7 @@ func (s *Submitter) SubmitMany(ctx context.Context, payloads []any) ([]TxResult,
 
 // broadcastNext signs p with the next nonce and broadcasts it, recovering
 // from nonce refusals as Submit does; on success the nonce is used.
-func (s *Submitter) broadcastNext(ctx context.Context, signer *Signer, p any) ([32]byte, error) {
+func (s *Submitter) broadcastNext(ctx context.Context, signer *ledger.Signer, p any) ([32]byte, error) {
 	for attempt := 0; ; attempt++ {
 		if !s.known {
 			a, _, err := s.node.Account(ctx, s.acct)
@@ -72,15 +73,15 @@ func (s *Submitter) broadcastNext(ctx context.Context, signer *Signer, p any) ([
 			return [32]byte{}, err
 		}
 		hash, err := s.node.BroadcastTx(ctx, raw)
-		c := CodeOf(err)
+		c := ledger.CodeOf(err)
 		if errors.Is(err, mempool.ErrTxInCache) {
-			c = CodeStaleNonce
+			c = ledger.CodeStaleNonce
 		}
 		switch {
 		case err == nil:
 			s.next = nonce + 1
 			return hash, nil
-		case (c == CodeStaleNonce || c == CodeFutureNonce) && attempt < maxNonceRetries:
+		case (c == ledger.CodeStaleNonce || c == ledger.CodeFutureNonce) && attempt < maxNonceRetries:
 			s.recoverNonce(ctx, nonce, c)
 		default:
 			return [32]byte{}, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
 
@@ -19,10 +20,10 @@ func TestSubmitter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	key, bob := seedKey("submitter", 0), seedKey("bob", 0)
-	acct := consensus.AccountOf(key.Public().(ed25519.PublicKey))
-	to := consensus.AccountOf(bob.Public().(ed25519.PublicKey))
+	acct := ledger.AccountOf(key.Public().(ed25519.PublicKey))
+	to := ledger.AccountOf(bob.Public().(ed25519.PublicKey))
 	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{Validators: 1, BlockTime: 50 * time.Millisecond,
-		Accounts: []consensus.GenesisAccount{{Account: acct, Balance: 1000}}})
+		Accounts: []ledger.GenesisAccount{{Account: acct, Balance: 1000}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,8 @@ func TestSubmitter(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := sub.Submit(ctx, &consensus.Transfer{To: to, Amount: 10})
-			if err == nil && (res.Code != consensus.CodeOK || res.Height == 0) {
+			res, err := sub.Submit(ctx, &ledger.Transfer{To: to, Amount: 10})
+			if err == nil && (res.Code != ledger.CodeOK || res.Height == 0) {
 				t.Errorf("result %+v", res)
 			}
 			errs <- err
@@ -62,7 +63,7 @@ func TestSubmitter(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := sub.Submit(ctx, &consensus.Transfer{To: to, Amount: 5000}); consensus.CodeOf(err) != consensus.CodeOverdraft {
+	if _, err := sub.Submit(ctx, &ledger.Transfer{To: to, Amount: 5000}); ledger.CodeOf(err) != ledger.CodeOverdraft {
 		t.Fatalf("overdraft: %v, want code overdraft", err)
 	}
 	other, err := consensus.NewSubmitter(node, key, nil)
@@ -70,7 +71,7 @@ func TestSubmitter(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []*consensus.Submitter{other, sub, other} {
-		if _, err := s.Submit(ctx, &consensus.Transfer{To: to, Amount: 1}); err != nil {
+		if _, err := s.Submit(ctx, &ledger.Transfer{To: to, Amount: 1}); err != nil {
 			t.Fatal(err)
 		}
 	}

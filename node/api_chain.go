@@ -31,10 +31,10 @@ type AccountView struct {
 	Height  int64  `json:"height"`
 	// Escrows are the account's spend escrows as payer, one per settler:
 	// a buyer's balance at each gateway, falling with every paid call.
-	Escrows []consensus.Escrow `json:"escrows"`
+	Escrows []ledger.Escrow `json:"escrows"`
 	// Streams are the account's open stream escrows as payer (standby
 	// paid by block time), in ID order.
-	Streams []consensus.Stream `json:"streams"`
+	Streams []ledger.Stream `json:"streams"`
 	// Plans are the account's undecided settlement plans as payer (a plan
 	// whose legs are all on this chain is decided as it opens).
 	Plans []ledger.Plan `json:"plans"`
@@ -105,7 +105,7 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := consensus.ParseAccountID(p.Account)
+		id, err := ledger.ParseAccountID(p.Account)
 		if err != nil {
 			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
@@ -119,14 +119,14 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 			return nil, err
 		}
 		if es == nil {
-			es = []consensus.Escrow{}
+			es = []ledger.Escrow{}
 		}
 		ss, err := c.Streams(ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		if ss == nil {
-			ss = []consensus.Stream{}
+			ss = []ledger.Stream{}
 		}
 		ps, err := c.Plans(ctx, id)
 		if err != nil {
@@ -156,20 +156,20 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := consensus.ParseAccountID(p.Account)
+		id, err := ledger.ParseAccountID(p.Account)
 		if err != nil {
 			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
 		es, err := c.Escrows(ctx, id)
 		if es == nil && err == nil {
-			es = []consensus.Escrow{}
+			es = []ledger.Escrow{}
 		}
 		return map[string]any{"payer": id.String(), "escrows": es, "height": c.App().Height()}, err
 	}))
 	s.Register("tenzro_listModelNames", chain(func(ctx context.Context, c *consensus.Node, _ json.RawMessage) (any, error) {
 		recs, err := c.NameRecords(ctx)
 		if recs == nil && err == nil {
-			recs = []consensus.NameRecord{}
+			recs = []ledger.NameRecord{}
 		}
 		return map[string]any{"names": recs}, err
 	}))
@@ -189,7 +189,7 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		return TxView{Hash: hex.EncodeToString(h[:]), Result: consensus.Code(0).String()}, nil
+		return TxView{Hash: hex.EncodeToString(h[:]), Result: ledger.Code(0).String()}, nil
 	}))
 	s.Register("tenzro_getTx", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[TxParams](raw)
@@ -204,7 +204,7 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, rpc.InvalidParams("no committed transaction %s at this node: %v", p.Hash, err)
 		}
-		code := consensus.Code(res.TxResult.Code)
+		code := ledger.Code(res.TxResult.Code)
 		return TxView{Hash: p.Hash, Height: res.Height, Code: uint32(code), Result: code.String(), Log: res.TxResult.Log,
 			Data: hex.EncodeToString(res.TxResult.Data)}, nil
 	}))
@@ -213,7 +213,7 @@ func (a chainAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := consensus.ParseAccountID(p.Account)
+		id, err := ledger.ParseAccountID(p.Account)
 		if err != nil {
 			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
@@ -243,7 +243,7 @@ func chainError(err error) error {
 	if errors.As(err, &re) {
 		return re
 	}
-	var te *consensus.TxError
+	var te *ledger.TxError
 	if errors.As(err, &te) {
 		return &rpc.Error{Code: rpc.CodeInvalidParams, Message: err.Error(),
 			Data: map[string]any{"code": uint32(te.Code), "result": te.Code.String()}}

@@ -88,7 +88,7 @@ func (a disputesAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := consensus.ParseHash(p.ID)
+		id, err := ledger.ParseHash(p.ID)
 		if err != nil {
 			return nil, rpc.InvalidParams("id: %q is not a 64-hex-digit dispute ID", p.ID)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
@@ -22,7 +21,7 @@ import (
 // as it stood then; the provider's pack shows it too. Before the fix a reversal rewrote the record but not
 // its index entry, and every such pack failed with "record is not the one
 // its proof commits to".
-func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, payer consensus.AccountID, settled int64, d ledger.Dispute) {
+func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, payer ledger.AccountID, settled int64, d ledger.Dispute) {
 	t.Helper()
 	if d.Reversed == 0 || d.ResolveHeight <= settled {
 		t.Fatalf("the conviction reversed %d at height %d (record settled at %d): nothing to check", d.Reversed, d.ResolveHeight, settled)
@@ -55,7 +54,7 @@ func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, pay
 		if err != nil {
 			t.Fatalf("pack over %d..%d does not verify: %v", r.from, r.to, err)
 		}
-		var got *consensus.SettledRecord
+		var got *ledger.SettledRecord
 		for i := range rep.Records {
 			if rep.Records[i].Record.RequestDigest == d.Subject.RequestDigest {
 				got = &rep.Records[i]

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
@@ -31,14 +30,14 @@ func TestDisputeOnChain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	buyerKey, opKey, disKey := seededKey("dispute-buyer"), seededKey("dispute-op"), seededKey("disputer")
-	acct := func(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
-	params := consensus.DefaultParams()
+	acct := func(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
+	params := ledger.DefaultParams()
 	params.MinServingBond, params.DisputeMinBond = 1000, 100
 	params.FeePerRecord = 3 // a conviction refunds the price, fee included
 	params.DisputeCommittee, params.DisputeVerdictBlocks, params.DisputeWindowBlocks = 3, 20, 200
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
-		Accounts: []consensus.GenesisAccount{{Account: acct(buyerKey), Balance: 1_000_000},
+		Accounts: []ledger.GenesisAccount{{Account: acct(buyerKey), Balance: 1_000_000},
 			{Account: acct(opKey), Balance: 1_000_000}, {Account: acct(disKey), Balance: 1_000_000}}})
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +48,7 @@ func TestDisputeOnChain(t *testing.T) {
 		}
 	})
 	node := net.Nodes[0]
-	nonces := map[consensus.AccountID]uint64{}
+	nonces := map[ledger.AccountID]uint64{}
 	type signed struct {
 		key     ed25519.PrivateKey
 		payload any
@@ -60,7 +59,7 @@ func TestDisputeOnChain(t *testing.T) {
 		t.Helper()
 		var hashes [][32]byte
 		for _, tx := range txs {
-			s := consensus.NewSigner(tx.key, net.ChainID)
+			s := ledger.NewSigner(tx.key, net.ChainID)
 			raw, err := s.SignTx(nonces[s.Account()], tx.payload)
 			if err != nil {
 				t.Fatal(err)
@@ -93,8 +92,8 @@ func TestDisputeOnChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	send(opKey, reg)
-	send(buyerKey, &consensus.EscrowFund{Amount: 100_000})
-	model := consensus.Hash32{0xd1}
+	send(buyerKey, &ledger.EscrowFund{Amount: 100_000})
+	model := ledger.Hash32{0xd1}
 	var declares []signed
 	for _, v := range net.Operators {
 		declares = append(declares, signed{v, &ledger.ModelDeclare{ModelID: model, Holds: true}})
@@ -126,12 +125,12 @@ func TestDisputeOnChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd := ledger.Hash32(receipt.RequestDigest(nonce[:16], ic, model[:]))
-	rec := consensus.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
+	rec := ledger.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
 		Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: node.App().Height() + 100}
-	if err := consensus.NewSigner(buyerKey, net.ChainID).SignRecord(&rec); err != nil {
+	if err := ledger.NewSigner(buyerKey, net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	settled := send(opKey, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
+	settled := send(opKey, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: rd}
 	id := ledger.DisputeID(subj)
 	opened := send(disKey, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
@@ -165,7 +164,7 @@ func TestDisputeOnChain(t *testing.T) {
 	if string(blk.BlockID.Hash) != string(cur.Seed[:]) {
 		t.Fatalf("seed %s, block %d hash %x", cur.Seed, cur.DrawHeight, blk.BlockID.Hash)
 	}
-	keyOf := map[consensus.AccountID]ed25519.PrivateKey{}
+	keyOf := map[ledger.AccountID]ed25519.PrivateKey{}
 	for _, k := range net.Operators {
 		keyOf[acct(k)] = k
 	}
@@ -175,7 +174,7 @@ func TestDisputeOnChain(t *testing.T) {
 			t.Fatalf("duties of member %s: %+v %v", mem.Validator, ds, err)
 		}
 	}
-	var salts []consensus.Hash32
+	var salts []ledger.Hash32
 	var commits []signed
 	for i, mem := range cur.Members {
 		salts = append(salts, sha256.Sum256([]byte{byte(i)}))
@@ -194,12 +193,12 @@ func TestDisputeOnChain(t *testing.T) {
 			Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: salts[i]}}})
 	}
 	sendAll(reveals...)
-	late, err := consensus.NewSigner(keyOf[cur.Members[2].Validator], net.ChainID).SignTx(nonces[cur.Members[2].Validator],
+	late, err := ledger.NewSigner(keyOf[cur.Members[2].Validator], net.ChainID).SignTx(nonces[cur.Members[2].Validator],
 		&ledger.DisputeVote{ID: id, Round: 1, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: salts[2]}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := node.BroadcastTx(ctx, late); consensus.CodeOf(err) != ledger.CodeWrongPhase {
+	if _, err := node.BroadcastTx(ctx, late); ledger.CodeOf(err) != ledger.CodeWrongPhase {
 		t.Fatalf("a reveal after the verdict: %v", err)
 	}
 	waitDispute("the verdict", func(d ledger.Dispute) bool { return d.Status.Resolved() })

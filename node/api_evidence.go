@@ -93,11 +93,11 @@ func (a evidenceAPI) RegisterRPC(s rpc.Registry) {
 // settled fills in whether the chain settled the record yet and, if it
 // did, whether the chain would take the evidence; a chain that cannot
 // answer leaves it unknown rather than failing the read.
-func (a evidenceAPI) settled(ctx context.Context, res *DisputeEvidenceResult, digest consensus.Hash32) {
+func (a evidenceAPI) settled(ctx context.Context, res *DisputeEvidenceResult, digest ledger.Hash32) {
 	if a.chain == nil {
 		return
 	}
-	payer, err := consensus.ParseAccountID(res.Payer)
+	payer, err := ledger.ParseAccountID(res.Payer)
 	if err != nil {
 		return
 	}

@@ -34,7 +34,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	disKey := newAccountKey(t)
 	const adminToken, otherToken = "operator-secret", "another-buyer"
 	dir, modelID := testModelDir(t)
-	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[consensus.AccountID]uint64{keyAccount(disKey): 1_000_000}},
+	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[ledger.AccountID]uint64{keyAccount(disKey): 1_000_000}},
 		func(c *Config) {
 			c.Router.ProbeInterval = 0
 			c.Validator.Models = []validator.ModelConfig{{Name: DevnetModelName, Dir: dir}}
@@ -45,7 +45,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	waitRegistered(t, gw, net.registered)
-	model, err := consensus.ParseHash(modelID)
+	model, err := ledger.ParseHash(modelID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	if err := dec.Decode(&ev); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := consensus.ParseHash(digest)
+	rd, err := ledger.ParseHash(digest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tx.Code != 0 {
-		t.Fatalf("the chain refused the gateway's evidence: code %v (%d), %s", consensus.Code(tx.Code), tx.Code, tx.Log)
+		t.Fatalf("the chain refused the gateway's evidence: code %v (%d), %s", ledger.Code(tx.Code), tx.Code, tx.Log)
 	}
 	id := ledger.DisputeID(subj)
 	var d ledger.Dispute

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -90,9 +91,9 @@ func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*Paymen
 		return nil, err
 	}
 	out := &PaymentsView{From: from, To: to, Records: []PaymentView{}}
-	var recs []consensus.SettledRecord
+	var recs []ledger.SettledRecord
 	if p.Payer != "" {
-		payer, err := consensus.ParseAccountID(p.Payer)
+		payer, err := ledger.ParseAccountID(p.Payer)
 		if err != nil {
 			return nil, rpc.InvalidParams("payer: %q is not a 64-hex-digit account ID", p.Payer)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/node/rpc"
 )
@@ -26,11 +27,11 @@ import (
 // two payers to two registered machines.
 type paymentsChain struct {
 	net          *testnet.Net
-	alice, bob   consensus.AccountID
+	alice, bob   ledger.AccountID
 	p, q         *testnet.Machine
-	hA, hB       int64                                             // heights of the two settlement rounds
-	byPayer      map[consensus.AccountID][]consensus.PaymentRecord // everything settled
-	byProvider   map[string][]consensus.PaymentRecord
+	hA, hB       int64                                       // heights of the two settlement rounds
+	byPayer      map[ledger.AccountID][]ledger.PaymentRecord // everything settled
+	byProvider   map[string][]ledger.PaymentRecord
 	feePerRecord uint64
 }
 
@@ -43,12 +44,12 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	aliceKey, bobKey, opKey := seededKey("alice"), seededKey("bob"), seededKey("op")
-	acct := func(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
-	params := consensus.DefaultParams()
+	acct := func(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
+	params := ledger.DefaultParams()
 	params.MinServingBond, params.FeePerRecord = 1, 2
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 1, Params: &params, BlockTime: 50 * time.Millisecond,
-		Accounts: []consensus.GenesisAccount{{Account: acct(aliceKey), Balance: 1_000_000},
+		Accounts: []ledger.GenesisAccount{{Account: acct(aliceKey), Balance: 1_000_000},
 			{Account: acct(bobKey), Balance: 1_000_000}, {Account: acct(opKey), Balance: 10}}})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 	})
 	c := &paymentsChain{net: net, alice: acct(aliceKey), bob: acct(bobKey), feePerRecord: params.FeePerRecord,
-		byPayer: map[consensus.AccountID][]consensus.PaymentRecord{}, byProvider: map[string][]consensus.PaymentRecord{}}
+		byPayer: map[ledger.AccountID][]ledger.PaymentRecord{}, byProvider: map[string][]ledger.PaymentRecord{}}
 	for i, m := range []**testnet.Machine{&c.p, &c.q} {
 		*m, err = testnet.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 		if err != nil {
@@ -67,10 +68,10 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		t.Cleanup(func() { _ = (*m).Close() })
 	}
-	nonces := map[consensus.AccountID]uint64{}
+	nonces := map[ledger.AccountID]uint64{}
 	submit := func(key ed25519.PrivateKey, payload any) int64 {
 		t.Helper()
-		s := consensus.NewSigner(key, net.ChainID)
+		s := ledger.NewSigner(key, net.ChainID)
 		raw, err := s.SignTx(nonces[s.Account()], payload)
 		if err != nil {
 			t.Fatal(err)
@@ -93,21 +94,21 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		submit(opKey, reg)
 	}
-	submit(aliceKey, &consensus.EscrowFund{Amount: 100_000})
-	submit(bobKey, &consensus.EscrowFund{Amount: 100_000})
+	submit(aliceKey, &ledger.EscrowFund{Amount: 100_000})
+	submit(bobKey, &ledger.EscrowFund{Amount: 100_000})
 	n := byte(0)
 	settle := func(key ed25519.PrivateKey, prices map[*testnet.Machine][]uint64) int64 {
 		t.Helper()
-		var recs []consensus.PaymentRecord
+		var recs []ledger.PaymentRecord
 		for _, m := range []*testnet.Machine{c.p, c.q} {
 			for _, price := range prices[m] {
 				n++
-				r := consensus.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: consensus.Hash32{n},
-					QuoteDigest: consensus.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
+				r := ledger.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: ledger.Hash32{n},
+					QuoteDigest: ledger.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
 				if r.Receipt, r.ReceiptHash, r.RequestDigest, err = m.PaidReceipt(r.RequestDigest[:], r.Payer, r.Payer, 0); err != nil {
 					t.Fatal(err)
 				}
-				if err := consensus.NewSigner(key, net.ChainID).SignRecord(&r); err != nil {
+				if err := ledger.NewSigner(key, net.ChainID).SignRecord(&r); err != nil {
 					t.Fatal(err)
 				}
 				recs = append(recs, r)
@@ -115,7 +116,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 				c.byProvider[r.Provider.String()] = append(c.byProvider[r.Provider.String()], r)
 			}
 		}
-		return submit(key, &consensus.Settlement{Records: recs})
+		return submit(key, &ledger.Settlement{Records: recs})
 	}
 	c.hA = settle(aliceKey, map[*testnet.Machine][]uint64{c.p: {100, 250, 333}})
 	// Another payer's records to p, and a later round of alice's.
@@ -154,12 +155,12 @@ func call(t *testing.T, srv *httptest.Server, params string) (*PaymentsView, *rp
 
 // wantRecords asserts v lists exactly want (by request digest), each with
 // its fields, in height order, and their sums.
-func wantRecords(t *testing.T, what string, v *PaymentsView, want []consensus.PaymentRecord, fee uint64) {
+func wantRecords(t *testing.T, what string, v *PaymentsView, want []ledger.PaymentRecord, fee uint64) {
 	t.Helper()
 	if v == nil {
 		t.Fatalf("%s: no result", what)
 	}
-	byDigest := map[string]consensus.PaymentRecord{}
+	byDigest := map[string]ledger.PaymentRecord{}
 	var total uint64
 	for _, r := range want {
 		byDigest[r.RequestDigest.String()] = r

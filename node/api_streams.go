@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 )
 
@@ -17,9 +18,9 @@ type StreamParams struct {
 // closed (tenzro_getAccount lists only the open ones), with what it still
 // holds.
 type StreamView struct {
-	Stream  consensus.Stream `json:"stream"`
-	Balance uint64           `json:"balance"` // deposit − claimed − refunded
-	Height  int64            `json:"height"`
+	Stream  ledger.Stream `json:"stream"`
+	Balance uint64        `json:"balance"` // deposit − claimed − refunded
+	Height  int64         `json:"height"`
 }
 
 // streamsAPI looks stream escrows up by ID.
@@ -32,7 +33,7 @@ func (a streamsAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := consensus.ParseHash(p.ID)
+		id, err := ledger.ParseHash(p.ID)
 		if err != nil {
 			return nil, rpc.InvalidParams("id: %q is not a 64-hex-digit stream ID", p.ID)
 		}

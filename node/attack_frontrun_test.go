@@ -28,7 +28,7 @@ func TestBuyerFrontRunRefused(t *testing.T) {
 	params := testChainParams(3600)
 	params.FeePerRecord = 3
 	slowCollector := func(c *Config) { c.Settle.CollectInterval = 4 * time.Second } // the attacker's head start
-	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[consensus.AccountID]uint64{testBuyer(): 1_000_000},
+	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[ledger.AccountID]uint64{testBuyer(): 1_000_000},
 		provOpts: []func(*Config){slowCollector}}, func(c *Config) { c.Router.ProbeInterval = 0 })
 	gw, prov, c := net.validators[0], net.registered[0], net.validators[0].Chain()
 	waitRegistered(t, gw, net.registered)
@@ -38,7 +38,7 @@ func TestBuyerFrontRunRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, err := buyer.Submit(ctx, &consensus.EscrowFund{Amount: 500_000, Settler: testBuyer()}); err != nil || r.Code != consensus.CodeOK {
+	if r, err := buyer.Submit(ctx, &ledger.EscrowFund{Amount: 500_000, Settler: testBuyer()}); err != nil || r.Code != ledger.CodeOK {
 		t.Fatalf("the buyer's own escrow: %+v %v", r, err)
 	}
 	settler, op := accountKey(t, gw.Config()), accountKey(t, prov.Config())
@@ -73,11 +73,11 @@ func TestBuyerFrontRunRefused(t *testing.T) {
 	if err := ledger.SignRecord(testBuyerKey, c.App().ChainID(), &forged); err != nil {
 		t.Fatal(err)
 	}
-	res, err := buyer.Submit(ctx, &consensus.Settlement{Records: []consensus.PaymentRecord{forged}})
-	if err != nil || res.Code != consensus.CodeOK {
+	res, err := buyer.Submit(ctx, &ledger.Settlement{Records: []ledger.PaymentRecord{forged}})
+	if err != nil || res.Code != ledger.CodeOK {
 		t.Fatalf("the forged settlement: %+v %v", res, err)
 	}
-	rep, err := consensus.DecodeSettleReport(res.Data)
+	rep, err := ledger.DecodeSettleReport(res.Data)
 	if err != nil || rep.Settled != 0 || len(rep.Skipped) != 1 || rep.Skipped[0].Code != ledger.CodeRecordMismatch {
 		t.Fatalf("the forged record: %+v (%v), want skipped with %v", rep, err, ledger.CodeRecordMismatch)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -84,7 +84,7 @@ func TestTEEOnDevnetWithTestDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := res.(consensus.Params).SurchargeTEE
+	want := res.(ledger.Params).SurchargeTEE
 	code, body := askTEE(t, gw)
 	var out struct {
 		Tenzro struct {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
@@ -27,7 +28,7 @@ type chainNet struct {
 	unchained  []*Node
 }
 
-func newChainNet(t testing.TB, nv, np, nu int, params consensus.Params, valOpts ...func(*Config)) *chainNet {
+func newChainNet(t testing.TB, nv, np, nu int, params ledger.Params, valOpts ...func(*Config)) *chainNet {
 	t.Helper()
 	return newChainNetWith(t, nv, np, nu, params, chainExtra{}, valOpts...)
 }
@@ -35,7 +36,7 @@ func newChainNet(t testing.TB, nv, np, nu int, params consensus.Params, valOpts 
 // chainExtra adds to a chainNet: accounts funded at genesis, options
 // applied to each registered provider's config.
 type chainExtra struct {
-	funded   map[consensus.AccountID]uint64
+	funded   map[ledger.AccountID]uint64
 	provOpts []func(*Config)
 	// selfEscrow opens each provider's operator an escrow with itself as
 	// settler (a serving provider paying its expert holders).
@@ -44,10 +45,10 @@ type chainExtra struct {
 	provNode func(i int) Options
 }
 
-func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extra chainExtra, valOpts ...func(*Config)) *chainNet {
+func newChainNetWith(t testing.TB, nv, np, nu int, params ledger.Params, extra chainExtra, valOpts ...func(*Config)) *chainNet {
 	t.Helper()
 	c := &chainNet{spec: consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-pins-test", BlockTime: 100 * time.Millisecond,
-		Params: params, Funded: map[consensus.AccountID]uint64{}}}
+		Params: params, Funded: map[ledger.AccountID]uint64{}}}
 	vals := make([]Config, nv)
 	for i := range vals {
 		vals[i] = testConfig(t, RoleValidator, "software", nil)
@@ -58,8 +59,8 @@ func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extr
 			P2PListen: vals[i].Chain.P2PListen, Operator: op})
 		// The buyer pays each gateway from its own escrow; a validator's
 		// probes are paid from its escrow with itself.
-		c.spec.Escrows = append(c.spec.Escrows, consensus.GenesisEscrow{Payer: testBuyer(), Settler: op, Amount: testBuyerEscrow},
-			consensus.GenesisEscrow{Payer: op, Settler: op, Amount: testBuyerEscrow})
+		c.spec.Escrows = append(c.spec.Escrows, ledger.GenesisEscrow{Payer: testBuyer(), Settler: op, Amount: testBuyerEscrow},
+			ledger.GenesisEscrow{Payer: op, Settler: op, Amount: testBuyerEscrow})
 		for _, o := range valOpts {
 			o(&vals[i])
 		}
@@ -71,7 +72,7 @@ func newChainNetWith(t testing.TB, nv, np, nu int, params consensus.Params, extr
 		c.spec.Funded[accountKey(t, provs[i])] = 10 * params.MinServingBond
 		if extra.selfEscrow {
 			op := accountKey(t, provs[i])
-			c.spec.Escrows = append(c.spec.Escrows, consensus.GenesisEscrow{Payer: op, Settler: op, Amount: testBuyerEscrow})
+			c.spec.Escrows = append(c.spec.Escrows, ledger.GenesisEscrow{Payer: op, Settler: op, Amount: testBuyerEscrow})
 		}
 		for _, o := range extra.provOpts {
 			o(&provs[i])
@@ -126,22 +127,22 @@ const testBuyerEscrow = 1_000_000_000
 // testBuyerKey is the chain account behind testToken on chain gateways.
 var testBuyerKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 
-func testBuyer() consensus.AccountID {
-	return consensus.AccountOf(testBuyerKey.Public().(ed25519.PublicKey))
+func testBuyer() ledger.AccountID {
+	return ledger.AccountOf(testBuyerKey.Public().(ed25519.PublicKey))
 }
 
-func accountKey(t testing.TB, cfg Config) consensus.AccountID {
+func accountKey(t testing.TB, cfg Config) ledger.AccountID {
 	t.Helper()
 	k, err := consensus.LoadOrCreateAccountKey(cfg.Path(AccountKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return consensus.AccountOf(k.Public().(ed25519.PublicKey))
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
 // testChainParams are small bonds and a short hour.
-func testChainParams(hour uint64) consensus.Params {
-	p := consensus.DefaultParams()
+func testChainParams(hour uint64) ledger.Params {
+	p := ledger.DefaultParams()
 	p.MinServingBond, p.HourSeconds, p.SLAWindowHours = 1000, hour, 4
 	return p
 }
@@ -196,7 +197,7 @@ func TestChainPinsAndRegistration(t *testing.T) {
 	c := newChainNet(t, 1, 1, 1, params)
 	gw, reg, unreg := c.validators[0], c.registered[0], c.unchained[0]
 
-	var p consensus.Provider
+	var p ledger.Provider
 	nodetest.Eventually(t, 60*time.Second, "the provider's registration to commit", func() bool {
 		var ok bool
 		p, ok, _ = gw.Chain().Provider(t.Context(), reg.Identity().MachineID())

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -73,8 +74,8 @@ func (r *chainRegistry) standingOf(m identity.MachineID) cachedStanding {
 	st, err := r.chain.Standing(ctx, m, h)
 	fresh := cachedStanding{height: h}
 	if err == nil {
-		fresh.bp, fresh.ok, fresh.barred = uint32(min(st.StandingBP, consensus.BasisPoints)), true, st.Barred
-	} else if ctx.Err() != nil || consensus.CodeOf(err) != consensus.CodeUnknownProvider {
+		fresh.bp, fresh.ok, fresh.barred = uint32(min(st.StandingBP, ledger.BasisPoints)), true, st.Barred
+	} else if ctx.Err() != nil || ledger.CodeOf(err) != ledger.CodeUnknownProvider {
 		// Not cached: the chain could not answer. A bar it showed
 		// before stands meanwhile.
 		return cachedStanding{barred: hit && c.barred}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/rpc"
 )
@@ -63,15 +64,15 @@ func TestChainConfigValidate(t *testing.T) {
 // methods of the node without a chain answer Unavailable.
 func TestChainInNode(t *testing.T) {
 	_, buyerKey, _ := ed25519.GenerateKey(rand.Reader)
-	buyer := consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	buyer := ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey))
 	cfgs := []Config{testConfig(t, RoleValidator, "software", nil), testConfig(t, RoleValidator, "software", nil)}
 	spec := consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-node-test", BlockTime: 100 * time.Millisecond,
-		Funded: map[consensus.AccountID]uint64{buyer: 5_000_000}}
+		Funded: map[ledger.AccountID]uint64{buyer: 5_000_000}}
 	for i := range cfgs {
 		cfgs[i].Chain.Enabled, cfgs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		cfgs[i].Chain.StallAfter = time.Second
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: filepath.Join(cfgs[i].Home, "chain"),
-			P2PListen: cfgs[i].Chain.P2PListen, Operator: consensus.AccountID{byte(i + 1)}})
+			P2PListen: cfgs[i].Chain.P2PListen, Operator: ledger.AccountID{byte(i + 1)}})
 	}
 	written, err := consensus.DevnetGenesis(spec)
 	if err != nil {
@@ -102,7 +103,7 @@ func TestChainInNode(t *testing.T) {
 	}
 	wantCode(t, nodes[0], "tenzro_getAccount", `{"account":"xyz"}`, rpc.CodeInvalidParams)
 
-	raw, err := consensus.NewSigner(buyerKey, spec.ChainID).SignTx(0, &consensus.Transfer{To: consensus.AccountID{9}, Amount: 1000})
+	raw, err := ledger.NewSigner(buyerKey, spec.ChainID).SignTx(0, &ledger.Transfer{To: ledger.AccountID{9}, Amount: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestChainInNode(t *testing.T) {
 	// A resubmission is refused; a stale nonce is rejected by CheckTx with
 	// the chain's code as data.
 	wantCode(t, nodes[1], "tenzro_sendTx", fmt.Sprintf(`{"tx":%q}`, base64.StdEncoding.EncodeToString(raw)), rpc.CodeInvalidParams)
-	stale, err := consensus.NewSigner(buyerKey, spec.ChainID).SignTx(0, &consensus.Transfer{To: consensus.AccountID{9}, Amount: 7})
+	stale, err := ledger.NewSigner(buyerKey, spec.ChainID).SignTx(0, &ledger.Transfer{To: ledger.AccountID{9}, Amount: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestChainInNode(t *testing.T) {
 	}
 
 	vals, err := nodes[0].rpcCall("tenzro_listValidators", "")
-	if err != nil || len(vals.([]consensus.Validator)) != 2 {
+	if err != nil || len(vals.([]ledger.Validator)) != 2 {
 		t.Fatalf("validators: %v %v", vals, err)
 	}
 	pack, err := nodes[0].rpcCall("tenzro_getEvidencePack", fmt.Sprintf(`{"account":%q,"from_height":1,"to_height":%d}`, buyer, tx.Height))

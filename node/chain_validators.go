@@ -3,7 +3,7 @@ package node
 import (
 	"context"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -18,7 +18,7 @@ type validatorsAt struct {
 
 type providerAt struct {
 	height int64
-	p      consensus.Provider
+	p      ledger.Provider
 	ok     bool
 }
 

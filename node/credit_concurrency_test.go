@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -64,7 +64,7 @@ func TestCreditConcurrentCallsWithinEscrow(t *testing.T) {
 	h := newRogueHost(t)
 	auth := c.payAuth(settler, h.ID(), c.payerID())
 	worst := worstCase(t, prov, c.request(auth, "hi", 4))
-	c.submit(t, &consensus.EscrowFund{Amount: worst + worst/2, Settler: keyAccount(settler)})
+	c.submit(t, &ledger.EscrowFund{Amount: worst + worst/2, Settler: keyAccount(settler)})
 	// Connected first, so the four requests arrive together.
 	_, err := c.call(t, h, prov, c.request(nil, "connect", 1))
 	refused(t, "unpaid call", nil, err, http.StatusPaymentRequired, terms.CodePaymentRequired)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // TestCreditGatewayRefusesShortEscrow: through a real gateway node, a
@@ -26,7 +26,7 @@ func TestCreditGatewayRefusesShortEscrow(t *testing.T) {
 	prov, gw := c.provs[0], c.gw
 	settler := accountKey(t, gw.Config())
 	const funds = 5 // below the rate card's per-call minimum
-	c.submit(t, &consensus.EscrowFund{Amount: funds, Settler: settler})
+	c.submit(t, &ledger.EscrowFund{Amount: funds, Settler: settler})
 	waitRegistered(t, gw, c.provs)
 
 	before := routerAttempts(t, gw)

@@ -44,16 +44,16 @@ const (
 
 // newCreditNet starts the network; trusted peers are served unpaid by
 // every provider.
-func newCreditNet(t *testing.T, np int, params consensus.Params, trusted []peer.ID, valOpts ...func(*Config)) *creditNet {
+func newCreditNet(t *testing.T, np int, params ledger.Params, trusted []peer.ID, valOpts ...func(*Config)) *creditNet {
 	t.Helper()
 	return newCreditNetPaying(t, newAccountKey(t), np, params, trusted, valOpts...)
 }
 
 // newCreditNetPaying is newCreditNet with the payer's key given.
-func newCreditNetPaying(t *testing.T, payer ed25519.PrivateKey, np int, params consensus.Params, trusted []peer.ID, valOpts ...func(*Config)) *creditNet {
+func newCreditNetPaying(t *testing.T, payer ed25519.PrivateKey, np int, params ledger.Params, trusted []peer.ID, valOpts ...func(*Config)) *creditNet {
 	t.Helper()
 	c := &creditNet{payer: payer}
-	extra := chainExtra{funded: map[consensus.AccountID]uint64{keyAccount(c.payer): creditPayerFunds},
+	extra := chainExtra{funded: map[ledger.AccountID]uint64{keyAccount(c.payer): creditPayerFunds},
 		provOpts: []func(*Config){func(cfg *Config) {
 			cfg.Provider.RecordWait = creditRecordWait
 			for _, p := range trusted {
@@ -91,7 +91,7 @@ func newAccountKey(t *testing.T) ed25519.PrivateKey {
 }
 
 func keyAccount(k ed25519.PrivateKey) ledger.AccountID {
-	return consensus.AccountOf(k.Public().(ed25519.PublicKey))
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
 func (c *creditNet) payerID() ledger.AccountID { return keyAccount(c.payer) }
@@ -116,7 +116,7 @@ func (c *creditNet) synced(t *testing.T, h int64) {
 	}
 }
 
-func (c *creditNet) escrow(t *testing.T, settler ledger.AccountID) consensus.Escrow {
+func (c *creditNet) escrow(t *testing.T, settler ledger.AccountID) ledger.Escrow {
 	t.Helper()
 	e, ok, err := c.chain.Escrow(t.Context(), c.payerID(), settler)
 	if err != nil || !ok {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -28,7 +27,7 @@ func TestCreditWithdrawalAfterServedStillPays(t *testing.T) {
 	settler := newAccountKey(t)
 	sa := keyAccount(settler)
 	const funds = 1_000_000
-	c.submit(t, &consensus.EscrowFund{Amount: funds, Settler: sa})
+	c.submit(t, &ledger.EscrowFund{Amount: funds, Settler: sa})
 	h := newRogueHost(t)
 	auth := c.payAuth(settler, h.ID(), c.payerID())
 	req := c.request(auth, "withdraw after", 4)
@@ -37,7 +36,7 @@ func TestCreditWithdrawalAfterServedStillPays(t *testing.T) {
 
 	op := accountKey(t, prov.Config())
 	bal0, pool0 := accountBalance(t, c.chain, op), accountBalance(t, c.chain, ledger.FeePoolAccount)
-	c.submit(t, &consensus.EscrowWithdraw{Amount: funds, Settler: sa})
+	c.submit(t, &ledger.EscrowWithdraw{Amount: funds, Settler: sa})
 	e := c.escrow(t, sa)
 	if e.Balance != funds || e.Pending != funds || e.Available() != 0 {
 		t.Fatalf("after the withdrawal: %+v, want balance and pending %d", e, funds)
@@ -86,7 +85,7 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	prov, other := c.provs[0], c.provs[1]
 	settler := newAccountKey(t)
 	sa := keyAccount(settler)
-	c.submit(t, &consensus.EscrowFund{Amount: 1_000_000, Settler: sa})
+	c.submit(t, &ledger.EscrowFund{Amount: 1_000_000, Settler: sa})
 	h := newRogueHost(t)
 	auth := c.payAuth(settler, h.ID(), c.payerID())
 	reqA, reqB := c.request(auth, "for the provider", 4), c.request(auth, "for the other", 4)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -23,7 +23,7 @@ func TestCreditRogueSettlerRefusedAfterOneCall(t *testing.T) {
 	c := newCreditNet(t, 1, testChainParams(3600), nil)
 	prov := c.provs[0]
 	settler := newAccountKey(t)
-	c.submit(t, &consensus.EscrowFund{Amount: 1_000_000, Settler: keyAccount(settler)})
+	c.submit(t, &ledger.EscrowFund{Amount: 1_000_000, Settler: keyAccount(settler)})
 	h := newRogueHost(t)
 	auth := c.payAuth(settler, h.ID(), c.payerID())
 
@@ -61,7 +61,7 @@ func TestCreditPayAuthorization(t *testing.T) {
 	c := newCreditNet(t, 1, testChainParams(3600), []peer.ID{trusted.ID()})
 	prov := c.provs[0]
 	settler := newAccountKey(t)
-	c.submit(t, &consensus.EscrowFund{Amount: 1_000_000, Settler: keyAccount(settler)})
+	c.submit(t, &ledger.EscrowFund{Amount: 1_000_000, Settler: keyAccount(settler)})
 	h, other := newRogueHost(t), newRogueHost(t)
 
 	_, err := c.call(t, h, prov, c.request(nil, "no pay", 4))
@@ -94,7 +94,7 @@ func TestCreditEscrowCoverage(t *testing.T) {
 	prov := c.provs[0]
 	settler := newAccountKey(t)
 	const funds = 40
-	c.submit(t, &consensus.EscrowFund{Amount: funds, Settler: keyAccount(settler)})
+	c.submit(t, &ledger.EscrowFund{Amount: funds, Settler: keyAccount(settler)})
 	h := newRogueHost(t)
 	auth := c.payAuth(settler, h.ID(), c.payerID())
 

@@ -202,7 +202,7 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 // convicted waits until the disputes by disputer against p include a
 // guilty one and are all resolved, and returns them; it fails naming
 // each one's status if that does not happen in time.
-func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, disputer consensus.AccountID) []ledger.Dispute {
+func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, disputer ledger.AccountID) []ledger.Dispute {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	var seen []string
@@ -233,7 +233,7 @@ func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, di
 }
 
 // providerRecord is p's registration on chain.
-func providerRecord(t *testing.T, c *consensus.Node, p *Node) consensus.Provider {
+func providerRecord(t *testing.T, c *consensus.Node, p *Node) ledger.Provider {
 	t.Helper()
 	r, ok, err := c.Provider(context.Background(), p.id.MachineID())
 	if err != nil || !ok {

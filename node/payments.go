@@ -54,7 +54,7 @@ type escrowSeen struct {
 const escrowFresh = time.Second
 
 func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID, clk clock.Clock) *gatewayPayments {
-	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: ledger.AccountOf(key.Public().(ed25519.PublicKey)),
 		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
 		deposits: map[ledger.AccountID]uint64{}}
 }

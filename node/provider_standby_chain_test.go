@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 )
@@ -24,7 +25,7 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 	payer := newAccountKey(t)
 	const fee = 36_000 // 10 micro-units a second
 	net := newChainNetWith(t, 1, 1, 0, testChainParams(3600), chainExtra{
-		funded: map[consensus.AccountID]uint64{keyAccount(payer): 10_000_000},
+		funded: map[ledger.AccountID]uint64{keyAccount(payer): 10_000_000},
 		provOpts: []func(*Config){func(c *Config) {
 			c.Provider.Standby.Enabled, c.Provider.Standby.FeePerHour, c.Provider.Standby.ClaimInterval = true, fee, time.Second
 		}}})
@@ -47,9 +48,9 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 		nodetest.Eventually(t, 10*time.Second, "the successor's chain to catch up", func() bool { return succ.Chain().App().Height() >= res.Height })
 		return res
 	}
-	submit(&consensus.EscrowFund{Amount: 1_000_000})
-	low := consensus.Hash32(submit(&consensus.StreamOpen{Payee: machine, Rate: fee - 1, Deposit: 100_000}).Data)
-	id := consensus.Hash32(submit(&consensus.StreamOpen{Payee: machine, Rate: fee, Deposit: 100_000}).Data)
+	submit(&ledger.EscrowFund{Amount: 1_000_000})
+	low := ledger.Hash32(submit(&ledger.StreamOpen{Payee: machine, Rate: fee - 1, Deposit: 100_000}).Data)
+	id := ledger.Hash32(submit(&ledger.StreamOpen{Payee: machine, Rate: fee, Deposit: 100_000}).Data)
 
 	gw, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay())
 	if err != nil {
@@ -70,14 +71,14 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 		}
 	}
 	refusedFor(a, "standby stream")
-	withStream := func(s consensus.Hash32, by consensus.AccountID) sessioncache.Assignment {
+	withStream := func(s ledger.Hash32, by ledger.AccountID) sessioncache.Assignment {
 		b := a
 		b.StreamID, b.Payer = s[:], by[:]
 		return b
 	}
 	refusedFor(withStream(low, payerID), "below the standby fee")
-	refusedFor(withStream(id, consensus.AccountID{1}), "not the session's payer")
-	refusedFor(withStream(consensus.Hash32{9}, payerID), "does not exist")
+	refusedFor(withStream(id, ledger.AccountID{1}), "not the session's payer")
+	refusedFor(withStream(ledger.Hash32{9}, payerID), "does not exist")
 	if err := sessioncache.Assign(context.Background(), gw, succ.Host().ID(), withStream(id, payerID)); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 		s, ok, err := chain.Stream(t.Context(), id)
 		return err == nil && ok && s.Claimed > 0
 	})
-	submit(&consensus.StreamStop{ID: id})
+	submit(&ledger.StreamStop{ID: id})
 	nodetest.Eventually(t, 30*time.Second, "the successor to let the stopped session go", func() bool {
 		_, ok := succ.Provider().HeldSession("paid")
 		return !ok

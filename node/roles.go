@@ -118,7 +118,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		n.outbox = outbox
 		n.payments = newGatewayPayments(n.chain, outbox, key, n.host.ID(), n.clock)
 		deps.Payments = n.payments
-		probePayer = consensus.AccountOf(key.Public().(ed25519.PublicKey)).String()
+		probePayer = ledger.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator
 	if isValidator {

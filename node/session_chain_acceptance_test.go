@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -44,9 +44,9 @@ func TestSessionStandbyOnChain(t *testing.T) {
 		}
 		return v.(SessionResult)
 	}
-	stream := func(id string) consensus.Stream {
+	stream := func(id string) ledger.Stream {
 		t.Helper()
-		h, err := consensus.ParseHash(id)
+		h, err := ledger.ParseHash(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestSessionStandbyOnChain(t *testing.T) {
 		}
 		return s
 	}
-	operator := func(machine string) consensus.AccountID {
+	operator := func(machine string) ledger.AccountID {
 		t.Helper()
 		m, err := identity.ParseMachineID(machine)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -17,8 +18,8 @@ func TestStandbyStreamsOnChain(t *testing.T) {
 	settler := newAccountKey(t)
 	sa := keyAccount(settler)
 	const funds, deposit, rate = 1_000_000, 5_000, 3_600
-	c.submit(t, &consensus.Transfer{To: sa, Amount: 100_000}) // the settler pays its transactions' fees
-	c.submit(t, &consensus.EscrowFund{Amount: funds, Settler: sa})
+	c.submit(t, &ledger.Transfer{To: sa, Amount: 100_000}) // the settler pays its transactions' fees
+	c.submit(t, &ledger.EscrowFund{Amount: funds, Settler: sa})
 	sub, err := consensus.NewSubmitter(c.chain, settler, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func TestStandbyStreamsOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := consensus.ParseHash(id)
+	h, err := ledger.ParseHash(id)
 	if err != nil {
 		t.Fatal(err)
 	}

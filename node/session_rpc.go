@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -17,7 +18,7 @@ import (
 // with a chain, the standby stream escrow as the chain holds it.
 type SessionResult struct {
 	gateway.SessionView
-	Stream *consensus.Stream `json:"stream,omitempty"`
+	Stream *ledger.Stream `json:"stream,omitempty"`
 	// StreamError says why the stream could not be read, when it could not.
 	StreamError string `json:"stream_error,omitempty"`
 }
@@ -88,8 +89,8 @@ func (a sessionAPI) RegisterRPC(s rpc.Registry) {
 	})
 }
 
-func (a sessionAPI) stream(ctx context.Context, id string) (*consensus.Stream, string) {
-	h, err := consensus.ParseHash(id)
+func (a sessionAPI) stream(ctx context.Context, id string) (*ledger.Stream, string) {
+	h, err := ledger.ParseHash(id)
 	if err != nil {
 		return nil, err.Error()
 	}

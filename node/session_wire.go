@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router/gateway"
@@ -33,26 +34,26 @@ func (o chainOperators) Operator(ctx context.Context, p peer.ID, m identity.Mach
 type chainStreams struct{ acct *consensus.Submitter }
 
 func (s chainStreams) Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, error) {
-	p, err := consensus.ParseAccountID(payer)
+	p, err := ledger.ParseAccountID(payer)
 	if err != nil {
 		return "", fmt.Errorf("node: standby stream: payer %q is not an account: %w", payer, err)
 	}
-	res, err := s.acct.Submit(ctx, &consensus.StreamOpen{Payer: p, Payee: payee, Rate: rate, Deposit: deposit})
+	res, err := s.acct.Submit(ctx, &ledger.StreamOpen{Payer: p, Payee: payee, Rate: rate, Deposit: deposit})
 	if err != nil {
 		return "", fmt.Errorf("node: standby stream to %s: %w", payee, err)
 	}
-	if len(res.Data) != len(consensus.Hash32{}) {
+	if len(res.Data) != len(ledger.Hash32{}) {
 		return "", fmt.Errorf("node: standby stream to %s: the chain returned a %d-byte stream ID", payee, len(res.Data))
 	}
 	return hex.EncodeToString(res.Data), nil
 }
 
 func (s chainStreams) Stop(ctx context.Context, id string) error {
-	h, err := consensus.ParseHash(id)
+	h, err := ledger.ParseHash(id)
 	if err != nil {
 		return fmt.Errorf("node: stop standby stream %q: %w", id, err)
 	}
-	if _, err := s.acct.Submit(ctx, &consensus.StreamStop{ID: h}); err != nil {
+	if _, err := s.acct.Submit(ctx, &ledger.StreamStop{ID: h}); err != nil {
 		return fmt.Errorf("node: stop standby stream %s: %w", id, err)
 	}
 	return nil

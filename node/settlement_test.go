@@ -59,7 +59,7 @@ func callPaid(t *testing.T, gw, p *Node) paidCall {
 	return paidCall{price: s.Price, machine: s.Provider, digest: s.RequestDigest, height: gw.Chain().App().Height()}
 }
 
-func escrowBalance(t *testing.T, c *consensus.Node, payer, settler consensus.AccountID) uint64 {
+func escrowBalance(t *testing.T, c *consensus.Node, payer, settler ledger.AccountID) uint64 {
 	t.Helper()
 	e, ok, err := c.Escrow(context.Background(), payer, settler)
 	if err != nil || !ok {
@@ -68,7 +68,7 @@ func escrowBalance(t *testing.T, c *consensus.Node, payer, settler consensus.Acc
 	return e.Balance
 }
 
-func accountBalance(t *testing.T, c *consensus.Node, a consensus.AccountID) uint64 {
+func accountBalance(t *testing.T, c *consensus.Node, a ledger.AccountID) uint64 {
 	t.Helper()
 	acct, _, err := c.Account(context.Background(), a)
 	if err != nil {
@@ -103,7 +103,7 @@ func TestPaidCallsSettle(t *testing.T) {
 	waitRegistered(t, gw, net.registered)
 
 	settler := accountKey(t, gw.Config())
-	ops := make([]consensus.AccountID, len(net.registered))
+	ops := make([]ledger.AccountID, len(net.registered))
 	machines := make([]string, len(net.registered))
 	for i, p := range net.registered {
 		ops[i], machines[i] = accountKey(t, p.Config()), p.id.MachineID().String()
@@ -147,7 +147,7 @@ func TestPaidCallsSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := res.(AccountView)
-	at := slices.IndexFunc(v.Escrows, func(e consensus.Escrow) bool { return e.Settler == settler })
+	at := slices.IndexFunc(v.Escrows, func(e ledger.Escrow) bool { return e.Settler == settler })
 	if len(v.Escrows) != len(net.validators) || at < 0 || v.Escrows[at].Balance != escrow0-total {
 		t.Errorf("tenzro_getAccount escrows %+v, want one per gateway, with settler %s holding %d", v.Escrows, settler, escrow0-total)
 	}

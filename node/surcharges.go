@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
@@ -13,7 +14,7 @@ import (
 // surchargesOf are the governed params' verification surcharges. Both
 // sides mean the same unit: flat micro-units per call, added once to the
 // rate card's price (pricing.Price).
-func surchargesOf(p consensus.Params) pricing.Surcharges {
+func surchargesOf(p ledger.Params) pricing.Surcharges {
 	return pricing.Surcharges{None: p.SurchargeNone, Receipt: p.SurchargeReceipt,
 		Optimistic: p.SurchargeOptimistic, TEE: p.SurchargeTEE}
 }

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/pricing"
@@ -30,7 +30,7 @@ func TestChainSurchargesQuotedAndBilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got consensus.Params
+	var got ledger.Params
 	js, _ := json.Marshal(res)
 	if err := json.Unmarshal(js, &got); err != nil {
 		t.Fatalf("tenzro_getParams %s: %v", js, err)

@@ -24,7 +24,7 @@ func accountOfHome(home string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("chaos: %w", err)
 	}
-	return consensus.AccountOf(k.Public().(ed25519.PublicKey)).String(), nil
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey)).String(), nil
 }
 
 // ledgerSnap is one height's view of every escrow that pays for calls

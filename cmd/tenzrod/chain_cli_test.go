@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -21,7 +21,7 @@ func TestKeysAccountNew(t *testing.T) {
 	if len(fields) < 2 || fields[0] != "account" {
 		t.Fatalf("output %q", out)
 	}
-	id, err := consensus.ParseAccountID(fields[1])
+	id, err := ledger.ParseAccountID(fields[1])
 	if err != nil {
 		t.Fatalf("printed account %q: %v", fields[1], err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -127,7 +128,7 @@ func addProvider(cmd *cobra.Command, o addProviderOpts) error {
 	if err != nil {
 		return err
 	}
-	account := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+	account := ledger.AccountOf(key.Public().(ed25519.PublicKey))
 	amount := o.fund.v
 	if !o.fund.set {
 		if amount, err = fundingAt(ctx, m.Gateway); err != nil {
@@ -265,7 +266,7 @@ func fundingAt(ctx context.Context, api string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var p consensus.Params
+	var p ledger.Params
 	if err := callInto(ctx, c, "tenzro_getParams", nil, &p); err != nil {
 		return 0, err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
@@ -57,7 +56,7 @@ chain's own evidence check, run by the gateway first, would refuse it.`,
   tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := consensus.ParseHash(request); err != nil {
+			if _, err := ledger.ParseHash(request); err != nil {
 				return fmt.Errorf("--request: the call's request digest (tenzro.payment.signed.request_digest): %w", err)
 			}
 			byHand := cmd.Flags().Changed("chunk")
@@ -164,7 +163,7 @@ func disputeBond(ctx context.Context, c *shell.Client, res *node.DisputeEvidence
 	if res.Settled == nil || !*res.Settled {
 		return 0
 	}
-	var p consensus.Params
+	var p ledger.Params
 	if err := callInto(ctx, c, "tenzro_getParams", nil, &p); err != nil {
 		return 0
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
@@ -42,7 +41,7 @@ func TestEvidenceDisputeCLI(t *testing.T) {
 		Evidence: ledger.DisputeEvidence{Receipt: []byte{0xd8, 1, 2}, Proofs: []byte{0, 0, 0, 1}, Tokens: tokens,
 			Input: []byte(`{"chat":true,"messages":[{"role":"user","content":"hé 🙂"}],"sampling":{"max_tokens":4}}`)}}
 	var answer any = want
-	params := consensus.DefaultParams()
+	params := ledger.DefaultParams()
 	bond0, bond2 := ledger.DisputeBond(params, want.Price, 0), ledger.DisputeBond(params, want.Price, 2)
 	if bond0 <= params.DisputeMinBond || bond2 <= bond0 {
 		t.Fatalf("the test's price makes bonds %d and %d (min %d): not telling", bond0, bond2, params.DisputeMinBond)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
 
@@ -25,7 +26,7 @@ func submitTxs(ctx context.Context, t *testing.T, n *consensus.Node, chainID str
 	t.Helper()
 	var h int64
 	for _, p := range payloads {
-		raw, err := consensus.NewSigner(key, chainID).SignTx(*nonce, p)
+		raw, err := ledger.NewSigner(key, chainID).SignTx(*nonce, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,13 +54,13 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 	defer cancel()
 	_, buyerKey, _ := ed25519.GenerateKey(rand.Reader)
 	_, opKey, _ := ed25519.GenerateKey(rand.Reader)
-	buyer := consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
-	params := consensus.DefaultParams()
+	buyer := ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 2, Params: &params,
-		Accounts: []consensus.GenesisAccount{{Account: buyer, Balance: 1_000_000},
-			{Account: consensus.AccountOf(opKey.Public().(ed25519.PublicKey)), Balance: 10}}})
+		Accounts: []ledger.GenesisAccount{{Account: buyer, Balance: 1_000_000},
+			{Account: ledger.AccountOf(opKey.Public().(ed25519.PublicKey)), Balance: 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,27 +74,27 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prov.Close()
-	reg, err := prov.Register(net.ChainID, consensus.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
+	reg, err := prov.Register(net.ChainID, ledger.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	node := net.Nodes[0]
 	var opNonce, buyerNonce uint64
 	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, reg)
-	from := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &consensus.EscrowFund{Amount: 100_000})
-	recs := make([]consensus.PaymentRecord, 3)
+	from := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &ledger.EscrowFund{Amount: 100_000})
+	recs := make([]ledger.PaymentRecord, 3)
 	for i := range recs {
-		recs[i] = consensus.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: consensus.Hash32{byte(i + 1)},
-			QuoteDigest: consensus.Hash32{0xcc}, Price: uint64(100 * (i + 1)), ExpiryHeight: 300}
+		recs[i] = ledger.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: ledger.Hash32{byte(i + 1)},
+			QuoteDigest: ledger.Hash32{0xcc}, Price: uint64(100 * (i + 1)), ExpiryHeight: 300}
 		// Receipts are required, and the buyer settles its own escrow.
 		if recs[i].Receipt, recs[i].ReceiptHash, recs[i].RequestDigest, err = prov.PaidReceipt(recs[i].RequestDigest[:], buyer, buyer, 0); err != nil {
 			t.Fatal(err)
 		}
-		if err := consensus.NewSigner(buyerKey, net.ChainID).SignRecord(&recs[i]); err != nil {
+		if err := ledger.NewSigner(buyerKey, net.ChainID).SignRecord(&recs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	to := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &consensus.Settlement{Records: recs})
+	to := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &ledger.Settlement{Records: recs})
 
 	// A node API that answers tenzro_getEvidencePack from the testnet.
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +107,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 			} `json:"params"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		acct, _ := consensus.ParseAccountID(req.Params.Account)
+		acct, _ := ledger.ParseAccountID(req.Params.Account)
 		pack, err := evidence.Export(r.Context(), node, acct, req.Params.FromHeight, req.Params.ToHeight)
 		if err != nil {
 			t.Errorf("export: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -124,9 +125,9 @@ const txFeeRoom = 100
 // full settlement must hold up front for its records (FeePerRecord ×
 // MaxRecordsPerTx: the chain refuses a settlement its signer could not
 // pay every record's fee of), or false if that overflows.
-func suggestedFunding(p consensus.Params) (uint64, bool) {
+func suggestedFunding(p ledger.Params) (uint64, bool) {
 	hi, fees := bits.Mul64(p.FeePerTx, txFeeRoom)
-	hi2, hold := bits.Mul64(p.FeePerRecord, consensus.MaxRecordsPerTx)
+	hi2, hold := bits.Mul64(p.FeePerRecord, ledger.MaxRecordsPerTx)
 	total, carry := bits.Add64(p.MinServingBond, fees, 0)
 	total, carry2 := bits.Add64(total, hold, 0)
 	return total, hi == 0 && hi2 == 0 && carry == 0 && carry2 == 0
@@ -140,7 +141,7 @@ func printFollowerNext(out io.Writer, cfg node.Config, f *follower) error {
 	if err != nil {
 		return err
 	}
-	account := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+	account := ledger.AccountOf(key.Public().(ed25519.PublicKey))
 	fmt.Fprintf(out, "account      %s (%s: the operator account)\n", account, cfg.Path(node.AccountKeyFile))
 	fmt.Fprintf(out, "chain        %s, following %d peer(s): %v\n", f.chainID, len(cfg.Chain.PersistentPeers), cfg.Chain.PersistentPeers)
 	fmt.Fprintf(out, "api          http://%s\n", cfg.API.Listen)

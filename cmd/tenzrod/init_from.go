@@ -11,7 +11,7 @@ import (
 	manet "github.com/multiformats/go-multiaddr/net"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -22,7 +22,7 @@ type chainSource struct {
 	info      node.NodeInfo
 	peers     []string // CometBFT persistent peers, id@host:port
 	bootstrap []string // libp2p multiaddrs ending in /p2p/<id>
-	params    consensus.Params
+	params    ledger.Params
 }
 
 // chainFrom asks the node at api (tenzro_nodeInfo, tenzro_getParams) how

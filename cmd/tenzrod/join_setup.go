@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/spf13/cobra"
@@ -93,7 +94,7 @@ func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, e
 		return "", fmt.Errorf("token: %w", err)
 	}
 	token := "sk-tenzro-" + hex.EncodeToString(b[:])
-	payer := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+	payer := ledger.AccountOf(key.Public().(ed25519.PublicKey))
 	cfg.Router.Buyers = []node.BuyerConfig{{Payer: payer.String(), TokenSHA256: node.TokenHash(token)}}
 	return token, nil
 }
@@ -136,7 +137,7 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 		if err != nil {
 			return err
 		}
-		me := consensus.AccountOf(key.Public().(ed25519.PublicKey))
+		me := ledger.AccountOf(key.Public().(ed25519.PublicKey))
 		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		for !consensus.Ready(wait, n.Chain()) {
@@ -154,7 +155,7 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 			// Calls the escrow cannot cover until the deposit's block are
 			// told to wait for it (503 warming_up), not refused (402).
 			done := n.ExpectDeposit(me, deposit)
-			res, err := sub.Submit(wait, &consensus.EscrowFund{Amount: deposit, Settler: me})
+			res, err := sub.Submit(wait, &ledger.EscrowFund{Amount: deposit, Settler: me})
 			done()
 			if err != nil {
 				return fmt.Errorf("join: deposit %d into the escrow: %w", deposit, err)

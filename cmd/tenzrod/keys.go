@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -80,7 +81,7 @@ func newAccountKeysCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\nkey file           %s\n",
-				consensus.AccountOf(priv.Public().(ed25519.PublicKey)), out)
+				ledger.AccountOf(priv.Public().(ed25519.PublicKey)), out)
 			return nil
 		},
 	}
@@ -94,7 +95,7 @@ func newAccountKeysCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\n", consensus.AccountOf(priv.Public().(ed25519.PublicKey)))
+			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\n", ledger.AccountOf(priv.Public().(ed25519.PublicKey)))
 			return nil
 		},
 	}

@@ -19,7 +19,7 @@ func accountOfHome(t *testing.T, home string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return consensus.AccountOf(k.Public().(ed25519.PublicKey)).String()
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey)).String()
 }
 
 // chainSnap is one height's view of the balances the test accounts for.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // newTxCmd is `tenzrod tx`: sign and submit ledger transactions through a
@@ -59,7 +59,7 @@ spending from it changes no buyer's escrow or balance.`,
 			if to == "" {
 				return fmt.Errorf("--to is required: the receiving account ID (64 hex digits)")
 			}
-			dst, err := consensus.ParseAccountID(to)
+			dst, err := ledger.ParseAccountID(to)
 			if err != nil {
 				return fmt.Errorf("--to %q: not an account ID (64 hex digits): %w", to, err)
 			}
@@ -71,7 +71,7 @@ spending from it changes no buyer's escrow or balance.`,
 			if err != nil {
 				return err
 			}
-			return s.submit(fmt.Sprintf("transfer %d micro-units to %s", amt, dst), &consensus.Transfer{To: dst, Amount: amt})
+			return s.submit(fmt.Sprintf("transfer %d micro-units to %s", amt, dst), &ledger.Transfer{To: dst, Amount: amt})
 		},
 	}
 	o.register(cmd)
@@ -94,11 +94,11 @@ withdraw_delay_blocks), so records already signed against the escrow stay
 covered; claim pays out a withdrawal once it has unlocked.`,
 	}
 	// settlerOf parses --settler; "" is the zero account: the payer's own.
-	settlerOf := func(s string) (consensus.AccountID, error) {
+	settlerOf := func(s string) (ledger.AccountID, error) {
 		if s == "" {
-			return consensus.AccountID{}, nil
+			return ledger.AccountID{}, nil
 		}
-		id, err := consensus.ParseAccountID(s)
+		id, err := ledger.ParseAccountID(s)
 		if err != nil {
 			return id, fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", s, err)
 		}
@@ -130,7 +130,7 @@ covered; claim pays out a withdrawal once it has unlocked.`,
 				return err
 			}
 			return s.submit(fmt.Sprintf("escrow fund %d micro-units, settler %s", amt, fsettlerName(fsettler)),
-				&consensus.EscrowFund{Amount: amt, Settler: st})
+				&ledger.EscrowFund{Amount: amt, Settler: st})
 		},
 	}
 	fo.register(fund)
@@ -163,7 +163,7 @@ covered; claim pays out a withdrawal once it has unlocked.`,
 				return err
 			}
 			return s.submit(fmt.Sprintf("escrow withdraw %d micro-units, settler %s", amt, fsettlerName(wsettler)),
-				&consensus.EscrowWithdraw{Amount: amt, Settler: st})
+				&ledger.EscrowWithdraw{Amount: amt, Settler: st})
 		},
 	}
 	wo.register(withdraw)
@@ -188,7 +188,7 @@ covered; claim pays out a withdrawal once it has unlocked.`,
 			if err != nil {
 				return err
 			}
-			return s.submit("escrow claim, settler "+fsettlerName(csettler), &consensus.EscrowClaim{Settler: st})
+			return s.submit("escrow claim, settler "+fsettlerName(csettler), &ledger.EscrowClaim{Settler: st})
 		},
 	}
 	co.register(claim)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
@@ -33,7 +32,7 @@ func newTxModelCmd() *cobra.Command {
 			if model == "" {
 				return fmt.Errorf("--model is required: the catalog model ID (64 hex digits)")
 			}
-			id, err := consensus.ParseHash(model)
+			id, err := ledger.ParseHash(model)
 			if err != nil {
 				return fmt.Errorf("--model: %w", err)
 			}
@@ -193,10 +192,10 @@ func recordDisputeOpen(payer, request, evFile string, bond uint64) (*ledger.Disp
 	if err != nil {
 		return nil, err
 	}
-	if p == (consensus.AccountID{}) {
+	if p == (ledger.AccountID{}) {
 		return nil, fmt.Errorf("--payer is required: the record's payer account (or --batch for an expert batch)")
 	}
-	d, err := consensus.ParseHash(request)
+	d, err := ledger.ParseHash(request)
 	if err != nil {
 		return nil, fmt.Errorf("--request: the record's request digest: %w", err)
 	}
@@ -230,7 +229,7 @@ func newTxDisputeVoteCmd() *cobra.Command {
   tenzrod tx dispute vote --key account.key --id 0b…7f --round 1 --verdict guilty --salt SAME_HEX --reveal`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			did, err := consensus.ParseHash(id)
+			did, err := ledger.ParseHash(id)
 			if err != nil {
 				return fmt.Errorf("--id: %w", err)
 			}
@@ -238,7 +237,7 @@ func newTxDisputeVoteCmd() *cobra.Command {
 			if err := v.UnmarshalText([]byte(verdict)); err != nil || v == ledger.VerdictNone {
 				return fmt.Errorf("--verdict %q: want guilty, innocent or abstain", verdict)
 			}
-			salt, err := consensus.ParseHash(saltHex)
+			salt, err := ledger.ParseHash(saltHex)
 			if err != nil {
 				return fmt.Errorf("--salt: a secret of 64 hex digits, the same for commit and reveal: %w", err)
 			}

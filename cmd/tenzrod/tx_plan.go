@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
@@ -45,7 +44,7 @@ func parseLeg(s string) (ledger.PlanLeg, error) {
 	if !ok {
 		return ledger.PlanLeg{}, fmt.Errorf("--leg %q: want ACCOUNT=BPS or ACCOUNT=BPS@CHAIN", s)
 	}
-	id, err := consensus.ParseAccountID(acct)
+	id, err := ledger.ParseAccountID(acct)
 	if err != nil {
 		return ledger.PlanLeg{}, fmt.Errorf("--leg %q: payee is not an account ID (64 hex digits)", s)
 	}
@@ -157,7 +156,7 @@ func newTxPlanDecideCmd() *cobra.Command {
 			if id == "" {
 				return fmt.Errorf("--id is required: the plan ID (64 hex digits) tx plan open printed")
 			}
-			h, err := consensus.ParseHash(id)
+			h, err := ledger.ParseHash(id)
 			if err != nil {
 				return fmt.Errorf("--id: %w", err)
 			}

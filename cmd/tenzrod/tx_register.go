@@ -13,7 +13,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -84,7 +84,7 @@ A machine or peer already registered by another operator cannot be taken.`,
 			}
 			amt := bond.v
 			if !bond.set {
-				var params consensus.Params
+				var params ledger.Params
 				if err := callInto(cmd.Context(), s.client, "tenzro_getParams", nil, &params); err != nil {
 					return err
 				}
@@ -118,8 +118,8 @@ func readPeerKey(path string) (crypto.PrivKey, error) {
 // signRegistration builds a registration of the machine of id and the
 // peer of peerKey for operator on chainID, signed by the hardware, ML-DSA-65
 // and peer keys as node/provider does at start.
-func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID string, operator consensus.AccountID,
-	bond, unbondingSecs uint64) (*consensus.ProviderRegister, error) {
+func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID string, operator ledger.AccountID,
+	bond, unbondingSecs uint64) (*ledger.ProviderRegister, error) {
 	pid, err := peer.IDFromPrivateKey(peerKey)
 	if err != nil {
 		return nil, fmt.Errorf("peer key: %w", err)
@@ -128,7 +128,7 @@ func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID str
 	if err != nil {
 		return nil, fmt.Errorf("hardware key: %w", err)
 	}
-	reg := &consensus.ProviderRegister{MachineID: id.MachineID(), HWPubDER: der, PQPub: id.PQPublicKey().Bytes(),
+	reg := &ledger.ProviderRegister{MachineID: id.MachineID(), HWPubDER: der, PQPub: id.PQPublicKey().Bytes(),
 		PeerID: pid.String(), Bond: bond, UnbondingSecs: unbondingSecs}
 	payload, err := reg.SigningPayload(chainID, operator)
 	if err != nil {
@@ -177,7 +177,7 @@ provider stops earning standing at once. After the delay it registered with,
 			if err != nil {
 				return err
 			}
-			return s.submit("unbond machine "+m.String(), &consensus.ProviderUnbond{MachineID: m})
+			return s.submit("unbond machine "+m.String(), &ledger.ProviderUnbond{MachineID: m})
 		},
 	}
 	o.register(cmd)
@@ -204,7 +204,7 @@ func newTxWithdrawBondCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.submit("withdraw the bond of machine "+m.String(), &consensus.ProviderWithdraw{MachineID: m})
+			return s.submit("withdraw the bond of machine "+m.String(), &ledger.ProviderWithdraw{MachineID: m})
 		},
 	}
 	o.register(cmd)

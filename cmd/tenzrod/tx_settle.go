@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
@@ -61,7 +60,7 @@ short, …) exits non-zero with its code.`,
 			if err != nil {
 				return err
 			}
-			if err := s.submit(fmt.Sprintf("settle %d payment record(s)", len(recs)), &consensus.Settlement{Records: recs}); err != nil {
+			if err := s.submit(fmt.Sprintf("settle %d payment record(s)", len(recs)), &ledger.Settlement{Records: recs}); err != nil {
 				return err
 			}
 			return checkSettleReport(s.last.Data)

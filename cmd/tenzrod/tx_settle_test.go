@@ -32,7 +32,7 @@ func TestTxSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mach.Close()
-	reg, err := mach.Register(chainID, op, consensus.DefaultParams().MinServingBond, 60)
+	reg, err := mach.Register(chainID, op, ledger.DefaultParams().MinServingBond, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestTxSettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := sub.Submit(ctx, reg); err != nil || res.Code != consensus.CodeOK {
+	if res, err := sub.Submit(ctx, reg); err != nil || res.Code != ledger.CodeOK {
 		t.Fatalf("register: %+v %v", res, err)
 	}
 	mustTx(t, "escrow", "fund", "--api", n.api, "--key", n.buyerKey, "--amount", "1000")

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -32,18 +32,18 @@ stream is closed and pays nothing more. Open streams are listed in
 tenzro_getAccount's "streams".`,
 	}
 	cmd.AddCommand(newTxStreamOpenCmd(), newTxStreamIDCmd("claim", "Pay the accrued part of a stream to its payee's operator (you)",
-		func(id consensus.Hash32) any { return &consensus.StreamClaim{ID: id} }),
+		func(id ledger.Hash32) any { return &ledger.StreamClaim{ID: id} }),
 		newTxStreamIDCmd("stop", "Stop a stream you pay or settle: pay what accrued, refund the rest to the escrow",
-			func(id consensus.Hash32) any { return &consensus.StreamStop{ID: id} }))
+			func(id ledger.Hash32) any { return &ledger.StreamStop{ID: id} }))
 	return cmd
 }
 
 // accountFlag parses an optional account flag; "" is the zero account.
-func accountFlag(name, s string) (consensus.AccountID, error) {
+func accountFlag(name, s string) (ledger.AccountID, error) {
 	if s == "" {
-		return consensus.AccountID{}, nil
+		return ledger.AccountID{}, nil
 	}
-	id, err := consensus.ParseAccountID(s)
+	id, err := ledger.ParseAccountID(s)
 	if err != nil {
 		return id, fmt.Errorf("--%s %q: not an account ID (64 hex digits): %w", name, s, err)
 	}
@@ -93,18 +93,18 @@ func newTxStreamOpenCmd() *cobra.Command {
 				return err
 			}
 			what := fmt.Sprintf("stream open %d micro-units at %d per hour to machine %s", d, r, m)
-			if err := s.submit(what, &consensus.StreamOpen{Payer: p, Settler: st, Payee: m, Rate: r, Deposit: d}); err != nil {
+			if err := s.submit(what, &ledger.StreamOpen{Payer: p, Settler: st, Payee: m, Rate: r, Deposit: d}); err != nil {
 				return err
 			}
 			// Zero payer and settler are the signer, as on chain; the ID is
 			// known from the signer and the nonce it signed with.
-			if p == (consensus.AccountID{}) {
+			if p == (ledger.AccountID{}) {
 				p = s.account
 			}
-			if st == (consensus.AccountID{}) {
+			if st == (ledger.AccountID{}) {
 				st = s.account
 			}
-			fmt.Fprintf(s.out, "%-10s %s\n", "stream", consensus.StreamID(s.account, s.sent, p, st, m))
+			fmt.Fprintf(s.out, "%-10s %s\n", "stream", ledger.StreamID(s.account, s.sent, p, st, m))
 			return nil
 		},
 	}
@@ -119,7 +119,7 @@ func newTxStreamOpenCmd() *cobra.Command {
 }
 
 // newTxStreamIDCmd is a stream command whose only argument is --id.
-func newTxStreamIDCmd(name, short string, payload func(consensus.Hash32) any) *cobra.Command {
+func newTxStreamIDCmd(name, short string, payload func(ledger.Hash32) any) *cobra.Command {
 	var (
 		o  txOpts
 		id string
@@ -133,7 +133,7 @@ func newTxStreamIDCmd(name, short string, payload func(consensus.Hash32) any) *c
 			if id == "" {
 				return fmt.Errorf("--id is required: the stream ID (64 hex digits) tx stream open printed")
 			}
-			h, err := consensus.ParseHash(id)
+			h, err := ledger.ParseHash(id)
 			if err != nil {
 				return fmt.Errorf("--id: %w", err)
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -44,7 +45,7 @@ type txSession struct {
 	opts    *txOpts
 	client  *shell.Client
 	key     ed25519.PrivateKey
-	account consensus.AccountID
+	account ledger.AccountID
 	chainID string
 	out     io.Writer
 	cmd     *cobra.Command
@@ -76,7 +77,7 @@ func (o *txOpts) open(cmd *cobra.Command) (*txSession, error) {
 	if info.ChainID == "" {
 		return nil, fmt.Errorf("the node at %s runs no chain (its chain_id is empty); point --api at a node with [chain] enabled", c.Endpoint())
 	}
-	return &txSession{opts: o, client: c, key: key, account: consensus.AccountOf(key.Public().(ed25519.PublicKey)),
+	return &txSession{opts: o, client: c, key: key, account: ledger.AccountOf(key.Public().(ed25519.PublicKey)),
 		chainID: info.ChainID, out: cmd.OutOrStdout(), cmd: cmd}, nil
 }
 
@@ -93,7 +94,7 @@ func callInto(ctx context.Context, c *shell.Client, method string, params, v any
 }
 
 // accountView reads an account's balance and nonce at the node.
-func (s *txSession) accountView(id consensus.AccountID) (node.AccountView, error) {
+func (s *txSession) accountView(id ledger.AccountID) (node.AccountView, error) {
 	var v node.AccountView
 	err := callInto(s.cmd.Context(), s.client, "tenzro_getAccount", node.AccountParams{Account: id.String()}, &v)
 	return v, err
@@ -123,7 +124,7 @@ func (s *txSession) submit(what string, payload any) error {
 		if err != nil {
 			return err
 		}
-		if rej != nil && rej.code == uint32(consensus.CodeStaleNonce) && !explicit && attempt < maxNonceRetries {
+		if rej != nil && rej.code == uint32(ledger.CodeStaleNonce) && !explicit && attempt < maxNonceRetries {
 			fmt.Fprintf(s.out, "%-10s nonce %d is taken by a pending transaction of this account; signing again once it commits\n", "retry", nonce)
 			if err := s.waitNonceAbove(nonce); err != nil {
 				return err
@@ -158,11 +159,11 @@ func (s *txSession) submit(what string, payload any) error {
 // send signs payload with nonce and submits it; a CheckTx rejection is
 // returned as rej, any other failure as err.
 func (s *txSession) send(nonce uint64, payload any) (hash string, rej *rejection, err error) {
-	raw, err := consensus.NewSigner(s.key, s.chainID).SignTx(nonce, payload)
+	raw, err := ledger.NewSigner(s.key, s.chainID).SignTx(nonce, payload)
 	if err != nil {
 		return "", nil, fmt.Errorf("tx: sign: %w", err)
 	}
-	sum := consensus.TxHash(raw)
+	sum := ledger.TxHash(raw)
 	hash, s.sent = hex.EncodeToString(sum[:]), nonce
 	fmt.Fprintf(s.out, "%-10s %d\n%-10s %s\n", "nonce", nonce, "hash", hash)
 	var sent node.TxView
@@ -182,12 +183,12 @@ func (s *txSession) send(nonce uint64, payload any) (hash string, rej *rejection
 // printCommitted prints a committed transaction's result; a failure in the
 // block is an error with its code, the code's name and the log.
 func printCommitted(out io.Writer, what string, res node.TxView) error {
-	code := consensus.Code(res.Code)
+	code := ledger.Code(res.Code)
 	fmt.Fprintf(out, "%-10s %d\n%-10s %d (%s)\n", "height", res.Height, "code", res.Code, code)
 	if res.Log != "" {
 		fmt.Fprintf(out, "%-10s %s\n", "log", res.Log)
 	}
-	if code != consensus.CodeOK {
+	if code != ledger.CodeOK {
 		return fmt.Errorf("tx: %s failed in block %d: code %d (%s): %s (its nonce is spent)",
 			what, res.Height, res.Code, code, trimCode(res.Log, code.String()))
 	}
@@ -219,7 +220,7 @@ func checkTxRejection(err error) (rejection, bool) {
 		return rejection{}, false
 	}
 	if d.Result == "" {
-		d.Result = consensus.Code(*d.Code).String()
+		d.Result = ledger.Code(*d.Code).String()
 	}
 	return rejection{code: *d.Code, result: d.Result, reason: trimCode(re.Message, d.Result)}, true
 }

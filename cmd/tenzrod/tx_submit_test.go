@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -14,7 +14,7 @@ import (
 // naming the height, the code and its name, and the reason.
 func TestPrintCommitted(t *testing.T) {
 	var out strings.Builder
-	err := printCommitted(&out, "unbond machine m", node.TxView{Height: 42, Code: uint32(consensus.CodeUnbonding),
+	err := printCommitted(&out, "unbond machine m", node.TxView{Height: 42, Code: uint32(ledger.CodeUnbonding),
 		Log: "ledger: unbonding: machine m is already unbonding"})
 	if err == nil || err.Error() != "tx: unbond machine m failed in block 42: code 19 (unbonding): machine m is already unbonding (its nonce is spent)" {
 		t.Fatalf("error %v", err)

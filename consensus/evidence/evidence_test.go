@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
 
@@ -26,11 +27,11 @@ func TestEvidencePack(t *testing.T) {
 	// step is slower, but a chain that stops still fails the test at once.
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	params := consensus.DefaultParams()
+	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params,
-		Accounts: []consensus.GenesisAccount{{Account: account("buyer"), Balance: 1_000_000},
+		Accounts: []ledger.GenesisAccount{{Account: account("buyer"), Balance: 1_000_000},
 			{Account: account("carol"), Balance: 1_000_000}, {Account: account("op"), Balance: 10}}})
 	if err != nil {
 		t.Fatal(err)
@@ -77,15 +78,15 @@ func TestEvidencePack(t *testing.T) {
 	}
 
 	// Every transaction goes through the follower, which relays it.
-	s := &sender{chainID: net.ChainID, node: follower, nonces: map[consensus.AccountID]uint64{}}
+	s := &sender{chainID: net.ChainID, node: follower, nonces: map[ledger.AccountID]uint64{}}
 	s.submit(ctx, t, "op", reg)
-	s.submit(ctx, t, "buyer", &consensus.EscrowFund{Amount: 100_000})
-	s.submit(ctx, t, "carol", &consensus.EscrowFund{Amount: 900_000})
-	base := consensus.PaymentRecord{Provider: m.MachineID(), QuoteDigest: consensus.Hash32{0xcc}}
+	s.submit(ctx, t, "buyer", &ledger.EscrowFund{Amount: 100_000})
+	s.submit(ctx, t, "carol", &ledger.EscrowFund{Amount: 900_000})
+	base := ledger.PaymentRecord{Provider: m.MachineID(), QuoteDigest: ledger.Hash32{0xcc}}
 	signed := records(account("buyer"), base, 1, 2)
 	// Each record carries the machine's receipt of its own call (seeded by
 	// the digest records gave it), naming its payer as its own settler.
-	sig := func(name string, recs []consensus.PaymentRecord) []consensus.PaymentRecord {
+	sig := func(name string, recs []ledger.PaymentRecord) []ledger.PaymentRecord {
 		for i := range recs {
 			env, h, rd, err := m.PaidReceipt(append([]byte(name), recs[i].RequestDigest[:]...), account(name), account(name), 0)
 			if err != nil {
@@ -93,19 +94,19 @@ func TestEvidencePack(t *testing.T) {
 			}
 			recs[i].Receipt, recs[i].ReceiptHash, recs[i].RequestDigest = env, h, rd
 			recs[i].ExpiryHeight = 300
-			if err := consensus.NewSigner(seedKey(name), net.ChainID).SignRecord(&recs[i]); err != nil {
+			if err := ledger.NewSigner(seedKey(name), net.ChainID).SignRecord(&recs[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
 		return recs
 	}
-	hA := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", signed)})[0]
-	hB := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", records(account("buyer"), base, 100, 1))})[0]
+	hA := s.submit(ctx, t, "buyer", &ledger.Settlement{Records: sig("buyer", signed)})[0]
+	hB := s.submit(ctx, t, "buyer", &ledger.Settlement{Records: sig("buyer", records(account("buyer"), base, 100, 1))})[0]
 	// Receipts make records ~6 KB, so carol's 1000 go in 10 transactions.
 	for i := range 10 {
-		s.submit(ctx, t, "carol", &consensus.Settlement{Records: sig("carol", records(account("carol"), base, uint32(200+100*i), 100))})
+		s.submit(ctx, t, "carol", &ledger.Settlement{Records: sig("carol", records(account("carol"), base, uint32(200+100*i), 100))})
 	}
-	hC := s.submit(ctx, t, "buyer", &consensus.Settlement{Records: sig("buyer", records(account("buyer"), base, 300, 1))})[0]
+	hC := s.submit(ctx, t, "buyer", &ledger.Settlement{Records: sig("buyer", records(account("buyer"), base, 300, 1))})[0]
 
 	pack, err := evidence.Export(ctx, follower, account("buyer"), hA, hB)
 	if err != nil {

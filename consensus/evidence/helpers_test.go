@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 func seedKey(name string) ed25519.PrivateKey {
@@ -14,22 +15,22 @@ func seedKey(name string) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(seed[:])
 }
 
-func account(name string) consensus.AccountID {
-	return consensus.NewSigner(seedKey(name), "").Account()
+func account(name string) ledger.AccountID {
+	return ledger.NewSigner(seedKey(name), "").Account()
 }
 
 // sender signs with nonces it tracks and submits through one node.
 type sender struct {
 	chainID string
 	node    *consensus.Node
-	nonces  map[consensus.AccountID]uint64
+	nonces  map[ledger.AccountID]uint64
 }
 
 // submit signs each payload as name's next transaction, broadcasts them
 // all, waits for each to commit with code 0 and returns the heights.
 func (s *sender) submit(ctx context.Context, t *testing.T, name string, payloads ...any) []int64 {
 	t.Helper()
-	sg := consensus.NewSigner(seedKey(name), s.chainID)
+	sg := ledger.NewSigner(seedKey(name), s.chainID)
 	var hashes [][32]byte
 	for _, p := range payloads {
 		raw, err := sg.SignTx(s.nonces[sg.Account()], p)
@@ -59,13 +60,13 @@ func (s *sender) submit(ctx context.Context, t *testing.T, name string, payloads
 
 // records builds n payment records of payer to provider, request digests
 // starting at tag.
-func records(payer consensus.AccountID, provider consensus.PaymentRecord, tag uint32, n int) []consensus.PaymentRecord {
-	out := make([]consensus.PaymentRecord, n)
+func records(payer ledger.AccountID, provider ledger.PaymentRecord, tag uint32, n int) []ledger.PaymentRecord {
+	out := make([]ledger.PaymentRecord, n)
 	for i := range out {
 		r := provider
 		r.Payer = payer
 		v := tag + uint32(i)
-		r.RequestDigest = consensus.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+		r.RequestDigest = ledger.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
 		r.Price = uint64(10 + i)
 		out[i] = r
 	}

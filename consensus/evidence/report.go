@@ -6,19 +6,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // Report is what a verified pack proves.
 type Report struct {
 	ChainID string
-	Account consensus.AccountID // the payer all records belong to (zero for a provider pack)
+	Account ledger.AccountID    // the payer all records belong to (zero for a provider pack)
 	Machine *identity.MachineID // a provider pack's machine, all records are paid to it
 	// FromHeight..ToHeight is the span of settlement heights covered:
 	// Records are every payment record the account settled in it.
 	FromHeight, ToHeight int64
-	Records              []consensus.SettledRecord
+	Records              []ledger.SettledRecord
 	TotalPaid            uint64 // sum of the records' prices, micro-units
 	// TotalReversed is what convictions paid back of them (each record's
 	// Reversed, at its ReversedHeight): a reversal rewrites the record in
@@ -26,8 +26,8 @@ type Report struct {
 	TotalReversed   uint64
 	ReceiptsChecked int // records whose receipt the chain verified at settlement
 
-	StateRoot    consensus.Hash32 // app hash: the state after ToHeight
-	HeaderHeight int64            // ToHeight + 1
+	StateRoot    ledger.Hash32 // app hash: the state after ToHeight
+	HeaderHeight int64         // ToHeight + 1
 	HeaderHash   []byte
 	HeaderTime   time.Time
 
@@ -98,7 +98,7 @@ func (r Report) String() string {
 }
 
 // reversal describes a record's reversal by a conviction, "" for none.
-func reversal(sr consensus.SettledRecord) string {
+func reversal(sr ledger.SettledRecord) string {
 	if sr.Reversed == 0 {
 		return ""
 	}

@@ -25,7 +25,7 @@ type Chain interface {
 // one account's key, broadcasts it and waits for its commit.
 type Submitter interface {
 	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
-	Account() consensus.AccountID
+	Account() ledger.AccountID
 }
 
 var _ Submitter = (*consensus.Submitter)(nil)

@@ -68,7 +68,7 @@ func sharedChain(t testing.TB) *testnet.Net {
 		if chainErr != nil {
 			return
 		}
-		p := consensus.DefaultParams()
+		p := ledger.DefaultParams()
 		p.MinServingBond, p.FeePerRecord = 1, recordFee
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -79,7 +79,7 @@ func sharedChain(t testing.TB) *testnet.Net {
 		}
 		chainNet, chainErr = testnet.Start(ctx, chainDir, testnet.Options{
 			Validators: validators, BlockTime: 60 * time.Millisecond, Params: &p,
-			Accounts: []consensus.GenesisAccount{{Account: acct(richKey), Balance: 1 << 60}},
+			Accounts: []ledger.GenesisAccount{{Account: acct(richKey), Balance: 1 << 60}},
 		})
 		if chainErr == nil {
 			richSub, chainErr = consensus.NewSubmitter(chainNet.Nodes[0], richKey, nil)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
 
@@ -19,13 +19,13 @@ func BenchmarkSettlement(b *testing.B) {
 	const perTx = 120 // a receipt envelope is ~6 KB; a transaction is at most 1 MB
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	params := consensus.DefaultParams()
+	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	buyer, op := seedKey("bench-buyer"), seedKey("bench-op")
-	id := func(k string) consensus.AccountID { return consensus.NewSigner(seedKey(k), "").Account() }
+	id := func(k string) ledger.AccountID { return ledger.NewSigner(seedKey(k), "").Account() }
 	net, err := testnet.Start(ctx, b.TempDir(), testnet.Options{
 		Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
-		Accounts: []consensus.GenesisAccount{{Account: id("bench-buyer"), Balance: 1 << 62}, {Account: id("bench-op"), Balance: 10}},
+		Accounts: []ledger.GenesisAccount{{Account: id("bench-buyer"), Balance: 1 << 62}, {Account: id("bench-op"), Balance: 10}},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -42,7 +42,7 @@ func BenchmarkSettlement(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	submit(ctx, b, n0, s.sign(b, buyer, &consensus.EscrowFund{Amount: 1 << 61}), s.sign(b, op, reg))
+	submit(ctx, b, n0, s.sign(b, buyer, &ledger.EscrowFund{Amount: 1 << 61}), s.sign(b, op, reg))
 
 	h0, t0 := n0.App().Height(), time.Now()
 	time.Sleep(2 * time.Second)
@@ -51,19 +51,19 @@ func BenchmarkSettlement(b *testing.B) {
 	txs := make([][]byte, b.N)
 	expiry := n0.App().Height() + 550 // within the default withdrawal delay (600 blocks)
 	for i := range txs {
-		recs := make([]consensus.PaymentRecord, perTx)
+		recs := make([]ledger.PaymentRecord, perTx)
 		for j := range recs {
 			env, envHash, d, err := prov.PaidReceipt(binary.BigEndian.AppendUint64(nil, uint64(i*perTx+j)), id("bench-buyer"), id("bench-buyer"), 3)
 			if err != nil {
 				b.Fatal(err)
 			}
-			recs[j] = consensus.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
+			recs[j] = ledger.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
 				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: expiry}
 			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		txs[i] = s.sign(b, buyer, &consensus.Settlement{Records: recs})
+		txs[i] = s.sign(b, buyer, &ledger.Settlement{Records: recs})
 	}
 	b.ResetTimer()
 	start, h1 := time.Now(), n0.App().Height()

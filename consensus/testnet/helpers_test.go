@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
 
@@ -22,15 +23,15 @@ func seedKey(name string) ed25519.PrivateKey {
 type sender struct {
 	mu     sync.Mutex
 	net    *testnet.Net
-	nonces map[consensus.AccountID]uint64
+	nonces map[ledger.AccountID]uint64
 }
 
 func newSender(n *testnet.Net) *sender {
-	return &sender{net: n, nonces: map[consensus.AccountID]uint64{}}
+	return &sender{net: n, nonces: map[ledger.AccountID]uint64{}}
 }
 
-func (s *sender) signer(k ed25519.PrivateKey) *consensus.Signer {
-	return consensus.NewSigner(k, s.net.ChainID)
+func (s *sender) signer(k ed25519.PrivateKey) *ledger.Signer {
+	return ledger.NewSigner(k, s.net.ChainID)
 }
 
 // sign signs payload at the account's next tracked nonce.

@@ -12,7 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -59,8 +59,8 @@ func NewProvider() (*Provider, error) {
 // by operator on chainID, signed by the machine's keys and its peer key.
 // The keys are in memory, so signing cannot fail short of a broken
 // random source; that panics.
-func (p *Provider) Register(chainID string, operator consensus.AccountID, bond, unbondingSecs uint64) *consensus.ProviderRegister {
-	reg := &consensus.ProviderRegister{
+func (p *Provider) Register(chainID string, operator ledger.AccountID, bond, unbondingSecs uint64) *ledger.ProviderRegister {
+	reg := &ledger.ProviderRegister{
 		MachineID: p.MachineID, HWPubDER: p.HWPubDER, PQPub: p.PQPub,
 		PeerID: p.PeerID.String(), Bond: bond, UnbondingSecs: unbondingSecs,
 	}

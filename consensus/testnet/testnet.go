@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/internal/freeport"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -18,14 +19,14 @@ import (
 
 // Options configure a network.
 type Options struct {
-	Validators  int                        // default 4
-	ChainID     string                     // default "tenzro-testnet"
-	GenesisTime time.Time                  // default now
-	BlockTime   time.Duration              // timeout_commit; default 150ms
-	Params      *consensus.Params          // default consensus.DefaultParams()
-	Accounts    []consensus.GenesisAccount // funded at genesis
-	Stake       uint64                     // per validator; default 100 power
-	Logger      *slog.Logger               // default: discard
+	Validators  int                     // default 4
+	ChainID     string                  // default "tenzro-testnet"
+	GenesisTime time.Time               // default now
+	BlockTime   time.Duration           // timeout_commit; default 150ms
+	Params      *ledger.Params          // default consensus.DefaultParams()
+	Accounts    []ledger.GenesisAccount // funded at genesis
+	Stake       uint64                  // per validator; default 100 power
+	Logger      *slog.Logger            // default: discard
 	// WatchInterval and StallAfter set every node's watchdog
 	// (consensus.Config); 0 keeps the defaults.
 	WatchInterval, StallAfter time.Duration
@@ -57,18 +58,18 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 		opt.BlockTime = 150 * time.Millisecond
 	}
 	if opt.Params == nil {
-		p := consensus.DefaultParams()
+		p := ledger.DefaultParams()
 		opt.Params = &p
 	}
 	if opt.Stake == 0 {
-		opt.Stake = 100 * consensus.PowerUnit
+		opt.Stake = 100 * ledger.PowerUnit
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
 	n := &Net{ChainID: opt.ChainID}
 	spec := consensus.Devnet{Dir: dir, ChainID: opt.ChainID, GenesisTime: opt.GenesisTime, Params: *opt.Params,
-		Funded: map[consensus.AccountID]uint64{}, BlockTime: opt.BlockTime}
+		Funded: map[ledger.AccountID]uint64{}, BlockTime: opt.BlockTime}
 	for _, a := range opt.Accounts {
 		if _, dup := spec.Funded[a.Account]; dup {
 			return nil, fmt.Errorf("testnet: account %s funded twice", a.Account)
@@ -87,7 +88,7 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 		}
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
-			Operator: consensus.AccountOf(op.Public().(ed25519.PublicKey)), Stake: opt.Stake,
+			Operator: ledger.AccountOf(op.Public().(ed25519.PublicKey)), Stake: opt.Stake,
 		})
 	}
 	cfgs, err := consensus.DevnetGenesis(spec)

@@ -5,13 +5,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // barredReader is what the barred view reads of the chain.
 type barredReader interface {
-	Provider(ctx context.Context, m identity.MachineID) (consensus.Provider, bool, error)
+	Provider(ctx context.Context, m identity.MachineID) (ledger.Provider, bool, error)
 }
 
 // barredView says whether the chain bars a machine: convicted, and not

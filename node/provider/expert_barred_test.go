@@ -9,19 +9,19 @@ import (
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // barChain is a chain view of registered machines, counting its reads.
 type barChain struct {
-	provs map[identity.MachineID]consensus.Provider
+	provs map[identity.MachineID]ledger.Provider
 	err   error
 	reads int
 }
 
-func (c *barChain) Provider(_ context.Context, m identity.MachineID) (consensus.Provider, bool, error) {
+func (c *barChain) Provider(_ context.Context, m identity.MachineID) (ledger.Provider, bool, error) {
 	c.reads++
 	p, ok := c.provs[m]
 	return p, ok, c.err
@@ -34,7 +34,7 @@ func (c *barChain) Provider(_ context.Context, m identity.MachineID) (consensus.
 // last answer rather than emptying or refilling the rotation.
 func TestExpertTableLeavesOutBarred(t *testing.T) {
 	liar, honest := identity.MachineID{1}, identity.MachineID{2}
-	chain := &barChain{provs: map[identity.MachineID]consensus.Provider{liar: {MachineID: liar}, honest: {MachineID: honest}}}
+	chain := &barChain{provs: map[identity.MachineID]ledger.Provider{liar: {MachineID: liar}, honest: {MachineID: honest}}}
 	height := int64(10)
 	tbl := newExpertTable("self", time.Minute, clock.NewMock())
 	tbl.barred = newBarredView(chain, func() int64 { return height }).barred
@@ -60,7 +60,7 @@ func TestExpertTableLeavesOutBarred(t *testing.T) {
 	if chain.reads != 2 {
 		t.Fatalf("%d chain reads for two machines over two lookups in one block, want 2", chain.reads)
 	}
-	chain.provs[liar] = consensus.Provider{MachineID: liar, Barred: true}
+	chain.provs[liar] = ledger.Provider{MachineID: liar, Barred: true}
 	if hs := holders(); len(hs) != 2 {
 		t.Fatalf("the bar seen before its block: %v", hs)
 	}
@@ -73,7 +73,7 @@ func TestExpertTableLeavesOutBarred(t *testing.T) {
 		t.Fatalf("a chain that cannot answer readmitted the barred holder: %v", hs)
 	}
 	chain.err, height = nil, height+1
-	chain.provs[liar] = consensus.Provider{MachineID: liar}
+	chain.provs[liar] = ledger.Provider{MachineID: liar}
 	if hs := holders(); len(hs) != 2 {
 		t.Fatalf("after the re-bond's block: %v", hs)
 	}

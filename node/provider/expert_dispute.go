@@ -35,9 +35,9 @@ const (
 
 // DisputeChain is what opening an expert-batch dispute reads of the chain.
 type DisputeChain interface {
-	Record(ctx context.Context, payer consensus.AccountID, digest consensus.Hash32) (ledger.SettledRecord, bool, error)
-	Dispute(ctx context.Context, id consensus.Hash32) (ledger.Dispute, bool, error)
-	Params(ctx context.Context) (consensus.Params, error)
+	Record(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.SettledRecord, bool, error)
+	Dispute(ctx context.Context, id ledger.Hash32) (ledger.Dispute, bool, error)
+	Params(ctx context.Context) (ledger.Params, error)
 }
 
 var _ DisputeChain = (*consensus.Node)(nil)
@@ -203,12 +203,12 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, para
 		return
 	}
 	res, err := d.cfg.Account.Submit(ctx, open)
-	switch code := consensus.CodeOf(err); {
+	switch code := ledger.CodeOf(err); {
 	case err == nil:
 		d.mark(id, DisputeOpened, did.String())
 		d.cfg.Log.Warn("expert batch disputed on chain", "dispute", did, "holder_machine", ref.Holder, "layer", ref.Layer,
 			"expert", ref.Expert, "record", b.RequestDigest, "bond", bond, "height", res.Height)
-	case code == consensus.CodeDuplicate:
+	case code == ledger.CodeDuplicate:
 		d.mark(id, DisputeKnown, did.String())
 	case code == ledger.CodeDisputeWindow || code == ledger.CodeTooLarge || code == ledger.CodeBadEvidence || code == ledger.CodeMalformed:
 		d.mark(id, DisputeRefused, err.Error())

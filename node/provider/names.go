@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
@@ -21,11 +20,11 @@ func (r *registrar) bindNames(ctx context.Context, loaded <-chan struct{}) {
 	}
 	d := r.p.d
 	for _, o := range r.p.models.offers() {
-		bind := &consensus.NameBind{Name: o.Name, MachineID: d.Identity.MachineID()}
+		bind := &ledger.NameBind{Name: o.Name, MachineID: d.Identity.MachineID()}
 		copy(bind.ModelID[:], o.ModelID)
 		for attempt := 0; ; attempt++ {
 			res, err := d.Account.Submit(ctx, bind)
-			var te *consensus.TxError
+			var te *ledger.TxError
 			switch {
 			case err == nil:
 				d.Log.Info("chain: model name bound", "name", o.Name, "model", o.ModelID, "height", res.Height)

@@ -23,7 +23,7 @@ import (
 // waits for them to commit.
 type Submitter interface {
 	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
-	Account() consensus.AccountID
+	Account() ledger.AccountID
 }
 
 // Deps are what the provider role runs on; the node builds them.

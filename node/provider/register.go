@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -98,7 +99,7 @@ func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("hardware key: %w", err)
 	}
-	reg := &consensus.ProviderRegister{MachineID: me, HWPubDER: der, PQPub: d.Identity.PQPublicKey().Bytes(),
+	reg := &ledger.ProviderRegister{MachineID: me, HWPubDER: der, PQPub: d.Identity.PQPublicKey().Bytes(),
 		PeerID: peerID.String(), Bond: params.MinServingBond, UnbondingSecs: registerUnbondingSecs}
 	if err := r.sign(reg, d.Chain.App().ChainID()); err != nil {
 		return false, err
@@ -116,7 +117,7 @@ func (r *registrar) attempt(ctx context.Context) (done bool, err error) {
 // sign has the machine's hardware and ML-DSA-65 keys and the host's peer
 // key sign reg for the operator account on chainID: proof that whoever
 // registers the machine and the peer holds their keys.
-func (r *registrar) sign(reg *consensus.ProviderRegister, chainID string) error {
+func (r *registrar) sign(reg *ledger.ProviderRegister, chainID string) error {
 	d := r.p.d
 	payload, err := reg.SigningPayload(chainID, d.Account.Account())
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
@@ -33,7 +32,7 @@ func TestDisputeDetectionOnChain(t *testing.T) {
 	in := detectionInput(1, 40)
 	honest := generate(t, m.real, in)
 	kinds := []string{"honest", "other seed", "extended", "truncated (forced stop)", "Q8_0 for F32"}
-	var recs []consensus.PaymentRecord
+	var recs []ledger.PaymentRecord
 	var opens []any
 	var ids []ledger.Hash32
 	for _, kind := range kinds {
@@ -56,7 +55,7 @@ func TestDisputeDetectionOnChain(t *testing.T) {
 		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: ledger.DisputeBond(dn.params, rec.Price, ev.Chunk), Evidence: ev})
 		ids = append(ids, ledger.DisputeID(subj))
 	}
-	dn.submit(dn.op, &consensus.Settlement{Records: recs})
+	dn.submit(dn.op, &ledger.Settlement{Records: recs})
 	res, errs := dn.sub(dn.dis).SubmitMany(dn.ctx, opens)
 	for i, kind := range kinds {
 		if errs[i] != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
@@ -21,8 +20,8 @@ import (
 
 // DutyChain is what the committee duty reads of the chain.
 type DutyChain interface {
-	Duties(ctx context.Context, me consensus.AccountID) ([]ledger.Duty, error)
-	DisputeEvidence(ctx context.Context, id consensus.Hash32) (ledger.DisputeEvidence, bool, error)
+	Duties(ctx context.Context, me ledger.AccountID) ([]ledger.Duty, error)
+	DisputeEvidence(ctx context.Context, id ledger.Hash32) (ledger.DisputeEvidence, bool, error)
 }
 
 // DutyConfig assembles the committee duty of one validator.

@@ -69,13 +69,13 @@ func (dn *disputeNet) holderCall(m *llm.Model) (expert.HolderUsage, ledger.Hash3
 			Input: w.Rows, Output: outs[1], Receipt: env, Index: 1, Holder: []byte(dn.machine.PeerID), Machine: dn.machine.MachineID()})
 	}
 	digest := ledger.Hash32(sha256.Sum256(fmt.Appendf(nil, "expert call %d", dn.n)))
-	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, QuoteDigest: u.ReceiptsHash(),
+	rec := ledger.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, QuoteDigest: u.ReceiptsHash(),
 		Price: 5000, Units: u.ExpertTokens, Receipt: u.Receipts[0], ReceiptHash: sha256.Sum256(u.Receipts[0]),
 		ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
-	if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+	if err := ledger.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	dn.submit(dn.op, &consensus.Settlement{Records: []consensus.PaymentRecord{rec}})
+	dn.submit(dn.op, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})
 	return u, digest, batches
 }
 
@@ -91,7 +91,7 @@ func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, di
 }
 
 // waitSettledAt waits until node has the record of payer's request settled.
-func (dn *disputeNet) waitSettledAt(node *consensus.Node, payer consensus.AccountID, digest ledger.Hash32) {
+func (dn *disputeNet) waitSettledAt(node *consensus.Node, payer ledger.AccountID, digest ledger.Hash32) {
 	for {
 		_, settled, err := node.Record(dn.ctx, payer, digest)
 		if err == nil && settled {

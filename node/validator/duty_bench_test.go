@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
@@ -95,7 +94,7 @@ func benchCommitteeCost(b *testing.B, o modelgen.GenOptions) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = m.Close() })
-	params := consensus.DefaultParams()
+	params := ledger.DefaultParams()
 	card := provider.DevnetModel("", "").RateCard
 	sur := pricing.Surcharges{Optimistic: params.SurchargeOptimistic}
 	answers, maxTokens := envInt("TENZRO_COMMITTEE_ANSWERS", 4), envInt("TENZRO_COMMITTEE_TOKENS", 128)

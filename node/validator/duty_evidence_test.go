@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
@@ -175,12 +174,12 @@ func TestDutyForgedEvidenceNeverConvicts(t *testing.T) {
 	b := longAnswer(t, honest, 100)
 	subj, rec, ev := dn.settleable(a)
 	_, recB, evB := dn.settleable(b)
-	dn.submit(dn.op, &consensus.Settlement{Records: []consensus.PaymentRecord{rec, recB}})
+	dn.submit(dn.op, &ledger.Settlement{Records: []ledger.PaymentRecord{rec, recB}})
 	p0, dis0 := dn.provider(), dn.balance(dn.dis)
 	forged := forgedEvidence(t, ev, evB, emptyPiece(t, honest))
 	for _, f := range forged {
 		_, err := dn.sub(dn.dis).Submit(dn.ctx, &ledger.DisputeOpen{Subject: subj, Bond: 1000, Evidence: f.ev})
-		if consensus.CodeOf(err) != ledger.CodeBadEvidence {
+		if ledger.CodeOf(err) != ledger.CodeBadEvidence {
 			t.Errorf("%s: opened with %v, want refused as bad evidence", f.name, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/node/provider"
@@ -66,7 +65,7 @@ func (dn *disputeNet) disputeWithoutCommittee(redo expert.LocalRedo, m *llm.Mode
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dn.sub(dn.dis).Submit(dn.ctx, open); consensus.CodeOf(err) != ledger.CodeNoCommittee {
+	if _, err := dn.sub(dn.dis).Submit(dn.ctx, open); ledger.CodeOf(err) != ledger.CodeNoCommittee {
 		t.Fatalf("a dispute no committee can judge: %v, want code %d (%s)", err, ledger.CodeNoCommittee, ledger.CodeNoCommittee)
 	}
 	if _, ok, err := dn.net.Nodes[0].Dispute(dn.ctx, ledger.DisputeID(open.Subject)); err != nil || ok {

@@ -68,7 +68,7 @@ func (d *Duty) submitted(du ledger.Duty, vote *ledger.DisputeVote, err error) er
 	if vote.Reveal == nil {
 		// Already voted: an earlier pass's commitment landed after the
 		// duties were read; it is the saved vote's, so nothing is lost.
-		if err != nil && consensus.CodeOf(err) != ledger.CodeAlreadyVoted {
+		if err != nil && ledger.CodeOf(err) != ledger.CodeAlreadyVoted {
 			return fmt.Errorf("validator: submit commitment: %w", err)
 		}
 		return nil
@@ -76,7 +76,7 @@ func (d *Duty) submitted(du ledger.Duty, vote *ledger.DisputeVote, err error) er
 	switch {
 	case err == nil:
 		d.cfg.Log.Info("dispute vote revealed", "dispute", du.Dispute, "round", du.Round, "verdict", vote.Reveal.Verdict)
-	case consensus.CodeOf(err) == ledger.CodeWrongPhase:
+	case ledger.CodeOf(err) == ledger.CodeWrongPhase:
 		// The other members' reveals decided it first: nothing is lost.
 		d.cfg.Log.Info("dispute decided before this reveal", "dispute", du.Dispute, "round", du.Round, "verdict", vote.Reveal.Verdict)
 	default:

@@ -51,7 +51,7 @@ type disputeNet struct {
 	t       *testing.T
 	ctx     context.Context
 	net     *testnet.Net
-	params  consensus.Params
+	params  ledger.Params
 	model   ledger.Hash32
 	machine *testnet.Machine
 	buyer   ed25519.PrivateKey
@@ -67,7 +67,7 @@ func seeded(s string) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(h[:])
 }
 
-func acct(k ed25519.PrivateKey) consensus.AccountID { return consensus.NewSigner(k, "").Account() }
+func acct(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
 
 // heldModels generates model o for each of the dispute chain's four
 // validators, in dir/real0..3: the weights each declares and re-executes.
@@ -95,12 +95,12 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 	t.Cleanup(cancel)
 	dn := &disputeNet{t: t, ctx: ctx, buyer: seeded("duty-buyer"), op: seeded("duty-op"),
 		dis: seeded("duty-disputer"), subs: map[string]*consensus.Submitter{}}
-	dn.params = consensus.DefaultParams()
+	dn.params = ledger.DefaultParams()
 	dn.params.MinServingBond, dn.params.DisputeMinBond = 1000, 100
 	dn.params.DisputeCommittee, dn.params.DisputeVerdictBlocks, dn.params.DisputeWindowBlocks = 3, verdictBlocks, 400
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &dn.params, BlockTime: disputeNetBlockTime,
-		Accounts: []consensus.GenesisAccount{{Account: acct(dn.buyer), Balance: 10_000_000},
+		Accounts: []ledger.GenesisAccount{{Account: acct(dn.buyer), Balance: 10_000_000},
 			{Account: acct(dn.op), Balance: 1_000_000}, {Account: acct(dn.dis), Balance: 1_000_000}}})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 		t.Fatal(err)
 	}
 	dn.submit(dn.op, reg)
-	dn.submit(dn.buyer, &consensus.EscrowFund{Amount: 5_000_000})
+	dn.submit(dn.buyer, &ledger.EscrowFund{Amount: 5_000_000})
 	for i, k := range net.Operators {
 		s := dn.sub(k)
 		models, err := LoadModels([]ModelConfig{{Name: "devnet", Dir: dirs[i]}}, func(p string) string { return p })
@@ -195,7 +195,7 @@ func (dn *disputeNet) submit(k ed25519.PrivateKey, payload any) consensus.TxResu
 func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) {
 	t := dn.t
 	t.Helper()
-	var recs []consensus.PaymentRecord
+	var recs []ledger.PaymentRecord
 	var opens []any
 	var ids []ledger.Hash32
 	for _, a := range as {
@@ -204,7 +204,7 @@ func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) 
 		opens = append(opens, &ledger.DisputeOpen{Subject: subj, Bond: 1000, Evidence: ev})
 		ids = append(ids, ledger.DisputeID(subj))
 	}
-	dn.submit(dn.op, &consensus.Settlement{Records: recs})
+	dn.submit(dn.op, &ledger.Settlement{Records: recs})
 	res, errs := dn.sub(dn.dis).SubmitMany(dn.ctx, opens)
 	heights := make([]int64, len(res))
 	for i, err := range errs {
@@ -218,7 +218,7 @@ func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) 
 
 // settleable signs a's receipt as the provider and returns its dispute
 // subject, the buyer's payment record for it and the evidence.
-func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, consensus.PaymentRecord, ledger.DisputeEvidence) {
+func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, ledger.PaymentRecord, ledger.DisputeEvidence) {
 	t := dn.t
 	t.Helper()
 	dn.n++
@@ -227,9 +227,9 @@ func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, consensus.Pay
 	ev := signPaidAnswer(t, dn.machine, inference.ModelID(dn.model), nonce[:16], a, buyer[:])
 	input := a.in.Commitment(dn.model[:])
 	digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
-	rec := consensus.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, Price: 5000,
+	rec := ledger.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, Price: 5000,
 		Receipt: ev.Receipt, ReceiptHash: sha256.Sum256(ev.Receipt), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
-	if err := consensus.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
+	if err := ledger.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
 	return ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(dn.buyer), RequestDigest: digest}, rec, ev
@@ -259,7 +259,7 @@ func (dn *disputeNet) balance(k ed25519.PrivateKey) uint64 {
 	return a.Balance
 }
 
-func (dn *disputeNet) provider() consensus.Provider {
+func (dn *disputeNet) provider() ledger.Provider {
 	p, ok, err := dn.net.Nodes[0].Provider(dn.ctx, dn.machine.MachineID())
 	if err != nil || !ok {
 		dn.t.Fatalf("provider: %v %v", ok, err)
@@ -385,7 +385,7 @@ func TestDutyNoFalseConvictions(t *testing.T) {
 	// under -race, which took more than 40 such blocks under load (a
 	// first round lapsed, then a redraw acquitted). Reveals open once a
 	// round's members all committed, so the limit is a bound, not the wait.
-	dn := startDisputeNet(t, dirs, consensus.DefaultParams().DisputeVerdictBlocks*uint64(time.Second/disputeNetBlockTime))
+	dn := startDisputeNet(t, dirs, ledger.DefaultParams().DisputeVerdictBlocks*uint64(time.Second/disputeNetBlockTime))
 	bond := dn.provider().Bond
 	var as []answer
 	for i := range honestDisputes {

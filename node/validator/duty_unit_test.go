@@ -20,18 +20,18 @@ type fakeDutyChain struct {
 	evidence map[ledger.Hash32]ledger.DisputeEvidence
 }
 
-func (c *fakeDutyChain) Duties(context.Context, consensus.AccountID) ([]ledger.Duty, error) {
+func (c *fakeDutyChain) Duties(context.Context, ledger.AccountID) ([]ledger.Duty, error) {
 	return c.duties, nil
 }
 
-func (c *fakeDutyChain) DisputeEvidence(_ context.Context, id consensus.Hash32) (ledger.DisputeEvidence, bool, error) {
+func (c *fakeDutyChain) DisputeEvidence(_ context.Context, id ledger.Hash32) (ledger.DisputeEvidence, bool, error) {
 	e, ok := c.evidence[id]
 	return e, ok, nil
 }
 
 // recordingSubmitter keeps what it was asked to submit.
 type recordingSubmitter struct {
-	acct consensus.AccountID
+	acct ledger.AccountID
 	sent []any
 }
 
@@ -40,14 +40,14 @@ func (s *recordingSubmitter) Submit(_ context.Context, p any) (consensus.TxResul
 	return consensus.TxResult{}, nil
 }
 
-func (s *recordingSubmitter) Account() consensus.AccountID { return s.acct }
+func (s *recordingSubmitter) Account() ledger.AccountID { return s.acct }
 
 // TestDutyAbstainsAndRevealsAfterRestart: a member without the model's
 // weights commits an abstention; a new Duty on the same votes file (a
 // restart between commit and reveal) reveals that verdict with the salt
 // the commitment hides, then forgets it.
 func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
-	id, me := ledger.Hash32{1}, consensus.AccountID{7}
+	id, me := ledger.Hash32{1}, ledger.AccountID{7}
 	chain := &fakeDutyChain{duties: []ledger.Duty{{Dispute: id, Round: 1, Action: ledger.DutyCommit, Model: ledger.Hash32{9}, Deadline: 10}}}
 	sub := &recordingSubmitter{acct: me}
 	path := filepath.Join(t.TempDir(), "home", "dispute-votes.json")
@@ -136,7 +136,7 @@ func (s *refusingBatch) SubmitMany(_ context.Context, ps []any) ([]consensus.TxR
 	s.batches = append(s.batches, ps)
 	errs := make([]error, len(ps))
 	if len(s.batches) == 1 {
-		errs[0] = &consensus.TxError{Code: ledger.CodeWrongPhase, Msg: "refused"}
+		errs[0] = &ledger.TxError{Code: ledger.CodeWrongPhase, Msg: "refused"}
 		for i := 1; i < len(ps); i++ {
 			errs[i] = consensus.ErrNotSent
 		}
@@ -150,7 +150,7 @@ func (s *refusingBatch) SubmitMany(_ context.Context, ps []any) ([]consensus.TxR
 // only itself: the votes queued behind it are sent again in the same pass,
 // in deadline order, and the refusal is reported.
 func TestDutyRefusedVoteDoesNotStallBatch(t *testing.T) {
-	me := consensus.AccountID{7}
+	me := ledger.AccountID{7}
 	var duties []ledger.Duty
 	for i, deadline := range []int64{30, 10, 20} {
 		duties = append(duties, ledger.Duty{Dispute: ledger.Hash32{byte(i + 1)}, Round: 1, Action: ledger.DutyCommit, Model: ledger.Hash32{9}, Deadline: deadline})
@@ -162,7 +162,7 @@ func TestDutyRefusedVoteDoesNotStallBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = d.Step(context.Background())
-	if err == nil || consensus.CodeOf(err) != ledger.CodeWrongPhase {
+	if err == nil || ledger.CodeOf(err) != ledger.CodeWrongPhase {
 		t.Fatalf("the refused vote was not reported: %v", err)
 	}
 	if len(sub.batches) != 2 || len(sub.batches[0]) != 3 || len(sub.sent) != 2 {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router"
@@ -40,7 +41,7 @@ type Config struct {
 // waits for them to commit.
 type Submitter interface {
 	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
-	Account() consensus.AccountID
+	Account() ledger.AccountID
 }
 
 // Registry is what the role reads of the chain through the node's cache.

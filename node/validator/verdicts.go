@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router"
 )
@@ -122,7 +123,7 @@ func (v *verdictLoop) vote(ctx context.Context, acct Submitter, hour uint64, ski
 		if pt, probed := probes[o.machine]; probed && pt.total > 0 {
 			avail = avail && 2*pt.ok > pt.total
 		}
-		res, err := acct.Submit(ctx, &consensus.SLAVerdict{MachineID: o.machine, Hour: hour, Available: avail})
+		res, err := acct.Submit(ctx, &ledger.SLAVerdict{MachineID: o.machine, Hour: hour, Available: avail})
 		if err != nil {
 			v.v.d.Log.Warn("chain: SLA verdict not committed", "machine", o.machine, "peer", pid, "hour", hour, "err", err)
 			continue

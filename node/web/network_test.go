@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -22,7 +23,7 @@ const buyerToken = "sk-tenzro-web-test-buyer"
 // buyerKey is the chain account behind buyerToken.
 var buyerKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 
-func buyer() consensus.AccountID { return consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey)) }
+func buyer() ledger.AccountID { return ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey)) }
 
 func TestMain(m *testing.M) {
 	level := slog.LevelWarn
@@ -56,22 +57,22 @@ func config(t testing.TB, role node.Role) node.Config {
 	return cfg
 }
 
-func accountOf(t testing.TB, cfg node.Config) consensus.AccountID {
+func accountOf(t testing.TB, cfg node.Config) ledger.AccountID {
 	t.Helper()
 	k, err := consensus.LoadOrCreateAccountKey(cfg.Path(node.AccountKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return consensus.AccountOf(k.Public().(ed25519.PublicKey))
+	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
 func startMarket(t *testing.T, providers int) *market {
 	t.Helper()
 	dir, id := nodetest.SharedModel(t, node.EnsureDevnetModel)
-	params := consensus.DefaultParams()
+	params := ledger.DefaultParams()
 	params.MinServingBond, params.HourSeconds, params.SLAWindowHours = 1000, 3600, 4
 	spec := consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-web-test", BlockTime: 100 * time.Millisecond, Params: params,
-		Funded: map[consensus.AccountID]uint64{}}
+		Funded: map[ledger.AccountID]uint64{}}
 
 	val := config(t, node.RoleValidator)
 	val.Router.ProbeInterval = 2 * time.Second
@@ -79,7 +80,7 @@ func startMarket(t *testing.T, providers int) *market {
 	spec.Validators = []consensus.DevnetValidator{{Home: filepath.Join(val.Home, "chain"), P2PListen: val.Chain.P2PListen, Operator: op}}
 	gw := config(t, node.RoleGateway)
 	gw.Router.Buyers = []node.BuyerConfig{{Payer: buyer().String(), TokenSHA256: node.TokenHash(buyerToken)}}
-	spec.Escrows = []consensus.GenesisEscrow{{Payer: buyer(), Settler: accountOf(t, gw), Amount: 1_000_000_000},
+	spec.Escrows = []ledger.GenesisEscrow{{Payer: buyer(), Settler: accountOf(t, gw), Amount: 1_000_000_000},
 		{Payer: op, Settler: op, Amount: 1_000_000_000}} // the validator's probes pay from its own
 	provs := make([]node.Config, providers)
 	for i := range provs {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -43,8 +44,8 @@ const devnetHourSeconds = 60
 // `payments`): a settled record pays it from its price, a record refused
 // after signature work costs its submitter the same; transactions
 // themselves are free.
-func devnetParams() consensus.Params {
-	p := consensus.DefaultParams()
+func devnetParams() ledger.Params {
+	p := ledger.DefaultParams()
 	p.HourSeconds = devnetHourSeconds
 	p.FeePerRecord = devnetFeePerRecord
 	return p
@@ -68,8 +69,8 @@ const FaucetKeyFile = "faucet.key"
 // chainInfo is what the manifest reports of the chain.
 type chainInfo struct {
 	chainID string
-	buyer   consensus.AccountID
-	faucet  consensus.AccountID
+	buyer   ledger.AccountID
+	faucet  ledger.AccountID
 	peers   []string // the validators' CometBFT addresses, id@host:port
 }
 
@@ -87,14 +88,14 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 	if err != nil {
 		return info, err
 	}
-	info.buyer = consensus.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	info.buyer = ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey))
 	faucetKey, err := consensus.LoadOrCreateAccountKey(filepath.Join(o.Dir, FaucetKeyFile))
 	if err != nil {
 		return info, err
 	}
-	info.faucet = consensus.AccountOf(faucetKey.Public().(ed25519.PublicKey))
+	info.faucet = ledger.AccountOf(faucetKey.Public().(ed25519.PublicKey))
 	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime, Params: devnetParams(),
-		Funded: map[consensus.AccountID]uint64{info.buyer: BuyerChainBalance, info.faucet: FaucetChainBalance}}
+		Funded: map[ledger.AccountID]uint64{info.buyer: BuyerChainBalance, info.faucet: FaucetChainBalance}}
 	var validators []int
 	for i := range cfgs {
 		c := &cfgs[i]
@@ -106,11 +107,11 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		if err != nil {
 			return info, err
 		}
-		account := consensus.AccountOf(op.Public().(ed25519.PublicKey))
+		account := ledger.AccountOf(op.Public().(ed25519.PublicKey))
 		if len(c.Router.Buyers) > 0 {
 			// The buyer pays this router from an escrow opened at genesis
 			// with the router's account as settler.
-			spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: info.buyer, Settler: account, Amount: BuyerCredit})
+			spec.Escrows = append(spec.Escrows, ledger.GenesisEscrow{Payer: info.buyer, Settler: account, Amount: BuyerCredit})
 			for j := range c.Router.Buyers {
 				c.Router.Buyers[j].Payer, c.Router.Buyers[j].Account, c.Router.Buyers[j].InitialCredit = info.buyer.String(), "", 0
 			}
@@ -118,7 +119,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		switch c.Role {
 		case node.RoleValidator:
 			// Probes are paid calls from the validator's own escrow.
-			spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
+			spec.Escrows = append(spec.Escrows, ledger.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
 			spec.Funded[account] = ValidatorChainBalance
 			c.Chain.Role = node.ChainValidator
 			validators = append(validators, i)
@@ -129,7 +130,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 			spec.Funded[account] = OperatorChainBalance
 			if len(c.Provider.RemoteExperts.Models) > 0 {
 				// It pays its expert holders from its escrow with itself.
-				spec.Escrows = append(spec.Escrows, consensus.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
+				spec.Escrows = append(spec.Escrows, ledger.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
 			}
 		default:
 			c.Chain.Role = node.ChainFollower

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -60,7 +61,7 @@ func TestPlanFaucetAndProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if consensus.AccountOf(key.Public().(ed25519.PublicKey)) != chain.faucet {
+	if ledger.AccountOf(key.Public().(ed25519.PublicKey)) != chain.faucet {
 		t.Fatalf("the faucet account %s is not %s's", chain.faucet, FaucetKeyFile)
 	}
 	var genesis struct {
