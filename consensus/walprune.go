@@ -17,8 +17,9 @@ import (
 // old files only past 1 GB, while a restart replays from the newest
 // "end of height" marker, which the head or the file before it holds (10 MB
 // is hundreds of blocks): a devnet's eight nodes wrote 150 MB of WAL in ten
-// minutes, growing towards 8 GB.
-const walKeep = 2
+// minutes, growing towards 8 GB. One rotated file is enough for that
+// replay and keeps a node's WAL near 20 MB.
+const walKeep = 1
 
 // walPruneEvery is how often the rotated WAL files are pruned.
 const walPruneEvery = time.Minute

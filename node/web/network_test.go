@@ -80,6 +80,9 @@ func startMarket(t *testing.T, providers int) *market {
 	spec.Validators = []consensus.DevnetValidator{{Home: filepath.Join(val.Home, "chain"), P2PListen: val.Chain.P2PListen, Operator: op}}
 	gw := config(t, node.RoleGateway)
 	gw.Router.Buyers = []node.BuyerConfig{{Payer: buyer().String(), TokenSHA256: node.TokenHash(buyerToken)}}
+	// The gateway's outbox settles what the providers have not after its
+	// grace, paying the settlement's fees: its account must exist.
+	spec.Funded[accountOf(t, gw)] = 1_000_000
 	spec.Escrows = []ledger.GenesisEscrow{{Payer: buyer(), Settler: accountOf(t, gw), Amount: 1_000_000_000},
 		{Payer: op, Settler: op, Amount: 1_000_000_000}} // the validator's probes pay from its own
 	provs := make([]node.Config, providers)
