@@ -16,7 +16,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
+
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
 // servePair is a server host and a client host on loopback, connected,
@@ -165,7 +166,7 @@ func TestServe(t *testing.T) {
 			return WriteFrame(st, b)
 		}))
 		wantReset(t, proto, frame([]byte("boom")), true, 0)
-		if n := panics(t, reg, proto); n != 1 {
+		if n := p2ptest.Counter(t, reg, p2ptest.PanicsMetric, "protocol", proto); n != 1 {
 			t.Fatalf("%v panics counted, want 1", n)
 		}
 		b, err := exchange(t, cli, srv.ID(), proto, frame([]byte("ok")), true)
@@ -205,32 +206,4 @@ func TestServeStreamServer(t *testing.T) {
 	if err := s.Serve(StreamSpec{}, nil); !errors.Is(err, ErrServerStarted) {
 		t.Fatalf("second Serve: %v", err)
 	}
-}
-
-func panics(t *testing.T, reg *prometheus.Registry, proto protocol.ID) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "tenzro_p2p_stream_handler_panics_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if labelOf(m) == string(proto) {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
-}
-
-func labelOf(m *dto.Metric) string {
-	for _, l := range m.GetLabel() {
-		if l.GetName() == "protocol" {
-			return l.GetValue()
-		}
-	}
-	return ""
 }
