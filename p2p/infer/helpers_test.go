@@ -17,6 +17,23 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
+// tokenThenWait is a handler that sends one token, then waits for its
+// context to end (closing observed) or, at most, wait.
+func tokenThenWait(observed chan struct{}, wait time.Duration) Handler {
+	return func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
+		if err := send(&TokenFrame{Text: "a"}); err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			close(observed)
+			return nil, ctx.Err()
+		case <-time.After(wait):
+			return &FinalFrame{}, nil
+		}
+	}
+}
+
 // serve registers handler on server and unregisters at cleanup.
 func serve(t *testing.T, server host.Host, cfg ServerConfig, handler Handler) {
 	t.Helper()

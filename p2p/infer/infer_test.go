@@ -81,18 +81,7 @@ func TestRoundTrip(t *testing.T) {
 func TestCancelStopsHandler(t *testing.T) {
 	client, server := p2ptest.Pair(t)
 	observed := make(chan struct{})
-	serve(t, server, ServerConfig{}, func(ctx context.Context, req *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
-		if err := send(&TokenFrame{Text: "a"}); err != nil {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			close(observed)
-			return nil, ctx.Err()
-		case <-time.After(10 * time.Second):
-			return &FinalFrame{}, nil
-		}
-	})
+	serve(t, server, ServerConfig{}, tokenThenWait(observed, 10*time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, _, err := Call(ctx, client, server.ID(), validRequest(), ClientConfig{}, func(*TokenFrame) error {
@@ -180,18 +169,7 @@ func TestHandlerFailures(t *testing.T) {
 func TestStall(t *testing.T) {
 	client, server := p2ptest.Pair(t)
 	observed := make(chan struct{})
-	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
-		if err := send(&TokenFrame{Text: "a"}); err != nil {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			close(observed)
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Second):
-		}
-		return &FinalFrame{}, nil
-	})
+	serve(t, server, ServerConfig{}, tokenThenWait(observed, 5*time.Second))
 	tokens := 0
 	start := time.Now()
 	_, _, err := Call(context.Background(), client, server.ID(), validRequest(), ClientConfig{FirstTokenTimeout: 5 * time.Second, StallTimeout: 150 * time.Millisecond}, func(*TokenFrame) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
+	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -65,4 +66,16 @@ func Counter(t testing.TB, g prometheus.Gatherer, name, label, value string) flo
 		}
 	}
 	return 0
+}
+
+// MockPair returns two connected hosts of a mock network, closed when the
+// test ends: no transport, and no resource manager.
+func MockPair(t testing.TB) (a, b host.Host) {
+	t.Helper()
+	mn, err := mocknet.FullMeshConnected(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mn.Close() })
+	return mn.Hosts()[0], mn.Hosts()[1]
 }
