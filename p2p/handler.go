@@ -162,6 +162,18 @@ func (st *Stream) ReadFrame() ([]byte, error) {
 	return ReadFrame(st.r, st.spec.MaxFrame)
 }
 
+// DecodeFrame reads the request frame (Stream.ReadFrame) and decodes it
+// within the frame's memory reservation, given back once decoded.
+func DecodeFrame[T any](st *Stream, decode func([]byte) (T, error)) (T, error) {
+	defer st.ReleaseFrame()
+	b, err := st.ReadFrame()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(b)
+}
+
 // ReleaseFrame gives back the memory ReadFrame reserved, once the request
 // is decoded; the opening calls it when fn returns.
 func (st *Stream) ReleaseFrame() {

@@ -102,6 +102,27 @@ func TestServe(t *testing.T) {
 		}
 	})
 
+	t.Run("decoded", func(t *testing.T) {
+		const proto = "/tenzro/test-serve-decode/1.0.0"
+		srv.SetStreamHandler(proto, Serve(spec(proto), func(st *Stream) error {
+			n, err := DecodeFrame(st, func(b []byte) (int, error) {
+				if string(b) == "bad" {
+					return 0, errors.New("malformed")
+				}
+				return len(b), nil
+			})
+			if err != nil {
+				return err
+			}
+			return WriteFrame(st, []byte{byte(n)})
+		}))
+		b, err := exchange(t, cli, srv.ID(), proto, frame([]byte("four")), true)
+		if err != nil || string(b) != string(frame([]byte{4})) {
+			t.Fatalf("answer %q %v, want the decoded length", b, err)
+		}
+		wantReset(t, proto, frame([]byte("bad")), true, 1)
+	})
+
 	t.Run("not admitted", func(t *testing.T) {
 		const proto = "/tenzro/test-serve-admit/1.0.0"
 		sp := spec(proto)

@@ -18,9 +18,9 @@ const writeGrace = 2 * time.Second
 // handle serves one stream the opening prepared (p2p.Serve): one Request
 // frame in, one Response frame out.
 func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
-	req, err := s.readRequest(st)
+	req, err := p2p.DecodeFrame(st, DecodeRequest)
 	if err != nil {
-		return err
+		return fmt.Errorf("expert: read request: %w", err)
 	}
 	b, err := EncodeResponse(s.answer(ctx, req, st.Log))
 	if err == nil {
@@ -30,21 +30,6 @@ func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
 		return fmt.Errorf("expert: write response: %w", err)
 	}
 	return nil
-}
-
-// readRequest reads and decodes the request within the stream's memory
-// reservation; an error resets the stream.
-func (s *Server) readRequest(st *p2p.Stream) (*Request, error) {
-	defer st.ReleaseFrame()
-	b, err := st.ReadFrame()
-	if err != nil {
-		return nil, fmt.Errorf("expert: read request: %w", err)
-	}
-	req, err := DecodeRequest(b)
-	if err != nil {
-		return nil, fmt.Errorf("expert: malformed request: %w", err)
-	}
-	return req, nil
 }
 
 // answer computes every batch of req and signs the receipt, or returns a

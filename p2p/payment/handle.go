@@ -14,9 +14,10 @@ import (
 // handle serves one stream the opening prepared (p2p.Serve): one Delivery
 // frame in, one Ack frame out.
 func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
-	d, err := s.readDelivery(st)
+	d, err := p2p.DecodeFrame(st, DecodeDelivery)
 	if err != nil {
-		return err
+		// Oversized, truncated or malformed, or out of memory.
+		return fmt.Errorf("payment: read delivery: %w", err)
 	}
 	results := s.results(ctx, st.Peer, d, st.Log)
 	// Counted once answered, before the ack is written: a client holding
@@ -33,22 +34,6 @@ func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
 	}
 	st.Log.Debug("delivery answered", "records", len(results), "took", st.Elapsed())
 	return nil
-}
-
-// readDelivery reads and decodes the delivery frame within the stream's
-// memory reservation; an error (oversized, truncated or malformed frame,
-// out of memory) resets the stream.
-func (s *Server) readDelivery(st *p2p.Stream) (*Delivery, error) {
-	defer st.ReleaseFrame()
-	b, err := st.ReadFrame()
-	if err != nil {
-		return nil, fmt.Errorf("payment: read delivery: %w", err)
-	}
-	d, err := DecodeDelivery(b)
-	if err != nil {
-		return nil, fmt.Errorf("payment: malformed delivery frame: %w", err)
-	}
-	return d, nil
 }
 
 // results passes each record of d to the sink, independently, and returns
