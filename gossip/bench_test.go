@@ -17,6 +17,18 @@ func BenchmarkValidateHeartbeat(b *testing.B) {
 }
 
 func benchHeartbeats(b *testing.B, memo bool) {
+	v, msgs := heartbeatsToValidate(b, memo)
+	for i := range msgs {
+		if r := v.ValidateHeartbeat(tctx, testRelay, msgs[i]); r.Verdict != Accept {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// heartbeatsToValidate is a validator (with its certificate memo, or
+// not) that accepted a provider's announcement, and b.N heartbeats of the
+// provider; the timer starts at its return.
+func heartbeatsToValidate(b *testing.B, memo bool) (*Validator, [][]byte) {
 	now := time.Now()
 	v, _ := newTestValidator(now)
 	if !memo {
@@ -32,11 +44,7 @@ func benchHeartbeats(b *testing.B, memo bool) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := range msgs {
-		if r := v.ValidateHeartbeat(tctx, testRelay, msgs[i]); r.Verdict != Accept {
-			b.Fatal(r.Err)
-		}
-	}
+	return v, msgs
 }
 
 // BenchmarkValidateHeartbeatColdCert is the first heartbeat of a session:
@@ -79,18 +87,7 @@ func BenchmarkValidateStaleHeartbeat(b *testing.B) {
 // BenchmarkGuardedHeartbeat is BenchmarkValidateHeartbeat through the
 // service's wrapper (deadline, panic recovery): the wrapper's cost.
 func BenchmarkGuardedHeartbeat(b *testing.B) {
-	now := time.Now()
-	v, _ := newTestValidator(now)
-	p := newTestProvider(b, now)
-	if r := v.ValidateAnnouncement(tctx, testRelay, p.seal(b, KindAnnounce, p.announcement(now))); r.Verdict != Accept {
-		b.Fatal(r.Err)
-	}
-	msgs := make([][]byte, b.N)
-	for i := range msgs {
-		msgs[i] = p.seal(b, KindHeartbeat, p.heartbeat(now))
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
+	v, msgs := heartbeatsToValidate(b, true)
 	for i := range msgs {
 		if r := guard(tctx, testRelay, msgs[i], v.ValidateHeartbeat, validateTimeout); r.Verdict != Accept {
 			b.Fatal(r.Err)

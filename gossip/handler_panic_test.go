@@ -6,29 +6,9 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-)
 
-// gathered returns the value of the counter name with label topic in reg.
-func gathered(t *testing.T, reg *prometheus.Registry, name, topic string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "topic" && l.GetValue() == topic {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
-}
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
+)
 
 // TestHandlerPanicCountedAndServing: the announcement handler panics on the
 // first accepted message. The node keeps its subscription loop: the second
@@ -70,7 +50,7 @@ func TestHandlerPanicCountedAndServing(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the second announcement never reached the handler: the loop died with the panic")
 	}
-	if n := gathered(t, reg, "tenzro_gossip_handler_panics_total", TopicName("test", KindAnnounce)); n != 1 {
+	if n := p2ptest.Counter(t, reg, "tenzro_gossip_handler_panics_total", "topic", TopicName("test", KindAnnounce)); n != 1 {
 		t.Fatalf("handler panics counted %v, want 1", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/attest"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -124,6 +125,23 @@ func (v *Validator) decode(kind Kind, data []byte) (*identity.Envelope, *Result)
 		return nil, &r
 	}
 	return env, nil
+}
+
+// validatePayload is the frame of every topic's validator: the envelope
+// decoded (decode), its payload decoded as a T (what names it in the
+// error), then check; the result carries the message.
+func validatePayload[T any](v *Validator, kind Kind, what string, data []byte, check func(*T, *identity.Envelope) Result) Result {
+	env, bad := v.decode(kind, data)
+	if bad != nil {
+		return *bad
+	}
+	var m T
+	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &m); err != nil {
+		return reject(ReasonMalformed, fmt.Errorf("gossip: %s payload: %w", what, err))
+	}
+	res := check(&m, env)
+	res.Message = &m
+	return res
 }
 
 // certMachine is the machine ID the envelope's certificate claims. Before

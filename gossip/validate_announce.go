@@ -9,7 +9,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/attest"
-	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -19,17 +18,9 @@ import (
 // an unregistered peer pins its machine ID (see Pins). A machine other than
 // the one pinned is Ignore, not Reject: the pin is this node's view.
 func (v *Validator) ValidateAnnouncement(_ context.Context, from peer.ID, data []byte) Result {
-	env, bad := v.decode(KindAnnounce, data)
-	if bad != nil {
-		return *bad
-	}
-	var an Announcement
-	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &an); err != nil {
-		return reject(ReasonMalformed, fmt.Errorf("gossip: announcement payload: %w", err))
-	}
-	res := v.checkAnnouncement(&an, env, from)
-	res.Message = &an
-	return res
+	return validatePayload(v, KindAnnounce, "announcement", data, func(an *Announcement, env *identity.Envelope) Result {
+		return v.checkAnnouncement(an, env, from)
+	})
 }
 
 func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, from peer.ID) Result {

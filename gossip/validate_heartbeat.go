@@ -6,7 +6,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -22,17 +21,9 @@ import (
 // outside the freshness window, a certificate outside its validity on this
 // node's clock, or a sequence number not above the last accepted one.
 func (v *Validator) ValidateHeartbeat(_ context.Context, from peer.ID, data []byte) Result {
-	env, bad := v.decode(KindHeartbeat, data)
-	if bad != nil {
-		return *bad
-	}
-	var hb Heartbeat
-	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &hb); err != nil {
-		return reject(ReasonMalformed, fmt.Errorf("gossip: heartbeat payload: %w", err))
-	}
-	res := v.checkHeartbeat(&hb, env, from)
-	res.Message = &hb
-	return res
+	return validatePayload(v, KindHeartbeat, "heartbeat", data, func(hb *Heartbeat, env *identity.Envelope) Result {
+		return v.checkHeartbeat(hb, env, from)
+	})
 }
 
 func (v *Validator) checkHeartbeat(hb *Heartbeat, env *identity.Envelope, from peer.ID) Result {

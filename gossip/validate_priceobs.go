@@ -8,7 +8,6 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -73,17 +72,9 @@ func (v *Validator) SetValidatorSet(s ValidatorSet) {
 // observer's own account, outside the freshness window, or an (observer,
 // seq) already seen.
 func (v *Validator) ValidatePriceObs(ctx context.Context, from peer.ID, data []byte) Result {
-	env, bad := v.decode(KindPriceObs, data)
-	if bad != nil {
-		return *bad
-	}
-	var o PriceObs
-	if err := cborx.UnmarshalCanonical(env.Payload, len(env.Payload), &o); err != nil {
-		return reject(ReasonMalformed, fmt.Errorf("gossip: price observation payload: %w", err))
-	}
-	res := v.checkPriceObs(ctx, &o, env, from)
-	res.Message = &o
-	return res
+	return validatePayload(v, KindPriceObs, "price observation", data, func(o *PriceObs, env *identity.Envelope) Result {
+		return v.checkPriceObs(ctx, o, env, from)
+	})
 }
 
 func (v *Validator) checkPriceObs(ctx context.Context, o *PriceObs, env *identity.Envelope, from peer.ID) Result {

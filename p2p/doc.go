@@ -53,9 +53,16 @@
 // Stream protocol IDs carry no network name (DESIGN.md lists them, e.g.
 // /tenzro/infer/1.0.0), so each request frame names its network and the
 // server's first check is CheckNetwork, answered with CodeWrongNetwork:
-// streams are scoped to the network like the topics and the DHT. Handlers
-// attach their streams to their service (ServiceInfer, ServicePayment,
-// ServiceExpert, ServiceSessionCache) before reading.
+// streams are scoped to the network like the topics and the DHT.
+//
+// Every server opens its inbound streams the same way, with Serve (or
+// StreamServer.Serve, which adds its PeerLimits and a context that Stop
+// cancels): a panic guard counting tenzro_p2p_stream_handler_panics_total
+// by protocol, admission, the stream's service (ServiceInfer,
+// ServicePayment, ServiceExpert, ServiceSessionCache), its deadlines, and
+// a request frame read within its cap and a memory reservation. The
+// protocol's code gets the prepared Stream; its error resets the stream,
+// its success closes it.
 //
 // # Framing
 //

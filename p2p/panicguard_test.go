@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
-	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
 // TestPanicGuard: a guarded handler that panics resets its stream and
@@ -18,12 +19,7 @@ import (
 // on one registry share the series.
 func TestPanicGuard(t *testing.T) {
 	const proto = "/tenzro/test-panic/1.0.0"
-	mn, err := mocknet.FullMeshConnected(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mn.Close() })
-	srv, client := mn.Hosts()[0], mn.Hosts()[1]
+	srv, client := p2ptest.MockPair(t)
 	reg := prometheus.NewRegistry()
 	var calls atomic.Int32
 	srv.SetStreamHandler(proto, NewPanicGuard(reg, nil).Wrap(proto, func(s network.Stream) {

@@ -51,6 +51,18 @@ func (s *StreamServer) Start(handle network.StreamHandler) error {
 	return nil
 }
 
+// Serve starts the server with the opening of spec (see Serve): each
+// stream is admitted by the server's PeerLimits, and fn's ctx ends at the
+// stream's Deadline or at Stop.
+func (s *StreamServer) Serve(spec StreamSpec, fn func(ctx context.Context, st *Stream) error) error {
+	spec.Protocol, spec.Admit = s.proto, s.Admit
+	return s.Start(Serve(spec, func(st *Stream) error {
+		ctx, cancel := context.WithDeadline(s.ctx, st.Deadline)
+		defer cancel()
+		return fn(ctx, st)
+	}))
+}
+
 // Stop removes the handler (if Start registered it), cancels Context and
 // waits for every admitted exchange to be released. A second Stop does
 // nothing; a Stop before Start makes a later Start fail.

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
-	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
+
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
 // TestStreamServerLifecycle: Start registers the handler once; Stop
@@ -16,12 +17,7 @@ import (
 // (a new stream is refused) and is idempotent; Start after Stop fails.
 func TestStreamServerLifecycle(t *testing.T) {
 	const proto = "/tenzro/test-lifecycle/1.0.0"
-	mn, err := mocknet.FullMeshConnected(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mn.Close() })
-	srvHost, client := mn.Hosts()[0], mn.Hosts()[1]
+	srvHost, client := p2ptest.MockPair(t)
 	s := NewStreamServer(srvHost, proto, NewPeerLimits(1, 4, "exchanges"))
 	entered, left := make(chan struct{}), make(chan error, 1)
 	handle := func(st network.Stream) {

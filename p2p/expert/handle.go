@@ -1,15 +1,12 @@
 package expert
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"time"
-
-	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -18,73 +15,21 @@ import (
 // writeGrace bounds the response write once the exchange's time is up.
 const writeGrace = 2 * time.Second
 
-// handle serves one stream: one Request frame in, one Response frame out.
-func (s *Server) handle(st network.Stream) {
-	from := st.Conn().RemotePeer()
-	log := s.log.With("peer", from)
-	release, err := s.admit(from)
+// handle serves one stream the opening prepared (p2p.Serve): one Request
+// frame in, one Response frame out.
+func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
+	req, err := p2p.DecodeFrame(st, DecodeRequest)
 	if err != nil {
-		log.Debug("expert exchange refused before reading", "err", err)
-		s.resetStream(st)
-		return
+		return fmt.Errorf("expert: read request: %w", err)
 	}
-	defer release()
-	if err := st.Scope().SetService(ServiceName); err != nil {
-		log.Debug("attach stream to service", "err", err)
-		s.resetStream(st)
-		return
-	}
-	deadline := time.Now().Add(s.cfg.Timeout)
-	_ = st.SetReadDeadline(deadline)
-	_ = st.SetWriteDeadline(deadline.Add(writeGrace))
-	req, ok := s.readRequest(st, log)
-	if !ok {
-		s.resetStream(st)
-		return
-	}
-	ctx, cancel := context.WithDeadline(s.life.Context(), deadline)
-	resp := s.answer(ctx, req, log)
-	cancel()
-	b, err := EncodeResponse(resp)
+	b, err := EncodeResponse(s.answer(ctx, req, st.Log))
 	if err == nil {
 		err = p2p.WriteFrame(st, b)
 	}
 	if err != nil {
-		log.Debug("write expert response", "err", err)
-		s.resetStream(st)
-		return
+		return fmt.Errorf("expert: write response: %w", err)
 	}
-	_ = st.Close()
-}
-
-func (s *Server) resetStream(st network.Stream) {
-	s.reset.Add(1)
-	_ = st.Reset()
-}
-
-// readRequest reads and decodes the request within the stream's memory
-// reservation; false means the stream is to be reset.
-func (s *Server) readRequest(st network.Stream, log *slog.Logger) (*Request, bool) {
-	r := bufio.NewReader(st)
-	if size := p2p.PeekFrameSize(r); size > 0 && size <= MaxRequestSize {
-		// The frame, the decoded rows and the output rows beside them.
-		if err := st.Scope().ReserveMemory(3*size, network.ReservationPriorityHigh); err != nil {
-			log.Debug("reserve memory for the expert request", "bytes", 3*size, "err", err)
-			return nil, false
-		}
-		defer st.Scope().ReleaseMemory(3 * size)
-	}
-	b, err := p2p.ReadFrame(r, MaxRequestSize)
-	if err != nil {
-		log.Debug("read expert request", "err", err)
-		return nil, false
-	}
-	req, err := DecodeRequest(b)
-	if err != nil {
-		log.Debug("malformed expert request", "err", err)
-		return nil, false
-	}
-	return req, true
+	return nil
 }
 
 // answer computes every batch of req and signs the receipt, or returns a

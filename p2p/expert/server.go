@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p"
@@ -100,7 +99,6 @@ type Server struct {
 	session func() (*identity.Session, error)
 	log     *slog.Logger
 	life    *p2p.StreamServer
-	guard   *p2p.PanicGuard
 
 	exchanges, refused, rows, reset atomic.Uint64
 	lastCert                        atomic.Pointer[sessionHash]
@@ -119,14 +117,16 @@ func NewServer(h host.Host, cfg ServerConfig, c Computer, session func() (*ident
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	guard := p2p.NewPanicGuard(cfg.Registerer, log)
-	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log.With("protocol", ProtocolID), guard: guard,
+	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log,
 		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "expert exchanges"))}, nil
 }
 
 // Start registers the stream handler; a server starts once.
 func (s *Server) Start() error {
-	if err := s.life.Start(s.guard.Wrap(ProtocolID, s.handle)); err != nil {
+	spec := p2p.StreamSpec{Service: ServiceName, MaxFrame: MaxRequestSize, Reserve: 3, // the frame, the decoded rows, the output rows
+		ReadTimeout: s.cfg.Timeout, WriteTimeout: s.cfg.Timeout + writeGrace,
+		OnReset: func() { s.reset.Add(1) }, Registerer: s.cfg.Registerer, Log: s.log}
+	if err := s.life.Serve(spec, s.handle); err != nil {
 		return fmt.Errorf("expert: %w", err)
 	}
 	return nil
@@ -140,5 +140,3 @@ func (s *Server) Stop() { s.life.Stop() }
 func (s *Server) Stats() ServerStats {
 	return ServerStats{Exchanges: s.exchanges.Load(), Refused: s.refused.Load(), Rows: s.rows.Load(), Reset: s.reset.Load()}
 }
-
-func (s *Server) admit(p peer.ID) (func(), error) { return s.life.Admit(p) }

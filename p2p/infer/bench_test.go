@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
 // BenchmarkCallRoundTrip is one call of 16 token frames over loopback TCP:
@@ -17,7 +19,7 @@ func BenchmarkCallRoundTrip(b *testing.B) { benchCallRoundTrip(b, false) }
 func BenchmarkCallRoundTripWarm(b *testing.B) { benchCallRoundTrip(b, true) }
 
 func benchCallRoundTrip(b *testing.B, warm bool) {
-	client, server := newPair(b)
+	client, server := p2ptest.Pair(b)
 	unregister := Register(server, ServerConfig{}, func(_ context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		for range 16 {
 			if err := send(&TokenFrame{Text: "token", TokenIDs: []int{42}}); err != nil {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -18,24 +17,21 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
-// newPair returns two connected libp2p hosts on loopback TCP.
-func newPair(t testing.TB) (client, server host.Host) {
-	t.Helper()
-	mk := func() host.Host {
-		h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay())
-		if err != nil {
-			t.Fatal(err)
+// tokenThenWait is a handler that sends one token, then waits for its
+// context to end (closing observed) or, at most, wait.
+func tokenThenWait(observed chan struct{}, wait time.Duration) Handler {
+	return func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
+		if err := send(&TokenFrame{Text: "a"}); err != nil {
+			return nil, err
 		}
-		t.Cleanup(func() { _ = h.Close() })
-		return h
+		select {
+		case <-ctx.Done():
+			close(observed)
+			return nil, ctx.Err()
+		case <-time.After(wait):
+			return &FinalFrame{}, nil
+		}
 	}
-	client, server = mk(), mk()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := client.Connect(ctx, peer.AddrInfo{ID: server.ID(), Addrs: server.Addrs()}); err != nil {
-		t.Fatal(err)
-	}
-	return client, server
 }
 
 // serve registers handler on server and unregisters at cleanup.

@@ -13,12 +13,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestRoundTrip(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	final := &FinalFrame{FinishReason: "stop", PromptTokens: 9, CompletionTokens: 5, Model: "tiny-q8", Receipt: []byte("receipt"), Commitment: []byte{1, 2}}
 	type seen struct {
 		req  *Request
@@ -78,20 +79,9 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestCancelStopsHandler(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	observed := make(chan struct{})
-	serve(t, server, ServerConfig{}, func(ctx context.Context, req *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
-		if err := send(&TokenFrame{Text: "a"}); err != nil {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			close(observed)
-			return nil, ctx.Err()
-		case <-time.After(10 * time.Second):
-			return &FinalFrame{}, nil
-		}
-	})
+	serve(t, server, ServerConfig{}, tokenThenWait(observed, 10*time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, _, err := Call(ctx, client, server.ID(), validRequest(), ClientConfig{}, func(*TokenFrame) error {
@@ -105,7 +95,7 @@ func TestCancelStopsHandler(t *testing.T) {
 }
 
 func TestTokenCallbackErrorStopsHandler(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	observed := make(chan struct{})
 	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		for ctx.Err() == nil {
@@ -124,7 +114,7 @@ func TestTokenCallbackErrorStopsHandler(t *testing.T) {
 }
 
 func TestHandlerErrorFrame(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{}, func(context.Context, *Request, peer.ID, func(*TokenFrame) error) (*FinalFrame, error) {
 		return nil, fmt.Errorf("engine: %w", &ErrorFrame{Status: 429, Code: "rate_limited", Message: "slow down", RetryAfterMs: 1500, Retryable: true})
 	})
@@ -139,7 +129,7 @@ func TestHandlerErrorFrame(t *testing.T) {
 }
 
 func TestHandlerFailures(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{MaxDuration: 300 * time.Millisecond}, func(ctx context.Context, req *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		switch req.Model {
 		case "internal":
@@ -177,20 +167,9 @@ func TestHandlerFailures(t *testing.T) {
 }
 
 func TestStall(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	observed := make(chan struct{})
-	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
-		if err := send(&TokenFrame{Text: "a"}); err != nil {
-			return nil, err
-		}
-		select {
-		case <-ctx.Done():
-			close(observed)
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Second):
-		}
-		return &FinalFrame{}, nil
-	})
+	serve(t, server, ServerConfig{}, tokenThenWait(observed, 5*time.Second))
 	tokens := 0
 	start := time.Now()
 	_, _, err := Call(context.Background(), client, server.ID(), validRequest(), ClientConfig{FirstTokenTimeout: 5 * time.Second, StallTimeout: 150 * time.Millisecond}, func(*TokenFrame) error {
@@ -207,7 +186,7 @@ func TestStall(t *testing.T) {
 }
 
 func TestFirstTokenTimeout(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		select {
 		case <-ctx.Done():
@@ -227,7 +206,7 @@ func TestFirstTokenTimeout(t *testing.T) {
 }
 
 func TestMaxConcurrent(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	started := make(chan struct{})
 	release := make(chan struct{})
 	var once sync.Once
@@ -261,7 +240,7 @@ func TestMaxConcurrent(t *testing.T) {
 }
 
 func TestUnregisterCancelsInFlight(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	started := make(chan struct{})
 	unregister := Register(server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		close(started)

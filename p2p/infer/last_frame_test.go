@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
 // The token marked Last is held and written in one piece with the final
 // frame: the client does not see it before the handler has finished, and
 // then sees it, unchanged and in order, before the final frame.
 func TestLastTokenTravelsWithTheFinalFrame(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	release := make(chan struct{})
 	final := &FinalFrame{FinishReason: "length", CompletionTokens: 2, Receipt: []byte("r")}
 	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
@@ -62,7 +64,7 @@ func TestLastTokenTravelsWithTheFinalFrame(t *testing.T) {
 // A held last token is still delivered when the handler fails after it
 // (then the error frame) or sends again after it (then both, in order).
 func TestHeldLastTokenIsNeverLost(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{}, func(ctx context.Context, req *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		if err := send(&TokenFrame{Text: "x", Last: true}); err != nil {
 			return nil, err

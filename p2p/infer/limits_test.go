@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -25,16 +25,8 @@ import (
 // newHost returns a loopback host connected to server.
 func newHost(t *testing.T, server host.Host) host.Host {
 	t.Helper()
-	h, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := h.Connect(ctx, peer.AddrInfo{ID: server.ID(), Addrs: server.Addrs()}); err != nil {
-		t.Fatal(err)
-	}
+	h := p2ptest.Host(t)
+	p2ptest.Connect(t, h, server)
 	return h
 }
 
@@ -57,7 +49,7 @@ func newProductionHost(t *testing.T) host.Host {
 // TestUnknownCallerBudget: an unregistered peer gets no more completions
 // than the shared budget allows, while a known peer is not limited.
 func TestUnknownCallerBudget(t *testing.T) {
-	stranger, server := newPair(t)
+	stranger, server := p2ptest.Pair(t)
 	known := newHost(t, server)
 	clk := clock.NewMock()
 	serve(t, server, ServerConfig{Known: func(p peer.ID) bool { return p == known.ID() }, UnknownRate: 3, Clock: clk}, echoHandler)
@@ -129,7 +121,7 @@ func openRaw(t *testing.T, c host.Host, server peer.ID, n int) {
 // every slot only until their writes stall; the slots then free and a known
 // peer's call is served in full.
 func TestNeverReadingStreamsFreeTheirSlots(t *testing.T) {
-	attacker, server := newPair(t)
+	attacker, server := p2ptest.Pair(t)
 	buyer := newHost(t, server)
 	var started, stalled atomic.Int32
 	serve(t, server, ServerConfig{MaxConcurrent: 4, MaxPerPeer: 32, MaxQueue: 16, QueueTimeout: 10 * time.Second,
@@ -225,7 +217,7 @@ func TestFloodFromOnePeer(t *testing.T) {
 // stream while it waits for a slot leaves the queue at once, so it does not
 // keep a later request out of a full queue.
 func TestLeavingWhileQueuedFreesThePlace(t *testing.T) {
-	holder, server := newPair(t)
+	holder, server := p2ptest.Pair(t)
 	other := newHost(t, server)
 	started := make(chan struct{}, 4)
 	release := make(chan struct{})

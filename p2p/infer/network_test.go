@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -17,7 +18,7 @@ import (
 // another at the request frame, before its handler runs; the same pair on
 // one network is served.
 func TestNetworksNeverExchange(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var served atomic.Int32
 	serve(t, server, ServerConfig{Network: "alpha"}, func(context.Context, *Request, peer.ID, func(*TokenFrame) error) (*FinalFrame, error) {
 		served.Add(1)

@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -23,7 +24,7 @@ func echoHandler(context.Context, *Request, peer.ID, func(*TokenFrame) error) (*
 }
 
 func TestOversizeRequest(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var calls atomic.Int32
 	serve(t, server, ServerConfig{MaxRequestSize: 64 << 10}, func(ctx context.Context, r *Request, p peer.ID, s func(*TokenFrame) error) (*FinalFrame, error) {
 		calls.Add(1)
@@ -49,7 +50,7 @@ func TestOversizeRequest(t *testing.T) {
 }
 
 func TestMalformedRequest(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{}, echoHandler)
 	good, err := cborx.Marshal(validRequest())
 	if err != nil {
@@ -81,7 +82,7 @@ func TestMalformedRequest(t *testing.T) {
 }
 
 func TestRequestTimeout(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{RequestTimeout: 200 * time.Millisecond}, echoHandler)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -105,7 +106,7 @@ func TestRequestTimeout(t *testing.T) {
 // breaks the protocol.
 func rawServer(t *testing.T, fn func(s network.Stream, send func(*Frame))) (client, server peer.ID, call func(ClientConfig) (*FinalFrame, int, error)) {
 	t.Helper()
-	c, srv := newPair(t)
+	c, srv := p2ptest.Pair(t)
 	srv.SetStreamHandler(ProtocolID, func(s network.Stream) {
 		r := bufio.NewReader(s)
 		if _, err := p2p.ReadFrame(r, DefaultMaxRequestSize); err != nil {
@@ -174,7 +175,7 @@ func TestCutStreams(t *testing.T) {
 
 func TestProviderAbort(t *testing.T) {
 	// The provider's connection dies mid-generation (a crashed process).
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, p peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		for i := range 3 {
 			if err := send(&TokenFrame{Text: "t", TokenIDs: []int{i}}); err != nil {

@@ -1,7 +1,6 @@
 package infer
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -132,7 +131,6 @@ func (c ServerConfig) withDefaults() ServerConfig {
 type server struct {
 	cfg     ServerConfig
 	handler Handler
-	log     *slog.Logger
 	ctx     context.Context
 	admit   *admitter
 
@@ -149,8 +147,11 @@ func Register(h host.Host, cfg ServerConfig, handler Handler, log *slog.Logger) 
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg = cfg.withDefaults()
-	srv := &server{cfg: cfg, handler: handler, log: log.With("protocol", ProtocolID), ctx: ctx, admit: newAdmitter(cfg)}
-	h.SetStreamHandler(ProtocolID, p2p.NewPanicGuard(cfg.Registerer, log).Wrap(ProtocolID, srv.handle))
+	srv := &server{cfg: cfg, handler: handler, ctx: ctx, admit: newAdmitter(cfg)}
+	h.SetStreamHandler(ProtocolID, p2p.Serve(p2p.StreamSpec{Protocol: ProtocolID, Service: ServiceName,
+		MaxFrame: cfg.MaxRequestSize, Reserve: 2, // the frame buffer and the decoded request
+		ReadTimeout: cfg.RequestTimeout, WriteTimeout: cfg.MaxDuration + closeGrace,
+		Admit: srv.enter, Registerer: cfg.Registerer, Log: log}, srv.handle))
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -164,96 +165,83 @@ func Register(h host.Host, cfg ServerConfig, handler Handler, log *slog.Logger) 
 	}
 }
 
-func (srv *server) handle(s network.Stream) {
+// enter counts a stream in, for unregister to wait for; it fails once
+// unregister has begun.
+func (srv *server) enter(peer.ID) (release func(), err error) {
 	srv.mu.Lock()
+	defer srv.mu.Unlock()
 	if srv.closed {
-		srv.mu.Unlock()
-		_ = s.Reset()
-		return
+		return nil, errors.New("infer: server unregistered")
 	}
 	srv.wg.Add(1)
-	srv.mu.Unlock()
-	defer srv.wg.Done()
+	return srv.wg.Done, nil
+}
 
-	from := s.Conn().RemotePeer()
-	log := srv.log.With("peer", from)
-	if err := s.Scope().SetService(ServiceName); err != nil {
-		log.Debug("attach stream to service", "err", err)
-		_ = s.Reset()
-		return
-	}
-	start := time.Now()
-	_ = s.SetWriteDeadline(start.Add(srv.cfg.MaxDuration + closeGrace))
-	_ = s.SetReadDeadline(start.Add(srv.cfg.RequestTimeout))
-	r := bufio.NewReader(s)
+// handle serves one stream the opening prepared (p2p.Serve); it ends the
+// stream itself, but for the errors of reading the request.
+func (srv *server) handle(s *p2p.Stream) error {
 	// A client may open its stream ahead of the call (Warm): unregister
 	// must not wait a whole RequestTimeout for a request that never came.
 	stopRead := context.AfterFunc(srv.ctx, func() { _ = s.Reset() })
-	req, ef := srv.readRequest(s, r, log)
+	req, ef, err := srv.readRequest(s)
 	if !stopRead() {
-		return // unregistering: the stream is reset
+		return nil // unregistering: the stream is reset
+	}
+	if err != nil {
+		return err
 	}
 	if ef != nil {
 		srv.reject(s, ef)
-		return
-	}
-	if req == nil {
-		_ = s.Reset()
-		return
+		return nil
 	}
 	// Watched from here on, so a client that leaves while its request
 	// waits for a slot gives the slot up.
 	_ = s.SetReadDeadline(time.Now().Add(srv.cfg.QueueTimeout + closeGrace))
-	watch := watchRead(r)
+	watch := watchRead(s.Reader())
+	from := s.Peer
 	known := srv.cfg.Known == nil || srv.cfg.Known(from) || srv.cfg.Paid != nil && srv.cfg.Paid(from, req)
 	release, ef := srv.admit.acquire(srv.ctx, watch.done, from, known)
 	if ef != nil {
 		if ended, eof := watch.ended(); ended && !eof {
 			_ = s.Reset()
-			return
+			return nil
 		} else if ended {
 			ef = &ErrorFrame{Status: 499, Code: terms.CodeStopped, Message: "stopped by the client before it started"}
 		}
 		srv.reject(s, ef)
-		return
+		return nil
 	}
 	admitted := time.Now()
 	_ = s.SetReadDeadline(admitted.Add(srv.cfg.MaxDuration + closeGrace))
-	srv.serve(s, watch, req, admitted, release, log)
+	srv.serve(s, watch, req, admitted, release, s.Log)
+	return nil
 }
 
 // readRequest reads, decodes and checks the request frame: its network
-// first, then its validity. A nil request without an error frame means the
-// stream is to be reset.
-func (srv *server) readRequest(s network.Stream, r *bufio.Reader, log *slog.Logger) (*Request, *ErrorFrame) {
-	size := p2p.PeekFrameSize(r)
-	if size > 0 && size <= srv.cfg.MaxRequestSize {
-		// The frame buffer and the decoded request.
-		if err := s.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
-			return nil, &ErrorFrame{Status: 429, Code: terms.CodeBusy, Message: "provider out of memory for requests", Retryable: true,
-				RetryAfterMs: srv.cfg.RetryAfter.Milliseconds()}
-		}
-		defer s.Scope().ReleaseMemory(2 * size)
-	}
-	b, err := p2p.ReadFrame(r, srv.cfg.MaxRequestSize)
-	if err != nil {
-		if errors.Is(err, p2p.ErrFrameTooLarge) {
-			return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: fmt.Sprintf("request frame exceeds %d bytes", srv.cfg.MaxRequestSize)}
-		}
-		log.Debug("read request", "err", err)
-		return nil, nil
+// first, then its validity. An error means the stream is to be reset.
+func (srv *server) readRequest(s *p2p.Stream) (*Request, *ErrorFrame, error) {
+	defer s.ReleaseFrame()
+	b, err := s.ReadFrame()
+	switch {
+	case errors.Is(err, p2p.ErrNoMemory):
+		return nil, &ErrorFrame{Status: 429, Code: terms.CodeBusy, Message: "provider out of memory for requests", Retryable: true,
+			RetryAfterMs: srv.cfg.RetryAfter.Milliseconds()}, nil
+	case errors.Is(err, p2p.ErrFrameTooLarge):
+		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: fmt.Sprintf("request frame exceeds %d bytes", srv.cfg.MaxRequestSize)}, nil
+	case err != nil:
+		return nil, nil, fmt.Errorf("infer: read request: %w", err)
 	}
 	req, err := unmarshalRequest(b, srv.cfg.MaxRequestSize)
 	if err != nil {
-		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()}
+		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()}, nil
 	}
 	if err := p2p.CheckNetwork(srv.cfg.Network, req.Network); err != nil {
-		return nil, &ErrorFrame{Status: 421, Code: terms.CodeWrongNetwork, Message: err.Error()}
+		return nil, &ErrorFrame{Status: 421, Code: terms.CodeWrongNetwork, Message: err.Error()}, nil
 	}
 	if err := req.Validate(); err != nil {
-		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()}
+		return nil, &ErrorFrame{Status: 400, Code: terms.CodeBadRequest, Message: err.Error()}, nil
 	}
-	return req, nil
+	return req, nil, nil
 }
 
 // reject answers with one error frame and closes the stream.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -36,7 +37,7 @@ func stopHandler(sent *atomic.Int64, stopped chan<- bool) Handler {
 // half-closes the stream; the handler sees Stopped and its partial final
 // frame reaches Call, which counts every byte read.
 func TestStopKeepsTheFinalFrame(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var sent atomic.Int64
 	stopped := make(chan bool, 1)
 	serve(t, server, ServerConfig{}, stopHandler(&sent, stopped))
@@ -71,7 +72,7 @@ func TestStopKeepsTheFinalFrame(t *testing.T) {
 // leaves Call with ErrStop and no final frame; one that answers without a
 // final frame sends a 499.
 func TestStopWithoutAnswer(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	release := make(chan struct{})
 	serve(t, server, ServerConfig{}, func(ctx context.Context, _ *Request, _ peer.ID, send func(*TokenFrame) error) (*FinalFrame, error) {
 		if err := send(&TokenFrame{Text: "a"}); err != nil {
@@ -104,7 +105,7 @@ func TestStopWithoutAnswer(t *testing.T) {
 // TestResetIsNotStop: cancelling Call resets the stream; the handler's
 // context ends without Stopped and nothing more is written.
 func TestResetIsNotStop(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var sent atomic.Int64
 	stopped := make(chan bool, 1)
 	serve(t, server, ServerConfig{}, stopHandler(&sent, stopped))

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
 // answerOnce answers one token and a final frame, counting its calls;
@@ -45,7 +47,7 @@ func waitIdle(t *testing.T, w *Warm, n int) {
 // while that call runs, since refilling follows only an answered call),
 // with the same answer and byte counts as on a stream of its own.
 func TestWarmStreamCarriesTheNextCall(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var calls atomic.Int32
 	hold := make(chan struct{})
 	var holding atomic.Bool
@@ -111,7 +113,7 @@ func TestWarmStreamCarriesTheNextCall(t *testing.T) {
 // waiting for a request, and registered again) costs the call nothing:
 // it goes on a new stream and is answered.
 func TestWarmStreamOfARestartedServerIsReplaced(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var calls atomic.Int32
 	// A request timeout far beyond the test: unregister must not wait
 	// for the idle warm stream's request.
@@ -139,7 +141,7 @@ func TestWarmStreamOfARestartedServerIsReplaced(t *testing.T) {
 
 // TestWarmStreamExpires: a stream idle for WarmIdle is not used.
 func TestWarmStreamExpires(t *testing.T) {
-	client, server := newPair(t)
+	client, server := p2ptest.Pair(t)
 	var calls atomic.Int32
 	serve(t, server, ServerConfig{}, answerOnce(&calls, nil))
 	w := NewWarm(client)

@@ -1,47 +1,25 @@
 package payment
 
 import (
-	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"time"
 
-	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
 )
 
-// handle serves one stream: one Delivery frame in, one Ack frame out.
-func (s *Server) handle(st network.Stream) {
-	from := st.Conn().RemotePeer()
-	log := s.log.With("peer", from)
-	release, err := s.admit(from)
+// handle serves one stream the opening prepared (p2p.Serve): one Delivery
+// frame in, one Ack frame out.
+func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
+	d, err := p2p.DecodeFrame(st, DecodeDelivery)
 	if err != nil {
-		log.Debug("delivery refused before reading", "err", err)
-		s.reset(st)
-		return
+		// Oversized, truncated or malformed, or out of memory.
+		return fmt.Errorf("payment: read delivery: %w", err)
 	}
-	defer release()
-	if err := st.Scope().SetService(ServiceName); err != nil {
-		log.Debug("attach stream to service", "err", err)
-		s.reset(st)
-		return
-	}
-	start := time.Now()
-	deadline := start.Add(s.cfg.Timeout)
-	_ = st.SetReadDeadline(deadline)
-	_ = st.SetWriteDeadline(deadline.Add(writeGrace))
-
-	d, ok := s.readDelivery(st, log)
-	if !ok {
-		s.reset(st)
-		return
-	}
-	ctx, cancel := context.WithDeadline(s.life.Context(), deadline)
-	results := s.results(ctx, from, d, log)
-	cancel()
+	results := s.results(ctx, st.Peer, d, st.Log)
 	// Counted once answered, before the ack is written: a client holding
 	// the ack then always sees the delivery in Stats.
 	s.stats.deliveries.Add(1)
@@ -52,47 +30,10 @@ func (s *Server) handle(st network.Stream) {
 	if err != nil {
 		// The records persisted stay persisted: the gateway, without its
 		// ack, delivers them again and the sink finds them.
-		log.Debug("write ack", "err", err)
-		s.reset(st)
-		return
+		return fmt.Errorf("payment: write ack: %w", err)
 	}
-	_ = st.Close()
-	log.Debug("delivery answered", "records", len(results), "took", time.Since(start))
-}
-
-func (s *Server) reset(st network.Stream) {
-	s.stats.reset.Add(1)
-	_ = st.Reset()
-}
-
-// readDelivery reads and decodes the delivery frame within the stream's
-// memory reservation; false means the stream is to be reset (oversized,
-// truncated or malformed frame, out of memory).
-func (s *Server) readDelivery(st network.Stream, log *slog.Logger) (*Delivery, bool) {
-	r := bufio.NewReader(st)
-	if size := p2p.PeekFrameSize(r); size > 0 && size <= MaxFrameSize {
-		// The frame buffer and the decoded records beside it.
-		if err := st.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
-			log.Debug("reserve memory for the delivery", "bytes", 2*size, "err", err)
-			return nil, false
-		}
-		defer st.Scope().ReleaseMemory(2 * size)
-	}
-	b, err := p2p.ReadFrame(r, MaxFrameSize)
-	if err != nil {
-		if errors.Is(err, p2p.ErrFrameTooLarge) {
-			log.Debug("oversized delivery frame", "err", err)
-		} else {
-			log.Debug("read delivery", "err", err)
-		}
-		return nil, false
-	}
-	d, err := DecodeDelivery(b)
-	if err != nil {
-		log.Debug("malformed delivery frame", "err", err)
-		return nil, false
-	}
-	return d, true
+	st.Log.Debug("delivery answered", "records", len(results), "took", st.Elapsed())
+	return nil
 }
 
 // results passes each record of d to the sink, independently, and returns

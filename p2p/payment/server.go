@@ -108,7 +108,6 @@ type Server struct {
 
 	stats counters
 	life  *p2p.StreamServer
-	guard *p2p.PanicGuard
 }
 
 // NewServer makes a server; Start registers it on h.
@@ -126,14 +125,16 @@ func NewServer(h host.Host, cfg ServerConfig, sink Sink, log *slog.Logger) (*Ser
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
-	guard := p2p.NewPanicGuard(cfg.Registerer, log)
-	return &Server{h: h, cfg: cfg, sink: sink, log: log.With("protocol", ProtocolID), guard: guard,
+	return &Server{h: h, cfg: cfg, sink: sink, log: log,
 		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "deliveries"))}, nil
 }
 
 // Start registers the stream handler. A server starts once.
 func (s *Server) Start() error {
-	if err := s.life.Start(s.guard.Wrap(ProtocolID, s.handle)); err != nil {
+	spec := p2p.StreamSpec{Service: ServiceName, MaxFrame: MaxFrameSize, Reserve: 2, // the frame and the decoded records
+		ReadTimeout: s.cfg.Timeout, WriteTimeout: s.cfg.Timeout + writeGrace,
+		OnReset: func() { s.stats.reset.Add(1) }, Registerer: s.cfg.Registerer, Log: s.log}
+	if err := s.life.Serve(spec, s.handle); err != nil {
 		return fmt.Errorf("payment: %w", err)
 	}
 	return nil
@@ -149,7 +150,3 @@ func (s *Server) Stats() Stats {
 	return Stats{Deliveries: s.stats.deliveries.Load(), Accepted: s.stats.accepted.Load(),
 		Refused: s.stats.refused.Load(), Transient: s.stats.transient.Load(), Reset: s.stats.reset.Load()}
 }
-
-// admit takes a delivery slot for p; release gives it back. It fails when
-// the server is stopped or p or all peers are at their limit.
-func (s *Server) admit(p peer.ID) (release func(), err error) { return s.life.Admit(p) }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
@@ -50,21 +51,7 @@ func (m *machine) machineID() []byte { id := m.id.MachineID(); return id[:] }
 // host runs a loopback libp2p host with the machine's key.
 func (m *machine) host(t testing.TB) host.Host {
 	t.Helper()
-	h, err := libp2p.New(libp2p.Identity(m.key), libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	return h
-}
-
-func connect(t testing.TB, a, b host.Host) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := a.Connect(ctx, peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}); err != nil {
-		t.Fatal(err)
-	}
+	return p2ptest.Host(t, libp2p.Identity(m.key))
 }
 
 var testModel = func() []byte { b := make([]byte, 32); b[0] = 7; return b }()

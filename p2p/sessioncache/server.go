@@ -1,7 +1,6 @@
 package sessioncache
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
-	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -38,7 +36,6 @@ type Server struct {
 	h    host.Host
 	hold *Holder
 	cfg  ServerConfig
-	log  *slog.Logger
 	life *p2p.StreamServer
 }
 
@@ -63,10 +60,13 @@ func NewServer(h host.Host, hold *Holder, cfg ServerConfig, log *slog.Logger) (*
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	guard := p2p.NewPanicGuard(cfg.Registerer, log)
-	s := &Server{h: h, hold: hold, cfg: cfg, log: log.With("protocol", ProtocolID),
+	s := &Server{h: h, hold: hold, cfg: cfg,
 		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "exchanges"))}
-	if err := s.life.Start(guard.Wrap(ProtocolID, s.handle)); err != nil {
+	// The frame's reservation is held to the end: the holder keeps the
+	// state it decodes.
+	spec := p2p.StreamSpec{Service: ServiceName, MaxFrame: MaxFrameSize, Reserve: 2,
+		ReadTimeout: cfg.Timeout, WriteTimeout: cfg.Timeout, Registerer: cfg.Registerer, Log: log}
+	if err := s.life.Serve(spec, s.handle); err != nil {
 		return nil, fmt.Errorf("sessioncache: %w", err)
 	}
 	return s, nil
@@ -78,61 +78,26 @@ func (s *Server) Stop() { s.life.Stop() }
 // Active is the number of exchanges in progress.
 func (s *Server) Active() int { return s.life.Active() }
 
-func (s *Server) admit(p peer.ID) (func(), error) { return s.life.Admit(p) }
-
-// handle serves one stream: one request frame in, one answer frame out.
-func (s *Server) handle(st network.Stream) {
-	from := st.Conn().RemotePeer()
-	log := s.log.With("peer", from)
-	release, err := s.admit(from)
+// handle serves one stream the opening prepared (p2p.Serve): one request
+// frame in, one answer frame out.
+func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
+	b, err := st.ReadFrame()
 	if err != nil {
-		log.Debug("session-cache stream refused before reading", "err", err)
-		_ = st.Reset()
-		return
-	}
-	defer release()
-	if err := st.Scope().SetService(ServiceName); err != nil {
-		log.Debug("attach stream to service", "err", err)
-		_ = st.Reset()
-		return
-	}
-	deadline := time.Now().Add(s.cfg.Timeout)
-	_ = st.SetDeadline(deadline)
-	r := bufio.NewReader(st)
-	if size := p2p.PeekFrameSize(r); size > 0 && size <= MaxFrameSize {
-		if err := st.Scope().ReserveMemory(2*size, network.ReservationPriorityHigh); err != nil {
-			log.Debug("reserve memory for the frame", "bytes", 2*size, "err", err)
-			_ = st.Reset()
-			return
-		}
-		defer st.Scope().ReleaseMemory(2 * size)
-	}
-	b, err := p2p.ReadFrame(r, MaxFrameSize)
-	if err != nil {
-		log.Debug("read session-cache frame", "err", err)
-		_ = st.Reset()
-		return
+		return fmt.Errorf("sessioncache: read frame: %w", err)
 	}
 	req, err := DecodeRequest(b)
 	if err != nil {
 		s.hold.count(&Rejection{ReasonMalformed, err})
-		log.Debug("malformed session-cache frame", "err", err)
-		_ = st.Reset()
-		return
+		return fmt.Errorf("sessioncache: malformed frame: %w", err)
 	}
-	ctx, cancel := context.WithDeadline(s.life.Context(), deadline)
-	ans := s.answer(ctx, from, req, log)
-	cancel()
-	out, err := encode("answer", ans)
+	out, err := encode("answer", s.answer(ctx, st.Peer, req, st.Log))
 	if err == nil {
 		err = p2p.WriteFrame(st, out)
 	}
 	if err != nil {
-		log.Debug("write session-cache answer", "err", err)
-		_ = st.Reset()
-		return
+		return fmt.Errorf("sessioncache: write answer: %w", err)
 	}
-	_ = st.Close()
+	return nil
 }
 
 func (s *Server) answer(ctx context.Context, from peer.ID, req *Request, log *slog.Logger) *Answer {

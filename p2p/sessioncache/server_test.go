@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
@@ -20,7 +21,7 @@ func serveSuccessor(t *testing.T, cfg sessioncache.ServerConfig) (*successor, ho
 	s := newSuccessor(t, nil)
 	sh := s.host(t)
 	ch := newMachine(t).host(t)
-	connect(t, ch, sh)
+	p2ptest.Connect(t, ch, sh)
 	srv, err := sessioncache.NewServer(sh, s.hold, cfg, nil)
 	if err != nil {
 		t.Fatal(err)

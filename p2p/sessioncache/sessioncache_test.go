@@ -9,6 +9,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
@@ -19,8 +20,8 @@ import (
 func TestPrimaryToSuccessor(t *testing.T) {
 	gw, primary, succ := newMachine(t), newMachine(t), newSuccessor(t, nil)
 	gh, ph, sh := gw.host(t), primary.host(t), succ.host(t)
-	connect(t, gh, sh)
-	connect(t, ph, sh)
+	p2ptest.Connect(t, gh, sh)
+	p2ptest.Connect(t, ph, sh)
 	srv, err := sessioncache.NewServer(sh, succ.hold, sessioncache.ServerConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
