@@ -4,14 +4,7 @@
 // func f16Rows4Asm(out *[4]float32, w0, w1, w2, w3 *uint16, x *float32, n int)
 // FCVTL/FCVTL2 widen the halves exactly.
 TEXT ·f16Rows4Asm(SB), NOSPLIT, $0-56
-	MOVD w0+8(FP), R1
-	MOVD w1+16(FP), R2
-	MOVD w2+24(FP), R3
-	MOVD w3+32(FP), R4
-	MOVD x+40(FP), R5
-	MOVD n+48(FP), R6
-	LSR $3, R6, R6
-	VZERO0TO7
+	ROWS4ARGS
 f16rows4loop:
 	VLD1.P 32(R5), [V16.S4, V17.S4]
 	VLD1.P 16(R1), [V26.H8]

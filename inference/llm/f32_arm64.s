@@ -3,14 +3,7 @@
 
 // func f32Rows4Asm(out *[4]float32, w0, w1, w2, w3, x *float32, n int)
 TEXT ·f32Rows4Asm(SB), NOSPLIT, $0-56
-	MOVD w0+8(FP), R1
-	MOVD w1+16(FP), R2
-	MOVD w2+24(FP), R3
-	MOVD w3+32(FP), R4
-	MOVD x+40(FP), R5
-	MOVD n+48(FP), R6
-	LSR $3, R6, R6
-	VZERO0TO7
+	ROWS4ARGS
 f32rows4loop:
 	VLD1.P 32(R5), [V16.S4, V17.S4]
 	VLD1.P 32(R1), [V18.S4, V19.S4]

@@ -42,6 +42,19 @@
 	FADDP4S(t, a0, a1); FADDP4S((t)+1, a2, a3); FADDP4S((t)+2, a4, a5); FADDP4S((t)+3, a6, a7); \
 	FADDP4S((t)+4, t, (t)+1); FADDP4S((t)+5, (t)+2, (t)+3); FADDP4S((t)+6, (t)+4, (t)+5)
 
+// ROWS4ARGS loads the arguments of a rows4 kernel (out, w0-w3, x, n):
+// rows in R1-R4, x in R5, the count of 8-weight steps in R6, and clears
+// the accumulators V0-V7.
+#define ROWS4ARGS \
+	MOVD w0+8(FP), R1; \
+	MOVD w1+16(FP), R2; \
+	MOVD w2+24(FP), R3; \
+	MOVD w3+32(FP), R4; \
+	MOVD x+40(FP), R5; \
+	MOVD n+48(FP), R6; \
+	LSR $3, R6, R6; \
+	VZERO0TO7
+
 // ROWS4STEP multiplies four rows' 8 widened weights in V18-V25 by x in
 // V16-V17 and adds the products into the accumulator pairs V0-V7.
 #define ROWS4STEP \
