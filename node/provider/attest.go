@@ -98,7 +98,7 @@ func (a *attestor) rotated(keeper *identity.SessionKeeper) bool {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sent != nil && bytes.Equal(a.sent, pub)
+	return a.sent != nil && !bytes.Equal(a.sent, pub)
 }
 
 // signingKey is the session key the provider signs with now; false when
