@@ -24,12 +24,11 @@ func q8Tile2x4Asm(out *[8]float32, q0, q1 *int8, d0, d1 *float32, x0, x1, x2, x3
 // pure-Go kernel's bounds checks would) before the assembly reads memory.
 
 func f32Rows4Vec(out *[4]float32, w *[4][]float32, x []float32) {
-	n := len(x)
-	if n == 0 || n%8 != 0 {
+	n := rows4Len(w, len(x))
+	if n == 0 {
 		pureGo.f32Rows4(out, w, x)
 		return
 	}
-	_, _, _, _ = w[0][n-1], w[1][n-1], w[2][n-1], w[3][n-1]
 	f32Rows4Asm(out, &w[0][0], &w[1][0], &w[2][0], &w[3][0], &x[0], n)
 }
 
@@ -46,7 +45,16 @@ func f32Tile4x3Vec(out *[12]float32, w *[4][]float32, x *[3][]float32) {
 // runs at, 0 for one only the pure-Go kernel takes.
 func f32Tile4x3Len(w *[4][]float32, x *[3][]float32) int {
 	n := len(x[0])
-	if n == 0 || n%8 != 0 || len(x[1]) != n || len(x[2]) != n {
+	if len(x[1]) != n || len(x[2]) != n {
+		return 0
+	}
+	return rows4Len(w, n)
+}
+
+// rows4Len is n if the kernels take rows of n weights (a positive
+// multiple of 8), else 0; a row of w shorter than n panics here.
+func rows4Len[T any](w *[4][]T, n int) int {
+	if n == 0 || n%8 != 0 {
 		return 0
 	}
 	_, _, _, _ = w[0][n-1], w[1][n-1], w[2][n-1], w[3][n-1]
@@ -54,12 +62,11 @@ func f32Tile4x3Len(w *[4][]float32, x *[3][]float32) int {
 }
 
 func f16Rows4Vec(out *[4]float32, w *[4][]uint16, x []float32) {
-	n := len(x)
-	if n == 0 || n%8 != 0 {
+	n := rows4Len(w, len(x))
+	if n == 0 {
 		pureGo.f16Rows4(out, w, x)
 		return
 	}
-	_, _, _, _ = w[0][n-1], w[1][n-1], w[2][n-1], w[3][n-1]
 	f16Rows4Asm(out, &w[0][0], &w[1][0], &w[2][0], &w[3][0], &x[0], n)
 }
 
