@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/node"
 )
@@ -66,12 +67,10 @@ func statusesAt(api string) (map[string]string, error) {
 
 // quotedAt is how many providers the routing node at api quotes model at.
 func quotedAt(api, model string) int {
-	var qs []json.RawMessage
-	if err := rpcCall(api, "tenzro_quoteInference", map[string]any{"model": model,
-		"units": map[string]uint64{"input_tokens": 1, "output_tokens": 1}}, &qs); err != nil {
-		return 0
-	}
-	return len(qs)
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	n, _ := devnet.QuotedAt(ctx, api, model)
+	return n
 }
 
 // routerMetrics is the part of tenzro_getRouterMetrics the report shows.
