@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
@@ -26,11 +25,7 @@ func TestJudgeBatchTolerance(t *testing.T) {
 	o.MoE, o.Layers, o.Dim, o.Heads, o.FFN, o.Vocab = true, 2, 64, 4, 128, 320
 	eng := openGenerated(t, filepath.Join(dir, "m"), o)
 	m := eng.Model()
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mach.Close() })
+	mach := testMachine(t, filepath.Join(dir, "machine"))
 	in := make([][]float32, 2)
 	for r := range in {
 		in[r] = make([]float32, o.Dim)
@@ -97,11 +92,7 @@ func BenchmarkBatchJudge(b *testing.B) {
 	o.MoE = true
 	eng := openGenerated(b, filepath.Join(dir, "m"), o)
 	m := eng.Model()
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = mach.Close() })
+	mach := testMachine(b, filepath.Join(dir, "machine"))
 	in := make([][]float32, 8)
 	for r := range in {
 		in[r] = make([]float32, o.Dim)

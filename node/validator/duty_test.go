@@ -121,10 +121,7 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 	ctx, stop := net.Progress(ctx, time.Minute)
 	t.Cleanup(stop)
 	dn.ctx = ctx
-	if dn.machine, err = testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dn.machine.Close() })
+	dn.machine = testMachine(t, filepath.Join(dir, "machine"))
 	reg, err := dn.machine.Register(net.ChainID, acct(dn.op), 100_000, 0)
 	if err != nil {
 		t.Fatal(err)
