@@ -39,11 +39,7 @@ func TestEvidenceDisputeModel(t *testing.T) {
 	if err := modelgen.GenerateModel(otherDir, o); err != nil {
 		t.Fatal(err)
 	}
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mach.Close() })
+	mach := testMachine(t, filepath.Join(dir, "machine"))
 	real := openModel(t, realDir)
 	model := real.Info().ID
 	in := receipt.EvidenceInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: "café 🙂"}},
