@@ -26,13 +26,7 @@ func TestJudgeBatchTolerance(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(dir, "m"), o)
 	m := eng.Model()
 	mach := testMachine(t, filepath.Join(dir, "machine"))
-	in := make([][]float32, 2)
-	for r := range in {
-		in[r] = make([]float32, o.Dim)
-		for k := range in[r] {
-			in[r][k] = float32((r*31+k)%13)/6 - 1
-		}
-	}
+	in := expertInput(2, o.Dim)
 	want, err := m.ExpertForward(0, 3, in, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -93,13 +87,7 @@ func BenchmarkBatchJudge(b *testing.B) {
 	eng := openGenerated(b, filepath.Join(dir, "m"), o)
 	m := eng.Model()
 	mach := testMachine(b, filepath.Join(dir, "machine"))
-	in := make([][]float32, 8)
-	for r := range in {
-		in[r] = make([]float32, o.Dim)
-		for k := range in[r] {
-			in[r][k] = float32((r*31+k)%13)/6 - 1
-		}
-	}
+	in := expertInput(8, o.Dim)
 	out, err := m.ExpertForward(1, 2, in, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -126,4 +114,17 @@ func BenchmarkBatchJudge(b *testing.B) {
 			}
 		}
 	})
+}
+
+// expertInput is n rows of dim activations in [-1, 1], distinct per row:
+// an expert's input for the batch judge.
+func expertInput(n, dim int) [][]float32 {
+	in := make([][]float32, n)
+	for r := range in {
+		in[r] = make([]float32, dim)
+		for k := range in[r] {
+			in[r][k] = float32((r*31+k)%13)/6 - 1
+		}
+	}
+	return in
 }
