@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,31 +24,12 @@ type cluster struct {
 	bin   string
 	dir   string
 	dn    *exec.Cmd
-	dnOut *lockedBuffer
+	dnOut *devnet.SyncBuffer
 	m     devnet.Manifest
 
 	validators, providers, gateways []*proc
 	join                            *proc
 	joinToken                       string
-}
-
-// lockedBuffer is a buffer a child's output goroutine writes while the
-// soak reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // buildBinary builds tenzrod from the module at repo into dir.
@@ -71,7 +51,7 @@ func buildBinary(repo, dir string) (string, error) {
 // startCluster runs `tenzrod devnet` in dir and waits for its manifest,
 // then starts the join gateway with the buyer's key and a deposit.
 func startCluster(ctx context.Context, cfg config, bin, dir string) (*cluster, error) {
-	cl := &cluster{bin: bin, dir: dir, dnOut: &lockedBuffer{}}
+	cl := &cluster{bin: bin, dir: dir, dnOut: &devnet.SyncBuffer{}}
 	cl.dn = exec.Command(bin, "devnet", "--dir", dir, "--fresh",
 		"--validators", strconv.Itoa(cfg.validators), "--providers", strconv.Itoa(cfg.providers),
 		"--gateways", strconv.Itoa(cfg.gateways))
@@ -136,7 +116,7 @@ func (cl *cluster) startJoin(ctx context.Context) error {
 	for _, cp := range cl.m.ChainPeers[:min(2, len(cl.m.ChainPeers))] {
 		first = append(first, "--chain-peer", cp)
 	}
-	out := &lockedBuffer{}
+	out := &devnet.SyncBuffer{}
 	c := exec.Command(cl.bin, first...)
 	logf, err := os.OpenFile(filepath.Join(cl.dir, "join.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {

@@ -1,43 +1,37 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/node"
 )
 
-var rpcClient = &http.Client{Timeout: 5 * time.Second}
+const rpcTimeout = 5 * time.Second
 
-// rpcCall posts one JSON-RPC call to a node's API and decodes its result.
+var rpcClient = &http.Client{Timeout: rpcTimeout}
+
+// rpcCall makes one JSON-RPC call to a node's API through the CLI's client
+// and decodes its result; rpcTimeout bounds it as it bounds the soak's other
+// requests.
 func rpcCall(api, method string, params, result any) error {
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	c, err := shell.NewClient(api)
 	if err != nil {
 		return fmt.Errorf("chaos: rpc %s: %w", method, err)
 	}
-	resp, err := rpcClient.Post(api+"/rpc", "application/json", bytes.NewReader(body))
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	raw, err := c.Call(ctx, method, params)
 	if err != nil {
-		return fmt.Errorf("chaos: rpc %s: %w", method, err)
+		return fmt.Errorf("chaos: rpc: %w", err)
 	}
-	defer resp.Body.Close()
-	var r struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return fmt.Errorf("chaos: rpc %s: %w", method, err)
-	}
-	if r.Error != nil {
-		return fmt.Errorf("chaos: rpc %s: %d %s", method, r.Error.Code, r.Error.Message)
-	}
-	return json.Unmarshal(r.Result, result)
+	return json.Unmarshal(raw, result)
 }
 
 // nodeInfo is the node's tenzro_nodeInfo (ok false if it did not answer).
@@ -73,12 +67,10 @@ func statusesAt(api string) (map[string]string, error) {
 
 // quotedAt is how many providers the routing node at api quotes model at.
 func quotedAt(api, model string) int {
-	var qs []json.RawMessage
-	if err := rpcCall(api, "tenzro_quoteInference", map[string]any{"model": model,
-		"units": map[string]uint64{"input_tokens": 1, "output_tokens": 1}}, &qs); err != nil {
-		return 0
-	}
-	return len(qs)
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	n, _ := devnet.QuotedAt(ctx, api, model)
+	return n
 }
 
 // routerMetrics is the part of tenzro_getRouterMetrics the report shows.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 )
 
 // built is the tenzrod binary the end-to-end tests share: linking it
@@ -52,28 +52,20 @@ func buildBinary(t *testing.T) string {
 	return built.bin
 }
 
-// rpcCall posts one JSON-RPC call and decodes its result.
+// rpcCall makes one JSON-RPC call through the CLI's client and decodes its
+// result; the tests poll with it, so a call gives up after 3 s.
 func rpcCall(api, method string, params, result any) error {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	resp, err := (&http.Client{Timeout: 3 * time.Second}).Post(api+"/rpc", "application/json", bytes.NewReader(body))
+	c, err := shell.NewClient(api)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	var r struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	raw, err := c.Call(ctx, method, params)
+	if err != nil {
 		return err
 	}
-	if r.Error != nil {
-		return fmt.Errorf("rpc %d: %s", r.Error.Code, r.Error.Message)
-	}
-	return json.Unmarshal(r.Result, result)
+	return json.Unmarshal(raw, result)
 }
 
 type providerStatus struct {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node"
@@ -39,11 +39,7 @@ func TestEvidenceDisputeModel(t *testing.T) {
 	if err := modelgen.GenerateModel(otherDir, o); err != nil {
 		t.Fatal(err)
 	}
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mach.Close() })
+	mach := testMachine(t, filepath.Join(dir, "machine"))
 	real := openModel(t, realDir)
 	model := real.Info().ID
 	in := receipt.EvidenceInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: "café 🙂"}},
@@ -97,27 +93,13 @@ func openModel(t *testing.T, dir string) *llm.Engine {
 // an answer of model, as the gateway keeps it.
 func servedEvidence(t *testing.T, mach *testnet.Machine, model inference.ModelID, eng inference.Engine, in receipt.EvidenceInput) ledger.DisputeEvidence {
 	t.Helper()
-	var steps [][]inference.LogProb
-	var text strings.Builder
-	res, err := eng.Generate(context.Background(), inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling, LogProbs: commit.TopK},
-		func(tok inference.Token) error {
-			steps = append(steps, tok.TopK)
-			text.WriteString(inference.ValidText(tok.Text))
-			return nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := commit.Build(steps, eng.Info().VocabSize)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, text, proofs := committest.Generate(t, eng, inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling})
 	tokens := make([]uint32, len(res.Tokens))
 	for i, id := range res.Tokens {
 		tokens[i] = uint32(id)
 	}
 	input, mid := in.Commitment(model[:]), mach.MachineID()
-	out, ch, th := receipt.OutputHash(text.String()), commit.Hash(proofs), receipt.TokensHash(tokens)
+	out, ch, th := receipt.OutputHash(text), commit.Hash(proofs), receipt.TokensHash(tokens)
 	env, err := receipt.Sign(mach.Session, &receipt.Receipt{ModelID: model[:], Engine: "embedded", MachineID: mid[:],
 		ProviderPeer: []byte(mach.PeerID), Nonce: make([]byte, 16), InputCommitment: input[:], OutputHash: out[:],
 		Units: terms.Units{OutputTokens: uint64(len(tokens))}, CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "length", TimeMs: time.Now().UnixMilli()})

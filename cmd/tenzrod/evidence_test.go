@@ -69,11 +69,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	prov, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prov.Close()
+	prov := testMachine(t, filepath.Join(dir, "machine"))
 	reg, err := prov.Register(net.ChainID, ledger.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
 
 // signedRecord is what a buyer keeps of a response's
@@ -187,12 +189,10 @@ func metric(api, name string) (float64, error) {
 
 // quotedAt is how many providers the routing node at api quotes model at.
 func quotedAt(api, model string) int {
-	var qs []json.RawMessage
-	if err := rpcCall(api, "tenzro_quoteInference", map[string]any{"model": model,
-		"units": map[string]uint64{"input_tokens": 1, "output_tokens": 1}}, &qs); err != nil {
-		return 0
-	}
-	return len(qs)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	n, _ := devnet.QuotedAt(ctx, api, model)
+	return n
 }
 
 // waitFor polls cond every 100 ms until it holds, failing the test with

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -18,25 +17,6 @@ import (
 
 // joinDeposit is what the laptop moves into the user's escrow.
 const joinDeposit = 5_000_000
-
-// syncBuffer is a bytes.Buffer a child's output goroutine writes while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // stopPID stops a process the test started: SIGTERM, then SIGKILL after
 // 15 s (which fails the test).
@@ -63,7 +43,7 @@ func joinAndPay(t *testing.T, ps *procSet, v0 devnet.NodeEntry) joinedCall {
 	t.Helper()
 	m := ps.m
 	dir := t.TempDir()
-	out := &syncBuffer{}
+	out := &devnet.SyncBuffer{}
 	start := time.Now()
 	cmd := ps.start(filepath.Join(dir, "join.log"), out, "join", "--home", filepath.Join(dir, "laptop"),
 		"--bootstrap", v0.P2P[0], "--genesis", m.Genesis, "--chain-peer", m.ChainPeers[0],

@@ -93,82 +93,18 @@ back, which pays out only after the chain's withdraw delay (param
 withdraw_delay_blocks), so records already signed against the escrow stay
 covered; claim pays out a withdrawal once it has unlocked.`,
 	}
-	// settlerOf parses --settler; "" is the zero account: the payer's own.
-	settlerOf := func(s string) (ledger.AccountID, error) {
-		if s == "" {
-			return ledger.AccountID{}, nil
-		}
-		id, err := ledger.ParseAccountID(s)
-		if err != nil {
-			return id, fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", s, err)
-		}
-		return id, nil
-	}
-	var (
-		fo       txOpts
-		famount  amountFlag
-		fsettler string
-	)
-	fund := &cobra.Command{
-		Use:   "fund --key FILE --amount N [--settler ACCOUNT]",
-		Short: "Move micro-units from the balance into the (you, settler) escrow",
-		Example: `  tenzrod tx escrow fund --key buyer.key --amount 1_000_000
+	fund := newEscrowAmountCmd("fund", "Move micro-units from the balance into the (you, settler) escrow",
+		"micro-units to move into the escrow, an integer > 0 (required)",
+		func(amt uint64, st ledger.AccountID) any { return &ledger.EscrowFund{Amount: amt, Settler: st} })
+	fund.Example = `  tenzrod tx escrow fund --key buyer.key --amount 1_000_000
   # the escrow a gateway account settles calls against
-  tenzrod tx escrow fund --key buyer.key --amount 1_000_000 --settler 3f…e1`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			amt, err := famount.required("amount")
-			if err != nil {
-				return err
-			}
-			st, err := settlerOf(fsettler)
-			if err != nil {
-				return err
-			}
-			s, err := fo.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit(fmt.Sprintf("escrow fund %d micro-units, settler %s", amt, fsettlerName(fsettler)),
-				&ledger.EscrowFund{Amount: amt, Settler: st})
-		},
-	}
-	fo.register(fund)
-	fund.Flags().Var(&famount, "amount", "micro-units to move into the escrow, an integer > 0 (required)")
-	fund.Flags().StringVar(&fsettler, "settler", "", "the settler (gateway account ID) of the escrow; default: you")
-
-	var (
-		wo       txOpts
-		wamount  amountFlag
-		wsettler string
-	)
-	withdraw := &cobra.Command{
-		Use:   "withdraw --key FILE --amount N [--settler ACCOUNT]",
-		Short: "Start moving micro-units from an escrow back to the balance (paid out after the withdraw delay)",
-		Example: `  tenzrod tx escrow withdraw --key buyer.key --amount 400000
+  tenzrod tx escrow fund --key buyer.key --amount 1_000_000 --settler 3f…e1`
+	withdraw := newEscrowAmountCmd("withdraw", "Start moving micro-units from an escrow back to the balance (paid out after the withdraw delay)",
+		"micro-units to withdraw, an integer > 0 (required)",
+		func(amt uint64, st ledger.AccountID) any { return &ledger.EscrowWithdraw{Amount: amt, Settler: st} })
+	withdraw.Example = `  tenzrod tx escrow withdraw --key buyer.key --amount 400000
   # later, once it has unlocked:
-  tenzrod tx escrow claim --key buyer.key`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			amt, err := wamount.required("amount")
-			if err != nil {
-				return err
-			}
-			st, err := settlerOf(wsettler)
-			if err != nil {
-				return err
-			}
-			s, err := wo.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit(fmt.Sprintf("escrow withdraw %d micro-units, settler %s", amt, fsettlerName(wsettler)),
-				&ledger.EscrowWithdraw{Amount: amt, Settler: st})
-		},
-	}
-	wo.register(withdraw)
-	withdraw.Flags().Var(&wamount, "amount", "micro-units to withdraw, an integer > 0 (required)")
-	withdraw.Flags().StringVar(&wsettler, "settler", "", "the settler (gateway account ID) of the escrow; default: you")
+  tenzrod tx escrow claim --key buyer.key`
 
 	var (
 		co       txOpts
@@ -192,9 +128,58 @@ covered; claim pays out a withdrawal once it has unlocked.`,
 		},
 	}
 	co.register(claim)
-	claim.Flags().StringVar(&csettler, "settler", "", "the settler (gateway account ID) of the escrow; default: you")
+	claim.Flags().StringVar(&csettler, "settler", "", settlerHelp)
 	cmd.AddCommand(fund, withdraw, claim)
 	return cmd
+}
+
+const settlerHelp = "the settler (gateway account ID) of the escrow; default: you"
+
+// newEscrowAmountCmd is `escrow fund` or `escrow withdraw` (verb): --amount
+// moved between the balance and the (you, settler) escrow by the
+// transaction tx builds.
+func newEscrowAmountCmd(verb, short, amountHelp string, tx func(amt uint64, st ledger.AccountID) any) *cobra.Command {
+	var (
+		o       txOpts
+		amount  amountFlag
+		settler string
+	)
+	cmd := &cobra.Command{
+		Use:   verb + " --key FILE --amount N [--settler ACCOUNT]",
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			amt, err := amount.required("amount")
+			if err != nil {
+				return err
+			}
+			st, err := settlerOf(settler)
+			if err != nil {
+				return err
+			}
+			s, err := o.open(cmd)
+			if err != nil {
+				return err
+			}
+			return s.submit(fmt.Sprintf("escrow %s %d micro-units, settler %s", verb, amt, fsettlerName(settler)), tx(amt, st))
+		},
+	}
+	o.register(cmd)
+	cmd.Flags().Var(&amount, "amount", amountHelp)
+	cmd.Flags().StringVar(&settler, "settler", "", settlerHelp)
+	return cmd
+}
+
+// settlerOf parses --settler; "" is the zero account: the payer's own.
+func settlerOf(s string) (ledger.AccountID, error) {
+	if s == "" {
+		return ledger.AccountID{}, nil
+	}
+	id, err := ledger.ParseAccountID(s)
+	if err != nil {
+		return id, fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", s, err)
+	}
+	return id, nil
 }
 
 // fsettlerName is how a --settler value reads in a summary.

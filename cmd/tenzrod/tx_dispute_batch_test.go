@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
 
@@ -19,11 +18,7 @@ import (
 // binding.
 func batchEvidence(t *testing.T, home string, payer ledger.AccountID) (string, *expert.Binding) {
 	t.Helper()
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	const dim = 4
 	rows, _ := expert.PackRows([][]float32{{1, 2, 3, 4}}, dim)
 	out, _ := expert.PackRows([][]float32{{4, 3, 2, 1}}, dim)

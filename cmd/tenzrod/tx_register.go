@@ -156,45 +156,37 @@ func machineFlag(s string) (identity.MachineID, error) {
 }
 
 func newTxUnbondCmd() *cobra.Command {
-	var (
-		o       txOpts
-		machine string
-	)
-	cmd := &cobra.Command{
-		Use:   "unbond --key OPERATOR_KEY --machine ID",
-		Short: "Start unbonding a provider's serving bond (its standing drops to 0)",
-		Long: `unbond starts the unbonding delay of a machine the key's account operates; the
+	cmd := newTxMachineCmd(func(m identity.MachineID) (string, any) {
+		return "unbond machine " + m.String(), &ledger.ProviderUnbond{MachineID: m}
+	})
+	cmd.Use = "unbond --key OPERATOR_KEY --machine ID"
+	cmd.Short = "Start unbonding a provider's serving bond (its standing drops to 0)"
+	cmd.Long = `unbond starts the unbonding delay of a machine the key's account operates; the
 provider stops earning standing at once. After the delay it registered with,
-` + "`tenzrod tx withdraw-bond`" + ` returns the bond and removes the registration.`,
-		Example: `  tenzrod tx unbond --key ~/.tenzrod/provider/account.key --machine 9c…41`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := machineFlag(machine)
-			if err != nil {
-				return err
-			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit("unbond machine "+m.String(), &ledger.ProviderUnbond{MachineID: m})
-		},
-	}
-	o.register(cmd)
-	cmd.Flags().StringVar(&machine, "machine", "", "machine ID of the provider, 64 hex digits (required)")
+` + "`tenzrod tx withdraw-bond`" + ` returns the bond and removes the registration.`
+	cmd.Example = `  tenzrod tx unbond --key ~/.tenzrod/provider/account.key --machine 9c…41`
 	return cmd
 }
 
 func newTxWithdrawBondCmd() *cobra.Command {
+	cmd := newTxMachineCmd(func(m identity.MachineID) (string, any) {
+		return "withdraw the bond of machine " + m.String(), &ledger.ProviderWithdraw{MachineID: m}
+	})
+	cmd.Use = "withdraw-bond --key OPERATOR_KEY --machine ID"
+	cmd.Short = "Return an unbonded serving bond to the operator and remove the registration"
+	cmd.Example = `  tenzrod tx withdraw-bond --key ~/.tenzrod/provider/account.key --machine 9c…41`
+	return cmd
+}
+
+// newTxMachineCmd is a transaction about one registered machine, the
+// operator's key signing it: tx builds it from the parsed --machine.
+func newTxMachineCmd(tx func(identity.MachineID) (string, any)) *cobra.Command {
 	var (
 		o       txOpts
 		machine string
 	)
 	cmd := &cobra.Command{
-		Use:     "withdraw-bond --key OPERATOR_KEY --machine ID",
-		Short:   "Return an unbonded serving bond to the operator and remove the registration",
-		Example: `  tenzrod tx withdraw-bond --key ~/.tenzrod/provider/account.key --machine 9c…41`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			m, err := machineFlag(machine)
 			if err != nil {
@@ -204,7 +196,7 @@ func newTxWithdrawBondCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.submit("withdraw the bond of machine "+m.String(), &ledger.ProviderWithdraw{MachineID: m})
+			return s.submit(tx(m))
 		},
 	}
 	o.register(cmd)

@@ -8,11 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
@@ -27,11 +25,7 @@ func TestTxSettle(t *testing.T) {
 	chainID := n.node.Chain().App().ChainID()
 	opFile, op := newAccount(t)
 	mustTx(t, "transfer", "--api", n.api, "--key", n.buyerKey, "--to", op.String(), "--amount", "2_000_000_000")
-	mach, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mach.Close()
+	mach := testMachine(t, t.TempDir())
 	reg, err := mach.Register(chainID, op, ledger.DefaultParams().MinServingBond, 60)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -104,58 +105,46 @@ func (f *File) array(key string, want parser.GGUFMetadataValueType) (parser.GGUF
 
 // Strings returns an array of strings.
 func (f *File) Strings(key string) ([]string, bool, error) {
-	av, ok, err := f.array(key, parser.GGUFMetadataValueTypeString)
-	if !ok || err != nil {
-		return nil, ok, err
-	}
-	out := make([]string, len(av.Array))
-	for i, x := range av.Array {
-		s, isStr := x.(string)
-		if !isStr {
-			return nil, true, fmt.Errorf("gguf: metadata %q item %d is not a string", key, i)
+	return arrayOf(f, key, parser.GGUFMetadataValueTypeString, func(x any) (string, error) {
+		s, ok := x.(string)
+		if !ok {
+			return "", errors.New("not a string")
 		}
-		out[i] = s
-	}
-	return out, true, nil
+		return s, nil
+	})
 }
 
 // Float32s returns an array of numbers as float32.
 func (f *File) Float32s(key string) ([]float32, bool, error) {
-	av, ok, err := f.array(key, parser.GGUFMetadataValueTypeArray)
-	if !ok || err != nil {
-		return nil, ok, err
-	}
-	out := make([]float32, len(av.Array))
-	for i, x := range av.Array {
+	return arrayOf(f, key, parser.GGUFMetadataValueTypeArray, func(x any) (float32, error) {
 		switch v := x.(type) {
 		case float32:
-			out[i] = v
+			return v, nil
 		case float64:
-			out[i] = float32(v)
-		default:
-			n, err := toInt(x)
-			if err != nil {
-				return nil, true, fmt.Errorf("gguf: metadata %q item %d: %w", key, i, err)
-			}
-			out[i] = float32(n)
+			return float32(v), nil
 		}
-	}
-	return out, true, nil
+		n, err := toInt(x)
+		return float32(n), err
+	})
 }
 
 // Ints returns an array of integers.
 func (f *File) Ints(key string) ([]int64, bool, error) {
-	av, ok, err := f.array(key, parser.GGUFMetadataValueTypeArray)
+	return arrayOf(f, key, parser.GGUFMetadataValueTypeArray, toInt)
+}
+
+// arrayOf returns the array at key (of items of type want, or of any
+// type for GGUFMetadataValueTypeArray), each item converted by conv.
+func arrayOf[T any](f *File, key string, want parser.GGUFMetadataValueType, conv func(any) (T, error)) ([]T, bool, error) {
+	av, ok, err := f.array(key, want)
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	out := make([]int64, len(av.Array))
+	out := make([]T, len(av.Array))
 	for i, x := range av.Array {
-		n, err := toInt(x)
-		if err != nil {
+		if out[i], err = conv(x); err != nil {
 			return nil, true, fmt.Errorf("gguf: metadata %q item %d: %w", key, i, err)
 		}
-		out[i] = n
 	}
 	return out, true, nil
 }

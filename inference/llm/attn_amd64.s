@@ -1,17 +1,11 @@
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // Attention inner loops with AVX2, whole rows of positions per call (one
 // call per position cost more than the arithmetic at head sizes of 32-128).
 // Same operations as the per-position kernels: scores are dot's 8-lane
-// accumulation and reduction (f32_amd64.s), the weighted sum of values is
+// accumulation and reduction (avx_amd64.h), the weighted sum of values is
 // axpy's product-then-sum per element, positions in order.
-
-#define REDUCE4(a, b, c, d, ax, t) \
-	VHADDPS b, a, a; \
-	VHADDPS d, c, c; \
-	VHADDPS c, a, a; \
-	VEXTRACTF128 $1, a, t; \
-	VADDPS t, ax, ax
 
 // func scoresAsm(out, q, k *float32, stride, np, n int)
 // out[p] = dot(q[:n], k[p*stride:][:n]) for p < np; np%4 == 0, n%8 == 0,
@@ -31,21 +25,10 @@ scoregroup:
 	LEAQ (R8)(DX*2), R10
 	LEAQ (R9)(DX*2), R11
 	XORQ AX, AX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ZERO4Y
 
 scoreloop:
-	VMOVUPS (SI)(AX*1), Y4
-	VMULPS  (R8)(AX*1), Y4, Y5
-	VADDPS  Y5, Y0, Y0
-	VMULPS  (R9)(AX*1), Y4, Y6
-	VADDPS  Y6, Y1, Y1
-	VMULPS  (R10)(AX*1), Y4, Y7
-	VADDPS  Y7, Y2, Y2
-	VMULPS  (R11)(AX*1), Y4, Y8
-	VADDPS  Y8, Y3, Y3
+	DOT4STEP
 	ADDQ    $32, AX
 	CMPQ    AX, CX
 	JLT     scoreloop
@@ -70,10 +53,7 @@ TEXT ·wsum32Asm(SB), NOSPLIT, $0-40
 	SHLQ $2, DX
 	MOVQ np+32(FP), CX
 	XORQ AX, AX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ZERO4Y
 
 wsumloop:
 	VBROADCASTSS (SI)(AX*4), Y4

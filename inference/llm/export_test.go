@@ -21,3 +21,6 @@ func UseKernels(name string) (restore func()) {
 	}
 	return func() { kern = old }
 }
+
+// LogSoftmax64 is the float64 log-softmax ReferenceScore uses.
+func LogSoftmax64(x []float64) []float64 { return logSoftmax64(x) }

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // F16 dot products with AVX2 and F16C: VCVTPH2PS widens eight halves
 // exactly, then the products and sums follow dot's order (see
@@ -6,18 +7,8 @@
 
 // func f16Rows4Asm(out *[4]float32, w0, w1, w2, w3 *uint16, x *float32, n int)
 TEXT ·f16Rows4Asm(SB), NOSPLIT, $0-56
-	MOVQ w0+8(FP), R8
-	MOVQ w1+16(FP), R9
-	MOVQ w2+24(FP), R10
-	MOVQ w3+32(FP), R11
-	MOVQ x+40(FP), SI
-	MOVQ n+48(FP), CX
-	SHLQ $1, CX
-	XORQ AX, AX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ROWS4ARGS(1)
+	ZERO4Y
 	// The next four rows follow row 3: fetch them ahead, a line per step.
 	LEAQ (R11)(CX*1), R12
 
@@ -40,12 +31,8 @@ f16loop:
 	CMPQ      AX, CX
 	JLT       f16loop
 
-	VHADDPS      Y1, Y0, Y0
-	VHADDPS      Y3, Y2, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X4
-	VADDPS       X4, X0, X0
-	MOVQ         out+0(FP), DI
-	VMOVUPS      X0, (DI)
+	REDUCE4(Y0, Y1, Y2, Y3, X0, X4)
+	MOVQ    out+0(FP), DI
+	VMOVUPS X0, (DI)
 	VZEROUPPER
 	RET

@@ -1,46 +1,17 @@
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // F32 dot products with AVX2, in the order of dot (ops.go): each output is
-// one 8-lane accumulator (VMULPS then VADDPS, never fused) reduced as
-// ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)). n is a positive multiple of 8.
-
-// REDUCE4 turns the accumulators a, b, c, d (Y registers) into the four
-// totals [a, b, c, d] in the X register of a. VHADDPS adds neighbours:
-// hadd(a, b) = [a0+a1, a2+a3, b0+b1, b2+b3 | a4+a5, a6+a7, b4+b5, b6+b7],
-// so two rounds give each total's two halves in the low and high 128 bits,
-// which the last add joins. t is a scratch X register.
-#define REDUCE4(a, b, c, d, ax, t) \
-	VHADDPS b, a, a; \
-	VHADDPS d, c, c; \
-	VHADDPS c, a, a; \
-	VEXTRACTF128 $1, a, t; \
-	VADDPS t, ax, ax
+// one 8-lane accumulator reduced by REDUCE4 (avx_amd64.h). n is a
+// positive multiple of 8.
 
 // func f32Rows4Asm(out *[4]float32, w0, w1, w2, w3, x *float32, n int)
 TEXT ·f32Rows4Asm(SB), NOSPLIT, $0-56
-	MOVQ w0+8(FP), R8
-	MOVQ w1+16(FP), R9
-	MOVQ w2+24(FP), R10
-	MOVQ w3+32(FP), R11
-	MOVQ x+40(FP), SI
-	MOVQ n+48(FP), CX
-	SHLQ $2, CX
-	XORQ AX, AX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ROWS4ARGS(2)
+	ZERO4Y
 
 rows4loop:
-	VMOVUPS (SI)(AX*1), Y4
-	VMULPS  (R8)(AX*1), Y4, Y5
-	VADDPS  Y5, Y0, Y0
-	VMULPS  (R9)(AX*1), Y4, Y6
-	VADDPS  Y6, Y1, Y1
-	VMULPS  (R10)(AX*1), Y4, Y7
-	VADDPS  Y7, Y2, Y2
-	VMULPS  (R11)(AX*1), Y4, Y8
-	VADDPS  Y8, Y3, Y3
+	DOT4STEP
 	ADDQ    $32, AX
 	CMPQ    AX, CX
 	JLT     rows4loop
@@ -55,20 +26,8 @@ rows4loop:
 // Accumulator Y(4t+r) holds row r times token t; each weight load feeds
 // three tokens.
 TEXT ·f32Tile4x3Asm(SB), NOSPLIT, $0-72
-	MOVQ w0+8(FP), R8
-	MOVQ w1+16(FP), R9
-	MOVQ w2+24(FP), R10
-	MOVQ w3+32(FP), R11
-	MOVQ x0+40(FP), SI
-	MOVQ x1+48(FP), DX
-	MOVQ x2+56(FP), BX
-	MOVQ n+64(FP), CX
-	SHLQ $2, CX
-	XORQ AX, AX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	TILE4X3ARGS
+	ZERO4Y
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6

@@ -1,67 +1,49 @@
 #include "textflag.h"
-
-// NEON kernels, in the order of dot and dotQ8 (ops.go, q8.go): the 8-lane
-// accumulator of one output is a pair of 4-lane registers (lanes 0-3, 4-7);
-// products and sums are separate FMUL and FADD (never FMLA); the reduction
-// ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)) is three rounds of FADDP:
-// faddp(lo, hi) = [s0+s1, s2+s3, s4+s5, s6+s7], and pairing two such
-// results twice more gives [o0, o1, o2, o3] for four outputs. Go's arm64
-// assembler has no mnemonics for these vector floating-point instructions,
-// so they are WORD encodings, each with its instruction in a comment.
-// Lengths: n is a positive multiple of 8, nb a positive count of
-// 32-weight blocks (the Go wrappers check).
+#include "neon_arm64.h"
 
 // func f32Rows4Asm(out *[4]float32, w0, w1, w2, w3, x *float32, n int)
 TEXT ·f32Rows4Asm(SB), NOSPLIT, $0-56
-	MOVD w0+8(FP), R1
-	MOVD w1+16(FP), R2
-	MOVD w2+24(FP), R3
-	MOVD w3+32(FP), R4
-	MOVD x+40(FP), R5
-	MOVD n+48(FP), R6
-	LSR $3, R6, R6
-	VEOR V0.B16, V0.B16, V0.B16
-	VEOR V1.B16, V1.B16, V1.B16
-	VEOR V2.B16, V2.B16, V2.B16
-	VEOR V3.B16, V3.B16, V3.B16
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
+	ROWS4ARGS
 f32rows4loop:
 	VLD1.P 32(R5), [V16.S4, V17.S4]
 	VLD1.P 32(R1), [V18.S4, V19.S4]
 	VLD1.P 32(R2), [V20.S4, V21.S4]
 	VLD1.P 32(R3), [V22.S4, V23.S4]
 	VLD1.P 32(R4), [V24.S4, V25.S4]
-	WORD $0x6e30de52 // FMUL V18.4S, V18.4S, V16.4S
-	WORD $0x6e31de73 // FMUL V19.4S, V19.4S, V17.4S
-	WORD $0x6e30de94 // FMUL V20.4S, V20.4S, V16.4S
-	WORD $0x6e31deb5 // FMUL V21.4S, V21.4S, V17.4S
-	WORD $0x6e30ded6 // FMUL V22.4S, V22.4S, V16.4S
-	WORD $0x6e31def7 // FMUL V23.4S, V23.4S, V17.4S
-	WORD $0x6e30df18 // FMUL V24.4S, V24.4S, V16.4S
-	WORD $0x6e31df39 // FMUL V25.4S, V25.4S, V17.4S
-	WORD $0x4e32d400 // FADD V0.4S, V0.4S, V18.4S
-	WORD $0x4e33d421 // FADD V1.4S, V1.4S, V19.4S
-	WORD $0x4e34d442 // FADD V2.4S, V2.4S, V20.4S
-	WORD $0x4e35d463 // FADD V3.4S, V3.4S, V21.4S
-	WORD $0x4e36d484 // FADD V4.4S, V4.4S, V22.4S
-	WORD $0x4e37d4a5 // FADD V5.4S, V5.4S, V23.4S
-	WORD $0x4e38d4c6 // FADD V6.4S, V6.4S, V24.4S
-	WORD $0x4e39d4e7 // FADD V7.4S, V7.4S, V25.4S
+	ROWS4STEP
 	SUBS $1, R6, R6
 	BNE f32rows4loop
-	WORD $0x6e21d408 // FADDP V8.4S, V0.4S, V1.4S
-	WORD $0x6e23d449 // FADDP V9.4S, V2.4S, V3.4S
-	WORD $0x6e25d48a // FADDP V10.4S, V4.4S, V5.4S
-	WORD $0x6e27d4cb // FADDP V11.4S, V6.4S, V7.4S
-	WORD $0x6e29d50c // FADDP V12.4S, V8.4S, V9.4S
-	WORD $0x6e2bd54d // FADDP V13.4S, V10.4S, V11.4S
-	WORD $0x6e2dd58e // FADDP V14.4S, V12.4S, V13.4S
-	MOVD out+0(FP), R0
-	VST1 [V14.S4], (R0)
-	RET
+	ROWS4END
+
+// TILE4X3STEP loads 4 lanes of the three tokens' x (V24-V26) and of the
+// four rows (V27-V30) and adds their twelve products (each in V31) into
+// the accumulators V(a) .. V(a+11), token-major.
+#define TILE4X3STEP(a) \
+	VLD1.P 16(R5), [V24.S4]; \
+	VLD1.P 16(R6), [V25.S4]; \
+	VLD1.P 16(R7), [V26.S4]; \
+	VLD1.P 16(R1), [V27.S4]; \
+	VLD1.P 16(R2), [V28.S4]; \
+	VLD1.P 16(R3), [V29.S4]; \
+	VLD1.P 16(R4), [V30.S4]; \
+	FMUL4S(31, 27, 24); FADD4S(a, a, 31); \
+	FMUL4S(31, 28, 24); FADD4S((a)+1, (a)+1, 31); \
+	FMUL4S(31, 29, 24); FADD4S((a)+2, (a)+2, 31); \
+	FMUL4S(31, 30, 24); FADD4S((a)+3, (a)+3, 31); \
+	FMUL4S(31, 27, 25); FADD4S((a)+4, (a)+4, 31); \
+	FMUL4S(31, 28, 25); FADD4S((a)+5, (a)+5, 31); \
+	FMUL4S(31, 29, 25); FADD4S((a)+6, (a)+6, 31); \
+	FMUL4S(31, 30, 25); FADD4S((a)+7, (a)+7, 31); \
+	FMUL4S(31, 27, 26); FADD4S((a)+8, (a)+8, 31); \
+	FMUL4S(31, 28, 26); FADD4S((a)+9, (a)+9, 31); \
+	FMUL4S(31, 29, 26); FADD4S((a)+10, (a)+10, 31); \
+	FMUL4S(31, 30, 26); FADD4S((a)+11, (a)+11, 31)
+
+// TILE4X3OUT stores four outputs whose lanes 0-3 are in V(a) .. V(a+3)
+// and lanes 4-7 in V(a+12) .. V(a+15), advancing R0.
+#define TILE4X3OUT(a) \
+	REDUCE4(a, (a)+12, (a)+1, (a)+13, (a)+2, (a)+14, (a)+3, (a)+15, 24); \
+	VST1.P [V30.S4], 16(R0)
 
 // func f32Tile4x3Asm(out *[12]float32, w0, w1, w2, w3, x0, x1, x2 *float32, n int)
 // Lanes 0-3 of all twelve outputs, then lanes 4-7: 24 accumulators, the
@@ -76,118 +58,16 @@ TEXT ·f32Tile4x3Asm(SB), NOSPLIT, $0-72
 	MOVD x2+56(FP), R7
 	MOVD n+64(FP), R8
 	LSR $3, R8, R8
-	VEOR V0.B16, V0.B16, V0.B16
-	VEOR V1.B16, V1.B16, V1.B16
-	VEOR V2.B16, V2.B16, V2.B16
-	VEOR V3.B16, V3.B16, V3.B16
-	VEOR V4.B16, V4.B16, V4.B16
-	VEOR V5.B16, V5.B16, V5.B16
-	VEOR V6.B16, V6.B16, V6.B16
-	VEOR V7.B16, V7.B16, V7.B16
-	VEOR V8.B16, V8.B16, V8.B16
-	VEOR V9.B16, V9.B16, V9.B16
-	VEOR V10.B16, V10.B16, V10.B16
-	VEOR V11.B16, V11.B16, V11.B16
-	VEOR V12.B16, V12.B16, V12.B16
-	VEOR V13.B16, V13.B16, V13.B16
-	VEOR V14.B16, V14.B16, V14.B16
-	VEOR V15.B16, V15.B16, V15.B16
-	VEOR V16.B16, V16.B16, V16.B16
-	VEOR V17.B16, V17.B16, V17.B16
-	VEOR V18.B16, V18.B16, V18.B16
-	VEOR V19.B16, V19.B16, V19.B16
-	VEOR V20.B16, V20.B16, V20.B16
-	VEOR V21.B16, V21.B16, V21.B16
-	VEOR V22.B16, V22.B16, V22.B16
-	VEOR V23.B16, V23.B16, V23.B16
+	VZERO0TO7
+	VZERO(V8); VZERO(V9); VZERO(V10); VZERO(V11); VZERO(V12); VZERO(V13); VZERO(V14); VZERO(V15)
+	VZERO(V16); VZERO(V17); VZERO(V18); VZERO(V19); VZERO(V20); VZERO(V21); VZERO(V22); VZERO(V23)
 f32tileloop:
-	VLD1.P 16(R5), [V24.S4]
-	VLD1.P 16(R6), [V25.S4]
-	VLD1.P 16(R7), [V26.S4]
-	VLD1.P 16(R1), [V27.S4]
-	VLD1.P 16(R2), [V28.S4]
-	VLD1.P 16(R3), [V29.S4]
-	VLD1.P 16(R4), [V30.S4]
-	WORD $0x6e38df7f // FMUL V31.4S, V27.4S, V24.4S
-	WORD $0x4e3fd400 // FADD V0.4S, V0.4S, V31.4S
-	WORD $0x6e38df9f // FMUL V31.4S, V28.4S, V24.4S
-	WORD $0x4e3fd421 // FADD V1.4S, V1.4S, V31.4S
-	WORD $0x6e38dfbf // FMUL V31.4S, V29.4S, V24.4S
-	WORD $0x4e3fd442 // FADD V2.4S, V2.4S, V31.4S
-	WORD $0x6e38dfdf // FMUL V31.4S, V30.4S, V24.4S
-	WORD $0x4e3fd463 // FADD V3.4S, V3.4S, V31.4S
-	WORD $0x6e39df7f // FMUL V31.4S, V27.4S, V25.4S
-	WORD $0x4e3fd484 // FADD V4.4S, V4.4S, V31.4S
-	WORD $0x6e39df9f // FMUL V31.4S, V28.4S, V25.4S
-	WORD $0x4e3fd4a5 // FADD V5.4S, V5.4S, V31.4S
-	WORD $0x6e39dfbf // FMUL V31.4S, V29.4S, V25.4S
-	WORD $0x4e3fd4c6 // FADD V6.4S, V6.4S, V31.4S
-	WORD $0x6e39dfdf // FMUL V31.4S, V30.4S, V25.4S
-	WORD $0x4e3fd4e7 // FADD V7.4S, V7.4S, V31.4S
-	WORD $0x6e3adf7f // FMUL V31.4S, V27.4S, V26.4S
-	WORD $0x4e3fd508 // FADD V8.4S, V8.4S, V31.4S
-	WORD $0x6e3adf9f // FMUL V31.4S, V28.4S, V26.4S
-	WORD $0x4e3fd529 // FADD V9.4S, V9.4S, V31.4S
-	WORD $0x6e3adfbf // FMUL V31.4S, V29.4S, V26.4S
-	WORD $0x4e3fd54a // FADD V10.4S, V10.4S, V31.4S
-	WORD $0x6e3adfdf // FMUL V31.4S, V30.4S, V26.4S
-	WORD $0x4e3fd56b // FADD V11.4S, V11.4S, V31.4S
-	VLD1.P 16(R5), [V24.S4]
-	VLD1.P 16(R6), [V25.S4]
-	VLD1.P 16(R7), [V26.S4]
-	VLD1.P 16(R1), [V27.S4]
-	VLD1.P 16(R2), [V28.S4]
-	VLD1.P 16(R3), [V29.S4]
-	VLD1.P 16(R4), [V30.S4]
-	WORD $0x6e38df7f // FMUL V31.4S, V27.4S, V24.4S
-	WORD $0x4e3fd58c // FADD V12.4S, V12.4S, V31.4S
-	WORD $0x6e38df9f // FMUL V31.4S, V28.4S, V24.4S
-	WORD $0x4e3fd5ad // FADD V13.4S, V13.4S, V31.4S
-	WORD $0x6e38dfbf // FMUL V31.4S, V29.4S, V24.4S
-	WORD $0x4e3fd5ce // FADD V14.4S, V14.4S, V31.4S
-	WORD $0x6e38dfdf // FMUL V31.4S, V30.4S, V24.4S
-	WORD $0x4e3fd5ef // FADD V15.4S, V15.4S, V31.4S
-	WORD $0x6e39df7f // FMUL V31.4S, V27.4S, V25.4S
-	WORD $0x4e3fd610 // FADD V16.4S, V16.4S, V31.4S
-	WORD $0x6e39df9f // FMUL V31.4S, V28.4S, V25.4S
-	WORD $0x4e3fd631 // FADD V17.4S, V17.4S, V31.4S
-	WORD $0x6e39dfbf // FMUL V31.4S, V29.4S, V25.4S
-	WORD $0x4e3fd652 // FADD V18.4S, V18.4S, V31.4S
-	WORD $0x6e39dfdf // FMUL V31.4S, V30.4S, V25.4S
-	WORD $0x4e3fd673 // FADD V19.4S, V19.4S, V31.4S
-	WORD $0x6e3adf7f // FMUL V31.4S, V27.4S, V26.4S
-	WORD $0x4e3fd694 // FADD V20.4S, V20.4S, V31.4S
-	WORD $0x6e3adf9f // FMUL V31.4S, V28.4S, V26.4S
-	WORD $0x4e3fd6b5 // FADD V21.4S, V21.4S, V31.4S
-	WORD $0x6e3adfbf // FMUL V31.4S, V29.4S, V26.4S
-	WORD $0x4e3fd6d6 // FADD V22.4S, V22.4S, V31.4S
-	WORD $0x6e3adfdf // FMUL V31.4S, V30.4S, V26.4S
-	WORD $0x4e3fd6f7 // FADD V23.4S, V23.4S, V31.4S
+	TILE4X3STEP(0)
+	TILE4X3STEP(12)
 	SUBS $1, R8, R8
 	BNE f32tileloop
 	MOVD out+0(FP), R0
-	WORD $0x6e2cd418 // FADDP V24.4S, V0.4S, V12.4S
-	WORD $0x6e2dd439 // FADDP V25.4S, V1.4S, V13.4S
-	WORD $0x6e2ed45a // FADDP V26.4S, V2.4S, V14.4S
-	WORD $0x6e2fd47b // FADDP V27.4S, V3.4S, V15.4S
-	WORD $0x6e39d71c // FADDP V28.4S, V24.4S, V25.4S
-	WORD $0x6e3bd75d // FADDP V29.4S, V26.4S, V27.4S
-	WORD $0x6e3dd79e // FADDP V30.4S, V28.4S, V29.4S
-	VST1.P [V30.S4], 16(R0)
-	WORD $0x6e30d498 // FADDP V24.4S, V4.4S, V16.4S
-	WORD $0x6e31d4b9 // FADDP V25.4S, V5.4S, V17.4S
-	WORD $0x6e32d4da // FADDP V26.4S, V6.4S, V18.4S
-	WORD $0x6e33d4fb // FADDP V27.4S, V7.4S, V19.4S
-	WORD $0x6e39d71c // FADDP V28.4S, V24.4S, V25.4S
-	WORD $0x6e3bd75d // FADDP V29.4S, V26.4S, V27.4S
-	WORD $0x6e3dd79e // FADDP V30.4S, V28.4S, V29.4S
-	VST1.P [V30.S4], 16(R0)
-	WORD $0x6e34d518 // FADDP V24.4S, V8.4S, V20.4S
-	WORD $0x6e35d539 // FADDP V25.4S, V9.4S, V21.4S
-	WORD $0x6e36d55a // FADDP V26.4S, V10.4S, V22.4S
-	WORD $0x6e37d57b // FADDP V27.4S, V11.4S, V23.4S
-	WORD $0x6e39d71c // FADDP V28.4S, V24.4S, V25.4S
-	WORD $0x6e3bd75d // FADDP V29.4S, V26.4S, V27.4S
-	WORD $0x6e3dd79e // FADDP V30.4S, V28.4S, V29.4S
-	VST1.P [V30.S4], 16(R0)
+	TILE4X3OUT(0)
+	TILE4X3OUT(4)
+	TILE4X3OUT(8)
 	RET

@@ -1,31 +1,16 @@
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // The F32 prefill tile (4 rows x 3 tokens) with AVX-512: a Z register holds
 // two rows' 8-lane accumulators for one token (rows 0|1 or 2|3 in its two
 // halves), so each multiply and add serves two outputs. Per lane the
 // operations are dot's: VMULPS then VADDPS (no FMA), in element order; the
-// halves are then reduced as in f32_amd64.s.
-
-#define REDUCE4(a, b, c, d, ax, t) \
-	VHADDPS b, a, a; \
-	VHADDPS d, c, c; \
-	VHADDPS c, a, a; \
-	VEXTRACTF128 $1, a, t; \
-	VADDPS t, ax, ax
+// halves are then reduced by REDUCE4 (avx_amd64.h).
 
 // func f32Tile4x3AVX512Asm(out *[12]float32, w0, w1, w2, w3, x0, x1, x2 *float32, n int)
 // Z(2t) accumulates rows 0|1 times token t, Z(2t+1) rows 2|3.
 TEXT ·f32Tile4x3AVX512Asm(SB), NOSPLIT, $0-72
-	MOVQ w0+8(FP), R8
-	MOVQ w1+16(FP), R9
-	MOVQ w2+24(FP), R10
-	MOVQ w3+32(FP), R11
-	MOVQ x0+40(FP), SI
-	MOVQ x1+48(FP), DX
-	MOVQ x2+56(FP), BX
-	MOVQ n+64(FP), CX
-	SHLQ $2, CX
-	XORQ AX, AX
+	TILE4X3ARGS
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2

@@ -40,12 +40,11 @@ func archKernels() []kernelSet {
 func f32Tile4x3AVX512Asm(out *[12]float32, w0, w1, w2, w3, x0, x1, x2 *float32, n int)
 
 func f32Tile4x3AVX512(out *[12]float32, w *[4][]float32, x *[3][]float32) {
-	n := len(x[0])
-	if n == 0 || n%8 != 0 || len(x[1]) != n || len(x[2]) != n {
+	n := f32Tile4x3Len(w, x)
+	if n == 0 {
 		pureGo.f32Tile4x3(out, w, x)
 		return
 	}
-	_, _, _, _ = w[0][n-1], w[1][n-1], w[2][n-1], w[3][n-1]
 	f32Tile4x3AVX512Asm(out, &w[0][0], &w[1][0], &w[2][0], &w[3][0], &x[0][0], &x[1][0], &x[2][0], n)
 }
 
@@ -53,13 +52,10 @@ func f32Tile4x3AVX512(out *[12]float32, w *[4][]float32, x *[3][]float32) {
 func q8Tile2x4AVX512Asm(out *[8]float32, q0, q1 *int8, d0, d1 *float32, x0, x1, x2, x3 *float32, nb int)
 
 func q8Tile2x4AVX512(out *[8]float32, q *[2][]int8, d *[2][]float32, x *[4][]float32) {
-	nb := len(d[0])
+	nb := q8Tile2x4Blocks(q, d, x)
 	if nb == 0 {
 		pureGo.q8Tile2x4(out, q, d, x)
 		return
 	}
-	n := nb * qk
-	_, _, _, _ = q[0][n-1], q[1][n-1], d[0][nb-1], d[1][nb-1]
-	_, _, _, _ = x[0][n-1], x[1][n-1], x[2][n-1], x[3][n-1]
 	q8Tile2x4AVX512Asm(out, &q[0][0], &q[1][0], &d[0][0], &d[1][0], &x[0][0], &x[1][0], &x[2][0], &x[3][0], nb)
 }

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // Q8_0 dot products with AVX2, in the order of dotQ8 (q8.go): per block of
 // 32, each row's 8-lane accumulator sums the products of the widened quants
@@ -6,15 +7,6 @@
 // ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)), scaled by the block's scale and
 // added to the row's total. Multiplies and adds stay separate (no FMA).
 // AX is the quant offset of the block (x is at 4*AX), DI the scale offset.
-
-// BLOCKSUMS reduces the accumulators a, b, c, d (Y) to the four block sums
-// [a, b, c, d] in ax, as REDUCE4 in f32_amd64.s.
-#define BLOCKSUMS(a, b, c, d, ax, t) \
-	VHADDPS b, a, a; \
-	VHADDPS d, c, c; \
-	VHADDPS c, a, a; \
-	VEXTRACTF128 $1, a, t; \
-	VADDPS t, ax, ax
 
 // ROWS4STEP adds the products of quants at offset off and x at 4*off for
 // the four rows into Y0..Y3.
@@ -66,15 +58,12 @@ q8rows4block:
 	PREFETCHT0 (R14)(AX*4)
 	PREFETCHT0 64(R14)(AX*4)
 	PREFETCHT0 (R15)(DI*4)
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ZERO4Y
 	ROWS4STEP(0)
 	ROWS4STEP(8)
 	ROWS4STEP(16)
 	ROWS4STEP(24)
-	BLOCKSUMS(Y0, Y1, Y2, Y3, X0, X1)
+	REDUCE4(Y0, Y1, Y2, Y3, X0, X1)
 	VMOVSS    (R12)(DI*1), X2
 	VINSERTPS $0x10, (R13)(DI*1), X2, X2
 	VINSERTPS $0x20, (BX)(DI*1), X2, X2
@@ -122,26 +111,12 @@ q8rows4block:
 // func q8Tile2x4Asm(out *[8]float32, q0, q1 *int8, d0, d1 *float32, x0, x1, x2, x3 *float32, nb int)
 // Each block's quants are widened once and used for four tokens.
 TEXT ·q8Tile2x4Asm(SB), NOSPLIT, $0-80
-	MOVQ q0+8(FP), R8
-	MOVQ q1+16(FP), R9
-	MOVQ d0+24(FP), R10
-	MOVQ d1+32(FP), R11
-	MOVQ x0+40(FP), SI
-	MOVQ x1+48(FP), DX
-	MOVQ x2+56(FP), BX
-	MOVQ x3+64(FP), R12
-	MOVQ nb+72(FP), CX
-	SHLQ $5, CX
-	XORQ AX, AX
-	XORQ DI, DI
+	Q8TILEARGS
 	VXORPS X13, X13, X13
 	VXORPS X14, X14, X14
 
 q8tileblock:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
+	ZERO4Y
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
@@ -150,8 +125,8 @@ q8tileblock:
 	TILESTEP(8)
 	TILESTEP(16)
 	TILESTEP(24)
-	BLOCKSUMS(Y0, Y1, Y2, Y3, X0, X15)
-	BLOCKSUMS(Y4, Y5, Y6, Y7, X4, X15)
+	REDUCE4(Y0, Y1, Y2, Y3, X0, X15)
+	REDUCE4(Y4, Y5, Y6, Y7, X4, X15)
 	VBROADCASTSS (R10)(DI*1), X15
 	VMULPS       X15, X0, X0
 	VADDPS       X0, X13, X13

@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // The Q8_0 prefill tile (2 rows x 4 tokens) with AVX-512: one Z register
 // holds both rows' 8-lane accumulators for a token (row 0 in lanes 0-7,
@@ -37,18 +38,7 @@
 
 // func q8Tile2x4AVX512Asm(out *[8]float32, q0, q1 *int8, d0, d1 *float32, x0, x1, x2, x3 *float32, nb int)
 TEXT ·q8Tile2x4AVX512Asm(SB), NOSPLIT, $0-80
-	MOVQ q0+8(FP), R8
-	MOVQ q1+16(FP), R9
-	MOVQ d0+24(FP), R10
-	MOVQ d1+32(FP), R11
-	MOVQ x0+40(FP), SI
-	MOVQ x1+48(FP), DX
-	MOVQ x2+56(FP), BX
-	MOVQ x3+64(FP), R12
-	MOVQ nb+72(FP), CX
-	SHLQ $5, CX
-	XORQ AX, AX
-	XORQ DI, DI
+	Q8TILEARGS
 	MOVL $0xff00, R13
 	KMOVW R13, K1
 	VPXORD Z13, Z13, Z13

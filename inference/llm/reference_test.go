@@ -28,12 +28,12 @@ func TestForwardMatchesReference(t *testing.T) {
 		}
 		var worst float64
 		for p := range tokens {
-			w := logSoftmax64(want[p])
+			w := llm.LogSoftmax64(want[p])
 			g := make([]float64, len(got[p]))
 			for i, v := range got[p] {
 				g[i] = float64(v)
 			}
-			g = logSoftmax64(g)
+			g = llm.LogSoftmax64(g)
 			for i := range w {
 				worst = math.Max(worst, math.Abs(w[i]-g[i]))
 			}
@@ -43,20 +43,4 @@ func TestForwardMatchesReference(t *testing.T) {
 		}
 		t.Logf("%s: max |Δ log-prob| vs float64 reference over %d positions: %.2g", name, len(tokens), worst)
 	}
-}
-
-func logSoftmax64(x []float64) []float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = math.Max(mx, v)
-	}
-	var s float64
-	for _, v := range x {
-		s += math.Exp(v - mx)
-	}
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = v - mx - math.Log(s)
-	}
-	return out
 }

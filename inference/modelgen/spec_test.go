@@ -118,58 +118,43 @@ func TestGeneratedFilesCarrySpecNames(t *testing.T) {
 // check returns what is wrong with the value of key, or "".
 type check func(f *gguf.File, key string, o modelgen.GenOptions) string
 
-func wantString(want string) check {
-	return func(f *gguf.File, key string, _ modelgen.GenOptions) string {
-		got, ok, err := f.String(key)
-		if err != nil || !ok {
-			return fmt.Sprintf("not a string: %v", err)
-		}
-		if got != want {
-			return fmt.Sprintf("value %q, want %q", got, want)
-		}
-		return ""
-	}
-}
+func wantString(want string) check { return wantValue((*gguf.File).String, "a string", "%q", want) }
 
 func wantUint(want uint64) check {
+	return wantValue((*gguf.File).Uint, "an unsigned integer", "%d", want)
+}
+
+// wantValue is a check that key holds want, read by get (what names the
+// type, verb formats a value).
+func wantValue[T comparable](get func(*gguf.File, string) (T, bool, error), what, verb string, want T) check {
 	return func(f *gguf.File, key string, _ modelgen.GenOptions) string {
-		got, ok, err := f.Uint(key)
+		got, ok, err := get(f, key)
 		if err != nil || !ok {
-			return fmt.Sprintf("not an unsigned integer: %v", err)
+			return fmt.Sprintf("not %s: %v", what, err)
 		}
 		if got != want {
-			return fmt.Sprintf("value %d, want %d", got, want)
+			return fmt.Sprintf("value "+verb+", want "+verb, got, want)
 		}
 		return ""
 	}
 }
 
-func anyString(f *gguf.File, key string, _ modelgen.GenOptions) string {
-	if _, ok, err := f.String(key); err != nil || !ok {
-		return fmt.Sprintf("not a string: %v", err)
-	}
-	return ""
-}
+var (
+	anyString = present((*gguf.File).String, "a string")
+	anyUint   = present((*gguf.File).Uint, "an unsigned integer")
+	anyFloat  = present((*gguf.File).Float, "a float")
+	anyBool   = present((*gguf.File).Bool, "a bool")
+)
 
-func anyUint(f *gguf.File, key string, _ modelgen.GenOptions) string {
-	if _, ok, err := f.Uint(key); err != nil || !ok {
-		return fmt.Sprintf("not an unsigned integer: %v", err)
+// present is a check that key holds a value get reads (what names its
+// type).
+func present[T any](get func(*gguf.File, string) (T, bool, error), what string) check {
+	return func(f *gguf.File, key string, _ modelgen.GenOptions) string {
+		if _, ok, err := get(f, key); err != nil || !ok {
+			return fmt.Sprintf("not %s: %v", what, err)
+		}
+		return ""
 	}
-	return ""
-}
-
-func anyFloat(f *gguf.File, key string, _ modelgen.GenOptions) string {
-	if _, ok, err := f.Float(key); err != nil || !ok {
-		return fmt.Sprintf("not a float: %v", err)
-	}
-	return ""
-}
-
-func anyBool(f *gguf.File, key string, _ modelgen.GenOptions) string {
-	if _, ok, err := f.Bool(key); err != nil || !ok {
-		return fmt.Sprintf("not a bool: %v", err)
-	}
-	return ""
 }
 
 func anyStrings(f *gguf.File, key string, _ modelgen.GenOptions) string {

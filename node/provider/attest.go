@@ -92,16 +92,26 @@ func (a *attestor) forAnnouncement(sess *identity.Session) *attest.Attestation {
 // announcement: the attestation announced binds the old one, so a new
 // announcement is due now, not at the next interval.
 func (a *attestor) rotated(keeper *identity.SessionKeeper) bool {
-	if a == nil {
-		return false
-	}
-	sess, err := keeper.Current()
-	if err != nil {
+	pub, ok := a.signingKey(keeper)
+	if !ok {
 		return false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sent != nil && !bytes.Equal(a.sent, sess.Cert.SessionPub)
+	return a.sent != nil && !bytes.Equal(a.sent, pub)
+}
+
+// signingKey is the session key the provider signs with now; false when
+// there is no attestor or no session.
+func (a *attestor) signingKey(keeper *identity.SessionKeeper) ([]byte, bool) {
+	if a == nil {
+		return nil, false
+	}
+	sess, err := keeper.Current()
+	if err != nil {
+		return nil, false
+	}
+	return sess.Cert.SessionPub, true
 }
 
 // Attested is what the announced attestation proved under this node's
@@ -147,14 +157,11 @@ func (a *attestor) current(sess *identity.Session) (*attest.Attestation, error) 
 // binds reports whether a verified attestation binds the session key the
 // provider signs with now: a `tee` call is served only then.
 func (a *attestor) binds(keeper *identity.SessionKeeper) bool {
-	if a == nil {
-		return false
-	}
-	sess, err := keeper.Current()
-	if err != nil {
+	pub, ok := a.signingKey(keeper)
+	if !ok {
 		return false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.att != nil && bytes.Equal(a.pub, sess.Cert.SessionPub)
+	return a.att != nil && bytes.Equal(a.pub, pub)
 }

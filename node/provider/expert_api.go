@@ -1,13 +1,6 @@
 package provider
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-
-	"github.com/tenzrod/tenzrod/inference/catalog"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
@@ -43,18 +36,7 @@ const DevnetMoEModelName = "tenzro-devnet-moe"
 // gen --moe` defaults) into dir unless a model is already there, and
 // returns its catalog ID (hex).
 func EnsureDevnetMoEModel(dir string) (string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "model.gguf")); errors.Is(err, fs.ErrNotExist) {
-		o := modelgen.DevnetOptions()
-		o.Name, o.MoE = DevnetMoEModelName, true
-		if err := modelgen.GenerateModel(dir, o); err != nil {
-			return "", fmt.Errorf("devnet moe model: %w", err)
-		}
-	} else if err != nil {
-		return "", fmt.Errorf("devnet moe model: %w", err)
-	}
-	_, root, err := catalog.Build(dir)
-	if err != nil {
-		return "", fmt.Errorf("devnet moe model: %w", err)
-	}
-	return root.String(), nil
+	o := modelgen.DevnetOptions()
+	o.Name, o.MoE = DevnetMoEModelName, true
+	return ensureModel(dir, o, "devnet moe model")
 }

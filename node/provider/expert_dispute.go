@@ -109,16 +109,7 @@ func (d *ExpertDisputer) Stats() DisputeStats {
 
 // Run takes evidence to the chain every interval until ctx ends.
 func (d *ExpertDisputer) Run(ctx context.Context) {
-	t := d.cfg.Clock.Ticker(d.cfg.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			d.Round(ctx)
-		}
-	}
+	every(ctx, d.cfg.Clock, d.cfg.Interval, d.Round)
 }
 
 // Round looks once at every piece of evidence not yet taken to the chain.

@@ -13,6 +13,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/lifecycle"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/attest"
@@ -86,12 +87,7 @@ type Provider struct {
 	holder *expertHolder  // nil without [[provider.experts]]
 	remote *remoteExperts // nil without [provider.remote_experts] models
 	attest *attestor      // nil without [provider.attestation]
-	parts  []lifecycle
-}
-
-type lifecycle interface {
-	Start(ctx context.Context) error
-	Stop(ctx context.Context) error
+	parts  []lifecycle.Part
 }
 
 // New assembles the role; nothing runs until Start.
@@ -131,7 +127,7 @@ func New(cfg Config, d Deps) (*Provider, error) {
 	if p.sess, err = newSessions(p); err != nil {
 		return nil, fmt.Errorf("provider: %w", err)
 	}
-	p.parts = []lifecycle{p.loop, p.sess}
+	p.parts = []lifecycle.Part{p.loop, p.sess}
 	if p.remote != nil {
 		// Stopped after the server: calls finishing then still pay.
 		p.parts = append(p.parts, p.remote)
@@ -160,26 +156,12 @@ func (p *Provider) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	for i, part := range p.parts {
-		if err := part.Start(ctx); err != nil {
-			for j := i - 1; j >= 0; j-- {
-				_ = p.parts[j].Stop(ctx)
-			}
-			return fmt.Errorf("provider: start %T: %w", part, err)
-		}
-	}
-	return nil
+	return lifecycle.Start(ctx, "provider", p.parts)
 }
 
 // Stop stops the role's parts in reverse order.
 func (p *Provider) Stop(ctx context.Context) error {
-	var errs []error
-	for i := len(p.parts) - 1; i >= 0; i-- {
-		if err := p.parts[i].Stop(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("provider: stop %T: %w", p.parts[i], err))
-		}
-	}
-	return errors.Join(errs...)
+	return lifecycle.Stop(ctx, "provider", p.parts)
 }
 
 // ApplyAnnouncement takes a verified announcement into the table of

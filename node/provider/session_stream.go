@@ -58,17 +58,8 @@ func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignm
 }
 
 // run claims every held stream's accrual each interval until ctx ends.
-func (s *standbyPay) run(ctx context.Context, every time.Duration) {
-	t := s.p.d.Clock.Ticker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.claimAll(ctx)
-		}
-	}
+func (s *standbyPay) run(ctx context.Context, interval time.Duration) {
+	every(ctx, s.p.d.Clock, interval, s.claimAll)
 }
 
 // claimAll submits a StreamClaim for each stream with something accrued

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
@@ -49,11 +47,7 @@ func TestJudgeNamedChunk(t *testing.T) {
 	}
 	lie := honest
 	lie.proofs = mixed
-	mach, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mach.Close() })
+	mach := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	ev := signAnswer(t, mach, m.real.Info().ID, make([]byte, 16), lie)
 	for chunk, want := range []ledger.Verdict{ledger.VerdictInnocent, ledger.VerdictGuilty} {
 		ev.Chunk = uint32(chunk)

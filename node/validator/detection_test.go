@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/gguf"
@@ -151,11 +149,7 @@ type detectionRow struct{ runs, convicted, invalid, split int }
 // table by kind ("honest" first).
 func runDetection(t testing.TB, m detectionModels, prompts []int, maxTokens int) map[string]*detectionRow {
 	t.Helper()
-	mach, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = mach.Close() }()
+	mach := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	model := m.real.Info().ID
 	rows := map[string]*detectionRow{}
 	tally := func(kind string, a answer, v ledger.Verdict) {

@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
 
@@ -21,11 +19,7 @@ import (
 // not what the provider signed and an expert batch.
 func TestFirstFailingChunk(t *testing.T) {
 	m := openDetectionModels(t, t.TempDir(), modelgen.DevnetOptions())
-	mach, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mach.Close() })
+	mach := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	ctx, model := context.Background(), m.real.Info().ID
 	in := detectionInput(1, 40)
 	honest := generate(t, m.real, in)

@@ -1,9 +1,7 @@
 package validator
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -12,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -43,22 +42,8 @@ func generateAnswer(t testing.TB, eng inference.Engine, i int) answer {
 // generate serves in on eng as the provider does and returns the answer.
 func generate(t testing.TB, eng inference.Engine, in DisputeInput) answer {
 	t.Helper()
-	var steps [][]inference.LogProb
-	var text strings.Builder
-	gr := inference.GenerateRequest{Messages: in.Messages, Prompt: in.Prompt, Sampling: in.Sampling, LogProbs: commit.TopK}
-	res, err := eng.Generate(context.Background(), gr, func(tok inference.Token) error {
-		steps = append(steps, tok.TopK)
-		text.WriteString(inference.ValidText(tok.Text))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := commit.Build(steps, eng.Info().VocabSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := answer{in: in, text: text.String(), proofs: proofs}
+	res, text, proofs := committest.Generate(t, eng, inference.GenerateRequest{Messages: in.Messages, Prompt: in.Prompt, Sampling: in.Sampling})
+	a := answer{in: in, text: text, proofs: proofs}
 	var raw []byte
 	for _, id := range res.Tokens {
 		a.tokens = append(a.tokens, uint32(id))

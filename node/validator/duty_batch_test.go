@@ -276,17 +276,7 @@ func TestDutyConvictsPerturbedExpert(t *testing.T) {
 	lie := &expert.Evidence{Batch: b, InputHash: sha256.Sum256(b.Input), ClaimedHash: sha256.Sum256(b.Output),
 		RecomputedHash: sha256.Sum256([]byte("a lie")), RecomputedBy: []byte("disputer")}
 	id, opened = dn.disputeBatch(lie, u, digest)
-	d = dn.verdict(id)
-	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
-		t.Fatalf("honest batch: %+v", d)
-	}
-	t.Logf("innocent batch: %d blocks from dispute to verdict", d.ResolveHeight-opened)
-	if p := dn.provider(); p.Bond != bond {
-		t.Fatalf("honest holder's bond %d, was %d", p.Bond, bond)
-	}
-	if got := dn.balance(dn.dis); got != disBefore-1000 {
-		t.Fatalf("false disputer's balance %d, want %d less the 1000 bond", got, disBefore)
-	}
+	dn.acquitted(t, "batch", "holder", id, opened, bond, disBefore)
 	if got := dn.balance(dn.op); got < opBefore+1000 {
 		t.Fatalf("honest holder's operator has %d, want at least %d + the forfeited bond", got, opBefore)
 	}

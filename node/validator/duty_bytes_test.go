@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/gguf"
@@ -56,11 +54,7 @@ func stopInside(eng inference.Engine, a answer) (string, int, bool) {
 // per case, though the signed text (each piece sanitised as the provider
 // sends it) is not what the tokens spell.
 func TestJudgeBytesExact(t *testing.T) {
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	ctx := context.Background()
 	for _, tok := range []string{"gpt2", "llama"} {
 		t.Run(tok, func(t *testing.T) {

@@ -6,10 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
@@ -95,11 +93,7 @@ func forgedEvidence(t testing.TB, ev, other ledger.DisputeEvidence, empty uint32
 // evidence is innocent on its merits.
 func TestJudgeNeverConvictsForgedEvidence(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	ctx := context.Background()
 	a, b := longAnswer(t, eng, 1), longAnswer(t, eng, 2)
 	ev := signAnswer(t, m, eng.Info().ID, []byte("nonce-0123456789"), a)
@@ -121,11 +115,7 @@ func TestJudgeNeverConvictsForgedEvidence(t *testing.T) {
 // is acquitted.
 func TestJudgeSignedTokenOutsideVocabulary(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	a := generateAnswer(t, eng, 4)
 	if v, why, err := judge(t.Context(), eng, signAnswer(t, m, eng.Info().ID, make([]byte, 16), a), commit.DefaultTolerance); v != ledger.VerdictInnocent || err != nil {
 		t.Fatalf("the answer as generated: %s %s %v", v, why, err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 )
@@ -26,18 +25,8 @@ func TestJudgeBatchTolerance(t *testing.T) {
 	o.MoE, o.Layers, o.Dim, o.Heads, o.FFN, o.Vocab = true, 2, 64, 4, 128, 320
 	eng := openGenerated(t, filepath.Join(dir, "m"), o)
 	m := eng.Model()
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mach.Close() })
-	in := make([][]float32, 2)
-	for r := range in {
-		in[r] = make([]float32, o.Dim)
-		for k := range in[r] {
-			in[r][k] = float32((r*31+k)%13)/6 - 1
-		}
-	}
+	mach := testMachine(t, filepath.Join(dir, "machine"))
+	in := expertInput(2, o.Dim)
 	want, err := m.ExpertForward(0, 3, in, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -97,18 +86,8 @@ func BenchmarkBatchJudge(b *testing.B) {
 	o.MoE = true
 	eng := openGenerated(b, filepath.Join(dir, "m"), o)
 	m := eng.Model()
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = mach.Close() })
-	in := make([][]float32, 8)
-	for r := range in {
-		in[r] = make([]float32, o.Dim)
-		for k := range in[r] {
-			in[r][k] = float32((r*31+k)%13)/6 - 1
-		}
-	}
+	mach := testMachine(b, filepath.Join(dir, "machine"))
+	in := expertInput(8, o.Dim)
 	out, err := m.ExpertForward(1, 2, in, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -135,4 +114,17 @@ func BenchmarkBatchJudge(b *testing.B) {
 			}
 		}
 	})
+}
+
+// expertInput is n rows of dim activations in [-1, 1], distinct per row:
+// an expert's input for the batch judge.
+func expertInput(n, dim int) [][]float32 {
+	in := make([][]float32, n)
+	for r := range in {
+		in[r] = make([]float32, dim)
+		for k := range in[r] {
+			in[r][k] = float32((r*31+k)%13)/6 - 1
+		}
+	}
+	return in
 }

@@ -121,10 +121,7 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 	ctx, stop := net.Progress(ctx, time.Minute)
 	t.Cleanup(stop)
 	dn.ctx = ctx
-	if dn.machine, err = testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dn.machine.Close() })
+	dn.machine = testMachine(t, filepath.Join(dir, "machine"))
 	reg, err := dn.machine.Register(net.ChainID, acct(dn.op), 100_000, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -329,18 +326,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	dn.rebond()
 	bond, disBefore = dn.provider().Bond, dn.balance(dn.dis)
 	ids, hs = dn.settleAndDispute(invalidAnswer(t, honest, 2))
-	id, opened = ids[0], hs[0]
-	d = dn.verdict(id)
-	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
-		t.Fatalf("honest answer: %+v", d)
-	}
-	t.Logf("innocent: %d blocks from dispute to verdict", d.ResolveHeight-opened)
-	if p := dn.provider(); p.Bond != bond {
-		t.Fatalf("honest provider's bond %d, was %d", p.Bond, bond)
-	}
-	if got := dn.balance(dn.dis); got != disBefore-1000 {
-		t.Fatalf("false disputer's balance %d, want %d less the 1000 bond", got, disBefore)
-	}
+	dn.acquitted(t, "answer", "provider", ids[0], hs[0], bond, disBefore)
 	var guilty, innocent float64
 	for _, du := range dn.duties {
 		guilty += du.Votes(ledger.VerdictGuilty)
@@ -348,6 +334,25 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 	}
 	if guilty < 2 || innocent < 2 {
 		t.Fatalf("votes counted: %v guilty, %v innocent", guilty, innocent)
+	}
+}
+
+// acquitted checks the verdict of dispute id, opened at height opened
+// against an honest answer or batch (what) of the accused (provider or
+// holder): innocent with nothing slashed, the accused's bond as it was,
+// and the false disputer's 1000 bond forfeited.
+func (dn *disputeNet) acquitted(t *testing.T, what, accused string, id ledger.Hash32, opened int64, bond, disBefore uint64) {
+	t.Helper()
+	d := dn.verdict(id)
+	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {
+		t.Fatalf("honest %s: %+v", what, d)
+	}
+	t.Logf("innocent %s: %d blocks from dispute to verdict", what, d.ResolveHeight-opened)
+	if p := dn.provider(); p.Bond != bond {
+		t.Fatalf("honest %s's bond %d, was %d", accused, p.Bond, bond)
+	}
+	if got := dn.balance(dn.dis); got != disBefore-1000 {
+		t.Fatalf("false disputer's balance %d, want %d less the 1000 bond", got, disBefore)
 	}
 }
 

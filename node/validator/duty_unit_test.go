@@ -4,11 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -101,11 +99,7 @@ func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
 func TestJudgeRefusesTamperedEvidence(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
 	a := generateAnswer(t, eng, 3)
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	ctx := context.Background()
 	ev := signAnswer(t, m, eng.Info().ID, make([]byte, 16), a)
 	if v, why, err := judge(ctx, eng, ev, commit.DefaultTolerance); v != ledger.VerdictInnocent || err != nil {

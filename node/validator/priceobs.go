@@ -3,7 +3,6 @@ package validator
 import (
 	"context"
 	"crypto/ed25519"
-	"sync"
 	"sync/atomic"
 
 	"github.com/tenzrod/tenzrod/gossip"
@@ -22,8 +21,7 @@ type obsPublisher struct {
 	seq   atomic.Uint64
 	queue chan gateway.Call
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	loop
 }
 
 func newObsPublisher(v *Validator) *obsPublisher {
@@ -43,10 +41,7 @@ func (p *obsPublisher) onCall(c gateway.Call) {
 }
 
 func (p *obsPublisher) Start(ctx context.Context) error {
-	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
+	p.start(ctx, func(ctx context.Context) {
 		for {
 			select {
 			case <-ctx.Done():
@@ -55,15 +50,7 @@ func (p *obsPublisher) Start(ctx context.Context) error {
 				p.publish(ctx, c)
 			}
 		}
-	}()
-	return nil
-}
-
-func (p *obsPublisher) Stop(context.Context) error {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	p.wg.Wait()
+	})
 	return nil
 }
 

@@ -42,8 +42,7 @@ type prober struct {
 	mu      sync.Mutex
 	tallies map[identity.MachineID]probeTally // since the last take
 
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	loop
 }
 
 func newProber(v *Validator, interval time.Duration) *prober {
@@ -65,22 +64,11 @@ func (p *prober) take() map[identity.MachineID]probeTally {
 }
 
 func (p *prober) Start(ctx context.Context) error {
-	ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	p.wg.Add(1)
-	go p.run(ctx)
-	return nil
-}
-
-func (p *prober) Stop(context.Context) error {
-	if p.cancel != nil {
-		p.cancel()
-	}
-	p.wg.Wait()
+	p.start(ctx, p.run)
 	return nil
 }
 
 func (p *prober) run(ctx context.Context) {
-	defer p.wg.Done()
 	// Validators start out of phase, so probes do not arrive together.
 	wait := time.Duration(rand.Int64N(int64(p.interval)))
 	for {

@@ -14,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/lifecycle"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
@@ -87,12 +88,7 @@ type Validator struct {
 	d      Deps
 	obs    *obsPublisher
 	prober *prober // nil when probing is off
-	parts  []lifecycle
-}
-
-type lifecycle interface {
-	Start(ctx context.Context) error
-	Stop(ctx context.Context) error
+	parts  []lifecycle.Part
 }
 
 // New assembles the role; nothing runs until Start. The gateway's OnCall
@@ -113,7 +109,7 @@ func New(cfg Config, d Deps) (*Validator, error) {
 	}
 	v := &Validator{cfg: cfg, d: d}
 	v.obs = newObsPublisher(v)
-	v.parts = []lifecycle{newVerdictLoop(v), v.obs}
+	v.parts = []lifecycle.Part{newVerdictLoop(v), v.obs}
 	if cfg.VotesPath != "" {
 		path := cfg.ModelPath
 		if path == nil {
@@ -142,24 +138,10 @@ func (v *Validator) OnCall(c gateway.Call) { v.obs.onCall(c) }
 
 // Start starts the verdicts, the observations and the probes.
 func (v *Validator) Start(ctx context.Context) error {
-	for i, part := range v.parts {
-		if err := part.Start(ctx); err != nil {
-			for j := i - 1; j >= 0; j-- {
-				_ = v.parts[j].Stop(ctx)
-			}
-			return fmt.Errorf("validator: start %T: %w", part, err)
-		}
-	}
-	return nil
+	return lifecycle.Start(ctx, "validator", v.parts)
 }
 
 // Stop stops the role's parts in reverse order.
 func (v *Validator) Stop(ctx context.Context) error {
-	var errs []error
-	for i := len(v.parts) - 1; i >= 0; i-- {
-		if err := v.parts[i].Stop(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("validator: stop %T: %w", v.parts[i], err))
-		}
-	}
-	return errors.Join(errs...)
+	return lifecycle.Stop(ctx, "validator", v.parts)
 }

@@ -2,7 +2,6 @@ package validator
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -24,9 +23,8 @@ import (
 // addition, more than half of its probes returned a receipt that verified
 // against its registered machine.
 type verdictLoop struct {
-	v      *Validator
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	v *Validator
+	loop
 
 	hour  uint64
 	obs   map[peer.ID]*observation
@@ -43,20 +41,11 @@ func newVerdictLoop(val *Validator) *verdictLoop {
 }
 
 func (v *verdictLoop) Start(ctx context.Context) error {
-	ctx, v.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	v.wg.Add(1)
-	go v.run(ctx)
-	return nil
-}
-
-func (v *verdictLoop) Stop(context.Context) error {
-	v.cancel()
-	v.wg.Wait()
+	v.start(ctx, v.run)
 	return nil
 }
 
 func (v *verdictLoop) run(ctx context.Context) {
-	defer v.wg.Done()
 	acct := v.v.d.Account
 	started := false
 	for {

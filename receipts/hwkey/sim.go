@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"github.com/google/go-tpm-tools/simulator"
 	"github.com/google/go-tpm/tpm2/transport"
@@ -32,9 +31,7 @@ type simKey struct {
 	seed   int64  // simulator hierarchy seed
 	unique []byte // template unique field, so keys differ even if seeds collide
 	pub    *ecdsa.PublicKey
-
-	mu     sync.RWMutex
-	closed bool
+	guard
 }
 
 func openSim(dir string) (Key, error) {
@@ -97,26 +94,13 @@ func (k *simKey) Backend() Backend { return BackendTPMSim }
 func (k *simKey) Public() *ecdsa.PublicKey { return k.pub }
 
 func (k *simKey) Sign(digest []byte) ([]byte, error) {
-	if err := checkDigest(digest); err != nil {
-		return nil, err
-	}
-	k.mu.RLock()
-	defer k.mu.RUnlock()
-	if k.closed {
-		return nil, ErrClosed
-	}
-	var sig []byte
-	err := k.with(func(t transport.TPM, p *primary) error {
-		var err error
-		sig, err = p.sign(t, digest)
-		return err
+	return k.guard.sign(digest, func() ([]byte, error) {
+		var sig []byte
+		err := k.with(func(t transport.TPM, p *primary) error {
+			var err error
+			sig, err = p.sign(t, digest)
+			return err
+		})
+		return sig, err
 	})
-	return sig, err
-}
-
-func (k *simKey) Close() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.closed = true
-	return nil
 }

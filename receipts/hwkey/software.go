@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"github.com/tenzrod/tenzrod/receipts/internal/keyfile"
 )
@@ -20,9 +19,8 @@ const SoftwareKeyFile = "hwkey-software.pem"
 const softwarePEMType = "PRIVATE KEY"
 
 type softwareKey struct {
-	priv   *ecdsa.PrivateKey
-	mu     sync.RWMutex
-	closed bool
+	priv *ecdsa.PrivateKey
+	guard
 }
 
 func openSoftware(dir string) (Key, error) {
@@ -56,24 +54,11 @@ func (k *softwareKey) Backend() Backend { return BackendSoftware }
 func (k *softwareKey) Public() *ecdsa.PublicKey { return &k.priv.PublicKey }
 
 func (k *softwareKey) Sign(digest []byte) ([]byte, error) {
-	if err := checkDigest(digest); err != nil {
-		return nil, err
-	}
-	k.mu.RLock()
-	defer k.mu.RUnlock()
-	if k.closed {
-		return nil, ErrClosed
-	}
-	sig, err := ecdsa.SignASN1(rand.Reader, k.priv, digest)
-	if err != nil {
-		return nil, fmt.Errorf("hwkey: software sign: %w", err)
-	}
-	return sig, nil
-}
-
-func (k *softwareKey) Close() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.closed = true
-	return nil
+	return k.guard.sign(digest, func() ([]byte, error) {
+		sig, err := ecdsa.SignASN1(rand.Reader, k.priv, digest)
+		if err != nil {
+			return nil, fmt.Errorf("hwkey: software sign: %w", err)
+		}
+		return sig, nil
+	})
 }

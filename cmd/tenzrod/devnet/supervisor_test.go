@@ -1,7 +1,6 @@
 package devnet
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,29 +8,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
-
-// lockedBuffer is the supervisor's out under test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestStopAllNamesEveryNode: the devnet's stop says, for each node it
 // supervises, that it stopped; a node still running after the grace is
@@ -39,7 +19,7 @@ func (l *lockedBuffer) String() string {
 // (which the devnet does not stop) is named with its pid.
 func TestStopAllNamesEveryNode(t *testing.T) {
 	dir := t.TempDir()
-	out := &lockedBuffer{}
+	out := &SyncBuffer{}
 	s := newSupervisor(out)
 	start := func(name, script string) {
 		t.Helper()

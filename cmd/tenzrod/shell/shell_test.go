@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -9,12 +8,13 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chzyer/readline"
+
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
 
 func TestOneShotUnknownCommand(t *testing.T) {
@@ -37,27 +37,9 @@ func TestOneShotUnknownCommand(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the line editor's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // interactive runs the shell's loop reading lines from in, with no terminal.
-func interactive(ctx context.Context, t *testing.T, api string, in io.Reader, history string) (out, errOut *syncBuffer, done chan error) {
-	out, errOut, done = new(syncBuffer), new(syncBuffer), make(chan error, 1)
+func interactive(ctx context.Context, t *testing.T, api string, in io.Reader, history string) (out, errOut *devnet.SyncBuffer, done chan error) {
+	out, errOut, done = new(devnet.SyncBuffer), new(devnet.SyncBuffer), make(chan error, 1)
 	s, err := newSession(Config{API: api, Out: out, Err: errOut})
 	if err != nil {
 		t.Fatal(err)
