@@ -83,16 +83,6 @@ func (w *Writer) SetUint32(key string, v uint32) {
 	w.set(key, func(e *encoder) { e.u32(kvUint32); e.u32(v) })
 }
 
-// SetInt32 sets an int32 metadata value.
-func (w *Writer) SetInt32(key string, v int32) {
-	w.set(key, func(e *encoder) { e.u32(kvInt32); e.u32(uint32(v)) })
-}
-
-// SetUint64 sets a uint64 metadata value.
-func (w *Writer) SetUint64(key string, v uint64) {
-	w.set(key, func(e *encoder) { e.u32(kvUint64); e.u64(v) })
-}
-
 // SetFloat32 sets a float32 metadata value.
 func (w *Writer) SetFloat32(key string, v float32) {
 	w.set(key, func(e *encoder) { e.u32(kvFloat32); e.u32(math.Float32bits(v)) })
