@@ -100,7 +100,7 @@ func (p pathQuoteProvider) GetRawQuote(reportData [64]byte) ([]uint8, error) {
 		return nil, err
 	}
 	defer d.Close()
-	//lint:ignore SA1019 the quote providers that replace it cannot take a device path
+	//nolint:staticcheck // SA1019: the quote providers that replace it cannot take a device path
 	report, certs, err := client.GetRawExtendedReportAtVmpl(d, reportData, 0)
 	if err != nil {
 		return nil, err
