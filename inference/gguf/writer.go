@@ -3,6 +3,7 @@ package gguf
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -236,17 +237,13 @@ func (w *Writer) WriteFile(path string) error {
 		return fmt.Errorf("gguf: %w", err)
 	}
 	if _, err := w.WriteTo(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
+		return errors.Join(err, f.Close(), os.Remove(tmp))
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
+		return errors.Join(fmt.Errorf("gguf: %w", err), os.Remove(tmp))
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
+		return errors.Join(fmt.Errorf("gguf: %w", err), os.Remove(tmp))
 	}
 	return nil
 }

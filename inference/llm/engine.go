@@ -76,7 +76,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	m, err := LoadModel(f)
 	if err != nil {
 		return nil, err

@@ -62,7 +62,7 @@ func printTokens(path, text string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	tok, err := llm.NewTokenizer(f)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func run(path string, threads int, prefillJSON, promptJSON string, decode, reps 
 		return err
 	}
 	m, err := llm.LoadModel(f)
-	f.Close()
+	f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	if err != nil {
 		return err
 	}
