@@ -7,7 +7,7 @@ DEVNET_DIR ?= .devnet
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -X github.com/tenzrod/tenzrod/node.Version=$(VERSION)
 
-.PHONY: all build devnet test vet unit properties fuzz bench clean
+.PHONY: all build devnet test vet lint unit properties fuzz bench clean
 
 all: build
 
@@ -29,6 +29,10 @@ timed = @start=$$(date +%s); $(1) || exit $$?; echo "make $(2): $$(( $$(date +%s
 # included, a second time).
 vet:
 	$(call timed,$(GO) vet -race ./...,vet)
+
+## lint: golangci-lint with .golangci.yml (.ci/run installs the pinned version)
+lint:
+	$(call timed,golangci-lint run ./...,lint)
 
 unit:
 	$(call timed,$(GO) test -race -count=1 -timeout 30m ./...,unit)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -125,11 +126,10 @@ func (cl *cluster) startJoin(ctx context.Context) error {
 	c.Stdout, c.Stderr = io.MultiWriter(out, logf), logf
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
-		logf.Close()
-		return fmt.Errorf("chaos: start join: %w", err)
+		return errors.Join(fmt.Errorf("chaos: start join: %w", err), logf.Close())
 	}
 	done := make(chan struct{})
-	go func() { _ = c.Wait(); logf.Close(); close(done) }()
+	go func() { _ = c.Wait(); logf.Close(); close(done) }() //nolint:errcheck // the child wrote through its own descriptor; ours buffers nothing
 	p.pid, p.cmd, p.done = c.Process.Pid, c, done
 	cl.join = p
 	deadline := time.Now().Add(120 * time.Second)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func TestParseStream(t *testing.T) {
 	if r == nil || r.RequestDigest != "D" || r.Price != 7 || !a.Tenzro.Continued || a.Tenzro.Attempts != 2 || a.Tenzro.Receipt.Receipt.Nonce != "abcd" {
 		t.Fatalf("tenzro object not kept: %+v %+v", a.Tenzro, r)
 	}
-	if _, err := parseStream(strings.NewReader(": keepalive\n\n"), nil); err != errNoFrames {
+	if _, err := parseStream(strings.NewReader(": keepalive\n\n"), nil); !errors.Is(err, errNoFrames) {
 		t.Fatalf("a stream of no events: err %v, want errNoFrames", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -93,11 +94,10 @@ func (p *proc) start(bin string) error {
 	// The node dies with the soak, whatever ends it.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := c.Start(); err != nil {
-		logf.Close()
-		return fmt.Errorf("chaos: start %s: %w", p.name, err)
+		return errors.Join(fmt.Errorf("chaos: start %s: %w", p.name, err), logf.Close())
 	}
 	done := make(chan struct{})
-	go func() { _ = c.Wait(); logf.Close(); close(done) }()
+	go func() { _ = c.Wait(); logf.Close(); close(done) }() //nolint:errcheck // the child wrote through its own descriptor; ours buffers nothing
 	p.mu.Lock()
 	p.pid, p.cmd, p.done, p.down, p.stopped = c.Process.Pid, c, done, false, false
 	p.mu.Unlock()

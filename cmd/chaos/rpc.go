@@ -73,13 +73,6 @@ func quotedAt(api, model string) int {
 	return n
 }
 
-// routerMetrics is the part of tenzro_getRouterMetrics the report shows.
-type routerMetrics struct {
-	Failovers     uint64 `json:"failovers"`
-	Continuations uint64 `json:"continuations"`
-	Hedges        uint64 `json:"hedges_dispatched"`
-}
-
 // appHashAt asks a node's CometBFT RPC (rpcListen, tcp://host:port) for
 // the app hash the block at height h carries in its header.
 func appHashAt(rpcListen string, h int64) (string, error) {

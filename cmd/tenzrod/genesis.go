@@ -68,9 +68,10 @@ and to auditors (tenzrod evidence verify --validators).`,
 				}
 				cfg.Chain.Role = node.ChainValidator
 				cfgs = append(cfgs, cfg)
+				operator := ledger.AccountOf(op.Public().(ed25519.PublicKey))
 				spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: cfg.Path(cfg.Chain.Home),
 					Moniker: filepath.Base(home), P2PListen: cfg.Chain.P2PListen, RPCListen: cfg.Chain.RPCListen,
-					Advertise: adv, Operator: ledger.AccountOf(op.Public().(ed25519.PublicKey)), Stake: stake})
+					Advertise: adv, Operator: operator, Stake: stake})
 			}
 			written, err := consensus.DevnetGenesis(spec)
 			if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -128,7 +129,7 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 }
 
 // initKeys creates the peer key and the identity, and prints who the node is.
-func initKeys(out io.Writer, cfg node.Config) error {
+func initKeys(out io.Writer, cfg node.Config) (err error) {
 	pc := cfg.P2PConfig()
 	if _, err := p2p.LoadOrCreateKey(pc.KeyFile); err != nil {
 		return err
@@ -142,7 +143,7 @@ func initKeys(out io.Writer, cfg node.Config) error {
 	if err != nil {
 		return err
 	}
-	defer id.Close()
+	defer func() { err = errors.Join(err, id.Close()) }() // a TPM key flushes its handle here
 	fmt.Fprintf(out, "wrote %s/%s\n", cfg.Home, node.ConfigFile)
 	fmt.Fprintf(out, "role         %s\n", cfg.Role)
 	fmt.Fprintf(out, "peer id      %s\n", pid)

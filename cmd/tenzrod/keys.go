@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -25,7 +26,7 @@ func newKeysCmd() *cobra.Command {
 		Use:   "show --home DIR",
 		Short: "Show the peer ID, machine ID, key backend and public keys",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := requireHome(home); err != nil {
 				return err
 			}
@@ -41,7 +42,7 @@ func newKeysCmd() *cobra.Command {
 			if err != nil {
 				return err // prefixed "identity:" by identity.Open
 			}
-			defer id.Close()
+			defer func() { err = errors.Join(err, id.Close()) }() // a TPM key flushes its handle here
 			hw, err := x509.MarshalPKIXPublicKey(id.HWPublicKey())
 			if err != nil {
 				return err

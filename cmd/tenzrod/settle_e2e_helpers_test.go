@@ -145,7 +145,7 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 		}
 	}
 	if got == nil {
-		return nil, fmt.Errorf("stream ended without a signed payment record (%v %s)", sc.Err(), streamErr)
+		return nil, fmt.Errorf("stream ended without a signed payment record (%w %s)", sc.Err(), streamErr)
 	}
 	return got, nil
 }

@@ -47,7 +47,7 @@ A machine or peer already registered by another operator cannot be taken.`,
   tenzrod tx transfer --api $API --key .devnet/faucet.key --to OPERATOR_ACCOUNT --amount 2_000_000_000
   tenzrod tx register --api $API --home ~/.tenzrod/provider --key op.key --bond 1_000_000_000`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) (err error) {
 			if err := requireHome(home); err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ A machine or peer already registered by another operator cannot be taken.`,
 			if err != nil {
 				return fmt.Errorf("--home %s: %w", home, err) // err says "identity: …"
 			}
-			defer id.Close()
+			defer func() { err = errors.Join(err, id.Close()) }() // a TPM key flushes its handle here
 			s, err := o.open(cmd)
 			if err != nil {
 				return err

@@ -26,7 +26,7 @@ func (s *txSession) waitCommit(hash string) (node.TxView, error) {
 		switch {
 		case err == nil && v.Height > 0:
 			return v, nil
-		case err != nil && !(errors.As(err, &re) && re.Code == rpcInvalidParams):
+		case err != nil && (!errors.As(err, &re) || re.Code != rpcInvalidParams):
 			if ctx.Err() == nil {
 				return v, fmt.Errorf("tx: wait for %s: %w", hash, err)
 			}
@@ -58,7 +58,7 @@ func (s *txSession) waitNonceAbove(nonce uint64) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("tx: nonce %d of %s still held by a pending transaction after %s (last: %v)", nonce, s.account, wait, err)
+			return fmt.Errorf("tx: nonce %d of %s still held by a pending transaction after %s (last: %w)", nonce, s.account, wait, err)
 		case <-time.After(txPollInterval):
 		}
 	}

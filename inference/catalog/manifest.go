@@ -116,7 +116,7 @@ func hashFile(path, rel string, buf []byte, check func(i int, off int64, h Hash)
 	if err != nil {
 		return File{}, fmt.Errorf("catalog: %w", err)
 	}
-	defer fh.Close()
+	defer fh.Close() //nolint:errcheck // read-only: a close error loses nothing
 	out := File{Path: rel}
 	for {
 		n, err := io.ReadFull(fh, buf)

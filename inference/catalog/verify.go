@@ -115,7 +115,7 @@ func VerifyChunk(root Hash, fileIndex, chunkIndex int, data []byte, index, size 
 	leaves := m.LeafData()
 	leaf := leaves[len(leaves)-1]
 	if err := proof.VerifyInclusion(rfc6962.DefaultHasher, index, size, rfc6962.DefaultHasher.HashLeaf(leaf), p, root[:]); err != nil {
-		return fmt.Errorf("catalog: chunk %d of file %d: %w: %v", chunkIndex, fileIndex, ErrMismatch, err)
+		return fmt.Errorf("catalog: chunk %d of file %d: %w: %w", chunkIndex, fileIndex, ErrMismatch, err)
 	}
 	return nil
 }

@@ -60,12 +60,12 @@ func Open(path string) (*File, error) {
 	}
 	gf, size, err := parse(f, path)
 	if err != nil {
-		f.Close()
+		f.Close() //nolint:errcheck // read-only, and err is the failure to report
 		return nil, fmt.Errorf("gguf: %s: %w", path, err)
 	}
 	out, err := check(gf, size)
 	if err != nil {
-		f.Close()
+		f.Close() //nolint:errcheck // read-only, and err is the failure to report
 		return nil, fmt.Errorf("gguf: %s: %w", path, err)
 	}
 	out.Path, out.f = path, f

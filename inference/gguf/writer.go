@@ -3,6 +3,7 @@ package gguf
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -81,16 +82,6 @@ func (w *Writer) SetString(key, v string) {
 // SetUint32 sets a uint32 metadata value.
 func (w *Writer) SetUint32(key string, v uint32) {
 	w.set(key, func(e *encoder) { e.u32(kvUint32); e.u32(v) })
-}
-
-// SetInt32 sets an int32 metadata value.
-func (w *Writer) SetInt32(key string, v int32) {
-	w.set(key, func(e *encoder) { e.u32(kvInt32); e.u32(uint32(v)) })
-}
-
-// SetUint64 sets a uint64 metadata value.
-func (w *Writer) SetUint64(key string, v uint64) {
-	w.set(key, func(e *encoder) { e.u32(kvUint64); e.u64(v) })
 }
 
 // SetFloat32 sets a float32 metadata value.
@@ -246,17 +237,13 @@ func (w *Writer) WriteFile(path string) error {
 		return fmt.Errorf("gguf: %w", err)
 	}
 	if _, err := w.WriteTo(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
+		return errors.Join(err, f.Close(), os.Remove(tmp))
 	}
 	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
+		return errors.Join(fmt.Errorf("gguf: %w", err), os.Remove(tmp))
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
+		return errors.Join(fmt.Errorf("gguf: %w", err), os.Remove(tmp))
 	}
 	return nil
 }

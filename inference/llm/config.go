@@ -40,7 +40,7 @@ func configFrom(f *gguf.File) (Config, error) {
 	var err error
 	arch, ok, err := f.String("general.architecture")
 	if err != nil || !ok {
-		return c, fmt.Errorf("general.architecture missing or invalid: %v", err)
+		return c, fmt.Errorf("general.architecture missing or invalid: %w", err)
 	}
 	if arch != "llama" {
 		return c, fmt.Errorf("unsupported architecture %q (want llama)", arch)

@@ -76,7 +76,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	m, err := LoadModel(f)
 	if err != nil {
 		return nil, err
@@ -99,12 +99,15 @@ func openChecked(dir string, want *inference.ModelID) (*gguf.File, catalog.Hash,
 	if err != nil {
 		return nil, catalog.Hash{}, err
 	}
-	_, root, err := catalog.Build(dir)
+	var root catalog.Hash
+	if want != nil {
+		root = catalog.Hash(*want)
+		err = catalog.Verify(dir, root)
+	} else {
+		_, root, err = catalog.Build(dir)
+	}
 	if err != nil {
 		return nil, catalog.Hash{}, fmt.Errorf("llm: %w", err)
-	}
-	if want != nil && inference.ModelID(root) != *want {
-		return nil, catalog.Hash{}, fmt.Errorf("llm: %s: model ID %s, want %s: %w", dir, root, want, catalog.ErrMismatch)
 	}
 	f, err := gguf.Open(path)
 	if err != nil {

@@ -31,7 +31,7 @@ func mergeSymbols(text string, bounds []int, rank func(l, r string) (float64, bo
 		try(i, i+1)
 	}
 	for q.Len() > 0 {
-		p := heap.Pop(&q).(pair)
+		p := heap.Pop(&q).(pair) //nolint:forcetypeassert // the heap holds only what try pushed: pairs
 		l, r := &syms[p.left], &syms[p.right]
 		if l.end == l.start || r.end == r.start || l.next != p.right || r.end-l.start != p.size {
 			continue // stale: one side has merged since
@@ -73,7 +73,7 @@ func (q pairQueue) Less(i, j int) bool {
 	return q[i].left < q[j].left
 }
 func (q pairQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *pairQueue) Push(x any)   { *q = append(*q, x.(pair)) }
+func (q *pairQueue) Push(x any)   { *q = append(*q, x.(pair)) } //nolint:forcetypeassert // heap.Push is called with pairs only
 func (q *pairQueue) Pop() any {
 	old := *q
 	x := old[len(old)-1]

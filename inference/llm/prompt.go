@@ -28,7 +28,7 @@ func OpenTokenizer(dir string, id inference.ModelID) (*PromptTokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	tok, err := NewTokenizer(f)
 	if err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", dir, err)

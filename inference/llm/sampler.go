@@ -102,22 +102,11 @@ func Sample(logits []float32, sp inference.Sampling, pos int) int {
 	return id
 }
 
-// nearSlack bounds the float rounding SampleNear forgives: a relative
+// nearSlack bounds the float rounding sampleNear forgives: a relative
 // 1e-6, far above what another kernel or thread count changes in a logit
 // (they agree bit for bit today) and far below what another seed,
 // another token or other weights move.
 const nearSlack = 1e-6
-
-// SampleNear reports whether Sample at pos draws id, or would if its
-// logits or its uniform draw moved by nearSlack: at greedy decoding, id's
-// logit within nearSlack·(1+|max|) of the largest; when sampling, the
-// draw within nearSlack of id's share of the distribution. A committee
-// checks a signed token this way so that a near tie, decided by rounding,
-// never convicts.
-func SampleNear(logits []float32, sp inference.Sampling, pos, id int) bool {
-	drawn, near := sampleNear(logits, sp, pos, id)
-	return drawn == id || near
-}
 
 // sampleNear is Sample that also reports, for want ≥ 0, whether want lies
 // within nearSlack of the draw.

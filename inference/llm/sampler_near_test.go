@@ -46,3 +46,15 @@ func TestSampleNear(t *testing.T) {
 		t.Fatalf("%d of 300 draws forgave a token far from the draw", far)
 	}
 }
+
+// SampleNear is the check Resample makes through sampleNear, for the
+// tests: whether Sample at pos draws id, or would if its logits or its
+// uniform draw moved by nearSlack (at greedy decoding, id's logit within
+// nearSlack·(1+|max|) of the largest; when sampling, the draw within
+// nearSlack of id's share of the distribution). A committee checks a
+// signed token this way so that a near tie, decided by rounding, never
+// convicts.
+func SampleNear(logits []float32, sp inference.Sampling, pos, id int) bool {
+	drawn, near := sampleNear(logits, sp, pos, id)
+	return drawn == id || near
+}

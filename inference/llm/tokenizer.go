@@ -55,14 +55,14 @@ func NewTokenizer(f *gguf.File) (*Tokenizer, error) {
 	t := &Tokenizer{bos: -1, eos: -1, unk: -1, eog: map[int]bool{}, cache: map[string][]int{}}
 	kind, ok, err := f.String("tokenizer.ggml.model")
 	if err != nil || !ok {
-		return nil, fmt.Errorf("llm: tokenizer: tokenizer.ggml.model missing or invalid: %v", err)
+		return nil, fmt.Errorf("llm: tokenizer: tokenizer.ggml.model missing or invalid: %w", err)
 	}
 	if kind != "llama" && kind != "gpt2" {
 		return nil, fmt.Errorf("llm: tokenizer: unsupported tokenizer model %q (want llama or gpt2)", kind)
 	}
 	t.kind = kind
 	if t.tokens, ok, err = f.Strings("tokenizer.ggml.tokens"); err != nil || !ok || len(t.tokens) == 0 {
-		return nil, fmt.Errorf("llm: tokenizer: tokenizer.ggml.tokens missing or invalid: %v", err)
+		return nil, fmt.Errorf("llm: tokenizer: tokenizer.ggml.tokens missing or invalid: %w", err)
 	}
 	n := len(t.tokens)
 	if n > maxVocab {
@@ -118,7 +118,7 @@ func NewTokenizer(f *gguf.File) (*Tokenizer, error) {
 func (t *Tokenizer) loadMerges(f *gguf.File) error {
 	merges, ok, err := f.Strings("tokenizer.ggml.merges")
 	if err != nil || !ok {
-		return fmt.Errorf("llm: tokenizer: tokenizer.ggml.merges missing or invalid: %v", err)
+		return fmt.Errorf("llm: tokenizer: tokenizer.ggml.merges missing or invalid: %w", err)
 	}
 	t.merges = make(map[string]int, len(merges))
 	for i, m := range merges {

@@ -110,6 +110,6 @@ func kernelPort() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("freeport: %w", err)
 	}
-	defer l.Close()
+	defer l.Close() //nolint:errcheck // it never accepted; only its port was wanted
 	return l.Addr().(*net.TCPAddr).Port, nil
 }

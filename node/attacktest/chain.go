@@ -151,7 +151,7 @@ func (c *chain) waitTx(ctx context.Context, hash string) (txResult, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return txResult{}, fmt.Errorf("attacktest: transaction %s not committed within %s (last: %v)", hash, c.wait, err)
+			return txResult{}, fmt.Errorf("attacktest: transaction %s not committed within %s (last: %w)", hash, c.wait, err)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
@@ -216,7 +216,7 @@ func (c *chain) untilFor(ctx context.Context, wait time.Duration, what string, c
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("attacktest: %s: not within %s (last error: %v)", what, wait, err)
+			return fmt.Errorf("attacktest: %s: not within %s (last error: %w)", what, wait, err)
 		case <-time.After(250 * time.Millisecond):
 		}
 	}

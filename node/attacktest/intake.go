@@ -241,7 +241,7 @@ func slowSender(ctx context.Context, host, path string) bool {
 	if err != nil {
 		return false
 	}
-	defer conn.Close()
+	defer conn.Close() //nolint:errcheck // the probe's verdict is already decided by then
 	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n", path, host); err != nil {
 		return true
 	}

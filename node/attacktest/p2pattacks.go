@@ -48,7 +48,11 @@ func unregisteredFreeCalls(ctx context.Context, e *env) (Verdict, string, error)
 	if err != nil {
 		return Failed, "", fmt.Errorf("attacktest: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		if err := os.RemoveAll(dir); err != nil {
+			e.log.Warn("attacktest: temporary peer key left behind", "dir", dir, "err", err)
+		}
+	}()
 	pc := p2p.DefaultConfig()
 	pc.Network, pc.Listen, pc.KeyFile = e.t.Network, []string{"/ip4/127.0.0.1/tcp/0"}, filepath.Join(dir, "p2p.key")
 	h, err := p2p.New(ctx, pc)

@@ -193,7 +193,7 @@ func neverServed(ctx context.Context, e *env) (Verdict, string, error) {
 	noReceipt.RequestDigest[0], noReceipt.Receipt, noReceipt.ReceiptHash = 0x43, nil, ledger.Hash32{}
 	_, rc, err := receipt.Parse(h.Receipt)
 	if err != nil || rc.Price == 0 {
-		return Failed, "", fmt.Errorf("attacktest: the honest record's receipt names no price (%v)", err)
+		return Failed, "", fmt.Errorf("attacktest: the honest record's receipt names no price (%w)", err)
 	}
 	lowered := h
 	lowered.Price = rc.Price - 1 // one below what the provider's receipt signs

@@ -11,7 +11,6 @@ import (
 
 type fake struct {
 	name    string
-	boot    []string
 	log     *[]string
 	failing bool
 }

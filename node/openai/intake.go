@@ -18,15 +18,6 @@ func WithAuth(auth func(r *http.Request) error) HandlerOption {
 	return func(h *Handler) { h.auth = auth }
 }
 
-// WithMaxBody caps a request body below the default MaxBody.
-func WithMaxBody(n int64) HandlerOption {
-	return func(h *Handler) {
-		if n > 0 && n < h.maxBody {
-			h.maxBody = n
-		}
-	}
-}
-
 // BearerToken returns the token of an `Authorization: Bearer <token>`
 // header. The scheme is case-insensitive and may be followed by several
 // spaces (RFC 9110 §11.1); a missing scheme, another scheme or an empty

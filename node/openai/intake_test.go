@@ -166,3 +166,12 @@ func FuzzBearerToken(f *testing.F) {
 		}
 	})
 }
+
+// WithMaxBody caps a request body below the default MaxBody.
+func WithMaxBody(n int64) HandlerOption {
+	return func(h *Handler) {
+		if n > 0 && n < h.maxBody {
+			h.maxBody = n
+		}
+	}
+}

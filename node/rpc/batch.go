@@ -19,25 +19,6 @@ const (
 // Option configures a Server.
 type Option func(*Server)
 
-// WithMaxBatch caps the calls in one batch (n >= 1).
-func WithMaxBatch(n int) Option {
-	return func(s *Server) {
-		if n >= 1 {
-			s.maxBatch = n
-		}
-	}
-}
-
-// WithBatchTimeout bounds the time all the calls of one batch take
-// together (d > 0).
-func WithBatchTimeout(d time.Duration) Option {
-	return func(s *Server) {
-		if d > 0 {
-			s.batchTimeout = d
-		}
-	}
-}
-
 // serveBatch runs a batch's calls in order under one deadline. Calls still
 // waiting when it passes are answered with CodeUnavailable without being
 // run; the call running then sees its context end.

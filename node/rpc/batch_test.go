@@ -150,3 +150,12 @@ func FuzzSkipped(f *testing.F) {
 		}
 	})
 }
+
+// WithMaxBatch caps the calls in one batch (n >= 1).
+func WithMaxBatch(n int) Option {
+	return func(s *Server) {
+		if n >= 1 {
+			s.maxBatch = n
+		}
+	}
+}

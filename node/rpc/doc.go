@@ -8,7 +8,7 @@
 // standard codes with a message that says what was wrong.
 //
 // A body is at most MaxBody bytes (a declared larger one is refused
-// unread). A batch holds at most WithMaxBatch calls, run in order under one
-// WithBatchTimeout deadline for all of them: a batch is one HTTP request and
-// may not take a long call's time once per call.
+// unread). A batch holds at most DefaultMaxBatch calls, run in order under
+// one DefaultBatchTimeout deadline for all of them: a batch is one HTTP
+// request and may not take a long call's time once per call.
 package rpc

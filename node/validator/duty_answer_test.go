@@ -97,3 +97,12 @@ func signPaidAnswer(t testing.TB, m *testnet.Machine, model inference.ModelID, n
 	}
 	return ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(a.proofs), Tokens: a.tokens, Input: in}
 }
+
+// EncodeDisputeInput is what a disputer puts in DisputeEvidence.Input.
+func EncodeDisputeInput(in DisputeInput) ([]byte, error) {
+	b, err := receipt.EncodeEvidenceInput(in)
+	if err != nil {
+		return nil, fmt.Errorf("validator: %w", err)
+	}
+	return b, nil
+}

@@ -18,15 +18,6 @@ import (
 // receipt.EvidenceInput.
 type DisputeInput = receipt.EvidenceInput
 
-// EncodeDisputeInput is what a disputer puts in DisputeEvidence.Input.
-func EncodeDisputeInput(in DisputeInput) ([]byte, error) {
-	b, err := receipt.EncodeEvidenceInput(in)
-	if err != nil {
-		return nil, fmt.Errorf("validator: %w", err)
-	}
-	return b, nil
-}
-
 // errUnverifiable marks evidence that is not what the provider signed.
 // The chain refuses such evidence when the dispute opens, so a member
 // sees it only if the chain's checks and its own ever disagree; it proves

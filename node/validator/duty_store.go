@@ -80,7 +80,7 @@ func (s *voteStore) flush() error {
 	if err != nil {
 		return fmt.Errorf("validator: write votes: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer os.Remove(tmp.Name()) //nolint:errcheck // a no-op once renamed; else the write's error is returned
 	_, err = tmp.Write(b)
 	if err == nil {
 		err = tmp.Sync()
@@ -98,7 +98,7 @@ func (s *voteStore) flush() error {
 	if err != nil {
 		return fmt.Errorf("validator: sync votes dir: %w", err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the directory is synced; its handle holds no data
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("validator: sync votes dir: %w", err)
 	}

@@ -355,7 +355,7 @@ func TestSet(t *testing.T) {
 	if !s.Ready("never-seen") {
 		t.Fatal("unknown provider not ready")
 	}
-	if s.Get("a") != s.Get("a") {
+	if first, again := s.Get("a"), s.Get("a"); first != again {
 		t.Fatal("Get returned different breakers")
 	}
 	var wg sync.WaitGroup
@@ -420,7 +420,6 @@ func TestEvidenceShortensAGrownCooldown(t *testing.T) {
 		clk.Add(b.Snapshot().Cooldown)
 		fail(b, mustAllow(t, b))
 	}
-	opened := clk.Now()
 	if s := b.Snapshot(); s.Cooldown != 16*time.Second {
 		t.Fatalf("cooldown %v, want 16s", s.Cooldown)
 	}
@@ -433,7 +432,7 @@ func TestEvidenceShortensAGrownCooldown(t *testing.T) {
 	} else {
 		fail(b, tk) // still failing: open again, cooldown 32 s
 	}
-	opened = clk.Now()
+	opened := clk.Now()
 	b.Evidence(opened.Add(-time.Millisecond)) // from before this failure
 	clk.Add(time.Second)
 	wantRefused(t, b, ErrOpen)

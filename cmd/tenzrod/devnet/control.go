@@ -84,8 +84,7 @@ func listenControl(c *control) (stop func(), err error) {
 		return nil, fmt.Errorf("devnet: control socket: %w", err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
-		l.Close()
-		return nil, fmt.Errorf("devnet: control socket: %w", err)
+		return nil, errors.Join(fmt.Errorf("devnet: control socket: %w", err), l.Close())
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /providers", c.handleAdd)

@@ -2,6 +2,7 @@ package devnet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,8 +52,7 @@ func (s *supervisor) start(bin string, p nodePlan) error {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = childAttrs()
 	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return fmt.Errorf("devnet: start %s: %w", p.entry.Name, err)
+		return errors.Join(fmt.Errorf("devnet: start %s: %w", p.entry.Name, err), logf.Close())
 	}
 	c := &child{cmd: cmd, done: make(chan struct{}), log: logf}
 	s.mu.Lock()
@@ -61,15 +61,14 @@ func (s *supervisor) start(bin string, p nodePlan) error {
 		s.mu.Unlock()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		logf.Close()
-		return fmt.Errorf("devnet: not starting %s: the devnet is stopping", p.entry.Name)
+		return errors.Join(fmt.Errorf("devnet: not starting %s: the devnet is stopping", p.entry.Name), logf.Close())
 	}
 	s.procs[p.entry.Name] = c
 	s.order = append(s.order, p.entry.Name)
 	s.mu.Unlock()
 	go func() {
 		err := cmd.Wait()
-		logf.Close()
+		logf.Close() //nolint:errcheck // the child wrote through its own descriptor; ours buffers nothing
 		s.mu.Lock()
 		stopping := s.stopping
 		s.mu.Unlock()

@@ -140,8 +140,8 @@ func (s *session) interact(ctx context.Context, rlc *readline.Config) error {
 		return fmt.Errorf("shell: start line editor: %w", err)
 	}
 	defer func() {
-		stdin.Close()
-		rl.Close()
+		stdin.Close() //nolint:errcheck // it only ends a read; the session is over
+		rl.Close()    //nolint:errcheck // it only ends a read; the session is over
 	}()
 
 	base, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -149,7 +149,7 @@ func (s *session) interact(ctx context.Context, rlc *readline.Config) error {
 	stop := context.AfterFunc(ctx, func() {
 		if !isInterrupt(context.Cause(ctx)) {
 			cancel()
-			stdin.Close()
+			stdin.Close() //nolint:errcheck // it only wakes the pending read
 		}
 	})
 	defer stop()

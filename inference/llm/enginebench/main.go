@@ -62,7 +62,7 @@ func printTokens(path, text string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	tok, err := llm.NewTokenizer(f)
 	if err != nil {
 		return err
@@ -74,17 +74,17 @@ func run(path string, threads int, prefillJSON, promptJSON string, decode, reps 
 	path = modelPath(path)
 	var pre, prompt []int
 	if err := json.Unmarshal([]byte(prefillJSON), &pre); err != nil || len(pre) == 0 {
-		return fmt.Errorf("--prefill: want a JSON array of token IDs: %v", err)
+		return fmt.Errorf("--prefill: want a JSON array of token IDs: %w", err)
 	}
 	if err := json.Unmarshal([]byte(promptJSON), &prompt); err != nil || len(prompt) == 0 {
-		return fmt.Errorf("--prompt: want a JSON array of token IDs: %v", err)
+		return fmt.Errorf("--prompt: want a JSON array of token IDs: %w", err)
 	}
 	f, err := gguf.Open(path)
 	if err != nil {
 		return err
 	}
 	m, err := llm.LoadModel(f)
-	f.Close()
+	f.Close() //nolint:errcheck // read-only: a close error loses nothing
 	if err != nil {
 		return err
 	}

@@ -143,16 +143,6 @@ func (mk *market) start() {
 	}
 }
 
-func (mk *market) gateways() []*core {
-	var out []*core
-	for _, c := range mk.cores {
-		if c.role == "gateway" {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // close stops the loops, then the routers, then the mocknet.
 func (mk *market) close() error {
 	mk.stopLoops()

@@ -70,10 +70,15 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 		ra := v.ValidateAnnouncement(context.Background(), mk.providers[i].m.peer, anns[i])
 		rh := v.ValidateHeartbeat(context.Background(), mk.providers[i].m.peer, beats[i])
 		if ra.Verdict != gossip.Accept || rh.Verdict != gossip.Accept {
-			return nil, fmt.Errorf("scale: provider %d not admitted: %v %v", i, ra.Err, rh.Err)
+			return nil, fmt.Errorf("scale: provider %d not admitted: %w %w", i, ra.Err, rh.Err)
 		}
-		t.ApplyAnnouncement(ra.Value.(*gossip.VerifiedAnnouncement))
-		t.ApplyHeartbeat(rh.Value.(*gossip.VerifiedHeartbeat))
+		ann, okA := ra.Value.(*gossip.VerifiedAnnouncement)
+		beat, okH := rh.Value.(*gossip.VerifiedHeartbeat)
+		if !okA || !okH {
+			return nil, fmt.Errorf("scale: provider %d: accepted messages of types %T and %T", i, ra.Value, rh.Value)
+		}
+		t.ApplyAnnouncement(ann)
+		t.ApplyHeartbeat(beat)
 	}
 	res.Admit = time.Since(start) / time.Duration(n)
 	h1, _ := heapInUse()
@@ -113,7 +118,7 @@ func measureState(mk *market, res *Result) (*router.Table, error) {
 	start = time.Now()
 	for i := range n {
 		if r := v.ValidateHeartbeat(context.Background(), mk.providers[i].m.peer, beats[i]); r.Verdict != gossip.Accept {
-			return nil, fmt.Errorf("scale: heartbeat %d: %v", i, r.Err)
+			return nil, fmt.Errorf("scale: heartbeat %d: %w", i, r.Err)
 		}
 	}
 	res.Heartbeat = time.Since(start) / time.Duration(n)
