@@ -27,15 +27,15 @@ func TestChainConfigValidate(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, key string
-		mod       func(*ChainConfig)
+		mod       func(*consensus.ChainConfig)
 	}{
-		{"provider as chain validator", "chain.role", func(c *ChainConfig) { c.Role = ChainValidator }},
-		{"unknown role", "chain.role", func(c *ChainConfig) { c.Role = "observer" }},
-		{"public rpc", "chain.rpc_listen", func(c *ChainConfig) { c.RPCListen = "tcp://0.0.0.0:26657" }},
-		{"p2p without scheme", "chain.p2p_listen", func(c *ChainConfig) { c.P2PListen = "127.0.0.1:26656" }},
-		{"bad peer", "chain.persistent_peers", func(c *ChainConfig) { c.PersistentPeers = []string{"abc@127.0.0.1:1"} }},
-		{"no home", "chain.home", func(c *ChainConfig) { c.Home = "" }},
-		{"negative stall", "chain.stall_after", func(c *ChainConfig) { c.StallAfter = -time.Second }},
+		{"provider as chain validator", "chain.role", func(c *consensus.ChainConfig) { c.Role = consensus.ChainValidator }},
+		{"unknown role", "chain.role", func(c *consensus.ChainConfig) { c.Role = "observer" }},
+		{"public rpc", "chain.rpc_listen", func(c *consensus.ChainConfig) { c.RPCListen = "tcp://0.0.0.0:26657" }},
+		{"p2p without scheme", "chain.p2p_listen", func(c *consensus.ChainConfig) { c.P2PListen = "127.0.0.1:26656" }},
+		{"bad peer", "chain.persistent_peers", func(c *consensus.ChainConfig) { c.PersistentPeers = []string{"abc@127.0.0.1:1"} }},
+		{"no home", "chain.home", func(c *consensus.ChainConfig) { c.Home = "" }},
+		{"negative stall", "chain.stall_after", func(c *consensus.ChainConfig) { c.StallAfter = -time.Second }},
 	} {
 		bad := cfg
 		c.mod(&bad.Chain)
@@ -52,7 +52,7 @@ func TestChainConfigValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !back.Chain.Enabled || back.Chain.Role != ChainFollower || len(back.Chain.PersistentPeers) != 1 {
+	if !back.Chain.Enabled || back.Chain.Role != consensus.ChainFollower || len(back.Chain.PersistentPeers) != 1 {
 		t.Fatalf("chain section after round trip: %+v", back.Chain)
 	}
 }

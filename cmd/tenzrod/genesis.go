@@ -66,7 +66,7 @@ and to auditors (tenzrod evidence verify --validators).`,
 				if err != nil {
 					return err
 				}
-				cfg.Chain.Role = node.ChainValidator
+				cfg.Chain.Role = consensus.ChainValidator
 				cfgs = append(cfgs, cfg)
 				spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: cfg.Path(cfg.Chain.Home),
 					Moniker: filepath.Base(home), P2PListen: cfg.Chain.P2PListen, RPCListen: cfg.Chain.RPCListen,
