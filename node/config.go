@@ -72,30 +72,30 @@ type Config struct {
 
 // LogConfig selects log verbosity and format.
 type LogConfig struct {
-	Level  string `toml:"level"`
-	Format string `toml:"format"`
+	Level  string `toml:"level" comment:"debug | info | warn | error"`
+	Format string `toml:"format" comment:"text | json"`
 }
 
 // APIConfig is the HTTP API (OpenAI routes, JSON-RPC, metrics, health).
 type APIConfig struct {
-	Listen string `toml:"listen"`
+	Listen string `toml:"listen" comment:"HTTP API: /healthz, /metrics, /rpc (JSON-RPC 2.0). Keep it on loopback unless a reverse proxy with authentication stands in front of it."`
 	// BodySlots is how many request bodies the OpenAI routes read at once
 	// (with their 4 MB cap, about 128 MB in flight at 32); RPCBodySlots is
 	// JSON-RPC's own pool, which clients without a token use.
-	BodySlots    int `toml:"body_slots"`
+	BodySlots    int `toml:"body_slots" comment:"Request bodies read at once: the OpenAI routes' pool (the token is checked before the body) and JSON-RPC's own, so clients without a token cannot take the slots buyers need; one client address holds at most body_slots_per_client of a pool."`
 	RPCBodySlots int `toml:"rpc_body_slots"`
 	// BodySlotsPerClient is the most slots of a pool one client address
 	// (an IPv4 address, an IPv6 /64) holds at once.
 	BodySlotsPerClient int `toml:"body_slots_per_client"`
 	// BodyMinRate is the slowest a body may arrive, in bytes a second
 	// on average after BodyGrace; BodyTimeout bounds a whole body.
-	BodyMinRate int64         `toml:"body_min_rate"`
+	BodyMinRate int64         `toml:"body_min_rate" comment:"A body must arrive at body_min_rate bytes a second on average after body_grace (0 turns the rate off), and whole within body_timeout."`
 	BodyGrace   time.Duration `toml:"body_grace"`
 	BodyTimeout time.Duration `toml:"body_timeout"`
 	// AdminTokenSHA256 is the SHA-256 (hex) of the operator's bearer
 	// token: it may read any buyer's session (tenzro_getSession). Empty:
 	// only each session's own buyer may.
-	AdminTokenSHA256 string `toml:"admin_token_sha256"`
+	AdminTokenSHA256 string `toml:"admin_token_sha256" example:"<64 hex digits>" comment:"SHA-256 (hex) of the operator's bearer token, which may read any buyer's session (tenzro_getSession); each buyer reads its own with its token.\n  printf %s \"$TOKEN\" | sha256sum"`
 }
 
 // DefaultAPIConfig is the API's intake defaults on listen.

@@ -58,6 +58,7 @@ func renderTOML(header string, v any, omit func(string) bool) ([]byte, error) {
 		w.omit = func(string) bool { return false }
 	}
 	w.comment("", header)
+	w.buf.WriteString("\n")
 	if err := w.table(nil, reflect.ValueOf(v), ""); err != nil {
 		return nil, err
 	}
