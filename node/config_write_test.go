@@ -188,7 +188,7 @@ func docKeys(m map[string]any, prefix string, out *[]string) {
 // section another role does not use is left out.
 func TestEmptyArraysWriteAnExample(t *testing.T) {
 	for _, c := range []struct {
-		role      Role
+		role       Role
 		has, lacks []string
 	}{
 		{RoleGateway, []string{"# [[router.buyers]]\n# payer = ", "# [[router.tokenizers]]", "# [[attest.roots]]", "# admin_token_sha256 = \"<64 hex digits>\""}, []string{"[provider]", "validator.models"}},
