@@ -57,7 +57,7 @@ func renderTOML(header string, v any, omit func(string) bool) ([]byte, error) {
 	if w.omit == nil {
 		w.omit = func(string) bool { return false }
 	}
-	w.comment("", header)
+	w.comment(header)
 	w.buf.WriteString("\n")
 	if err := w.table(nil, reflect.ValueOf(v), ""); err != nil {
 		return nil, err
@@ -109,7 +109,7 @@ func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error 
 		if err != nil {
 			return fmt.Errorf("config: %s: %w", dotted(path, f.key), err)
 		}
-		w.comment(prefix, f.comment)
+		w.comment(f.comment)
 		p := prefix
 		if f.example != "" && f.v.IsZero() {
 			p, val = "# ", tomlString(f.example)
@@ -121,11 +121,11 @@ func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error 
 			continue
 		}
 		sub := append(append([]string(nil), path...), f.key)
-		if w.omit(dotted(sub[:len(sub)-1], f.key)) {
+		if w.omit(dotted(path, f.key)) {
 			continue
 		}
 		w.buf.WriteString("\n")
-		w.comment(prefix, f.comment)
+		w.comment(f.comment)
 		fmt.Fprintf(&w.buf, "%s[%s]\n", prefix, headerPath(sub))
 		if err := w.table(sub, f.v, prefix); err != nil {
 			return err
@@ -146,7 +146,7 @@ func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error 
 		}
 		for i := range entries.Len() {
 			w.buf.WriteString("\n")
-			w.comment(prefix, f.comment)
+			w.comment(f.comment)
 			fmt.Fprintf(&w.buf, "%s[[%s]]\n", p, headerPath(sub))
 			if err := w.table(sub, entries.Index(i), p); err != nil {
 				return err
@@ -156,9 +156,9 @@ func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error 
 	return nil
 }
 
-// comment writes text as # lines, wrapped at commentWidth. In a
-// commented-out entry the comment reads the same, so prefix is ignored.
-func (w *tomlWriter) comment(_, text string) {
+// comment writes text as # lines, wrapped at commentWidth; in a
+// commented-out entry it reads the same.
+func (w *tomlWriter) comment(text string) {
 	if text == "" {
 		return
 	}
