@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -22,24 +21,6 @@ import (
 	"github.com/tenzrod/tenzrod/internal/logbridge"
 	"github.com/tenzrod/tenzrod/receipts/attest"
 )
-
-// Config configures the gossip service.
-type Config struct {
-	Network string
-	// Window is the freshness window for message timestamps (±).
-	Window time.Duration
-}
-
-// Validate checks the configuration.
-func (c Config) Validate() error {
-	if c.Network == "" {
-		return errors.New("gossip: network must be set")
-	}
-	if c.Window < time.Second || c.Window > 10*time.Minute {
-		return fmt.Errorf("gossip.window: %s outside 1s..10m", c.Window)
-	}
-	return nil
-}
 
 // Deps are the service's collaborators.
 type Deps struct {

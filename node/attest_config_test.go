@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/attest/attesttest"
 )
 
@@ -23,7 +24,7 @@ func writeFile(t *testing.T, cfg Config, name string, b []byte) string {
 func testRoots(t *testing.T, cfg *Config) {
 	t.Helper()
 	chain := writeFile(t, *cfg, "test_cert_chain.pem", attesttest.CertChainPEM(t))
-	cfg.Attest.Roots = []AttestRootConfig{{ProductLine: attesttest.ProductLine(), CertChain: chain}}
+	cfg.Attest.Roots = []attest.RootConfig{{ProductLine: attesttest.ProductLine(), CertChain: chain}}
 }
 
 func crlPEM(der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: der}) }
@@ -35,7 +36,7 @@ func TestAttestConfigErrorsNameTheKey(t *testing.T) {
 	good := testConfig(t, RoleGateway, "software", nil)
 	testRoots(t, &good)
 	good.Attest.CRLs = []string{writeFile(t, good, "amd.crl", crlPEM(attesttest.CRL(t, s.Ark, s.Keys.Ark, s.Vcek.SerialNumber).Raw))}
-	good.Attest.MinTCB = TCBConfig{BlSpl: 3, SnpSpl: 8, UcodeSpl: 115}
+	good.Attest.MinTCB = attest.TCBConfig{BlSpl: 3, SnpSpl: 8, UcodeSpl: 115}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("test roots with a CRL: %v", err)
 	}
@@ -60,7 +61,7 @@ func TestAttestConfigErrorsNameTheKey(t *testing.T) {
 		"attest.cache_size":        func(c *Config) { c.Attest.CacheSize = -1 },
 	} {
 		c := good
-		c.Attest.Roots = append([]AttestRootConfig(nil), good.Attest.Roots...)
+		c.Attest.Roots = append([]attest.RootConfig(nil), good.Attest.Roots...)
 		c.Attest.CRLs = append([]string(nil), good.Attest.CRLs...)
 		mutate(&c)
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), key) {
@@ -81,7 +82,7 @@ func TestAttestConfigErrorsNameTheKey(t *testing.T) {
 func TestAttestConfigRoundTrip(t *testing.T) {
 	cfg := testConfig(t, RoleProvider, "software", nil)
 	testRoots(t, &cfg)
-	cfg.Attest.MinTCB = TCBConfig{BlSpl: 1, TeeSpl: 2, SnpSpl: 3, UcodeSpl: 200}
+	cfg.Attest.MinTCB = attest.TCBConfig{BlSpl: 1, TeeSpl: 2, SnpSpl: 3, UcodeSpl: 200}
 	cfg.Attest.CacheSize = 77
 	cfg.Provider.Attestation.Source = "file"
 	cfg.Provider.Attestation.File = "attestation.bin"

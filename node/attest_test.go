@@ -14,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/attest/attesttest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
@@ -68,7 +69,7 @@ func TestTEEBackedByAttestation(t *testing.T) {
 
 	low := testConfig(t, RoleGateway, "software", boot)
 	testRoots(t, &low)
-	low.Attest.MinTCB = TCBConfig{BlSpl: 3, SnpSpl: 9, UcodeSpl: 115}
+	low.Attest.MinTCB = attest.TCBConfig{BlSpl: 3, SnpSpl: 9, UcodeSpl: 115}
 	revoked := testConfig(t, RoleGateway, "software", boot)
 	testRoots(t, &revoked)
 	revoked.Attest.CRLs = []string{writeFile(t, revoked, "amd.crl", crlPEM(attesttest.CRL(t, s.Ark, s.Keys.Ark, s.Vcek.SerialNumber).Raw))}

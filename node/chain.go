@@ -1,151 +1,18 @@
 package node
 
 import (
-	"errors"
-	"fmt"
-	"net"
 	"os"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
 )
 
-// Chain roles: a validator votes in consensus; a follower (providers,
-// gateways) runs a full node that syncs and executes every block without
-// voting, answers queries and relays transactions.
-const (
-	ChainValidator = "validator"
-	ChainFollower  = "follower"
-)
-
-// ChainConfig is the [chain] section: the CometBFT node running the
-// consensus application in-process beside the libp2p node.
-type ChainConfig struct {
-	// Enabled runs the chain node; false lets a laptop gateway (join) run
-	// without it, and the chain methods of the API then answer Unavailable.
-	Enabled bool `toml:"enabled"`
-	// Role is validator or follower.
-	Role string `toml:"role"`
-	// Home is CometBFT's home (config/ keys and genesis, data/ blocks and
-	// state), relative to the node home.
-	Home string `toml:"home"`
-	// P2PListen is CometBFT's p2p address, tcp://host:port.
-	P2PListen string `toml:"p2p_listen"`
-	// RPCListen is CometBFT's own RPC server, loopback only; "" runs none
-	// (the node's JSON-RPC API serves the chain methods either way).
-	RPCListen string `toml:"rpc_listen"`
-	// PersistentPeers are "nodeid@host:port" entries dialled at start.
-	PersistentPeers []string `toml:"persistent_peers"`
-	// GenesisFile is the chain's genesis; "" = HOME/config/genesis.json
-	// under the chain home.
-	GenesisFile string `toml:"genesis_file"`
-	// BlockTime is the pause after each block (timeout_commit); 0 keeps the
-	// chain home's config.toml value, or 1s without one.
-	BlockTime time.Duration `toml:"block_time"`
-	// StateVersions is how many heights of application state are kept
-	// (queries with proofs at older heights answer "no state"); 0 keeps
-	// every version.
-	StateVersions int64 `toml:"state_versions"`
-	// StallAfter is how long the height may stay put before the node
-	// reports its chain stalled (/healthz 503, tenzro_nodeInfo, metrics);
-	// 0 = ten blocks, at least 15s.
-	StallAfter time.Duration `toml:"stall_after"`
-}
-
-// DefaultChainConfig is the [chain] default for role: disabled until a
-// genesis and peers are configured. Its p2p port is 0 (any free port), so
-// two homes on one host never collide: a follower only dials out, and
-// tenzrod init writes a free fixed port for a validator, whose address the
-// other validators dial.
-func DefaultChainConfig(role Role) ChainConfig {
-	r := ChainFollower
-	if role == RoleValidator {
-		r = ChainValidator
-	}
-	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:0", PersistentPeers: []string{},
-		StateVersions: DefaultStateVersions}
-}
-
-// DefaultStateVersions keeps about 8 minutes of 500 ms blocks, and an hour
-// at the 1 s default: room for any query a client makes of recent state.
-// Evidence packs need no old state (a record range proven at a recent
-// height covers every record settled before it).
-const DefaultStateVersions = 1000
-
-// Validate checks the section; a disabled chain is checked too, so a typo
-// is found before the chain is switched on.
-func (c ChainConfig) Validate(nodeRole Role) error {
-	var errs []error
-	switch c.Role {
-	case ChainValidator:
-		if nodeRole != RoleValidator {
-			errs = append(errs, fmt.Errorf("chain.role: a %s node cannot be a chain validator (use follower)", nodeRole))
-		}
-	case ChainFollower:
-	default:
-		errs = append(errs, fmt.Errorf("chain.role: %q is not one of validator, follower", c.Role))
-	}
-	if c.Home == "" {
-		errs = append(errs, errors.New("chain.home: not set"))
-	}
-	if err := checkTCP(c.P2PListen); err != nil {
-		errs = append(errs, fmt.Errorf("chain.p2p_listen: %w", err))
-	} else if c.Enabled && c.Role == ChainValidator && strings.HasSuffix(c.P2PListen, ":0") {
-		errs = append(errs, fmt.Errorf("chain.p2p_listen: %q: a validator needs a fixed port the other validators dial (tenzrod init picks a free one)", c.P2PListen))
-	}
-	if c.RPCListen != "" {
-		if err := checkTCP(c.RPCListen); err != nil {
-			errs = append(errs, fmt.Errorf("chain.rpc_listen: %w", err))
-		} else if host, _, _ := net.SplitHostPort(strings.TrimPrefix(c.RPCListen, "tcp://")); !isLoopback(host) {
-			errs = append(errs, fmt.Errorf("chain.rpc_listen: %q must be a loopback address (CometBFT's RPC has no authentication)", c.RPCListen))
-		}
-	}
-	for _, p := range c.PersistentPeers {
-		id, addr, ok := strings.Cut(p, "@")
-		if _, _, err := net.SplitHostPort(addr); !ok || len(id) != 40 || err != nil {
-			errs = append(errs, fmt.Errorf("chain.persistent_peers: %q must be <40 hex node ID>@host:port", p))
-		}
-	}
-	if c.StateVersions < 0 || c.StateVersions > 0 && c.StateVersions < 2 {
-		errs = append(errs, fmt.Errorf("chain.state_versions: %d, want 0 (keep all) or at least 2", c.StateVersions))
-	}
-	if c.BlockTime < 0 || c.BlockTime > time.Minute {
-		errs = append(errs, fmt.Errorf("chain.block_time: %s outside 0..1m", c.BlockTime))
-	}
-	if c.StallAfter < 0 {
-		errs = append(errs, fmt.Errorf("chain.stall_after: %s is negative", c.StallAfter))
-	}
-	return errors.Join(errs...)
-}
-
-func checkTCP(a string) error {
-	rest, ok := strings.CutPrefix(a, "tcp://")
-	if !ok {
-		return fmt.Errorf("%q must be tcp://host:port", a)
-	}
-	if _, _, err := net.SplitHostPort(rest); err != nil {
-		return fmt.Errorf("%q: %w", a, err)
-	}
-	return nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // ConsensusConfig returns the in-process chain node's configuration: the
 // chain home's CometBFT config.toml when there is one (as `tenzrod genesis`
-// and the devnet write it), with this section's addresses, peers and
+// and the devnet write it), with the [chain] section's addresses, peers and
 // genesis applied over it.
 func (c Config) ConsensusConfig() (consensus.Config, error) {
-	ch := c.Chain
-	home := c.Path(ch.Home)
+	home := c.Path(c.Chain.Home)
 	var cc consensus.Config
 	if _, err := os.Stat(consensus.ConfigFile(home)); err == nil {
 		if cc, err = consensus.LoadConfig(home); err != nil {
@@ -154,14 +21,6 @@ func (c Config) ConsensusConfig() (consensus.Config, error) {
 	} else {
 		cc = consensus.Config{Home: home, Moniker: filepath.Base(c.Home)}
 	}
-	cc.P2PListen, cc.RPCListen, cc.Peers = ch.P2PListen, ch.RPCListen, ch.PersistentPeers
-	if ch.GenesisFile != "" {
-		cc.GenesisFile = c.Path(ch.GenesisFile)
-	}
-	if ch.BlockTime > 0 {
-		cc.BlockTime = ch.BlockTime
-	}
-	cc.Follower = ch.Role == ChainFollower
-	cc.StateVersions, cc.StallAfter = ch.StateVersions, ch.StallAfter
+	cc = c.Chain.Apply(cc, c.Path)
 	return cc, cc.Validate()
 }

@@ -13,9 +13,15 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // Role is what a node does in the network.
@@ -30,27 +36,34 @@ const (
 // ConfigFile is the config file name inside a node's home directory.
 const ConfigFile = "config.toml"
 
-// Config is a node's whole configuration, as read from HOME/config.toml.
+// Config is a node's whole configuration, as read from HOME/config.toml:
+// the composition of its parts' own sections. Each section's type, with
+// its defaults, checks and the comments written above its keys, lives in
+// the part it configures; node keeps only [log] and [api], since it owns
+// the logger and the HTTP server.
 type Config struct {
-	Role     Role           `toml:"role"`
-	Network  string         `toml:"network"`
-	Log      LogConfig      `toml:"log"`
-	API      APIConfig      `toml:"api"`
-	P2P      p2p.Config     `toml:"p2p"`
-	Identity IdentityConfig `toml:"identity"`
-	Gossip   GossipConfig   `toml:"gossip"`
-	Provider ProviderConfig `toml:"provider"`
-	Router   RouterConfig   `toml:"router"`
+	Role    Role       `toml:"role" comment:"validator | provider | gateway"`
+	Network string     `toml:"network" comment:"Network name. Nodes of different networks share no DHT and no topics."`
+	Log     LogConfig  `toml:"log"`
+	API     APIConfig  `toml:"api"`
+	P2P     p2p.Config `toml:"p2p"`
+	// Identity is [identity]: the hardware identity key and session
+	// certificates' lifetime.
+	Identity identity.Config `toml:"identity"`
+	// Gossip is [gossip]; its network is the top-level network key.
+	Gossip    gossip.Config         `toml:"gossip"`
+	Router    RouterConfig          `toml:"router"`
+	Chain     consensus.ChainConfig `toml:"chain"`
+	Settle    settle.Config         `toml:"settle"`
+	Telemetry TelemetryConfig       `toml:"telemetry"`
+	// Attest is [attest]: the roots, CRLs and minimum TCB announced TEE
+	// attestations are verified against.
+	Attest attest.Config `toml:"attest"`
 	// Validator is [validator]: the weights a validator holds for dispute
 	// committees.
-	Validator ValidatorConfig `toml:"validator"`
-	Chain     ChainConfig     `toml:"chain"`
-	Settle    SettleConfig    `toml:"settle"`
-	// Telemetry: traces of routed requests over OTLP (off by default).
-	Telemetry TelemetryConfig `toml:"telemetry"`
-	// Attest is [attest]: the roots, CRLs and minimum TCB announced TEE
-	// attestations are verified against (config_attest.go).
-	Attest AttestConfig `toml:"attest"`
+	Validator validator.FileConfig `toml:"validator"`
+	// Provider is [provider], written only in a provider's file.
+	Provider provider.Config `toml:"provider"`
 
 	// Home is the directory the config was read from; relative paths in
 	// the config are relative to it.
@@ -59,30 +72,30 @@ type Config struct {
 
 // LogConfig selects log verbosity and format.
 type LogConfig struct {
-	Level  string `toml:"level"`
-	Format string `toml:"format"`
+	Level  string `toml:"level" comment:"debug | info | warn | error"`
+	Format string `toml:"format" comment:"text | json"`
 }
 
 // APIConfig is the HTTP API (OpenAI routes, JSON-RPC, metrics, health).
 type APIConfig struct {
-	Listen string `toml:"listen"`
+	Listen string `toml:"listen" comment:"HTTP API: /healthz, /metrics, /rpc (JSON-RPC 2.0). Keep it on loopback unless a reverse proxy with authentication stands in front of it."`
 	// BodySlots is how many request bodies the OpenAI routes read at once
 	// (with their 4 MB cap, about 128 MB in flight at 32); RPCBodySlots is
 	// JSON-RPC's own pool, which clients without a token use.
-	BodySlots    int `toml:"body_slots"`
+	BodySlots    int `toml:"body_slots" comment:"Request bodies read at once: the OpenAI routes' pool (the token is checked before the body) and JSON-RPC's own, so clients without a token cannot take the slots buyers need; one client address holds at most body_slots_per_client of a pool."`
 	RPCBodySlots int `toml:"rpc_body_slots"`
 	// BodySlotsPerClient is the most slots of a pool one client address
 	// (an IPv4 address, an IPv6 /64) holds at once.
 	BodySlotsPerClient int `toml:"body_slots_per_client"`
 	// BodyMinRate is the slowest a body may arrive, in bytes a second
 	// on average after BodyGrace; BodyTimeout bounds a whole body.
-	BodyMinRate int64         `toml:"body_min_rate"`
+	BodyMinRate int64         `toml:"body_min_rate" comment:"A body must arrive at body_min_rate bytes a second on average after body_grace (0 turns the rate off), and whole within body_timeout."`
 	BodyGrace   time.Duration `toml:"body_grace"`
 	BodyTimeout time.Duration `toml:"body_timeout"`
 	// AdminTokenSHA256 is the SHA-256 (hex) of the operator's bearer
 	// token: it may read any buyer's session (tenzro_getSession). Empty:
 	// only each session's own buyer may.
-	AdminTokenSHA256 string `toml:"admin_token_sha256"`
+	AdminTokenSHA256 string `toml:"admin_token_sha256" example:"<64 hex digits>" comment:"SHA-256 (hex) of the operator's bearer token, which may read any buyer's session (tenzro_getSession); each buyer reads its own with its token.\n  printf %s \"$TOKEN\" | sha256sum"`
 }
 
 // DefaultAPIConfig is the API's intake defaults on listen.
@@ -122,18 +135,6 @@ func (c APIConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// IdentityConfig selects the hardware identity key.
-type IdentityConfig struct {
-	Backend    string        `toml:"backend"`
-	Device     string        `toml:"device"`
-	SessionTTL time.Duration `toml:"session_ttl"`
-}
-
-// GossipConfig tunes message admission.
-type GossipConfig struct {
-	Window time.Duration `toml:"window"`
-}
-
 // Default returns the defaults for role; Home, ports and bootstrap peers
 // are the caller's.
 func Default(role Role) Config {
@@ -146,15 +147,15 @@ func Default(role Role) Config {
 		Log:      LogConfig{Level: "info", Format: "text"},
 		API:      DefaultAPIConfig("127.0.0.1:8545"),
 		P2P:      pc,
-		Identity: IdentityConfig{Backend: string(defaultBackend(role)), Device: hwkey.DefaultDevice, SessionTTL: 24 * time.Hour},
-		Gossip:   GossipConfig{Window: gossip.DefaultWindow},
-		Provider: DefaultProviderConfig(),
+		Identity: identity.DefaultConfig(defaultBackend(role)),
+		Gossip:   gossip.DefaultConfig(),
+		Provider: provider.DefaultConfig(),
 		Router:   DefaultRouterConfig(),
-		Chain:    DefaultChainConfig(role),
-		Settle:   DefaultSettleConfig(),
+		Chain:    consensus.DefaultChainConfig(role == RoleValidator),
+		Settle:   settle.DefaultConfig(),
 
 		Telemetry: DefaultTelemetryConfig(),
-		Attest:    DefaultAttestConfig(),
+		Attest:    attest.DefaultConfig(),
 	}
 }
 
@@ -213,10 +214,29 @@ func (c Config) P2PConfig() p2p.Config {
 	return pc
 }
 
-// HWKeyConfig returns the hardware key config.
-func (c Config) HWKeyConfig() hwkey.Config {
-	return hwkey.Config{Backend: hwkey.Backend(c.Identity.Backend), Dir: c.Path("identity"), Device: c.Identity.Device}
+// HWKeyConfig returns the hardware key config, its state under the home.
+func (c Config) HWKeyConfig() hwkey.Config { return c.Identity.HWKey(c.Path("identity")) }
+
+// GossipConfig returns the gossip config on the node's network.
+func (c Config) GossipConfig() gossip.Config {
+	g := c.Gossip
+	g.Network = c.Network
+	return g
 }
+
+// settleOutbox is the gateway's outbox configuration in the node's home.
+func (c Config) settleOutbox() settle.OutboxConfig {
+	return c.Settle.Outbox(c.Path(filepath.Join("data", "outbox")))
+}
+
+// settleCollector is the provider's collector configuration in the home.
+func (c Config) settleCollector() settle.CollectorConfig {
+	return c.Settle.Collector(c.Path(filepath.Join("data", "collected")))
+}
+
+// DisputeVotesFile is where a validator keeps its committed dispute
+// verdicts and salts until it reveals them (relative to the home).
+const DisputeVotesFile = "dispute-votes.json"
 
 // Validate checks every section and names the offending key.
 func (c Config) Validate() error {
@@ -245,16 +265,11 @@ func (c Config) Validate() error {
 	if err := c.P2PConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if b, err := hwkey.ParseBackend(c.Identity.Backend); err != nil {
-		errs = append(errs, fmt.Errorf("identity.backend: %w", err))
-	} else if err := c.HWKeyConfig().Validate(); err != nil && b != "" {
-		errs = append(errs, fmt.Errorf("identity: %w", err))
+	if err := c.Identity.Validate(c.Path("identity")); err != nil {
+		errs = append(errs, err)
 	}
-	if c.Identity.SessionTTL < time.Minute || c.Identity.SessionTTL > 30*24*time.Hour {
-		errs = append(errs, fmt.Errorf("identity.session_ttl: %s outside 1m..720h", c.Identity.SessionTTL))
-	}
-	if c.Gossip.Window < time.Second || c.Gossip.Window > 10*time.Minute {
-		errs = append(errs, fmt.Errorf("gossip.window: %s outside 1s..10m", c.Gossip.Window))
+	if err := c.GossipConfig().Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Router.Validate(); err != nil {
 		errs = append(errs, err)
@@ -262,7 +277,7 @@ func (c Config) Validate() error {
 	if err := c.Validator.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.Chain.Validate(c.Role); err != nil {
+	if err := c.Chain.Validate(string(c.Role)); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Settle.Validate(); err != nil {

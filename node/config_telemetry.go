@@ -15,14 +15,14 @@ type TelemetryConfig struct {
 	// OTLPEndpoint is the collector's URL, scheme http (plain) or https
 	// (TLS): "http://127.0.0.1:4317" for grpc, "http://127.0.0.1:4318"
 	// for http, whose path defaults to /v1/traces. "" turns tracing off.
-	OTLPEndpoint string `toml:"otlp_endpoint"`
+	OTLPEndpoint string `toml:"otlp_endpoint" comment:"OpenTelemetry traces of the requests this node routes (a gateway's or a validator's, not a provider's): one trace each, with a span for intake, quote and rank, every attempt, a continuation, the receipt, billing and the payment record, exported over OTLP. \"\" = off. A URL: http:// plain or https:// TLS, e.g. \"http://127.0.0.1:4317\" (grpc) or \"http://127.0.0.1:4318\" (http; the path defaults to /v1/traces)."`
 	// Protocol is OTLP's transport: grpc | http (protobuf over HTTP).
-	Protocol string `toml:"protocol"`
+	Protocol string `toml:"protocol" comment:"grpc | http"`
 	// ServiceName is the service.name of every span's resource.
 	ServiceName string `toml:"service_name"`
 	// SampleRatio is the fraction of requests traced, 0..1; a request
 	// whose parent span was sampled (or not) follows its parent.
-	SampleRatio float64 `toml:"sample_ratio"`
+	SampleRatio float64 `toml:"sample_ratio" comment:"Fraction of requests traced, 0..1 (a request with a sampled parent span follows its parent)."`
 }
 
 // OTLP transports.

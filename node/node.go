@@ -155,7 +155,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if n.attest.TestRoot != nil {
 		n.log.Warn("TEST-ONLY attestation root trusted ([attest] test_root): tee here proves nothing; vendor attestations are refused", "test_root", cfg.Attest.TestRoot)
 	}
-	n.gossip, err = gossip.New(n.life, gossip.Config{Network: cfg.Network, Window: cfg.Gossip.Window}, gossip.Deps{
+	n.gossip, err = gossip.New(n.life, cfg.GossipConfig(), gossip.Deps{
 		Attest:     n.attest,
 		Pins:       pins,
 		Validators: validatorSet(n.registry),

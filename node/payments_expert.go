@@ -63,7 +63,7 @@ func (n *Node) expertOutbox(acct *consensus.Submitter) (provider.ExpertPayments,
 	if err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}
-	cfg := n.cfg.Settle.outbox(n.cfg)
+	cfg := n.cfg.settleOutbox()
 	cfg.Dir = n.cfg.Path(filepath.Join("data", "expert-outbox"))
 	ob, err := settle.OpenOutbox(cfg, settle.OutboxDeps{Key: key, Chain: settle.NodeChain(n.chain), Submitter: acct,
 		Deliver: deliverFunc(n), Clock: n.clock, Log: n.log, Registerer: prometheus.WrapRegistererWithPrefix("expert_", n.reg)})

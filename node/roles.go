@@ -28,7 +28,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.pins.Forget
 		d.Registered = func(p peer.ID) bool { _, ok := n.registry.Registered(p); return ok }
 		var err error
-		collector, err = settle.OpenCollector(n.cfg.Settle.collector(n.cfg),
+		collector, err = settle.OpenCollector(n.cfg.settleCollector(),
 			settle.CollectorDeps{Machine: n.id.MachineID(), Chain: settle.NodeChain(n.chain), Submitter: acct,
 				Expect: func(rd ledger.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
 				Clock:  n.clock, Log: n.log, Registerer: n.reg})
@@ -108,7 +108,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}
-		outbox, err := settle.OpenOutbox(n.cfg.Settle.outbox(n.cfg),
+		outbox, err := settle.OpenOutbox(n.cfg.settleOutbox(),
 			settle.OutboxDeps{Key: key, Chain: settle.NodeChain(n.chain), Submitter: acct, Deliver: deliverFunc(n),
 				Clock: n.clock, Log: n.log, Registerer: n.reg})
 		if err != nil {
@@ -120,7 +120,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		deps.Payments = n.payments
 		probePayer = ledger.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
-	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator
+	isValidator := n.chain != nil && n.cfg.Chain.Role == consensus.ChainValidator
 	if isValidator {
 		// The validator role reports every call; it is built once the
 		// gateway it probes through exists, before anything runs.

@@ -22,20 +22,20 @@ import (
 type RouterConfig struct {
 	gateway.Config
 	// Buyers are the accounts whose requests this node accepts.
-	Buyers []BuyerConfig `toml:"buyers"`
+	Buyers []BuyerConfig `toml:"buyers" comment:"A buyer: requests carrying the token whose SHA-256 is token_sha256 are paid by the payer's on-chain escrow with this node's account as settler (this node signs a payment record per call). Off chain (a test mode) account and initial_credit (micro-units, credited once) take payer's place. max_concurrent and rate_per_minute: its fair share (0 = the defaults). To add a buyer paying on chain, hand out a bearer token and keep only its SHA-256 here:\n  TOKEN=sk-tenzro-$(openssl rand -hex 20)      # give it to the buyer\n  printf %s \"$TOKEN\" | sha256sum               # token_sha256\n  tenzrod keys account show account.key        # this node's account (made by init --genesis or the first start): the settler\n  tenzrod tx escrow fund --key buyer.key --amount 50_000_000 --settler <that account>\nThe buyer funds the escrow from its own key (tenzrod tx transfer gets it funded first); each paid call then draws on it through a payment record this node signs."`
 	// ProbeInterval is how often a validator node probes each registered,
 	// live provider for the price feed (one tiny call per provider per
 	// interval); 0 disables probing.
-	ProbeInterval time.Duration `toml:"probe_interval"`
+	ProbeInterval time.Duration `toml:"probe_interval" comment:"Validator nodes probe each registered, live provider this often for the price feed (one tiny call per provider per interval); 0s disables."`
 	// Durability of receipts, payments and balances in the node's store:
 	// "group" (default: a paid request does not wait for the disk; a
 	// background fsync follows within about a millisecond) or "each"
 	// (every write waits for its own fsync). See store.Durability.
-	Durability string `toml:"durability"`
+	Durability string `toml:"durability" comment:"Receipts, payments and balances: \"group\" = a paid request does not wait for the disk, a background fsync follows within about a millisecond (a power cut can lose that window: unbilled, never billed twice); \"each\" = every write waits for its own fsync. Credits always wait."`
 	// Tokenizers are models whose tokenizer this node holds: it counts
 	// their prompt and output tokens itself and bills that count (capped
 	// by the wire) instead of the provider's claim.
-	Tokenizers []TokenizerConfig `toml:"tokenizers"`
+	Tokenizers []TokenizerConfig `toml:"tokenizers" comment:"A model whose tokenizer this node holds: prompt and output tokens of requests for it are counted here and billed by that count (capped by the wire), not by the provider's claim. Only the GGUF's tokenizer is loaded; the directory is checked against the catalog ID (tenzrod model manifest DIR prints it)."`
 }
 
 // TokenizerConfig is one [[router.tokenizers]] entry: a model directory

@@ -14,22 +14,22 @@ import (
 type Config struct {
 	// Network is the network name, e.g. "devnet". The DHT protocol prefix is
 	// "/tenzro/<network>", so nodes of different networks never share a DHT.
-	Network string `toml:"network" json:"network"`
+	Network string `toml:"-" json:"network"`
 	// Listen lists the multiaddrs to listen on (TCP and/or QUIC v1). Empty
 	// means "dial out only", which is allowed in DHT client mode.
-	Listen []string `toml:"listen" json:"listen"`
+	Listen []string `toml:"listen" json:"listen" comment:"libp2p listen addresses (TCP and QUIC v1)."`
 	// Bootstrap lists multiaddrs ending in /p2p/<peer id>. They are the only
 	// peers dialled at start; public IPFS bootstrap nodes are never used.
-	Bootstrap []string `toml:"bootstrap" json:"bootstrap"`
+	Bootstrap []string `toml:"bootstrap" json:"bootstrap" comment:"Peers dialled at start: multiaddrs ending in /p2p/<peer id>. Public IPFS bootstrap nodes are never used."`
 	// KeyFile holds the persisted libp2p Ed25519 private key; it is created
 	// with mode 0600 on first start. Required unless New gets WithKey.
-	KeyFile string `toml:"key_file" json:"key_file"`
+	KeyFile string `toml:"key_file" json:"key_file" comment:"Persisted libp2p peer key (Ed25519), created on first start."`
 	// DHTServer runs the DHT in server mode (validators, providers). Laptops
 	// joining as gateways run it in client mode: they query but answer nothing.
-	DHTServer bool `toml:"dht_server" json:"dht_server"`
+	DHTServer bool `toml:"dht_server" json:"dht_server" comment:"Answer DHT queries (validators and providers); laptops only ask."`
 	// ConnLow and ConnHigh are the connection manager watermarks: above
 	// ConnHigh connections are trimmed down to ConnLow.
-	ConnLow  int `toml:"conn_low" json:"conn_low"`
+	ConnLow  int `toml:"conn_low" json:"conn_low" comment:"Connection manager watermarks."`
 	ConnHigh int `toml:"conn_high" json:"conn_high"`
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
@@ -68,7 +69,7 @@ func TestGenesisForValidatorHomes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !cfg.Chain.Enabled || cfg.Chain.Role != node.ChainValidator || len(cfg.Chain.PersistentPeers) != 1 {
+		if !cfg.Chain.Enabled || cfg.Chain.Role != consensus.ChainValidator || len(cfg.Chain.PersistentPeers) != 1 {
 			t.Fatalf("%s chain section %+v", h, cfg.Chain)
 		}
 		other := []string{"26002", "26001"}[i]

@@ -66,7 +66,7 @@ and to auditors (tenzrod evidence verify --validators).`,
 				if err != nil {
 					return err
 				}
-				cfg.Chain.Role = node.ChainValidator
+				cfg.Chain.Role = consensus.ChainValidator
 				cfgs = append(cfgs, cfg)
 				operator := ledger.AccountOf(op.Public().(ed25519.PublicKey))
 				spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: cfg.Path(cfg.Chain.Home),

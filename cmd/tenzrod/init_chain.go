@@ -10,6 +10,7 @@ import (
 
 	cmttypes "github.com/cometbft/cometbft/types"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -52,7 +53,7 @@ func followChain(cfg *node.Config, s followSpec) (*cmttypes.GenesisDoc, error) {
 			return nil, fmt.Errorf("--chain-p2p-listen: %w", err)
 		}
 	}
-	cfg.Chain.Enabled, cfg.Chain.Role = true, node.ChainFollower
+	cfg.Chain.Enabled, cfg.Chain.Role = true, consensus.ChainFollower
 	cfg.Chain.P2PListen, cfg.Chain.PersistentPeers = listen, s.peers
 	raw, err := os.ReadFile(s.genesis)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	cmttypes "github.com/cometbft/cometbft/types"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p"
@@ -109,7 +110,7 @@ func TestInitPersistentPeers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !cfg.Chain.Enabled || cfg.Chain.Role != node.ChainFollower || len(cfg.Chain.PersistentPeers) != 1 || cfg.Chain.PersistentPeers[0] != peer || cfg.Network != "peers" {
+		if !cfg.Chain.Enabled || cfg.Chain.Role != consensus.ChainFollower || len(cfg.Chain.PersistentPeers) != 1 || cfg.Chain.PersistentPeers[0] != peer || cfg.Network != "peers" {
 			t.Fatalf("home %d: chain %+v, network %q", i, cfg.Chain, cfg.Network)
 		}
 		want, _ := os.ReadFile(g)

@@ -32,20 +32,20 @@ const (
 // [attest] policy is not announced.
 type AttestationConfig struct {
 	// Source is "" (none), "file", "sev-snp" or, on a devnet, "test".
-	Source string `toml:"source"`
+	Source string `toml:"source" comment:"\"\" = none (a model may then not offer tee) | \"sev-snp\" (ask this guest's firmware) | \"file\" | \"test\" (TEST-ONLY devnet device file, accepted only under its test_root)."`
 	// File, for source "file", holds the attestation: its CBOR encoding
 	// (receipts/attest) or an SEV-SNP raw quote (the 1184-byte report,
 	// optionally followed by the host's certificate table). It is re-read
 	// at each announcement. The REPORT_DATA it must bind is written, hex,
 	// to File + ".report_data" whenever the session key changes, for the
 	// tool that produces it.
-	File string `toml:"file"`
+	File string `toml:"file" comment:"file: an attestation your own tool fetches (CBOR, or an SEV-SNP report with its certificate table), re-read at each announcement; the REPORT_DATA it must carry is written to FILE.report_data (hex)."`
 	// Device, for source "sev-snp": "auto", "configfs-tsm", or the path
 	// of an SEV guest device (/dev/sev-guest).
-	Device string `toml:"device"`
+	Device string `toml:"device" comment:"sev-snp: auto (configfs-tsm, else /dev/sev-guest) | configfs-tsm | a device path"`
 	// EKCert, optional, is a DER file of this chip's VCEK (or VLEK), for a
 	// host that does not hand the guest its certificate table.
-	EKCert string `toml:"ek_cert"`
+	EKCert string `toml:"ek_cert" comment:"Optional DER of this chip's VCEK, if the host supplies no certificate table."`
 }
 
 // DefaultAttestationConfig is no attestation, auto device when enabled.

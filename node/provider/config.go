@@ -20,19 +20,19 @@ import (
 type Config struct {
 	// Region is coarse on purpose: an ISO 3166-1 country code or a
 	// continent name, never anything finer.
-	Region string `toml:"region"`
+	Region string `toml:"region" comment:"Coarse region only: an ISO 3166-1 country code (\"DE\") or a continent (\"Europe\"). Anything finer is rejected by every peer."`
 	// HardwareClass is shown to buyers as the provider's claim.
-	HardwareClass string `toml:"hardware_class"`
+	HardwareClass string `toml:"hardware_class" comment:"Your hardware class; buyers see it labelled as your claim."`
 	// Capacity is the number of requests served concurrently.
-	Capacity uint32 `toml:"capacity"`
+	Capacity uint32 `toml:"capacity" comment:"Requests served concurrently."`
 	// AnnounceInterval is how often the announcement is repeated so that
 	// nodes joining later learn the provider without asking.
-	AnnounceInterval time.Duration `toml:"announce_interval"`
+	AnnounceInterval time.Duration `toml:"announce_interval" comment:"How often the announcement is repeated for nodes that join later."`
 	// TrustedCallers are peer IDs served unpaid on a chain (the operator's
 	// own tools); without a chain they are the callers (gateways,
 	// validators) served without the unknown callers' budget, and
 	// providers registered on chain are known too.
-	TrustedCallers []string `toml:"trusted_callers"`
+	TrustedCallers []string `toml:"trusted_callers" comment:"On a chain every call is paid: it carries its settler's authorization, and the payer's escrow must cover it. trusted_callers are peer IDs served unpaid (your own tools); without a chain they are the callers served in full, and every other caller shares one small budget (unknown_concurrency requests at once, unknown_rate_per_minute a minute)."`
 	// UnknownConcurrency and UnknownRatePerMinute are the one budget all
 	// other callers share: requests at once and requests per minute
 	// (fresh peer IDs cannot multiply it).
@@ -40,22 +40,22 @@ type Config struct {
 	UnknownRatePerMinute int `toml:"unknown_rate_per_minute"`
 	// MaxPerPeer caps one caller's requests served or waiting at once; 0
 	// allows a caller every stream slot.
-	MaxPerPeer int `toml:"max_per_peer"`
+	MaxPerPeer int `toml:"max_per_peer" comment:"One caller's streams served or waiting at once; 0 = no cap of its own."`
 	// RecordWait is how long, on a chain, a call from a settler that owes
 	// a payment record for an earlier call waits for it before it is
 	// refused (402 unpaid).
-	RecordWait time.Duration `toml:"record_wait"`
+	RecordWait time.Duration `toml:"record_wait" comment:"How long a call from a settler that owes a payment record for an earlier call waits for it before it is refused (402 unpaid)."`
 	// Standby is [provider.standby]: standing by as a session successor.
-	Standby StandbyConfig `toml:"standby"`
-	Models  []ModelConfig `toml:"models"`
+	Standby StandbyConfig `toml:"standby" comment:"Stand by warm as the successor of other operators' sessions: the primary seals each turn's state to this node's X-Wing key (key_file, made on first start), which the announcement carries with the fee. On a chain a session is held only against a funded standby stream paying at least fee_per_hour (micro-units), claimed every claim_interval."`
+	Models  []ModelConfig `toml:"models" comment:"A served model. name is what buyers ask for. dir: a model directory served by the embedded engine (its catalog root is the model ID; the files are verified against it before loading). id is the catalog ID (the Merkle root of the model files, which tenzrod model manifest prints for the directory of the exact files the engine loaded), never an engine's name for them; with dir set it may be empty (taken from the directory) or must match it; an upstream model has no dir, so its id is required. A request's model resolves to one ID: offers of the same name under another ID are another model, and on a chain the first registered provider serving a name binds it to its ID. weights_hash: the hash of the weights actually served.\nengine: embedded (dir) | upstream (an OpenAI-compatible engine you run, llama.cpp server, vLLM or Ollama, at upstream_url, e.g. \"http://127.0.0.1:8080/v1\", under its own name upstream_model; its API key, if any, comes from $TENZRO_UPSTREAM_API_KEY). continuation: how the upstream engine continues another provider's broken answer: assistant_prefix (a final assistant message to continue) | raw_prompt (text completions only) | none; probed at start, never raised beyond this.\nverification: the levels offered: none | receipt | optimistic | tee. [provider.models.rate_card]: prices per unit in integer micro-units, the per-call minimum, and expert_tokens, per expert-token computed at holders (models in provider.remote_experts)."`
 	// Experts are [[provider.experts]]: MoE experts held for other
 	// providers (expert_config.go); RemoteExperts is
 	// [provider.remote_experts]: served models whose experts run at holders.
-	Experts       []ExpertConfig      `toml:"experts"`
-	RemoteExperts RemoteExpertsConfig `toml:"remote_experts"`
+	Experts       []ExpertConfig      `toml:"experts" comment:"Experts of a MoE model held for other providers, computed from the model directory (verified against model, the catalog ID); price_per_token in micro-units per expert-token (one row computed by one expert)."`
+	RemoteExperts RemoteExpertsConfig `toml:"remote_experts" comment:"Served embedded MoE models whose experts run at the holders other providers announce ([[provider.experts]]): each layer's batches go to each holder at once, every receipt is verified before its rows are used, a holder silent past timeout is retired for the batch, and on a chain each holder is paid from this operator's escrow with itself."`
 	// Attestation is [provider.attestation]: the TEE attestation announced
 	// for the `tee` level (attest_config.go).
-	Attestation AttestationConfig `toml:"attestation"`
+	Attestation AttestationConfig `toml:"attestation" comment:"The TEE attestation announced for the tee level; its REPORT_DATA binds the session key (SHA-512(\"tenzro/attest/session-key/1\" || 0 || key DER)), so a new one is obtained whenever the key rotates."`
 }
 
 // ModelConfig is one served model.

@@ -61,7 +61,7 @@ type RemoteExpertsConfig struct {
 	// paying the holder for the call settled, with DisputeBond (0: the
 	// chain's dispute_min_bond) from this operator's account. Rounds run
 	// every DisputeInterval.
-	Dispute         bool          `toml:"dispute"`
+	Dispute         bool          `toml:"dispute" comment:"A sampled batch whose re-execution differs from what its holder signed is evidence; with dispute on, it is disputed on chain once the record paying the holder for the call settled, bonding dispute_bond micro-units (0 = the chain's dispute_min_bond) from this operator's account. A committee convicting pays the bond back with a reward; an acquittal gives it to the holder."`
 	DisputeBond     uint64        `toml:"dispute_bond"`
 	DisputeInterval time.Duration `toml:"dispute_interval"`
 }

@@ -15,10 +15,10 @@ type Config struct {
 	// Surcharges per verification level, flat micro-units per call: the
 	// fallback of a gateway without a chain. With a chain the governed
 	// surcharge_* params are the only ones used (Deps.Surcharges).
-	Surcharges pricing.Surcharges `toml:"surcharges"`
+	Surcharges pricing.Surcharges `toml:"surcharges" comment:"Surcharge per call of each verification level, in micro-units: a FALLBACK without a chain (with one, the chain's surcharge_* params are used)."`
 	// Deadline bounds a whole request: every attempt, failover and the
 	// continuation.
-	Deadline time.Duration `toml:"deadline"`
+	Deadline time.Duration `toml:"deadline" comment:"Whole-request deadline (failovers and continuation included), and the stream limits that trigger failover instead of waiting."`
 	// FirstTokenTimeout and StallTimeout make a silent provider fail over
 	// instead of being waited on; 0 disables each.
 	FirstTokenTimeout time.Duration `toml:"first_token_timeout"`
@@ -26,22 +26,22 @@ type Config struct {
 	// StallMin is the shortest stall timeout a provider's own pace can
 	// bring StallTimeout down to (16 × its p95 gap between tokens, once
 	// known), so a silent provider is left in seconds, not StallTimeout.
-	StallMin time.Duration `toml:"stall_min"`
+	StallMin time.Duration `toml:"stall_min" comment:"A provider that has shown its pace gets 16 x its p95 gap between tokens instead, no shorter than this."`
 	// MaxRetries is the number of failover rounds after the first.
-	MaxRetries int `toml:"max_retries"`
+	MaxRetries int `toml:"max_retries" comment:"Failover rounds after the first (both primary and hedge failed), 0..10."`
 	// Weights of the weighted strategy.
-	Weights strategy.Weights `toml:"weights"`
+	Weights strategy.Weights `toml:"weights" comment:"Weights of the weighted strategy (the default): each signal is scored 0..1 across the candidates (price and latency lower is better, standing higher, load lower) and the weighted sum ranks them."`
 	// DefaultMaxTokens bounds output when the buyer sets no max_tokens, so
 	// every request has a price ceiling to hold funds against.
-	DefaultMaxTokens int `toml:"default_max_tokens"`
+	DefaultMaxTokens int `toml:"default_max_tokens" comment:"Output bound of a request that sets no max_tokens: every request needs a price ceiling to hold funds against."`
 	// BuyerDefaults is the fair share every buyer gets unless its own
 	// entry says otherwise (Buyers).
-	BuyerDefaults BuyerLimits `toml:"buyer_defaults"`
+	BuyerDefaults BuyerLimits `toml:"buyer_defaults" comment:"Every buyer's fair share unless its [[router.buyers]] entry sets its own: requests in flight at once, and new requests per minute (bursts of up to 10 s of the rate). Beyond either the buyer gets 429 with Retry-After."`
 	// Buyers are per-account limits; the node fills them from its
 	// [[router.buyers]] entries.
 	Buyers map[string]BuyerLimits `toml:"-"`
 	// Sessions bounds the session table and sizes standby streams.
-	Sessions SessionConfig `toml:"sessions"`
+	Sessions SessionConfig `toml:"sessions" comment:"Sessions (tenzro.session): at most max_sessions held at once (more are refused with 503 until idle ones end) and max_per_buyer of one buyer (429); a session no turn used for idle_timeout ends and its standby stream is stopped; a successor's standby stream is funded for standby_horizon at its announced fee."`
 }
 
 // DefaultConfig returns the routing defaults.

@@ -121,19 +121,19 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 			// Probes are paid calls from the validator's own escrow.
 			spec.Escrows = append(spec.Escrows, ledger.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
 			spec.Funded[account] = ValidatorChainBalance
-			c.Chain.Role = node.ChainValidator
+			c.Chain.Role = consensus.ChainValidator
 			validators = append(validators, i)
 			spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: c.Path(c.Chain.Home),
 				P2PListen: c.Chain.P2PListen, RPCListen: c.Chain.RPCListen, Operator: account})
 		case node.RoleProvider:
-			c.Chain.Role = node.ChainFollower
+			c.Chain.Role = consensus.ChainFollower
 			spec.Funded[account] = OperatorChainBalance
 			if len(c.Provider.RemoteExperts.Models) > 0 {
 				// It pays its expert holders from its escrow with itself.
 				spec.Escrows = append(spec.Escrows, ledger.GenesisEscrow{Payer: account, Settler: account, Amount: ProbeEscrow})
 			}
 		default:
-			c.Chain.Role = node.ChainFollower
+			c.Chain.Role = consensus.ChainFollower
 			// A gateway signs transactions of its own as its buyers'
 			// settler (standby streams, records it settles itself), so
 			// its account exists on chain.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -91,7 +92,7 @@ func TestPlanFourValidators(t *testing.T) {
 		if cfg.Role == node.RoleValidator {
 			validators++
 			wantPeers = 3
-			if cfg.Chain.Role != node.ChainValidator {
+			if cfg.Chain.Role != consensus.ChainValidator {
 				t.Errorf("%s: chain role %q", p.entry.Name, cfg.Chain.Role)
 			}
 			// Validators hold the devnet model for dispute committees.

@@ -1,4 +1,4 @@
-package node
+package attest
 
 import (
 	"crypto/ed25519"
@@ -11,43 +11,41 @@ import (
 
 	"github.com/google/go-sev-guest/kds"
 	"github.com/google/go-sev-guest/verify/trust"
-
-	"github.com/tenzrod/tenzrod/receipts/attest"
 )
 
-// AttestConfig is the [attest] section: what this node trusts when it
+// Config is the [attest] section of a node's config file: what this node trusts when it
 // verifies the TEE attestations providers announce (the evidence behind
 // the `tee` level). Every role verifies them, so every role has it. The
 // minimum TCB is node configuration, not a chain parameter: nodes with
 // different minimums disagree only on whom they quote at `tee` (a report
 // below this node's minimum is Ignore, never Reject, so no relay is
 // penalised for another node's policy).
-type AttestConfig struct {
+type Config struct {
 	// Roots replace AMD's roots embedded in go-sev-guest; empty trusts
 	// those (Milan, Genoa, Turin).
-	Roots []AttestRootConfig `toml:"roots"`
+	Roots []RootConfig `toml:"roots" comment:"A trusted AMD product line (replaces the embedded roots): its KDS cert_chain (PEM, ASK then ARK) and optionally its VLEK chain."`
 	// CRLs are files of CRLs (PEM "X509 CRL" blocks or DER) revoking ASKs,
 	// ASVKs or endorsement keys; each must be signed by a trusted ARK.
-	CRLs []string `toml:"crls"`
+	CRLs []string `toml:"crls" comment:"What announced TEE attestations (the evidence behind the tee level) are verified against. Certificates are never fetched: providers carry their chain, and the roots are AMD's embedded in go-sev-guest unless [[attest.roots]] replace them. CRL files (PEM \"X509 CRL\" blocks or DER, e.g. https://kdsintf.amd.com/vcek/v1/Milan/crl) must be signed by a trusted ARK; they are read at start."`
 	// MinTCB is the minimum reported TCB: every component at least this.
-	MinTCB TCBConfig `toml:"min_tcb"`
+	MinTCB TCBConfig `toml:"min_tcb" comment:"Minimum reported SEV-SNP TCB, per component (bootloader, TEE, SNP firmware 0..127, microcode 0..255). A report below it, or revoked, is set aside: the provider is still quoted at other levels, never at tee. This is this node's policy, not a chain parameter."`
 	// TDXRoots are PEM files of Intel SGX root certificates for TDX
 	// quotes; empty trusts the one embedded in go-tdx-guest.
-	TDXRoots []string `toml:"tdx_roots"`
+	TDXRoots []string `toml:"tdx_roots" comment:"Intel SGX root certificates (PEM files) for TDX quotes; [] = go-tdx-guest's."`
 	// CacheSize is how many verified attestations are remembered per
 	// (attestation, session key) so re-announcements skip the chain
 	// check; 0 verifies every announcement afresh.
-	CacheSize int `toml:"cache_size"`
+	CacheSize int `toml:"cache_size" comment:"Verified attestations remembered per (attestation, session key), so a re-announcement skips the chain check; 0 = verify every announcement."`
 	// TestRoot, TEST-ONLY, is a devnet's test attestation root (PEM file,
 	// attest.TestRootPEM): this node then accepts the devnet's test
 	// attestations (kind "test") and no vendor's. Empty on every real
 	// node, which refuses every test attestation; it cannot be set with
 	// roots, tdx_roots or crls.
-	TestRoot string `toml:"test_root"`
+	TestRoot string `toml:"test_root" comment:"TEST-ONLY (devnets): a test root file; set, only test attestations (proving nothing) are accepted. Empty on real nodes: they refuse every test one."`
 }
 
-// AttestRootConfig is one trusted AMD product line.
-type AttestRootConfig struct {
+// RootConfig is one trusted AMD product line.
+type RootConfig struct {
 	// ProductLine is Milan, Genoa or Turin.
 	ProductLine string `toml:"product_line"`
 	// CertChain is the line's VCEK chain in AMD KDS cert_chain form (PEM:
@@ -67,10 +65,10 @@ type TCBConfig struct {
 	UcodeSpl int `toml:"ucode_spl"`
 }
 
-// DefaultAttestConfig trusts AMD's embedded roots with no CRL and no
+// DefaultConfig trusts AMD's embedded roots with no CRL and no
 // minimum TCB.
-func DefaultAttestConfig() AttestConfig {
-	return AttestConfig{CRLs: []string{}, TDXRoots: []string{}, CacheSize: 4096}
+func DefaultConfig() Config {
+	return Config{CRLs: []string{}, TDXRoots: []string{}, CacheSize: 4096}
 }
 
 // productLines are the lines go-sev-guest knows.
@@ -78,9 +76,9 @@ var productLines = []string{"Milan", "Genoa", "Turin"}
 
 // Policy loads the configured files into a verification policy; path
 // resolves them against the node's home. Errors name the key.
-func (a AttestConfig) Policy(path func(string) string) (*attest.Policy, error) {
+func (a Config) Policy(path func(string) string) (*Policy, error) {
 	var errs []error
-	p := &attest.Policy{}
+	p := &Policy{}
 	if a.TestRoot != "" {
 		root, err := a.testRoot(path)
 		if err != nil {
@@ -126,7 +124,7 @@ func (a AttestConfig) Policy(path func(string) string) (*attest.Policy, error) {
 	if a.CacheSize < 0 || a.CacheSize > 1<<20 {
 		errs = append(errs, fmt.Errorf("attest.cache_size: %d outside 0..1048576", a.CacheSize))
 	} else if a.CacheSize > 0 {
-		p.Cache = attest.NewCache(a.CacheSize)
+		p.Cache = NewCache(a.CacheSize)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -136,7 +134,7 @@ func (a AttestConfig) Policy(path func(string) string) (*attest.Policy, error) {
 
 // testRoot reads the TEST-ONLY root, refusing it beside any real root: a
 // node configured with real roots never accepts the test one.
-func (a AttestConfig) testRoot(path func(string) string) (ed25519.PublicKey, error) {
+func (a Config) testRoot(path func(string) string) (ed25519.PublicKey, error) {
 	if len(a.Roots) > 0 || len(a.TDXRoots) > 0 || len(a.CRLs) > 0 {
 		return nil, errors.New("attest.test_root: the TEST-ONLY root cannot be trusted beside real roots (attest.roots, tdx_roots, crls): a node with real roots never accepts test attestations")
 	}
@@ -144,7 +142,7 @@ func (a AttestConfig) testRoot(path func(string) string) (ed25519.PublicKey, err
 	if err != nil {
 		return nil, fmt.Errorf("attest.test_root: %w", err)
 	}
-	root, err := attest.ParseTestRoot(raw)
+	root, err := ParseTestRoot(raw)
 	if err != nil {
 		return nil, fmt.Errorf("attest.test_root: %s: %w", a.TestRoot, err)
 	}
@@ -152,7 +150,7 @@ func (a AttestConfig) testRoot(path func(string) string) (ed25519.PublicKey, err
 }
 
 // load reads one product line's chains; errors start with the key name.
-func (r AttestRootConfig) load(path func(string) string) (*trust.AMDRootCerts, error) {
+func (r RootConfig) load(path func(string) string) (*trust.AMDRootCerts, error) {
 	if !slices.Contains(productLines, r.ProductLine) {
 		return nil, fmt.Errorf("product_line: %q is not one of %v", r.ProductLine, productLines)
 	}
@@ -201,7 +199,7 @@ func (t TCBConfig) parts() (kds.TCBParts, error) {
 }
 
 // trustedARKs are the ARKs of p's roots (AMD's embedded ones by default).
-func trustedARKs(p *attest.Policy) []*x509.Certificate {
+func trustedARKs(p *Policy) []*x509.Certificate {
 	roots := p.Roots
 	if len(roots) == 0 {
 		for _, line := range productLines {

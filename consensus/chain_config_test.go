@@ -1,0 +1,56 @@
+package consensus
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestChainConfigValidate: each bad [chain] value is refused naming its
+// key (moved from node's TestChainConfigValidate with the section).
+func TestChainConfigValidate(t *testing.T) {
+	good := DefaultChainConfig(false)
+	if err := good.Validate("provider"); err != nil {
+		t.Fatalf("default chain section: %v", err)
+	}
+	if err := DefaultChainConfig(true).Validate("validator"); err != nil {
+		t.Fatalf("default validator chain section: %v", err)
+	}
+	for _, c := range []struct {
+		name, key string
+		mod       func(*ChainConfig)
+	}{
+		{"provider as chain validator", "chain.role", func(c *ChainConfig) { c.Role = ChainValidator }},
+		{"unknown role", "chain.role", func(c *ChainConfig) { c.Role = "observer" }},
+		{"public rpc", "chain.rpc_listen", func(c *ChainConfig) { c.RPCListen = "tcp://0.0.0.0:26657" }},
+		{"p2p without scheme", "chain.p2p_listen", func(c *ChainConfig) { c.P2PListen = "127.0.0.1:26656" }},
+		{"bad peer", "chain.persistent_peers", func(c *ChainConfig) { c.PersistentPeers = []string{"abc@127.0.0.1:1"} }},
+		{"no home", "chain.home", func(c *ChainConfig) { c.Home = "" }},
+		{"negative stall", "chain.stall_after", func(c *ChainConfig) { c.StallAfter = -time.Second }},
+		{"slow blocks", "chain.block_time", func(c *ChainConfig) { c.BlockTime = time.Hour }},
+		{"one state version", "chain.state_versions", func(c *ChainConfig) { c.StateVersions = 1 }},
+	} {
+		bad := good
+		bad.PersistentPeers = append([]string(nil), good.PersistentPeers...)
+		c.mod(&bad)
+		if err := bad.Validate("provider"); err == nil || !strings.Contains(err.Error(), c.key+":") {
+			t.Errorf("%s: %v, want an error naming %s", c.name, err, c.key)
+		}
+	}
+	v := DefaultChainConfig(true)
+	v.Enabled = true
+	if err := v.Validate("validator"); err == nil || !strings.Contains(err.Error(), "chain.p2p_listen:") {
+		t.Errorf("enabled validator on port 0: %v, want chain.p2p_listen named", err)
+	}
+}
+
+// TestChainConfigApply: the section's addresses, peers and genesis lie
+// over the chain home's own configuration; a zero block time keeps its.
+func TestChainConfigApply(t *testing.T) {
+	c := DefaultChainConfig(false)
+	c.GenesisFile, c.PersistentPeers = "g.json", []string{strings.Repeat("a", 40) + "@127.0.0.1:1"}
+	got := c.Apply(Config{BlockTime: 3 * time.Second}, func(p string) string { return "/home/" + p })
+	if got.GenesisFile != "/home/g.json" || got.BlockTime != 3*time.Second || !got.Follower || len(got.Peers) != 1 || got.P2PListen != c.P2PListen {
+		t.Fatalf("applied: %+v", got)
+	}
+}
