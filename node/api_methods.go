@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -85,10 +86,10 @@ const maxTailWait = 30 * time.Second
 // rpcParts are the parts that contribute methods of their own.
 func (n *Node) rpcParts() []rpc.Contributor {
 	return []rpc.Contributor{
-		chainAPI{chain: n.chain},
-		paymentsAPI{chain: n.chain},
-		disputesAPI{chain: n.chain},
-		streamsAPI{chain: n.chain},
+		chainapi.Chain{Node: n.chain},
+		chainapi.Payments{Node: n.chain},
+		chainapi.Disputes{Node: n.chain},
+		chainapi.Streams{Node: n.chain},
 		receiptAPI{gateway: n.gateway, store: n.store, gossip: n.gossip, clock: n.clock},
 		feedAPI{feed: n.feed, table: n.table},
 		recentAPI{gateway: n.gateway},
@@ -259,4 +260,21 @@ func (n *Node) quote(ctx context.Context, raw json.RawMessage) (any, error) {
 		return nil, rpc.InvalidParams("%v", qerr)
 	}
 	return lines, nil
+}
+
+// chainHealth is the chain watchdog's view, nil without a chain.
+func (n *Node) chainHealth() *consensus.Health {
+	if n.chain == nil {
+		return nil
+	}
+	h := n.chain.Health()
+	return &h
+}
+
+// chainInfo is the chain part of tenzro_nodeInfo.
+func (n *Node) chainInfo() (height int64, chainID string) {
+	if n.chain == nil {
+		return 0, ""
+	}
+	return n.chain.App().Height(), n.chain.App().ChainID()
 }

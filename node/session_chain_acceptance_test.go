@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -109,7 +110,7 @@ func TestSessionStandbyOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sv := got.(StreamView); sv.Stream.ID.String() != first || !sv.Stream.Closed || sv.Balance != 0 || sv.Stream.Claimed != stream(first).Claimed {
+	if sv := got.(chainapi.StreamView); sv.Stream.ID.String() != first || !sv.Stream.Closed || sv.Balance != 0 || sv.Stream.Claimed != stream(first).Claimed {
 		t.Fatalf("tenzro_getStream %+v", sv)
 	}
 	if _, err := gw.rpcCall("tenzro_getStream", `{"id":"`+strings.Repeat("0", 64)+`"}`); err == nil {

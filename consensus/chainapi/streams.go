@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"context"
@@ -23,12 +23,12 @@ type StreamView struct {
 	Height  int64         `json:"height"`
 }
 
-// streamsAPI looks stream escrows up by ID.
-type streamsAPI struct{ chain *consensus.Node }
+// Streams looks stream escrows up by ID.
+type Streams struct{ Node *consensus.Node }
 
 // RegisterRPC contributes tenzro_getStream.
-func (a streamsAPI) RegisterRPC(s rpc.Registry) {
-	s.Register("tenzro_getStream", chainMethod(a.chain, func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
+func (a Streams) RegisterRPC(s rpc.Registry) {
+	s.Register("tenzro_getStream", chainMethod(a.Node, func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[StreamParams](raw)
 		if err != nil {
 			return nil, err

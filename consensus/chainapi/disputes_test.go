@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"context"
@@ -213,7 +213,7 @@ func TestDisputeOnChain(t *testing.T) {
 	checkReversalPacks(t, ctx, net, buyer, settled, d)
 
 	s := rpc.NewServer(nil)
-	disputesAPI{chain: node}.RegisterRPC(s)
+	Disputes{Node: node}.RegisterRPC(s)
 	srv := newTestServer(t, s)
 	var got DisputeView
 	if e := rpcDo(t, srv, "tenzro_getDispute", `{"id":"`+id.String()+`"}`, &got); e != nil || got.Dispute.ID != id ||

@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"context"
@@ -62,14 +62,14 @@ type PaymentsView struct {
 	Fees     uint64        `json:"fees"`  // Σ fee
 }
 
-// paymentsAPI is the chain's payment visibility: settled records by payer
+// Payments is the chain's payment visibility: settled records by payer
 // or by provider.
-type paymentsAPI struct{ chain *consensus.Node }
+type Payments struct{ Node *consensus.Node }
 
 // RegisterRPC contributes tenzro_getPayments.
-func (a paymentsAPI) RegisterRPC(s rpc.Registry) {
+func (a Payments) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getPayments", func(ctx context.Context, raw json.RawMessage) (any, error) {
-		if a.chain == nil || a.chain.Client() == nil {
+		if a.Node == nil || a.Node.Client() == nil {
 			return nil, rpc.Unavailable("this node runs no chain ([chain] enabled = false)")
 		}
 		res, err := a.payments(ctx, raw)
@@ -77,7 +77,7 @@ func (a paymentsAPI) RegisterRPC(s rpc.Registry) {
 	})
 }
 
-func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*PaymentsView, error) {
+func (a Payments) payments(ctx context.Context, raw json.RawMessage) (*PaymentsView, error) {
 	p, err := rpc.Params[PaymentsParams](raw)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*Paymen
 	if (p.Payer == "") == (p.Provider == "") {
 		return nil, rpc.InvalidParams("payer, provider: give exactly one (a payer account or a provider machine ID)")
 	}
-	latest := a.chain.App().Height()
+	latest := a.Node.App().Height()
 	from, to, err := paymentRange(p.From, p.To, latest)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*Paymen
 		}
 		out.Payer = payer.String()
 		if to >= from {
-			rr, err := a.chain.RecordRange(ctx, payer, from, to, 0)
+			rr, err := a.Node.RecordRange(ctx, payer, from, to, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +112,7 @@ func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*Paymen
 		}
 		out.Provider = m.String()
 		if to >= from {
-			pr, err := a.chain.ProviderRecordRange(ctx, m, from, to, 0)
+			pr, err := a.Node.ProviderRecordRange(ctx, m, from, to, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -128,7 +128,7 @@ func (a paymentsAPI) payments(ctx context.Context, raw json.RawMessage) (*Paymen
 		out.Total, c1 = bits.Add64(out.Total, r.Price, 0)
 		out.Fees, c2 = bits.Add64(out.Fees, sr.Fee, 0)
 		if c1|c2 != 0 {
-			return nil, fmt.Errorf("node: payments: the sum of %d records overflows 64 bits", len(recs))
+			return nil, fmt.Errorf("chainapi: payments: the sum of %d records overflows 64 bits", len(recs))
 		}
 		out.Records = append(out.Records, PaymentView{Payer: r.Payer.String(), Provider: r.Provider.String(),
 			RequestDigest: r.RequestDigest.String(), Price: r.Price, Units: r.Units, Settler: r.Settler.String(),

@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"bytes"
@@ -125,10 +125,10 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	return c
 }
 
-// rpcServer serves paymentsAPI on c's node over HTTP.
+// rpcServer serves Payments on c's node over HTTP.
 func rpcServer(t *testing.T, chain *consensus.Node) *httptest.Server {
 	s := rpc.NewServer(nil)
-	paymentsAPI{chain: chain}.RegisterRPC(s)
+	Payments{Node: chain}.RegisterRPC(s)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return srv

@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"context"
@@ -93,13 +93,13 @@ func chainMethod(n *consensus.Node, h chainHandler) rpc.Handler {
 	}
 }
 
-// chainAPI is the chain's part of the API: queries with proofs and
+// Chain is the chain's part of the API: queries with proofs and
 // transactions, answered Unavailable on a node without a chain.
-type chainAPI struct{ chain *consensus.Node }
+type Chain struct{ Node *consensus.Node }
 
 // RegisterRPC contributes the chain methods.
-func (a chainAPI) RegisterRPC(s rpc.Registry) {
-	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.chain, h) }
+func (a Chain) RegisterRPC(s rpc.Registry) {
+	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.Node, h) }
 	s.Register("tenzro_getAccount", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[AccountParams](raw)
 		if err != nil {
@@ -255,21 +255,4 @@ func chainError(err error) error {
 		return rpc.Unavailable("%v", err)
 	}
 	return err
-}
-
-// chainHealth is the chain watchdog's view, nil without a chain.
-func (n *Node) chainHealth() *consensus.Health {
-	if n.chain == nil {
-		return nil
-	}
-	h := n.chain.Health()
-	return &h
-}
-
-// chainInfo is the chain part of tenzro_nodeInfo.
-func (n *Node) chainInfo() (height int64, chainID string) {
-	if n.chain == nil {
-		return 0, ""
-	}
-	return n.chain.App().Height(), n.chain.App().ChainID()
 }

@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"context"
@@ -77,12 +77,12 @@ func (f disputeFilter) keep(d *ledger.Dispute) bool {
 	return true
 }
 
-// disputesAPI is the chain's dispute visibility.
-type disputesAPI struct{ chain *consensus.Node }
+// Disputes is the chain's dispute visibility.
+type Disputes struct{ Node *consensus.Node }
 
 // RegisterRPC contributes tenzro_getDispute and tenzro_listDisputes.
-func (a disputesAPI) RegisterRPC(s rpc.Registry) {
-	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.chain, h) }
+func (a Disputes) RegisterRPC(s rpc.Registry) {
+	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.Node, h) }
 	s.Register("tenzro_getDispute", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[DisputeParams](raw)
 		if err != nil {

@@ -1,4 +1,4 @@
-package node
+package chainapi
 
 import (
 	"context"
@@ -31,8 +31,8 @@ func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, pay
 		t.Fatal(err)
 	}
 	s := rpc.NewServer(nil)
-	chainAPI{chain: net.Nodes[0]}.RegisterRPC(s)
-	paymentsAPI{chain: net.Nodes[0]}.RegisterRPC(s)
+	Chain{Node: net.Nodes[0]}.RegisterRPC(s)
+	Payments{Node: net.Nodes[0]}.RegisterRPC(s)
 	srv := newTestServer(t, s)
 	for _, r := range []struct {
 		from, to int64
