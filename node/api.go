@@ -64,9 +64,8 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	} else {
 		// The token is checked before the body is read: a client without
 		// one costs its headers, never a body buffer.
-		bs := newBuyers(n.cfg.Router.Buyers)
-		auth := func(r *http.Request) error { _, err := bs.account(r.Header); return err }
-		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: bs}, openai.WithAuth(auth)).Register(mux)
+		bs := newBuyers(n.cfg.Router.Buyers, n.cfg.API.AdminTokenSHA256)
+		openai.NewHandler(openai.NewGatewayBackend(n.gateway, bs), openai.WithAuth(bs.Auth)).Register(mux)
 	}
 	a.srv = &http.Server{
 		Handler:           newIntake(n.cfg.API).wrap(mux),

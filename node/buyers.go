@@ -2,15 +2,14 @@ package node
 
 import (
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -63,38 +62,12 @@ func (b BuyerConfig) Key() string {
 	return b.Account
 }
 
-// TokenHash returns the hex SHA-256 of a token, as token_sha256 holds it.
-func TokenHash(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:])
-}
-
-// buyers resolves bearer tokens to accounts.
-type buyers struct{ byHash map[string]string }
-
-func newBuyers(cfg []BuyerConfig) *buyers {
-	b := &buyers{byHash: map[string]string{}}
+// newBuyers resolves the configured buyers' tokens, and the operator's
+// admin token, to the accounts they bill.
+func newBuyers(cfg []BuyerConfig, adminSHA256 string) *openai.Buyers {
+	accounts := make(map[string]string, len(cfg))
 	for _, c := range cfg {
-		b.byHash[strings.ToLower(c.TokenSHA256)] = c.Key()
+		accounts[c.TokenSHA256] = c.Key()
 	}
-	return b
-}
-
-// errUnauthorized is returned for a missing or unknown token.
-var errUnauthorized = errors.New("a valid bearer token is required (Authorization: Bearer …)")
-
-// account returns the account of the request's bearer token.
-func (b *buyers) account(h http.Header) (string, error) {
-	auth := h.Get("Authorization")
-	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || tok == "" {
-		return "", errUnauthorized
-	}
-	want := TokenHash(tok)
-	for hash, acct := range b.byHash {
-		if subtle.ConstantTimeCompare([]byte(hash), []byte(want)) == 1 {
-			return acct, nil
-		}
-	}
-	return "", errUnauthorized
+	return openai.NewBuyers(accounts, adminSHA256)
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
@@ -49,7 +50,7 @@ type Node struct {
 	provider  *provider.Provider // the provider role
 	store     *store.Store
 	outbox    *settle.Outbox       // the gateway's signed records, on a chain
-	payments  *gatewayPayments     // the gateway's escrow reads, on a chain
+	payments  *chainview.Payments  // the gateway's escrow reads, on a chain
 	gateway   *gateway.Gateway     // every role but provider
 	validator *validator.Validator // validators with a chain
 	api       *apiServer
@@ -57,7 +58,7 @@ type Node struct {
 	chain     *consensus.Node // nil when [chain] is disabled
 	// registry reads registrations and standings from the chain (nil
 	// without one).
-	registry *chainRegistry
+	registry *chainview.Registry
 	// telemetry exports the gateway's traces ([telemetry]); nil when off.
 	telemetry *telemetry
 	// attest is the [attest] policy gossip verifies attestations with;
@@ -143,8 +144,8 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		if n.chain, err = consensus.New(cc); err != nil {
 			return nil, err
 		}
-		n.registry = newChainRegistry(n.chain, n)
-		pins = n.registry.pins
+		n.registry = chainview.NewRegistry(n.chain, n.clock)
+		pins = n.registry.Pins()
 		if err := registerChainHealth(n.reg, n.chain); err != nil {
 			return nil, err
 		}
@@ -354,8 +355,8 @@ func (n *Node) Chain() *consensus.Node { return n.chain }
 func (n *Node) Config() Config { return n.cfg }
 
 // validatorSet is the chain's validator set for gossip, or nil without a
-// chain (a nil *chainRegistry must not become a non-nil interface).
-func validatorSet(r *chainRegistry) gossip.ValidatorSet {
+// chain (a nil *chainview.Registry must not become a non-nil interface).
+func validatorSet(r *chainview.Registry) gossip.ValidatorSet {
 	if r == nil {
 		return nil
 	}

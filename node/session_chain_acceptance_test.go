@@ -13,6 +13,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // TestSessionStandbyOnChain: on a chain, the gateway pays a session's
@@ -37,13 +38,13 @@ func TestSessionStandbyOnChain(t *testing.T) {
 		}
 		return n == 3
 	})
-	session := func(id string) SessionResult {
+	session := func(id string) gatewayapi.SessionResult {
 		t.Helper()
 		v, err := gw.rpcCall("tenzro_getSession", `{"id":"`+id+`"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v.(SessionResult)
+		return v.(gatewayapi.SessionResult)
 	}
 	stream := func(id string) ledger.Stream {
 		t.Helper()

@@ -1,4 +1,4 @@
-package node
+package gateway
 
 import (
 	"context"
@@ -6,29 +6,29 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-
-	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // sessionSweepEvery is how often idle sessions are ended (their standby
 // streams stopped) when no turn arrives to sweep them.
 const sessionSweepEvery = 30 * time.Second
 
-// sessionSweeper gives the gateway's session table a periodic sweep with
+// SessionSweeper gives the gateway's session table a periodic sweep with
 // the node's lifecycle.
-type sessionSweeper struct {
-	gw    *gateway.Gateway
+type SessionSweeper struct {
+	gw    *Gateway
 	clock clock.Clock
 
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
 
-func newSessionSweeper(gw *gateway.Gateway, clk clock.Clock) *sessionSweeper {
-	return &sessionSweeper{gw: gw, clock: clk}
+// NewSessionSweeper sweeps gw's sessions on clk's ticks.
+func NewSessionSweeper(gw *Gateway, clk clock.Clock) *SessionSweeper {
+	return &SessionSweeper{gw: gw, clock: clk}
 }
 
-func (s *sessionSweeper) Start(context.Context) error {
+// Start begins the sweeps.
+func (s *SessionSweeper) Start(context.Context) error {
 	s.stop = make(chan struct{})
 	s.wg.Add(1)
 	go func() {
@@ -49,7 +49,7 @@ func (s *sessionSweeper) Start(context.Context) error {
 
 // Stop ends the sweeps and every session, stopping their standby streams
 // within sessionStopBound (the chain, started before, still runs).
-func (s *sessionSweeper) Stop(ctx context.Context) error {
+func (s *SessionSweeper) Stop(ctx context.Context) error {
 	if s.stop != nil {
 		close(s.stop)
 		s.wg.Wait()

@@ -1,4 +1,4 @@
-package node
+package chainview
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
-// chainRegistry is also the gossip.ValidatorSet that price observations
+// Registry is also the gossip.ValidatorSet that price observations
 // are admitted against: the active validators and provider registrations
 // of the last committed block, each read once per block.
 
@@ -23,7 +23,7 @@ type providerAt struct {
 }
 
 // ActiveValidator reports whether account operates a validator with power.
-func (r *chainRegistry) ActiveValidator(ctx context.Context, account [32]byte) (bool, error) {
+func (r *Registry) ActiveValidator(ctx context.Context, account [32]byte) (bool, error) {
 	h := r.chain.App().Height()
 	r.mu.Lock()
 	c := r.validators
@@ -47,7 +47,7 @@ func (r *chainRegistry) ActiveValidator(ctx context.Context, account [32]byte) (
 }
 
 // ProviderOperator returns the operator account and peer ID of machine m.
-func (r *chainRegistry) ProviderOperator(ctx context.Context, m identity.MachineID) ([32]byte, string, bool, error) {
+func (r *Registry) ProviderOperator(ctx context.Context, m identity.MachineID) ([32]byte, string, bool, error) {
 	h := r.chain.App().Height()
 	r.mu.Lock()
 	c, hit := r.providers[m]

@@ -1,33 +1,35 @@
-package node
+package openai
 
 import (
 	"context"
+	"errors"
 	"net/http"
-	"sync"
 
-	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
-// gatewayBackend serves OpenAI requests by routing them to providers.
-type gatewayBackend struct {
-	n      *Node
+// GatewayBackend serves OpenAI requests by routing them to providers;
+// every call is billed to the account of its buyer's token.
+type GatewayBackend struct {
 	gw     *gateway.Gateway
-	buyers *buyers
+	buyers *Buyers
+}
+
+// NewGatewayBackend serves gw's routes to the buyers bs knows.
+func NewGatewayBackend(gw *gateway.Gateway, bs *Buyers) GatewayBackend {
+	return GatewayBackend{gw: gw, buyers: bs}
 }
 
 // Models lists every served catalog ID, and after it each name that
 // resolves to exactly that ID (owned_by names the ID): an offer announced
 // under a name bound to another ID (a squatter) appears under its ID only.
-func (b gatewayBackend) Models(ctx context.Context) []openai.Model {
-	var out []openai.Model
+func (b GatewayBackend) Models(ctx context.Context) []Model {
+	var out []Model
 	for _, m := range b.gw.Models(ctx) {
-		out = append(out, openai.Model{ID: m.ID, Object: "model", OwnedBy: "tenzro"})
+		out = append(out, Model{ID: m.ID, Object: "model", OwnedBy: "tenzro"})
 		for _, name := range m.Names {
-			out = append(out, openai.Model{ID: name, Object: "model", OwnedBy: "tenzro:" + m.ID})
+			out = append(out, Model{ID: name, Object: "model", OwnedBy: "tenzro:" + m.ID})
 		}
 	}
 	return out
@@ -48,12 +50,12 @@ type TenzroInfo struct {
 	Experts []infer.ExpertUse `json:"experts,omitempty"`
 }
 
-func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDelta func(openai.Delta) error) (*openai.Result, error) {
-	payer, err := b.buyers.account(req.Header)
+func (b GatewayBackend) Complete(ctx context.Context, req *Request, onDelta func(Delta) error) (*Result, error) {
+	payer, err := b.buyers.Account(req.Header)
 	if err != nil {
-		return nil, &openai.Error{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: err.Error()}
+		return nil, &Error{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: err.Error()}
 	}
-	opts, oerr := openai.ParseOptions(req.Tenzro, req.Header)
+	opts, oerr := ParseOptions(req.Tenzro, req.Header)
 	if oerr != nil {
 		return nil, oerr
 	}
@@ -64,7 +66,7 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		AllowUnregistered: opts.AllowUnregistered, Payer: payer, Session: sessionRequest(opts.Session),
 	}
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
-		return onDelta(openai.Delta{Text: d.Text, LogProbs: d.LogProbs})
+		return onDelta(Delta{Text: d.Text, LogProbs: d.LogProbs})
 	})
 	if err != nil {
 		return nil, openaiError(err)
@@ -76,11 +78,11 @@ func (b gatewayBackend) Complete(ctx context.Context, req *openai.Request, onDel
 		v.Signed = gateway.ViewSigned(res.Signed)
 		info.Payment = v
 	}
-	usage := openai.Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens}
+	usage := Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens}
 	if r := res.Receipt; r != nil && r.Receipt != nil && r.Receipt.Units.CachedTokens > 0 {
-		usage.PromptTokensDetails = &openai.PromptTokensDetails{CachedTokens: int(min(r.Receipt.Units.CachedTokens, 1<<31-1))}
+		usage.PromptTokensDetails = &PromptTokensDetails{CachedTokens: int(min(r.Receipt.Units.CachedTokens, 1<<31-1))}
 	}
-	return &openai.Result{
+	return &Result{
 		Model: res.Model, Text: res.Text, FinishReason: res.FinishReason, LogProbs: res.LogProbs,
 		Usage: usage, Tenzro: info,
 	}, nil
@@ -99,54 +101,42 @@ func errorType(status int) string {
 	}
 }
 
-// chainNames resolves model names through the chain's name records, each
-// read with its proof from the node's own chain. A name's answer is kept
-// for the block it was read in: every request names its model, and a
-// record changes only with a block.
-type chainNames struct {
-	c *consensus.Node
-
-	mu     sync.Mutex
-	height int64 // the block the answers in ids were read at
-	ids    map[string]nameSeen
-}
-
-type nameSeen struct {
-	id [32]byte
-	ok bool
-}
-
-// maxNamesSeen bounds the names kept for one block.
-const maxNamesSeen = 1024
-
-func newChainNames(c *consensus.Node) *chainNames {
-	return &chainNames{c: c, ids: map[string]nameSeen{}}
-}
-
-func (c *chainNames) Resolve(ctx context.Context, name string) ([32]byte, bool, error) {
-	if ledger.CheckName(name) != nil {
-		return [32]byte{}, false, nil // no record can bind it
-	}
-	h := c.c.App().Height()
-	c.mu.Lock()
-	if c.height != h {
-		c.height, c.ids = h, map[string]nameSeen{}
-	}
-	seen, hit := c.ids[name]
-	c.mu.Unlock()
-	if hit {
-		return seen.id, seen.ok, nil
-	}
-	id, _, ok, err := c.c.NameRecord(ctx, name)
+// EndSession is SessionEnder: DELETE /v1/sessions/{id} ends the
+// calling buyer's session at this gateway.
+func (b GatewayBackend) EndSession(ctx context.Context, header http.Header, id string) (any, error) {
+	payer, err := b.buyers.Account(header)
 	if err != nil {
-		return id, ok, err
+		return nil, &Error{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: err.Error()}
 	}
-	c.mu.Lock()
-	// Kept only when no block committed during the read: the answer is
-	// then the one of block h.
-	if c.height == h && c.c.App().Height() == h && len(c.ids) < maxNamesSeen {
-		c.ids[name] = nameSeen{id: id, ok: ok}
+	out, err := b.gw.EndSession(ctx, id, payer)
+	if err != nil {
+		return nil, openaiError(err)
 	}
-	c.mu.Unlock()
-	return id, ok, nil
+	return out, nil
+}
+
+// openaiError is a gateway error as the routes answer it; any
+// other error passes unchanged (a 500).
+func openaiError(err error) error {
+	var ge *gateway.Error
+	if errors.As(err, &ge) {
+		return &Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message, Param: ge.Param,
+			RetryAfter: int(ge.RetryAfter.Seconds())}
+	}
+	return err
+}
+
+// sessionRequest converts the parsed `tenzro.session` for the gateway.
+func sessionRequest(o *SessionOptions) *gateway.SessionRequest {
+	if o == nil {
+		return nil
+	}
+	s := &gateway.SessionRequest{ID: o.ID, Jurisdiction: o.Jurisdiction}
+	switch o.Continuity {
+	case ContinuityOn:
+		s.Continuity = gateway.ContinuityOn
+	case ContinuityRequired:
+		s.Continuity = gateway.ContinuityRequired
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"crypto/rand"
@@ -11,7 +11,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
@@ -45,16 +44,16 @@ func TestRecordSinkExpertReceipt(t *testing.T) {
 	rec := func(rd ledger.Hash32) *ledger.PaymentRecord {
 		return &ledger.PaymentRecord{Provider: m, Receipt: env, QuoteDigest: quote, RequestDigest: rd}
 	}
-	sink := newRecordSink(nil, nil, m, pid, clock.New())
-	if err := sink.checkReceipt(rec(provider.ExpertRecordDigest(quote, m))); err != nil {
+	sink := NewRecordSink(nil, nil, m, pid, clock.New())
+	if err := sink.checkReceipt(rec(ExpertRecordDigest(quote, m))); err != nil {
 		t.Fatalf("the holder's own receipt refused: %v", err)
 	}
 	var ref *payment.Refusal
 	if err := sink.checkReceipt(rec(ledger.Hash32{1})); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
 		t.Fatalf("a record under another request digest: %v", err)
 	}
-	other := newRecordSink(nil, nil, m, "12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo", clock.New())
-	if err := other.checkReceipt(rec(provider.ExpertRecordDigest(quote, m))); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
+	other := NewRecordSink(nil, nil, m, "12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo", clock.New())
+	if err := other.checkReceipt(rec(ExpertRecordDigest(quote, m))); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
 		t.Fatalf("a receipt bound to another peer: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package node
+package gatewayapi
 
 import (
 	"context"
@@ -41,20 +41,21 @@ type LatencyResult struct {
 	Providers  []gateway.LatencyView `json:"providers"`
 }
 
-// recentAPI is the routing side's view of its own recent work.
-type recentAPI struct{ gateway *gateway.Gateway }
+// Recent is the routing side's view of its own recent work; Gateway is
+// nil on a provider.
+type Recent struct{ Gateway *gateway.Gateway }
 
 // RegisterRPC contributes tenzro_listRecentRequests and tenzro_getLatencies.
-func (a recentAPI) RegisterRPC(s rpc.Registry) {
+func (a Recent) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_listRecentRequests", func(_ context.Context, raw json.RawMessage) (any, error) {
 		p, err := parseRecentParams(raw)
 		if err != nil {
 			return nil, err
 		}
-		if a.gateway == nil {
+		if a.Gateway == nil {
 			return nil, errNotRouting
 		}
-		rs := a.gateway.Recent(p.After, p.Limit)
+		rs := a.Gateway.Recent(p.After, p.Limit)
 		last := p.After
 		if len(rs) > 0 {
 			last = rs[0].Seq
@@ -66,11 +67,11 @@ func (a recentAPI) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		if a.gateway == nil {
+		if a.Gateway == nil {
 			return nil, errNotRouting
 		}
 		return LatencyResult{HedgeMinMs: float64(hedge.MinDelay.Milliseconds()), HedgeMaxMs: float64(hedge.MaxDelay.Milliseconds()),
-			Providers: a.gateway.Latencies(pid)}, nil
+			Providers: a.Gateway.Latencies(pid)}, nil
 	})
 }
 

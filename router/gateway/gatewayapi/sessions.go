@@ -1,11 +1,9 @@
-package node
+package gatewayapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -23,43 +21,20 @@ type SessionResult struct {
 	StreamError string `json:"stream_error,omitempty"`
 }
 
-// sessionAPI contributes tenzro_getSession. A session is its buyer's:
-// its payer account, turns and standby stream are read only with that
-// buyer's bearer token or the operator's admin token, as DELETE
-// /v1/sessions/ID ends it only for its buyer.
-type sessionAPI struct {
-	gateway *gateway.Gateway // nil on a provider
-	chain   *consensus.Node  // nil without a chain
-	buyers  *buyers
-	admin   string // SHA-256 hex of the operator's token; "" for none
+// Sessions contributes tenzro_getSession. A session is its buyer's: its
+// payer account, turns and standby stream are read only with that buyer's
+// bearer token or the operator's admin token, as DELETE /v1/sessions/ID
+// ends it only for its buyer.
+type Sessions struct {
+	Gateway *gateway.Gateway // nil on a provider
+	Chain   *consensus.Node  // nil without a chain
+	Callers Callers
 }
 
-// reader is who may read a session: the operator (any session) or one
-// buyer account.
-type reader struct {
-	admin bool
-	payer string
-}
-
-// caller authenticates the request a method runs for.
-func (a sessionAPI) caller(ctx context.Context) (reader, error) {
-	h := rpc.Header(ctx)
-	if a.admin != "" {
-		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && tok != "" &&
-			subtle.ConstantTimeCompare([]byte(TokenHash(tok)), []byte(strings.ToLower(a.admin))) == 1 {
-			return reader{admin: true}, nil
-		}
-	}
-	payer, err := a.buyers.account(h)
-	if err != nil {
-		return reader{}, rpc.Unauthorized("tenzro_getSession: %v: the session's buyer token or the operator's admin token", err)
-	}
-	return reader{payer: payer}, nil
-}
-
-func (a sessionAPI) RegisterRPC(s rpc.Registry) {
+// RegisterRPC contributes tenzro_getSession.
+func (a Sessions) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getSession", func(ctx context.Context, raw json.RawMessage) (any, error) {
-		if a.gateway == nil {
+		if a.Gateway == nil {
 			return nil, rpc.Unavailable("this node is a provider; it keeps no sessions")
 		}
 		p, err := rpc.Params[struct {
@@ -71,32 +46,32 @@ func (a sessionAPI) RegisterRPC(s rpc.Registry) {
 		if err := gateway.CheckSessionID(p.ID); err != nil {
 			return nil, rpc.InvalidParams("id: %v", err)
 		}
-		who, err := a.caller(ctx)
+		admin, payer, err := a.Callers.Caller(rpc.Header(ctx))
 		if err != nil {
-			return nil, err
+			return nil, rpc.Unauthorized("tenzro_getSession: %v: the session's buyer token or the operator's admin token", err)
 		}
-		v, ok := a.gateway.Session(p.ID)
+		v, ok := a.Gateway.Session(p.ID)
 		// Another buyer's session is answered as no session: a token
 		// proves nothing about sessions that are not its own.
-		if !ok || !who.admin && v.Payer != who.payer {
+		if !ok || !admin && v.Payer != payer {
 			return nil, rpc.InvalidParams("no session %s at this gateway (never started, or ended idle)", p.ID)
 		}
 		res := SessionResult{SessionView: v}
-		if a.chain != nil && v.Successor != nil && v.Successor.StreamID != "" {
+		if a.Chain != nil && v.Successor != nil && v.Successor.StreamID != "" {
 			res.Stream, res.StreamError = a.stream(ctx, v.Successor.StreamID)
 		}
 		return res, nil
 	})
 }
 
-func (a sessionAPI) stream(ctx context.Context, id string) (*ledger.Stream, string) {
+func (a Sessions) stream(ctx context.Context, id string) (*ledger.Stream, string) {
 	h, err := ledger.ParseHash(id)
 	if err != nil {
 		return nil, err.Error()
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	st, ok, err := a.chain.Stream(ctx, h)
+	st, ok, err := a.Chain.Stream(ctx, h)
 	switch {
 	case err != nil:
 		return nil, err.Error()

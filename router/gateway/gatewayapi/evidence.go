@@ -1,12 +1,10 @@
-package node
+package gatewayapi
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -41,18 +39,18 @@ type DisputeEvidenceResult struct {
 	Evidence      ledger.DisputeEvidence `json:"evidence"`
 }
 
-// evidenceAPI contributes tenzro_getDisputeEvidence. The evidence of a
+// Evidence contributes tenzro_getDisputeEvidence. The evidence of a
 // request is its buyer's: it holds the buyer's prompt, so it is read only
 // with that buyer's bearer token or the operator's admin token, like a
 // session.
-type evidenceAPI struct {
-	store  *store.Store
-	chain  *consensus.Node // nil without a chain
-	buyers *buyers
-	admin  string // SHA-256 hex of the operator's token; "" for none
+type Evidence struct {
+	Store   *store.Store
+	Chain   *consensus.Node // nil without a chain
+	Callers Callers
 }
 
-func (a evidenceAPI) RegisterRPC(s rpc.Registry) {
+// RegisterRPC contributes tenzro_getDisputeEvidence.
+func (a Evidence) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getDisputeEvidence", func(ctx context.Context, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[DisputeEvidenceParams](raw)
 		if err != nil {
@@ -62,12 +60,12 @@ func (a evidenceAPI) RegisterRPC(s rpc.Registry) {
 		if herr != nil || len(digest) != 32 {
 			return nil, rpc.InvalidParams("request: %q is not a 64-hex-digit request digest", p.Request)
 		}
-		admin, payer, err := a.caller(ctx)
+		admin, payer, err := a.Callers.Caller(rpc.Header(ctx))
 		if err != nil {
-			return nil, err
+			return nil, rpc.Unauthorized("tenzro_getDisputeEvidence: %v: the request's buyer token or the operator's admin token", err)
 		}
 		notKept := rpc.InvalidParams("request: this node kept no dispute evidence for request %s (only for paid optimistic answers it routed)", p.Request)
-		e, err := a.store.GetEvidence(digest)
+		e, err := a.Store.GetEvidence(digest)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, notKept
 		}
@@ -79,7 +77,7 @@ func (a evidenceAPI) RegisterRPC(s rpc.Registry) {
 		if !admin && e.Payer != payer {
 			return nil, notKept
 		}
-		env, meta, err := a.store.GetReceipt(e.Nonce)
+		env, meta, err := a.Store.GetReceipt(e.Nonce)
 		if err != nil {
 			return nil, err
 		}
@@ -93,15 +91,15 @@ func (a evidenceAPI) RegisterRPC(s rpc.Registry) {
 // settled fills in whether the chain settled the record yet and, if it
 // did, whether the chain would take the evidence; a chain that cannot
 // answer leaves it unknown rather than failing the read.
-func (a evidenceAPI) settled(ctx context.Context, res *DisputeEvidenceResult, digest ledger.Hash32) {
-	if a.chain == nil {
+func (a Evidence) settled(ctx context.Context, res *DisputeEvidenceResult, digest ledger.Hash32) {
+	if a.Chain == nil {
 		return
 	}
 	payer, err := ledger.ParseAccountID(res.Payer)
 	if err != nil {
 		return
 	}
-	rec, ok, err := a.chain.Record(ctx, payer, digest)
+	rec, ok, err := a.Chain.Record(ctx, payer, digest)
 	if err != nil {
 		return
 	}
@@ -112,21 +110,4 @@ func (a evidenceAPI) settled(ctx context.Context, res *DisputeEvidenceResult, di
 			res.Problem = err.Error()
 		}
 	}
-}
-
-// caller authenticates the request: the operator's admin token reads any
-// request's evidence, a buyer's token its own.
-func (a evidenceAPI) caller(ctx context.Context) (admin bool, payer string, err error) {
-	h := rpc.Header(ctx)
-	if a.admin != "" {
-		if tok, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && tok != "" &&
-			subtle.ConstantTimeCompare([]byte(TokenHash(tok)), []byte(strings.ToLower(a.admin))) == 1 {
-			return true, "", nil
-		}
-	}
-	payer, err = a.buyers.account(h)
-	if err != nil {
-		return false, "", rpc.Unauthorized("tenzro_getDisputeEvidence: %v: the request's buyer token or the operator's admin token", err)
-	}
-	return false, payer, nil
 }

@@ -1,4 +1,4 @@
-package node
+package provider
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 
 	mock := clock.NewMock()
 	mock.Set(now)
-	sink := newRecordSink(nil, nil, m, "", mock)
+	sink := NewRecordSink(nil, nil, m, "", mock)
 	if err := sink.checkReceipt(&ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}); err != nil {
 		f.Fatalf("the genuine receipt refused: %v", err)
 	}
@@ -69,7 +69,7 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 // settler's debt).
 func TestRecordSinkRefusesOtherPayer(t *testing.T) {
 	m, env, rd := sinkReceiptSeed(t)
-	sink := newRecordSink(nil, nil, m, "", clock.New())
+	sink := NewRecordSink(nil, nil, m, "", clock.New())
 	for name, rec := range map[string]*ledger.PaymentRecord{
 		"payer":   {Provider: m, Receipt: env, RequestDigest: rd, Payer: ledger.AccountID{1}},
 		"settler": {Provider: m, Receipt: env, RequestDigest: rd, Settler: ledger.AccountID{1}},
@@ -121,7 +121,7 @@ func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 // after a session's first).
 func BenchmarkRecordSinkReceipt(b *testing.B) {
 	m, env, rd := sinkReceiptSeed(b)
-	sink := newRecordSink(nil, nil, m, "", clock.New())
+	sink := NewRecordSink(nil, nil, m, "", clock.New())
 	rec := &ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}
 	for b.Loop() {
 		if err := sink.checkReceipt(rec); err != nil {

@@ -1,10 +1,11 @@
-package node
+package chainview
 
 import (
 	"context"
 	"sync"
 	"time"
 
+	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
@@ -13,10 +14,10 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
-// chainRegistry is what gossip and the provider table read of the chain:
-// the machine registered for a peer (gossip.Registry) and, through the
-// pins' cache, the router.Registry with standings cached per block.
-type chainRegistry struct {
+// Registry is what gossip and the provider table read of the chain: the
+// machine registered for a peer (gossip.Registry) and, through the pins'
+// cache, the router.Registry with standings cached per block.
+type Registry struct {
 	chain *consensus.Node
 	pins  *gossip.RegistryPins
 
@@ -33,22 +34,26 @@ type cachedStanding struct {
 	barred bool
 }
 
-func newChainRegistry(chain *consensus.Node, n *Node) *chainRegistry {
-	r := &chainRegistry{chain: chain, standing: map[identity.MachineID]cachedStanding{}, providers: map[identity.MachineID]providerAt{}}
-	r.pins = gossip.NewRegistryPins(r, n.clock)
+// NewRegistry reads chain's registrations; the pins age by clk.
+func NewRegistry(chain *consensus.Node, clk clock.Clock) *Registry {
+	r := &Registry{chain: chain, standing: map[identity.MachineID]cachedStanding{}, providers: map[identity.MachineID]providerAt{}}
+	r.pins = gossip.NewRegistryPins(r, clk)
 	return r
 }
 
+// Pins are the registrations gossip pins peers to.
+func (r *Registry) Pins() *gossip.RegistryPins { return r.pins }
+
 // MachineOf reads the registration of p from the chain.
-func (r *chainRegistry) MachineOf(ctx context.Context, p peer.ID) (identity.MachineID, bool, error) {
+func (r *Registry) MachineOf(ctx context.Context, p peer.ID) (identity.MachineID, bool, error) {
 	return r.chain.ProviderByPeer(ctx, p.String())
 }
 
 // Registered is the pins' cached answer.
-func (r *chainRegistry) Registered(p peer.ID) (identity.MachineID, bool) { return r.pins.Registered(p) }
+func (r *Registry) Registered(p peer.ID) (identity.MachineID, bool) { return r.pins.Registered(p) }
 
 // StandingBP reads m's standing, once per committed block.
-func (r *chainRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
+func (r *Registry) StandingBP(m identity.MachineID) (uint32, bool) {
 	c := r.standingOf(m)
 	return c.bp, c.ok
 }
@@ -57,11 +62,11 @@ func (r *chainRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
 // not re-bonded since, as of the last committed block. It shares the
 // standing's read, so the rotation drops a convict with the block that
 // convicts it.
-func (r *chainRegistry) Barred(m identity.MachineID) bool { return r.standingOf(m).barred }
+func (r *Registry) Barred(m identity.MachineID) bool { return r.standingOf(m).barred }
 
 // standingOf reads m's standing, once per committed block; a read the
 // chain could not answer is not cached.
-func (r *chainRegistry) standingOf(m identity.MachineID) cachedStanding {
+func (r *Registry) standingOf(m identity.MachineID) cachedStanding {
 	h := r.chain.App().Height()
 	r.mu.Lock()
 	c, hit := r.standing[m]

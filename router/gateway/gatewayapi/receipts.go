@@ -1,4 +1,4 @@
-package node
+package gatewayapi
 
 import (
 	"context"
@@ -29,22 +29,22 @@ type ReceiptResult struct {
 	Receipt  *gateway.ReceiptView `json:"receipt,omitempty"`
 }
 
-// receiptAPI is the routing side's part of the API: router metrics and
+// Receipts is the routing side's part of the API: router metrics and
 // the receipts this node received, checked against its pins.
-type receiptAPI struct {
-	gateway *gateway.Gateway // nil on a provider
-	store   *store.Store
-	gossip  *gossip.Service
-	clock   clock.Clock
+type Receipts struct {
+	Gateway *gateway.Gateway // nil on a provider
+	Store   *store.Store
+	Pins    gossip.Pins // the machine each provider's announcements pin
+	Clock   clock.Clock
 }
 
 // RegisterRPC contributes the receipt and router-metrics methods.
-func (n receiptAPI) RegisterRPC(s rpc.Registry) {
+func (n Receipts) RegisterRPC(s rpc.Registry) {
 	s.Register("tenzro_getRouterMetrics", func(context.Context, json.RawMessage) (any, error) {
-		if n.gateway == nil {
+		if n.Gateway == nil {
 			return nil, rpc.Unavailable("this node is a provider; it does not route requests")
 		}
-		return n.gateway.Snapshot(), nil
+		return n.Gateway.Snapshot(), nil
 	})
 	s.Register("tenzro_getReceipt", func(_ context.Context, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[struct {
@@ -57,7 +57,7 @@ func (n receiptAPI) RegisterRPC(s rpc.Registry) {
 		if herr != nil || len(nonce) != receipt.NonceSize {
 			return nil, rpc.InvalidParams("nonce: %q is not %d hex bytes", p.Nonce, receipt.NonceSize)
 		}
-		env, meta, gerr := n.store.GetReceipt(nonce)
+		env, meta, gerr := n.Store.GetReceipt(nonce)
 		if errors.Is(gerr, store.ErrNotFound) {
 			return nil, rpc.InvalidParams("no receipt with nonce %s at this node", p.Nonce)
 		}
@@ -81,13 +81,13 @@ func (n receiptAPI) RegisterRPC(s rpc.Registry) {
 				return nil, rpc.InvalidParams("envelope: neither base64 nor hex")
 			}
 		}
-		return n.verifyReceipt(env, n.clock.Now()), nil
+		return n.verifyReceipt(env, n.Clock.Now()), nil
 	})
 }
 
 // verifyReceipt checks an envelope against the machine this node has
 // pinned for the receipt's provider, at time at (when it was received).
-func (n receiptAPI) verifyReceipt(env []byte, at time.Time) ReceiptResult {
+func (n Receipts) verifyReceipt(env []byte, at time.Time) ReceiptResult {
 	res := ReceiptResult{Envelope: env}
 	_, r, err := receipt.Parse(env)
 	if err != nil {
@@ -100,7 +100,7 @@ func (n receiptAPI) verifyReceipt(env []byte, at time.Time) ReceiptResult {
 		res.Problem = "provider peer: " + err.Error()
 		return res
 	}
-	pinned, ok := n.gossip.Validator().Pins().Lookup(pid)
+	pinned, ok := n.Pins.Lookup(pid)
 	if !ok {
 		res.Problem = "this node has no machine pinned for provider " + pid.String()
 		return res

@@ -1,4 +1,4 @@
-package node
+package gateway
 
 import (
 	"context"
@@ -7,14 +7,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
-	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // cacheSuccessors is gateway.Successors over /tenzro/session-cache/1.0.0
 // from this node's host (the assignment is signed by its libp2p key).
 type cacheSuccessors struct{ h host.Host }
 
-func (s cacheSuccessors) Assign(ctx context.Context, to peer.ID, a gateway.SessionAssignment) error {
+func (s cacheSuccessors) Assign(ctx context.Context, to peer.ID, a SessionAssignment) error {
 	return sessioncache.Assign(ctx, s.h, to, sessioncache.Assignment(a))
 }
 
@@ -22,5 +21,5 @@ func (s cacheSuccessors) Challenge(ctx context.Context, to peer.ID, sessionID st
 	return sessioncache.Challenge(ctx, s.h, to, sessionID)
 }
 
-// sessionSuccessors is how this gateway reaches standby successors.
-func (n *Node) sessionSuccessors() gateway.Successors { return cacheSuccessors{n.host.Dialer()} }
+// CacheSuccessors is how a gateway on host h reaches standby successors.
+func CacheSuccessors(h host.Host) Successors { return cacheSuccessors{h} }
