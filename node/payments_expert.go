@@ -33,4 +33,6 @@ func (n *Node) expertOutbox(acct *consensus.Submitter) (provider.ExpertPayments,
 
 // deliverFunc delivers this node's signed records to their providers
 // over its host.
-func deliverFunc(n *Node) settle.DeliverFunc { return settle.Deliver(n.host.Dialer(), n.cfg.Network, n.log) }
+func deliverFunc(n *Node) settle.DeliverFunc {
+	return settle.Deliver(n.host.Dialer(), n.cfg.Network, n.log)
+}
