@@ -1,4 +1,4 @@
-package node
+package intake
 
 import (
 	"context"
@@ -11,26 +11,43 @@ import (
 	"time"
 )
 
-// intake bounds the request bodies the HTTP port reads at once. JSON-RPC
+// Intake bounds the request bodies the HTTP port reads at once. JSON-RPC
 // (unauthenticated) and the OpenAI routes (whose token is checked before
 // the body on a gateway) each have their own pool of slots, so clients
 // without a token cannot take the slots buyers need; one client address
 // holds at most its share of a pool; and a body must keep arriving at a
 // minimum rate and end within a total time, so a slot is held only while
 // bytes flow (nginx's client_body_timeout, Envoy's stream idle timeout).
-type intake struct {
+type Intake struct {
 	api, rpc *bodyGate
 }
 
-func newIntake(c APIConfig) *intake {
-	rate := bodyRate{min: c.BodyMinRate, grace: c.BodyGrace, total: c.BodyTimeout}
-	return &intake{
-		api: newBodyGate(c.BodySlots, c.BodySlotsPerClient, bodySlotWait, rate),
-		rpc: newBodyGate(c.RPCBodySlots, min(c.BodySlotsPerClient, c.RPCBodySlots), bodySlotWait, rate),
+// Bounds are the intake's limits ([api] keys): the body slots of the
+// OpenAI routes and of JSON-RPC, a client address's share of a pool, and
+// how fast a body must arrive (MinRate bytes a second after Grace, whole
+// within Timeout; zero turns a bound off).
+type Bounds struct {
+	Slots, RPCSlots, PerClient int
+	MinRate                    int64
+	Grace, Timeout             time.Duration
+}
+
+// bodySlotWait is how long a body waits for a free slot before it is
+// refused (503).
+const bodySlotWait = 2 * time.Second
+
+// New builds the gates b describes.
+func New(b Bounds) *Intake {
+	rate := bodyRate{min: b.MinRate, grace: b.Grace, total: b.Timeout}
+	return &Intake{
+		api: newBodyGate(b.Slots, b.PerClient, bodySlotWait, rate),
+		rpc: newBodyGate(b.RPCSlots, min(b.PerClient, b.RPCSlots), bodySlotWait, rate),
 	}
 }
 
-func (in *intake) wrap(next http.Handler) http.Handler {
+// Wrap serves next with every request body read under its pool's gate:
+// /rpc under JSON-RPC's, everything else under the OpenAI routes'.
+func (in *Intake) Wrap(next http.Handler) http.Handler {
 	api, rpc := in.api.wrap(next), in.rpc.wrap(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/rpc" {
@@ -199,7 +216,7 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 			b.err = err
 			return 0, err
 		}
-		b.held, b.start = true, time.Now()
+		b.held, b.start = true, time.Now() // socket deadlines are wall time
 	}
 	if b.held {
 		// The connection's read deadline follows the bytes read so far: a
