@@ -127,3 +127,13 @@ func (a *apiServer) healthz(w http.ResponseWriter, _ *http.Request) {
 	}
 	_ = json.NewEncoder(w).Encode(body)
 }
+
+// newBuyers resolves the configured buyers' tokens, and the operator's
+// admin token, to the accounts they bill.
+func newBuyers(cfg []BuyerConfig, adminSHA256 string) *openai.Buyers {
+	accounts := make(map[string]string, len(cfg))
+	for _, c := range cfg {
+		accounts[c.TokenSHA256] = c.Key()
+	}
+	return openai.NewBuyers(accounts, adminSHA256)
+}

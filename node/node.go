@@ -146,7 +146,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		}
 		n.registry = chainview.NewRegistry(n.chain, n.clock)
 		pins = n.registry.Pins()
-		if err := registerChainHealth(n.reg, n.chain); err != nil {
+		if err := consensus.RegisterHealthMetrics(n.reg, n.chain); err != nil {
 			return nil, err
 		}
 	}

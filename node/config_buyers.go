@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -60,14 +59,4 @@ func (b BuyerConfig) Key() string {
 		return strings.ToLower(b.Payer)
 	}
 	return b.Account
-}
-
-// newBuyers resolves the configured buyers' tokens, and the operator's
-// admin token, to the accounts they bill.
-func newBuyers(cfg []BuyerConfig, adminSHA256 string) *openai.Buyers {
-	accounts := make(map[string]string, len(cfg))
-	for _, c := range cfg {
-		accounts[c.TokenSHA256] = c.Key()
-	}
-	return openai.NewBuyers(accounts, adminSHA256)
 }

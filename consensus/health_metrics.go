@@ -1,17 +1,16 @@
-package node
+package consensus
 
 import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus"
 )
 
-// registerChainHealth exports the chain watchdog's view: whether the
-// chain is stalled, how many CometBFT peers are connected and how many
+// RegisterHealthMetrics exports the chain watchdog's view of c: whether
+// the chain is stalled, how many CometBFT peers are connected and how many
 // persistent peers the watchdog redialled.
-func registerChainHealth(reg prometheus.Registerer, c *consensus.Node) error {
+func RegisterHealthMetrics(reg prometheus.Registerer, c *Node) error {
 	b := func(v bool) float64 {
 		if v {
 			return 1
@@ -32,7 +31,7 @@ func registerChainHealth(reg prometheus.Registerer, c *consensus.Node) error {
 			func() float64 { return float64(c.Health().Redials) }),
 	} {
 		if err := reg.Register(col); err != nil {
-			return fmt.Errorf("node: chain health metrics: %w", err)
+			return fmt.Errorf("consensus: chain health metrics: %w", err)
 		}
 	}
 	return nil
