@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
-
 )
 
 // RegisterHealthMetrics exports the chain watchdog's view of c: whether
