@@ -26,6 +26,7 @@ import (
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
@@ -60,7 +61,7 @@ type Node struct {
 	// without one).
 	registry *chainview.Registry
 	// telemetry exports the gateway's traces ([telemetry]); nil when off.
-	telemetry *telemetry
+	telemetry *otlp.Pipeline
 	// attest is the [attest] policy gossip verifies attestations with;
 	// quotes is Options.Quotes, for the provider role.
 	attest *attest.Policy

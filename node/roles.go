@@ -99,7 +99,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		if n.telemetry, err = newTelemetry(n.life, n.cfg.Telemetry, n.cfg.Role, n.cfg.Network, n.host.ID().String()); err != nil {
 			return err
 		}
-		deps.Tracer = n.telemetry.tp
+		deps.Tracer = n.telemetry.Provider()
 	}
 	var probePayer string
 	if n.chain != nil {
