@@ -67,13 +67,6 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	return nil
 }
 
-// warmStreams gives the gateway's warm infer streams the node's
-// lifecycle: stopping resets the idle ones.
-type warmStreams struct{ w *infer.Warm }
-
-func (warmStreams) Start(context.Context) error  { return nil }
-func (w warmStreams) Stop(context.Context) error { w.w.Close(); return nil }
-
 // paymentServer gives the payment protocol's server the node's lifecycle.
 type paymentServer struct{ s *payment.Server }
 
@@ -92,7 +85,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		return err
 	}
 	warm := infer.NewWarm(n.host.Dialer())
-	n.parts = append(n.parts, warmStreams{warm})
+	n.parts = append(n.parts, warm) // stopping resets the idle streams
 	deps := gateway.Deps{Transport: gateway.WarmHostTransport(n.host.Dialer(), n.cfg.Network, warm), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.cfg.Telemetry.Enabled() {
