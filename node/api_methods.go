@@ -79,14 +79,13 @@ func registerMethods(s *rpc.Server, n *Node) {
 
 // Info describes this node.
 func (n *Node) Info() NodeInfo {
-	height, chainID := n.chainInfo()
 	info := NodeInfo{
-		Height: height, ChainID: chainID,
 		PeerID: n.host.ID().String(), ListenAddrs: n.host.Addrs(), Role: n.cfg.Role, Network: n.cfg.Network,
 		MachineID: n.id.MachineID().String(), KeyBackend: string(n.id.Backend()), Hardware: n.id.Backend().Hardware(),
 		Version: Version, API: n.api.URL(), Chain: n.chainHealth(),
 	}
 	if n.chain != nil {
+		info.Height, info.ChainID = n.chain.App().Height(), n.chain.App().ChainID()
 		info.ChainNodeID, info.ChainP2PListen, info.ChainPeers = n.chain.NodeID(), n.cfg.Chain.P2PListen, n.cfg.Chain.PersistentPeers
 	}
 	return info
@@ -99,14 +98,6 @@ func (n *Node) chainHealth() *consensus.Health {
 	}
 	h := n.chain.Health()
 	return &h
-}
-
-// chainInfo is the chain part of tenzro_nodeInfo.
-func (n *Node) chainInfo() (height int64, chainID string) {
-	if n.chain == nil {
-		return 0, ""
-	}
-	return n.chain.App().Height(), n.chain.App().ChainID()
 }
 
 // observe adds an accepted price observation to the node's feed.
