@@ -79,8 +79,6 @@ type Node struct {
 	state   lifeState
 	closed  bool // Stop has released the store and the identity
 	mu      sync.Mutex
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
 }
 
 // Options are assembly hooks for tests.
@@ -206,7 +204,8 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
 		return nil, err
 	}
-	n.parts = append(n.parts, n.api)
+	// Last in, first out: the table is swept only while everything runs.
+	n.parts = append(n.parts, n.api, router.NewSweeper(n.table, n.clock, 250*time.Millisecond))
 	return n, nil
 }
 
@@ -270,10 +269,6 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 		n.started = append(n.started, p)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	n.cancel = cancel
-	n.wg.Add(1)
-	go n.sweepLoop(runCtx)
 	n.log.Info("node started", "peer", n.host.ID(), "machine", n.id.MachineID(), "key_backend", n.id.Backend(),
 		"api", n.api.URL(), "p2p", n.host.Addrs())
 	return nil
@@ -297,11 +292,6 @@ func (n *Node) Stop(ctx context.Context) error {
 }
 
 func (n *Node) stopLocked(ctx context.Context) error {
-	if n.cancel != nil {
-		n.cancel()
-		n.wg.Wait()
-		n.cancel = nil
-	}
 	var errs []error
 	for i := len(n.started) - 1; i >= 0; i-- {
 		if err := n.started[i].Stop(ctx); err != nil {
@@ -310,21 +300,6 @@ func (n *Node) stopLocked(ctx context.Context) error {
 	}
 	n.started = nil
 	return errors.Join(errs...)
-}
-
-// sweepLoop logs provider status transitions as they happen.
-func (n *Node) sweepLoop(ctx context.Context) {
-	defer n.wg.Done()
-	t := n.clock.Ticker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			n.table.Sweep()
-		}
-	}
 }
 
 // APIURL is the base URL of the node's HTTP API.
