@@ -5,17 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tenzrod/tenzrod/node/intake"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/node/web"
@@ -23,10 +21,9 @@ import (
 
 // Intake bounds of the HTTP port. maxConnsPerAddr keeps one address from
 // holding every connection (a NAT of many buyers still fits); the body
-// slots and rates are [api] keys (intake.go).
+// slots and rates are [api] keys (node/intake).
 const (
 	maxConnsPerAddr = 128
-	bodySlotWait    = 2 * time.Second
 	// maxHeaderBytes: an API request's headers are a few hundred bytes;
 	// the server's 1 MB default would let each connection hold a megabyte.
 	maxHeaderBytes = 64 << 10
@@ -48,7 +45,7 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 			return nil, fmt.Errorf("api.listen: %w", err)
 		}
 	}
-	ln = limitPerAddr(ln, maxConnsPerAddr, n.log)
+	ln = intake.LimitPerAddr(ln, maxConnsPerAddr, n.log)
 	a := &apiServer{n: n, ln: ln, rpc: rpc.NewServer(n.log)}
 	registerMethods(a.rpc, n)
 	mux := http.NewServeMux()
@@ -64,12 +61,13 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	} else {
 		// The token is checked before the body is read: a client without
 		// one costs its headers, never a body buffer.
-		bs := newBuyers(n.cfg.Router.Buyers)
-		auth := func(r *http.Request) error { _, err := bs.account(r.Header); return err }
-		openai.NewHandler(gatewayBackend{n: n, gw: n.gateway, buyers: bs}, openai.WithAuth(auth)).Register(mux)
+		bs := newBuyers(n.cfg.Router.Buyers, n.cfg.API.AdminTokenSHA256)
+		openai.NewHandler(openai.NewGatewayBackend(n.gateway, bs), openai.WithAuth(bs.Auth)).Register(mux)
 	}
+	c := n.cfg.API
 	a.srv = &http.Server{
-		Handler:           newIntake(n.cfg.API).wrap(mux),
+		Handler: intake.New(intake.Bounds{Slots: c.BodySlots, RPCSlots: c.RPCBodySlots, PerClient: c.BodySlotsPerClient,
+			MinRate: c.BodyMinRate, Grace: c.BodyGrace, Timeout: c.BodyTimeout}).Wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,
@@ -130,119 +128,12 @@ func (a *apiServer) healthz(w http.ResponseWriter, _ *http.Request) {
 	_ = json.NewEncoder(w).Encode(body)
 }
 
-// perAddrListener refuses a connection when its remote IP already holds
-// limit open ones. It counts in Accept and on the conn's first Close, so
-// the count is exact whatever closes the conn (server, client, shutdown).
-type perAddrListener struct {
-	net.Listener
-	limit int
-	log   *slog.Logger
-	mu    sync.Mutex
-	open  map[string]int
-	// refusing bounds the refusals being answered at once (each lives at
-	// most a second).
-	refusing chan struct{}
-}
-
-func limitPerAddr(ln net.Listener, limit int, log *slog.Logger) *perAddrListener {
-	return &perAddrListener{Listener: ln, limit: limit, log: log, open: map[string]int{}, refusing: make(chan struct{}, 64)}
-}
-
-// refusal is the whole answer to a connection over the limit.
-var refusal = func() string {
-	const body = "too many open connections from this address\n"
-	return fmt.Sprintf("HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain\r\nRetry-After: 1\r\n"+
-		"Connection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-}()
-
-func (l *perAddrListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		host := addrKey(c.RemoteAddr())
-		l.mu.Lock()
-		full := l.open[host] >= l.limit
-		if !full {
-			l.open[host]++
-		}
-		l.mu.Unlock()
-		if !full {
-			return &countedConn{Conn: c, l: l, host: host}, nil
-		}
-		l.log.Debug("api: connection refused", "remote", host, "open", l.limit)
-		select {
-		case l.refusing <- struct{}{}:
-			go l.refuse(c)
-		default: // already refusing many: no answer, just the close
-			_ = c.Close()
-		}
+// newBuyers resolves the configured buyers' tokens, and the operator's
+// admin token, to the accounts they bill.
+func newBuyers(cfg []BuyerConfig, adminSHA256 string) *openai.Buyers {
+	accounts := make(map[string]string, len(cfg))
+	for _, c := range cfg {
+		accounts[c.TokenSHA256] = c.Key()
 	}
-}
-
-// refuse answers 429 and closes gracefully: half-close, then drain what the
-// client already sent (briefly), so that its kernel does not get a reset
-// and drop the answer unread.
-func (l *perAddrListener) refuse(c net.Conn) {
-	defer func() { <-l.refusing }()
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := io.WriteString(c, refusal); err != nil {
-		return
-	}
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		_ = cw.CloseWrite()
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
-}
-
-// addrKey is the remote address a limit counts: the IP, and for IPv6 its
-// /64, since one host is routinely given a whole /64 to pick from.
-func addrKey(a net.Addr) string {
-	ap, err := netip.ParseAddrPort(a.String())
-	if err != nil {
-		return a.String()
-	}
-	ip := ap.Addr().Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p.String()
-	}
-	return ip.String()
-}
-
-// openFrom reports the open connections of one remote IP.
-func (l *perAddrListener) openFrom(host string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.open[host]
-}
-
-type countedConn struct {
-	net.Conn
-	l    *perAddrListener
-	host string
-	once sync.Once
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() {
-		c.l.mu.Lock()
-		if c.l.open[c.host]--; c.l.open[c.host] <= 0 {
-			delete(c.l.open, c.host)
-		}
-		c.l.mu.Unlock()
-	})
-	return c.Conn.Close()
-}
-
-// CloseWrite keeps the TCP half-close visible through the wrapper: the
-// HTTP server sends FIN before closing a conn with an unread body, so the
-// client reads its answer instead of a reset.
-func (c *countedConn) CloseWrite() error {
-	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return cw.CloseWrite()
-	}
-	return nil
+	return openai.NewBuyers(accounts, adminSHA256)
 }

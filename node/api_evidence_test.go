@@ -14,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // TestDisputeEvidenceFromGateway: on a real chain (one validator holding
@@ -88,7 +89,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 			t.Errorf("token %q params %s: %v, want code %d", tc.token, tc.params, e, tc.code)
 		}
 	}
-	var res DisputeEvidenceResult
+	var res gatewayapi.DisputeEvidenceResult
 	nodetest.Eventually(t, 60*time.Second, "the provider to settle the record", func() bool {
 		if e := rpcAs(t, url, testToken, "tenzro_getDisputeEvidence", params1, &res); e != nil {
 			t.Fatalf("tenzro_getDisputeEvidence: %v", e)
@@ -100,7 +101,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 		t.Fatalf("evidence: problem %q, payer %s, request %s, provider %s, price %d (paid %d), %d tokens, %d input bytes, %d proof bytes",
 			res.Problem, res.Payer, res.RequestDigest, res.Provider, res.Price, answer.Tenzro.Payment.Price, len(res.Evidence.Tokens), len(res.Evidence.Input), len(res.Evidence.Proofs))
 	}
-	var byAdmin DisputeEvidenceResult
+	var byAdmin gatewayapi.DisputeEvidenceResult
 	if e := rpcAs(t, url, adminToken, "tenzro_getDisputeEvidence", params1, &byAdmin); e != nil || byAdmin.Payer != res.Payer ||
 		string(byAdmin.Evidence.Receipt) != string(res.Evidence.Receipt) {
 		t.Fatalf("the operator's read: %v, payer %s", e, byAdmin.Payer)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/rpc"
@@ -72,12 +73,12 @@ func TestChainInNode(t *testing.T) {
 	h := info().Height
 	nodetest.Eventually(t, 10*time.Second, "the height to advance", func() bool { return info().Height > h })
 
-	acct := func() AccountView {
+	acct := func() chainapi.AccountView {
 		res, err := nodes[0].rpcCall("tenzro_getAccount", fmt.Sprintf(`{"account":%q}`, buyer))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res.(AccountView)
+		return res.(chainapi.AccountView)
 	}
 	if a := acct(); !a.Exists || a.Balance != 5_000_000 || a.Nonce != 0 {
 		t.Fatalf("genesis account: %+v", a)
@@ -92,12 +93,12 @@ func TestChainInNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash := sent.(TxView).Hash
-	var tx TxView
+	hash := sent.(chainapi.TxView).Hash
+	var tx chainapi.TxView
 	nodetest.Eventually(t, 15*time.Second, "the transfer to commit", func() bool {
 		res, err := nodes[0].rpcCall("tenzro_getTx", fmt.Sprintf(`{"hash":%q}`, hash))
 		if err == nil {
-			tx = res.(TxView)
+			tx = res.(chainapi.TxView)
 		}
 		return err == nil
 	})

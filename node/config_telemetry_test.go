@@ -194,7 +194,7 @@ func TestTelemetryExports(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, span := tel.tp.Tracer("test").Start(context.Background(), "chat tiny")
+			_, span := tel.Provider().Tracer("test").Start(context.Background(), "chat tiny")
 			span.End()
 			if err := tel.Stop(context.Background()); err != nil {
 				t.Fatal(err)

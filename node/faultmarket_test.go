@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
@@ -100,7 +101,7 @@ type answer struct {
 	text   string         // the answer's text (all content deltas when streamed)
 	done   bool           // the stream ended with [DONE]
 	err    map[string]any // the error object (the body's, or the stream's error event)
-	tenzro TenzroInfo
+	tenzro openai.TenzroInfo
 	raw    string
 }
 
@@ -143,8 +144,8 @@ func (m *faultMarket) askWith(t *testing.T, stream bool, opts, fields map[string
 			Choices []struct {
 				Message struct{ Content string } `json:"message"`
 			} `json:"choices"`
-			Error  map[string]any `json:"error"`
-			Tenzro TenzroInfo     `json:"tenzro"`
+			Error  map[string]any    `json:"error"`
+			Tenzro openai.TenzroInfo `json:"tenzro"`
 		}
 		if err := json.Unmarshal(raw, &full); err != nil {
 			t.Fatalf("status %d, body %q: %v", resp.StatusCode, clip(string(raw)), err)
@@ -175,8 +176,8 @@ func (m *faultMarket) askWith(t *testing.T, stream bool, opts, fields map[string
 			Choices []struct {
 				Delta struct{ Content string } `json:"delta"`
 			} `json:"choices"`
-			Error  map[string]any `json:"error"`
-			Tenzro *TenzroInfo    `json:"tenzro"`
+			Error  map[string]any     `json:"error"`
+			Tenzro *openai.TenzroInfo `json:"tenzro"`
 		}
 		if err := json.Unmarshal([]byte(data), &ev); err != nil {
 			t.Fatalf("bad event %q: %v", data, err)

@@ -14,7 +14,9 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	topenai "github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 const testToken = "sk-tenzro-test-buyer"
@@ -85,7 +87,7 @@ func TestGatewayRoutesWithTheOpenAISDK(t *testing.T) {
 		t.Fatalf("completion: %+v", full)
 	}
 	var info struct {
-		Tenzro TenzroInfo `json:"tenzro"`
+		Tenzro topenai.TenzroInfo `json:"tenzro"`
 	}
 	if err := json.Unmarshal([]byte(full.RawJSON()), &info); err != nil {
 		t.Fatal(err)
@@ -164,7 +166,7 @@ func TestReceiptRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr := got.(ReceiptResult)
+	rr := got.(gatewayapi.ReceiptResult)
 	if !rr.Valid || rr.Stored == nil || !rr.Stored.Verified || rr.Receipt.Nonce != nonce {
 		t.Fatalf("stored receipt: %+v", rr)
 	}
@@ -174,7 +176,7 @@ func TestReceiptRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rr := got.(ReceiptResult); rr.Valid || rr.Problem == "" {
+	if rr := got.(gatewayapi.ReceiptResult); rr.Valid || rr.Problem == "" {
 		t.Fatalf("tampered receipt verified: %+v", rr)
 	}
 	if _, err := gw.rpcCall("tenzro_getReceipt", `{"nonce":"00"}`); err == nil {

@@ -73,14 +73,14 @@ func TestNetworkGossipAndDHT(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var found []FoundProvider
+	var found []p2p.FoundProvider
 	nodetest.Eventually(t, 30*time.Second, "the gateway to find the silent provider in the DHT", func() bool {
-		res, err := gw.findProviders(ctx, []byte(`{"model":"`+hex.EncodeToString(hidden[:])+`"}`))
+		res, err := gw.call(ctx, "tenzro_findProviders", []byte(`{"model":"`+hex.EncodeToString(hidden[:])+`"}`))
 		if err != nil {
 			t.Logf("findProviders: %v", err)
 			return false
 		}
-		found = res.([]FoundProvider)
+		found = res.([]p2p.FoundProvider)
 		return len(found) == 1
 	})
 	if found[0].PeerID != silent.ID().String() {

@@ -24,7 +24,9 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
 
@@ -49,7 +51,7 @@ type Node struct {
 	provider  *provider.Provider // the provider role
 	store     *store.Store
 	outbox    *settle.Outbox       // the gateway's signed records, on a chain
-	payments  *gatewayPayments     // the gateway's escrow reads, on a chain
+	payments  *chainview.Payments  // the gateway's escrow reads, on a chain
 	gateway   *gateway.Gateway     // every role but provider
 	validator *validator.Validator // validators with a chain
 	api       *apiServer
@@ -57,9 +59,9 @@ type Node struct {
 	chain     *consensus.Node // nil when [chain] is disabled
 	// registry reads registrations and standings from the chain (nil
 	// without one).
-	registry *chainRegistry
+	registry *chainview.Registry
 	// telemetry exports the gateway's traces ([telemetry]); nil when off.
-	telemetry *telemetry
+	telemetry *otlp.Pipeline
 	// attest is the [attest] policy gossip verifies attestations with;
 	// quotes is Options.Quotes, for the provider role.
 	attest *attest.Policy
@@ -77,8 +79,6 @@ type Node struct {
 	state   lifeState
 	closed  bool // Stop has released the store and the identity
 	mu      sync.Mutex
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
 }
 
 // Options are assembly hooks for tests.
@@ -143,9 +143,9 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		if n.chain, err = consensus.New(cc); err != nil {
 			return nil, err
 		}
-		n.registry = newChainRegistry(n.chain, n)
-		pins = n.registry.pins
-		if err := registerChainHealth(n.reg, n.chain); err != nil {
+		n.registry = chainview.NewRegistry(n.chain, n.clock)
+		pins = n.registry.Pins()
+		if err := consensus.RegisterHealthMetrics(n.reg, n.chain); err != nil {
 			return nil, err
 		}
 	}
@@ -204,7 +204,8 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if n.api, err = newAPIServer(n, o.Listener); err != nil {
 		return nil, err
 	}
-	n.parts = append(n.parts, n.api)
+	// Last in, first out: the table is swept only while everything runs.
+	n.parts = append(n.parts, n.api, router.NewSweeper(n.table, n.clock, 250*time.Millisecond))
 	return n, nil
 }
 
@@ -268,10 +269,6 @@ func (n *Node) Start(ctx context.Context) error {
 		}
 		n.started = append(n.started, p)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	n.cancel = cancel
-	n.wg.Add(1)
-	go n.sweepLoop(runCtx)
 	n.log.Info("node started", "peer", n.host.ID(), "machine", n.id.MachineID(), "key_backend", n.id.Backend(),
 		"api", n.api.URL(), "p2p", n.host.Addrs())
 	return nil
@@ -295,11 +292,6 @@ func (n *Node) Stop(ctx context.Context) error {
 }
 
 func (n *Node) stopLocked(ctx context.Context) error {
-	if n.cancel != nil {
-		n.cancel()
-		n.wg.Wait()
-		n.cancel = nil
-	}
 	var errs []error
 	for i := len(n.started) - 1; i >= 0; i-- {
 		if err := n.started[i].Stop(ctx); err != nil {
@@ -308,21 +300,6 @@ func (n *Node) stopLocked(ctx context.Context) error {
 	}
 	n.started = nil
 	return errors.Join(errs...)
-}
-
-// sweepLoop logs provider status transitions as they happen.
-func (n *Node) sweepLoop(ctx context.Context) {
-	defer n.wg.Done()
-	t := n.clock.Ticker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			n.table.Sweep()
-		}
-	}
 }
 
 // APIURL is the base URL of the node's HTTP API.
@@ -354,8 +331,8 @@ func (n *Node) Chain() *consensus.Node { return n.chain }
 func (n *Node) Config() Config { return n.cfg }
 
 // validatorSet is the chain's validator set for gossip, or nil without a
-// chain (a nil *chainRegistry must not become a non-nil interface).
-func validatorSet(r *chainRegistry) gossip.ValidatorSet {
+// chain (a nil *chainview.Registry must not become a non-nil interface).
+func validatorSet(r *chainview.Registry) gossip.ValidatorSet {
 	if r == nil {
 		return nil
 	}

@@ -37,7 +37,7 @@ func TestPriceFeedAttestedOnChain(t *testing.T) {
 	for _, v := range c.validators {
 		var es []pricefeed.Entry
 		nodetest.Eventually(t, 120*time.Second, "an attested entry for the chat-only upstream provider", func() bool {
-			es = (feedAPI{feed: v.feed, table: v.table}).priceFeed(PriceFeedParams{Provider: c.registered[1].Host().ID().String()}).Entries
+			es = (pricefeed.API{Feed: v.feed, Table: v.table}).Query(pricefeed.Params{Provider: c.registered[1].Host().ID().String()}).Entries
 			return len(es) == 1 && es[0].Attested && es[0].SuccessRate == 1
 		})
 	}
@@ -48,7 +48,7 @@ func TestPriceFeedAttestedOnChain(t *testing.T) {
 	var e pricefeed.Entry
 	for _, v := range c.validators {
 		nodetest.Eventually(t, 120*time.Second, "an attested price-feed entry for the provider", func() bool {
-			es := (feedAPI{feed: v.feed, table: v.table}).priceFeed(PriceFeedParams{Provider: prov}).Entries
+			es := (pricefeed.API{Feed: v.feed, Table: v.table}).Query(pricefeed.Params{Provider: prov}).Entries
 			if len(es) == 1 && es[0].Attested {
 				e = es[0]
 				return true

@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -25,7 +26,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		ExpertFault: n.expertFault}
 	var collector *settle.Collector
 	if n.chain != nil {
-		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.pins.Forget
+		d.Chain, d.Account, d.ForgetPin = n.chain, acct, n.registry.Pins().Forget
 		d.Registered = func(p peer.ID) bool { _, ok := n.registry.Registered(p); return ok }
 		var err error
 		collector, err = settle.OpenCollector(n.cfg.settleCollector(),
@@ -36,7 +37,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 			return fmt.Errorf("node: %w", err)
 		}
 		n.parts = append(n.parts, collector)
-		d.Payments, d.Escrow = collector, escrowReader(n.chain)
+		d.Payments, d.Escrow = collector, provider.ChainEscrow(n.chain)
 		if len(n.cfg.Provider.RemoteExperts.Models) > 0 {
 			if d.ExpertPayments, err = n.expertOutbox(acct); err != nil {
 				return err
@@ -57,7 +58,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	})
 	if collector != nil {
 		srv, err := payment.NewServer(n.host.Host(), payment.ServerConfig{Network: n.cfg.Network, Registerer: n.reg},
-			newRecordSink(collector, n.provider, n.id.MachineID(), n.host.ID(), n.clock), n.log)
+			provider.NewRecordSink(collector, n.provider, n.id.MachineID(), n.host.ID(), n.clock), n.log)
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}
@@ -65,13 +66,6 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 	}
 	return nil
 }
-
-// warmStreams gives the gateway's warm infer streams the node's
-// lifecycle: stopping resets the idle ones.
-type warmStreams struct{ w *infer.Warm }
-
-func (warmStreams) Start(context.Context) error  { return nil }
-func (w warmStreams) Stop(context.Context) error { w.w.Close(); return nil }
 
 // paymentServer gives the payment protocol's server the node's lifecycle.
 type paymentServer struct{ s *payment.Server }
@@ -91,19 +85,20 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		return err
 	}
 	warm := infer.NewWarm(n.host.Dialer())
-	n.parts = append(n.parts, warmStreams{warm})
+	n.parts = append(n.parts, warm) // stopping resets the idle streams
 	deps := gateway.Deps{Transport: gateway.WarmHostTransport(n.host.Dialer(), n.cfg.Network, warm), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.cfg.Telemetry.Enabled() {
 		if n.telemetry, err = newTelemetry(n.life, n.cfg.Telemetry, n.cfg.Role, n.cfg.Network, n.host.ID().String()); err != nil {
 			return err
 		}
-		deps.Tracer = n.telemetry.tp
+		deps.Tracer = n.telemetry.Provider()
 	}
 	var probePayer string
 	if n.chain != nil {
-		deps.Names = newChainNames(n.chain)
-		deps.Surcharges = newChainSurcharges(n.chain)
+		deps.Names = chainview.NewNames(n.chain)
+		deps.Surcharges = chainview.NewSurcharges(n.chain)
+		deps.Operators, deps.Streams = chainview.Operators{R: n.registry}, chainview.Streams{Account: acct}
 		key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
@@ -116,7 +111,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		}
 		n.parts = append(n.parts, outbox)
 		n.outbox = outbox
-		n.payments = newGatewayPayments(n.chain, outbox, key, n.host.ID(), n.clock)
+		n.payments = chainview.NewPayments(n.chain, outbox, key, n.host.ID(), n.clock)
 		deps.Payments = n.payments
 		probePayer = ledger.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
@@ -126,12 +121,12 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		// gateway it probes through exists, before anything runs.
 		deps.OnCall = func(c gateway.Call) { n.validator.OnCall(c) }
 	}
-	n.sessionDeps(&deps, acct)
+	deps.Successors = gateway.CacheSuccessors(n.host.Dialer())
 	n.logSurcharges()
 	if n.gateway, err = gateway.New(gatewayConfig(n.cfg.Router), deps); err != nil {
 		return err
 	}
-	n.parts = append(n.parts, newSessionSweeper(n.gateway, n.clock))
+	n.parts = append(n.parts, gateway.NewSessionSweeper(n.gateway, n.clock))
 	if !isValidator {
 		return nil
 	}
@@ -148,4 +143,14 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	n.parts = append(n.parts, n.validator)
 	return nil
+}
+
+// ExpectDeposit tells a gateway on a chain that a deposit of amount into
+// payer's escrow with it is on its way (chainview.Payments.ExpectDeposit).
+// Without a chain it does nothing.
+func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+	if n.payments == nil {
+		return func() {}
+	}
+	return n.payments.ExpectDeposit(payer, amount)
 }

@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // TestSessionStandbyOnChain: on a chain, the gateway pays a session's
@@ -36,13 +38,13 @@ func TestSessionStandbyOnChain(t *testing.T) {
 		}
 		return n == 3
 	})
-	session := func(id string) SessionResult {
+	session := func(id string) gatewayapi.SessionResult {
 		t.Helper()
 		v, err := gw.rpcCall("tenzro_getSession", `{"id":"`+id+`"}`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v.(SessionResult)
+		return v.(gatewayapi.SessionResult)
 	}
 	stream := func(id string) ledger.Stream {
 		t.Helper()
@@ -109,7 +111,7 @@ func TestSessionStandbyOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sv := got.(StreamView); sv.Stream.ID.String() != first || !sv.Stream.Closed || sv.Balance != 0 || sv.Stream.Claimed != stream(first).Claimed {
+	if sv := got.(chainapi.StreamView); sv.Stream.ID.String() != first || !sv.Stream.Closed || sv.Balance != 0 || sv.Stream.Claimed != stream(first).Claimed {
 		t.Fatalf("tenzro_getStream %+v", sv)
 	}
 	if _, err := gw.rpcCall("tenzro_getStream", `{"id":"`+strings.Repeat("0", 64)+`"}`); err == nil {

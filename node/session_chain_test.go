@@ -6,6 +6,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router/chainview"
 )
 
 // TestStandbyStreamsOnChain: the gateway's stream adapter opens a stream
@@ -24,7 +25,7 @@ func TestStandbyStreamsOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	streams := chainStreams{sub}
+	streams := chainview.Streams{Account: sub}
 	m := prov.Identity().MachineID()
 	if _, err := streams.Open(t.Context(), "alice", m, rate, deposit); err == nil {
 		t.Fatal("a stream from a payer that is no account")
@@ -59,7 +60,7 @@ func TestStandbyStreamsOnChain(t *testing.T) {
 		t.Fatal("a closed stream stopped twice")
 	}
 
-	ops := chainOperators{c.gw.registry}
+	ops := chainview.Operators{R: c.gw.registry}
 	got, ok, err := ops.Operator(t.Context(), prov.host.ID(), m)
 	if err != nil || !ok || got != op.String() {
 		t.Fatalf("operator %q ok %v err %v, want %s", got, ok, err, op)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // sessionAnswer is what one turn's response says.
@@ -139,7 +140,7 @@ func TestSessionAcrossPrimaryLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := got.(SessionResult)
+	v := got.(gatewayapi.SessionResult)
 	if v.Turn != 5 || v.Primary == nil || v.Primary.Peer != s.Primary.Peer || v.Continuity != "true" {
 		t.Fatalf("tenzro_getSession %+v", v)
 	}

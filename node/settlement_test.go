@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -146,7 +147,7 @@ func TestPaidCallsSettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := res.(AccountView)
+	v := res.(chainapi.AccountView)
 	at := slices.IndexFunc(v.Escrows, func(e ledger.Escrow) bool { return e.Settler == settler })
 	if len(v.Escrows) != len(net.validators) || at < 0 || v.Escrows[at].Balance != escrow0-total {
 		t.Errorf("tenzro_getAccount escrows %+v, want one per gateway, with settler %s holding %d", v.Escrows, settler, escrow0-total)

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 )
 
 // checker holds what the invariants are checked against.
@@ -63,10 +63,10 @@ func (c *checker) received(calls []*callRecord) map[string]*callRecord {
 
 // settledSince lists every record settled to any provider after the
 // starting snapshot, up to height to, as the checker's view holds them.
-func (c *checker) settledSince(api string, to int64, faults []*faultRecord) ([]node.PaymentView, error) {
-	var all []node.PaymentView
+func (c *checker) settledSince(api string, to int64, faults []*faultRecord) ([]chainapi.PaymentView, error) {
+	var all []chainapi.PaymentView
 	for _, p := range c.cl.providers {
-		recs, err := payments(api, node.PaymentsParams{Provider: c.machine[p], From: c.start.height + 1, To: to})
+		recs, err := payments(api, chainapi.PaymentsParams{Provider: c.machine[p], From: c.start.height + 1, To: to})
 		if err != nil {
 			return nil, err
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 )
 
 // joinDeposit is what the join gateway moves into the buyer's own escrow.
@@ -106,7 +106,7 @@ func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
 	}
 	for _, p := range payers {
 		var es escrowList
-		if err := rpcCall(api, "tenzro_listEscrows", node.AccountParams{Account: p}, &es); err != nil {
+		if err := rpcCall(api, "tenzro_listEscrows", chainapi.AccountParams{Account: p}, &es); err != nil {
 			return s, err
 		}
 		if err := same(es.Height); err != nil {
@@ -119,7 +119,7 @@ func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
 			Height  int64        `json:"height"`
 			Streams []streamView `json:"streams"`
 		}
-		if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: p}, &v); err != nil {
+		if err := rpcCall(api, "tenzro_getAccount", chainapi.AccountParams{Account: p}, &v); err != nil {
 			return s, err
 		}
 		if err := same(v.Height); err != nil {
@@ -130,8 +130,8 @@ func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
 		}
 	}
 	for _, a := range accounts {
-		var v node.AccountView
-		if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: a}, &v); err != nil {
+		var v chainapi.AccountView
+		if err := rpcCall(api, "tenzro_getAccount", chainapi.AccountParams{Account: a}, &v); err != nil {
 			return s, err
 		}
 		if err := same(v.Height); err != nil {
@@ -144,8 +144,8 @@ func snapshotOnce(api string, payers, accounts []string) (ledgerSnap, error) {
 
 // payments lists the records settled at heights from..to for payer, as
 // the checker's view of the chain holds them (see view_*.go).
-func payments(api string, p node.PaymentsParams) ([]node.PaymentView, error) {
-	var v node.PaymentsView
+func payments(api string, p chainapi.PaymentsParams) ([]chainapi.PaymentView, error) {
+	var v chainapi.PaymentsView
 	var err error
 	for try := 0; try < 20; try++ {
 		if err = rpcCall(api, "tenzro_getPayments", p, &v); err == nil {

@@ -2,11 +2,13 @@
 
 package main
 
-import "github.com/tenzrod/tenzrod/node"
+import (
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
+)
 
 // chainView is the checker's view of the settled records: exactly what
 // the chain answered.
-func chainView(recs []node.PaymentView, _ map[*proc]string, _ []*faultRecord) []node.PaymentView {
+func chainView(recs []chainapi.PaymentView, _ map[*proc]string, _ []*faultRecord) []chainapi.PaymentView {
 	return recs
 }
 

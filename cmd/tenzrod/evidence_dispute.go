@@ -14,8 +14,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
-	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // newEvidenceDisputeCmd is `tenzrod evidence dispute`: the evidence file of
@@ -71,11 +71,11 @@ chain's own evidence check, run by the gateway first, would refuse it.`,
 				return err
 			}
 			c.SetToken(token)
-			raw, err := c.Call(cmd.Context(), "tenzro_getDisputeEvidence", node.DisputeEvidenceParams{Request: request})
+			raw, err := c.Call(cmd.Context(), "tenzro_getDisputeEvidence", gatewayapi.DisputeEvidenceParams{Request: request})
 			if err != nil {
 				return fmt.Errorf("evidence dispute: %w", err)
 			}
-			var res node.DisputeEvidenceResult
+			var res gatewayapi.DisputeEvidenceResult
 			if err := json.Unmarshal(raw, &res); err != nil {
 				return fmt.Errorf("evidence dispute: the node's answer is not dispute evidence: %w", err)
 			}
@@ -159,7 +159,7 @@ func findChunk(ctx context.Context, dir string, ev ledger.DisputeEvidence, force
 // disputeBond is the least bond the chain takes for the evidence's chunk
 // (ledger.DisputeBond of the chain's params and the record's price), 0
 // when the gateway has no chain or the record has not settled.
-func disputeBond(ctx context.Context, c *shell.Client, res *node.DisputeEvidenceResult) uint64 {
+func disputeBond(ctx context.Context, c *shell.Client, res *gatewayapi.DisputeEvidenceResult) uint64 {
 	if res.Settled == nil || !*res.Settled {
 		return 0
 	}
@@ -172,7 +172,7 @@ func disputeBond(ctx context.Context, c *shell.Client, res *node.DisputeEvidence
 
 // printDisputeNext says what was written, which chunk it names and why,
 // and the command that opens the dispute with it, at bond when known.
-func printDisputeNext(w io.Writer, res *node.DisputeEvidenceResult, file, note string, bond uint64) {
+func printDisputeNext(w io.Writer, res *gatewayapi.DisputeEvidenceResult, file, note string, bond uint64) {
 	fmt.Fprintf(w, "wrote %s: request %s of payer %s, served by %s (model %s): receipt, proofs, %d token IDs, input\n",
 		file, res.RequestDigest, res.Payer, res.Provider, res.Model, len(res.Evidence.Tokens))
 	fmt.Fprintf(w, "disputed %s\n", note)

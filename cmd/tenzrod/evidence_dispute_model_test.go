@@ -17,9 +17,9 @@ import (
 	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
-	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // TestEvidenceDisputeModel: with --model, `evidence dispute` judges the
@@ -56,7 +56,7 @@ func TestEvidenceDisputeModel(t *testing.T) {
 		{"honest forced", realDir, []string{"--force"}, 0, "chunk 0, forced"},
 	} {
 		ev := servedEvidence(t, mach, model, openModel(t, tc.served), in)
-		api := evidenceServer(t, node.DisputeEvidenceResult{Payer: strings.Repeat("5e", 32), RequestDigest: digest, Evidence: ev})
+		api := evidenceServer(t, gatewayapi.DisputeEvidenceResult{Payer: strings.Repeat("5e", 32), RequestDigest: digest, Evidence: ev})
 		file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
 		out, err := runCLI(t, append([]string{"evidence", "dispute", "--api", api, "--request", digest, "--token", "t", "--out", file, "--model", realDir}, tc.args...)...)
 		if tc.chunk < 0 {
@@ -115,7 +115,7 @@ func servedEvidence(t *testing.T, mach *testnet.Machine, model inference.ModelID
 
 // evidenceServer is a gateway without a chain that answers
 // tenzro_getDisputeEvidence with res.
-func evidenceServer(t *testing.T, res node.DisputeEvidenceResult) string {
+func evidenceServer(t *testing.T, res gatewayapi.DisputeEvidenceResult) string {
 	t.Helper()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // TestEvidenceDisputeCLI: `evidence dispute` asks the gateway for a
@@ -36,7 +36,7 @@ func TestEvidenceDisputeCLI(t *testing.T) {
 		tokens[i] = uint32(791 + i)
 	}
 	tokens[69] = 0xfffd
-	want := node.DisputeEvidenceResult{Payer: payer, RequestDigest: digest, Provider: "12D3KooWtest", Model: "devnet",
+	want := gatewayapi.DisputeEvidenceResult{Payer: payer, RequestDigest: digest, Provider: "12D3KooWtest", Model: "devnet",
 		Settled: &settled, SettledHeight: 42, Price: 3_000_000,
 		Evidence: ledger.DisputeEvidence{Receipt: []byte{0xd8, 1, 2}, Proofs: []byte{0, 0, 0, 1}, Tokens: tokens,
 			Input: []byte(`{"chat":true,"messages":[{"role":"user","content":"hé 🙂"}],"sampling":{"max_tokens":4}}`)}}
@@ -48,9 +48,9 @@ func TestEvidenceDisputeCLI(t *testing.T) {
 	}
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			ID     json.RawMessage            `json:"id"`
-			Method string                     `json:"method"`
-			Params node.DisputeEvidenceParams `json:"params"`
+			ID     json.RawMessage                  `json:"id"`
+			Method string                           `json:"method"`
+			Params gatewayapi.DisputeEvidenceParams `json:"params"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
 		if req.Method == "tenzro_getParams" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/internal/freeport"
+	"github.com/tenzrod/tenzrod/node/openai"
 
 	"github.com/spf13/cobra"
 
@@ -95,7 +96,7 @@ func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, e
 	}
 	token := "sk-tenzro-" + hex.EncodeToString(b[:])
 	payer := ledger.AccountOf(key.Public().(ed25519.PublicKey))
-	cfg.Router.Buyers = []node.BuyerConfig{{Payer: payer.String(), TokenSHA256: node.TokenHash(token)}}
+	cfg.Router.Buyers = []node.BuyerConfig{{Payer: payer.String(), TokenSHA256: openai.TokenHash(token)}}
 	return token, nil
 }
 

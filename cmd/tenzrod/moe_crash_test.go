@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/provider"
@@ -133,7 +134,7 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 	for i, p := range provs {
 		waitFor(t, 60*time.Second, p.Name+" registered on chain", func() bool {
 			var st ledger.Standing
-			return rpcCall(v0.API, "tenzro_getStanding", node.StandingParams{MachineID: machines[i]}, &st) == nil && st.BondLive
+			return rpcCall(v0.API, "tenzro_getStanding", chainapi.StandingParams{MachineID: machines[i]}, &st) == nil && st.BondLive
 		})
 	}
 	snap0 := snapshotAt(t, v0.API, payer, append(slices.Clone(ops), feePool))
@@ -195,7 +196,7 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 
 	settled := func(who string) map[string]int {
 		got := map[string]int{}
-		for _, r := range paymentsIn(t, v0.API, node.PaymentsParams{Payer: who, From: snap0.height + 1}).Records {
+		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: who, From: snap0.height + 1}).Records {
 			got[r.RequestDigest]++
 		}
 		return got
@@ -227,7 +228,7 @@ func checkHolderMoney(t *testing.T, api string, snap0, snap1 chainSnap, payer, b
 	held map[string]expertPart, calls map[string]signedRecord, failed int) {
 	t.Helper()
 	times := map[string]int{}
-	for _, r := range paymentsIn(t, api, node.PaymentsParams{Payer: buyer, From: 1, To: snap1.height}).Records {
+	for _, r := range paymentsIn(t, api, chainapi.PaymentsParams{Payer: buyer, From: 1, To: snap1.height}).Records {
 		times[r.RequestDigest]++
 	}
 	for d, r := range calls {
@@ -238,7 +239,7 @@ func checkHolderMoney(t *testing.T, api string, snap0, snap1 chainSnap, payer, b
 	times = map[string]int{}
 	var sum uint64
 	var extras int
-	for _, r := range paymentsIn(t, api, node.PaymentsParams{Payer: payer, From: 1, To: snap1.height}).Records {
+	for _, r := range paymentsIn(t, api, chainapi.PaymentsParams{Payer: payer, From: 1, To: snap1.height}).Records {
 		times[r.RequestDigest]++
 		if r.Height <= snap0.height {
 			continue
@@ -274,7 +275,7 @@ func checkHolderMoney(t *testing.T, api string, snap0, snap1 chainSnap, payer, b
 	}
 	// The serving provider pays its holders from its escrow, not its
 	// balance: every operator's balance rises by what it was paid.
-	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r node.PaymentView) string {
+	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r chainapi.PaymentView) string {
 		if r.Payer == buyer {
 			return "buyer"
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
@@ -36,16 +37,16 @@ func snapshotAt(t *testing.T, api, payer string, accounts []string) chainSnap {
 	t.Helper()
 	for try := 0; try < 100; try++ {
 		s := chainSnap{escrows: map[string]uint64{}, balances: map[string]uint64{}}
-		var first node.AccountView
-		if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: payer}, &first); err != nil {
+		var first chainapi.AccountView
+		if err := rpcCall(api, "tenzro_getAccount", chainapi.AccountParams{Account: payer}, &first); err != nil {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
 		s.height = first.Height
 		ok := true
 		for _, a := range accounts {
-			var v node.AccountView
-			if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: a}, &v); err != nil || v.Height != s.height {
+			var v chainapi.AccountView
+			if err := rpcCall(api, "tenzro_getAccount", chainapi.AccountParams{Account: a}, &v); err != nil || v.Height != s.height {
 				ok = false
 				break
 			}
@@ -58,15 +59,15 @@ func snapshotAt(t *testing.T, api, payer string, accounts []string) chainSnap {
 			} `json:"escrows"`
 			Height int64 `json:"height"`
 		}
-		if !ok || rpcCall(api, "tenzro_listEscrows", node.AccountParams{Account: payer}, &es) != nil || es.Height != s.height {
+		if !ok || rpcCall(api, "tenzro_listEscrows", chainapi.AccountParams{Account: payer}, &es) != nil || es.Height != s.height {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
 		for _, e := range es.Escrows {
 			s.escrows[e.Settler] = e.Balance
 		}
-		var last node.AccountView
-		if err := rpcCall(api, "tenzro_getAccount", node.AccountParams{Account: payer}, &last); err != nil || last.Height != s.height {
+		var last chainapi.AccountView
+		if err := rpcCall(api, "tenzro_getAccount", chainapi.AccountParams{Account: payer}, &last); err != nil || last.Height != s.height {
 			continue
 		}
 		return s
@@ -77,9 +78,9 @@ func snapshotAt(t *testing.T, api, payer string, accounts []string) chainSnap {
 
 // paymentsIn lists the records settled at heights from..to for payer or
 // to provider (a machine ID), as tenzro_getPayments answers.
-func paymentsIn(t *testing.T, api string, p node.PaymentsParams) node.PaymentsView {
+func paymentsIn(t *testing.T, api string, p chainapi.PaymentsParams) chainapi.PaymentsView {
 	t.Helper()
-	var v node.PaymentsView
+	var v chainapi.PaymentsView
 	var err error
 	for try := 0; try < 20; try++ {
 		if err = rpcCall(api, "tenzro_getPayments", p, &v); err == nil {

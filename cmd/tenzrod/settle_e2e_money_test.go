@@ -6,17 +6,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 )
 
 // checkMoney asserts every invariant between snap0 and snap1.
 func checkMoney(t *testing.T, api string, snap0, snap1 chainSnap, buyer, settler string, ops, machines []string,
 	received map[string]signedRecord, joined joinedCall) {
 	t.Helper()
-	all := paymentsIn(t, api, node.PaymentsParams{Payer: buyer, From: 1, To: snap1.height})
+	all := paymentsIn(t, api, chainapi.PaymentsParams{Payer: buyer, From: 1, To: snap1.height})
 	times := map[string]int{}
-	var viaGateway []node.PaymentView
+	var viaGateway []chainapi.PaymentView
 	for _, r := range all.Records {
 		times[r.RequestDigest]++
 		if r.Settler == settler {
@@ -61,7 +61,7 @@ func checkMoney(t *testing.T, api string, snap0, snap1 chainSnap, buyer, settler
 	if fell := snap0.escrows[settler] - snap1.escrows[settler]; fell != sumSettled {
 		t.Errorf("escrow (buyer, gateway) fell by %d (%d → %d), want exactly Σ settled %d", fell, snap0.escrows[settler], snap1.escrows[settler], sumSettled)
 	}
-	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r node.PaymentView) string {
+	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r chainapi.PaymentView) string {
 		if r.Payer == buyer {
 			return "buyer"
 		}
@@ -84,7 +84,7 @@ func checkMoney(t *testing.T, api string, snap0, snap1 chainSnap, buyer, settler
 // operators (and at most as much again the gateway) paid for refusals (ops
 // must name every machine paid meanwhile); payer names a record's payer
 // in the log.
-func checkOperatorsRose(t *testing.T, api string, snap0, snap1 chainSnap, ops, machines []string, payer func(node.PaymentView) string) {
+func checkOperatorsRose(t *testing.T, api string, snap0, snap1 chainSnap, ops, machines []string, payer func(chainapi.PaymentView) string) {
 	t.Helper()
 	var params ledger.Params
 	if err := rpcCall(api, "tenzro_getParams", nil, &params); err != nil {
@@ -93,7 +93,7 @@ func checkOperatorsRose(t *testing.T, api string, snap0, snap1 chainSnap, ops, m
 	maxRefusedFees := maxRefusedRecords * params.FeePerRecord
 	var fees, refusedFees uint64
 	for i, op := range ops {
-		pv := paymentsIn(t, api, node.PaymentsParams{Provider: machines[i], From: snap0.height + 1, To: snap1.height})
+		pv := paymentsIn(t, api, chainapi.PaymentsParams{Provider: machines[i], From: snap0.height + 1, To: snap1.height})
 		byPayer := map[string]int{}
 		for _, r := range pv.Records {
 			byPayer[payer(r)]++

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
-	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 )
 
 // joinDeposit is what the laptop moves into the user's escrow.
@@ -164,7 +164,7 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 	var missing []string
 	for {
 		got := map[string]bool{}
-		for _, r := range paymentsIn(t, v0.API, node.PaymentsParams{Payer: buyer, From: from + 1}).Records {
+		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: from + 1}).Records {
 			got[r.RequestDigest] = true
 		}
 		missing = missing[:0]

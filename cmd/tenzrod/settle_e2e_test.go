@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
@@ -258,7 +259,7 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	settleStart := time.Now()
 	waitFor(t, 90*time.Second, "every record the buyer received settled", func() bool {
 		got := map[string]bool{}
-		for _, r := range paymentsIn(t, v0.API, node.PaymentsParams{Payer: buyer, From: snap0.height + 1}).Records {
+		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: snap0.height + 1}).Records {
 			got[r.RequestDigest] = true
 		}
 		for d := range received {

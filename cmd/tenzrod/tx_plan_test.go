@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 )
 
 // TestTxPlan runs settlement plans with the CLI on a real chain: a plan
@@ -43,8 +43,8 @@ func TestTxPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v node.AccountView
-	if err := rpcCall(n.api, "tenzro_getAccount", node.AccountParams{Account: n.buyer.String()}, &v); err != nil {
+	var v chainapi.AccountView
+	if err := rpcCall(n.api, "tenzro_getAccount", chainapi.AccountParams{Account: n.buyer.String()}, &v); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Plans) != 1 || v.Plans[0].ID != held || v.Plans[0].Status != ledger.PlanOpenStatus || v.Plans[0].Total != 2_000 {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -48,8 +48,8 @@ func TestTxStream(t *testing.T) {
 	if e := n.escrow(t, n.buyer); e.Balance != 100_000_000 {
 		t.Fatalf("escrow %+v after the open, want 100000000 left", e)
 	}
-	var v node.AccountView
-	if err := rpcCall(n.api, "tenzro_getAccount", node.AccountParams{Account: n.buyer.String()}, &v); err != nil {
+	var v chainapi.AccountView
+	if err := rpcCall(n.api, "tenzro_getAccount", chainapi.AccountParams{Account: n.buyer.String()}, &v); err != nil {
 		t.Fatal(err)
 	}
 	if len(v.Streams) != 1 || v.Streams[0].ID != id {
@@ -90,7 +90,7 @@ func TestTxStream(t *testing.T) {
 	if e := n.escrow(t, n.buyer); e.Balance != 100_000_000+s.Refunded {
 		t.Fatalf("escrow %+v after the stop, want %d", e, 100_000_000+s.Refunded)
 	}
-	if err := rpcCall(n.api, "tenzro_getAccount", node.AccountParams{Account: n.buyer.String()}, &v); err != nil || len(v.Streams) != 0 {
+	if err := rpcCall(n.api, "tenzro_getAccount", chainapi.AccountParams{Account: n.buyer.String()}, &v); err != nil || len(v.Streams) != 0 {
 		t.Fatalf("tenzro_getAccount streams after the stop %+v (%v), want none", v.Streams, err)
 	}
 	if out, err := runCLI(t, "tx", "stream", "stop", "--api", n.api, "--key", n.buyerKey, "--id", id.String()); err == nil ||

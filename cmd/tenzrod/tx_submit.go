@@ -16,6 +16,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 )
@@ -49,8 +50,8 @@ type txSession struct {
 	chainID string
 	out     io.Writer
 	cmd     *cobra.Command
-	sent    uint64      // the nonce of the last transaction sent
-	last    node.TxView // the last committed transaction's result
+	sent    uint64          // the nonce of the last transaction sent
+	last    chainapi.TxView // the last committed transaction's result
 }
 
 // open checks the shared flags, reads the key and asks the node for its
@@ -94,9 +95,9 @@ func callInto(ctx context.Context, c *shell.Client, method string, params, v any
 }
 
 // accountView reads an account's balance and nonce at the node.
-func (s *txSession) accountView(id ledger.AccountID) (node.AccountView, error) {
-	var v node.AccountView
-	err := callInto(s.cmd.Context(), s.client, "tenzro_getAccount", node.AccountParams{Account: id.String()}, &v)
+func (s *txSession) accountView(id ledger.AccountID) (chainapi.AccountView, error) {
+	var v chainapi.AccountView
+	err := callInto(s.cmd.Context(), s.client, "tenzro_getAccount", chainapi.AccountParams{Account: id.String()}, &v)
 	return v, err
 }
 
@@ -166,8 +167,8 @@ func (s *txSession) send(nonce uint64, payload any) (hash string, rej *rejection
 	sum := ledger.TxHash(raw)
 	hash, s.sent = hex.EncodeToString(sum[:]), nonce
 	fmt.Fprintf(s.out, "%-10s %d\n%-10s %s\n", "nonce", nonce, "hash", hash)
-	var sent node.TxView
-	err = callInto(s.cmd.Context(), s.client, "tenzro_sendTx", node.SendTxParams{Tx: base64.StdEncoding.EncodeToString(raw)}, &sent)
+	var sent chainapi.TxView
+	err = callInto(s.cmd.Context(), s.client, "tenzro_sendTx", chainapi.SendTxParams{Tx: base64.StdEncoding.EncodeToString(raw)}, &sent)
 	if r, ok := checkTxRejection(err); ok {
 		return hash, &r, nil
 	}
@@ -182,7 +183,7 @@ func (s *txSession) send(nonce uint64, payload any) (hash string, rej *rejection
 
 // printCommitted prints a committed transaction's result; a failure in the
 // block is an error with its code, the code's name and the log.
-func printCommitted(out io.Writer, what string, res node.TxView) error {
+func printCommitted(out io.Writer, what string, res chainapi.TxView) error {
 	code := ledger.Code(res.Code)
 	fmt.Fprintf(out, "%-10s %d\n%-10s %d (%s)\n", "height", res.Height, "code", res.Code, code)
 	if res.Log != "" {

@@ -6,15 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 )
 
 // TestPrintCommitted: a transaction that fails in its block is an error
 // naming the height, the code and its name, and the reason.
 func TestPrintCommitted(t *testing.T) {
 	var out strings.Builder
-	err := printCommitted(&out, "unbond machine m", node.TxView{Height: 42, Code: uint32(ledger.CodeUnbonding),
+	err := printCommitted(&out, "unbond machine m", chainapi.TxView{Height: 42, Code: uint32(ledger.CodeUnbonding),
 		Log: "ledger: unbonding: machine m is already unbonding"})
 	if err == nil || err.Error() != "tx: unbond machine m failed in block 42: code 19 (unbonding): machine m is already unbonding (its nonce is spent)" {
 		t.Fatalf("error %v", err)
@@ -25,7 +25,7 @@ func TestPrintCommitted(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := printCommitted(&out, "x", node.TxView{Height: 3}); err != nil || !strings.Contains(out.String(), "code       0 (ok)") {
+	if err := printCommitted(&out, "x", chainapi.TxView{Height: 3}); err != nil || !strings.Contains(out.String(), "code       0 (ok)") {
 		t.Fatalf("a committed transaction: %v\n%s", err, out.String())
 	}
 }

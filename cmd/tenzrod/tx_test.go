@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -75,8 +76,8 @@ func startTxNet(t *testing.T) *txNet {
 // balance is the account's balance as the node's API reports it.
 func (n *txNet) balance(t *testing.T, id ledger.AccountID) uint64 {
 	t.Helper()
-	var v node.AccountView
-	if err := rpcCall(n.api, "tenzro_getAccount", node.AccountParams{Account: id.String()}, &v); err != nil {
+	var v chainapi.AccountView
+	if err := rpcCall(n.api, "tenzro_getAccount", chainapi.AccountParams{Account: id.String()}, &v); err != nil {
 		t.Fatal(err)
 	}
 	return v.Balance

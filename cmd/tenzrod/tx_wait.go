@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
-	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
 )
 
 // txPollInterval is the pause between polls while waiting for a commit;
@@ -16,12 +16,12 @@ const txPollInterval = 200 * time.Millisecond
 
 // waitCommit polls tenzro_getTx until the transaction is in a block or
 // --wait runs out.
-func (s *txSession) waitCommit(hash string) (node.TxView, error) {
+func (s *txSession) waitCommit(hash string) (chainapi.TxView, error) {
 	ctx, cancel := context.WithTimeout(s.cmd.Context(), s.opts.wait)
 	defer cancel()
 	for {
-		var v node.TxView
-		err := callInto(ctx, s.client, "tenzro_getTx", node.TxParams{Hash: hash}, &v)
+		var v chainapi.TxView
+		err := callInto(ctx, s.client, "tenzro_getTx", chainapi.TxParams{Hash: hash}, &v)
 		var re *shell.RPCError
 		switch {
 		case err == nil && v.Height > 0:

@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -79,7 +80,7 @@ func startMarket(t *testing.T, providers int) *market {
 	op := accountOf(t, val)
 	spec.Validators = []consensus.DevnetValidator{{Home: filepath.Join(val.Home, "chain"), P2PListen: val.Chain.P2PListen, Operator: op}}
 	gw := config(t, node.RoleGateway)
-	gw.Router.Buyers = []node.BuyerConfig{{Payer: buyer().String(), TokenSHA256: node.TokenHash(buyerToken)}}
+	gw.Router.Buyers = []node.BuyerConfig{{Payer: buyer().String(), TokenSHA256: openai.TokenHash(buyerToken)}}
 	// The gateway's outbox settles what the providers have not after its
 	// grace, paying the settlement's fees: its account must exist.
 	spec.Funded[accountOf(t, gw)] = 1_000_000

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/internal/freeport"
+	"github.com/tenzrod/tenzrod/node/openai"
 
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/validator"
@@ -94,7 +95,7 @@ func plan(o Options, buyerToken string) ([]nodePlan, chainInfo, error) {
 			cfg.Identity.Backend = "software"
 		}
 		if s.role != node.RoleProvider {
-			cfg.Router.Buyers = []node.BuyerConfig{{Account: BuyerAccount, TokenSHA256: node.TokenHash(buyerToken), InitialCredit: BuyerCredit}}
+			cfg.Router.Buyers = []node.BuyerConfig{{Account: BuyerAccount, TokenSHA256: openai.TokenHash(buyerToken), InitialCredit: BuyerCredit}}
 			// Every router holds the devnet model's tokenizer and bills
 			// its own token counts.
 			cfg.Router.Tokenizers = []node.TokenizerConfig{{Dir: modelDir, ID: modelID}}

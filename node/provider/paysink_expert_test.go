@@ -1,0 +1,59 @@
+package provider
+
+import (
+	"crypto/rand"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/filecoin-project/go-clock"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// TestRecordSinkExpertReceipt: a holder takes a record paying it for
+// expert batches only with an expert receipt its own machine signed for
+// its own peer, under the request digest its quote digest gives.
+func TestRecordSinkExpertReceipt(t *testing.T) {
+	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer id.Close()
+	pk, _, _ := crypto.GenerateEd25519Key(rand.Reader)
+	pid, _ := peer.IDFromPrivateKey(pk)
+	now := time.Now()
+	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _ := expert.PackRows([][]float32{{1, 2}}, 2)
+	req := &expert.Request{Network: "n", Layer: 1, Dim: 2, Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{5}, Rows: rows}}}
+	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := id.MachineID()
+	quote := ledger.Hash32{7}
+	rec := func(rd ledger.Hash32) *ledger.PaymentRecord {
+		return &ledger.PaymentRecord{Provider: m, Receipt: env, QuoteDigest: quote, RequestDigest: rd}
+	}
+	sink := NewRecordSink(nil, nil, m, pid, clock.New())
+	if err := sink.checkReceipt(rec(ExpertRecordDigest(quote, m))); err != nil {
+		t.Fatalf("the holder's own receipt refused: %v", err)
+	}
+	var ref *payment.Refusal
+	if err := sink.checkReceipt(rec(ledger.Hash32{1})); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
+		t.Fatalf("a record under another request digest: %v", err)
+	}
+	other := NewRecordSink(nil, nil, m, "12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo", clock.New())
+	if err := other.checkReceipt(rec(ExpertRecordDigest(quote, m))); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
+		t.Fatalf("a receipt bound to another peer: %v", err)
+	}
+}
