@@ -17,6 +17,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 const testChain = "tenzro-unit"
@@ -138,7 +140,7 @@ func (c *chain) query(path string, v any) bool {
 	return true
 }
 
-func (c *chain) account(id ledger.AccountID) ledger.Account {
+func (c *chain) account(id terms.AccountID) ledger.Account {
 	c.t.Helper()
 	var a ledger.Account
 	c.query("account/"+id.String(), &a)
@@ -184,7 +186,7 @@ func newMachine(t *testing.T) *machine {
 	return &machine{Machine: m}
 }
 
-func (m *machine) register(t *testing.T, op ledger.AccountID) *ledger.ProviderRegister {
+func (m *machine) register(t *testing.T, op terms.AccountID) *ledger.ProviderRegister {
 	t.Helper()
 	reg, err := m.Register(testChain, op, 1000, 60)
 	if err != nil {
@@ -195,13 +197,13 @@ func (m *machine) register(t *testing.T, op ledger.AccountID) *ledger.ProviderRe
 
 // record is a payment record of s (its own settler) to m for the call
 // seeded by d, with m's receipt of it.
-func (m *machine) record(t *testing.T, s *ledger.Signer, d ledger.Hash32, price uint64) ledger.PaymentRecord {
+func (m *machine) record(t *testing.T, s *ledger.Signer, d terms.Hash32, price uint64) receipt.PaymentRecord {
 	t.Helper()
 	env, hash, rd, err := m.PaidReceipt(d[:], s.Account(), s.Account(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ledger.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
+	r := receipt.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
 		Receipt: env, ReceiptHash: hash, ExpiryHeight: 300}
 	if err := s.SignRecord(&r); err != nil {
 		t.Fatal(err)

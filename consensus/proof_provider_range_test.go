@@ -11,6 +11,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.ProviderRecordRange {
@@ -44,10 +46,10 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 50, Settler: gw.Account()}))
 	n := byte(0)
 	settle := func(s *ledger.Signer, m *machine, k int) []byte {
-		recs := make([]ledger.PaymentRecord, k)
+		recs := make([]receipt.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = m.record(t, s, ledger.Hash32{n}, uint64(n))
+			recs[i] = m.record(t, s, terms.Hash32{n}, uint64(n))
 		}
 		return c.sign(s, &ledger.Settlement{Records: recs})
 	}

@@ -11,10 +11,12 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // recordRange queries payer's records at from..to in the latest state.
-func (c *chain) recordRange(payer ledger.AccountID, from, to int64) consensus.RecordRange {
+func (c *chain) recordRange(payer terms.AccountID, from, to int64) consensus.RecordRange {
 	c.t.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
 		Path: "recordrange/" + payer.String() + "/" + itoa(from) + "/" + itoa(to)})
@@ -44,10 +46,10 @@ func TestRecordRangeProofs(t *testing.T) {
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
 	n := byte(0)
 	settle := func(s *ledger.Signer, k int) []byte {
-		recs := make([]ledger.PaymentRecord, k)
+		recs := make([]receipt.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = p.record(t, s, ledger.Hash32{n}, uint64(n))
+			recs[i] = p.record(t, s, terms.Hash32{n}, uint64(n))
 		}
 		return c.sign(s, &ledger.Settlement{Records: recs})
 	}

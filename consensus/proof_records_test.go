@@ -6,6 +6,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestRangeCheckersRefuseTampering tampers the same way with a payer range
@@ -22,9 +24,9 @@ func TestRangeCheckersRefuseTampering(t *testing.T) {
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
 	c.mustApply(c.sign(op, q.register(t, op.Account())))
 	c.mustApply(
-		c.sign(alice, &ledger.Settlement{Records: []ledger.PaymentRecord{
-			p.record(t, alice, ledger.Hash32{1}, 1), p.record(t, alice, ledger.Hash32{2}, 2)}}),
-		c.sign(bob, &ledger.Settlement{Records: []ledger.PaymentRecord{q.record(t, bob, ledger.Hash32{3}, 3)}}))
+		c.sign(alice, &ledger.Settlement{Records: []receipt.PaymentRecord{
+			p.record(t, alice, terms.Hash32{1}, 1), p.record(t, alice, terms.Hash32{2}, 2)}}),
+		c.sign(bob, &ledger.Settlement{Records: []receipt.PaymentRecord{q.record(t, bob, terms.Hash32{3}, 3)}}))
 	h := c.app.Height()
 	root := c.app.AppHash()
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestQueriesProve: the peer index (raw) and a provider's standing
@@ -43,9 +44,9 @@ func TestQueriesProve(t *testing.T) {
 		t.Fatalf("standing %+v, %v", st, err)
 	}
 	// Name records: raw with a proof, listed with one proof op per record.
-	c.mustApply(c.sign(op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{7}, MachineID: p.MachineID}))
+	c.mustApply(c.sign(op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{7}, MachineID: p.MachineID}))
 	var rec ledger.NameRecord
-	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (ledger.Hash32{7}) || rec.Operator != op.Account() {
+	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (terms.Hash32{7}) || rec.Operator != op.Account() {
 		t.Fatalf("name record %+v", rec)
 	}
 	if c.query("name/unbound", &rec) {

@@ -21,17 +21,19 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // paymentsChain is an in-process chain with payment records settled by
 // two payers to two registered machines.
 type paymentsChain struct {
 	net          *testnet.Net
-	alice, bob   ledger.AccountID
+	alice, bob   terms.AccountID
 	p, q         *testnet.Machine
 	hA, hB       int64                                       // heights of the two settlement rounds
-	byPayer      map[ledger.AccountID][]ledger.PaymentRecord // everything settled
-	byProvider   map[string][]ledger.PaymentRecord
+	byPayer      map[terms.AccountID][]receipt.PaymentRecord // everything settled
+	byProvider   map[string][]receipt.PaymentRecord
 	feePerRecord uint64
 }
 
@@ -44,7 +46,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	aliceKey, bobKey, opKey := seededKey("alice"), seededKey("bob"), seededKey("op")
-	acct := func(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
+	acct := func(k ed25519.PrivateKey) terms.AccountID { return ledger.NewSigner(k, "").Account() }
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.FeePerRecord = 1, 2
 	dir := t.TempDir()
@@ -60,7 +62,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 	})
 	c := &paymentsChain{net: net, alice: acct(aliceKey), bob: acct(bobKey), feePerRecord: params.FeePerRecord,
-		byPayer: map[ledger.AccountID][]ledger.PaymentRecord{}, byProvider: map[string][]ledger.PaymentRecord{}}
+		byPayer: map[terms.AccountID][]receipt.PaymentRecord{}, byProvider: map[string][]receipt.PaymentRecord{}}
 	for i, m := range []**testnet.Machine{&c.p, &c.q} {
 		*m, err = testnet.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 		if err != nil {
@@ -68,7 +70,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		t.Cleanup(func() { _ = (*m).Close() })
 	}
-	nonces := map[ledger.AccountID]uint64{}
+	nonces := map[terms.AccountID]uint64{}
 	submit := func(key ed25519.PrivateKey, payload any) int64 {
 		t.Helper()
 		s := ledger.NewSigner(key, net.ChainID)
@@ -99,12 +101,12 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	n := byte(0)
 	settle := func(key ed25519.PrivateKey, prices map[*testnet.Machine][]uint64) int64 {
 		t.Helper()
-		var recs []ledger.PaymentRecord
+		var recs []receipt.PaymentRecord
 		for _, m := range []*testnet.Machine{c.p, c.q} {
 			for _, price := range prices[m] {
 				n++
-				r := ledger.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: ledger.Hash32{n},
-					QuoteDigest: ledger.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
+				r := receipt.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: terms.Hash32{n},
+					QuoteDigest: terms.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
 				if r.Receipt, r.ReceiptHash, r.RequestDigest, err = m.PaidReceipt(r.RequestDigest[:], r.Payer, r.Payer, 0); err != nil {
 					t.Fatal(err)
 				}
@@ -155,12 +157,12 @@ func call(t *testing.T, srv *httptest.Server, params string) (*PaymentsView, *rp
 
 // wantRecords asserts v lists exactly want (by request digest), each with
 // its fields, in height order, and their sums.
-func wantRecords(t *testing.T, what string, v *PaymentsView, want []ledger.PaymentRecord, fee uint64) {
+func wantRecords(t *testing.T, what string, v *PaymentsView, want []receipt.PaymentRecord, fee uint64) {
 	t.Helper()
 	if v == nil {
 		t.Fatalf("%s: no result", what)
 	}
-	byDigest := map[string]ledger.PaymentRecord{}
+	byDigest := map[string]receipt.PaymentRecord{}
 	var total uint64
 	for _, r := range want {
 		byDigest[r.RequestDigest.String()] = r

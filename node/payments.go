@@ -20,6 +20,7 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // gatewayPayments is a gateway's gateway.Payments on a chain: this node's
@@ -30,15 +31,15 @@ type gatewayPayments struct {
 	chain   *consensus.Node
 	outbox  *settle.Outbox
 	key     ed25519.PrivateKey
-	account ledger.AccountID
+	account terms.AccountID
 	caller  []byte // this node's peer ID, which every authorization names
 
 	mu    sync.Mutex
-	auths map[ledger.AccountID]*infer.PayAuth
+	auths map[terms.AccountID]*infer.PayAuth
 
 	cacheMu  sync.Mutex
-	escrows  map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
-	deposits map[ledger.AccountID]uint64     // deposits on their way to the chain (ExpectDeposit)
+	escrows  map[terms.AccountID]escrowSeen // chain reads, at most escrowFresh old
+	deposits map[terms.AccountID]uint64     // deposits on their way to the chain (ExpectDeposit)
 }
 
 type escrowSeen struct {
@@ -54,15 +55,15 @@ type escrowSeen struct {
 const escrowFresh = time.Second
 
 func newGatewayPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID, clk clock.Clock) *gatewayPayments {
-	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: ledger.AccountOf(key.Public().(ed25519.PublicKey)),
-		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
-		deposits: map[ledger.AccountID]uint64{}}
+	return &gatewayPayments{clock: clk, chain: chain, outbox: outbox, key: key, account: terms.AccountOf(key.Public().(ed25519.PublicKey)),
+		caller: []byte(self), auths: map[terms.AccountID]*infer.PayAuth{}, escrows: map[terms.AccountID]escrowSeen{},
+		deposits: map[terms.AccountID]uint64{}}
 }
 
 // Warming says why payer's escrow as read here may be behind (the
 // gateway's gateway.Warming): a deposit into it is on its way, or this
 // node's chain is still catching up, so what it reads is an old block's.
-func (p *gatewayPayments) Warming(ctx context.Context, payer ledger.AccountID) (string, bool) {
+func (p *gatewayPayments) Warming(ctx context.Context, payer terms.AccountID) (string, bool) {
 	p.cacheMu.Lock()
 	d, ok := p.deposits[payer]
 	p.cacheMu.Unlock()
@@ -81,7 +82,7 @@ func (p *gatewayPayments) Warming(ctx context.Context, payer ledger.AccountID) (
 // payer's escrow with it is on its way: until done is called, a call that
 // escrow cannot cover yet is answered 503 warming_up naming the deposit,
 // not 402. Without a chain it does nothing.
-func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+func (n *Node) ExpectDeposit(payer terms.AccountID, amount uint64) (done func()) {
 	p := n.payments
 	if p == nil {
 		return func() {}
@@ -106,7 +107,7 @@ func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()
 // gateway's records not known settled. A record settled on chain but not
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
-func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
+func (p *gatewayPayments) Available(ctx context.Context, payer terms.AccountID) (uint64, error) {
 	now, h := p.clock.Now(), p.chain.App().Height()
 	p.cacheMu.Lock()
 	seen, ok := p.escrows[payer]
@@ -122,7 +123,7 @@ func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID)
 		}
 		p.cacheMu.Lock()
 		if len(p.escrows) >= maxAuths {
-			p.escrows = map[ledger.AccountID]escrowSeen{}
+			p.escrows = map[terms.AccountID]escrowSeen{}
 		}
 		p.escrows[payer] = seen
 		p.cacheMu.Unlock()
@@ -134,7 +135,7 @@ func (p *gatewayPayments) Available(ctx context.Context, payer ledger.AccountID)
 // maxAuths bounds the authorizations kept; they are re-signed on demand.
 const maxAuths = 4096
 
-func (p *gatewayPayments) Authorize(payer ledger.AccountID) (*infer.PayAuth, error) {
+func (p *gatewayPayments) Authorize(payer terms.AccountID) (*infer.PayAuth, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if a, ok := p.auths[payer]; ok {
@@ -146,13 +147,13 @@ func (p *gatewayPayments) Authorize(payer ledger.AccountID) (*infer.PayAuth, err
 	}
 	a := &infer.PayAuth{Payer: payer[:], Settler: p.account[:], Sig: ledger.SignPayAuth(p.key, chainID, p.caller, payer)}
 	if len(p.auths) >= maxAuths {
-		p.auths = map[ledger.AccountID]*infer.PayAuth{}
+		p.auths = map[terms.AccountID]*infer.PayAuth{}
 	}
 	p.auths[payer] = a
 	return a, nil
 }
 
-func (p *gatewayPayments) Sign(ctx context.Context, rec *ledger.PaymentRecord, prov peer.ID) error {
+func (p *gatewayPayments) Sign(ctx context.Context, rec *receipt.PaymentRecord, prov peer.ID) error {
 	return p.outbox.Sign(ctx, rec, prov)
 }
 
@@ -161,7 +162,7 @@ func (p *gatewayPayments) Sign(ctx context.Context, rec *ledger.PaymentRecord, p
 // and the outbox still settles it itself after the grace period, where
 // the chain's report says what was wrong with it.
 func deliverFunc(n *Node) settle.DeliverFunc {
-	return func(ctx context.Context, prov peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	return func(ctx context.Context, prov peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		res, err := payment.Deliver(ctx, n.host.Dialer(), n.cfg.Network, prov, recs)
 		if err != nil {
 			return nil, err
@@ -191,7 +192,7 @@ func newRecordSink(c *settle.Collector, p *provider.Provider, machine identity.M
 	return recordSink{c: c, p: p, machine: machine, self: self, certs: identity.NewCertCache(64), clock: clk}
 }
 
-func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error {
 	if err := s.checkReceipt(rec); err != nil {
 		return err
 	}
@@ -213,7 +214,7 @@ func (s recordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 // such a record would clear its settler's debt with one that never pays,
 // and the settler would be served without end. Records without a receipt
 // or naming another machine are the collector's to refuse, with its codes.
-func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
+func (s recordSink) checkReceipt(rec *receipt.PaymentRecord) error {
 	if rec == nil || len(rec.Receipt) == 0 || rec.Provider != s.machine {
 		return nil
 	}
@@ -241,7 +242,7 @@ func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	case len(r.InputCommitment) != 32:
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: "the receipt's input commitment is not 32 bytes"}
 	}
-	if d := ledger.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
+	if d := terms.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt is for request %s, the record names %s", d, rec.RequestDigest)}
 	}
 	return servedUnder(rec, r)
@@ -250,7 +251,7 @@ func (s recordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 // servedUnder refuses a record whose payer or settler is not the one the
 // receipt names: the chain would never settle it (CodeRecordMismatch), so
 // holding it must not clear its settler's debt for the call.
-func servedUnder(rec *ledger.PaymentRecord, r *receipt.Receipt) error {
+func servedUnder(rec *receipt.PaymentRecord, r *receipt.Receipt) error {
 	if !r.Paid() {
 		return &payment.Refusal{Code: uint32(ledger.CodeRecordMismatch), Reason: "the receipt names no payer and settler: the call was served unpaid"}
 	}
@@ -263,7 +264,7 @@ func servedUnder(rec *ledger.PaymentRecord, r *receipt.Receipt) error {
 
 // escrowReader reads an escrow's available balance for credit control.
 func escrowReader(c *consensus.Node) provider.EscrowFunc {
-	return func(ctx context.Context, payer, settler ledger.AccountID) (uint64, bool, error) {
+	return func(ctx context.Context, payer, settler terms.AccountID) (uint64, bool, error) {
 		e, ok, err := c.Escrow(ctx, payer, settler)
 		if err != nil || !ok {
 			return 0, ok, err

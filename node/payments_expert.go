@@ -17,6 +17,8 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // isExpertReceipt reports whether a record's receipt envelope is an
@@ -33,7 +35,7 @@ func isExpertReceipt(b []byte) bool {
 // receipts): the serving provider cannot clear a call with another call's
 // proof. The price is the serving provider's to sign; the collector
 // persists what it is given.
-func (s recordSink) checkExpertReceipt(rec *ledger.PaymentRecord) error {
+func (s recordSink) checkExpertReceipt(rec *receipt.PaymentRecord) error {
 	if _, err := expert.Verify(s.certs, rec.Receipt, s.machine, s.self, s.clock.Now()); err != nil {
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the expert receipt does not verify for this holder: %v", err)}
 	}
@@ -48,13 +50,13 @@ func (s recordSink) checkExpertReceipt(rec *ledger.PaymentRecord) error {
 // of its own (data/expert-outbox) delivers it to the holder and settles
 // what the holder has not after the grace period, as a gateway's does.
 type expertPayments struct {
-	payer  ledger.AccountID
+	payer  terms.AccountID
 	outbox *settle.Outbox
 }
 
-func (p expertPayments) Payer() ledger.AccountID { return p.payer }
+func (p expertPayments) Payer() terms.AccountID { return p.payer }
 
-func (p expertPayments) Sign(ctx context.Context, rec *ledger.PaymentRecord, holder peer.ID) error {
+func (p expertPayments) Sign(ctx context.Context, rec *receipt.PaymentRecord, holder peer.ID) error {
 	return p.outbox.Sign(ctx, rec, holder)
 }
 
@@ -71,5 +73,5 @@ func (n *Node) expertOutbox(acct *consensus.Submitter) (provider.ExpertPayments,
 		return nil, fmt.Errorf("node: expert payments: %w", err)
 	}
 	n.parts = append(n.parts, ob)
-	return expertPayments{payer: ledger.AccountOf(key.Public().(ed25519.PublicKey)), outbox: ob}, nil
+	return expertPayments{payer: terms.AccountOf(key.Public().(ed25519.PublicKey)), outbox: ob}, nil
 }

@@ -8,13 +8,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -30,7 +30,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		var err error
 		collector, err = settle.OpenCollector(n.cfg.Settle.collector(n.cfg),
 			settle.CollectorDeps{Machine: n.id.MachineID(), Chain: settle.NodeChain(n.chain), Submitter: acct,
-				Expect: func(rd ledger.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
+				Expect: func(rd terms.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
 				Clock:  n.clock, Log: n.log, Registerer: n.reg})
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
@@ -118,7 +118,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		n.outbox = outbox
 		n.payments = newGatewayPayments(n.chain, outbox, key, n.host.ID(), n.clock)
 		deps.Payments = n.payments
-		probePayer = ledger.AccountOf(key.Public().(ed25519.PublicKey)).String()
+		probePayer = terms.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == ChainValidator
 	if isValidator {

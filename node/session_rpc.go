@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -90,7 +91,7 @@ func (a sessionAPI) RegisterRPC(s rpc.Registry) {
 }
 
 func (a sessionAPI) stream(ctx context.Context, id string) (*ledger.Stream, string) {
-	h, err := ledger.ParseHash(id)
+	h, err := terms.ParseHash(id)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -34,7 +35,7 @@ func (o chainOperators) Operator(ctx context.Context, p peer.ID, m identity.Mach
 type chainStreams struct{ acct *consensus.Submitter }
 
 func (s chainStreams) Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, error) {
-	p, err := ledger.ParseAccountID(payer)
+	p, err := terms.ParseAccountID(payer)
 	if err != nil {
 		return "", fmt.Errorf("node: standby stream: payer %q is not an account: %w", payer, err)
 	}
@@ -42,14 +43,14 @@ func (s chainStreams) Open(ctx context.Context, payer string, payee identity.Mac
 	if err != nil {
 		return "", fmt.Errorf("node: standby stream to %s: %w", payee, err)
 	}
-	if len(res.Data) != len(ledger.Hash32{}) {
+	if len(res.Data) != len(terms.Hash32{}) {
 		return "", fmt.Errorf("node: standby stream to %s: the chain returned a %d-byte stream ID", payee, len(res.Data))
 	}
 	return hex.EncodeToString(res.Data), nil
 }
 
 func (s chainStreams) Stop(ctx context.Context, id string) error {
-	h, err := ledger.ParseHash(id)
+	h, err := terms.ParseHash(id)
 	if err != nil {
 		return fmt.Errorf("node: stop standby stream %q: %w", id, err)
 	}

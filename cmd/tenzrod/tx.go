@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // newTxCmd is `tenzrod tx`: sign and submit ledger transactions through a
@@ -59,7 +60,7 @@ spending from it changes no buyer's escrow or balance.`,
 			if to == "" {
 				return fmt.Errorf("--to is required: the receiving account ID (64 hex digits)")
 			}
-			dst, err := ledger.ParseAccountID(to)
+			dst, err := terms.ParseAccountID(to)
 			if err != nil {
 				return fmt.Errorf("--to %q: not an account ID (64 hex digits): %w", to, err)
 			}
@@ -94,11 +95,11 @@ withdraw_delay_blocks), so records already signed against the escrow stay
 covered; claim pays out a withdrawal once it has unlocked.`,
 	}
 	// settlerOf parses --settler; "" is the zero account: the payer's own.
-	settlerOf := func(s string) (ledger.AccountID, error) {
+	settlerOf := func(s string) (terms.AccountID, error) {
 		if s == "" {
-			return ledger.AccountID{}, nil
+			return terms.AccountID{}, nil
 		}
-		id, err := ledger.ParseAccountID(s)
+		id, err := terms.ParseAccountID(s)
 		if err != nil {
 			return id, fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", s, err)
 		}

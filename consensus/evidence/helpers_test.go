@@ -8,6 +8,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func seedKey(name string) ed25519.PrivateKey {
@@ -15,7 +17,7 @@ func seedKey(name string) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(seed[:])
 }
 
-func account(name string) ledger.AccountID {
+func account(name string) terms.AccountID {
 	return ledger.NewSigner(seedKey(name), "").Account()
 }
 
@@ -23,7 +25,7 @@ func account(name string) ledger.AccountID {
 type sender struct {
 	chainID string
 	node    *consensus.Node
-	nonces  map[ledger.AccountID]uint64
+	nonces  map[terms.AccountID]uint64
 }
 
 // submit signs each payload as name's next transaction, broadcasts them
@@ -60,13 +62,13 @@ func (s *sender) submit(ctx context.Context, t *testing.T, name string, payloads
 
 // records builds n payment records of payer to provider, request digests
 // starting at tag.
-func records(payer ledger.AccountID, provider ledger.PaymentRecord, tag uint32, n int) []ledger.PaymentRecord {
-	out := make([]ledger.PaymentRecord, n)
+func records(payer terms.AccountID, provider receipt.PaymentRecord, tag uint32, n int) []receipt.PaymentRecord {
+	out := make([]receipt.PaymentRecord, n)
 	for i := range out {
 		r := provider
 		r.Payer = payer
 		v := tag + uint32(i)
-		r.RequestDigest = ledger.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+		r.RequestDigest = terms.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
 		r.Price = uint64(10 + i)
 		out[i] = r
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // expertCall is one call's work of the disputeNet's machine as an expert
@@ -15,10 +17,10 @@ import (
 // and 5 of layer 1) over 2 rows of dim 4, and the record paying for it.
 type expertCall struct {
 	receipts [][]byte
-	hashes   []ledger.Hash32
+	hashes   []terms.Hash32
 	rows     [][2][]byte // per exchange, per entry
 	out      [][2][]byte
-	digest   ledger.Hash32
+	digest   terms.Hash32
 }
 
 const batchLayer, batchDim = 1, 4
@@ -79,10 +81,10 @@ func (n *disputeNet) expertCall(t testing.TB, tag string, price uint64) *expertC
 		c.rows, c.out = append(c.rows, rows), append(c.out, out)
 	}
 	c.digest = sha256.Sum256([]byte("expert-call-" + tag))
-	rec := signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: c.digest,
+	rec := signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: c.digest,
 		QuoteDigest: ledger.ReceiptsHash(c.hashes), Price: price, Units: 12, Receipt: c.receipts[0], ReceiptHash: c.hashes[0],
 		ExpiryHeight: n.c.l.Height() + 50})
-	wantSkipped(t, n.block(n.c.sign(n.operator, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})).Txs[0], 1, nil)
+	wantSkipped(t, n.block(n.c.sign(n.operator, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})).Txs[0], 1, nil)
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestEscrowWithdrawDelay: escrows are per (payer, settler); a withdrawal
@@ -31,9 +32,9 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 1000 || e.Pending != 700 || e.Unlock != unlock || e.Available() != 300 {
 		t.Fatalf("escrow after withdraw %+v, want balance 1000, 700 pending until %d", e, unlock)
 	}
-	rec := func(d byte, price uint64) ledger.PaymentRecord {
+	rec := func(d byte, price uint64) receipt.PaymentRecord {
 		env, envHash, rd := m.paidReceipt(t, string(rune('0'+d)), buyer.Account(), gw.Account(), 0)
-		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: rd, Price: price,
+		return signed(t, gw, receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: rd, Price: price,
 			Receipt: env, ReceiptHash: envHash, ExpiryHeight: c.l.Height() + 2})
 	}
 	// A record valid for longer than the withdrawal delay is refused: it
@@ -41,7 +42,7 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	long := rec(4, 1)
 	long.ExpiryHeight = c.l.Height() + 5
 	long = signed(t, gw, long)
-	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 301), rec(2, 300), rec(3, 400), long}}))
+	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(1, 301), rec(2, 300), rec(3, 400), long}}))
 	wantSkipped(t, res.Txs[0], 2, map[int]ledger.Code{2: ledger.CodeOverdraft, 3: ledger.CodeExpiredRecord})
 	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 399 || e.Pending != 399 || e.Available() != 0 {
 		t.Fatalf("escrow after records %+v, want balance 399, all of it pending", e)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 const testChain = "tenzro-unit"
@@ -148,7 +150,7 @@ func (c *chain) raw(key []byte) []byte {
 	return v
 }
 
-func (c *chain) account(id ledger.AccountID) ledger.Account {
+func (c *chain) account(id terms.AccountID) ledger.Account {
 	c.t.Helper()
 	var a ledger.Account
 	c.get(ledger.KeyAccount(id), &a)
@@ -162,7 +164,7 @@ func (c *chain) params() ledger.Params {
 	return p
 }
 
-func (c *chain) escrow(payer, settler ledger.AccountID) ledger.Escrow {
+func (c *chain) escrow(payer, settler terms.AccountID) ledger.Escrow {
 	c.t.Helper()
 	var e ledger.Escrow
 	c.get(ledger.KeyEscrow(payer, settler), &e)
@@ -170,7 +172,7 @@ func (c *chain) escrow(payer, settler ledger.AccountID) ledger.Escrow {
 }
 
 // signed returns rec signed by settler, valid up to height 1<<40.
-func signed(t testing.TB, settler *ledger.Signer, rec ledger.PaymentRecord) ledger.PaymentRecord {
+func signed(t testing.TB, settler *ledger.Signer, rec receipt.PaymentRecord) receipt.PaymentRecord {
 	t.Helper()
 	if rec.ExpiryHeight == 0 {
 		rec.ExpiryHeight = 300 // within the default withdrawal delay of any test height

@@ -88,7 +88,7 @@ func (m *machine) register(t testing.TB, op *ledger.Signer, bond, unbondingSecs 
 
 // signMachine sets reg's hardware and ML-DSA-65 signatures by m's keys
 // for op on the test chain.
-func (m *machine) signMachine(t testing.TB, reg *ledger.ProviderRegister, op ledger.AccountID) {
+func (m *machine) signMachine(t testing.TB, reg *ledger.ProviderRegister, op terms.AccountID) {
 	t.Helper()
 	payload, err := reg.SigningPayload(testChain, op)
 	if err != nil {
@@ -100,7 +100,7 @@ func (m *machine) signMachine(t testing.TB, reg *ledger.ProviderRegister, op led
 }
 
 // signPeer sets reg's peer signature by key for op on the test chain.
-func signPeer(t testing.TB, reg *ledger.ProviderRegister, key crypto.PrivKey, op ledger.AccountID) {
+func signPeer(t testing.TB, reg *ledger.ProviderRegister, key crypto.PrivKey, op terms.AccountID) {
 	t.Helper()
 	payload, err := reg.SigningPayload(testChain, op)
 	if err != nil {
@@ -112,7 +112,7 @@ func signPeer(t testing.TB, reg *ledger.ProviderRegister, key crypto.PrivKey, op
 }
 
 // receipt seals payload as a receipt envelope and returns it with its hash.
-func (m *machine) receipt(t testing.TB, payload string) ([]byte, ledger.Hash32) {
+func (m *machine) receipt(t testing.TB, payload string) ([]byte, terms.Hash32) {
 	t.Helper()
 	env, err := m.session.Seal(ledger.ReceiptDomain, "tenzro.receipt.v1", []byte(payload))
 	if err != nil {
@@ -132,7 +132,7 @@ var testModel = sha256.Sum256([]byte("ledger test model"))
 // and input), served to payer under settler at price (the least a record
 // may pay), and returns the envelope, its hash and the call's request
 // digest: what a record for the call must carry.
-func (m *machine) paidReceipt(t testing.TB, seed string, payer, settler ledger.AccountID, price uint64) ([]byte, ledger.Hash32, ledger.Hash32) {
+func (m *machine) paidReceipt(t testing.TB, seed string, payer, settler terms.AccountID, price uint64) ([]byte, terms.Hash32, terms.Hash32) {
 	t.Helper()
 	h := sha256.Sum256([]byte("ledger test call " + seed))
 	mid := m.machineID()
@@ -147,7 +147,7 @@ func (m *machine) paidReceipt(t testing.TB, seed string, payer, settler ledger.A
 }
 
 // requestOf is the request digest of the call a receipt envelope answers.
-func requestOf(t testing.TB, env []byte) ledger.Hash32 {
+func requestOf(t testing.TB, env []byte) terms.Hash32 {
 	t.Helper()
 	_, r, err := receipt.Parse(env)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // BenchmarkPlanOpen is one all-local plan of 4 legs opened (and so
@@ -23,8 +24,8 @@ func BenchmarkPlanOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	legs := []ledger.PlanLeg{{Payee: ledger.AccountID{1}, BPS: 4000}, {Payee: ledger.AccountID{2}, BPS: 3000},
-		{Payee: ledger.AccountID{3}, BPS: 2000}, {Payee: ledger.AccountID{4}, BPS: 1000}}
+	legs := []ledger.PlanLeg{{Payee: terms.AccountID{1}, BPS: 4000}, {Payee: terms.AccountID{2}, BPS: 3000},
+		{Payee: terms.AccountID{3}, BPS: 2000}, {Payee: terms.AccountID{4}, BPS: 1000}}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		tx := &ledger.Tx{Body: ledger.TxBody{Signer: me, Nonce: uint64(i)}, Payload: &ledger.PlanOpen{Legs: legs, Total: 1_000_003}}

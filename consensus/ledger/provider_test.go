@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestRegistrationChecks(t *testing.T) {
@@ -63,12 +65,12 @@ func TestSettlement(t *testing.T) {
 		c.signAt(op, 0, p.register(t, op, 1000, 60)),
 		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
 	)
-	rec := func(i byte, price uint64) ledger.PaymentRecord {
+	rec := func(i byte, price uint64) receipt.PaymentRecord {
 		env, envHash, rd := p.paidReceipt(t, string(rune('0'+i)), buyer.Account(), gw.Account(), 0)
-		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
-			RequestDigest: rd, QuoteDigest: ledger.Hash32{i, 1}, Price: price, ReceiptHash: envHash, Receipt: env})
+		return signed(t, gw, receipt.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
+			RequestDigest: rd, QuoteDigest: terms.Hash32{i, 1}, Price: price, ReceiptHash: envHash, Receipt: env})
 	}
-	res := c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 100), rec(2, 250)}}))
+	res := c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(1, 100), rec(2, 250)}}))
 	wantSkipped(t, res.Txs[0], 2, nil)
 	var e ledger.Escrow
 	e = c.escrow(buyer.Account(), gw.Account())
@@ -87,10 +89,10 @@ func TestSettlement(t *testing.T) {
 	forged := rec(5, 1)
 	forged.Sig = signed(t, op, forged).Sig // op signs, record names gw
 	env, envHash, rd := p.paidReceipt(t, "6", stranger.Account(), stranger.Account(), 0)
-	byStranger := signed(t, stranger, ledger.PaymentRecord{Payer: stranger.Account(), Provider: p.machineID(),
+	byStranger := signed(t, stranger, receipt.PaymentRecord{Payer: stranger.Account(), Provider: p.machineID(),
 		RequestDigest: rd, Price: 1, ReceiptHash: envHash, Receipt: env})
 	// The operator submits: anyone may, the settler's signature authorizes.
-	res = c.mustApply(c.signAt(op, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{
+	res = c.mustApply(c.signAt(op, 1, &ledger.Settlement{Records: []receipt.PaymentRecord{
 		rec(3, 5), rec(1, 100), rec(4, 20_000), forged, byStranger, rec(3, 5),
 	}}))
 	r := wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{

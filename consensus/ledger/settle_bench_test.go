@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // BenchmarkSettleLedger measures the application alone (no network): per op,
@@ -30,10 +31,10 @@ func BenchmarkSettleLedger(b *testing.B) {
 			txs := make([][]byte, b.N)
 			nonce := c.account(buyer.Account()).Nonce
 			for i := range txs {
-				recs := make([]ledger.PaymentRecord, tc.perTx)
+				recs := make([]receipt.PaymentRecord, tc.perTx)
 				for j := range recs {
 					env, hash, d := m.paidReceipt(b, fmt.Sprint("answer ", i, " ", j), buyer.Account(), buyer.Account(), 3)
-					recs[j] = signed(b, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3,
+					recs[j] = signed(b, buyer, receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3,
 						ReceiptHash: hash, Receipt: env})
 				}
 				txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})

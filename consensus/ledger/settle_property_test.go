@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // escrowModel is what the test expects one escrow to hold.
@@ -55,7 +57,7 @@ func TestSettlementProperty(t *testing.T) {
 	opStart := c.account(op.Account()).Balance
 	poolStart := c.account(ledger.FeePoolAccount).Balance
 	var txFees, refusedFees uint64
-	nonces := map[ledger.AccountID]uint64{}
+	nonces := map[terms.AccountID]uint64{}
 	for _, s := range append(append([]*ledger.Signer{op}, buyers...), gws...) {
 		nonces[s.Account()] = c.account(s.Account()).Nonce
 	}
@@ -115,14 +117,14 @@ func TestSettlementProperty(t *testing.T) {
 			}
 		}
 		// One settlement per block, submitted by the operator.
-		var recs []ledger.PaymentRecord
+		var recs []receipt.PaymentRecord
 		want := expect{skipped: map[int]ledger.Code{}}
-		var prev []ledger.PaymentRecord
+		var prev []receipt.PaymentRecord
 		for i := range rng.IntN(8) + 1 {
 			bi, gi := rng.IntN(len(buyers)), rng.IntN(len(gws))
 			digest++
 			env, envHash, rd := m.paidReceipt(t, strconv.FormatUint(digest, 10), buyers[bi].Account(), gws[gi].Account(), 0)
-			rec := ledger.PaymentRecord{Payer: buyers[bi].Account(), Provider: m.machineID(), RequestDigest: rd,
+			rec := receipt.PaymentRecord{Payer: buyers[bi].Account(), Provider: m.machineID(), RequestDigest: rd,
 				Price: uint64(rng.IntN(60) + 1), ReceiptHash: envHash, Receipt: env, ExpiryHeight: height + int64(rng.IntN(3))}
 			kind := rng.IntN(10)
 			switch {

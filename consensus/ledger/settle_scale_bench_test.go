@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // BenchmarkSettleRecordCost grounds docs/SCALE.md's settlement figures:
@@ -24,10 +25,10 @@ func BenchmarkSettleRecordCost(b *testing.B) {
 	nonce := c.account(buyer.Account()).Nonce
 	var size int
 	for i := range txs {
-		recs := make([]ledger.PaymentRecord, perTx)
+		recs := make([]receipt.PaymentRecord, perTx)
 		for j := range recs {
 			env, hash, d := m.paidReceipt(b, fmt.Sprint("answer ", i, " ", j), buyer.Account(), buyer.Account(), 3)
-			recs[j] = signed(b, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3,
+			recs[j] = signed(b, buyer, receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3,
 				ReceiptHash: hash, Receipt: env})
 		}
 		txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // streamModel is what the test expects one stream to hold.
 type streamModel struct {
-	id                       ledger.Hash32
+	id                       terms.Hash32
 	payer, settler, operator int // indexes into the test's signers
 	rate, deposit            uint64
 	claimed, refunded        uint64
@@ -134,7 +135,7 @@ func TestStreamProperty(t *testing.T) {
 			case 0: // fund an escrow
 				b, st := rng.IntN(3), rng.IntN(3)
 				k := ekey{b, b}
-				settler := ledger.AccountID{}
+				settler := terms.AccountID{}
 				if st < 2 {
 					k.settler = firstGW + st
 					settler = sg[k.settler].Account()
@@ -190,7 +191,7 @@ func TestStreamProperty(t *testing.T) {
 					who = []int{s.payer, s.settler, firstOp + (s.operator-firstOp+1)%2}[rng.IntN(3)]
 				}
 				if rng.IntN(20) == 0 {
-					id = ledger.Hash32{0xee, byte(blk)}
+					id = terms.Hash32{0xee, byte(blk)}
 				}
 				var want ledger.Code
 				acc := accrual(s.rate, s.deposit, s.open, now)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // streamNet is a chain with a buyer's escrow at a gateway, a registered
@@ -32,7 +33,7 @@ func newStreamNet(t *testing.T) *streamNet {
 
 // open opens a stream from the buyer's gateway escrow, signed by the
 // gateway, and returns its ID as the result data gives it.
-func (n *streamNet) open(t *testing.T, rate, deposit uint64) ledger.Hash32 {
+func (n *streamNet) open(t *testing.T, rate, deposit uint64) terms.Hash32 {
 	t.Helper()
 	c := n.c
 	nonce := c.account(n.gw.Account()).Nonce
@@ -44,7 +45,7 @@ func (n *streamNet) open(t *testing.T, rate, deposit uint64) ledger.Hash32 {
 	return id
 }
 
-func (c *chain) stream(id ledger.Hash32) (ledger.Stream, bool) {
+func (c *chain) stream(id terms.Hash32) (ledger.Stream, bool) {
 	c.t.Helper()
 	var s ledger.Stream
 	ok := c.get(ledger.KeyStream(id), &s)
@@ -164,7 +165,7 @@ func TestStreamRefusals(t *testing.T) {
 		c.sign(n.gw, open(ledger.StreamOpen{Payer: b, Payee: m, Rate: 0, Deposit: 1})),                       // zero rate
 		c.sign(n.gw, open(ledger.StreamOpen{Payer: b, Payee: m, Rate: 1, Deposit: 0})),                       // zero deposit
 		c.sign(n.gw, &ledger.StreamClaim{}),                                                                  // zero ID
-		c.sign(n.op, &ledger.StreamClaim{ID: ledger.Hash32{1}}),                                              // unknown stream
+		c.sign(n.op, &ledger.StreamClaim{ID: terms.Hash32{1}}),                                               // unknown stream
 	}, ledger.CodeNotAuthorized, ledger.CodeNotAuthorized, ledger.CodeUnknownProvider, ledger.CodeUnbonding,
 		ledger.CodeOverdraft, ledger.CodeUnknownEscrow, ledger.CodeMalformed, ledger.CodeMalformed, ledger.CodeMalformed,
 		ledger.CodeUnknownStream)

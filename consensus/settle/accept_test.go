@@ -12,6 +12,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestAcceptRefusals: forged signature, another machine, expired,
@@ -23,11 +25,11 @@ func TestAcceptRefusals(t *testing.T) {
 	w := newWorld(t, 1_000_000)
 	reg := prometheus.NewRegistry()
 	dir := t.TempDir()
-	var expectDigest ledger.Hash32
+	var expectDigest terms.Hash32
 	open := func() *Collector {
 		c, err := OpenCollector(CollectorConfig{Dir: dir, Interval: time.Hour},
 			CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg,
-				Expect: func(d ledger.Hash32) (uint64, bool) { return 1000, d == expectDigest }})
+				Expect: func(d terms.Hash32) (uint64, bool) { return 1000, d == expectDigest }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,8 +46,8 @@ func TestAcceptRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	resign := func(r ledger.PaymentRecord) ledger.PaymentRecord {
-		if err := ledger.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
+	resign := func(r receipt.PaymentRecord) receipt.PaymentRecord {
+		if err := receipt.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -70,7 +72,7 @@ func TestAcceptRefusals(t *testing.T) {
 	zero.Price = 0
 	cases := []struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 		code ledger.Code
 	}{
 		{"forged signature", forged, ledger.CodeBadRecordSig},
@@ -144,7 +146,7 @@ func TestOutboxSignChecks(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 1000)
 	ob, err := OpenOutbox(OutboxConfig{Dir: t.TempDir()}, OutboxDeps{Key: w.gateway, Chain: w.chain, Submitter: w.submitter(w.gateway),
-		Deliver: func(context.Context, peer.ID, []ledger.PaymentRecord) ([]bool, error) { return nil, errors.New("no") }})
+		Deliver: func(context.Context, peer.ID, []receipt.PaymentRecord) ([]bool, error) { return nil, errors.New("no") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestOutboxSignChecks(t *testing.T) {
 	badHash := w.record(2, 10)
 	badHash.ReceiptHash[0] ^= 1
 	zero := w.record(3, 0)
-	for name, r := range map[string]ledger.PaymentRecord{"receipt hash": badHash, "price 0": zero} {
+	for name, r := range map[string]receipt.PaymentRecord{"receipt hash": badHash, "price 0": zero} {
 		if err := ob.Sign(ctx, &r, w.machine.PeerID); err == nil {
 			t.Errorf("%s: signed", name)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestBatchesSplitBySize checks, for random record sets of up to 400
@@ -33,11 +34,11 @@ func TestBatchesSplitBySize(t *testing.T) {
 	signer := ledger.NewSigner(mustKey(), "settle-test")
 	rng := rand.New(rand.NewPCG(7, 11))
 	for round, n := range []int{400, 1 + rng.IntN(400), 1 + rng.IntN(400), 1} {
-		recs := make([]ledger.PaymentRecord, n)
+		recs := make([]receipt.PaymentRecord, n)
 		for i := range recs {
-			r := ledger.PaymentRecord{Price: 1 + rng.Uint64N(1e9), Receipt: env, ExpiryHeight: rng.Int64N(1 << 40), Sig: make([]byte, 64)}
+			r := receipt.PaymentRecord{Price: 1 + rng.Uint64N(1e9), Receipt: env, ExpiryHeight: rng.Int64N(1 << 40), Sig: make([]byte, 64)}
 			if rng.IntN(4) == 0 {
-				r.Receipt = make([]byte, rng.IntN(ledger.MaxReceiptBytes)+1)
+				r.Receipt = make([]byte, rng.IntN(receipt.MaxReceiptBytes)+1)
 			}
 			crand.Read(r.Sig)
 			crand.Read(r.RequestDigest[:])
@@ -69,7 +70,7 @@ func TestBatchesSplitBySize(t *testing.T) {
 				t.Fatalf("round %d batch %d: chain refuses the tx: %v", round, bi, err)
 			}
 			if bi < len(batches)-1 {
-				grown := &ledger.Settlement{Records: append(append([]ledger.PaymentRecord(nil), b.Records...), recs[at])}
+				grown := &ledger.Settlement{Records: append(append([]receipt.PaymentRecord(nil), b.Records...), recs[at])}
 				enc, err := cborx.Marshal(grown)
 				if err != nil {
 					t.Fatal(err)
@@ -93,9 +94,9 @@ func TestBatchesSplitBySize(t *testing.T) {
 // MaxRecordsPerTx (256), not MaxTxBytes, bounds these; no batch exceeds
 // either limit.
 func TestBatchesCountLimit(t *testing.T) {
-	recs := make([]ledger.PaymentRecord, ledger.MaxRecordsPerTx+5)
+	recs := make([]receipt.PaymentRecord, ledger.MaxRecordsPerTx+5)
 	for i := range recs {
-		recs[i] = ledger.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
+		recs[i] = receipt.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
 	}
 	b, err := Batches(recs)
 	if err != nil {
@@ -120,13 +121,13 @@ func TestBatchesCountLimit(t *testing.T) {
 // TestBatchesRefuseMalformed: a record that would make its transaction
 // malformed is an error naming it, never a batch.
 func TestBatchesRefuseMalformed(t *testing.T) {
-	good := ledger.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
-	for name, bad := range map[string]ledger.PaymentRecord{
+	good := receipt.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
+	for name, bad := range map[string]receipt.PaymentRecord{
 		"price 0":       {Sig: make([]byte, 64)},
 		"short sig":     {Price: 1, Sig: make([]byte, 10)},
-		"large receipt": {Price: 1, Sig: make([]byte, 64), Receipt: make([]byte, ledger.MaxReceiptBytes+1)},
+		"large receipt": {Price: 1, Sig: make([]byte, 64), Receipt: make([]byte, receipt.MaxReceiptBytes+1)},
 	} {
-		if _, err := Batches([]ledger.PaymentRecord{good, bad}); err == nil {
+		if _, err := Batches([]receipt.PaymentRecord{good, bad}); err == nil {
 			t.Errorf("%s: batched", name)
 		}
 	}

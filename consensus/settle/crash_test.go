@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 func openTestCollector(t testing.TB, w *world, dir string, interval time.Duration, reg prometheus.Registerer) *Collector {
@@ -21,9 +22,9 @@ func openTestCollector(t testing.TB, w *world, dir string, interval time.Duratio
 }
 
 // acceptAll accepts n signed records into c and returns them and Σ price.
-func acceptAll(t *testing.T, w *world, c *Collector, n int) ([]ledger.PaymentRecord, uint64) {
+func acceptAll(t *testing.T, w *world, c *Collector, n int) ([]receipt.PaymentRecord, uint64) {
 	t.Helper()
-	recs := make([]ledger.PaymentRecord, n)
+	recs := make([]receipt.PaymentRecord, n)
 	var sum uint64
 	for i := range recs {
 		recs[i] = w.signed(i, uint64(50+i))
@@ -146,7 +147,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	c := openTestCollector(t, w, t.TempDir(), 50*time.Millisecond, reg)
 	defer c.Close()
 	a, b := w.signed(1, 600), w.signed(2, 600)
-	for _, r := range []*ledger.PaymentRecord{&a, &b} {
+	for _, r := range []*receipt.PaymentRecord{&a, &b} {
 		if err := c.Accept(context.Background(), w.machine.PeerID, r); err != nil {
 			t.Fatal(err)
 		}

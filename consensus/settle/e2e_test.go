@@ -10,7 +10,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestOutboxCollectorEndToEnd signs records in a gateway's outbox,
@@ -26,12 +27,12 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	col, err := OpenCollector(CollectorConfig{Dir: t.TempDir(), Interval: 100 * time.Millisecond, BatchRecords: 25},
 		CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg,
-			Expect: func(ledger.Hash32) (uint64, bool) { return 0, false }})
+			Expect: func(terms.Hash32) (uint64, bool) { return 0, false }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var delivered atomic.Int64
-	deliver := func(ctx context.Context, p peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		if p != w.machine.PeerID {
 			t.Errorf("delivered to %s, want %s", p, w.machine.PeerID)
 		}
@@ -56,7 +57,7 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	}
 	esc0, op0, gw0 := w.escrowBalance(), w.balance(w.operator), w.balance(w.gateway)
 	var sum uint64
-	recs := make([]ledger.PaymentRecord, n)
+	recs := make([]receipt.PaymentRecord, n)
 	for i := range recs {
 		recs[i] = w.record(i, uint64(100+i))
 		if err := ob.Sign(ctx, &recs[i], w.machine.PeerID); err != nil {

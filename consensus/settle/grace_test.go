@@ -12,7 +12,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // plainSubmitter hides SubmitMany, so SubmitAll takes its one-at-a-time
@@ -29,7 +30,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 1_000_000)
 	var attempts atomic.Int64
-	deliver := func(context.Context, peer.ID, []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(context.Context, peer.ID, []receipt.PaymentRecord) ([]bool, error) {
 		attempts.Add(1)
 		return nil, errors.New("provider unreachable")
 	}
@@ -49,7 +50,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	}
 	ob := open(nil)
 	esc0 := w.escrowBalance()
-	recs := make([]ledger.PaymentRecord, n)
+	recs := make([]receipt.PaymentRecord, n)
 	var sum uint64
 	for i := range recs {
 		recs[i] = w.record(i, uint64(10+i))
@@ -105,9 +106,9 @@ func TestOutboxPartialAcks(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 1000)
 	var calls atomic.Int64
-	sent := map[ledger.Hash32]int{}
+	sent := map[terms.Hash32]int{}
 	var mu sync.Mutex
-	deliver := func(_ context.Context, _ peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(_ context.Context, _ peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		first := calls.Add(1) == 1
 		mu.Lock()
 		defer mu.Unlock()

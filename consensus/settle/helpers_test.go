@@ -15,6 +15,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // recordFee is the chain's FeePerRecord in these tests: an operator is
@@ -56,8 +58,8 @@ func mustKey() ed25519.PrivateKey {
 	return k
 }
 
-func acct(k ed25519.PrivateKey) ledger.AccountID {
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
+func acct(k ed25519.PrivateKey) terms.AccountID {
+	return terms.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
 // sharedChain returns the running test chain.
@@ -112,7 +114,7 @@ type world struct {
 // call is one served call's receipt, as its provider signed it.
 type call struct {
 	env       []byte
-	hash, req ledger.Hash32
+	hash, req terms.Hash32
 }
 
 // progress is a context for a test on the shared chain, bounded by the
@@ -170,9 +172,9 @@ func (w *world) mustSubmit(ctx context.Context, s *consensus.Submitter, p any) c
 // record is an unsigned record for call i of the buyer, priced price:
 // the machine's receipt of call i (signed once per world) names the buyer
 // and the gateway and no least price.
-func (w *world) record(i int, price uint64) ledger.PaymentRecord {
+func (w *world) record(i int, price uint64) receipt.PaymentRecord {
 	c := w.call(i)
-	return ledger.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
+	return receipt.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
 		QuoteDigest: c.req, Price: price, ReceiptHash: c.hash, Receipt: c.env, Units: uint64(i)}
 }
 
@@ -195,11 +197,11 @@ func (w *world) call(i int) call {
 }
 
 // signed is record(i, price) signed by the gateway, valid for 1000 blocks.
-func (w *world) signed(i int, price uint64) ledger.PaymentRecord {
+func (w *world) signed(i int, price uint64) receipt.PaymentRecord {
 	r := w.record(i, price)
 	r.Time = time.Now().Unix()
 	r.ExpiryHeight = w.node.App().Height() + 300 // within the withdrawal delay
-	if err := ledger.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
+	if err := receipt.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
 		w.t.Fatal(err)
 	}
 	return r
@@ -222,7 +224,7 @@ func (w *world) balance(k ed25519.PrivateKey) uint64 {
 }
 
 // settledOnChain counts recs settled on chain.
-func (w *world) settledOnChain(recs []ledger.PaymentRecord) int {
+func (w *world) settledOnChain(recs []receipt.PaymentRecord) int {
 	n := 0
 	for i := range recs {
 		_, ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)

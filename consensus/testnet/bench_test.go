@@ -8,6 +8,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // BenchmarkSettlement measures payment records settled per second on an
@@ -22,7 +24,7 @@ func BenchmarkSettlement(b *testing.B) {
 	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	buyer, op := seedKey("bench-buyer"), seedKey("bench-op")
-	id := func(k string) ledger.AccountID { return ledger.NewSigner(seedKey(k), "").Account() }
+	id := func(k string) terms.AccountID { return ledger.NewSigner(seedKey(k), "").Account() }
 	net, err := testnet.Start(ctx, b.TempDir(), testnet.Options{
 		Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: id("bench-buyer"), Balance: 1 << 62}, {Account: id("bench-op"), Balance: 10}},
@@ -51,13 +53,13 @@ func BenchmarkSettlement(b *testing.B) {
 	txs := make([][]byte, b.N)
 	expiry := n0.App().Height() + 550 // within the default withdrawal delay (600 blocks)
 	for i := range txs {
-		recs := make([]ledger.PaymentRecord, perTx)
+		recs := make([]receipt.PaymentRecord, perTx)
 		for j := range recs {
 			env, envHash, d, err := prov.PaidReceipt(binary.BigEndian.AppendUint64(nil, uint64(i*perTx+j)), id("bench-buyer"), id("bench-buyer"), 3)
 			if err != nil {
 				b.Fatal(err)
 			}
-			recs[j] = ledger.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
+			recs[j] = receipt.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
 				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: expiry}
 			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
 				b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func seedKey(name string) ed25519.PrivateKey {
@@ -23,11 +24,11 @@ func seedKey(name string) ed25519.PrivateKey {
 type sender struct {
 	mu     sync.Mutex
 	net    *testnet.Net
-	nonces map[ledger.AccountID]uint64
+	nonces map[terms.AccountID]uint64
 }
 
 func newSender(n *testnet.Net) *sender {
-	return &sender{net: n, nonces: map[ledger.AccountID]uint64{}}
+	return &sender{net: n, nonces: map[terms.AccountID]uint64{}}
 }
 
 func (s *sender) signer(k ed25519.PrivateKey) *ledger.Signer {

@@ -58,7 +58,7 @@ func (m *Machine) MachineID() identity.MachineID { return m.ID.MachineID() }
 
 // Register returns the registration payload for this machine submitted
 // by operator on chainID, signed by the machine's keys and its peer key.
-func (m *Machine) Register(chainID string, operator ledger.AccountID, bond, unbondingSecs uint64) (*ledger.ProviderRegister, error) {
+func (m *Machine) Register(chainID string, operator terms.AccountID, bond, unbondingSecs uint64) (*ledger.ProviderRegister, error) {
 	der, err := x509.MarshalPKIXPublicKey(m.ID.HWPublicKey())
 	if err != nil {
 		return nil, fmt.Errorf("testnet: hardware key: %w", err)
@@ -84,14 +84,14 @@ func (m *Machine) Register(chainID string, operator ledger.AccountID, bond, unbo
 // consensus.ReceiptDomain) and returns its bytes and their SHA-256, the
 // record's ReceiptHash. The chain settles no record with it (the payload
 // is no receipt naming a payer): PaidReceipt signs one that settles.
-func (m *Machine) Receipt(payload []byte) ([]byte, ledger.Hash32, error) {
+func (m *Machine) Receipt(payload []byte) ([]byte, terms.Hash32, error) {
 	env, err := m.Session.Seal(ledger.ReceiptDomain, "tenzro.receipt.v1", payload)
 	if err != nil {
-		return nil, ledger.Hash32{}, fmt.Errorf("testnet: seal receipt: %w", err)
+		return nil, terms.Hash32{}, fmt.Errorf("testnet: seal receipt: %w", err)
 	}
 	b, err := env.Marshal()
 	if err != nil {
-		return nil, ledger.Hash32{}, err
+		return nil, terms.Hash32{}, err
 	}
 	return b, sha256.Sum256(b), nil
 }
@@ -104,7 +104,7 @@ var testModel = sha256.Sum256([]byte("testnet model"))
 // provider owed at least price, and returns the envelope, its hash (the
 // record's ReceiptHash) and the call's request digest: a record settles
 // only with that digest, that payer and settler and a price ≥ price.
-func (m *Machine) PaidReceipt(seed []byte, payer, settler ledger.AccountID, price uint64) ([]byte, ledger.Hash32, ledger.Hash32, error) {
+func (m *Machine) PaidReceipt(seed []byte, payer, settler terms.AccountID, price uint64) ([]byte, terms.Hash32, terms.Hash32, error) {
 	h := sha256.Sum256(append([]byte("testnet call "), seed...))
 	mid := m.MachineID()
 	r := &receipt.Receipt{ModelID: testModel[:], Engine: "testnet", MachineID: mid[:], ProviderPeer: []byte(m.PeerID),
@@ -112,7 +112,7 @@ func (m *Machine) PaidReceipt(seed []byte, payer, settler ledger.AccountID, pric
 		FinishReason: "stop", TimeMs: time.Now().UnixMilli(), Payer: payer[:], Settler: settler[:], Price: price}
 	env, err := receipt.Sign(m.Session, r)
 	if err != nil {
-		return nil, ledger.Hash32{}, ledger.Hash32{}, fmt.Errorf("testnet: sign receipt: %w", err)
+		return nil, terms.Hash32{}, terms.Hash32{}, fmt.Errorf("testnet: sign receipt: %w", err)
 	}
 	return env, sha256.Sum256(env), receipt.RequestDigest(r.Nonce, h, testModel[:]), nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestFourValidators runs one 4-validator chain through a transfer, a
@@ -21,7 +23,7 @@ func TestFourValidators(t *testing.T) {
 	params.MinServingBond = 1000
 	params.SLAWindowHours = 6
 	buyer, op := seedKey("buyer"), seedKey("op")
-	id := func(name string) ledger.AccountID { return ledger.NewSigner(seedKey(name), "").Account() }
+	id := func(name string) terms.AccountID { return ledger.NewSigner(seedKey(name), "").Account() }
 	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{
 		Validators: 4, Params: &params,
 		// Hour 10 of the chain lasts for the whole test.
@@ -67,13 +69,13 @@ func TestFourValidators(t *testing.T) {
 		t.Fatal(err)
 	}
 	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.sign(t, op, paidReg))
-	rec := ledger.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: paidRD,
-		QuoteDigest: ledger.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 300}
+	rec := receipt.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: paidRD,
+		QuoteDigest: terms.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 300}
 	if err := s.signer(buyer).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	submit(ctx, t, n2, s.sign(t, buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}}),
-		s.sign(t, op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{0xd1}, MachineID: prov.MachineID}))
+	submit(ctx, t, n2, s.sign(t, buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}}),
+		s.sign(t, op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{0xd1}, MachineID: prov.MachineID}))
 	submit(ctx, t, n0, s.sign(t, net.Operators[0], &ledger.ParamProposal{Params: next}))
 	submit(ctx, t, n1, s.sign(t, net.Operators[1], &ledger.ParamVote{ProposalID: 0, Approve: true}),
 		s.sign(t, net.Operators[2], &ledger.ParamVote{ProposalID: 0, Approve: true}))
@@ -93,7 +95,7 @@ func TestFourValidators(t *testing.T) {
 		}
 		model, by, ok, err := nd.NameRecord(ctx, "tenzro-devnet")
 		names, err2 := nd.NameRecords(ctx)
-		if err != nil || err2 != nil || !ok || model != (ledger.Hash32{0xd1}) || by != id("op") || len(names) != 1 || names[0].ModelID != model {
+		if err != nil || err2 != nil || !ok || model != (terms.Hash32{0xd1}) || by != id("op") || len(names) != 1 || names[0].ModelID != model {
 			t.Fatalf("node %d: name record %s by %s (%v, %v), list %+v (%v)", i, model, by, ok, err, names, err2)
 		}
 	}
@@ -109,7 +111,7 @@ func TestFourValidators(t *testing.T) {
 	overdraft, _ := s.signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("bob"), Amount: 2_000_000})
 	overflow, _ := s.signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("rich"), Amount: 6})
 	other, _ := testnet.NewProvider()
-	unknown := ledger.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
+	unknown := receipt.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
 	stranger, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -119,9 +121,9 @@ func TestFourValidators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign := ledger.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: ledger.Hash32{0x77}, Price: 1,
+	foreign := receipt.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: terms.Hash32{0x77}, Price: 1,
 		ReceiptHash: envHash, Receipt: env, ExpiryHeight: 300}
-	for _, r := range []*ledger.PaymentRecord{&unknown, &foreign} {
+	for _, r := range []*receipt.PaymentRecord{&unknown, &foreign} {
 		if err := s.signer(buyer).SignRecord(r); err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +152,7 @@ func TestFourValidators(t *testing.T) {
 	}
 	// Records of an unknown provider or with another machine's receipt are
 	// skipped and reported; the escrow does not move.
-	skipped := submit(ctx, t, n0, s.sign(t, buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{unknown, foreign}}))
+	skipped := submit(ctx, t, n0, s.sign(t, buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{unknown, foreign}}))
 	rep, err := ledger.DecodeSettleReport(skipped[0].Data)
 	if err != nil || rep.Settled != 0 || len(rep.Skipped) != 2 || rep.Skipped[0].Code != ledger.CodeUnknownProvider ||
 		rep.Skipped[1].Code != ledger.CodeWrongMachine {

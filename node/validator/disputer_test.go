@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestFirstFailingChunk: the disputer's search finds no failing chunk in
@@ -59,7 +59,7 @@ func TestFirstFailingChunk(t *testing.T) {
 		t.Errorf("a token appended: chunk %d, %v; want unverifiable", c, err)
 	}
 	batch := ev
-	batch.ReceiptHashes = []ledger.Hash32{{1}}
+	batch.ReceiptHashes = []terms.Hash32{{1}}
 	if c, _, err := FirstFailingChunk(ctx, m.real, batch); err == nil {
 		t.Errorf("expert batch evidence: chunk %d, no error", c)
 	}

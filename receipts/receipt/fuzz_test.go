@@ -58,7 +58,7 @@ func FuzzUnmarshalPaymentRecord(f *testing.F) {
 	f.Add(enc)
 	f.Add(enc[:len(enc)-3])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := UnmarshalPaymentRecord(b)
+		p, err := UnmarshalBill(b)
 		if err != nil {
 			return
 		}
