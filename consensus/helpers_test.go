@@ -15,6 +15,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -173,12 +174,12 @@ func testParams() ledger.Params {
 // machine is a registered-machine fixture that can sign receipts valid
 // around genesisTime.
 type machine struct {
-	*testnet.Machine
+	*ledgertest.Machine
 }
 
 func newMachine(t *testing.T) *machine {
 	t.Helper()
-	m, err := testnet.NewMachine(t.TempDir(), genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
+	m, err := ledgertest.NewMachine(t.TempDir(), genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -30,7 +31,7 @@ import (
 type paymentsChain struct {
 	net          *testnet.Net
 	alice, bob   terms.AccountID
-	p, q         *testnet.Machine
+	p, q         *ledgertest.Machine
 	hA, hB       int64                                       // heights of the two settlement rounds
 	byPayer      map[terms.AccountID][]receipt.PaymentRecord // everything settled
 	byProvider   map[string][]receipt.PaymentRecord
@@ -63,8 +64,8 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	})
 	c := &paymentsChain{net: net, alice: acct(aliceKey), bob: acct(bobKey), feePerRecord: params.FeePerRecord,
 		byPayer: map[terms.AccountID][]receipt.PaymentRecord{}, byProvider: map[string][]receipt.PaymentRecord{}}
-	for i, m := range []**testnet.Machine{&c.p, &c.q} {
-		*m, err = testnet.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	for i, m := range []**ledgertest.Machine{&c.p, &c.q} {
+		*m, err = ledgertest.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		return r.Height
 	}
-	for _, m := range []*testnet.Machine{c.p, c.q} {
+	for _, m := range []*ledgertest.Machine{c.p, c.q} {
 		reg, err := m.Register(net.ChainID, acct(opKey), 1, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -99,10 +100,10 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	submit(aliceKey, &ledger.EscrowFund{Amount: 100_000})
 	submit(bobKey, &ledger.EscrowFund{Amount: 100_000})
 	n := byte(0)
-	settle := func(key ed25519.PrivateKey, prices map[*testnet.Machine][]uint64) int64 {
+	settle := func(key ed25519.PrivateKey, prices map[*ledgertest.Machine][]uint64) int64 {
 		t.Helper()
 		var recs []receipt.PaymentRecord
-		for _, m := range []*testnet.Machine{c.p, c.q} {
+		for _, m := range []*ledgertest.Machine{c.p, c.q} {
 			for _, price := range prices[m] {
 				n++
 				r := receipt.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: terms.Hash32{n},
@@ -120,10 +121,10 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		return submit(key, &ledger.Settlement{Records: recs})
 	}
-	c.hA = settle(aliceKey, map[*testnet.Machine][]uint64{c.p: {100, 250, 333}})
+	c.hA = settle(aliceKey, map[*ledgertest.Machine][]uint64{c.p: {100, 250, 333}})
 	// Another payer's records to p, and a later round of alice's.
-	settle(bobKey, map[*testnet.Machine][]uint64{c.p: {1000}, c.q: {40}})
-	c.hB = settle(aliceKey, map[*testnet.Machine][]uint64{c.p: {7}, c.q: {500, 60}})
+	settle(bobKey, map[*ledgertest.Machine][]uint64{c.p: {1000}, c.q: {40}})
+	c.hB = settle(aliceKey, map[*ledgertest.Machine][]uint64{c.p: {7}, c.q: {500, 60}})
 	return c
 }
 

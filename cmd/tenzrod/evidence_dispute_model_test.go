@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/llm"
@@ -39,7 +39,7 @@ func TestEvidenceDisputeModel(t *testing.T) {
 	if err := modelgen.GenerateModel(otherDir, o); err != nil {
 		t.Fatal(err)
 	}
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	mach, err := ledgertest.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func openModel(t *testing.T, dir string) *llm.Engine {
 
 // servedEvidence is the evidence of in answered on eng, signed by mach as
 // an answer of model, as the gateway keeps it.
-func servedEvidence(t *testing.T, mach *testnet.Machine, model inference.ModelID, eng inference.Engine, in receipt.EvidenceInput) ledger.DisputeEvidence {
+func servedEvidence(t *testing.T, mach *ledgertest.Machine, model inference.ModelID, eng inference.Engine, in receipt.EvidenceInput) ledger.DisputeEvidence {
 	t.Helper()
 	var steps [][]inference.LogProb
 	var text strings.Builder

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -104,7 +105,7 @@ type world struct {
 	buyer    ed25519.PrivateKey
 	gateway  ed25519.PrivateKey
 	operator ed25519.PrivateKey
-	machine  *testnet.Machine
+	machine  *ledgertest.Machine
 	escrow   uint64
 
 	mu    sync.Mutex
@@ -131,7 +132,7 @@ func newWorld(t testing.TB, escrow uint64) *world {
 	net := sharedChain(t)
 	w := &world{t: t, net: net, node: net.Nodes[0], chain: NodeChain(net.Nodes[0]),
 		buyer: mustKey(), gateway: mustKey(), operator: mustKey(), escrow: escrow}
-	m, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+	m, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -35,7 +36,7 @@ func BenchmarkSettlement(b *testing.B) {
 	defer net.Stop(context.Background())
 	s := newSender(net)
 	n0 := net.Nodes[0]
-	prov, err := testnet.NewMachine(b.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	prov, err := ledgertest.NewMachine(b.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		b.Fatal(err)
 	}

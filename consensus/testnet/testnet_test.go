@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -55,7 +56,7 @@ func TestFourValidators(t *testing.T) {
 	submit(ctx, t, n0, s.sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 100}),
 		s.sign(t, buyer, &ledger.EscrowFund{Amount: 10_000}))
 	// paid is a machine with a session, to sign the settled record's receipt.
-	paid, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	paid, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestFourValidators(t *testing.T) {
 	overflow, _ := s.signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("rich"), Amount: 6})
 	other, _ := testnet.NewProvider()
 	unknown := receipt.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
-	stranger, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	stranger, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

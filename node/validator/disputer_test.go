@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -21,7 +21,7 @@ import (
 // not what the provider signed and an expert batch.
 func TestFirstFailingChunk(t *testing.T) {
 	m := openDetectionModels(t, t.TempDir(), modelgen.DevnetOptions())
-	mach, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	mach, err := ledgertest.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/gguf"
@@ -56,7 +56,7 @@ func stopInside(eng inference.Engine, a answer) (string, int, bool) {
 // per case, though the signed text (each piece sanitised as the provider
 // sends it) is not what the tokens spell.
 func TestJudgeBytesExact(t *testing.T) {
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	m, err := ledgertest.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

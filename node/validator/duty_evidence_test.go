@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
@@ -95,7 +95,7 @@ func forgedEvidence(t testing.TB, ev, other ledger.DisputeEvidence, empty uint32
 // evidence is innocent on its merits.
 func TestJudgeNeverConvictsForgedEvidence(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	m, err := ledgertest.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestJudgeNeverConvictsForgedEvidence(t *testing.T) {
 // is acquitted.
 func TestJudgeSignedTokenOutsideVocabulary(t *testing.T) {
 	eng := openGenerated(t, filepath.Join(t.TempDir(), "m"), modelgen.DevnetOptions())
-	m, err := testnet.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	m, err := ledgertest.NewMachine(filepath.Join(t.TempDir(), "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -27,7 +27,7 @@ func TestJudgeBatchTolerance(t *testing.T) {
 	o.MoE, o.Layers, o.Dim, o.Heads, o.FFN, o.Vocab = true, 2, 64, 4, 128, 320
 	eng := openGenerated(t, filepath.Join(dir, "m"), o)
 	m := eng.Model()
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	mach, err := ledgertest.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func BenchmarkBatchJudge(b *testing.B) {
 	o.MoE = true
 	eng := openGenerated(b, filepath.Join(dir, "m"), o)
 	m := eng.Model()
-	mach, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	mach, err := ledgertest.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		b.Fatal(err)
 	}

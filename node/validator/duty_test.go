@@ -15,6 +15,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/gguf"
@@ -54,7 +55,7 @@ type disputeNet struct {
 	net     *testnet.Net
 	params  ledger.Params
 	model   terms.Hash32
-	machine *testnet.Machine
+	machine *ledgertest.Machine
 	buyer   ed25519.PrivateKey
 	op      ed25519.PrivateKey
 	dis     ed25519.PrivateKey
@@ -122,7 +123,7 @@ func startDisputeNet(t *testing.T, dirs []string, verdictBlocks uint64) *dispute
 	ctx, stop := net.Progress(ctx, time.Minute)
 	t.Cleanup(stop)
 	dn.ctx = ctx
-	if dn.machine, err = testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
+	if dn.machine, err = ledgertest.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dn.machine.Close() })
