@@ -2,11 +2,7 @@ package consensus_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -22,7 +18,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-const testChain = "tenzro-unit"
+const testChain = ledgertest.Chain
 
 var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -43,27 +39,6 @@ type chain struct {
 	vals []*ledger.Signer // validator operators, equal power
 }
 
-func newKey(t testing.TB) ed25519.PrivateKey {
-	t.Helper()
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// seedKey is a deterministic key, so two chains can share a genesis.
-func seedKey(name string, i int) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte(fmt.Sprintf("%s-%d", name, i)))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
-
-// signer returns a deterministic signer and its genesis funding.
-func signer(name string, balance uint64) (*ledger.Signer, ledger.GenesisAccount) {
-	s := ledger.NewSigner(seedKey(name, 0), testChain)
-	return s, ledger.GenesisAccount{Account: s.Account(), Balance: balance}
-}
-
 // newChain starts an app in dir ("" = memory) with nVals validators and
 // the given funded accounts.
 func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params, nVals int, accts ...ledger.GenesisAccount) *chain {
@@ -75,13 +50,7 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	t.Cleanup(func() { _ = app.Close() })
 	c := &chain{t: t, app: app, now: genesis}
 	g := ledger.AppGenesis{Params: params, Accounts: accts}
-	for i := range nVals {
-		s := ledger.NewSigner(seedKey("validator", i), testChain)
-		c.vals = append(c.vals, s)
-		g.Validators = append(g.Validators, ledger.GenesisValidator{
-			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * ledger.PowerUnit,
-		})
-	}
+	c.vals, g.Validators = ledgertest.Validators(testChain, ledgertest.Equal(nVals)...)
 	state, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)
@@ -156,19 +125,7 @@ func (c *chain) sign(s *ledger.Signer, payload any) []byte {
 
 func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
 	c.t.Helper()
-	raw, err := s.SignTx(nonce, payload)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return raw
-}
-
-func testParams() ledger.Params {
-	p := ledger.DefaultParams()
-	p.MinServingBond = 1000
-	p.SLAWindowHours = 6
-	p.VotingPeriodBlocks = 20
-	return p
+	return ledgertest.SignTx(c.t, s, nonce, payload)
 }
 
 // machine is a registered-machine fixture that can sign receipts valid

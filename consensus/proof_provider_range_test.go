@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -35,11 +36,11 @@ func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.Pr
 // or re-attributing a record fails verification. It also lists a payer's
 // escrows, one per settler.
 func TestProviderRecordRangeProofs(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, gb := signer("bob", 1_000_000)
-	gw, _ := signer("gateway", 0)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
 	p, q := newMachine(t), newMachine(t)
 	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))

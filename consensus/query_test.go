@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -16,8 +17,8 @@ import (
 // (computed) answer through ABCI Query with proofs that verify against the
 // app hash.
 func TestQueriesProve(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gop)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
 	p := newProvider(t)
 	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "peer/" + p.PeerID.String()})

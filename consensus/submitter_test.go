@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -20,7 +21,7 @@ import (
 func TestSubmitter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	key, bob := seedKey("submitter", 0), seedKey("bob", 0)
+	key, bob := ledgertest.SeedKey("submitter", 0), ledgertest.SeedKey("bob", 0)
 	acct := terms.AccountOf(key.Public().(ed25519.PublicKey))
 	to := terms.AccountOf(bob.Public().(ed25519.PublicKey))
 	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{Validators: 1, BlockTime: 50 * time.Millisecond,

@@ -81,7 +81,7 @@ func TestEvidencePack(t *testing.T) {
 	}
 
 	// Every transaction goes through the follower, which relays it.
-	s := &sender{chainID: net.ChainID, node: follower, nonces: map[terms.AccountID]uint64{}}
+	s := &sender{node: follower, nonces: ledgertest.NewNonces(net.ChainID)}
 	s.submit(ctx, t, "op", reg)
 	s.submit(ctx, t, "buyer", &ledger.EscrowFund{Amount: 100_000})
 	s.submit(ctx, t, "carol", &ledger.EscrowFund{Amount: 900_000})

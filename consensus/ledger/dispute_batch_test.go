@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -137,10 +138,10 @@ func TestBatchDisputeRefusals(t *testing.T) {
 	stranger := newMachine(t)
 	mid := n.m.machineID()
 	entry := []ledger.ExpertEntry{{Expert: 2, Positions: []uint32{0}, InputHash: sha256.Sum256(rowBytes("f", 1)), OutputHash: sha256.Sum256(rowBytes("g", 1))}}
-	honest := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.peerID), TimeMs: genesisTime.UnixMilli(), Entries: entry}
-	forged := sealExpert(t, stranger.session, &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(stranger.peerID),
+	honest := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.PeerID), TimeMs: genesisTime.UnixMilli(), Entries: entry}
+	forged := sealExpert(t, stranger.Session, &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(stranger.PeerID),
 		TimeMs: genesisTime.UnixMilli(), Entries: entry})
-	env, err := identity.UnmarshalEnvelope(sealExpert(t, n.m.session, honest), ledger.MaxExpertReceiptBytes)
+	env, err := identity.UnmarshalEnvelope(sealExpert(t, n.m.Session, honest), ledger.MaxExpertReceiptBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +156,12 @@ func TestBatchDisputeRefusals(t *testing.T) {
 	}
 	late := *honest
 	late.TimeMs = genesisTime.Add(10 * time.Minute).UnixMilli()
-	future := sealExpert(t, n.m.session, &late)
+	future := sealExpert(t, n.m.Session, &late)
 	bad := map[string]*expertCall{}
 	for name, r := range map[string][]byte{"forged": forged, "tampered": tampered, "future": future} {
 		bc := &expertCall{receipts: [][]byte{r}, hashes: []terms.Hash32{sha256.Sum256(r)},
 			rows: [][2][]byte{{rowBytes("f", 1)}}, out: [][2][]byte{{rowBytes("g", 1)}}, digest: sha256.Sum256([]byte(name))}
-		rec := signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: mid, RequestDigest: bc.digest,
+		rec := ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: mid, RequestDigest: bc.digest,
 			QuoteDigest: ledger.ReceiptsHash(bc.hashes), Price: 100, Units: 1, Receipt: call.receipts[0], ReceiptHash: call.hashes[0],
 			ExpiryHeight: c.l.Height() + 50})
 		wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})).Txs[0], 1, nil)

@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -33,7 +33,7 @@ type disputeNet struct {
 const disputeBond = 1_000_000
 
 func disputeParams() ledger.Params {
-	p := testParams()
+	p := ledgertest.Params()
 	p.MinServingBond = 1_000_000
 	p.DisputeMinBond = 500
 	p.DisputeWindowBlocks = 20
@@ -46,7 +46,7 @@ func disputeParams() ledger.Params {
 }
 
 // newDisputeNet starts a chain whose validators have the given powers
-// (validator i's operator is seedKey("validator", i)); operatorIsVal makes
+// (validator i's operator is ledgertest.SeedKey("validator", i)); operatorIsVal makes
 // validator 0 also the provider's operator.
 func newDisputeNet(t testing.TB, powers []int64, operatorIsVal bool) *disputeNet {
 	t.Helper()
@@ -59,23 +59,16 @@ func newDisputeNetWith(t testing.TB, params ledger.Params, powers []int64, opera
 	n.hash = ledger.StandInBlockHash
 	var accts []ledger.GenesisAccount
 	var g ledger.GenesisAccount
-	n.buyer, g = signer("dispute-buyer", 1<<40)
+	n.buyer, g = ledgertest.Signer(testChain, "dispute-buyer", 1<<40)
 	accts = append(accts, g)
-	n.disputer, g = signer("disputer", 1<<30)
+	n.disputer, g = ledgertest.Signer(testChain, "disputer", 1<<30)
 	accts = append(accts, g)
-	var vals []*ledger.Signer
-	var gvals []ledger.GenesisValidator
-	for i, p := range powers {
-		s := ledger.NewSigner(seedKey("validator", i), testChain)
-		vals = append(vals, s)
-		gvals = append(gvals, ledger.GenesisValidator{Operator: s.Account(),
-			ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: uint64(p) * ledger.PowerUnit})
-	}
+	vals, gvals := ledgertest.Validators(testChain, powers...)
 	if operatorIsVal {
 		n.operator = vals[0]
 		accts = append(accts, ledger.GenesisAccount{Account: vals[0].Account(), Balance: 1 << 30})
 	} else {
-		n.operator, g = signer("dispute-operator", 1<<30)
+		n.operator, g = ledgertest.Signer(testChain, "dispute-operator", 1<<30)
 		accts = append(accts, g)
 	}
 	l, err := ledger.Open("", slog.New(slog.DiscardHandler))
@@ -186,14 +179,14 @@ func (n *disputeNet) signAnswer(t testing.TB, i int, tokens []uint32, proofs []b
 	ch, th, ic := sha256.Sum256(append([]byte("tenzro/logit-commitment/v1\x00"), proofs...)), receipt.TokensHash(tokens), in.Commitment(n.model[:])
 	nonce := sha256.Sum256(fmt.Appendf(nil, "nonce-%d", i))
 	mid, buyer := n.m.machineID(), n.buyer.Account()
-	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.peerID),
+	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.PeerID),
 		Nonce: nonce[:16], InputCommitment: ic[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: uint64(len(tokens))},
 		CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli(),
 		Payer: buyer[:], Settler: buyer[:]}
 	if !bindTokens {
 		r.TokensHash = nil
 	}
-	env, err := receipt.Sign(n.m.session, r)
+	env, err := receipt.Sign(n.m.Session, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +202,7 @@ func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvi
 	for _, e := range evs {
 		d := requestOf(t, e.Receipt)
 		digests = append(digests, d)
-		recs = append(recs, signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
+		recs = append(recs, ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
 			RequestDigest: d, Price: price, ReceiptHash: sha256.Sum256(e.Receipt), Receipt: e.Receipt, Units: 3,
 			ExpiryHeight: n.c.l.Height() + 50}))
 	}

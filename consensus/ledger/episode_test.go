@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -55,7 +56,7 @@ func TestEpisodeSlashesOnce(t *testing.T) {
 	op0, esc0 := c.account(n.operator.Account()).Balance, c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
 	env, _, _ := n.exchange(t, "after", 0)
 	h := terms.Hash32(sha256.Sum256(env))
-	late := signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: terms.Hash32{0xaf},
+	late := ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: terms.Hash32{0xaf},
 		QuoteDigest: ledger.ReceiptsHash([]terms.Hash32{h}), Price: 5_000, Units: 4, Receipt: env, ReceiptHash: h, ExpiryHeight: c.l.Height() + 50})
 	wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []receipt.PaymentRecord{late}})).Txs[0], 0,
 		map[int]ledger.Code{0: ledger.CodeConvicted})

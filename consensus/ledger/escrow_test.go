@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
@@ -14,12 +15,12 @@ import (
 // withdraw out from under a provider it was served by: what is pending
 // shrinks to what the records leave, and that is what the claim pays.
 func TestEscrowWithdrawDelay(t *testing.T) {
-	params := testParams()
+	params := ledgertest.Params()
 	params.WithdrawDelayBlocks = 3
-	buyer, gb := signer("buyer", 10_000)
-	gw, _ := signer("gateway", 0)
-	other, _ := signer("other-gateway", 0)
-	op, gop := signer("operator", 5000)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 10_000)
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	other, _ := ledgertest.Signer(testChain, "other-gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 5000)
 	c := newChain(t, "", genesisTime, params, 1, gb, gop)
 	m := newMachine(t)
 	c.mustApply(c.sign(op, m.register(t, op, 1000, 60)), c.sign(buyer, &ledger.EscrowFund{Amount: 1000, Settler: gw.Account()}))
@@ -34,14 +35,14 @@ func TestEscrowWithdrawDelay(t *testing.T) {
 	}
 	rec := func(d byte, price uint64) receipt.PaymentRecord {
 		env, envHash, rd := m.paidReceipt(t, string(rune('0'+d)), buyer.Account(), gw.Account(), 0)
-		return signed(t, gw, receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: rd, Price: price,
+		return ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: rd, Price: price,
 			Receipt: env, ReceiptHash: envHash, ExpiryHeight: c.l.Height() + 2})
 	}
 	// A record valid for longer than the withdrawal delay is refused: it
 	// could outlive a withdrawal it was signed before.
 	long := rec(4, 1)
 	long.ExpiryHeight = c.l.Height() + 5
-	long = signed(t, gw, long)
+	long = ledgertest.Signed(t, gw, long)
 	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(1, 301), rec(2, 300), rec(3, 400), long}}))
 	wantSkipped(t, res.Txs[0], 2, map[int]ledger.Code{2: ledger.CodeOverdraft, 3: ledger.CodeExpiredRecord})
 	if e := c.escrow(buyer.Account(), gw.Account()); e.Balance != 399 || e.Pending != 399 || e.Available() != 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -13,8 +14,8 @@ import (
 // FuzzDecodeTx: any input either decodes to a transaction whose envelope
 // re-encodes to exactly the input, or is refused with a stateless code.
 func FuzzDecodeTx(f *testing.F) {
-	alice, _ := signer("alice", 0)
-	bob, _ := signer("bob", 0)
+	alice, _ := ledgertest.Signer(testChain, "alice", 0)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
 	seeds := []any{
 		&ledger.Transfer{To: bob.Account(), Amount: 1},
 		&ledger.Settlement{Records: []receipt.PaymentRecord{{Payer: alice.Account(), Price: 3}}},
@@ -80,7 +81,7 @@ func FuzzDecodeTx(f *testing.F) {
 // whose canonical encoding is exactly the input, or is refused as
 // malformed.
 func FuzzDecodeRegistrationPayload(f *testing.F) {
-	op, _ := signer("operator", 0)
+	op, _ := ledgertest.Signer(testChain, "operator", 0)
 	m := newMachine(f)
 	good, err := m.unsigned(f, 1, 0).SigningPayload(testChain, op.Account())
 	if err != nil {
@@ -108,7 +109,7 @@ func FuzzDecodeRegistrationPayload(f *testing.F) {
 // name whose canonical encoding is exactly the input, or is refused as
 // malformed.
 func FuzzDecodeNameRecord(f *testing.F) {
-	op, _ := signer("operator", 0)
+	op, _ := ledgertest.Signer(testChain, "operator", 0)
 	good, err := cborx.Marshal(ledger.NameRecord{Name: "tenzro-devnet", ModelID: terms.Hash32{1}, Operator: op.Account(), Height: 7})
 	if err != nil {
 		f.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -12,10 +13,10 @@ import (
 // owns it; rebinding it to another ID is refused, the same ID again is a
 // no-op; operators without a bonded provider and bad names are refused.
 func TestNameBind(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	other, goth := signer("other", 10_000)
-	idle, gidle := signer("idle", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gop, goth, gidle)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	other, goth := ledgertest.Signer(testChain, "other", 10_000)
+	idle, gidle := ledgertest.Signer(testChain, "idle", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop, goth, gidle)
 	p, q := newMachine(t), newMachine(t)
 	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)), c.signAt(other, 0, q.register(t, other, 1000, 60)))
 	model, model2 := terms.Hash32{0xd1}, terms.Hash32{0xd2}
@@ -55,8 +56,8 @@ func TestNameBind(t *testing.T) {
 // TestNameRebindByGovernance: a name proposal rebinds a taken name once
 // > 2/3 of validator power votes yes, and a zero model ID removes it.
 func TestNameRebindByGovernance(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 4, gop)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 4, gop)
 	p := newMachine(t)
 	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
 	c.mustApply(c.signAt(op, 1, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{1}, MachineID: p.machineID()}))

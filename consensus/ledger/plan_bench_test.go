@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -11,12 +12,12 @@ import (
 // committed) through Exec on a map state: the state machine's cost of a
 // split payment, without the trie or signatures.
 func BenchmarkPlanOpen(b *testing.B) {
-	buyer, _ := signer("plan-buyer", 0)
+	buyer, _ := ledgertest.Signer(testChain, "plan-buyer", 0)
 	me := buyer.Account()
 	st := memKV{}
 	for key, v := range map[string]any{
 		string(ledger.KeyMeta()):         ledger.ChainMeta{ChainID: testChain, Height: 1},
-		string(ledger.KeyParams()):       testParams(),
+		string(ledger.KeyParams()):       ledgertest.Params(),
 		string(ledger.KeyAccount(me)):    ledger.Account{Balance: 1},
 		string(ledger.KeyEscrow(me, me)): ledger.Escrow{Balance: 1 << 62, Settler: me},
 	} {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -87,10 +88,10 @@ func randomTotal(rng *rand.Rand) uint64 {
 // escrow whole, and that a second decision is refused and moves nothing.
 func TestPlanProperty(t *testing.T) {
 	const plans = planProperties
-	buyer, _ := signer("plan-buyer", 0)
+	buyer, _ := ledgertest.Signer(testChain, "plan-buyer", 0)
 	me := buyer.Account()
 	st := memKV{}
-	params := testParams()
+	params := ledgertest.Params()
 	for _, kv := range []struct {
 		key []byte
 		v   any

@@ -7,6 +7,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
@@ -28,14 +29,14 @@ type planNet struct {
 }
 
 func newPlanNet(t *testing.T) *planNet {
-	buyer, gb := signer("plan-buyer", 1<<40)
+	buyer, gb := ledgertest.Signer(testChain, "plan-buyer", 1<<40)
 	n := &planNet{buyer: buyer}
 	accts := []ledger.GenesisAccount{gb}
 	for _, name := range []string{"payee-a", "payee-b", "payee-c"} {
-		s, g := signer(name, 0)
+		s, g := ledgertest.Signer(testChain, name, 0)
 		n.payees, accts = append(n.payees, s), append(accts, g)
 	}
-	n.c = newChain(t, "", genesisTime, testParams(), 1, accts...)
+	n.c = newChain(t, "", genesisTime, ledgertest.Params(), 1, accts...)
 	n.c.mustApply(n.c.sign(buyer, &ledger.EscrowFund{Amount: 1_000_000}))
 	return n
 }
@@ -134,10 +135,10 @@ func TestPlanForeignLegWaits(t *testing.T) {
 // the gateway; its payer cannot decide before the timeout, and may only
 // abort after it.
 func TestPlanPayerAbortsAfterTimeout(t *testing.T) {
-	buyer, gb := signer("plan-buyer", 1<<40)
-	gw, gg := signer("plan-gateway", 1<<20)
-	payee, gp := signer("payee-a", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gp)
+	buyer, gb := ledgertest.Signer(testChain, "plan-buyer", 1<<40)
+	gw, gg := ledgertest.Signer(testChain, "plan-gateway", 1<<20)
+	payee, gp := ledgertest.Signer(testChain, "payee-a", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gg, gp)
 	c.mustApply(c.sign(buyer, &ledger.EscrowFund{Amount: 50_000, Settler: gw.Account()}))
 	legs := []ledger.PlanLeg{{Payee: payee.Account(), BPS: 10_000, Chain: "elsewhere"}}
 	wantCodes(t, c, [][]byte{c.sign(buyer, &ledger.PlanOpen{Legs: legs, Total: 100, Settler: gw.Account()})}, ledger.CodeNotAuthorized)
@@ -157,7 +158,7 @@ func TestPlanPayerAbortsAfterTimeout(t *testing.T) {
 func TestPlanRefusals(t *testing.T) {
 	n := newPlanNet(t)
 	c := n.c
-	nobody, _ := signer("no-escrow", 0)
+	nobody, _ := ledgertest.Signer(testChain, "no-escrow", 0)
 	c.mustApply(c.sign(n.buyer, &ledger.Transfer{To: nobody.Account(), Amount: 10}))
 	wantCodes(t, c, [][]byte{
 		c.sign(n.buyer, &ledger.PlanOpen{Legs: n.legs("", 10_000), Total: 1_000_001}),

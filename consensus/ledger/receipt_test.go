@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -21,9 +22,9 @@ import (
 // while the good record of the batch settles; a record without a receipt
 // is skipped too (receipts are required).
 func TestSettlementChecksReceipts(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gop)
 	prov, other := newMachine(t), newMachine(t)
 	expired := newMachineOn(t, hwkey.BackendSoftware, genesisTime.Add(-2*time.Hour), genesisTime.Add(-time.Hour))
 	var regs [][]byte
@@ -39,7 +40,7 @@ func TestSettlementChecksReceipts(t *testing.T) {
 		if _, r, err := receipt.Parse(env); err == nil {
 			rd = receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)
 		}
-		return signed(t, buyer, receipt.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: rd,
+		return ledgertest.Signed(t, buyer, receipt.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: rd,
 			QuoteDigest: terms.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env})
 	}
 	sign := func(m *machine, payload string) ([]byte, terms.Hash32) {
@@ -52,7 +53,7 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	broken, _ := sign(prov, "answer 4")
 	broken[len(broken)-3] ^= 1 // inside the DER signature, the last field
 	brokenHash := terms.Hash32(sha256.Sum256(broken))
-	hb, err := prov.session.Seal("tenzro/v1/heartbeat", "tenzro.heartbeat", []byte("hb"))
+	hb, err := prov.Session.Seal("tenzro/v1/heartbeat", "tenzro.heartbeat", []byte("hb"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -15,7 +16,7 @@ import (
 func callReceipt(m *machine, seed string, payer, settler *terms.AccountID, price uint64) *receipt.Receipt {
 	h := sha256.Sum256([]byte("ledger test call " + seed))
 	mid := m.machineID()
-	r := &receipt.Receipt{ModelID: testModel[:], Engine: "moteur-é", MachineID: mid[:], ProviderPeer: []byte(m.peerID),
+	r := &receipt.Receipt{ModelID: ledgertest.Model[:], Engine: "moteur-é", MachineID: mid[:], ProviderPeer: []byte(m.PeerID),
 		Nonce: h[:16], InputCommitment: h[:], OutputHash: h[:], Units: terms.Units{InputTokens: 2, OutputTokens: 3},
 		FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
 	if payer != nil {
@@ -28,7 +29,7 @@ func callReceipt(m *machine, seed string, payer, settler *terms.AccountID, price
 // the request digest of the call it answers.
 func sealed(t testing.TB, m *machine, r *receipt.Receipt) ([]byte, terms.Hash32, terms.Hash32) {
 	t.Helper()
-	env, err := receipt.Sign(m.session, r)
+	env, err := receipt.Sign(m.Session, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +45,11 @@ func sealed(t testing.TB, m *machine, r *receipt.Receipt) ([]byte, terms.Hash32,
 // the gateway's honest record then settles at its price; a replay, or
 // another receipt of the same call, is a duplicate by (provider, request).
 func TestRecordBoundToReceipt(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	other, gother := signer("other buyer", 1_000_000)
-	gw, gg := signer("gateway", 0)
-	op, gop := signer("operator", 5000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gother, gg, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	other, gother := ledgertest.Signer(testChain, "other buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 5000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gother, gg, gop)
 	p := newMachine(t)
 	c.mustApply(
 		c.signAt(op, 0, p.register(t, op, 1000, 60)),
@@ -59,12 +60,12 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	b, g, o := buyer.Account(), gw.Account(), other.Account()
 	const owed = 100 // the provider's price for the call; the gateway adds 1 of surcharge
 	env, envHash, rd := sealed(t, p, callReceipt(p, "call", &b, &g, owed))
-	honest := signed(t, gw, receipt.PaymentRecord{Payer: b, Provider: p.machineID(), RequestDigest: rd, QuoteDigest: terms.Hash32{1},
+	honest := ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: b, Provider: p.machineID(), RequestDigest: rd, QuoteDigest: terms.Hash32{1},
 		Price: owed + 1, Units: 5, ReceiptHash: envHash, Receipt: env})
 	variant := func(by *ledger.Signer, f func(*receipt.PaymentRecord)) receipt.PaymentRecord {
 		r := honest
 		f(&r)
-		return signed(t, by, r)
+		return ledgertest.Signed(t, by, r)
 	}
 	unpaidEnv, unpaidHash, _ := sealed(t, p, callReceipt(p, "call", nil, nil, 0))
 	// A receipt whose finish reason is not UTF-8 cannot be encoded by
@@ -76,7 +77,7 @@ func TestRecordBoundToReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload = bytes.Replace(payload, []byte("stopX"), []byte("stop\xff"), 1)
-	raw, err := p.session.Seal(ledger.ReceiptDomain, receipt.PayloadType, payload)
+	raw, err := p.Session.Seal(ledger.ReceiptDomain, receipt.PayloadType, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	}
 	before := c.account(op.Account()).Balance
 	wantSkipped(t, c.mustApply(c.sign(op, &ledger.Settlement{Records: []receipt.PaymentRecord{honest}})).Txs[0], 1, nil)
-	fee := min(testParams().FeePerRecord, honest.Price)
+	fee := min(ledgertest.Params().FeePerRecord, honest.Price)
 	if got := c.account(op.Account()).Balance; got != before+honest.Price-fee {
 		t.Fatalf("operator %d after the honest record, want %d", got, before+honest.Price-fee)
 	}
@@ -134,7 +135,7 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	// Replays, and a second receipt of the same call naming another
 	// payer, are duplicates by (provider, request), whoever submits.
 	env2, env2Hash, _ := sealed(t, p, callReceipt(p, "call", &o, &g, owed))
-	second := signed(t, gw, receipt.PaymentRecord{Payer: o, Provider: p.machineID(), RequestDigest: rd, Price: owed, ReceiptHash: env2Hash, Receipt: env2})
+	second := ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: o, Provider: p.machineID(), RequestDigest: rd, Price: owed, ReceiptHash: env2Hash, Receipt: env2})
 	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{honest, second, recs[0]}})).Txs[0], 0,
 		map[int]ledger.Code{0: ledger.CodeDuplicateRecord, 1: ledger.CodeDuplicateRecord, 2: ledger.CodeDuplicateRecord})
 	if e := c.escrow(o, g); e.Balance != 10_000 {
@@ -147,10 +148,10 @@ func TestRecordBoundToReceipt(t *testing.T) {
 // (holder, request): a record anyone signs for it from their own escrow
 // cannot pre-empt the serving provider's record for the same receipt.
 func TestExpertRecordNotDedupedByHolder(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	serving, gs := signer("serving provider", 1_000_000)
-	op, gop := signer("holder operator", 5000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gs, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	serving, gs := ledgertest.Signer(testChain, "serving provider", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "holder operator", 5000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gs, gop)
 	holder := newMachine(t)
 	c.mustApply(
 		c.signAt(op, 0, holder.register(t, op, 1000, 60)),
@@ -158,11 +159,11 @@ func TestExpertRecordNotDedupedByHolder(t *testing.T) {
 		c.signAt(serving, 0, &ledger.EscrowFund{Amount: 10_000}),
 	)
 	mid := holder.machineID()
-	env := sealExpert(t, holder.session, &ledger.ExpertReceipt{Model: testModel, Layer: 1, Machine: mid[:], Peer: []byte(holder.peerID),
+	env := sealExpert(t, holder.Session, &ledger.ExpertReceipt{Model: ledgertest.Model, Layer: 1, Machine: mid[:], Peer: []byte(holder.PeerID),
 		TimeMs: genesisTime.UnixMilli()})
 	rd := terms.Hash32{0xe5}
 	rec := func(by *ledger.Signer, price uint64) receipt.PaymentRecord {
-		return signed(t, by, receipt.PaymentRecord{Payer: by.Account(), Provider: mid, RequestDigest: rd, Price: price,
+		return ledgertest.Signed(t, by, receipt.PaymentRecord{Payer: by.Account(), Provider: mid, RequestDigest: rd, Price: price,
 			Receipt: env, ReceiptHash: sha256.Sum256(env)})
 	}
 	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(buyer, 1)}})).Txs[0], 1, nil)

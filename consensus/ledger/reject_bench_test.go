@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -50,8 +51,8 @@ func BenchmarkRejectedRecord(b *testing.B) {
 		}},
 		{"no-receipt", ledger.CodeBadReceipt, func(b *testing.B, _ *machine, _, _ int, r receipt.PaymentRecord) receipt.PaymentRecord {
 			r.Receipt, r.ReceiptHash = nil, terms.Hash32{}
-			buyer, _ := signer("buyer", 0)
-			return signed(b, buyer, r) // a valid settler signature, checked before the missing receipt
+			buyer, _ := ledgertest.Signer(testChain, "buyer", 0)
+			return ledgertest.Signed(b, buyer, r) // a valid settler signature, checked before the missing receipt
 		}},
 		{"bad-cert", ledger.CodeBadReceipt, forgedCert},
 		{"bad-receipt-sig", ledger.CodeBadReceipt, forgedReceiptSig},
@@ -65,10 +66,10 @@ func BenchmarkRejectedRecord(b *testing.B) {
 }
 
 func benchStage(b *testing.B, st rejectStage) {
-	buyer, gb := signer("buyer", 1<<62)
-	gw, gg := signer("gateway", 0)
-	op, gop := signer("operator", 10_000)
-	c := newChain(b, "", genesisTime, testParams(), 1, gb, gg, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1<<62)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(b, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop)
 	m := newMachine(b)
 	c.mustApply(c.sign(op, m.register(b, op, 1000, 60)),
 		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 1 << 60}),
@@ -86,12 +87,12 @@ func benchStage(b *testing.B, st rejectStage) {
 				ReceiptHash: hash, Receipt: env}
 			switch st.name {
 			case "record-mismatch": // the buyer's own-settler copy of the gateway's record
-				recs[j] = signed(b, buyer, r)
+				recs[j] = ledgertest.Signed(b, buyer, r)
 			case "underpriced":
 				r.Settler, r.Price = gw.Account(), price-1
-				recs[j] = signed(b, gw, r)
+				recs[j] = ledgertest.Signed(b, gw, r)
 			default:
-				recs[j] = signed(b, buyer, r)
+				recs[j] = ledgertest.Signed(b, buyer, r)
 				if st.make != nil {
 					recs[j] = st.make(b, m, i, j, recs[j])
 				}
@@ -176,6 +177,6 @@ func reseal(b *testing.B, r receipt.PaymentRecord, f func(*identity.Envelope)) r
 		b.Fatal(err)
 	}
 	r.Receipt, r.ReceiptHash = raw, sha256.Sum256(raw)
-	buyer, _ := signer("buyer", 0)
-	return signed(b, buyer, r)
+	buyer, _ := ledgertest.Signer(testChain, "buyer", 0)
+	return ledgertest.Signed(b, buyer, r)
 }

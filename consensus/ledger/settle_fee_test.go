@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -29,12 +30,12 @@ const (
 )
 
 func newFeeWorld(t *testing.T, submitterBalance uint64) *feeWorld {
-	params := testParams()
+	params := ledgertest.Params()
 	params.FeePerTx, params.FeePerRecord = feeTx, feeRecord
-	buyer, gb := signer("buyer", 1_000_000)
-	gw, gg := signer("gateway", 1_000)
-	op, gop := signer("operator", 5_000)
-	sub, gs := signer("submitter", submitterBalance)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 1_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 5_000)
+	sub, gs := ledgertest.Signer(testChain, "submitter", submitterBalance)
 	w := &feeWorld{c: newChain(t, "", genesisTime, params, 1, gb, gg, gop, gs), params: params,
 		buyer: buyer, gw: gw, op: op, sub: sub, p: newMachine(t), stranger: newMachine(t)}
 	w.c.mustApply(
@@ -51,7 +52,7 @@ func newFeeWorld(t *testing.T, submitterBalance uint64) *feeWorld {
 func (w *feeWorld) honest(t *testing.T, m *machine, price uint64) receipt.PaymentRecord {
 	w.calls++
 	env, hash, rd := m.paidReceipt(t, fmt.Sprint("fee call ", w.calls), w.buyer.Account(), w.gw.Account(), price)
-	return signed(t, w.gw, receipt.PaymentRecord{Payer: w.buyer.Account(), Provider: w.p.machineID(), RequestDigest: rd,
+	return ledgertest.Signed(t, w.gw, receipt.PaymentRecord{Payer: w.buyer.Account(), Provider: w.p.machineID(), RequestDigest: rd,
 		Price: price, Units: 1, ReceiptHash: hash, Receipt: env})
 }
 
@@ -84,13 +85,13 @@ func TestRefusedRecordFees(t *testing.T) {
 		{"expired", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.ExpiryHeight = 1
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeExpiredRecord, false},
 		{"duplicate", func() receipt.PaymentRecord { return settled }, ledger.CodeDuplicateRecord, false},
 		{"unknown escrow", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Payer = w.op.Account()
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeUnknownEscrow, true},
 		{"bad record signature", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
@@ -101,27 +102,27 @@ func TestRefusedRecordFees(t *testing.T) {
 		{"unknown provider", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Provider = w.stranger.machineID()
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeUnknownProvider, true},
 		{"no receipt", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Receipt, r.ReceiptHash = nil, terms.Hash32{}
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeBadReceipt, true},
 		{"another machine's receipt", func() receipt.PaymentRecord {
 			r := w.honest(t, w.stranger, 40)
 			r.Provider = w.p.machineID()
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeWrongMachine, true},
 		{"own settler (the front-run)", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Settler, r.Price = w.buyer.Account(), 1
-			return signed(t, w.buyer, r)
+			return ledgertest.Signed(t, w.buyer, r)
 		}, ledger.CodeRecordMismatch, true},
 		{"underpriced", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Price = 39
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeUnderpriced, true},
 		{"over the escrow", func() receipt.PaymentRecord { return w.honest(t, w.p, 2*escrowAmt) }, ledger.CodeOverdraft, true},
 	}

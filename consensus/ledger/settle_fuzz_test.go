@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -14,8 +15,8 @@ import (
 // the limits whose canonical encoding is exactly the input, or is refused
 // as malformed or too large.
 func FuzzDecodeSettlement(f *testing.F) {
-	gw, _ := signer("gateway", 0)
-	rec := signed(f, gw, receipt.PaymentRecord{Payer: gw.Account(), RequestDigest: terms.Hash32{1}, Price: 3, Receipt: []byte{1, 2}})
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	rec := ledgertest.Signed(f, gw, receipt.PaymentRecord{Payer: gw.Account(), RequestDigest: terms.Hash32{1}, Price: 3, Receipt: []byte{1, 2}})
 	for _, s := range []ledger.Settlement{{Records: []receipt.PaymentRecord{rec}}, {Records: []receipt.PaymentRecord{rec, rec}}, {}} {
 		b, err := cborx.Marshal(s)
 		if err != nil {
@@ -52,8 +53,8 @@ func FuzzDecodeSettlement(f *testing.F) {
 // receipt envelope, and fails for another chain, another price or another
 // settler.
 func FuzzRecordSigning(f *testing.F) {
-	gw, _ := signer("gateway", 0)
-	other, _ := signer("other", 0)
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	other, _ := ledgertest.Signer(testChain, "other", 0)
 	seed, err := cborx.Marshal(receipt.PaymentRecord{Payer: gw.Account(), RequestDigest: terms.Hash32{1}, Price: 3, Units: 9, Time: 5, ExpiryHeight: 10})
 	if err != nil {
 		f.Fatal(err)
@@ -65,7 +66,7 @@ func FuzzRecordSigning(f *testing.F) {
 		if cborx.Unmarshal(raw, ledger.MaxTxBytes, &rec) != nil {
 			return
 		}
-		s := ledger.NewSigner(seedKey("gateway", 0), chain)
+		s := ledger.NewSigner(ledgertest.SeedKey("gateway", 0), chain)
 		if err := s.SignRecord(&rec); err != nil {
 			t.Fatal(err)
 		}

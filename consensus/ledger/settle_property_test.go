@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -30,23 +31,23 @@ func (e escrowModel) available() uint64 { return e.balance - e.pending }
 // submitter's nonce advanced once per transaction.
 func TestSettlementProperty(t *testing.T) {
 	const txFee, recFee = 2, 1
-	params := testParams()
+	params := ledgertest.Params()
 	params.FeePerTx, params.FeePerRecord, params.WithdrawDelayBlocks = txFee, recFee, 3
 	buyers := make([]*ledger.Signer, 3)
 	gws := make([]*ledger.Signer, 2)
 	var accts []ledger.GenesisAccount
 	for i := range buyers {
 		var g ledger.GenesisAccount
-		buyers[i], g = signer("buyer"+string(rune('a'+i)), 1_000_000)
+		buyers[i], g = ledgertest.Signer(testChain, "buyer"+string(rune('a'+i)), 1_000_000)
 		accts = append(accts, g)
 	}
 	for i := range gws {
 		var g ledger.GenesisAccount
-		gws[i], g = signer("gateway"+string(rune('a'+i)), 1_000)
+		gws[i], g = ledgertest.Signer(testChain, "gateway"+string(rune('a'+i)), 1_000)
 		accts = append(accts, g)
 	}
-	op, gop := signer("operator", 10_000)
-	forger, _ := signer("forger", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	forger, _ := ledgertest.Signer(testChain, "forger", 0)
 	c := newChain(t, "", genesisTime, params, 1, append(accts, gop)...)
 	m := newMachine(t)
 	c.mustApply(c.sign(op, m.register(t, op, 1000, 60)))
@@ -132,17 +133,17 @@ func TestSettlementProperty(t *testing.T) {
 				rec = prev[rng.IntN(len(prev))]
 				recs = append(recs, rec)
 			case kind == 1: // forged: signed by someone who is not the settler
-				rec = signed(t, forger, rec)
+				rec = ledgertest.Signed(t, forger, rec)
 				rec.Settler = gws[gi].Account()
 				recs = append(recs, rec)
 			case kind == 2: // expired
 				rec.ExpiryHeight = height - 1
-				recs = append(recs, signed(t, gws[gi], rec))
+				recs = append(recs, ledgertest.Signed(t, gws[gi], rec))
 			case kind == 3: // overdraft
 				rec.Price = 1 << 40
-				recs = append(recs, signed(t, gws[gi], rec))
+				recs = append(recs, ledgertest.Signed(t, gws[gi], rec))
 			default:
-				recs = append(recs, signed(t, gws[gi], rec))
+				recs = append(recs, ledgertest.Signed(t, gws[gi], rec))
 			}
 			rec = recs[i]
 			prev = append(prev, rec)

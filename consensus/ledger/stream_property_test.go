@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -62,14 +63,14 @@ func pick(streams []*streamModel, rng *rand.Rand) *streamModel {
 // created.
 func TestStreamProperty(t *testing.T) {
 	const txFee = 3
-	params := testParams()
+	params := ledgertest.Params()
 	params.FeePerTx = txFee
 	// signers: 0..2 buyers, 3..4 gateways, 5..6 operators.
 	names := []string{"buyer-a", "buyer-b", "buyer-c", "gateway-a", "gateway-b", "operator-a", "operator-b"}
 	var sg []*ledger.Signer
 	var accts []ledger.GenesisAccount
 	for _, name := range names {
-		s, g := signer(name, 1<<40)
+		s, g := ledgertest.Signer(testChain, name, 1<<40)
 		sg, accts = append(sg, s), append(accts, g)
 	}
 	const firstGW, firstOp = 3, 5

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -19,11 +20,11 @@ type streamNet struct {
 
 func newStreamNet(t *testing.T) *streamNet {
 	t.Helper()
-	buyer, gb := signer("buyer", 1_000_000)
-	gw, gg := signer("gateway", 1_000)
-	op, gop := signer("operator", 10_000)
-	op2, gop2 := signer("operator-2", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gop, gop2)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 1_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	op2, gop2 := ledgertest.Signer(testChain, "operator-2", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop, gop2)
 	n := &streamNet{c: c, buyer: buyer, gw: gw, op: op, op2: op2, m: newMachine(t), unbonding: newMachine(t)}
 	c.mustApply(c.sign(op, n.m.register(t, op, 1000, 60)), c.sign(op2, n.unbonding.register(t, op2, 1000, 60)),
 		c.sign(buyer, &ledger.EscrowFund{Amount: 100_000, Settler: gw.Account()}))

@@ -96,7 +96,7 @@ func TestAcceptRefusals(t *testing.T) {
 	if st := c.Stats(); st.Pending != 1 {
 		t.Fatalf("%d records held after the refusals, want only the good one", st.Pending)
 	}
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != good.Price {
 		t.Fatalf("held %d, want %d", got, good.Price)
 	}
 	if got := gathered(t, reg, "tenzro_settle_collector_records_rejected_total"); got != float64(len(cases)+1) {
@@ -112,13 +112,13 @@ func TestAcceptRefusals(t *testing.T) {
 	if err := c.Accept(ctx, w.machine.PeerID, &cheap); err != nil {
 		t.Fatalf("underpriced record refused: %v", err)
 	}
-	if got := c.Underpriced(acct(w.gateway)); got != 1 {
+	if got := c.Underpriced(ledgertest.Account(w.gateway)); got != 1 {
 		t.Fatalf("underpriced %d, want 1", got)
 	}
-	if got := c.Shortfall(acct(w.gateway)); got != 600 {
+	if got := c.Shortfall(ledgertest.Account(w.gateway)); got != 600 {
 		t.Fatalf("shortfall %d, want 600", got)
 	}
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price+cheap.Price {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != good.Price+cheap.Price {
 		t.Fatalf("held %d, want %d (an underpriced record is still money)", got, good.Price+cheap.Price)
 	}
 	if err := c.Close(); err != nil {
@@ -126,10 +126,10 @@ func TestAcceptRefusals(t *testing.T) {
 	}
 	c = open()
 	defer c.Close()
-	if c.Underpriced(acct(w.gateway)) != 1 || c.Shortfall(acct(w.gateway)) != 600 || c.Stats().Pending != 2 {
-		t.Fatalf("after reopen: underpriced %d shortfall %d stats %+v", c.Underpriced(acct(w.gateway)), c.Shortfall(acct(w.gateway)), c.Stats())
+	if c.Underpriced(ledgertest.Account(w.gateway)) != 1 || c.Shortfall(ledgertest.Account(w.gateway)) != 600 || c.Stats().Pending != 2 {
+		t.Fatalf("after reopen: underpriced %d shortfall %d stats %+v", c.Underpriced(ledgertest.Account(w.gateway)), c.Shortfall(ledgertest.Account(w.gateway)), c.Stats())
 	}
-	recs, err := c.Records(ctx, acct(w.buyer), 0)
+	recs, err := c.Records(ctx, ledgertest.Account(w.buyer), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,8 +174,8 @@ func TestOutboxSignChecks(t *testing.T) {
 	if err := ob.Sign(ctx, &rec, ""); err == nil {
 		t.Error("signed for no provider peer")
 	}
-	if st := ob.Stats(); st.Pending != 1 || ob.Unsettled(acct(w.buyer)) != 10 {
-		t.Fatalf("after bad input: %+v, unsettled %d", st, ob.Unsettled(acct(w.buyer)))
+	if st := ob.Stats(); st.Pending != 1 || ob.Unsettled(ledgertest.Account(w.buyer)) != 10 {
+		t.Fatalf("after bad input: %+v, unsettled %d", st, ob.Unsettled(ledgertest.Account(w.buyer)))
 	}
 }
 
@@ -211,7 +211,7 @@ func TestAcceptBeforeFirstBlock(t *testing.T) {
 	if err := c.Accept(ctx, w.machine.PeerID, &good); err != nil {
 		t.Fatalf("a good record before the first block: %v", err)
 	}
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != good.Price {
 		t.Fatalf("held %d, want %d", got, good.Price)
 	}
 	forged := w.signed(2, 300)

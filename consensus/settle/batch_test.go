@@ -31,7 +31,7 @@ func TestBatchesSplitBySize(t *testing.T) {
 	if len(env) < 4<<10 {
 		t.Fatalf("receipt envelope is %d bytes; the test wants a realistic one (> 4 KB)", len(env))
 	}
-	signer := ledger.NewSigner(mustKey(), "settle-test")
+	signer := ledger.NewSigner(ledgertest.NewKey(), "settle-test")
 	rng := rand.New(rand.NewPCG(7, 11))
 	for round, n := range []int{400, 1 + rng.IntN(400), 1 + rng.IntN(400), 1} {
 		recs := make([]receipt.PaymentRecord, n)

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
@@ -57,7 +58,7 @@ func TestCollectorCrashBeforeSubmit(t *testing.T) {
 	}
 	c = openTestCollector(t, w, dir, 50*time.Millisecond, nil)
 	defer c.Close()
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != sum {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != sum {
 		t.Fatalf("reopened collector holds %d, want %d", got, sum)
 	}
 	if err := c.Start(context.Background()); err != nil {
@@ -124,7 +125,7 @@ func TestCollectorCrashAfterSubmit(t *testing.T) {
 		t.Fatalf("operator %d, want %d + %d - %d", got, op0, sum, n*recordFee)
 	}
 	// The stored evidence: every record settled at a real height.
-	got, err := c.Records(context.Background(), acct(w.buyer), 0)
+	got, err := c.Records(context.Background(), ledgertest.Account(w.buyer), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 20*time.Second, "both records final", func() bool { st := c.Stats(); return st.Settled == 1 && st.Skipped == 1 })
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != 0 {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != 0 {
 		t.Fatalf("held %d after both are final", got)
 	}
 	if got := w.escrowBalance(); got != 400 {
@@ -165,7 +166,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	if got := gathered(t, reg, "tenzro_settle_collector_records_skipped_total"); got != 1 {
 		t.Fatalf("skipped metric %v, want 1", got)
 	}
-	recs, err := c.Records(context.Background(), acct(w.buyer), 0)
+	recs, err := c.Records(context.Background(), ledgertest.Account(w.buyer), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	if st := c.Stats(); st.Settled != 0 || st.Skipped != 0 || st.Pending != 1 {
 		t.Fatalf("after pruning: %+v", st)
 	}
-	if recs, err = c.Records(context.Background(), acct(w.buyer), 0); err != nil || len(recs) != 1 || recs[0].State != StatePending {
+	if recs, err = c.Records(context.Background(), ledgertest.Account(w.buyer), 0); err != nil || len(recs) != 1 || recs[0].State != StatePending {
 		t.Fatalf("records after pruning: %d (%v)", len(recs), err)
 	}
 	if n, err := c.b.prune(context.Background(), time.Now().Add(time.Hour).UnixNano(), 10); err != nil || n != 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -70,8 +71,8 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	ob = open(reg)
 	defer ob.Close()
-	if st := ob.Stats(); st.Pending != n || st.Delivered != 0 || ob.Unsettled(acct(w.buyer)) != sum {
-		t.Fatalf("reopened outbox: %+v unsettled %d, want %d pending worth %d", st, ob.Unsettled(acct(w.buyer)), n, sum)
+	if st := ob.Stats(); st.Pending != n || st.Delivered != 0 || ob.Unsettled(ledgertest.Account(w.buyer)) != sum {
+		t.Fatalf("reopened outbox: %+v unsettled %d, want %d pending worth %d", st, ob.Unsettled(ledgertest.Account(w.buyer)), n, sum)
 	}
 	before := attempts.Load()
 	eventually(t, 30*time.Second, "the outbox to settle its records", func() bool {
@@ -87,7 +88,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	if got := w.escrowBalance(); got != esc0-sum {
 		t.Fatalf("escrow %d, want %d - %d", got, esc0, sum)
 	}
-	if got := ob.Unsettled(acct(w.buyer)); got != 0 {
+	if got := ob.Unsettled(ledgertest.Account(w.buyer)); got != 0 {
 		t.Fatalf("unsettled %d after settlement", got)
 	}
 	if got := gathered(t, reg, "tenzro_settle_outbox_records_submitted_total"); got != n {

@@ -3,7 +3,6 @@ package settle
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -30,7 +29,7 @@ var (
 	chainOnce sync.Once
 	chainNet  *testnet.Net
 	chainErr  error
-	richKey   = mustKey()
+	richKey   = ledgertest.NewKey()
 	richMu    sync.Mutex
 	richSub   *consensus.Submitter
 )
@@ -51,18 +50,6 @@ func TestMain(m *testing.M) {
 
 var chainDir string
 
-func mustKey() ed25519.PrivateKey {
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
-func acct(k ed25519.PrivateKey) terms.AccountID {
-	return terms.AccountOf(k.Public().(ed25519.PublicKey))
-}
-
 // sharedChain returns the running test chain.
 func sharedChain(t testing.TB) *testnet.Net {
 	t.Helper()
@@ -82,7 +69,7 @@ func sharedChain(t testing.TB) *testnet.Net {
 		}
 		chainNet, chainErr = testnet.Start(ctx, chainDir, testnet.Options{
 			Validators: validators, BlockTime: 60 * time.Millisecond, Params: &p,
-			Accounts: []ledger.GenesisAccount{{Account: acct(richKey), Balance: 1 << 60}},
+			Accounts: []ledger.GenesisAccount{{Account: ledgertest.Account(richKey), Balance: 1 << 60}},
 		})
 		if chainErr == nil {
 			richSub, chainErr = consensus.NewSubmitter(chainNet.Nodes[0], richKey, nil)
@@ -131,7 +118,7 @@ func newWorld(t testing.TB, escrow uint64) *world {
 	t.Helper()
 	net := sharedChain(t)
 	w := &world{t: t, net: net, node: net.Nodes[0], chain: NodeChain(net.Nodes[0]),
-		buyer: mustKey(), gateway: mustKey(), operator: mustKey(), escrow: escrow}
+		buyer: ledgertest.NewKey(), gateway: ledgertest.NewKey(), operator: ledgertest.NewKey(), escrow: escrow}
 	m, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -141,11 +128,11 @@ func newWorld(t testing.TB, escrow uint64) *world {
 	ctx := context.Background()
 	richMu.Lock()
 	for _, k := range []ed25519.PrivateKey{w.buyer, w.gateway, w.operator} {
-		w.mustSubmit(ctx, richSub, &ledger.Transfer{To: acct(k), Amount: escrow + 1_000_000})
+		w.mustSubmit(ctx, richSub, &ledger.Transfer{To: ledgertest.Account(k), Amount: escrow + 1_000_000})
 	}
 	richMu.Unlock()
-	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: escrow, Settler: acct(w.gateway)})
-	reg, err := m.Register(net.ChainID, acct(w.operator), 1, 0)
+	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: escrow, Settler: ledgertest.Account(w.gateway)})
+	reg, err := m.Register(net.ChainID, ledgertest.Account(w.operator), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +162,7 @@ func (w *world) mustSubmit(ctx context.Context, s *consensus.Submitter, p any) c
 // and the gateway and no least price.
 func (w *world) record(i int, price uint64) receipt.PaymentRecord {
 	c := w.call(i)
-	return receipt.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
+	return receipt.PaymentRecord{Payer: ledgertest.Account(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
 		QuoteDigest: c.req, Price: price, ReceiptHash: c.hash, Receipt: c.env, Units: uint64(i)}
 }
 
@@ -186,9 +173,9 @@ func (w *world) call(i int) call {
 	if c, ok := w.calls[i]; ok {
 		return c
 	}
-	b := acct(w.buyer)
+	b := ledgertest.Account(w.buyer)
 	seed := binary.BigEndian.AppendUint64(b[:], uint64(i)) // distinct across worlds
-	env, hash, req, err := w.machine.PaidReceipt(seed, b, acct(w.gateway), 0)
+	env, hash, req, err := w.machine.PaidReceipt(seed, b, ledgertest.Account(w.gateway), 0)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -209,7 +196,7 @@ func (w *world) signed(i int, price uint64) receipt.PaymentRecord {
 }
 
 func (w *world) escrowBalance() uint64 {
-	e, ok, err := w.node.Escrow(context.Background(), acct(w.buyer), acct(w.gateway))
+	e, ok, err := w.node.Escrow(context.Background(), ledgertest.Account(w.buyer), ledgertest.Account(w.gateway))
 	if err != nil || !ok {
 		w.t.Fatalf("escrow: %v %v", ok, err)
 	}
@@ -217,7 +204,7 @@ func (w *world) escrowBalance() uint64 {
 }
 
 func (w *world) balance(k ed25519.PrivateKey) uint64 {
-	a, _, err := w.node.Account(context.Background(), acct(k))
+	a, _, err := w.node.Account(context.Background(), ledgertest.Account(k))
 	if err != nil {
 		w.t.Fatal(err)
 	}

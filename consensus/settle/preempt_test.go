@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -79,11 +80,11 @@ func newPair(t *testing.T, w *world) *pair {
 // owed+1, signed by the gateway's outbox and delivered to the collector.
 func (p *pair) paidCall(t *testing.T, ctx context.Context, w *world, seed string, owed uint64) receipt.PaymentRecord {
 	t.Helper()
-	env, hash, rd, err := w.machine.PaidReceipt([]byte(seed+acct(w.buyer).String()), acct(w.buyer), acct(w.gateway), owed)
+	env, hash, rd, err := w.machine.PaidReceipt([]byte(seed+ledgertest.Account(w.buyer).String()), ledgertest.Account(w.buyer), ledgertest.Account(w.gateway), owed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := receipt.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: rd, QuoteDigest: rd,
+	rec := receipt.PaymentRecord{Payer: ledgertest.Account(w.buyer), Provider: w.machine.MachineID(), RequestDigest: rd, QuoteDigest: rd,
 		Price: owed + 1, ReceiptHash: hash, Receipt: env, Units: 7}
 	if err := p.ob.Sign(ctx, &rec, w.machine.PeerID); err != nil {
 		t.Fatal(err)
@@ -109,13 +110,13 @@ func TestFrontRunAttackRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	w := newWorld(t, 1_000_000)
-	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: 100_000, Settler: acct(w.buyer)})
+	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: 100_000, Settler: ledgertest.Account(w.buyer)})
 	// An accomplice's escrow the buyer settles too: a payer to swap in.
-	accomplice := mustKey()
+	accomplice := ledgertest.NewKey()
 	richMu.Lock()
-	w.mustSubmit(ctx, richSub, &ledger.Transfer{To: acct(accomplice), Amount: 200_000})
+	w.mustSubmit(ctx, richSub, &ledger.Transfer{To: ledgertest.Account(accomplice), Amount: 200_000})
 	richMu.Unlock()
-	w.mustSubmit(ctx, w.submitter(accomplice), &ledger.EscrowFund{Amount: 100_000, Settler: acct(w.buyer)})
+	w.mustSubmit(ctx, w.submitter(accomplice), &ledger.EscrowFund{Amount: 100_000, Settler: ledgertest.Account(w.buyer)})
 	p := newPair(t, w)
 	const owed = 500
 	honest := p.paidCall(t, ctx, w, "front-run", owed)
@@ -138,7 +139,7 @@ func TestFrontRunAttackRefused(t *testing.T) {
 		{"settler buyer", resign(func(*receipt.PaymentRecord) {}), ledger.CodeRecordMismatch},
 		{"settler buyer, price raised", resign(func(r *receipt.PaymentRecord) { r.Price = 50_000 }), ledger.CodeRecordMismatch},
 		{"settler buyer, units changed", resign(func(r *receipt.PaymentRecord) { r.Units, r.Price = 1, 70 }), ledger.CodeRecordMismatch},
-		{"payer swapped, settler buyer", resign(func(r *receipt.PaymentRecord) { r.Payer = acct(accomplice) }), ledger.CodeRecordMismatch},
+		{"payer swapped, settler buyer", resign(func(r *receipt.PaymentRecord) { r.Payer = ledgertest.Account(accomplice) }), ledger.CodeRecordMismatch},
 		{"request never served", resign(func(r *receipt.PaymentRecord) { r.RequestDigest = terms.Hash32{0x35} }), ledger.CodeRecordMismatch},
 		{"no receipt", resign(func(r *receipt.PaymentRecord) { r.RequestDigest, r.Receipt = terms.Hash32{0x36}, nil }), ledger.CodeBadReceipt},
 	}
@@ -166,7 +167,7 @@ func TestFrontRunAttackRefused(t *testing.T) {
 	if got := w.escrowBalance(); got != esc0-honest.Price {
 		t.Fatalf("gateway's escrow %d, want %d − %d", got, esc0, honest.Price)
 	}
-	if e, _, err := w.node.Escrow(ctx, acct(w.buyer), acct(w.buyer)); err != nil || e.Balance != 100_000 {
+	if e, _, err := w.node.Escrow(ctx, ledgertest.Account(w.buyer), ledgertest.Account(w.buyer)); err != nil || e.Balance != 100_000 {
 		t.Fatalf("the attacker's own escrow %+v (%v), want untouched", e, err)
 	}
 	p.mock.Add(4 * time.Second) // past CheckAfter: the outbox looks on chain
@@ -227,7 +228,7 @@ func TestPreemptedDuplicateReported(t *testing.T) {
 	if st := p.col.Stats(); st.Settled != 0 || st.Pending != 0 {
 		t.Fatalf("collector %+v: the pre-empted record counted", st)
 	}
-	if got := p.ob.Unsettled(acct(w.buyer)); got != 0 {
+	if got := p.ob.Unsettled(ledgertest.Account(w.buyer)); got != 0 {
 		t.Fatalf("outbox still counts %d unsettled", got)
 	}
 	for name, want := range map[string]float64{

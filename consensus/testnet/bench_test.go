@@ -45,7 +45,7 @@ func BenchmarkSettlement(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	submit(ctx, b, n0, s.sign(b, buyer, &ledger.EscrowFund{Amount: 1 << 61}), s.sign(b, op, reg))
+	submit(ctx, b, n0, s.Sign(b, buyer, &ledger.EscrowFund{Amount: 1 << 61}), s.Sign(b, op, reg))
 
 	h0, t0 := n0.App().Height(), time.Now()
 	time.Sleep(2 * time.Second)
@@ -62,11 +62,11 @@ func BenchmarkSettlement(b *testing.B) {
 			}
 			recs[j] = receipt.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
 				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: expiry}
-			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
+			if err := s.Signer(buyer).SignRecord(&recs[j]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		txs[i] = s.sign(b, buyer, &ledger.Settlement{Records: recs})
+		txs[i] = s.Sign(b, buyer, &ledger.Settlement{Records: recs})
 	}
 	b.ResetTimer()
 	start, h1 := time.Now(), n0.App().Height()
