@@ -136,11 +136,7 @@ type machine struct {
 
 func newMachine(t *testing.T) *machine {
 	t.Helper()
-	m, err := ledgertest.NewMachine(t.TempDir(), genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := ledgertest.TestMachine(t, genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
 	return &machine{Machine: m}
 }
 
@@ -161,10 +157,6 @@ func (m *machine) record(t *testing.T, s *ledger.Signer, d terms.Hash32, price u
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := receipt.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
-		Receipt: env, ReceiptHash: hash, ExpiryHeight: 300}
-	if err := s.SignRecord(&r); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return ledgertest.Signed(t, s, receipt.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd,
+		Price: price, Receipt: env, ReceiptHash: hash})
 }

@@ -22,11 +22,7 @@ type machine struct {
 
 func newMachineOn(t testing.TB, backend hwkey.Backend, notBefore, notAfter time.Time) *machine {
 	t.Helper()
-	m, err := ledgertest.NewMachineOn(backend, t.TempDir(), notBefore, notAfter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := ledgertest.TestMachineOn(t, backend, notBefore, notAfter)
 	m.Clock = ledgertest.At(genesisTime)
 	return &machine{m}
 }

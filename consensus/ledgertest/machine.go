@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/filecoin-project/go-clock"
@@ -59,6 +60,24 @@ func NewMachineOn(backend hwkey.Backend, dir string, notBefore, notAfter time.Ti
 		return nil, errors.Join(err, id.Close())
 	}
 	return &Machine{ID: id, PeerKey: pk, PeerID: pid, Session: s, Clock: clock.New()}, nil
+}
+
+// TestMachine is a software-key machine in t's temporary directory,
+// closed when t ends, its session valid from notBefore to notAfter.
+func TestMachine(t testing.TB, notBefore, notAfter time.Time) *Machine {
+	t.Helper()
+	return TestMachineOn(t, hwkey.BackendSoftware, notBefore, notAfter)
+}
+
+// TestMachineOn is TestMachine with the hardware key on backend.
+func TestMachineOn(t testing.TB, backend hwkey.Backend, notBefore, notAfter time.Time) *Machine {
+	t.Helper()
+	m, err := NewMachineOn(backend, t.TempDir(), notBefore, notAfter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m
 }
 
 // At is a clock stopped at t, for a Machine whose receipts must sign one

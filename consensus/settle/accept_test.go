@@ -41,11 +41,7 @@ func TestAcceptRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	other, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	resign := func(r receipt.PaymentRecord) receipt.PaymentRecord {
 		if err := receipt.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
 			t.Fatal(err)

@@ -19,11 +19,7 @@ import (
 // in order, and that each batch but the last is full: the next record
 // would not have fitted.
 func TestBatchesSplitBySize(t *testing.T) {
-	m, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	env, _, err := m.Receipt([]byte("answer"))
 	if err != nil {
 		t.Fatal(err)

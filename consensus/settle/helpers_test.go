@@ -119,11 +119,7 @@ func newWorld(t testing.TB, escrow uint64) *world {
 	net := sharedChain(t)
 	w := &world{t: t, net: net, node: net.Nodes[0], chain: NodeChain(net.Nodes[0]),
 		buyer: ledgertest.NewKey(), gateway: ledgertest.NewKey(), operator: ledgertest.NewKey(), escrow: escrow}
-	m, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+	m := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	w.machine, w.calls = m, map[int]call{}
 	ctx := context.Background()
 	richMu.Lock()

@@ -36,11 +36,7 @@ func BenchmarkSettlement(b *testing.B) {
 	defer net.Stop(context.Background())
 	s := newSender(net)
 	n0 := net.Nodes[0]
-	prov, err := ledgertest.NewMachine(b.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer prov.Close()
+	prov := ledgertest.TestMachine(b, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	reg, err := prov.Register(net.ChainID, id("bench-op"), 1, 0)
 	if err != nil {
 		b.Fatal(err)

@@ -56,11 +56,7 @@ func TestFourValidators(t *testing.T) {
 	submit(ctx, t, n0, s.Sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 100}),
 		s.Sign(t, buyer, &ledger.EscrowFund{Amount: 10_000}))
 	// paid is a machine with a session, to sign the settled record's receipt.
-	paid, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer paid.Close()
+	paid := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	paidReg, err := paid.Register(net.ChainID, id("op"), 1000, 60)
 	if err != nil {
 		t.Fatal(err)
@@ -113,11 +109,7 @@ func TestFourValidators(t *testing.T) {
 	overflow, _ := s.Signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("rich"), Amount: 6})
 	other, _ := testnet.NewProvider()
 	unknown := receipt.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
-	stranger, err := ledgertest.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stranger.Close()
+	stranger := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	env, envHash, err := stranger.Receipt([]byte("not prov's answer"))
 	if err != nil {
 		t.Fatal(err)
