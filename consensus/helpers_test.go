@@ -49,8 +49,8 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	}
 	t.Cleanup(func() { _ = app.Close() })
 	c := &chain{t: t, app: app, now: genesis}
-	g := ledger.AppGenesis{Params: params, Accounts: accts}
-	c.vals, g.Validators = ledgertest.Validators(testChain, ledgertest.Equal(nVals)...)
+	var g ledger.AppGenesis
+	g, c.vals = ledgertest.Genesis(testChain, params, nVals, accts...)
 	state, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)

@@ -35,8 +35,8 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	c := &chain{t: t, l: l, now: genesis}
-	g := ledger.AppGenesis{Params: params, Accounts: accts}
-	c.vals, g.Validators = ledgertest.Validators(testChain, ledgertest.Equal(nVals)...)
+	var g ledger.AppGenesis
+	g, c.vals = ledgertest.Genesis(testChain, params, nVals, accts...)
 	if _, _, err := l.InitChain(testChain, genesis, 1, g); err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,13 @@ func Validators(chainID string, powers ...int64) ([]*ledger.Signer, []ledger.Gen
 	return ss, gs
 }
 
+// Genesis is the app genesis of a test chain: params, the funded accts
+// and nVals validators of equal power, whose signers it returns.
+func Genesis(chainID string, params ledger.Params, nVals int, accts ...ledger.GenesisAccount) (ledger.AppGenesis, []*ledger.Signer) {
+	vals, gvals := Validators(chainID, Equal(nVals)...)
+	return ledger.AppGenesis{Params: params, Accounts: accts, Validators: gvals}, vals
+}
+
 // Equal is n powers of 10, the validators of most tests.
 func Equal(n int) []int64 {
 	p := make([]int64, n)

@@ -3,11 +3,11 @@ package attacktest
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"strings"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -101,7 +101,7 @@ func recordCombos(ctx context.Context, e *env) (Verdict, string, error) {
 		return Failed, "", err
 	}
 	h := *a.Record
-	_, strangerKey, _ := ed25519.GenerateKey(rand.Reader)
+	strangerKey := ledgertest.NewKey()
 	stranger := terms.AccountOf(strangerKey.Public().(ed25519.PublicKey))
 	type combo struct {
 		name string
