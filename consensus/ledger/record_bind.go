@@ -10,7 +10,7 @@ import (
 )
 
 // KeyServed is the state key marking that machine m's call with request
-// digest rd is settled; its value is the settled record's RecordDigest. It
+// digest rd is settled; its value is the settled record's receipt.RecordDigest. It
 // dedupes records carrying a provider's receipt (which binds their payer
 // and settler) by provider and request, whoever submits: a provider is
 // paid once per call it served. Expert holders' records are deduped by
