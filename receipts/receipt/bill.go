@@ -98,7 +98,7 @@ func (p *Bill) Marshal() ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalPaymentRecord decodes and checks a record, accepting only its
+// UnmarshalBill decodes and checks a bill, accepting only its
 // canonical encoding of at most MaxBillSize bytes.
 func UnmarshalBill(b []byte) (*Bill, error) {
 	var p Bill

@@ -50,7 +50,7 @@ func FuzzVerifyReceipt(f *testing.F) {
 	})
 }
 
-func FuzzUnmarshalPaymentRecord(f *testing.F) {
+func FuzzUnmarshalBill(f *testing.F) {
 	enc, err := testPayment(f).Marshal()
 	if err != nil {
 		f.Fatal(err)
