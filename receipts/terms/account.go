@@ -16,13 +16,8 @@ func (a AccountID) String() string { return hex.EncodeToString(a[:]) }
 
 // ParseAccountID parses 64 hex digits.
 func ParseAccountID(s string) (AccountID, error) {
-	var a AccountID
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(a) {
-		return a, fmt.Errorf("terms: account %q: want %d hex bytes", s, len(a))
-	}
-	copy(a[:], b)
-	return a, nil
+	b, err := parse32("account", s)
+	return AccountID(b), err
 }
 
 // MarshalText makes AccountID hex in JSON.
@@ -66,11 +61,17 @@ func (h *Hash32) UnmarshalText(b []byte) error {
 
 // ParseHash parses 64 hex digits.
 func ParseHash(s string) (Hash32, error) {
-	var h Hash32
+	b, err := parse32("digest", s)
+	return Hash32(b), err
+}
+
+// parse32 parses 64 hex digits; what names the value in the error.
+func parse32(what, s string) ([32]byte, error) {
+	var v [32]byte
 	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(h) {
-		return h, fmt.Errorf("terms: digest %q: want %d hex bytes", s, len(h))
+	if err != nil || len(b) != len(v) {
+		return v, fmt.Errorf("terms: %s %q: want %d hex bytes", what, s, len(v))
 	}
-	copy(h[:], b)
-	return h, nil
+	copy(v[:], b)
+	return v, nil
 }
