@@ -16,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ErrNotStarted is returned by client helpers before Start.
@@ -136,7 +137,7 @@ func (n *Node) queryCBOR(ctx context.Context, path string, v any) (bool, error) 
 }
 
 // Account returns an account (zero and false when it does not exist).
-func (n *Node) Account(ctx context.Context, id ledger.AccountID) (ledger.Account, bool, error) {
+func (n *Node) Account(ctx context.Context, id terms.AccountID) (ledger.Account, bool, error) {
 	var a ledger.Account
 	ok, err := n.queryCBOR(ctx, "account/"+id.String(), &a)
 	return a, ok, err
@@ -176,14 +177,14 @@ func SLAHour(m ledger.ChainMeta, p ledger.Params) uint64 {
 }
 
 // Escrow returns the escrow of (payer, settler).
-func (n *Node) Escrow(ctx context.Context, payer, settler ledger.AccountID) (ledger.Escrow, bool, error) {
+func (n *Node) Escrow(ctx context.Context, payer, settler terms.AccountID) (ledger.Escrow, bool, error) {
 	var e ledger.Escrow
 	ok, err := n.queryCBOR(ctx, "escrow/"+payer.String()+"/"+settler.String(), &e)
 	return e, ok, err
 }
 
 // Escrows returns payer's escrows, one per settler (at most MaxListed).
-func (n *Node) Escrows(ctx context.Context, payer ledger.AccountID) ([]ledger.Escrow, error) {
+func (n *Node) Escrows(ctx context.Context, payer terms.AccountID) ([]ledger.Escrow, error) {
 	r, err := n.Query(ctx, "escrows/"+payer.String(), 0)
 	if err != nil {
 		return nil, err
@@ -196,7 +197,7 @@ func (n *Node) Escrows(ctx context.Context, payer ledger.AccountID) ([]ledger.Es
 }
 
 // Stream returns the stream escrow with this ID, open or closed.
-func (n *Node) Stream(ctx context.Context, id ledger.Hash32) (ledger.Stream, bool, error) {
+func (n *Node) Stream(ctx context.Context, id terms.Hash32) (ledger.Stream, bool, error) {
 	var s ledger.Stream
 	ok, err := n.queryCBOR(ctx, "stream/"+id.String(), &s)
 	return s, ok, err
@@ -204,7 +205,7 @@ func (n *Node) Stream(ctx context.Context, id ledger.Hash32) (ledger.Stream, boo
 
 // Streams returns payer's open stream escrows in ID order (at most
 // MaxListed).
-func (n *Node) Streams(ctx context.Context, payer ledger.AccountID) ([]ledger.Stream, error) {
+func (n *Node) Streams(ctx context.Context, payer terms.AccountID) ([]ledger.Stream, error) {
 	r, err := n.Query(ctx, "streams/"+payer.String(), 0)
 	if err != nil {
 		return nil, err

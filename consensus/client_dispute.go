@@ -6,10 +6,11 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Plan returns the settlement plan with this ID, open or decided.
-func (n *Node) Plan(ctx context.Context, id ledger.Hash32) (ledger.Plan, bool, error) {
+func (n *Node) Plan(ctx context.Context, id terms.Hash32) (ledger.Plan, bool, error) {
 	var p ledger.Plan
 	ok, err := n.queryCBOR(ctx, "plan/"+id.String(), &p)
 	return p, ok, err
@@ -17,7 +18,7 @@ func (n *Node) Plan(ctx context.Context, id ledger.Hash32) (ledger.Plan, bool, e
 
 // Plans returns payer's undecided settlement plans in ID order (at most
 // MaxListed).
-func (n *Node) Plans(ctx context.Context, payer ledger.AccountID) ([]ledger.Plan, error) {
+func (n *Node) Plans(ctx context.Context, payer terms.AccountID) ([]ledger.Plan, error) {
 	r, err := n.Query(ctx, "plans/"+payer.String(), 0)
 	if err != nil {
 		return nil, err
@@ -32,7 +33,7 @@ func (n *Node) Plans(ctx context.Context, payer ledger.AccountID) ([]ledger.Plan
 // Record returns the settled payment record (payer, request digest):
 // what it paid and the height it settled at, which opens its dispute
 // window.
-func (n *Node) Record(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.SettledRecord, bool, error) {
+func (n *Node) Record(ctx context.Context, payer terms.AccountID, digest terms.Hash32) (ledger.SettledRecord, bool, error) {
 	var r ledger.SettledRecord
 	ok, err := n.queryCBOR(ctx, "record/"+payer.String()+"/"+digest.String(), &r)
 	return r, ok, err
@@ -40,7 +41,7 @@ func (n *Node) Record(ctx context.Context, payer ledger.AccountID, digest ledger
 
 // Dispute returns a dispute: its subject, accused machine and operator,
 // model, status and every committee round with its members' votes.
-func (n *Node) Dispute(ctx context.Context, id ledger.Hash32) (ledger.Dispute, bool, error) {
+func (n *Node) Dispute(ctx context.Context, id terms.Hash32) (ledger.Dispute, bool, error) {
 	var d ledger.Dispute
 	ok, err := n.queryCBOR(ctx, "dispute/"+id.String(), &d)
 	return d, ok, err
@@ -48,7 +49,7 @@ func (n *Node) Dispute(ctx context.Context, id ledger.Hash32) (ledger.Dispute, b
 
 // DisputeEvidence returns what a dispute's committee re-executes: the
 // receipt, the committed proofs, the generated token IDs and the input.
-func (n *Node) DisputeEvidence(ctx context.Context, id ledger.Hash32) (ledger.DisputeEvidence, bool, error) {
+func (n *Node) DisputeEvidence(ctx context.Context, id terms.Hash32) (ledger.DisputeEvidence, bool, error) {
 	var e ledger.DisputeEvidence
 	ok, err := n.queryCBOR(ctx, "disputeevidence/"+id.String(), &e)
 	return e, ok, err
@@ -68,7 +69,7 @@ func (n *Node) Disputes(ctx context.Context) ([]ledger.Dispute, error) {
 }
 
 // ModelHolders returns the validators that declared a model's weights.
-func (n *Node) ModelHolders(ctx context.Context, model ledger.Hash32) (ledger.ModelHolders, error) {
+func (n *Node) ModelHolders(ctx context.Context, model terms.Hash32) (ledger.ModelHolders, error) {
 	var h ledger.ModelHolders
 	_, err := n.queryCBOR(ctx, "modelholders/"+model.String(), &h)
 	return h, err
@@ -85,7 +86,7 @@ func (n *Node) Supply(ctx context.Context) (ledger.Supply, error) {
 // or reveal, with the model and the deadline), for a transaction landing
 // in the block after the last committed one. A member re-executes with
 // DisputeEvidence of each duty's dispute before it commits.
-func (n *Node) Duties(ctx context.Context, me ledger.AccountID) ([]ledger.Duty, error) {
+func (n *Node) Duties(ctx context.Context, me terms.AccountID) ([]ledger.Duty, error) {
 	r, err := n.Query(ctx, "activedisputes", 0)
 	if err != nil {
 		return nil, err

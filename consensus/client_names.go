@@ -6,25 +6,26 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // NameRecord returns the catalog model ID a model name is bound to and the
 // operator who bound it (zero when governance did); ok is false when the
 // name is unbound. The answer carries a proof (Query "name/<name>").
-func (n *Node) NameRecord(ctx context.Context, name string) (modelID ledger.Hash32, operator ledger.AccountID, ok bool, err error) {
+func (n *Node) NameRecord(ctx context.Context, name string) (modelID terms.Hash32, operator terms.AccountID, ok bool, err error) {
 	if err := ledger.CheckName(name); err != nil {
-		return ledger.Hash32{}, ledger.AccountID{}, false, err
+		return terms.Hash32{}, terms.AccountID{}, false, err
 	}
 	r, err := n.Query(ctx, "name/"+name, 0)
 	if err != nil || len(r.Value) == 0 {
-		return ledger.Hash32{}, ledger.AccountID{}, false, err
+		return terms.Hash32{}, terms.AccountID{}, false, err
 	}
 	rec, err := ledger.DecodeNameRecord(r.Value)
 	if err != nil {
-		return ledger.Hash32{}, ledger.AccountID{}, false, fmt.Errorf("consensus: name %q: %w", name, err)
+		return terms.Hash32{}, terms.AccountID{}, false, fmt.Errorf("consensus: name %q: %w", name, err)
 	}
 	if rec.Name != name {
-		return ledger.Hash32{}, ledger.AccountID{}, false, fmt.Errorf("consensus: name %q: record is for %q", name, rec.Name)
+		return terms.Hash32{}, terms.AccountID{}, false, fmt.Errorf("consensus: name %q: record is for %q", name, rec.Name)
 	}
 	return rec.ModelID, rec.Operator, true, nil
 }

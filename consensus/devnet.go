@@ -3,34 +3,36 @@ package consensus
 import (
 	"bytes"
 	"fmt"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DevnetValidator is one validator of a new network.
 type DevnetValidator struct {
-	Home      string           // node home; created with fresh keys if missing
-	Moniker   string           // "" = base name of Home
-	P2PListen string           // tcp://host:port
-	RPCListen string           // "" = no CometBFT RPC server
-	Advertise string           // host:port the other validators dial; "" = P2PListen's
-	Operator  ledger.AccountID // account that owns the stake
-	Stake     uint64           // micro-units; 0 = 100 × PowerUnit
+	Home      string          // node home; created with fresh keys if missing
+	Moniker   string          // "" = base name of Home
+	P2PListen string          // tcp://host:port
+	RPCListen string          // "" = no CometBFT RPC server
+	Advertise string          // host:port the other validators dial; "" = P2PListen's
+	Operator  terms.AccountID // account that owns the stake
+	Stake     uint64          // micro-units; 0 = 100 × PowerUnit
 }
 
 // Devnet describes a new network.
 type Devnet struct {
-	Dir                 string                      // the shared genesis.json is written here
-	ChainID             string                      // required
-	GenesisTime         time.Time                   // zero = now
-	Params              ledger.Params               // zero = DefaultParams()
-	Funded              map[ledger.AccountID]uint64 // balances at genesis
-	Escrows             []ledger.GenesisEscrow      // spend escrows open at genesis
+	Dir                 string                     // the shared genesis.json is written here
+	ChainID             string                     // required
+	GenesisTime         time.Time                  // zero = now
+	Params              ledger.Params              // zero = DefaultParams()
+	Funded              map[terms.AccountID]uint64 // balances at genesis
+	Escrows             []ledger.GenesisEscrow     // spend escrows open at genesis
 	Validators          []DevnetValidator
 	BlockTime           time.Duration // timeout_commit; 0 = 1s
 	EmptyBlocksInterval time.Duration
@@ -53,7 +55,7 @@ func DevnetGenesis(d Devnet) ([]Config, error) {
 		d.Params = ledger.DefaultParams()
 	}
 	app := ledger.AppGenesis{Params: d.Params, Escrows: d.Escrows}
-	for _, a := range slices.SortedFunc(maps.Keys(d.Funded), func(x, y ledger.AccountID) int { return bytes.Compare(x[:], y[:]) }) {
+	for _, a := range slices.SortedFunc(maps.Keys(d.Funded), func(x, y terms.AccountID) int { return bytes.Compare(x[:], y[:]) }) {
 		app.Accounts = append(app.Accounts, ledger.GenesisAccount{Account: a, Balance: d.Funded[a]})
 	}
 	cfgs := make([]Config, len(d.Validators))

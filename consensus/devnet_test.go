@@ -14,7 +14,9 @@ import (
 	"time"
 
 	cmttypes "github.com/cometbft/cometbft/types"
+
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestDevnetGenesisHomes creates a 3-validator devnet on disk and checks
@@ -25,12 +27,12 @@ import (
 // CometBFT configuration; and a follower refuses a validator's home.
 func TestDevnetGenesisHomes(t *testing.T) {
 	dir := t.TempDir()
-	op := func(i byte) ledger.AccountID {
+	op := func(i byte) terms.AccountID {
 		seed := sha256.Sum256([]byte{i})
-		return ledger.AccountOf(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
+		return terms.AccountOf(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
 	}
 	d := Devnet{Dir: dir, ChainID: "devnet-1", Params: ledger.DefaultParams(), BlockTime: 2 * time.Second,
-		Funded: map[ledger.AccountID]uint64{op(9): 5_000, op(8): 7}}
+		Funded: map[terms.AccountID]uint64{op(9): 5_000, op(8): 7}}
 	for i := range 3 {
 		d.Validators = append(d.Validators, DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", 26656+10*i),

@@ -2,11 +2,7 @@ package consensus_test
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -15,11 +11,14 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-const testChain = "tenzro-unit"
+const testChain = ledgertest.Chain
 
 var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -40,27 +39,6 @@ type chain struct {
 	vals []*ledger.Signer // validator operators, equal power
 }
 
-func newKey(t testing.TB) ed25519.PrivateKey {
-	t.Helper()
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// seedKey is a deterministic key, so two chains can share a genesis.
-func seedKey(name string, i int) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte(fmt.Sprintf("%s-%d", name, i)))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
-
-// signer returns a deterministic signer and its genesis funding.
-func signer(name string, balance uint64) (*ledger.Signer, ledger.GenesisAccount) {
-	s := ledger.NewSigner(seedKey(name, 0), testChain)
-	return s, ledger.GenesisAccount{Account: s.Account(), Balance: balance}
-}
-
 // newChain starts an app in dir ("" = memory) with nVals validators and
 // the given funded accounts.
 func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params, nVals int, accts ...ledger.GenesisAccount) *chain {
@@ -71,14 +49,8 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	}
 	t.Cleanup(func() { _ = app.Close() })
 	c := &chain{t: t, app: app, now: genesis}
-	g := ledger.AppGenesis{Params: params, Accounts: accts}
-	for i := range nVals {
-		s := ledger.NewSigner(seedKey("validator", i), testChain)
-		c.vals = append(c.vals, s)
-		g.Validators = append(g.Validators, ledger.GenesisValidator{
-			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * ledger.PowerUnit,
-		})
-	}
+	var g ledger.AppGenesis
+	g, c.vals = ledgertest.Genesis(testChain, params, nVals, accts...)
 	state, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +110,7 @@ func (c *chain) query(path string, v any) bool {
 	return true
 }
 
-func (c *chain) account(id ledger.AccountID) ledger.Account {
+func (c *chain) account(id terms.AccountID) ledger.Account {
 	c.t.Helper()
 	var a ledger.Account
 	c.query("account/"+id.String(), &a)
@@ -153,38 +125,22 @@ func (c *chain) sign(s *ledger.Signer, payload any) []byte {
 
 func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
 	c.t.Helper()
-	raw, err := s.SignTx(nonce, payload)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return raw
-}
-
-func testParams() ledger.Params {
-	p := ledger.DefaultParams()
-	p.MinServingBond = 1000
-	p.SLAWindowHours = 6
-	p.VotingPeriodBlocks = 20
-	return p
+	return ledgertest.SignTx(c.t, s, nonce, payload)
 }
 
 // machine is a registered-machine fixture that can sign receipts valid
 // around genesisTime.
 type machine struct {
-	*testnet.Machine
+	*ledgertest.Machine
 }
 
 func newMachine(t *testing.T) *machine {
 	t.Helper()
-	m, err := testnet.NewMachine(t.TempDir(), genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Close() })
+	m := ledgertest.TestMachine(t, genesisTime.Add(-time.Hour), genesisTime.Add(24*time.Hour))
 	return &machine{Machine: m}
 }
 
-func (m *machine) register(t *testing.T, op ledger.AccountID) *ledger.ProviderRegister {
+func (m *machine) register(t *testing.T, op terms.AccountID) *ledger.ProviderRegister {
 	t.Helper()
 	reg, err := m.Register(testChain, op, 1000, 60)
 	if err != nil {
@@ -195,16 +151,12 @@ func (m *machine) register(t *testing.T, op ledger.AccountID) *ledger.ProviderRe
 
 // record is a payment record of s (its own settler) to m for the call
 // seeded by d, with m's receipt of it.
-func (m *machine) record(t *testing.T, s *ledger.Signer, d ledger.Hash32, price uint64) ledger.PaymentRecord {
+func (m *machine) record(t *testing.T, s *ledger.Signer, d terms.Hash32, price uint64) receipt.PaymentRecord {
 	t.Helper()
 	env, hash, rd, err := m.PaidReceipt(d[:], s.Account(), s.Account(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := ledger.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd, Price: price,
-		Receipt: env, ReceiptHash: hash, ExpiryHeight: 300}
-	if err := s.SignRecord(&r); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return ledgertest.Signed(t, s, receipt.PaymentRecord{Payer: s.Account(), Provider: m.MachineID(), RequestDigest: rd,
+		Price: price, Receipt: env, ReceiptHash: hash})
 }

@@ -10,7 +10,10 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.ProviderRecordRange {
@@ -33,21 +36,21 @@ func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.Pr
 // or re-attributing a record fails verification. It also lists a payer's
 // escrows, one per settler.
 func TestProviderRecordRangeProofs(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, gb := signer("bob", 1_000_000)
-	gw, _ := signer("gateway", 0)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
 	p, q := newMachine(t), newMachine(t)
 	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
 	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 50, Settler: gw.Account()}))
 	n := byte(0)
 	settle := func(s *ledger.Signer, m *machine, k int) []byte {
-		recs := make([]ledger.PaymentRecord, k)
+		recs := make([]receipt.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = m.record(t, s, ledger.Hash32{n}, uint64(n))
+			recs[i] = m.record(t, s, terms.Hash32{n}, uint64(n))
 		}
 		return c.sign(s, &ledger.Settlement{Records: recs})
 	}

@@ -11,10 +11,13 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // recordRange queries payer's records at from..to in the latest state.
-func (c *chain) recordRange(payer ledger.AccountID, from, to int64) consensus.RecordRange {
+func (c *chain) recordRange(payer terms.AccountID, from, to int64) consensus.RecordRange {
 	c.t.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
 		Path: "recordrange/" + payer.String() + "/" + itoa(from) + "/" + itoa(to)})
@@ -35,19 +38,19 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // span of heights, and that dropping, adding or altering entries, or
 // asking about another span, fails verification.
 func TestRecordRangeProofs(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, gb := signer("bob", 1_000_000)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
 	p := newMachine(t)
 	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
 	n := byte(0)
 	settle := func(s *ledger.Signer, k int) []byte {
-		recs := make([]ledger.PaymentRecord, k)
+		recs := make([]receipt.PaymentRecord, k)
 		for i := range recs {
 			n++
-			recs[i] = p.record(t, s, ledger.Hash32{n}, uint64(n))
+			recs[i] = p.record(t, s, terms.Hash32{n}, uint64(n))
 		}
 		return c.sign(s, &ledger.Settlement{Records: recs})
 	}

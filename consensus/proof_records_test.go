@@ -6,6 +6,9 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestRangeCheckersRefuseTampering tampers the same way with a payer range
@@ -13,18 +16,18 @@ import (
 // which share one checker, refuse each: a changed proof value, a changed
 // proof node, a wrong root, a record of another owner, a re-ordered list.
 func TestRangeCheckersRefuseTampering(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, gb := signer("bob", 1_000_000)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
 	p, q := newMachine(t), newMachine(t)
 	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
 	c.mustApply(c.sign(op, q.register(t, op.Account())))
 	c.mustApply(
-		c.sign(alice, &ledger.Settlement{Records: []ledger.PaymentRecord{
-			p.record(t, alice, ledger.Hash32{1}, 1), p.record(t, alice, ledger.Hash32{2}, 2)}}),
-		c.sign(bob, &ledger.Settlement{Records: []ledger.PaymentRecord{q.record(t, bob, ledger.Hash32{3}, 3)}}))
+		c.sign(alice, &ledger.Settlement{Records: []receipt.PaymentRecord{
+			p.record(t, alice, terms.Hash32{1}, 1), p.record(t, alice, terms.Hash32{2}, 2)}}),
+		c.sign(bob, &ledger.Settlement{Records: []receipt.PaymentRecord{q.record(t, bob, terms.Hash32{3}, 3)}}))
 	h := c.app.Height()
 	root := c.app.AppHash()
 

@@ -10,13 +10,14 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 func TestProofsVerifyAndTamperFails(t *testing.T) {
-	alice, ga := signer("alice", 1000)
-	bob, _ := signer("bob", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1000)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
 	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 5}))
 	root := c.app.AppHash()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "account/" + alice.Account().String()})
@@ -64,7 +65,7 @@ func TestProofsVerifyAndTamperFails(t *testing.T) {
 	}
 
 	// Absence: an account that never existed is proven absent.
-	stranger, _ := signer("stranger", 0)
+	stranger, _ := ledgertest.Signer(testChain, "stranger", 0)
 	res, err = c.app.Query(context.Background(), &abci.QueryRequest{Path: "account/" + stranger.Account().String()})
 	if err != nil || res.Code != 0 || len(res.Value) != 0 {
 		t.Fatalf("absent account: %v %d %x", err, res.GetCode(), res.GetValue())
@@ -78,9 +79,9 @@ func TestProofsVerifyAndTamperFails(t *testing.T) {
 }
 
 func TestQueryAtPastHeight(t *testing.T) {
-	alice, ga := signer("alice", 1000)
-	bob, _ := signer("bob", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1000)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
 	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 5}))
 	h, oldRoot := c.app.Height(), c.app.AppHash()
 	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 7}))

@@ -7,12 +7,13 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // openPlans lists up to MaxListed of payer's undecided settlement plans:
 // the entries of its plan index, then the plan each names, both read
 // through r so both are proven.
-func openPlans(t *trie.Trie, r *recorder, payer ledger.AccountID) ([]ledger.Plan, error) {
+func openPlans(t *trie.Trie, r *recorder, payer terms.AccountID) ([]ledger.Plan, error) {
 	prefix := ledger.PlanIndexPrefix(payer)
 	nit, err := t.NodeIteratorWithPrefix(prefix)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // RecordRange is a payer's complete list of payment records settled at
@@ -17,7 +18,7 @@ import (
 // proof of their index entries against that state's root (the app hash in
 // the header of block Height+1).
 type RecordRange struct {
-	Payer    ledger.AccountID
+	Payer    terms.AccountID
 	From, To int64
 	Height   int64
 	Records  []ledger.SettledRecord
@@ -26,10 +27,10 @@ type RecordRange struct {
 
 // queryRecordRange answers recordrange/<payer>/<from>/<to>, its segments
 // parsed by its route.
-func queryRecordRange(t *trie.Trie, payer ledger.AccountID, from, to int64) (*abci.QueryResponse, error) {
+func queryRecordRange(t *trie.Trie, payer terms.AccountID, from, to int64) (*abci.QueryResponse, error) {
 	first, last := ledger.RecordIndexRange(payer, from, to)
-	return proveRecords(t, first, last, func(k, _ []byte) (ledger.AccountID, ledger.Hash32, error) {
-		var d ledger.Hash32
+	return proveRecords(t, first, last, func(k, _ []byte) (terms.AccountID, terms.Hash32, error) {
+		var d terms.Hash32
 		copy(d[:], k[42:])
 		return payer, d, nil
 	})
@@ -38,7 +39,7 @@ func queryRecordRange(t *trie.Trie, payer ledger.AccountID, from, to int64) (*ab
 // proveRecords answers a record-range query over the index keys
 // first..last: the range proof of the index entries and, as the value,
 // the settled records they name, located by locate from each entry.
-func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (ledger.AccountID, ledger.Hash32, error)) (*abci.QueryResponse, error) {
+func proveRecords(t *trie.Trie, first, last []byte, locate func(k, v []byte) (terms.AccountID, terms.Hash32, error)) (*abci.QueryResponse, error) {
 	p, err := proveRange(t, first, last)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ const maxRangeResponse = 64 << 20
 // the state after block height (0 = latest committed; it must be >= to),
 // with their range proof. It does not verify the proof; VerifyRecordRange
 // or the evidence package does.
-func (n *Node) RecordRange(ctx context.Context, payer ledger.AccountID, from, to, height int64) (RecordRange, error) {
+func (n *Node) RecordRange(ctx context.Context, payer terms.AccountID, from, to, height int64) (RecordRange, error) {
 	path := fmt.Sprintf("recordrange/%s/%d/%d", payer, from, to)
 	r, err := n.queryRange(ctx, path, to, height)
 	if err != nil {
@@ -124,7 +125,7 @@ func (n *Node) RecordRange(ctx context.Context, payer ledger.AccountID, from, to
 
 // ParseRecordRange decodes the answer (value and proof ops) to a
 // recordrange query made at height. It does not verify the proof.
-func ParseRecordRange(payer ledger.AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
+func ParseRecordRange(payer terms.AccountID, from, to, height int64, value []byte, ops []cmtcrypto.ProofOp) (RecordRange, error) {
 	out := RecordRange{Payer: payer, From: from, To: to, Height: height}
 	return out, parseRangeAnswer(value, ops, &out.Records, &out.Proof)
 }
@@ -144,7 +145,7 @@ func VerifyRecordRange(root []byte, rr RecordRange) error {
 			}
 			return fmt.Sprintf("is paid by %s, not %s", sr.Record.Payer, rr.Payer)
 		},
-		entry: func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte) {
+		entry: func(sr ledger.SettledRecord, h terms.Hash32) (key, value []byte) {
 			return ledger.KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest), h[:]
 		},
 	})
@@ -159,7 +160,7 @@ type recordIndex struct {
 	foreign func(sr ledger.SettledRecord) string
 	// entry is the index key and value that must prove sr, given h, the
 	// hash of its encoding.
-	entry func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte)
+	entry func(sr ledger.SettledRecord, h terms.Hash32) (key, value []byte)
 }
 
 // verifyRecords checks that proof covers exactly [first, last] under root

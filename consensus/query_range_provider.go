@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ProviderRecordRange is a provider machine's complete list of payment
@@ -29,9 +30,9 @@ type ProviderRecordRange struct {
 // segments parsed by its route.
 func queryProviderRange(t *trie.Trie, m identity.MachineID, from, to int64) (*abci.QueryResponse, error) {
 	first, last := ledger.ProviderRecordIndexRange(m, from, to)
-	return proveRecords(t, first, last, func(k, v []byte) (ledger.AccountID, ledger.Hash32, error) {
-		var payer ledger.AccountID
-		var d ledger.Hash32
+	return proveRecords(t, first, last, func(k, v []byte) (terms.AccountID, terms.Hash32, error) {
+		var payer terms.AccountID
+		var d terms.Hash32
 		if len(v) != 96 {
 			return payer, d, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
 		}
@@ -80,7 +81,7 @@ func VerifyProviderRecordRange(root []byte, pr ProviderRecordRange) error {
 			}
 			return fmt.Sprintf("is of machine %s, not %s", sr.Record.Provider, pr.Machine)
 		},
-		entry: func(sr ledger.SettledRecord, h ledger.Hash32) (key, value []byte) {
+		entry: func(sr ledger.SettledRecord, h terms.Hash32) (key, value []byte) {
 			return ledger.KeyProviderRecordIndex(sr.Record.Provider, sr.Height, sr.Record.Payer, sr.Record.RequestDigest),
 				ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, h)
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // route is one query path: the segments after its name and how they are
@@ -67,12 +68,12 @@ func fixed(key func() []byte) route {
 // none is the parse of a route without segments.
 func none([]string) (struct{}, error) { return struct{}{}, nil }
 
-func account(a []string) (ledger.AccountID, error)   { return ledger.ParseAccountID(a[0]) }
+func account(a []string) (terms.AccountID, error)    { return terms.ParseAccountID(a[0]) }
 func machine(a []string) (identity.MachineID, error) { return identity.ParseMachineID(a[0]) }
-func hash(a []string) (ledger.Hash32, error)         { return ledger.ParseHash(a[0]) }
+func hash(a []string) (terms.Hash32, error)          { return terms.ParseHash(a[0]) }
 
 // hashKey is a raw route keyed by one hash segment.
-func hashKey(key func(ledger.Hash32) []byte) route {
+func hashKey(key func(terms.Hash32) []byte) route {
 	return keyed(1, func(a []string) ([]byte, error) { h, err := hash(a); return key(h), err })
 }
 
@@ -83,13 +84,13 @@ var routes = map[string]route{
 	"provider":  keyed(1, func(a []string) ([]byte, error) { m, err := machine(a); return ledger.KeyProvider(m), err }),
 	"peer":      keyed(1, func(a []string) ([]byte, error) { return ledger.KeyPeer(a[0]), nil }),
 	"escrow": keyed(2, func(a []string) ([]byte, error) {
-		p, err := ledger.ParseAccountID(a[0])
-		s, err2 := ledger.ParseAccountID(a[1])
+		p, err := terms.ParseAccountID(a[0])
+		s, err2 := terms.ParseAccountID(a[1])
 		return ledger.KeyEscrow(p, s), errors.Join(err, err2)
 	}),
 	"record": keyed(2, func(a []string) ([]byte, error) {
-		p, err := ledger.ParseAccountID(a[0])
-		d, err2 := ledger.ParseHash(a[1])
+		p, err := terms.ParseAccountID(a[0])
+		d, err2 := terms.ParseHash(a[1])
 		return ledger.KeyRecord(p, d), errors.Join(err, err2)
 	}),
 	"proposal": keyed(1, func(a []string) ([]byte, error) {
@@ -119,19 +120,19 @@ var routes = map[string]route{
 	"validators": derived(0, none, func(t *trie.Trie, r *recorder, _ struct{}) (any, error) {
 		return list[ledger.Validator](t, r, []byte("v/"))
 	}),
-	"records": derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) {
-		return list[ledger.SettledRecord](t, r, ledger.KeyRecord(p, ledger.Hash32{})[:34])
+	"records": derived(1, account, func(t *trie.Trie, r *recorder, p terms.AccountID) (any, error) {
+		return list[ledger.SettledRecord](t, r, ledger.KeyRecord(p, terms.Hash32{})[:34])
 	}),
-	"escrows": derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) {
+	"escrows": derived(1, account, func(t *trie.Trie, r *recorder, p terms.AccountID) (any, error) {
 		first, _ := ledger.EscrowRange(p)
 		return list[ledger.Escrow](t, r, first[:34])
 	}),
-	"streams": derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) { return openStreams(t, r, p) }),
-	"plans":   derived(1, account, func(t *trie.Trie, r *recorder, p ledger.AccountID) (any, error) { return openPlans(t, r, p) }),
+	"streams": derived(1, account, func(t *trie.Trie, r *recorder, p terms.AccountID) (any, error) { return openStreams(t, r, p) }),
+	"plans":   derived(1, account, func(t *trie.Trie, r *recorder, p terms.AccountID) (any, error) { return openPlans(t, r, p) }),
 	"disputes": derived(0, none, func(t *trie.Trie, r *recorder, _ struct{}) (any, error) {
 		return list[ledger.Dispute](t, r, ledger.DisputePrefix())
 	}),
 	"activedisputes": derived(0, none, func(_ *trie.Trie, r *recorder, _ struct{}) (any, error) { return activeDisputes(r) }),
-	"recordrange":    ranged(ledger.ParseAccountID, queryRecordRange),
+	"recordrange":    ranged(terms.ParseAccountID, queryRecordRange),
 	"providerrange":  ranged(identity.ParseMachineID, queryProviderRange),
 }

@@ -7,12 +7,13 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // openStreams lists up to MaxListed of payer's open streams: the entries
 // of its stream index, then the stream each names, both read through r so
 // both are proven.
-func openStreams(t *trie.Trie, r *recorder, payer ledger.AccountID) ([]ledger.Stream, error) {
+func openStreams(t *trie.Trie, r *recorder, payer terms.AccountID) ([]ledger.Stream, error) {
 	prefix := ledger.StreamIndexPrefix(payer)
 	nit, err := t.NodeIteratorWithPrefix(prefix)
 	if err != nil {

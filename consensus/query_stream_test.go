@@ -9,20 +9,22 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestStreamQueries: stream/<id> answers a stream, open or closed, with a
 // proof; streams/<payer> lists exactly the payer's open streams, each
 // index entry and stream with a proof that verifies against the app hash.
 func TestStreamQueries(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, gb := signer("bob", 1_000_000)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga, gb, gop)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
 	m := newMachine(t)
 	c.mustApply(c.sign(op, m.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
 		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
-	open := func(s *ledger.Signer, deposit uint64) ledger.Hash32 {
+	open := func(s *ledger.Signer, deposit uint64) terms.Hash32 {
 		nonce := c.account(s.Account()).Nonce
 		res := c.mustApply(c.sign(s, &ledger.StreamOpen{Payee: m.MachineID(), Rate: 3600, Deposit: deposit}))
 		id := ledger.StreamID(s.Account(), nonce, s.Account(), s.Account(), m.MachineID())
@@ -38,10 +40,10 @@ func TestStreamQueries(t *testing.T) {
 	if !c.query("stream/"+a1.String(), &s) || !s.Closed || s.Deposit != 100 || s.Claimed+s.Refunded != 100 {
 		t.Fatalf("stopped stream %+v", s)
 	}
-	if c.query("stream/"+ledger.Hash32{9}.String(), &s) {
+	if c.query("stream/"+terms.Hash32{9}.String(), &s) {
 		t.Fatal("an unknown stream answered")
 	}
-	list := func(payer ledger.AccountID) []ledger.Stream {
+	list := func(payer terms.AccountID) []ledger.Stream {
 		res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "streams/" + payer.String()})
 		if err != nil || res.Code != 0 {
 			t.Fatalf("streams: %v %s", err, res.GetLog())

@@ -9,14 +9,16 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestQueriesProve: the peer index (raw) and a provider's standing
 // (computed) answer through ABCI Query with proofs that verify against the
 // app hash.
 func TestQueriesProve(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gop)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
 	p := newProvider(t)
 	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "peer/" + p.PeerID.String()})
@@ -43,9 +45,9 @@ func TestQueriesProve(t *testing.T) {
 		t.Fatalf("standing %+v, %v", st, err)
 	}
 	// Name records: raw with a proof, listed with one proof op per record.
-	c.mustApply(c.sign(op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{7}, MachineID: p.MachineID}))
+	c.mustApply(c.sign(op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{7}, MachineID: p.MachineID}))
 	var rec ledger.NameRecord
-	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (ledger.Hash32{7}) || rec.Operator != op.Account() {
+	if !c.query("name/tenzro-devnet", &rec) || rec.ModelID != (terms.Hash32{7}) || rec.Operator != op.Account() {
 		t.Fatalf("name record %+v", rec)
 	}
 	if c.query("name/unbound", &rec) {

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/cometbft/cometbft/mempool"
+
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DefaultCommitWait bounds how long Submit waits for a broadcast
@@ -29,7 +31,7 @@ const maxNonceRetries = 3
 type Submitter struct {
 	node *Node
 	key  ed25519.PrivateKey
-	acct ledger.AccountID
+	acct terms.AccountID
 	log  *slog.Logger
 	wait time.Duration
 
@@ -50,11 +52,11 @@ func NewSubmitter(node *Node, key ed25519.PrivateKey, logger *slog.Logger) (*Sub
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Submitter{node: node, key: key, acct: ledger.AccountOf(key.Public().(ed25519.PublicKey)), log: logger, wait: DefaultCommitWait}, nil
+	return &Submitter{node: node, key: key, acct: terms.AccountOf(key.Public().(ed25519.PublicKey)), log: logger, wait: DefaultCommitWait}, nil
 }
 
 // Account is the submitting account.
-func (s *Submitter) Account() ledger.AccountID { return s.acct }
+func (s *Submitter) Account() terms.AccountID { return s.acct }
 
 // SetCommitWait changes how long Submit waits for a commit.
 func (s *Submitter) SetCommitWait(d time.Duration) {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestSubmitter on a one-validator chain: concurrent submissions from one
@@ -19,9 +21,9 @@ import (
 func TestSubmitter(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	key, bob := seedKey("submitter", 0), seedKey("bob", 0)
-	acct := ledger.AccountOf(key.Public().(ed25519.PublicKey))
-	to := ledger.AccountOf(bob.Public().(ed25519.PublicKey))
+	key, bob := ledgertest.SeedKey("submitter", 0), ledgertest.SeedKey("bob", 0)
+	acct := terms.AccountOf(key.Public().(ed25519.PublicKey))
+	to := terms.AccountOf(bob.Public().(ed25519.PublicKey))
 	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{Validators: 1, BlockTime: 50 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: acct, Balance: 1000}}})
 	if err != nil {

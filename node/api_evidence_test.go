@@ -14,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
@@ -35,7 +36,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	disKey := newAccountKey(t)
 	const adminToken, otherToken = "operator-secret", "another-buyer"
 	dir, modelID := testModelDir(t)
-	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[ledger.AccountID]uint64{keyAccount(disKey): 1_000_000}},
+	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[terms.AccountID]uint64{keyAccount(disKey): 1_000_000}},
 		func(c *Config) {
 			c.Router.ProbeInterval = 0
 			c.Validator.Models = []validator.ModelConfig{{Name: DevnetModelName, Dir: dir}}
@@ -46,7 +47,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	waitRegistered(t, gw, net.registered)
-	model, err := ledger.ParseHash(modelID)
+	model, err := terms.ParseHash(modelID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 	if err := dec.Decode(&ev); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := ledger.ParseHash(digest)
+	rd, err := terms.ParseHash(digest)
 	if err != nil {
 		t.Fatal(err)
 	}

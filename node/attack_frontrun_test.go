@@ -12,6 +12,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestBuyerFrontRunRefused is issue 35's attack exactly as found, on a
@@ -28,7 +30,7 @@ func TestBuyerFrontRunRefused(t *testing.T) {
 	params := testChainParams(3600)
 	params.FeePerRecord = 3
 	slowCollector := func(c *Config) { c.Settle.CollectInterval = 4 * time.Second } // the attacker's head start
-	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[ledger.AccountID]uint64{testBuyer(): 1_000_000},
+	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[terms.AccountID]uint64{testBuyer(): 1_000_000},
 		provOpts: []func(*Config){slowCollector}}, func(c *Config) { c.Router.ProbeInterval = 0 })
 	gw, prov, c := net.validators[0], net.registered[0], net.validators[0].Chain()
 	waitRegistered(t, gw, net.registered)
@@ -64,16 +66,16 @@ func TestBuyerFrontRunRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var honest ledger.PaymentRecord
+	var honest receipt.PaymentRecord
 	if err := cborx.UnmarshalCanonical(raw, ledger.MaxTxBytes, &honest); err != nil {
 		t.Fatal(err)
 	}
 	forged := honest
 	forged.Price = 1
-	if err := ledger.SignRecord(testBuyerKey, c.App().ChainID(), &forged); err != nil {
+	if err := receipt.SignRecord(testBuyerKey, c.App().ChainID(), &forged); err != nil {
 		t.Fatal(err)
 	}
-	res, err := buyer.Submit(ctx, &ledger.Settlement{Records: []ledger.PaymentRecord{forged}})
+	res, err := buyer.Submit(ctx, &ledger.Settlement{Records: []receipt.PaymentRecord{forged}})
 	if err != nil || res.Code != ledger.CodeOK {
 		t.Fatalf("the forged settlement: %+v %v", res, err)
 	}

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/node/attacktest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestAttackScenarios runs every scenario of node/attacktest, the ones
@@ -23,7 +23,7 @@ func TestAttackScenarios(t *testing.T) {
 	params := testChainParams(3600)
 	params.FeePerTx, params.FeePerRecord = 100, 1
 	slowCollector := func(c *Config) { c.Settle.CollectInterval = 4 * time.Second }
-	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[ledger.AccountID]uint64{testBuyer(): 1_000_000},
+	net := newChainNetWith(t, 1, 1, 0, params, chainExtra{funded: map[terms.AccountID]uint64{testBuyer(): 1_000_000},
 		provOpts: []func(*Config){slowCollector}}, func(c *Config) { c.Router.ProbeInterval = 0 })
 	gw, prov := net.validators[0], net.registered[0]
 	waitRegistered(t, gw, net.registered)

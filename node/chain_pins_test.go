@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -36,7 +37,7 @@ func newChainNet(t testing.TB, nv, np, nu int, params ledger.Params, valOpts ...
 // chainExtra adds to a chainNet: accounts funded at genesis, options
 // applied to each registered provider's config.
 type chainExtra struct {
-	funded   map[ledger.AccountID]uint64
+	funded   map[terms.AccountID]uint64
 	provOpts []func(*Config)
 	// selfEscrow opens each provider's operator an escrow with itself as
 	// settler (a serving provider paying its expert holders).
@@ -48,7 +49,7 @@ type chainExtra struct {
 func newChainNetWith(t testing.TB, nv, np, nu int, params ledger.Params, extra chainExtra, valOpts ...func(*Config)) *chainNet {
 	t.Helper()
 	c := &chainNet{spec: consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-pins-test", BlockTime: 100 * time.Millisecond,
-		Params: params, Funded: map[ledger.AccountID]uint64{}}}
+		Params: params, Funded: map[terms.AccountID]uint64{}}}
 	vals := make([]Config, nv)
 	for i := range vals {
 		vals[i] = testConfig(t, RoleValidator, "software", nil)
@@ -127,17 +128,17 @@ const testBuyerEscrow = 1_000_000_000
 // testBuyerKey is the chain account behind testToken on chain gateways.
 var testBuyerKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 
-func testBuyer() ledger.AccountID {
-	return ledger.AccountOf(testBuyerKey.Public().(ed25519.PublicKey))
+func testBuyer() terms.AccountID {
+	return terms.AccountOf(testBuyerKey.Public().(ed25519.PublicKey))
 }
 
-func accountKey(t testing.TB, cfg Config) ledger.AccountID {
+func accountKey(t testing.TB, cfg Config) terms.AccountID {
 	t.Helper()
 	k, err := consensus.LoadOrCreateAccountKey(cfg.Path(AccountKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
+	return terms.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
 // testChainParams are small bonds and a short hour.

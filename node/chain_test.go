@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestChainConfigRoundTrip: the rendered file carries the [chain]
@@ -46,15 +47,15 @@ func TestChainConfigRoundTrip(t *testing.T) {
 // methods of the node without a chain answer Unavailable.
 func TestChainInNode(t *testing.T) {
 	_, buyerKey, _ := ed25519.GenerateKey(rand.Reader)
-	buyer := ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	buyer := terms.AccountOf(buyerKey.Public().(ed25519.PublicKey))
 	cfgs := []Config{testConfig(t, RoleValidator, "software", nil), testConfig(t, RoleValidator, "software", nil)}
 	spec := consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-node-test", BlockTime: 100 * time.Millisecond,
-		Funded: map[ledger.AccountID]uint64{buyer: 5_000_000}}
+		Funded: map[terms.AccountID]uint64{buyer: 5_000_000}}
 	for i := range cfgs {
 		cfgs[i].Chain.Enabled, cfgs[i].Chain.P2PListen = true, nodetest.FreeTCP(t)
 		cfgs[i].Chain.StallAfter = time.Second
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: filepath.Join(cfgs[i].Home, "chain"),
-			P2PListen: cfgs[i].Chain.P2PListen, Operator: ledger.AccountID{byte(i + 1)}})
+			P2PListen: cfgs[i].Chain.P2PListen, Operator: terms.AccountID{byte(i + 1)}})
 	}
 	written, err := consensus.DevnetGenesis(spec)
 	if err != nil {
@@ -85,7 +86,7 @@ func TestChainInNode(t *testing.T) {
 	}
 	wantCode(t, nodes[0], "tenzro_getAccount", `{"account":"xyz"}`, rpc.CodeInvalidParams)
 
-	raw, err := ledger.NewSigner(buyerKey, spec.ChainID).SignTx(0, &ledger.Transfer{To: ledger.AccountID{9}, Amount: 1000})
+	raw, err := ledger.NewSigner(buyerKey, spec.ChainID).SignTx(0, &ledger.Transfer{To: terms.AccountID{9}, Amount: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestChainInNode(t *testing.T) {
 	// A resubmission is refused; a stale nonce is rejected by CheckTx with
 	// the chain's code as data.
 	wantCode(t, nodes[1], "tenzro_sendTx", fmt.Sprintf(`{"tx":%q}`, base64.StdEncoding.EncodeToString(raw)), rpc.CodeInvalidParams)
-	stale, err := ledger.NewSigner(buyerKey, spec.ChainID).SignTx(0, &ledger.Transfer{To: ledger.AccountID{9}, Amount: 7})
+	stale, err := ledger.NewSigner(buyerKey, spec.ChainID).SignTx(0, &ledger.Transfer{To: terms.AccountID{9}, Amount: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

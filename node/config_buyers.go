@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -40,7 +40,7 @@ func (b BuyerConfig) Validate() error {
 	case b.Payer != "" && (b.Account != "" || b.InitialCredit != 0):
 		return errors.New("payer: an on-chain payer takes no account or initial_credit (those are off-chain)")
 	case b.Payer != "":
-		if _, err := ledger.ParseAccountID(b.Payer); err != nil {
+		if _, err := terms.ParseAccountID(b.Payer); err != nil {
 			return fmt.Errorf("payer: %w", err)
 		}
 	case !accountRE.MatchString(b.Account):

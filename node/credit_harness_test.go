@@ -53,7 +53,7 @@ func newCreditNet(t *testing.T, np int, params ledger.Params, trusted []peer.ID,
 func newCreditNetPaying(t *testing.T, payer ed25519.PrivateKey, np int, params ledger.Params, trusted []peer.ID, valOpts ...func(*Config)) *creditNet {
 	t.Helper()
 	c := &creditNet{payer: payer}
-	extra := chainExtra{funded: map[ledger.AccountID]uint64{keyAccount(c.payer): creditPayerFunds},
+	extra := chainExtra{funded: map[terms.AccountID]uint64{keyAccount(c.payer): creditPayerFunds},
 		provOpts: []func(*Config){func(cfg *Config) {
 			cfg.Provider.RecordWait = creditRecordWait
 			for _, p := range trusted {
@@ -90,11 +90,11 @@ func newAccountKey(t *testing.T) ed25519.PrivateKey {
 	return k
 }
 
-func keyAccount(k ed25519.PrivateKey) ledger.AccountID {
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
+func keyAccount(k ed25519.PrivateKey) terms.AccountID {
+	return terms.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
-func (c *creditNet) payerID() ledger.AccountID { return keyAccount(c.payer) }
+func (c *creditNet) payerID() terms.AccountID { return keyAccount(c.payer) }
 
 // submit sends one transaction from the payer and waits for its commit
 // and for every provider's chain to have its block (credit control reads
@@ -116,7 +116,7 @@ func (c *creditNet) synced(t *testing.T, h int64) {
 	}
 }
 
-func (c *creditNet) escrow(t *testing.T, settler ledger.AccountID) ledger.Escrow {
+func (c *creditNet) escrow(t *testing.T, settler terms.AccountID) ledger.Escrow {
 	t.Helper()
 	e, ok, err := c.chain.Escrow(t.Context(), c.payerID(), settler)
 	if err != nil || !ok {
@@ -144,7 +144,7 @@ func newRogueHost(t *testing.T) *p2p.Host {
 }
 
 // payAuth is settlerKey's authorization of caller for payer.
-func (c *creditNet) payAuth(settlerKey ed25519.PrivateKey, caller peer.ID, payer ledger.AccountID) *infer.PayAuth {
+func (c *creditNet) payAuth(settlerKey ed25519.PrivateKey, caller peer.ID, payer terms.AccountID) *infer.PayAuth {
 	settler := keyAccount(settlerKey)
 	return &infer.PayAuth{Payer: payer[:], Settler: settler[:], Sig: ledger.SignPayAuth(settlerKey, c.chainID, []byte(caller), payer)}
 }
@@ -203,14 +203,14 @@ func refused(t *testing.T, what string, f *infer.FinalFrame, err error, status i
 	return ef
 }
 
-func requestDigest(req *infer.Request) ledger.Hash32 {
+func requestDigest(req *infer.Request) terms.Hash32 {
 	in := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
-	return ledger.Hash32(receipt.RequestDigest(req.Nonce, in, req.ModelID))
+	return terms.Hash32(receipt.RequestDigest(req.Nonce, in, req.ModelID))
 }
 
 // record is the payment record an honest settler signs for the call req
 // that p answered with f: p's own rate card on the receipt's units.
-func (c *creditNet) record(t *testing.T, settlerKey ed25519.PrivateKey, p *Node, req *infer.Request, f *infer.FinalFrame) ledger.PaymentRecord {
+func (c *creditNet) record(t *testing.T, settlerKey ed25519.PrivateKey, p *Node, req *infer.Request, f *infer.FinalFrame) receipt.PaymentRecord {
 	t.Helper()
 	_, r, err := receipt.Parse(f.Receipt)
 	if err != nil {
@@ -220,23 +220,23 @@ func (c *creditNet) record(t *testing.T, settlerKey ed25519.PrivateKey, p *Node,
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := ledger.PaymentRecord{Payer: ledger.AccountID(req.Pay.Payer), Provider: p.Identity().MachineID(),
-		RequestDigest: requestDigest(req), Price: bd.Total, ReceiptHash: ledger.Hash32(receipt.ReceiptHash(f.Receipt)),
+	rec := receipt.PaymentRecord{Payer: terms.AccountID(req.Pay.Payer), Provider: p.Identity().MachineID(),
+		RequestDigest: requestDigest(req), Price: bd.Total, ReceiptHash: terms.Hash32(receipt.ReceiptHash(f.Receipt)),
 		Receipt: f.Receipt, Units: r.Units.InputTokens + r.Units.OutputTokens, Time: time.Now().Unix(),
 		ExpiryHeight: c.chain.App().Height() + 100}
 	c.sign(t, settlerKey, &rec)
 	return rec
 }
 
-func (c *creditNet) sign(t *testing.T, key ed25519.PrivateKey, rec *ledger.PaymentRecord) {
+func (c *creditNet) sign(t *testing.T, key ed25519.PrivateKey, rec *receipt.PaymentRecord) {
 	t.Helper()
-	if err := ledger.SignRecord(key, c.chainID, rec); err != nil {
+	if err := receipt.SignRecord(key, c.chainID, rec); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // deliver sends recs from h to p over /tenzro/payment/1.0.0.
-func (c *creditNet) deliver(t *testing.T, h *p2p.Host, p *Node, recs ...ledger.PaymentRecord) []payment.Result {
+func (c *creditNet) deliver(t *testing.T, h *p2p.Host, p *Node, recs ...receipt.PaymentRecord) []payment.Result {
 	t.Helper()
 	res, err := payment.Deliver(t.Context(), h.Host(), "test", p.Host().ID(), recs)
 	if err != nil {

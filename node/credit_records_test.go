@@ -98,7 +98,7 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	altered := good
 	altered.Price += 1000
 	foreignReceipt := good
-	foreignReceipt.Receipt, foreignReceipt.ReceiptHash = fB.Receipt, ledger.Hash32(receipt.ReceiptHash(fB.Receipt))
+	foreignReceipt.Receipt, foreignReceipt.ReceiptHash = fB.Receipt, terms.Hash32(receipt.ReceiptHash(fB.Receipt))
 	c.sign(t, settler, &foreignReceipt)
 	foreignMachine := c.record(t, settler, other, reqB, fB)
 	otherRequest := good // this machine's receipt, another request's digest
@@ -106,7 +106,7 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 	c.sign(t, settler, &otherRequest)
 	bad := []struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 		code ledger.Code
 	}{
 		{"forged settler signature", forged, ledger.CodeBadRecordSig},
@@ -138,7 +138,7 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 
 	payer := c.payerID()
 	payer0 := accountBalance(t, c.chain, payer)
-	outs, err := settle.SubmitAll(t.Context(), c.sub, []ledger.PaymentRecord{forged, altered, foreignReceipt})
+	outs, err := settle.SubmitAll(t.Context(), c.sub, []receipt.PaymentRecord{forged, altered, foreignReceipt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestCreditRecordsThatMustNotPay(t *testing.T) {
 		return c.escrow(t, sa).Balance != escrow0
 	})
 	unchanged("after the genuine record", good.Price, params.FeePerRecord)
-	outs, err = settle.SubmitAll(t.Context(), c.sub, []ledger.PaymentRecord{good})
+	outs, err = settle.SubmitAll(t.Context(), c.sub, []receipt.PaymentRecord{good})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
@@ -56,7 +55,7 @@ func TestExpertHoldersPaidOnChain(t *testing.T) {
 
 	payer := accountKey(t, serving.Config())
 	escrow0 := escrowBalance(t, c, payer, payer)
-	ops := make([]ledger.AccountID, len(holders))
+	ops := make([]terms.AccountID, len(holders))
 	bal0 := make([]uint64, len(holders))
 	for i, h := range holders {
 		ops[i] = accountKey(t, h.Config())

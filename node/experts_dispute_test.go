@@ -13,6 +13,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestServingProviderDisputesWrongExpert: a holder that signs wrong rows
@@ -202,7 +203,7 @@ func TestServingProviderDisputesWrongExpert(t *testing.T) {
 // convicted waits until the disputes by disputer against p include a
 // guilty one and are all resolved, and returns them; it fails naming
 // each one's status if that does not happen in time.
-func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, disputer ledger.AccountID) []ledger.Dispute {
+func convicted(t *testing.T, ctx context.Context, c *consensus.Node, p *Node, disputer terms.AccountID) []ledger.Dispute {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	var seen []string

@@ -95,7 +95,7 @@ func buyerLeaves(t *testing.T, gw, p *Node, model string) {
 	if chunks < 5 {
 		t.Fatalf("stream ended after %d chunks", chunks)
 	}
-	var pays []*receipt.PaymentRecord
+	var pays []*receipt.Bill
 	nodetest.Eventually(t, 15*time.Second, "the delivered part billed", func() bool {
 		pays, _ = gw.store.ListPayments("alice", 10)
 		return len(pays) == 1

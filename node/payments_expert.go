@@ -8,9 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // expertOutbox opens the serving provider's own outbox (data/expert-outbox)
@@ -28,7 +28,7 @@ func (n *Node) expertOutbox(acct *consensus.Submitter) (provider.ExpertPayments,
 		return nil, fmt.Errorf("node: expert payments: %w", err)
 	}
 	n.parts = append(n.parts, ob)
-	return provider.OutboxPayments{Account: ledger.AccountOf(key.Public().(ed25519.PublicKey)), Outbox: ob}, nil
+	return provider.OutboxPayments{Account: terms.AccountOf(key.Public().(ed25519.PublicKey)), Outbox: ob}, nil
 }
 
 // deliverFunc delivers this node's signed records to their providers

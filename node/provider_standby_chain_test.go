@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestStandbyHeldAgainstAFundedStream: on a chain a successor takes a
@@ -25,7 +26,7 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 	payer := newAccountKey(t)
 	const fee = 36_000 // 10 micro-units a second
 	net := newChainNetWith(t, 1, 1, 0, testChainParams(3600), chainExtra{
-		funded: map[ledger.AccountID]uint64{keyAccount(payer): 10_000_000},
+		funded: map[terms.AccountID]uint64{keyAccount(payer): 10_000_000},
 		provOpts: []func(*Config){func(c *Config) {
 			c.Provider.Standby.Enabled, c.Provider.Standby.FeePerHour, c.Provider.Standby.ClaimInterval = true, fee, time.Second
 		}}})
@@ -49,8 +50,8 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 		return res
 	}
 	submit(&ledger.EscrowFund{Amount: 1_000_000})
-	low := ledger.Hash32(submit(&ledger.StreamOpen{Payee: machine, Rate: fee - 1, Deposit: 100_000}).Data)
-	id := ledger.Hash32(submit(&ledger.StreamOpen{Payee: machine, Rate: fee, Deposit: 100_000}).Data)
+	low := terms.Hash32(submit(&ledger.StreamOpen{Payee: machine, Rate: fee - 1, Deposit: 100_000}).Data)
+	id := terms.Hash32(submit(&ledger.StreamOpen{Payee: machine, Rate: fee, Deposit: 100_000}).Data)
 
 	gw, err := libp2p.New(libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay())
 	if err != nil {
@@ -71,14 +72,14 @@ func TestStandbyHeldAgainstAFundedStream(t *testing.T) {
 		}
 	}
 	refusedFor(a, "standby stream")
-	withStream := func(s ledger.Hash32, by ledger.AccountID) sessioncache.Assignment {
+	withStream := func(s terms.Hash32, by terms.AccountID) sessioncache.Assignment {
 		b := a
 		b.StreamID, b.Payer = s[:], by[:]
 		return b
 	}
 	refusedFor(withStream(low, payerID), "below the standby fee")
-	refusedFor(withStream(id, ledger.AccountID{1}), "not the session's payer")
-	refusedFor(withStream(ledger.Hash32{9}, payerID), "does not exist")
+	refusedFor(withStream(id, terms.AccountID{1}), "not the session's payer")
+	refusedFor(withStream(terms.Hash32{9}, payerID), "does not exist")
 	if err := sessioncache.Assign(context.Background(), gw, succ.Host().ID(), withStream(id, payerID)); err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -31,7 +31,7 @@ func (n *Node) buildProvider(acct *consensus.Submitter) error {
 		var err error
 		collector, err = settle.OpenCollector(n.cfg.settleCollector(),
 			settle.CollectorDeps{Machine: n.id.MachineID(), Chain: settle.NodeChain(n.chain), Submitter: acct,
-				Expect: func(rd ledger.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
+				Expect: func(rd terms.Hash32) (uint64, bool) { return n.provider.Expected(rd) },
 				Clock:  n.clock, Log: n.log, Registerer: n.reg})
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
@@ -113,7 +113,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		n.outbox = outbox
 		n.payments = chainview.NewPayments(n.chain, outbox, key, n.host.ID(), n.clock)
 		deps.Payments = n.payments
-		probePayer = ledger.AccountOf(key.Public().(ed25519.PublicKey)).String()
+		probePayer = terms.AccountOf(key.Public().(ed25519.PublicKey)).String()
 	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == consensus.ChainValidator
 	if isValidator {
@@ -148,7 +148,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 // ExpectDeposit tells a gateway on a chain that a deposit of amount into
 // payer's escrow with it is on its way (chainview.Payments.ExpectDeposit).
 // Without a chain it does nothing.
-func (n *Node) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+func (n *Node) ExpectDeposit(payer terms.AccountID, amount uint64) (done func()) {
 	if n.payments == nil {
 		return func() {}
 	}

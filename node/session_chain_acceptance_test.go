@@ -12,6 +12,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
@@ -48,7 +49,7 @@ func TestSessionStandbyOnChain(t *testing.T) {
 	}
 	stream := func(id string) ledger.Stream {
 		t.Helper()
-		h, err := ledger.ParseHash(id)
+		h, err := terms.ParseHash(id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func TestSessionStandbyOnChain(t *testing.T) {
 		}
 		return s
 	}
-	operator := func(machine string) ledger.AccountID {
+	operator := func(machine string) terms.AccountID {
 		t.Helper()
 		m, err := identity.ParseMachineID(machine)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/chainview"
 )
 
@@ -34,7 +35,7 @@ func TestStandbyStreamsOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ledger.ParseHash(id)
+	h, err := terms.ParseHash(id)
 	if err != nil {
 		t.Fatal(err)
 	}

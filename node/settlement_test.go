@@ -16,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -60,7 +61,7 @@ func callPaid(t *testing.T, gw, p *Node) paidCall {
 	return paidCall{price: s.Price, machine: s.Provider, digest: s.RequestDigest, height: gw.Chain().App().Height()}
 }
 
-func escrowBalance(t *testing.T, c *consensus.Node, payer, settler ledger.AccountID) uint64 {
+func escrowBalance(t *testing.T, c *consensus.Node, payer, settler terms.AccountID) uint64 {
 	t.Helper()
 	e, ok, err := c.Escrow(context.Background(), payer, settler)
 	if err != nil || !ok {
@@ -69,7 +70,7 @@ func escrowBalance(t *testing.T, c *consensus.Node, payer, settler ledger.Accoun
 	return e.Balance
 }
 
-func accountBalance(t *testing.T, c *consensus.Node, a ledger.AccountID) uint64 {
+func accountBalance(t *testing.T, c *consensus.Node, a terms.AccountID) uint64 {
 	t.Helper()
 	acct, _, err := c.Account(context.Background(), a)
 	if err != nil {
@@ -104,7 +105,7 @@ func TestPaidCallsSettle(t *testing.T) {
 	waitRegistered(t, gw, net.registered)
 
 	settler := accountKey(t, gw.Config())
-	ops := make([]ledger.AccountID, len(net.registered))
+	ops := make([]terms.AccountID, len(net.registered))
 	machines := make([]string, len(net.registered))
 	for i, p := range net.registered {
 		ops[i], machines[i] = accountKey(t, p.Config()), p.id.MachineID().String()

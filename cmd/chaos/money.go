@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // joinDeposit is what the join gateway moves into the buyer's own escrow.
@@ -24,7 +25,7 @@ func accountOfHome(home string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("chaos: %w", err)
 	}
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey)).String(), nil
+	return terms.AccountOf(k.Public().(ed25519.PublicKey)).String(), nil
 }
 
 // ledgerSnap is one height's view of every escrow that pays for calls

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestKeysAccountNew(t *testing.T) {
@@ -22,7 +22,7 @@ func TestKeysAccountNew(t *testing.T) {
 	if len(fields) < 2 || fields[0] != "account" {
 		t.Fatalf("output %q", out)
 	}
-	id, err := ledger.ParseAccountID(fields[1])
+	id, err := terms.ParseAccountID(fields[1])
 	if err != nil {
 		t.Fatalf("printed account %q: %v", fields[1], err)
 	}

@@ -128,7 +128,7 @@ func addProvider(cmd *cobra.Command, o addProviderOpts) error {
 	if err != nil {
 		return err
 	}
-	account := ledger.AccountOf(key.Public().(ed25519.PublicKey))
+	account := terms.AccountOf(key.Public().(ed25519.PublicKey))
 	amount := o.fund.v
 	if !o.fund.set {
 		if amount, err = fundingAt(ctx, m.Gateway); err != nil {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func newEvidenceCmd() *cobra.Command {
@@ -32,7 +32,7 @@ gateway kept, as the file 'tx dispute open --evidence' takes.`,
 		Short: "Fetch an evidence pack from a node (tenzro_getEvidencePack) and write it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := ledger.ParseAccountID(account); err != nil {
+			if _, err := terms.ParseAccountID(account); err != nil {
 				return fmt.Errorf("--account: %w", err)
 			}
 			if out == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
@@ -56,7 +57,7 @@ chain's own evidence check, run by the gateway first, would refuse it.`,
   tenzrod tx dispute open --key me.key --payer 5e…a1 --request 9f…3b --evidence evidence.json --bond 10_000_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := ledger.ParseHash(request); err != nil {
+			if _, err := terms.ParseHash(request); err != nil {
 				return fmt.Errorf("--request: the call's request digest (tenzro.payment.signed.request_digest): %w", err)
 			}
 			byHand := cmd.Flags().Changed("chunk")

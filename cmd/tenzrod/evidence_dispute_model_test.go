@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/commit/committest"
@@ -91,7 +91,7 @@ func openModel(t *testing.T, dir string) *llm.Engine {
 
 // servedEvidence is the evidence of in answered on eng, signed by mach as
 // an answer of model, as the gateway keeps it.
-func servedEvidence(t *testing.T, mach *testnet.Machine, model inference.ModelID, eng inference.Engine, in receipt.EvidenceInput) ledger.DisputeEvidence {
+func servedEvidence(t *testing.T, mach *ledgertest.Machine, model inference.ModelID, eng inference.Engine, in receipt.EvidenceInput) ledger.DisputeEvidence {
 	t.Helper()
 	res, text, proofs := committest.Generate(t, eng, inference.GenerateRequest{Messages: in.Messages, Sampling: in.Sampling})
 	tokens := make([]uint32, len(res.Tokens))

@@ -18,6 +18,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/evidence"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // submitTxs signs payloads as key's next transactions, broadcasts them and
@@ -54,13 +56,13 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 	defer cancel()
 	_, buyerKey, _ := ed25519.GenerateKey(rand.Reader)
 	_, opKey, _ := ed25519.GenerateKey(rand.Reader)
-	buyer := ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	buyer := terms.AccountOf(buyerKey.Public().(ed25519.PublicKey))
 	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 2, Params: &params,
 		Accounts: []ledger.GenesisAccount{{Account: buyer, Balance: 1_000_000},
-			{Account: ledger.AccountOf(opKey.Public().(ed25519.PublicKey)), Balance: 10}}})
+			{Account: terms.AccountOf(opKey.Public().(ed25519.PublicKey)), Balance: 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 		}
 	}()
 	prov := testMachine(t, filepath.Join(dir, "machine"))
-	reg, err := prov.Register(net.ChainID, ledger.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
+	reg, err := prov.Register(net.ChainID, terms.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +80,10 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 	var opNonce, buyerNonce uint64
 	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, reg)
 	from := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &ledger.EscrowFund{Amount: 100_000})
-	recs := make([]ledger.PaymentRecord, 3)
+	recs := make([]receipt.PaymentRecord, 3)
 	for i := range recs {
-		recs[i] = ledger.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: ledger.Hash32{byte(i + 1)},
-			QuoteDigest: ledger.Hash32{0xcc}, Price: uint64(100 * (i + 1)), ExpiryHeight: 300}
+		recs[i] = receipt.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: terms.Hash32{byte(i + 1)},
+			QuoteDigest: terms.Hash32{0xcc}, Price: uint64(100 * (i + 1)), ExpiryHeight: 300}
 		// Receipts are required, and the buyer settles its own escrow.
 		if recs[i].Receipt, recs[i].ReceiptHash, recs[i].RequestDigest, err = prov.PaidReceipt(recs[i].RequestDigest[:], buyer, buyer, 0); err != nil {
 			t.Fatal(err)
@@ -103,7 +105,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 			} `json:"params"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		acct, _ := ledger.ParseAccountID(req.Params.Account)
+		acct, _ := terms.ParseAccountID(req.Params.Account)
 		pack, err := evidence.Export(r.Context(), node, acct, req.Params.FromHeight, req.Params.ToHeight)
 		if err != nil {
 			t.Errorf("export: %v", err)

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // newGenesisCmd is `tenzrod genesis`: a new network from validator homes.
@@ -42,10 +42,10 @@ and to auditors (tenzrod evidence verify --validators).`,
 			if chainID == "" || dir == "" || len(validators) == 0 {
 				return fmt.Errorf("--chain-id, --dir and at least one --validator are required")
 			}
-			spec := consensus.Devnet{Dir: dir, ChainID: chainID, BlockTime: blockTime, Funded: map[ledger.AccountID]uint64{}}
+			spec := consensus.Devnet{Dir: dir, ChainID: chainID, BlockTime: blockTime, Funded: map[terms.AccountID]uint64{}}
 			for _, f := range funds {
 				a, amt, ok := strings.Cut(f, "=")
-				id, err := ledger.ParseAccountID(a)
+				id, err := terms.ParseAccountID(a)
 				n, err2 := strconv.ParseUint(amt, 10, 64)
 				if !ok || err != nil || err2 != nil || n == 0 {
 					return fmt.Errorf("--fund %q: want ACCOUNT=AMOUNT (64 hex digits = micro-units > 0)", f)
@@ -68,7 +68,7 @@ and to auditors (tenzrod evidence verify --validators).`,
 				}
 				cfg.Chain.Role = consensus.ChainValidator
 				cfgs = append(cfgs, cfg)
-				operator := ledger.AccountOf(op.Public().(ed25519.PublicKey))
+				operator := terms.AccountOf(op.Public().(ed25519.PublicKey))
 				spec.Validators = append(spec.Validators, consensus.DevnetValidator{Home: cfg.Path(cfg.Chain.Home),
 					Moniker: filepath.Base(home), P2PListen: cfg.Chain.P2PListen, RPCListen: cfg.Chain.RPCListen,
 					Advertise: adv, Operator: operator, Stake: stake})

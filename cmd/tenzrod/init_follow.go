@@ -16,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // initChainFlags are init's flags for a home that follows a running chain.
@@ -141,7 +142,7 @@ func printFollowerNext(out io.Writer, cfg node.Config, f *follower) error {
 	if err != nil {
 		return err
 	}
-	account := ledger.AccountOf(key.Public().(ed25519.PublicKey))
+	account := terms.AccountOf(key.Public().(ed25519.PublicKey))
 	fmt.Fprintf(out, "account      %s (%s: the operator account)\n", account, cfg.Path(node.AccountKeyFile))
 	fmt.Fprintf(out, "chain        %s, following %d peer(s): %v\n", f.chainID, len(cfg.Chain.PersistentPeers), cfg.Chain.PersistentPeers)
 	fmt.Fprintf(out, "api          http://%s\n", cfg.API.Listen)

@@ -17,6 +17,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/internal/freeport"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 
 	"github.com/spf13/cobra"
 
@@ -95,7 +96,7 @@ func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, e
 		return "", fmt.Errorf("token: %w", err)
 	}
 	token := "sk-tenzro-" + hex.EncodeToString(b[:])
-	payer := ledger.AccountOf(key.Public().(ed25519.PublicKey))
+	payer := terms.AccountOf(key.Public().(ed25519.PublicKey))
 	cfg.Router.Buyers = []node.BuyerConfig{{Payer: payer.String(), TokenSHA256: openai.TokenHash(token)}}
 	return token, nil
 }
@@ -138,7 +139,7 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 		if err != nil {
 			return err
 		}
-		me := ledger.AccountOf(key.Public().(ed25519.PublicKey))
+		me := terms.AccountOf(key.Public().(ed25519.PublicKey))
 		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
 		for !consensus.Ready(wait, n.Chain()) {

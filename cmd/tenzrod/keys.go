@@ -10,10 +10,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func newKeysCmd() *cobra.Command {
@@ -82,7 +82,7 @@ func newAccountKeysCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\nkey file           %s\n",
-				ledger.AccountOf(priv.Public().(ed25519.PublicKey)), out)
+				terms.AccountOf(priv.Public().(ed25519.PublicKey)), out)
 			return nil
 		},
 	}
@@ -96,7 +96,7 @@ func newAccountKeysCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\n", ledger.AccountOf(priv.Public().(ed25519.PublicKey)))
+			fmt.Fprintf(cmd.OutOrStdout(), "account            %s\n", terms.AccountOf(priv.Public().(ed25519.PublicKey)))
 			return nil
 		},
 	}

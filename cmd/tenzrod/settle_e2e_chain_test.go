@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // accountOfHome is the chain account of the key in a node home.
@@ -20,7 +21,7 @@ func accountOfHome(t *testing.T, home string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey)).String()
+	return terms.AccountOf(k.Public().(ed25519.PublicKey)).String()
 }
 
 // chainSnap is one height's view of the balances the test accounts for.

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // newTxCmd is `tenzrod tx`: sign and submit ledger transactions through a
@@ -59,7 +60,7 @@ spending from it changes no buyer's escrow or balance.`,
 			if to == "" {
 				return fmt.Errorf("--to is required: the receiving account ID (64 hex digits)")
 			}
-			dst, err := ledger.ParseAccountID(to)
+			dst, err := terms.ParseAccountID(to)
 			if err != nil {
 				return fmt.Errorf("--to %q: not an account ID (64 hex digits): %w", to, err)
 			}
@@ -95,13 +96,13 @@ covered; claim pays out a withdrawal once it has unlocked.`,
 	}
 	fund := newEscrowAmountCmd("fund", "Move micro-units from the balance into the (you, settler) escrow",
 		"micro-units to move into the escrow, an integer > 0 (required)",
-		func(amt uint64, st ledger.AccountID) any { return &ledger.EscrowFund{Amount: amt, Settler: st} })
+		func(amt uint64, st terms.AccountID) any { return &ledger.EscrowFund{Amount: amt, Settler: st} })
 	fund.Example = `  tenzrod tx escrow fund --key buyer.key --amount 1_000_000
   # the escrow a gateway account settles calls against
   tenzrod tx escrow fund --key buyer.key --amount 1_000_000 --settler 3f…e1`
 	withdraw := newEscrowAmountCmd("withdraw", "Start moving micro-units from an escrow back to the balance (paid out after the withdraw delay)",
 		"micro-units to withdraw, an integer > 0 (required)",
-		func(amt uint64, st ledger.AccountID) any { return &ledger.EscrowWithdraw{Amount: amt, Settler: st} })
+		func(amt uint64, st terms.AccountID) any { return &ledger.EscrowWithdraw{Amount: amt, Settler: st} })
 	withdraw.Example = `  tenzrod tx escrow withdraw --key buyer.key --amount 400000
   # later, once it has unlocked:
   tenzrod tx escrow claim --key buyer.key`
@@ -138,7 +139,7 @@ const settlerHelp = "the settler (gateway account ID) of the escrow; default: yo
 // newEscrowAmountCmd is `escrow fund` or `escrow withdraw` (verb): --amount
 // moved between the balance and the (you, settler) escrow by the
 // transaction tx builds.
-func newEscrowAmountCmd(verb, short, amountHelp string, tx func(amt uint64, st ledger.AccountID) any) *cobra.Command {
+func newEscrowAmountCmd(verb, short, amountHelp string, tx func(amt uint64, st terms.AccountID) any) *cobra.Command {
 	var (
 		o       txOpts
 		amount  amountFlag
@@ -171,11 +172,11 @@ func newEscrowAmountCmd(verb, short, amountHelp string, tx func(amt uint64, st l
 }
 
 // settlerOf parses --settler; "" is the zero account: the payer's own.
-func settlerOf(s string) (ledger.AccountID, error) {
+func settlerOf(s string) (terms.AccountID, error) {
 	if s == "" {
-		return ledger.AccountID{}, nil
+		return terms.AccountID{}, nil
 	}
-	id, err := ledger.ParseAccountID(s)
+	id, err := terms.ParseAccountID(s)
 	if err != nil {
 		return id, fmt.Errorf("--settler %q: not an account ID (64 hex digits): %w", s, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // newTxModelCmd is `tenzrod tx model`: a validator's declaration of the
@@ -32,7 +33,7 @@ func newTxModelCmd() *cobra.Command {
 			if model == "" {
 				return fmt.Errorf("--model is required: the catalog model ID (64 hex digits)")
 			}
-			id, err := ledger.ParseHash(model)
+			id, err := terms.ParseHash(model)
 			if err != nil {
 				return fmt.Errorf("--model: %w", err)
 			}
@@ -192,10 +193,10 @@ func recordDisputeOpen(payer, request, evFile string, bond uint64) (*ledger.Disp
 	if err != nil {
 		return nil, err
 	}
-	if p == (ledger.AccountID{}) {
+	if p == (terms.AccountID{}) {
 		return nil, fmt.Errorf("--payer is required: the record's payer account (or --batch for an expert batch)")
 	}
-	d, err := ledger.ParseHash(request)
+	d, err := terms.ParseHash(request)
 	if err != nil {
 		return nil, fmt.Errorf("--request: the record's request digest: %w", err)
 	}
@@ -229,7 +230,7 @@ func newTxDisputeVoteCmd() *cobra.Command {
   tenzrod tx dispute vote --key account.key --id 0b…7f --round 1 --verdict guilty --salt SAME_HEX --reveal`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			did, err := ledger.ParseHash(id)
+			did, err := terms.ParseHash(id)
 			if err != nil {
 				return fmt.Errorf("--id: %w", err)
 			}
@@ -237,7 +238,7 @@ func newTxDisputeVoteCmd() *cobra.Command {
 			if err := v.UnmarshalText([]byte(verdict)); err != nil || v == ledger.VerdictNone {
 				return fmt.Errorf("--verdict %q: want guilty, innocent or abstain", verdict)
 			}
-			salt, err := ledger.ParseHash(saltHex)
+			salt, err := terms.ParseHash(saltHex)
 			if err != nil {
 				return fmt.Errorf("--salt: a secret of 64 hex digits, the same for commit and reveal: %w", err)
 			}

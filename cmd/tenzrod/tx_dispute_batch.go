@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // batchDisputeOpen is the dispute of the expert batch in the evidence
@@ -48,7 +49,7 @@ func batchDisputeOpen(evFile, bindingFile string, bond uint64) (*ledger.DisputeO
 
 // findBinding finds the binding of receiptHash in the bindings store
 // that sits beside the evidence file's store in a node's home.
-func findBinding(evFile string, receiptHash ledger.Hash32) (string, error) {
+func findBinding(evFile string, receiptHash terms.Hash32) (string, error) {
 	evDir := filepath.Dir(evFile)
 	dir := filepath.Join(filepath.Dir(filepath.Dir(evDir)), "bindings", filepath.Base(evDir))
 	if _, err := os.Stat(dir); err != nil {

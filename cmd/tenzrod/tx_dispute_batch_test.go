@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // batchEvidence writes, under home as a serving provider keeps them, the
 // evidence of one expert batch signed by a machine and the binding of its
 // receipt to a record of payer; it returns the evidence file and the
 // binding.
-func batchEvidence(t *testing.T, home string, payer ledger.AccountID) (string, *expert.Binding) {
+func batchEvidence(t *testing.T, home string, payer terms.AccountID) (string, *expert.Binding) {
 	t.Helper()
 	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
 	const dim = 4
@@ -48,7 +48,7 @@ func batchEvidence(t *testing.T, home string, payer ledger.AccountID) (string, *
 		t.Fatal(err)
 	}
 	u := expert.HolderUsage{Receipts: [][]byte{[]byte("an earlier receipt"), env}}
-	bind := expert.BindingOf(&u, payer, ledger.Hash32(sha256.Sum256([]byte("the call"))))
+	bind := expert.BindingOf(&u, payer, terms.Hash32(sha256.Sum256([]byte("the call"))))
 	data, err := expert.EncodeBinding(bind)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestTxDisputeOpenBatch(t *testing.T) {
 	}
 
 	other := filepath.Join(t.TempDir(), "other.cbor")
-	data, _ := expert.EncodeBinding(&expert.Binding{Payer: n.buyer, ReceiptHashes: []ledger.Hash32{{9}}})
+	data, _ := expert.EncodeBinding(&expert.Binding{Payer: n.buyer, ReceiptHashes: []terms.Hash32{{9}}})
 	if err := os.WriteFile(other, data, 0o600); err != nil {
 		t.Fatal(err)
 	}

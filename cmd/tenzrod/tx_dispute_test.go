@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestTxModelDeclare: a validator declares and drops a model's weights
@@ -15,7 +15,7 @@ import (
 func TestTxModelDeclare(t *testing.T) {
 	n := startTxNet(t)
 	valKey := filepath.Join(filepath.Dir(filepath.Dir(n.genesis)), "validator", "account.key")
-	model := ledger.Hash32{0xab, 0xcd}
+	model := terms.Hash32{0xab, 0xcd}
 	mustTx(t, "model", "declare", "--api", n.api, "--key", valKey, "--model", model.String())
 	h, err := n.node.Chain().ModelHolders(context.Background(), model)
 	if err != nil || len(h.Validators) != 1 {

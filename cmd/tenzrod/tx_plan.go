@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // newTxPlanCmd is `tenzrod tx plan`: open and decide settlement plans.
@@ -44,7 +45,7 @@ func parseLeg(s string) (ledger.PlanLeg, error) {
 	if !ok {
 		return ledger.PlanLeg{}, fmt.Errorf("--leg %q: want ACCOUNT=BPS or ACCOUNT=BPS@CHAIN", s)
 	}
-	id, err := ledger.ParseAccountID(acct)
+	id, err := terms.ParseAccountID(acct)
 	if err != nil {
 		return ledger.PlanLeg{}, fmt.Errorf("--leg %q: payee is not an account ID (64 hex digits)", s)
 	}
@@ -156,7 +157,7 @@ func newTxPlanDecideCmd() *cobra.Command {
 			if id == "" {
 				return fmt.Errorf("--id is required: the plan ID (64 hex digits) tx plan open printed")
 			}
-			h, err := ledger.ParseHash(id)
+			h, err := terms.ParseHash(id)
 			if err != nil {
 				return fmt.Errorf("--id: %w", err)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestTxPlan runs settlement plans with the CLI on a real chain: a plan
@@ -22,7 +23,7 @@ func TestTxPlan(t *testing.T) {
 	mustTx(t, "escrow", "fund", "--api", n.api, "--key", n.buyerKey, "--amount", "1_000_000")
 
 	out := mustTx(t, "plan", "open", "--api", n.api, "--key", n.buyerKey, "--leg", a.String()+"=6667", "--leg", b.String()+"=3333", "--total", "1_000")
-	id, err := ledger.ParseHash(printedField(t, out, "plan"))
+	id, err := terms.ParseHash(printedField(t, out, "plan"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestTxPlan(t *testing.T) {
 
 	out = mustTx(t, "plan", "open", "--api", n.api, "--key", n.buyerKey, "--leg", a.String()+"=5000",
 		"--leg", b.String()+"=5000@other-chain", "--total", "2_000", "--timeout", "100")
-	held, err := ledger.ParseHash(printedField(t, out, "plan"))
+	held, err := terms.ParseHash(printedField(t, out, "plan"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestTxPlan(t *testing.T) {
 	}
 
 	out = mustTx(t, "plan", "open", "--api", n.api, "--key", n.buyerKey, "--leg", a.String()+"=10000@elsewhere", "--total", "5_000")
-	aborted, err := ledger.ParseHash(printedField(t, out, "plan"))
+	aborted, err := terms.ParseHash(printedField(t, out, "plan"))
 	if err != nil {
 		t.Fatal(err)
 	}

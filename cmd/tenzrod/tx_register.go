@@ -17,6 +17,7 @@ import (
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // maxUnbonding is the longest unbonding delay the ledger accepts.
@@ -118,7 +119,7 @@ func readPeerKey(path string) (crypto.PrivKey, error) {
 // signRegistration builds a registration of the machine of id and the
 // peer of peerKey for operator on chainID, signed by the hardware, ML-DSA-65
 // and peer keys as node/provider does at start.
-func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID string, operator ledger.AccountID,
+func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID string, operator terms.AccountID,
 	bond, unbondingSecs uint64) (*ledger.ProviderRegister, error) {
 	pid, err := peer.IDFromPrivateKey(peerKey)
 	if err != nil {

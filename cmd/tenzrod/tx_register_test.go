@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // printedField returns the value after label at the start of a line.
@@ -28,7 +28,7 @@ func printedField(t *testing.T, out, label string) string {
 // testTxRegister registers a provider home made by `init` with the funded
 // operator key op (holding 1.5e9), checks the chain has it as given, that
 // another account cannot take the machine, and unbonds and withdraws it.
-func testTxRegister(t *testing.T, n *txNet, opKey string, op ledger.AccountID) {
+func testTxRegister(t *testing.T, n *txNet, opKey string, op terms.AccountID) {
 	ctx := context.Background()
 	home := filepath.Join(t.TempDir(), "provider")
 	if out, err := runCLI(t, "init", "--home", home, "--role", "provider", "--key-backend", "software"); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // maxRecordText bounds one --record argument or file.
@@ -45,7 +46,7 @@ short, …) exits non-zero with its code.`,
 			if len(records) == 0 {
 				return errors.New("--record is required: a payment record's base64, or @FILE")
 			}
-			recs := make([]ledger.PaymentRecord, len(records))
+			recs := make([]receipt.PaymentRecord, len(records))
 			for i, r := range records {
 				rec, err := parseRecordArg(r)
 				if err != nil {
@@ -72,7 +73,7 @@ short, …) exits non-zero with its code.`,
 }
 
 // parseRecordArg reads one record given as base64 or @FILE.
-func parseRecordArg(arg string) (*ledger.PaymentRecord, error) {
+func parseRecordArg(arg string) (*receipt.PaymentRecord, error) {
 	text := arg
 	if path, ok := strings.CutPrefix(arg, "@"); ok {
 		if st, err := os.Stat(path); err != nil {
@@ -113,8 +114,8 @@ func parseRecordArg(arg string) (*ledger.PaymentRecord, error) {
 
 // decodeRecord decodes a record's canonical CBOR and checks what needs no
 // chain (price, receipt present and hashing right, signature size).
-func decodeRecord(raw []byte) (*ledger.PaymentRecord, error) {
-	var rec ledger.PaymentRecord
+func decodeRecord(raw []byte) (*receipt.PaymentRecord, error) {
+	var rec receipt.PaymentRecord
 	if err := cborx.UnmarshalCanonical(raw, maxRecordText, &rec); err != nil {
 		return nil, fmt.Errorf("not a payment record: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestTxSettle: a buyer settles the record it holds itself, from a saved
@@ -51,9 +53,9 @@ func TestTxSettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := ledger.PaymentRecord{Payer: n.buyer, Provider: mach.MachineID(), RequestDigest: rd, Price: 7,
+	rec := receipt.PaymentRecord{Payer: n.buyer, Provider: mach.MachineID(), RequestDigest: rd, Price: 7,
 		Receipt: env, ReceiptHash: envHash, ExpiryHeight: n.node.Chain().App().Height() + 100}
-	if err := ledger.SignRecord(buyerKey, chainID, &rec); err != nil {
+	if err := receipt.SignRecord(buyerKey, chainID, &rec); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := cborx.Marshal(rec)
@@ -83,7 +85,7 @@ func TestTxSettle(t *testing.T) {
 		!strings.Contains(out, "duplicate") {
 		t.Fatalf("the settled request again, at another price: %v\n%s", err, out)
 	}
-	altered.RequestDigest = ledger.Hash32{8}
+	altered.RequestDigest = terms.Hash32{8}
 	bad, _ := cborx.Marshal(altered)
 	out, err = runCLI(t, "tx", "settle", "--api", n.api, "--key", n.buyerKey, "--record", base64.StdEncoding.EncodeToString(bad))
 	if err == nil || !strings.Contains(err.Error(), "signature") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // newTxStreamCmd is `tenzrod tx stream`: open, claim and stop stream
@@ -32,18 +33,18 @@ stream is closed and pays nothing more. Open streams are listed in
 tenzro_getAccount's "streams".`,
 	}
 	cmd.AddCommand(newTxStreamOpenCmd(), newTxStreamIDCmd("claim", "Pay the accrued part of a stream to its payee's operator (you)",
-		func(id ledger.Hash32) any { return &ledger.StreamClaim{ID: id} }),
+		func(id terms.Hash32) any { return &ledger.StreamClaim{ID: id} }),
 		newTxStreamIDCmd("stop", "Stop a stream you pay or settle: pay what accrued, refund the rest to the escrow",
-			func(id ledger.Hash32) any { return &ledger.StreamStop{ID: id} }))
+			func(id terms.Hash32) any { return &ledger.StreamStop{ID: id} }))
 	return cmd
 }
 
 // accountFlag parses an optional account flag; "" is the zero account.
-func accountFlag(name, s string) (ledger.AccountID, error) {
+func accountFlag(name, s string) (terms.AccountID, error) {
 	if s == "" {
-		return ledger.AccountID{}, nil
+		return terms.AccountID{}, nil
 	}
-	id, err := ledger.ParseAccountID(s)
+	id, err := terms.ParseAccountID(s)
 	if err != nil {
 		return id, fmt.Errorf("--%s %q: not an account ID (64 hex digits): %w", name, s, err)
 	}
@@ -98,10 +99,10 @@ func newTxStreamOpenCmd() *cobra.Command {
 			}
 			// Zero payer and settler are the signer, as on chain; the ID is
 			// known from the signer and the nonce it signed with.
-			if p == (ledger.AccountID{}) {
+			if p == (terms.AccountID{}) {
 				p = s.account
 			}
-			if st == (ledger.AccountID{}) {
+			if st == (terms.AccountID{}) {
 				st = s.account
 			}
 			fmt.Fprintf(s.out, "%-10s %s\n", "stream", ledger.StreamID(s.account, s.sent, p, st, m))
@@ -119,7 +120,7 @@ func newTxStreamOpenCmd() *cobra.Command {
 }
 
 // newTxStreamIDCmd is a stream command whose only argument is --id.
-func newTxStreamIDCmd(name, short string, payload func(ledger.Hash32) any) *cobra.Command {
+func newTxStreamIDCmd(name, short string, payload func(terms.Hash32) any) *cobra.Command {
 	var (
 		o  txOpts
 		id string
@@ -133,7 +134,7 @@ func newTxStreamIDCmd(name, short string, payload func(ledger.Hash32) any) *cobr
 			if id == "" {
 				return fmt.Errorf("--id is required: the stream ID (64 hex digits) tx stream open printed")
 			}
-			h, err := ledger.ParseHash(id)
+			h, err := terms.ParseHash(id)
 			if err != nil {
 				return fmt.Errorf("--id: %w", err)
 			}

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestTxStream runs a stream escrow with the CLI on a real chain: open
@@ -37,7 +37,7 @@ func TestTxStream(t *testing.T) {
 	// 1,000,000 an hour-second: a million micro-units accrue every second.
 	out = mustTx(t, "stream", "open", "--api", n.api, "--key", n.buyerKey, "--payee", machine.String(),
 		"--rate", "3_600_000_000", "--deposit", "200_000_000")
-	id, err := ledger.ParseHash(printedField(t, out, "stream"))
+	id, err := terms.ParseHash(printedField(t, out, "stream"))
 	if err != nil {
 		t.Fatal(err)
 	}

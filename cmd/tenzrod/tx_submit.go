@@ -19,6 +19,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // rpcInvalidParams is JSON-RPC's -32602: a CheckTx rejection, and
@@ -46,7 +47,7 @@ type txSession struct {
 	opts    *txOpts
 	client  *shell.Client
 	key     ed25519.PrivateKey
-	account ledger.AccountID
+	account terms.AccountID
 	chainID string
 	out     io.Writer
 	cmd     *cobra.Command
@@ -78,7 +79,7 @@ func (o *txOpts) open(cmd *cobra.Command) (*txSession, error) {
 	if info.ChainID == "" {
 		return nil, fmt.Errorf("the node at %s runs no chain (its chain_id is empty); point --api at a node with [chain] enabled", c.Endpoint())
 	}
-	return &txSession{opts: o, client: c, key: key, account: ledger.AccountOf(key.Public().(ed25519.PublicKey)),
+	return &txSession{opts: o, client: c, key: key, account: terms.AccountOf(key.Public().(ed25519.PublicKey)),
 		chainID: info.ChainID, out: cmd.OutOrStdout(), cmd: cmd}, nil
 }
 
@@ -95,7 +96,7 @@ func callInto(ctx context.Context, c *shell.Client, method string, params, v any
 }
 
 // accountView reads an account's balance and nonce at the node.
-func (s *txSession) accountView(id ledger.AccountID) (chainapi.AccountView, error) {
+func (s *txSession) accountView(id terms.AccountID) (chainapi.AccountView, error) {
 	var v chainapi.AccountView
 	err := callInto(s.cmd.Context(), s.client, "tenzro_getAccount", chainapi.AccountParams{Account: id.String()}, &v)
 	return v, err

@@ -16,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // txNet is one validator node made the way an operator makes one (init,
@@ -24,7 +25,7 @@ type txNet struct {
 	node     *node.Node
 	api      string
 	buyerKey string
-	buyer    ledger.AccountID
+	buyer    terms.AccountID
 	genesis  string // the chain's genesis.json
 }
 
@@ -40,7 +41,7 @@ func startTxNet(t *testing.T) *txNet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n.buyer = ledger.AccountOf(priv.Public().(ed25519.PublicKey))
+	n.buyer = terms.AccountOf(priv.Public().(ed25519.PublicKey))
 	home := filepath.Join(dir, "validator")
 	if out, err := runCLI(t, "init", "--home", home, "--role", "validator", "--key-backend", "software",
 		"--api-listen", "127.0.0.1:0", "--p2p-listen", nodetest.LoopbackListen()[0]); err != nil {
@@ -74,7 +75,7 @@ func startTxNet(t *testing.T) *txNet {
 }
 
 // balance is the account's balance as the node's API reports it.
-func (n *txNet) balance(t *testing.T, id ledger.AccountID) uint64 {
+func (n *txNet) balance(t *testing.T, id terms.AccountID) uint64 {
 	t.Helper()
 	var v chainapi.AccountView
 	if err := rpcCall(n.api, "tenzro_getAccount", chainapi.AccountParams{Account: id.String()}, &v); err != nil {
@@ -85,7 +86,7 @@ func (n *txNet) balance(t *testing.T, id ledger.AccountID) uint64 {
 
 // escrow is the account's own spend escrow (settler: itself) in the
 // node's chain state.
-func (n *txNet) escrow(t *testing.T, id ledger.AccountID) ledger.Escrow {
+func (n *txNet) escrow(t *testing.T, id terms.AccountID) ledger.Escrow {
 	t.Helper()
 	e, _, err := n.node.Chain().Escrow(context.Background(), id, id)
 	if err != nil {
@@ -95,14 +96,14 @@ func (n *txNet) escrow(t *testing.T, id ledger.AccountID) ledger.Escrow {
 }
 
 // newAccount writes a fresh account key with `keys account new`.
-func newAccount(t *testing.T) (string, ledger.AccountID) {
+func newAccount(t *testing.T) (string, terms.AccountID) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "account.key")
 	out, err := runCLI(t, "keys", "account", "new", "--out", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := ledger.ParseAccountID(strings.Fields(out)[1])
+	id, err := terms.ParseAccountID(strings.Fields(out)[1])
 	if err != nil {
 		t.Fatal(err)
 	}

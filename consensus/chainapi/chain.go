@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // AccountParams are tenzro_getAccount's parameters.
@@ -105,7 +106,7 @@ func (a Chain) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := ledger.ParseAccountID(p.Account)
+		id, err := terms.ParseAccountID(p.Account)
 		if err != nil {
 			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
@@ -156,7 +157,7 @@ func (a Chain) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := ledger.ParseAccountID(p.Account)
+		id, err := terms.ParseAccountID(p.Account)
 		if err != nil {
 			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
@@ -213,7 +214,7 @@ func (a Chain) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := ledger.ParseAccountID(p.Account)
+		id, err := terms.ParseAccountID(p.Account)
 		if err != nil {
 			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DisputeParams are tenzro_getDispute's parameters.
@@ -88,7 +89,7 @@ func (a Disputes) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := ledger.ParseHash(p.ID)
+		id, err := terms.ParseHash(p.ID)
 		if err != nil {
 			return nil, rpc.InvalidParams("id: %q is not a 64-hex-digit dispute ID", p.ID)
 		}

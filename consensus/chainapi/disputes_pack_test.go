@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // checkReversalPacks is the acceptance of a conviction for the payer's
@@ -21,7 +22,7 @@ import (
 // as it stood then; the provider's pack shows it too. Before the fix a reversal rewrote the record but not
 // its index entry, and every such pack failed with "record is not the one
 // its proof commits to".
-func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, payer ledger.AccountID, settled int64, d ledger.Dispute) {
+func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, payer terms.AccountID, settled int64, d ledger.Dispute) {
 	t.Helper()
 	if d.Reversed == 0 || d.ResolveHeight <= settled {
 		t.Fatalf("the conviction reversed %d at height %d (record settled at %d): nothing to check", d.Reversed, d.ResolveHeight, settled)

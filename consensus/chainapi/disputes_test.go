@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
@@ -30,7 +31,7 @@ func TestDisputeOnChain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	buyerKey, opKey, disKey := seededKey("dispute-buyer"), seededKey("dispute-op"), seededKey("disputer")
-	acct := func(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
+	acct := func(k ed25519.PrivateKey) terms.AccountID { return ledger.NewSigner(k, "").Account() }
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.DisputeMinBond = 1000, 100
 	params.FeePerRecord = 3 // a conviction refunds the price, fee included
@@ -48,7 +49,7 @@ func TestDisputeOnChain(t *testing.T) {
 		}
 	})
 	node := net.Nodes[0]
-	nonces := map[ledger.AccountID]uint64{}
+	nonces := map[terms.AccountID]uint64{}
 	type signed struct {
 		key     ed25519.PrivateKey
 		payload any
@@ -82,7 +83,7 @@ func TestDisputeOnChain(t *testing.T) {
 		return height
 	}
 	send := func(key ed25519.PrivateKey, payload any) int64 { return sendAll(signed{key, payload}) }
-	m, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	m, err := ledgertest.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestDisputeOnChain(t *testing.T) {
 	}
 	send(opKey, reg)
 	send(buyerKey, &ledger.EscrowFund{Amount: 100_000})
-	model := ledger.Hash32{0xd1}
+	model := terms.Hash32{0xd1}
 	var declares []signed
 	for _, v := range net.Operators {
 		declares = append(declares, signed{v, &ledger.ModelDeclare{ModelID: model, Holds: true}})
@@ -124,13 +125,13 @@ func TestDisputeOnChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd := ledger.Hash32(receipt.RequestDigest(nonce[:16], ic, model[:]))
-	rec := ledger.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
+	rd := terms.Hash32(receipt.RequestDigest(nonce[:16], ic, model[:]))
+	rec := receipt.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
 		Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: node.App().Height() + 100}
 	if err := ledger.NewSigner(buyerKey, net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	settled := send(opKey, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})
+	settled := send(opKey, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: rd}
 	id := ledger.DisputeID(subj)
 	opened := send(disKey, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
@@ -164,7 +165,7 @@ func TestDisputeOnChain(t *testing.T) {
 	if string(blk.BlockID.Hash) != string(cur.Seed[:]) {
 		t.Fatalf("seed %s, block %d hash %x", cur.Seed, cur.DrawHeight, blk.BlockID.Hash)
 	}
-	keyOf := map[ledger.AccountID]ed25519.PrivateKey{}
+	keyOf := map[terms.AccountID]ed25519.PrivateKey{}
 	for _, k := range net.Operators {
 		keyOf[acct(k)] = k
 	}
@@ -174,7 +175,7 @@ func TestDisputeOnChain(t *testing.T) {
 			t.Fatalf("duties of member %s: %+v %v", mem.Validator, ds, err)
 		}
 	}
-	var salts []ledger.Hash32
+	var salts []terms.Hash32
 	var commits []signed
 	for i, mem := range cur.Members {
 		salts = append(salts, sha256.Sum256([]byte{byte(i)}))

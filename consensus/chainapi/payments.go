@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // PaymentsParams are tenzro_getPayments' parameters: exactly one of Payer
@@ -93,7 +94,7 @@ func (a Payments) payments(ctx context.Context, raw json.RawMessage) (*PaymentsV
 	out := &PaymentsView{From: from, To: to, Records: []PaymentView{}}
 	var recs []ledger.SettledRecord
 	if p.Payer != "" {
-		payer, err := ledger.ParseAccountID(p.Payer)
+		payer, err := terms.ParseAccountID(p.Payer)
 		if err != nil {
 			return nil, rpc.InvalidParams("payer: %q is not a 64-hex-digit account ID", p.Payer)
 		}

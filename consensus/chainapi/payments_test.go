@@ -19,19 +19,22 @@ import (
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // paymentsChain is an in-process chain with payment records settled by
 // two payers to two registered machines.
 type paymentsChain struct {
 	net          *testnet.Net
-	alice, bob   ledger.AccountID
-	p, q         *testnet.Machine
+	alice, bob   terms.AccountID
+	p, q         *ledgertest.Machine
 	hA, hB       int64                                       // heights of the two settlement rounds
-	byPayer      map[ledger.AccountID][]ledger.PaymentRecord // everything settled
-	byProvider   map[string][]ledger.PaymentRecord
+	byPayer      map[terms.AccountID][]receipt.PaymentRecord // everything settled
+	byProvider   map[string][]receipt.PaymentRecord
 	feePerRecord uint64
 }
 
@@ -44,7 +47,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	aliceKey, bobKey, opKey := seededKey("alice"), seededKey("bob"), seededKey("op")
-	acct := func(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
+	acct := func(k ed25519.PrivateKey) terms.AccountID { return ledger.NewSigner(k, "").Account() }
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.FeePerRecord = 1, 2
 	dir := t.TempDir()
@@ -60,15 +63,15 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 	})
 	c := &paymentsChain{net: net, alice: acct(aliceKey), bob: acct(bobKey), feePerRecord: params.FeePerRecord,
-		byPayer: map[ledger.AccountID][]ledger.PaymentRecord{}, byProvider: map[string][]ledger.PaymentRecord{}}
-	for i, m := range []**testnet.Machine{&c.p, &c.q} {
-		*m, err = testnet.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+		byPayer: map[terms.AccountID][]receipt.PaymentRecord{}, byProvider: map[string][]receipt.PaymentRecord{}}
+	for i, m := range []**ledgertest.Machine{&c.p, &c.q} {
+		*m, err = ledgertest.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = (*m).Close() })
 	}
-	nonces := map[ledger.AccountID]uint64{}
+	nonces := map[terms.AccountID]uint64{}
 	submit := func(key ed25519.PrivateKey, payload any) int64 {
 		t.Helper()
 		s := ledger.NewSigner(key, net.ChainID)
@@ -87,7 +90,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		return r.Height
 	}
-	for _, m := range []*testnet.Machine{c.p, c.q} {
+	for _, m := range []*ledgertest.Machine{c.p, c.q} {
 		reg, err := m.Register(net.ChainID, acct(opKey), 1, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -97,14 +100,14 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	submit(aliceKey, &ledger.EscrowFund{Amount: 100_000})
 	submit(bobKey, &ledger.EscrowFund{Amount: 100_000})
 	n := byte(0)
-	settle := func(key ed25519.PrivateKey, prices map[*testnet.Machine][]uint64) int64 {
+	settle := func(key ed25519.PrivateKey, prices map[*ledgertest.Machine][]uint64) int64 {
 		t.Helper()
-		var recs []ledger.PaymentRecord
-		for _, m := range []*testnet.Machine{c.p, c.q} {
+		var recs []receipt.PaymentRecord
+		for _, m := range []*ledgertest.Machine{c.p, c.q} {
 			for _, price := range prices[m] {
 				n++
-				r := ledger.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: ledger.Hash32{n},
-					QuoteDigest: ledger.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
+				r := receipt.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: terms.Hash32{n},
+					QuoteDigest: terms.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
 				if r.Receipt, r.ReceiptHash, r.RequestDigest, err = m.PaidReceipt(r.RequestDigest[:], r.Payer, r.Payer, 0); err != nil {
 					t.Fatal(err)
 				}
@@ -118,10 +121,10 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		}
 		return submit(key, &ledger.Settlement{Records: recs})
 	}
-	c.hA = settle(aliceKey, map[*testnet.Machine][]uint64{c.p: {100, 250, 333}})
+	c.hA = settle(aliceKey, map[*ledgertest.Machine][]uint64{c.p: {100, 250, 333}})
 	// Another payer's records to p, and a later round of alice's.
-	settle(bobKey, map[*testnet.Machine][]uint64{c.p: {1000}, c.q: {40}})
-	c.hB = settle(aliceKey, map[*testnet.Machine][]uint64{c.p: {7}, c.q: {500, 60}})
+	settle(bobKey, map[*ledgertest.Machine][]uint64{c.p: {1000}, c.q: {40}})
+	c.hB = settle(aliceKey, map[*ledgertest.Machine][]uint64{c.p: {7}, c.q: {500, 60}})
 	return c
 }
 
@@ -155,12 +158,12 @@ func call(t *testing.T, srv *httptest.Server, params string) (*PaymentsView, *rp
 
 // wantRecords asserts v lists exactly want (by request digest), each with
 // its fields, in height order, and their sums.
-func wantRecords(t *testing.T, what string, v *PaymentsView, want []ledger.PaymentRecord, fee uint64) {
+func wantRecords(t *testing.T, what string, v *PaymentsView, want []receipt.PaymentRecord, fee uint64) {
 	t.Helper()
 	if v == nil {
 		t.Fatalf("%s: no result", what)
 	}
-	byDigest := map[string]ledger.PaymentRecord{}
+	byDigest := map[string]receipt.PaymentRecord{}
 	var total uint64
 	for _, r := range want {
 		byDigest[r.RequestDigest.String()] = r

@@ -7,6 +7,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // StreamParams are tenzro_getStream's parameters.
@@ -33,7 +34,7 @@ func (a Streams) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := ledger.ParseHash(p.ID)
+		id, err := terms.ParseHash(p.ID)
 		if err != nil {
 			return nil, rpc.InvalidParams("id: %q is not a 64-hex-digit stream ID", p.ID)
 		}

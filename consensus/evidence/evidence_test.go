@@ -13,7 +13,10 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestEvidencePack runs a 4-validator chain and a follower full node,
@@ -52,7 +55,7 @@ func TestEvidencePack(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	m, err := testnet.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	m, err := ledgertest.NewMachine(filepath.Join(dir, "machine"), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +81,15 @@ func TestEvidencePack(t *testing.T) {
 	}
 
 	// Every transaction goes through the follower, which relays it.
-	s := &sender{chainID: net.ChainID, node: follower, nonces: map[ledger.AccountID]uint64{}}
+	s := &sender{node: follower, nonces: ledgertest.NewNonces(net.ChainID)}
 	s.submit(ctx, t, "op", reg)
 	s.submit(ctx, t, "buyer", &ledger.EscrowFund{Amount: 100_000})
 	s.submit(ctx, t, "carol", &ledger.EscrowFund{Amount: 900_000})
-	base := ledger.PaymentRecord{Provider: m.MachineID(), QuoteDigest: ledger.Hash32{0xcc}}
+	base := receipt.PaymentRecord{Provider: m.MachineID(), QuoteDigest: terms.Hash32{0xcc}}
 	signed := records(account("buyer"), base, 1, 2)
 	// Each record carries the machine's receipt of its own call (seeded by
 	// the digest records gave it), naming its payer as its own settler.
-	sig := func(name string, recs []ledger.PaymentRecord) []ledger.PaymentRecord {
+	sig := func(name string, recs []receipt.PaymentRecord) []receipt.PaymentRecord {
 		for i := range recs {
 			env, h, rd, err := m.PaidReceipt(append([]byte(name), recs[i].RequestDigest[:]...), account(name), account(name), 0)
 			if err != nil {

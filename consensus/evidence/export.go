@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ErrNotCommitted is returned by Export for a range ending above the
@@ -21,7 +21,7 @@ var ErrNotCommitted = errors.New("evidence: range ends above the last committed 
 // signed header, commit and validator set. When toHeight is the latest
 // committed height, it waits (within ctx) for the next block. The pack is
 // verified before it is returned, against its own validator set.
-func Export(ctx context.Context, node *consensus.Node, account ledger.AccountID, fromHeight, toHeight int64) (*Pack, error) {
+func Export(ctx context.Context, node *consensus.Node, account terms.AccountID, fromHeight, toHeight int64) (*Pack, error) {
 	return export(ctx, node, fromHeight, toHeight, func(p *Pack) error {
 		rr, err := node.RecordRange(ctx, account, fromHeight, toHeight, toHeight)
 		if err != nil {

@@ -3,41 +3,35 @@ package evidence_test
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-func seedKey(name string) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte("evidence-" + name))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
+// seedKey is the deterministic key of the test's party name.
+func seedKey(name string) ed25519.PrivateKey { return ledgertest.SeedKey("evidence-"+name, 0) }
 
-func account(name string) ledger.AccountID {
+func account(name string) terms.AccountID {
 	return ledger.NewSigner(seedKey(name), "").Account()
 }
 
 // sender signs with nonces it tracks and submits through one node.
 type sender struct {
-	chainID string
-	node    *consensus.Node
-	nonces  map[ledger.AccountID]uint64
+	node   *consensus.Node
+	nonces *ledgertest.Nonces
 }
 
 // submit signs each payload as name's next transaction, broadcasts them
 // all, waits for each to commit with code 0 and returns the heights.
 func (s *sender) submit(ctx context.Context, t *testing.T, name string, payloads ...any) []int64 {
 	t.Helper()
-	sg := ledger.NewSigner(seedKey(name), s.chainID)
 	var hashes [][32]byte
 	for _, p := range payloads {
-		raw, err := sg.SignTx(s.nonces[sg.Account()], p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.nonces[sg.Account()]++
+		raw := s.nonces.Sign(t, seedKey(name), p)
 		h, err := s.node.BroadcastTx(ctx, raw)
 		if err != nil {
 			t.Fatalf("broadcast %T: %v", p, err)
@@ -60,13 +54,13 @@ func (s *sender) submit(ctx context.Context, t *testing.T, name string, payloads
 
 // records builds n payment records of payer to provider, request digests
 // starting at tag.
-func records(payer ledger.AccountID, provider ledger.PaymentRecord, tag uint32, n int) []ledger.PaymentRecord {
-	out := make([]ledger.PaymentRecord, n)
+func records(payer terms.AccountID, provider receipt.PaymentRecord, tag uint32, n int) []receipt.PaymentRecord {
+	out := make([]receipt.PaymentRecord, n)
 	for i := range out {
 		r := provider
 		r.Payer = payer
 		v := tag + uint32(i)
-		r.RequestDigest = ledger.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+		r.RequestDigest = terms.Hash32{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
 		r.Price = uint64(10 + i)
 		out[i] = r
 	}

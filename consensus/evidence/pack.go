@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // FormatPack identifies the pack format; Verify refuses any other.
@@ -23,16 +24,16 @@ const MaxPackBytes = 256 << 20
 // are hex (IDs, digests, app hash) or base64 (proof keys, values, nodes);
 // signed_header and validators are in CometBFT's JSON encoding.
 type Pack struct {
-	Format  string           `json:"format"`
-	ChainID string           `json:"chain_id"`
-	Account ledger.AccountID `json:"account"` // the payer (zero in a provider pack)
+	Format  string          `json:"format"`
+	ChainID string          `json:"chain_id"`
+	Account terms.AccountID `json:"account"` // the payer (zero in a provider pack)
 	// Machine, when set, makes this a provider pack: Records are every
 	// record settled to this machine, of any payer, proven over the
 	// provider index (consensus.VerifyProviderRecordRange).
 	Machine    *identity.MachineID    `json:"machine,omitempty"`
 	FromHeight int64                  `json:"from_height"` // first settlement height covered
 	ToHeight   int64                  `json:"to_height"`   // last one; the proofs are against the state after it
-	AppHash    ledger.Hash32          `json:"app_hash"`    // state root after ToHeight = header AppHash
+	AppHash    terms.Hash32           `json:"app_hash"`    // state root after ToHeight = header AppHash
 	Records    []ledger.SettledRecord `json:"records"`     // in index order: by height, then request digest
 	Proof      consensus.RangeProof   `json:"proof"`
 

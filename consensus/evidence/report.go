@@ -8,12 +8,13 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Report is what a verified pack proves.
 type Report struct {
 	ChainID string
-	Account ledger.AccountID    // the payer all records belong to (zero for a provider pack)
+	Account terms.AccountID     // the payer all records belong to (zero for a provider pack)
 	Machine *identity.MachineID // a provider pack's machine, all records are paid to it
 	// FromHeight..ToHeight is the span of settlement heights covered:
 	// Records are every payment record the account settled in it.
@@ -26,8 +27,8 @@ type Report struct {
 	TotalReversed   uint64
 	ReceiptsChecked int // records whose receipt the chain verified at settlement
 
-	StateRoot    ledger.Hash32 // app hash: the state after ToHeight
-	HeaderHeight int64         // ToHeight + 1
+	StateRoot    terms.Hash32 // app hash: the state after ToHeight
+	HeaderHeight int64        // ToHeight + 1
 	HeaderHash   []byte
 	HeaderTime   time.Time
 

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"time"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Finalize is FinalizeHashed with a block hash derived from the height,
@@ -14,7 +16,7 @@ func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (Bloc
 
 // StandInBlockHash is the block hash Finalize uses: SHA-256 of a domain
 // and the height.
-func StandInBlockHash(height int64) Hash32 {
+func StandInBlockHash(height int64) terms.Hash32 {
 	return sha256.Sum256(cat("tenzro/v1/stand-in-block-hash", u64(uint64(height))))
 }
 
@@ -23,7 +25,7 @@ func StandInBlockHash(height int64) Hash32 {
 // must follow the last commit; hash is the block's hash, which seeds the
 // dispute committees drawn before its transactions run. A store failure is
 // an error and the block is not staged.
-func (l *Ledger) FinalizeHashed(height int64, blockTime time.Time, hash Hash32, txs [][]byte) (BlockResult, error) {
+func (l *Ledger) FinalizeHashed(height int64, blockTime time.Time, hash terms.Hash32, txs [][]byte) (BlockResult, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if want := l.store.Height() + 1; height != want {

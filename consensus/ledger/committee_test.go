@@ -8,17 +8,18 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func candidates(powers ...int64) []ledger.Candidate {
 	out := make([]ledger.Candidate, len(powers))
 	for i, p := range powers {
-		out[i] = ledger.Candidate{Validator: ledger.AccountID(sha256.Sum256(fmt.Appendf(nil, "validator-%d", i))), Power: p}
+		out[i] = ledger.Candidate{Validator: terms.AccountID(sha256.Sum256(fmt.Appendf(nil, "validator-%d", i))), Power: p}
 	}
 	return out
 }
 
-func seedOf(i int) ledger.Hash32 { return sha256.Sum256(fmt.Appendf(nil, "block-%d", i)) }
+func seedOf(i int) terms.Hash32 { return sha256.Sum256(fmt.Appendf(nil, "block-%d", i)) }
 
 // TestDrawCommitteeStakeWeighted: over 20000 seeds, a one-member draw
 // picks each candidate in proportion to its power (chi-square below the
@@ -33,7 +34,7 @@ func TestDrawCommitteeStakeWeighted(t *testing.T) {
 	total := 20.0
 	one := make([]int, len(cs))
 	two := make([]int, len(cs))
-	idx := map[ledger.AccountID]int{}
+	idx := map[terms.AccountID]int{}
 	for i, c := range cs {
 		idx[c.Validator] = i
 	}
@@ -114,14 +115,14 @@ func TestCommitteeNeverTheAccused(t *testing.T) {
 	p := disputeParams()
 	p.DisputeWindowBlocks = 3 * disputes
 	n := newDisputeNetWith(t, p, []int64{1000, 1, 2, 3, 4}, true)
-	n.hash = func(h int64) ledger.Hash32 { return sha256.Sum256(fmt.Appendf(nil, "accused-test-%d", h)) }
+	n.hash = func(h int64) terms.Hash32 { return sha256.Sum256(fmt.Appendf(nil, "accused-test-%d", h)) }
 	n.declareAll()
 	evs := make([]ledger.DisputeEvidence, disputes)
 	for i := range evs {
 		evs[i] = n.answer(t, i)
 	}
 	digests := n.settle(t, 100, evs...)
-	seen := map[ledger.AccountID]int{}
+	seen := map[terms.AccountID]int{}
 	accused := n.operator.Account()
 	for i, d := range digests {
 		id, tx := n.open(d, evs[i])
@@ -153,7 +154,7 @@ func FuzzDrawCommittee(f *testing.F) {
 		cs := make([]ledger.Candidate, len(powers))
 		live := 0
 		for i, p := range powers {
-			cs[i] = ledger.Candidate{Validator: ledger.AccountID(sha256.Sum256([]byte{byte(i), byte(i >> 8)})), Power: int64(p) - 8}
+			cs[i] = ledger.Candidate{Validator: terms.AccountID(sha256.Sum256([]byte{byte(i), byte(i >> 8)})), Power: int64(p) - 8}
 			if cs[i].Power > 0 {
 				live++
 			}
@@ -162,7 +163,7 @@ func FuzzDrawCommittee(f *testing.F) {
 		if len(got) != min(int(k), live) {
 			t.Fatalf("%d members from %d live candidates, k %d", len(got), live, k)
 		}
-		seen := map[ledger.AccountID]bool{}
+		seen := map[terms.AccountID]bool{}
 		for _, m := range got {
 			if m.Power <= 0 || seen[m.Validator] {
 				t.Fatalf("member %+v: without power or drawn twice (%+v)", m, got)

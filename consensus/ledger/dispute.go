@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Dispute domains and bounds.
@@ -80,11 +81,11 @@ func (s DisputeStatus) Resolved() bool { return s >= DisputeGuilty }
 // it was drawn with and its vote. Against marks a revealed guilty or
 // innocent vote the committee's verdict went against.
 type CommitteeMember struct {
-	Validator  AccountID `cbor:"1,keyasint" json:"validator"`
-	Power      int64     `cbor:"2,keyasint" json:"power"`
-	Commitment Hash32    `cbor:"3,keyasint,omitempty" json:"commitment,omitzero"`
-	Vote       Verdict   `cbor:"4,keyasint,omitempty" json:"vote"`
-	Against    bool      `cbor:"5,keyasint,omitempty" json:"against,omitempty"`
+	Validator  terms.AccountID `cbor:"1,keyasint" json:"validator"`
+	Power      int64           `cbor:"2,keyasint" json:"power"`
+	Commitment terms.Hash32    `cbor:"3,keyasint,omitempty" json:"commitment,omitzero"`
+	Vote       Verdict         `cbor:"4,keyasint,omitempty" json:"vote"`
+	Against    bool            `cbor:"5,keyasint,omitempty" json:"against,omitempty"`
 }
 
 // DisputeRound is one committee draw: commits are accepted at heights
@@ -92,7 +93,7 @@ type CommitteeMember struct {
 // block after every member committed (RevealsOpen).
 type DisputeRound struct {
 	Round      uint8             `cbor:"1,keyasint" json:"round"`
-	Seed       Hash32            `cbor:"2,keyasint" json:"seed"`
+	Seed       terms.Hash32      `cbor:"2,keyasint" json:"seed"`
 	DrawHeight int64             `cbor:"3,keyasint" json:"draw_height"`
 	CommitEnd  int64             `cbor:"4,keyasint" json:"commit_end"`
 	RevealEnd  int64             `cbor:"5,keyasint" json:"reveal_end"`
@@ -106,14 +107,14 @@ type DisputeRound struct {
 // escrow of (Payer, Settler): that credit as far as the operator holds
 // it, the rest out of the slash (Refunded).
 type Dispute struct {
-	ID            Hash32             `cbor:"1,keyasint" json:"id"`
+	ID            terms.Hash32       `cbor:"1,keyasint" json:"id"`
 	Subject       DisputeSubject     `cbor:"2,keyasint" json:"subject"`
-	Disputer      AccountID          `cbor:"3,keyasint" json:"disputer"`
+	Disputer      terms.AccountID    `cbor:"3,keyasint" json:"disputer"`
 	Bond          uint64             `cbor:"4,keyasint" json:"bond"`
 	Provider      identity.MachineID `cbor:"5,keyasint" json:"provider"`
-	Operator      AccountID          `cbor:"6,keyasint" json:"operator"`
-	Model         Hash32             `cbor:"7,keyasint" json:"model"`
-	Settler       AccountID          `cbor:"8,keyasint" json:"settler"`
+	Operator      terms.AccountID    `cbor:"6,keyasint" json:"operator"`
+	Model         terms.Hash32       `cbor:"7,keyasint" json:"model"`
+	Settler       terms.AccountID    `cbor:"8,keyasint" json:"settler"`
 	Credited      uint64             `cbor:"9,keyasint" json:"credited"`
 	OpenHeight    int64              `cbor:"10,keyasint" json:"open_height"`
 	Status        DisputeStatus      `cbor:"11,keyasint" json:"status"`
@@ -140,12 +141,12 @@ func (d *Dispute) Current() *DisputeRound {
 // ModelHolders is the sorted list of validators that declared a model's
 // weights (KeyModelHolders).
 type ModelHolders struct {
-	Validators []AccountID `cbor:"1,keyasint" json:"validators"`
+	Validators []terms.AccountID `cbor:"1,keyasint" json:"validators"`
 }
 
 // ActiveDisputes lists the disputes not yet resolved, in opening order.
 type ActiveDisputes struct {
-	IDs []Hash32 `cbor:"1,keyasint" json:"ids"`
+	IDs []terms.Hash32 `cbor:"1,keyasint" json:"ids"`
 }
 
 // Supply accounts for money that left circulation: Burned is the sum of
@@ -167,24 +168,24 @@ func KeySupply() []byte { return keySupply }
 func KeyActiveDisputes() []byte { return keyActiveDisputes }
 
 // KeyDispute is the state key of a dispute: "d/" ‖ ID.
-func KeyDispute(id Hash32) []byte { return cat("d/", id[:]) }
+func KeyDispute(id terms.Hash32) []byte { return cat("d/", id[:]) }
 
 // DisputePrefix is the key prefix of every dispute.
 func DisputePrefix() []byte { return []byte("d/") }
 
 // KeyDisputeEvidence is the state key of a dispute's evidence: "o/" ‖ ID.
-func KeyDisputeEvidence(id Hash32) []byte { return cat("o/", id[:]) }
+func KeyDisputeEvidence(id terms.Hash32) []byte { return cat("o/", id[:]) }
 
 // KeyModelHolders is the state key of a model's declared holders: "b/" ‖ model.
-func KeyModelHolders(model Hash32) []byte { return cat("b/", model[:]) }
+func KeyModelHolders(model terms.Hash32) []byte { return cat("b/", model[:]) }
 
 // DisputeID is the ID of the dispute over subject: SHA-256(DisputeIDDomain
 // ‖ canonical CBOR of the subject). A subject is disputed at most once;
 // an expert batch's ID leaves out the record that paid for it, so a batch
 // is disputed at most once whichever record lists its receipt.
-func DisputeID(s DisputeSubject) Hash32 {
+func DisputeID(s DisputeSubject) terms.Hash32 {
 	if s.Kind == SubjectExpertBatch {
-		s.Payer, s.RequestDigest = AccountID{}, Hash32{}
+		s.Payer, s.RequestDigest = terms.AccountID{}, terms.Hash32{}
 	}
 	b, err := cborx.Marshal(s)
 	if err != nil {
@@ -196,14 +197,14 @@ func DisputeID(s DisputeSubject) Hash32 {
 // VoteCommitment is what a member commits to before revealing: SHA-256 of
 // DisputeVoteDomain ‖ dispute ID ‖ round ‖ voter ‖ verdict ‖ salt. The
 // voter is inside, so no member can submit another's commitment as its own.
-func VoteCommitment(id Hash32, round uint8, voter AccountID, v Verdict, salt Hash32) Hash32 {
+func VoteCommitment(id terms.Hash32, round uint8, voter terms.AccountID, v Verdict, salt terms.Hash32) terms.Hash32 {
 	return sha256.Sum256(cat(DisputeVoteDomain, id[:], []byte{round}, voter[:], []byte{byte(v)}, salt[:]))
 }
 
 // Candidate is a validator eligible for a committee, weighted by power
 // (stake / PowerUnit).
 type Candidate struct {
-	Validator AccountID
+	Validator terms.AccountID
 	Power     int64
 }
 
@@ -213,7 +214,7 @@ type Candidate struct {
 // sorts the candidates by account first, so the draw depends only on the
 // set, and is the same on every node. Candidates of power ≤ 0 are never
 // drawn.
-func DrawCommittee(seed Hash32, round uint8, eligible []Candidate, k int) []Candidate {
+func DrawCommittee(seed terms.Hash32, round uint8, eligible []Candidate, k int) []Candidate {
 	pool := make([]Candidate, 0, len(eligible))
 	var total uint64
 	for _, c := range eligible {

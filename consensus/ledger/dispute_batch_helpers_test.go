@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // expertCall is one call's work of the disputeNet's machine as an expert
@@ -15,10 +18,10 @@ import (
 // and 5 of layer 1) over 2 rows of dim 4, and the record paying for it.
 type expertCall struct {
 	receipts [][]byte
-	hashes   []ledger.Hash32
+	hashes   []terms.Hash32
 	rows     [][2][]byte // per exchange, per entry
 	out      [][2][]byte
-	digest   ledger.Hash32
+	digest   terms.Hash32
 }
 
 const batchLayer, batchDim = 1, 4
@@ -57,14 +60,14 @@ func sealExpert(t testing.TB, s *identity.Session, r *ledger.ExpertReceipt) []by
 func (n *disputeNet) exchange(t testing.TB, tag string, i int) ([]byte, [2][]byte, [2][]byte) {
 	t.Helper()
 	mid := n.m.machineID()
-	r := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.peerID), TimeMs: genesisTime.UnixMilli()}
+	r := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.PeerID), TimeMs: genesisTime.UnixMilli()}
 	var rows, out [2][]byte
 	for j, e := range batchExperts {
 		rows[j], out[j] = rowBytes(fmt.Sprintf("%s-in-%d-%d", tag, i, j), 2), rowBytes(fmt.Sprintf("%s-out-%d-%d", tag, i, j), 2)
 		r.Entries = append(r.Entries, ledger.ExpertEntry{Expert: e, Positions: []uint32{uint32(i), uint32(i + 1)},
 			InputHash: sha256.Sum256(rows[j]), OutputHash: sha256.Sum256(out[j])})
 	}
-	return sealExpert(t, n.m.session, r), rows, out
+	return sealExpert(t, n.m.Session, r), rows, out
 }
 
 // expertCall settles a record of the buyer paying the machine price for
@@ -79,10 +82,10 @@ func (n *disputeNet) expertCall(t testing.TB, tag string, price uint64) *expertC
 		c.rows, c.out = append(c.rows, rows), append(c.out, out)
 	}
 	c.digest = sha256.Sum256([]byte("expert-call-" + tag))
-	rec := signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: c.digest,
+	rec := ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: c.digest,
 		QuoteDigest: ledger.ReceiptsHash(c.hashes), Price: price, Units: 12, Receipt: c.receipts[0], ReceiptHash: c.hashes[0],
 		ExpiryHeight: n.c.l.Height() + 50})
-	wantSkipped(t, n.block(n.c.sign(n.operator, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})).Txs[0], 1, nil)
+	wantSkipped(t, n.block(n.c.sign(n.operator, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})).Txs[0], 1, nil)
 	return c
 }
 

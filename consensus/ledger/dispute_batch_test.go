@@ -7,8 +7,11 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestBatchDisputeGuilty: a convicted expert batch slashes its holder as
@@ -84,7 +87,7 @@ func TestBatchDisputeGuilty(t *testing.T) {
 	}
 	// The same batch named under another record is the same dispute.
 	again := n.batchOpen(call, 1, 1)
-	again.Subject.RequestDigest = ledger.Hash32{9}
+	again.Subject.RequestDigest = terms.Hash32{9}
 	if ledger.DisputeID(again.Subject) != id {
 		t.Fatal("a batch's dispute ID depends on the record naming it")
 	}
@@ -135,10 +138,10 @@ func TestBatchDisputeRefusals(t *testing.T) {
 	stranger := newMachine(t)
 	mid := n.m.machineID()
 	entry := []ledger.ExpertEntry{{Expert: 2, Positions: []uint32{0}, InputHash: sha256.Sum256(rowBytes("f", 1)), OutputHash: sha256.Sum256(rowBytes("g", 1))}}
-	honest := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.peerID), TimeMs: genesisTime.UnixMilli(), Entries: entry}
-	forged := sealExpert(t, stranger.session, &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(stranger.peerID),
+	honest := &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(n.m.PeerID), TimeMs: genesisTime.UnixMilli(), Entries: entry}
+	forged := sealExpert(t, stranger.Session, &ledger.ExpertReceipt{Model: n.model, Layer: batchLayer, Machine: mid[:], Peer: []byte(stranger.PeerID),
 		TimeMs: genesisTime.UnixMilli(), Entries: entry})
-	env, err := identity.UnmarshalEnvelope(sealExpert(t, n.m.session, honest), ledger.MaxExpertReceiptBytes)
+	env, err := identity.UnmarshalEnvelope(sealExpert(t, n.m.Session, honest), ledger.MaxExpertReceiptBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,15 +156,15 @@ func TestBatchDisputeRefusals(t *testing.T) {
 	}
 	late := *honest
 	late.TimeMs = genesisTime.Add(10 * time.Minute).UnixMilli()
-	future := sealExpert(t, n.m.session, &late)
+	future := sealExpert(t, n.m.Session, &late)
 	bad := map[string]*expertCall{}
 	for name, r := range map[string][]byte{"forged": forged, "tampered": tampered, "future": future} {
-		bc := &expertCall{receipts: [][]byte{r}, hashes: []ledger.Hash32{sha256.Sum256(r)},
+		bc := &expertCall{receipts: [][]byte{r}, hashes: []terms.Hash32{sha256.Sum256(r)},
 			rows: [][2][]byte{{rowBytes("f", 1)}}, out: [][2][]byte{{rowBytes("g", 1)}}, digest: sha256.Sum256([]byte(name))}
-		rec := signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: mid, RequestDigest: bc.digest,
+		rec := ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: mid, RequestDigest: bc.digest,
 			QuoteDigest: ledger.ReceiptsHash(bc.hashes), Price: 100, Units: 1, Receipt: call.receipts[0], ReceiptHash: call.hashes[0],
 			ExpiryHeight: c.l.Height() + 50})
-		wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})).Txs[0], 1, nil)
+		wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})).Txs[0], 1, nil)
 		bad[name] = bc
 	}
 
@@ -187,10 +190,10 @@ func TestBatchDisputeRefusals(t *testing.T) {
 		"wrong holder":       {func(p *ledger.DisputeOpen) { p.Subject.Batch.Holder = stranger.machineID() }, ledger.CodeWrongMachine, "record's provider"},
 		"not an expert record": {func(p *ledger.DisputeOpen) { p.Subject.RequestDigest = plainDigest },
 			ledger.CodeBadEvidence, "quote digest"},
-		"no record":      {func(p *ledger.DisputeOpen) { p.Subject.RequestDigest = ledger.Hash32{7} }, ledger.CodeBadEvidence, "no settled record"},
+		"no record":      {func(p *ledger.DisputeOpen) { p.Subject.RequestDigest = terms.Hash32{7} }, ledger.CodeBadEvidence, "no settled record"},
 		"oversized rows": {func(p *ledger.DisputeOpen) { p.Evidence.Rows = make([]byte, ledger.MaxDisputeRowBytes+4) }, ledger.CodeTooLarge, "limit"},
 		"too many hashes": {func(p *ledger.DisputeOpen) {
-			p.Evidence.ReceiptHashes = make([]ledger.Hash32, ledger.MaxDisputeReceiptHashes+1)
+			p.Evidence.ReceiptHashes = make([]terms.Hash32, ledger.MaxDisputeReceiptHashes+1)
 		}, ledger.CodeTooLarge, "receipt hashes"},
 		"record evidence": {func(p *ledger.DisputeOpen) { p.Evidence.Tokens = []uint32{1} }, ledger.CodeMalformed, "tokens"},
 		"low bond":        {func(p *ledger.DisputeOpen) { p.Bond = 499 }, ledger.CodeBondTooLow, "minimum"},

@@ -1,6 +1,9 @@
 package ledger
 
-import "github.com/tenzrod/tenzrod/receipts/identity"
+import (
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
 
 // DutyAction is what a committee member must do next on a dispute.
 type DutyAction uint8
@@ -30,10 +33,10 @@ func (a DutyAction) MarshalText() ([]byte, error) { return []byte(a.String()), n
 // the same ID): the dispute, the accused machine, the model whose weights
 // re-execute the answer, the round and its deadline.
 type Duty struct {
-	Dispute  Hash32             `json:"dispute"`
+	Dispute  terms.Hash32       `json:"dispute"`
 	Round    uint8              `json:"round"`
 	Action   DutyAction         `json:"action"`
-	Model    Hash32             `json:"model"`
+	Model    terms.Hash32       `json:"model"`
 	Provider identity.MachineID `json:"provider"`
 	Deadline int64              `json:"deadline"` // last height the action is accepted at
 }
@@ -45,7 +48,7 @@ type Duty struct {
 // committed) when it committed and has not revealed. A member
 // without the weights should commit and reveal VerdictAbstain, so its
 // abstention is on record.
-func MemberDuties(ds []Dispute, me AccountID, height int64) []Duty {
+func MemberDuties(ds []Dispute, me terms.AccountID, height int64) []Duty {
 	var out []Duty
 	for i := range ds {
 		d := &ds[i]
@@ -59,9 +62,9 @@ func MemberDuties(ds []Dispute, me AccountID, height int64) []Duty {
 			}
 			duty := Duty{Dispute: d.ID, Round: cur.Round, Model: d.Model, Provider: d.Provider}
 			switch {
-			case height <= cur.CommitEnd && m.Commitment == (Hash32{}):
+			case height <= cur.CommitEnd && m.Commitment == (terms.Hash32{}):
 				duty.Action, duty.Deadline = DutyCommit, cur.CommitEnd
-			case cur.RevealsOpen(height) && m.Commitment != (Hash32{}) && m.Vote == VerdictNone:
+			case cur.RevealsOpen(height) && m.Commitment != (terms.Hash32{}) && m.Vote == VerdictNone:
 				duty.Action, duty.Deadline = DutyReveal, cur.RevealEnd
 			default:
 				continue

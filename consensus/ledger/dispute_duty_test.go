@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestMemberDuties follows one member through a round on a real ledger:
@@ -16,7 +17,7 @@ func TestMemberDuties(t *testing.T) {
 	ev := n.answer(t, 0)
 	id, tx := n.open(n.settle(t, 100, ev)[0], ev)
 	n.block(tx)
-	duties := func(who ledger.AccountID) []ledger.Duty {
+	duties := func(who terms.AccountID) []ledger.Duty {
 		return ledger.MemberDuties([]ledger.Dispute{n.dispute(id)}, who, n.c.l.Height()+1)
 	}
 	if got := duties(n.c.vals[0].Account()); len(got) != 0 {

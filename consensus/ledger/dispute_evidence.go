@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // commitmentDomain prefixes the proofs a logit commitment hash covers
@@ -37,9 +38,9 @@ const (
 // mistake it for guilt. It returns the receipt's model. The receipt's
 // signature was verified when the record settled and its hash binds the
 // same bytes.
-func checkEvidence(rec *SettledRecord, e *DisputeEvidence) (Hash32, error) {
-	var model Hash32
-	if got := Hash32(sha256.Sum256(e.Receipt)); got != rec.Record.ReceiptHash {
+func checkEvidence(rec *SettledRecord, e *DisputeEvidence) (terms.Hash32, error) {
+	var model terms.Hash32
+	if got := terms.Hash32(sha256.Sum256(e.Receipt)); got != rec.Record.ReceiptHash {
 		return model, reject(CodeBadEvidence, "receipt hashes to %s, the settled record's is %s", got, rec.Record.ReceiptHash)
 	}
 	_, rc, err := receipt.Parse(e.Receipt)

@@ -117,7 +117,7 @@ func TestDisputeForgedEvidenceRefused(t *testing.T) {
 	// All in one block, each its own nonce: a refused open consumes it.
 	nonce := dis0.Nonce
 	var txs [][]byte
-	open := func(digest ledger.Hash32, ev ledger.DisputeEvidence) {
+	open := func(digest terms.Hash32, ev ledger.DisputeEvidence) {
 		subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}
 		txs = append(txs, c.signAt(n.disputer, nonce, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond}))
 		nonce++
@@ -133,7 +133,7 @@ func TestDisputeForgedEvidenceRefused(t *testing.T) {
 			t.Errorf("%s: code %v (%s), want %v", names[i], r.Code, r.Log, ledger.CodeBadEvidence)
 		}
 	}
-	for _, d := range []ledger.Hash32{digests[0], digests[2]} {
+	for _, d := range []terms.Hash32{digests[0], digests[2]} {
 		id := ledger.DisputeID(ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: d})
 		var got ledger.Dispute
 		if c.get(ledger.KeyDispute(id), &got) {

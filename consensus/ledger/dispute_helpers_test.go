@@ -1,7 +1,6 @@
 package ledger_test
 
 import (
-	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -19,12 +19,12 @@ import (
 // provider machine, a buyer's escrow with itself and a funded disputer.
 type disputeNet struct {
 	c        *chain
-	model    ledger.Hash32
+	model    terms.Hash32
 	m        *machine
 	operator *ledger.Signer
 	buyer    *ledger.Signer
 	disputer *ledger.Signer
-	hash     func(height int64) ledger.Hash32 // block hashes the chain is finalized with
+	hash     func(height int64) terms.Hash32 // block hashes the chain is finalized with
 	// mirror is a second node's ledger from the same genesis, fed the
 	// same blocks: every block must leave both with the same state root.
 	mirror *ledger.Ledger
@@ -33,7 +33,7 @@ type disputeNet struct {
 const disputeBond = 1_000_000
 
 func disputeParams() ledger.Params {
-	p := testParams()
+	p := ledgertest.Params()
 	p.MinServingBond = 1_000_000
 	p.DisputeMinBond = 500
 	p.DisputeWindowBlocks = 20
@@ -46,7 +46,7 @@ func disputeParams() ledger.Params {
 }
 
 // newDisputeNet starts a chain whose validators have the given powers
-// (validator i's operator is seedKey("validator", i)); operatorIsVal makes
+// (validator i's operator is ledgertest.SeedKey("validator", i)); operatorIsVal makes
 // validator 0 also the provider's operator.
 func newDisputeNet(t testing.TB, powers []int64, operatorIsVal bool) *disputeNet {
 	t.Helper()
@@ -55,27 +55,20 @@ func newDisputeNet(t testing.TB, powers []int64, operatorIsVal bool) *disputeNet
 
 func newDisputeNetWith(t testing.TB, params ledger.Params, powers []int64, operatorIsVal bool) *disputeNet {
 	t.Helper()
-	n := &disputeNet{model: ledger.Hash32{0xd1, 0x5b}, m: newMachine(t)}
+	n := &disputeNet{model: terms.Hash32{0xd1, 0x5b}, m: newMachine(t)}
 	n.hash = ledger.StandInBlockHash
 	var accts []ledger.GenesisAccount
 	var g ledger.GenesisAccount
-	n.buyer, g = signer("dispute-buyer", 1<<40)
+	n.buyer, g = ledgertest.Signer(testChain, "dispute-buyer", 1<<40)
 	accts = append(accts, g)
-	n.disputer, g = signer("disputer", 1<<30)
+	n.disputer, g = ledgertest.Signer(testChain, "disputer", 1<<30)
 	accts = append(accts, g)
-	var vals []*ledger.Signer
-	var gvals []ledger.GenesisValidator
-	for i, p := range powers {
-		s := ledger.NewSigner(seedKey("validator", i), testChain)
-		vals = append(vals, s)
-		gvals = append(gvals, ledger.GenesisValidator{Operator: s.Account(),
-			ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: uint64(p) * ledger.PowerUnit})
-	}
+	vals, gvals := ledgertest.Validators(testChain, powers...)
 	if operatorIsVal {
 		n.operator = vals[0]
 		accts = append(accts, ledger.GenesisAccount{Account: vals[0].Account(), Balance: 1 << 30})
 	} else {
-		n.operator, g = signer("dispute-operator", 1<<30)
+		n.operator, g = ledgertest.Signer(testChain, "dispute-operator", 1<<30)
 		accts = append(accts, g)
 	}
 	l, err := ledger.Open("", slog.New(slog.DiscardHandler))
@@ -186,14 +179,14 @@ func (n *disputeNet) signAnswer(t testing.TB, i int, tokens []uint32, proofs []b
 	ch, th, ic := sha256.Sum256(append([]byte("tenzro/logit-commitment/v1\x00"), proofs...)), receipt.TokensHash(tokens), in.Commitment(n.model[:])
 	nonce := sha256.Sum256(fmt.Appendf(nil, "nonce-%d", i))
 	mid, buyer := n.m.machineID(), n.buyer.Account()
-	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.peerID),
+	r := &receipt.Receipt{ModelID: n.model[:], Engine: "embedded", MachineID: mid[:], ProviderPeer: []byte(n.m.PeerID),
 		Nonce: nonce[:16], InputCommitment: ic[:], OutputHash: nonce[:], Units: terms.Units{OutputTokens: uint64(len(tokens))},
 		CommitmentHash: ch[:], TokensHash: th[:], FinishReason: "stop", TimeMs: genesisTime.UnixMilli(),
 		Payer: buyer[:], Settler: buyer[:]}
 	if !bindTokens {
 		r.TokensHash = nil
 	}
-	env, err := receipt.Sign(n.m.session, r)
+	env, err := receipt.Sign(n.m.Session, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,14 +195,14 @@ func (n *disputeNet) signAnswer(t testing.TB, i int, tokens []uint32, proofs []b
 
 // settle settles one record per evidence (the buyer is its own settler),
 // each priced price, and returns the request digests.
-func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvidence) []ledger.Hash32 {
+func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvidence) []terms.Hash32 {
 	t.Helper()
-	var recs []ledger.PaymentRecord
-	var digests []ledger.Hash32
+	var recs []receipt.PaymentRecord
+	var digests []terms.Hash32
 	for _, e := range evs {
 		d := requestOf(t, e.Receipt)
 		digests = append(digests, d)
-		recs = append(recs, signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
+		recs = append(recs, ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(),
 			RequestDigest: d, Price: price, ReceiptHash: sha256.Sum256(e.Receipt), Receipt: e.Receipt, Units: 3,
 			ExpiryHeight: n.c.l.Height() + 50}))
 	}
@@ -225,12 +218,12 @@ func (n *disputeNet) declareAll() {
 	n.block(txs...)
 }
 
-func (n *disputeNet) open(digest ledger.Hash32, ev ledger.DisputeEvidence) (ledger.Hash32, []byte) {
+func (n *disputeNet) open(digest terms.Hash32, ev ledger.DisputeEvidence) (terms.Hash32, []byte) {
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}
 	return ledger.DisputeID(subj), n.c.sign(n.disputer, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
 }
 
-func (n *disputeNet) dispute(id ledger.Hash32) ledger.Dispute {
+func (n *disputeNet) dispute(id terms.Hash32) ledger.Dispute {
 	n.c.t.Helper()
 	var d ledger.Dispute
 	if !n.c.get(ledger.KeyDispute(id), &d) {
@@ -239,7 +232,7 @@ func (n *disputeNet) dispute(id ledger.Hash32) ledger.Dispute {
 	return d
 }
 
-func (n *disputeNet) signerOf(a ledger.AccountID) *ledger.Signer {
+func (n *disputeNet) signerOf(a terms.AccountID) *ledger.Signer {
 	for _, v := range n.c.vals {
 		if v.Account() == a {
 			return v
@@ -249,12 +242,12 @@ func (n *disputeNet) signerOf(a ledger.AccountID) *ledger.Signer {
 	return nil
 }
 
-func salt(a ledger.AccountID) ledger.Hash32 { return sha256.Sum256(append([]byte("salt"), a[:]...)) }
+func salt(a terms.AccountID) terms.Hash32 { return sha256.Sum256(append([]byte("salt"), a[:]...)) }
 
 // vote has every member of the current round commit to its verdict in
 // one block, waits for the reveal phase and reveals in another; members
 // without a verdict in votes stay silent.
-func (n *disputeNet) vote(id ledger.Hash32, votes map[ledger.AccountID]ledger.Verdict) {
+func (n *disputeNet) vote(id terms.Hash32, votes map[terms.AccountID]ledger.Verdict) {
 	n.c.t.Helper()
 	d := n.dispute(id)
 	cur := d.Current()
@@ -281,8 +274,8 @@ func (n *disputeNet) vote(id ledger.Hash32, votes map[ledger.AccountID]ledger.Ve
 	n.block(reveals...)
 }
 
-func everyone(d ledger.Dispute, v ledger.Verdict) map[ledger.AccountID]ledger.Verdict {
-	out := map[ledger.AccountID]ledger.Verdict{}
+func everyone(d ledger.Dispute, v ledger.Verdict) map[terms.AccountID]ledger.Verdict {
+	out := map[terms.AccountID]ledger.Verdict{}
 	for _, m := range d.Current().Members {
 		out[m.Validator] = v
 	}

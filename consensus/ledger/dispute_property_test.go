@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestDisputeProperty runs 12 disputes over random votes on a chain and
@@ -32,13 +33,13 @@ func TestDisputeProperty(t *testing.T) {
 	before := n.money()
 	bond0 := n.provider().Bond
 	rng := rand.New(rand.NewPCG(14, 2))
-	var ids []ledger.Hash32
+	var ids []terms.Hash32
 	next := 0
 	statuses := map[ledger.DisputeStatus]int{}
 	type voteKey struct {
-		id    ledger.Hash32
+		id    terms.Hash32
 		round uint8
-		who   ledger.AccountID
+		who   terms.AccountID
 	}
 	chosen := map[voteKey]ledger.Verdict{} // what each member committed to, to reveal
 	verdicts := map[ledger.Verdict]int{}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // disputeTick runs before a block's transactions: it draws the committee
@@ -39,7 +41,7 @@ func (l *Ledger) disputeTick(kv KV, blk Block) error {
 	return nil
 }
 
-func (r *txRun) tickDispute(id Hash32) error {
+func (r *txRun) tickDispute(id terms.Hash32) error {
 	var d Dispute
 	ok, err := Load(r.st, KeyDispute(id), &d)
 	if err != nil {
@@ -138,7 +140,7 @@ func (r *txRun) resolve(d *Dispute, v Verdict) error {
 	if _, err := Load(r.st, keyActiveDisputes, &act); err != nil {
 		return err
 	}
-	act.IDs = slices.DeleteFunc(act.IDs, func(id Hash32) bool { return id == d.ID })
+	act.IDs = slices.DeleteFunc(act.IDs, func(id terms.Hash32) bool { return id == d.ID })
 	if len(act.IDs) == 0 {
 		r.st.Del(keyActiveDisputes)
 	} else if err := Save(r.st, keyActiveDisputes, act); err != nil {

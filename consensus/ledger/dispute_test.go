@@ -4,14 +4,15 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // money is everything the test's accounts, escrow, bond and open disputes
 // hold, plus what was burned: a dispute only moves money between them.
-func (n *disputeNet) money(open ...ledger.Hash32) uint64 {
+func (n *disputeNet) money(open ...terms.Hash32) uint64 {
 	c := n.c
 	var sum uint64
-	for _, a := range []ledger.AccountID{n.buyer.Account(), n.disputer.Account(), n.operator.Account(), ledger.FeePoolAccount} {
+	for _, a := range []terms.AccountID{n.buyer.Account(), n.disputer.Account(), n.operator.Account(), ledger.FeePoolAccount} {
 		sum += c.account(a).Balance
 	}
 	for _, v := range c.vals {
@@ -173,7 +174,7 @@ func TestDisputeRedrawThenLapse(t *testing.T) {
 	n.block(tx)
 	n.block()
 	d := n.dispute(id)
-	votes := map[ledger.AccountID]ledger.Verdict{}
+	votes := map[terms.AccountID]ledger.Verdict{}
 	for i, m := range d.Current().Members {
 		votes[m.Validator] = []ledger.Verdict{ledger.VerdictGuilty, ledger.VerdictAbstain}[i%2]
 	}
@@ -227,7 +228,7 @@ func TestDisputeRefusals(t *testing.T) {
 		"other receipt": {ledger.DisputeOpen{Subject: subj, Evidence: evs[1], Bond: disputeBond}, ledger.CodeBadEvidence},
 		"wrong proofs":  {ledger.DisputeOpen{Subject: subj, Evidence: wrongProofs, Bond: disputeBond}, ledger.CodeBadEvidence},
 		"no record": {ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(),
-			RequestDigest: ledger.Hash32{1}}, Evidence: evs[0], Bond: disputeBond}, ledger.CodeBadEvidence},
+			RequestDigest: terms.Hash32{1}}, Evidence: evs[0], Bond: disputeBond}, ledger.CodeBadEvidence},
 		"expert batch without its record": {ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectExpertBatch,
 			Batch: &ledger.ExpertBatchRef{Layer: 1}}, Bond: disputeBond}, ledger.CodeMalformed},
 	} {
@@ -241,7 +242,7 @@ func TestDisputeRefusals(t *testing.T) {
 	id, tx := n.open(digests[0], evs[0])
 	n.block(tx)
 	// The mempool sees the dispute before the block that draws it.
-	if code := ledger.CodeOf(c.l.Check(c.sign(c.vals[0], &ledger.DisputeVote{ID: id, Round: 1, Commitment: ledger.Hash32{1}}))); code != ledger.CodeWrongPhase {
+	if code := ledger.CodeOf(c.l.Check(c.sign(c.vals[0], &ledger.DisputeVote{ID: id, Round: 1, Commitment: terms.Hash32{1}}))); code != ledger.CodeWrongPhase {
 		t.Errorf("commit before the draw: %v", code)
 	}
 	n.block()
@@ -261,10 +262,10 @@ func TestDisputeRefusals(t *testing.T) {
 		v    ledger.DisputeVote
 		want ledger.Code
 	}{
-		"outsider":     {outsider, ledger.DisputeVote{ID: id, Round: 1, Commitment: ledger.Hash32{2}}, ledger.CodeNotMember},
+		"outsider":     {outsider, ledger.DisputeVote{ID: id, Round: 1, Commitment: terms.Hash32{2}}, ledger.CodeNotMember},
 		"wrong round":  {member, ledger.DisputeVote{ID: id, Round: 2, Commitment: mine}, ledger.CodeWrongPhase},
 		"early reveal": {member, ledger.DisputeVote{ID: id, Round: 1, Reveal: reveal}, ledger.CodeWrongPhase},
-		"unknown":      {member, ledger.DisputeVote{ID: ledger.Hash32{3}, Round: 1, Commitment: mine}, ledger.CodeUnknownDispute},
+		"unknown":      {member, ledger.DisputeVote{ID: terms.Hash32{3}, Round: 1, Commitment: mine}, ledger.CodeUnknownDispute},
 	} {
 		if code := n.try(c.sign(tc.s, &tc.v)); code != tc.want {
 			t.Errorf("%s: %v, want %v", name, code, tc.want)

@@ -23,7 +23,7 @@
 // and the standing every node derives from them.
 //
 // Escrows are per (payer, settler). A payment record is signed by its
-// settler (RecordSigningBytes: domain "tenzro/v1/payment-record", chain ID,
+// settler (receipt.RecordSigningBytes: domain "tenzro/v1/payment-record", chain ID,
 // canonical CBOR of every field but the signature and the envelope) and
 // carries the provider's receipt envelope, which settlement verifies
 // against the machine registered as the record's provider (each session

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // convictBatch opens the dispute of entry j of exchange i of call c and
@@ -52,10 +55,10 @@ func TestEpisodeSlashesOnce(t *testing.T) {
 	// Unpaid after the conviction height.
 	op0, esc0 := c.account(n.operator.Account()).Balance, c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
 	env, _, _ := n.exchange(t, "after", 0)
-	h := ledger.Hash32(sha256.Sum256(env))
-	late := signed(t, n.buyer, ledger.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: ledger.Hash32{0xaf},
-		QuoteDigest: ledger.ReceiptsHash([]ledger.Hash32{h}), Price: 5_000, Units: 4, Receipt: env, ReceiptHash: h, ExpiryHeight: c.l.Height() + 50})
-	wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []ledger.PaymentRecord{late}})).Txs[0], 0,
+	h := terms.Hash32(sha256.Sum256(env))
+	late := ledgertest.Signed(t, n.buyer, receipt.PaymentRecord{Payer: n.buyer.Account(), Provider: n.m.machineID(), RequestDigest: terms.Hash32{0xaf},
+		QuoteDigest: ledger.ReceiptsHash([]terms.Hash32{h}), Price: 5_000, Units: 4, Receipt: env, ReceiptHash: h, ExpiryHeight: c.l.Height() + 50})
+	wantSkipped(t, n.block(c.sign(n.operator, &ledger.Settlement{Records: []receipt.PaymentRecord{late}})).Txs[0], 0,
 		map[int]ledger.Code{0: ledger.CodeConvicted})
 	if got := c.escrow(n.buyer.Account(), n.buyer.Account()).Balance; got != esc0 {
 		t.Fatalf("escrow %d after a refused record, want %d", got, esc0)

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Block is what a transaction sees of the block it runs in.
@@ -11,7 +13,7 @@ type Block struct {
 	GenesisTime int64 // unix seconds
 	// Hash is the block's hash (the consensus engine's), the seed of the
 	// dispute committees drawn in it.
-	Hash Hash32
+	Hash terms.Hash32
 
 	sigs *sigCache // verified signatures shared by Check and Finalize; nil = none
 }
@@ -178,14 +180,14 @@ func (r *txRun) dispatch() error {
 }
 
 // account loads an account; a missing one is the zero Account and false.
-func (r *txRun) account(id AccountID) (Account, bool, error) {
+func (r *txRun) account(id terms.AccountID) (Account, bool, error) {
 	var a Account
 	ok, err := Load(r.st, KeyAccount(id), &a)
 	return a, ok, err
 }
 
 // debit subtracts amount from an existing account's balance.
-func (r *txRun) debit(id AccountID, amount uint64, what string) error {
+func (r *txRun) debit(id terms.AccountID, amount uint64, what string) error {
 	a, ok, err := r.account(id)
 	if err != nil {
 		return err
@@ -200,13 +202,13 @@ func (r *txRun) debit(id AccountID, amount uint64, what string) error {
 }
 
 // credit adds amount to an account, creating it if needed.
-func (r *txRun) credit(id AccountID, amount uint64, what string) error {
+func (r *txRun) credit(id terms.AccountID, amount uint64, what string) error {
 	return creditIn(r.st, id, amount, what)
 }
 
 // creditIn adds amount to an account in st, creating it if needed; a zero
 // amount writes nothing.
-func creditIn(st KV, id AccountID, amount uint64, what string) error {
+func creditIn(st KV, id terms.AccountID, amount uint64, what string) error {
 	if amount == 0 {
 		return nil
 	}

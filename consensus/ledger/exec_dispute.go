@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // declareModel adds the signing validator to a model's holders, or
@@ -17,7 +19,7 @@ func (r *txRun) declareModel(p *ModelDeclare) error {
 	if _, err := Load(r.st, KeyModelHolders(p.ModelID), &h); err != nil {
 		return err
 	}
-	i, found := slices.BinarySearchFunc(h.Validators, v.Operator, func(a, b AccountID) int { return bytes.Compare(a[:], b[:]) })
+	i, found := slices.BinarySearchFunc(h.Validators, v.Operator, func(a, b terms.AccountID) int { return bytes.Compare(a[:], b[:]) })
 	switch {
 	case p.Holds && !found:
 		h.Validators = slices.Insert(h.Validators, i, v.Operator)
@@ -36,7 +38,7 @@ func (r *txRun) declareModel(p *ModelDeclare) error {
 
 // eligible returns the validators with power that declared model, less
 // the accused operator.
-func (r *txRun) eligible(model Hash32, accused AccountID) ([]Candidate, error) {
+func (r *txRun) eligible(model terms.Hash32, accused terms.AccountID) ([]Candidate, error) {
 	var h ModelHolders
 	if _, err := Load(r.st, KeyModelHolders(model), &h); err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 	if end := rec.Height + int64(r.params.DisputeWindowBlocks); r.blk.Height > end {
 		return reject(CodeDisputeWindow, "record settled at height %d may be disputed up to height %d, block is %d", rec.Height, end, r.blk.Height)
 	}
-	var model Hash32
+	var model terms.Hash32
 	if p.Subject.Kind == SubjectExpertBatch {
 		model, err = r.checkBatchEvidence(&rec, p.Subject.Batch, &p.Evidence)
 	} else {
@@ -160,7 +162,7 @@ func (r *txRun) voteDispute(p *DisputeVote) error {
 		switch {
 		case h > cur.CommitEnd:
 			return reject(CodeWrongPhase, "dispute %s round %d took commitments up to height %d, block is %d", d.ID, cur.Round, cur.CommitEnd, h)
-		case m.Commitment != (Hash32{}):
+		case m.Commitment != (terms.Hash32{}):
 			return reject(CodeAlreadyVoted, "%s already committed on dispute %s round %d", signer, d.ID, cur.Round)
 		}
 		m.Commitment = p.Commitment
@@ -171,7 +173,7 @@ func (r *txRun) voteDispute(p *DisputeVote) error {
 	case !cur.RevealsOpen(h):
 		return reject(CodeWrongPhase, "dispute %s round %d takes reveals at heights %d..%d (earlier once every member committed), block is %d",
 			d.ID, cur.Round, cur.CommitEnd+1, cur.RevealEnd, h)
-	case m.Commitment == (Hash32{}):
+	case m.Commitment == (terms.Hash32{}):
 		return reject(CodeBadReveal, "%s committed nothing on dispute %s round %d", signer, d.ID, cur.Round)
 	case m.Vote != VerdictNone:
 		return reject(CodeAlreadyVoted, "%s already revealed on dispute %s round %d", signer, d.ID, cur.Round)
@@ -197,7 +199,7 @@ func (rd *DisputeRound) RevealsOpen(h int64) bool {
 		return true
 	}
 	for _, m := range rd.Members {
-		if m.Commitment == (Hash32{}) {
+		if m.Commitment == (terms.Hash32{}) {
 			return false
 		}
 	}

@@ -8,17 +8,18 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ReceiptsHash is SHA-256 over the list of receipt hashes in order: the
 // quote digest of an expert payment record (p2p/expert
 // HolderUsage.ReceiptsHash over the receipts themselves).
-func ReceiptsHash(hashes []Hash32) Hash32 {
+func ReceiptsHash(hashes []terms.Hash32) terms.Hash32 {
 	h := sha256.New()
 	for _, x := range hashes {
 		h.Write(x[:])
 	}
-	var out Hash32
+	var out terms.Hash32
 	h.Sum(out[:0])
 	return out
 }
@@ -42,8 +43,8 @@ func ReceiptsHash(hashes []Hash32) Hash32 {
 //
 // A certificate valid at the receipt's own time, not the block's, is what
 // lets a batch be disputed after the holder's session rotated.
-func (r *txRun) checkBatchEvidence(rec *SettledRecord, ref *ExpertBatchRef, e *DisputeEvidence) (Hash32, error) {
-	var model Hash32
+func (r *txRun) checkBatchEvidence(rec *SettledRecord, ref *ExpertBatchRef, e *DisputeEvidence) (terms.Hash32, error) {
+	var model terms.Hash32
 	if ref.Holder != rec.Record.Provider {
 		return model, reject(CodeWrongMachine, "batch holder %s is not the record's provider %s", ref.Holder, rec.Record.Provider)
 	}
@@ -53,7 +54,7 @@ func (r *txRun) checkBatchEvidence(rec *SettledRecord, ref *ExpertBatchRef, e *D
 	if !slices.Contains(e.ReceiptHashes, ref.ReceiptHash) {
 		return model, reject(CodeBadEvidence, "receipt %s is not among the record's %d receipts", ref.ReceiptHash, len(e.ReceiptHashes))
 	}
-	if got := Hash32(sha256.Sum256(e.Receipt)); got != ref.ReceiptHash {
+	if got := terms.Hash32(sha256.Sum256(e.Receipt)); got != ref.ReceiptHash {
 		return model, reject(CodeBadEvidence, "receipt hashes to %s, the batch names %s", got, ref.ReceiptHash)
 	}
 	env, er, err := ParseExpertReceipt(e.Receipt)

@@ -1,9 +1,11 @@
 package ledger
 
+import "github.com/tenzrod/tenzrod/receipts/terms"
+
 // settlerOf is the escrow settler a fund/withdraw/claim names: zero means
 // the signer itself.
-func (r *txRun) settlerOf(s AccountID) AccountID {
-	if s == (AccountID{}) {
+func (r *txRun) settlerOf(s terms.AccountID) terms.AccountID {
+	if s == (terms.AccountID{}) {
 		return r.tx.Body.Signer
 	}
 	return s

@@ -3,6 +3,8 @@ package ledger
 import (
 	"crypto/sha256"
 	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // openPlan moves the total out of the escrow's available balance into a
@@ -21,7 +23,7 @@ func (r *txRun) openPlan(p *PlanOpen) error {
 		return err
 	}
 	rule := SplitRuleHash(p.Legs)
-	var quoteDigest Hash32
+	var quoteDigest terms.Hash32
 	if len(p.Quote) > 0 {
 		named, ok, err := QuoteSplitRule(p.Quote)
 		if err != nil {

@@ -1,6 +1,10 @@
 package ledger
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
 
 // openStream moves the deposit from the escrow's available balance into a
 // new stream. Only the settler may spend a payer's escrow this way: it is
@@ -59,7 +63,7 @@ func (r *txRun) openStream(p *StreamOpen) error {
 }
 
 // liveStream loads an open stream.
-func (r *txRun) liveStream(id Hash32) (Stream, error) {
+func (r *txRun) liveStream(id terms.Hash32) (Stream, error) {
 	var s Stream
 	ok, err := Load(r.st, KeyStream(id), &s)
 	if err != nil {
@@ -141,7 +145,7 @@ func (r *txRun) close(s *Stream) {
 }
 
 // refundEscrow adds amount back to the escrow of (payer, settler).
-func (r *txRun) refundEscrow(payer, settler AccountID, amount uint64) error {
+func (r *txRun) refundEscrow(payer, settler terms.AccountID, amount uint64) error {
 	if amount == 0 {
 		return nil
 	}

@@ -3,9 +3,11 @@ package ledger
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-func (r *txRun) validator(op AccountID) (Validator, bool, error) {
+func (r *txRun) validator(op terms.AccountID) (Validator, bool, error) {
 	var v Validator
 	ok, err := Load(r.st, KeyValidator(op), &v)
 	return v, ok, err

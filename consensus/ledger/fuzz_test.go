@@ -5,39 +5,42 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // FuzzDecodeTx: any input either decodes to a transaction whose envelope
 // re-encodes to exactly the input, or is refused with a stateless code.
 func FuzzDecodeTx(f *testing.F) {
-	alice, _ := signer("alice", 0)
-	bob, _ := signer("bob", 0)
+	alice, _ := ledgertest.Signer(testChain, "alice", 0)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
 	seeds := []any{
 		&ledger.Transfer{To: bob.Account(), Amount: 1},
-		&ledger.Settlement{Records: []ledger.PaymentRecord{{Payer: alice.Account(), Price: 3}}},
+		&ledger.Settlement{Records: []receipt.PaymentRecord{{Payer: alice.Account(), Price: 3}}},
 		&ledger.ParamProposal{Params: ledger.DefaultParams()},
 		&ledger.SLAVerdict{Hour: 3, Available: true},
 		&ledger.EscrowFund{Amount: 9, Settler: bob.Account()},
 		newMachine(f).register(f, alice, 5, 0),
-		&ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}},
+		&ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{1}},
 		&ledger.NameProposal{Name: "tenzro-devnet"},
 		&ledger.StreamOpen{Payer: bob.Account(), Payee: newMachine(f).machineID(), Rate: 3600, Deposit: 100},
 		&ledger.StreamOpen{Payee: newMachine(f).machineID(), Rate: 0, Deposit: 100},
-		&ledger.StreamClaim{ID: ledger.Hash32{7}},
-		&ledger.StreamStop{ID: ledger.Hash32{7}},
+		&ledger.StreamClaim{ID: terms.Hash32{7}},
+		&ledger.StreamStop{ID: terms.Hash32{7}},
 		&ledger.StreamStop{},
 		&ledger.PlanOpen{Legs: []ledger.PlanLeg{{Payee: bob.Account(), BPS: 7000}, {Payee: alice.Account(), BPS: 3000, Chain: "other"}}, Total: 10, TimeoutBlocks: 5},
 		&ledger.PlanOpen{Legs: []ledger.PlanLeg{{Payee: bob.Account(), BPS: 9999}}, Total: 10},
-		&ledger.PlanDecide{ID: ledger.Hash32{3}, Commit: true},
-		&ledger.ModelDeclare{ModelID: ledger.Hash32{4}, Holds: true},
+		&ledger.PlanDecide{ID: terms.Hash32{3}, Commit: true},
+		&ledger.ModelDeclare{ModelID: terms.Hash32{4}, Holds: true},
 		&ledger.ProviderRebond{MachineID: newMachine(f).machineID(), Amount: 5},
 		&ledger.ProviderRebond{MachineID: newMachine(f).machineID()},
-		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: bob.Account(), RequestDigest: ledger.Hash32{5}},
+		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: bob.Account(), RequestDigest: terms.Hash32{5}},
 			Evidence: ledger.DisputeEvidence{Receipt: []byte{1}, Proofs: []byte{2}, Tokens: []uint32{3, 4}}, Bond: 100},
 		&ledger.DisputeOpen{Subject: ledger.DisputeSubject{Kind: ledger.SubjectExpertBatch, Batch: &ledger.ExpertBatchRef{Layer: 2}}, Bond: 1},
-		&ledger.DisputeVote{ID: ledger.Hash32{6}, Round: 1, Commitment: ledger.Hash32{7}},
-		&ledger.DisputeVote{ID: ledger.Hash32{6}, Round: 2, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: ledger.Hash32{8}}},
+		&ledger.DisputeVote{ID: terms.Hash32{6}, Round: 1, Commitment: terms.Hash32{7}},
+		&ledger.DisputeVote{ID: terms.Hash32{6}, Round: 2, Reveal: &ledger.VoteReveal{Verdict: ledger.VerdictGuilty, Salt: terms.Hash32{8}}},
 	}
 	for i, p := range seeds {
 		raw, err := alice.SignTx(uint64(i), p)
@@ -78,7 +81,7 @@ func FuzzDecodeTx(f *testing.F) {
 // whose canonical encoding is exactly the input, or is refused as
 // malformed.
 func FuzzDecodeRegistrationPayload(f *testing.F) {
-	op, _ := signer("operator", 0)
+	op, _ := ledgertest.Signer(testChain, "operator", 0)
 	m := newMachine(f)
 	good, err := m.unsigned(f, 1, 0).SigningPayload(testChain, op.Account())
 	if err != nil {
@@ -106,8 +109,8 @@ func FuzzDecodeRegistrationPayload(f *testing.F) {
 // name whose canonical encoding is exactly the input, or is refused as
 // malformed.
 func FuzzDecodeNameRecord(f *testing.F) {
-	op, _ := signer("operator", 0)
-	good, err := cborx.Marshal(ledger.NameRecord{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}, Operator: op.Account(), Height: 7})
+	op, _ := ledgertest.Signer(testChain, "operator", 0)
+	good, err := cborx.Marshal(ledger.NameRecord{Name: "tenzro-devnet", ModelID: terms.Hash32{1}, Operator: op.Account(), Height: 7})
 	if err != nil {
 		f.Fatal(err)
 	}

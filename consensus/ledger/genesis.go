@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // AppGenesis is the application part of the CometBFT genesis (app_state).
@@ -19,36 +21,23 @@ type AppGenesis struct {
 // per gateway from the first block). It is created, not taken from a
 // balance, like a genesis account's balance.
 type GenesisEscrow struct {
-	Payer   AccountID `json:"payer"`
-	Settler AccountID `json:"settler"`
-	Amount  uint64    `json:"amount"`
+	Payer   terms.AccountID `json:"payer"`
+	Settler terms.AccountID `json:"settler"`
+	Amount  uint64          `json:"amount"`
 }
 
 // GenesisAccount funds an account at genesis.
 type GenesisAccount struct {
-	Account AccountID `json:"account"`
-	Balance uint64    `json:"balance"`
+	Account terms.AccountID `json:"account"`
+	Balance uint64          `json:"balance"`
 }
 
 // GenesisValidator is a validator at genesis; its stake is created, not
 // taken from a balance.
 type GenesisValidator struct {
-	Operator   AccountID `json:"operator"`
-	ConsPubKey []byte    `json:"cons_pub_key"`
-	Stake      uint64    `json:"stake"`
-}
-
-// MarshalText and UnmarshalText make AccountID hex in JSON.
-func (a AccountID) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
-
-// UnmarshalText parses 64 hex digits.
-func (a *AccountID) UnmarshalText(b []byte) error {
-	v, err := ParseAccountID(string(b))
-	if err != nil {
-		return err
-	}
-	*a = v
-	return nil
+	Operator   terms.AccountID `json:"operator"`
+	ConsPubKey []byte          `json:"cons_pub_key"`
+	Stake      uint64          `json:"stake"`
 }
 
 // ParseAppGenesis decodes and validates app_state JSON.
@@ -65,7 +54,7 @@ func (g AppGenesis) Validate() error {
 	if err := g.Params.Validate(); err != nil {
 		return fmt.Errorf("ledger: genesis params: %w", err)
 	}
-	seen := map[AccountID]bool{}
+	seen := map[terms.AccountID]bool{}
 	for _, a := range g.Accounts {
 		if seen[a.Account] {
 			return fmt.Errorf("ledger: genesis account %s listed twice", a.Account)
@@ -88,7 +77,7 @@ func (g AppGenesis) Validate() error {
 			return fmt.Errorf("ledger: genesis escrow of %s with settler %s has no amount", e.Payer, e.Settler)
 		}
 	}
-	ops, keys := map[AccountID]bool{}, map[string]bool{}
+	ops, keys := map[terms.AccountID]bool{}, map[string]bool{}
 	for _, v := range g.Validators {
 		if len(v.ConsPubKey) != ed25519.PublicKeySize {
 			return fmt.Errorf("ledger: genesis validator %s: consensus key is %d bytes", v.Operator, len(v.ConsPubKey))
@@ -146,7 +135,7 @@ func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
 }
 
 // ensureAccount creates a at zero balance unless it exists.
-func ensureAccount(s KV, a AccountID) error {
+func ensureAccount(s KV, a terms.AccountID) error {
 	exists, err := Load(s, KeyAccount(a), new(Account))
 	if err != nil || exists {
 		return err

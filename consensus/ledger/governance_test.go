@@ -6,14 +6,15 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // TestProposalNeedsTwoThirds: with 4 equal validators a proposal passes
 // on the third yes (3/4 > 2/3) and not before; no votes do not count.
 func TestProposalNeedsTwoThirds(t *testing.T) {
-	outsider, gOut := signer("outsider", 10)
-	c := newChain(t, "", genesisTime, testParams(), 4, gOut)
-	next := testParams()
+	outsider, gOut := ledgertest.Signer(testChain, "outsider", 10)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 4, gOut)
+	next := ledgertest.Params()
 	next.SurchargeTEE = 777
 	next.HourSeconds = 60
 	c.mustApply(c.sign(c.vals[0], &ledger.ParamProposal{Params: next}))
@@ -55,7 +56,7 @@ func TestProposalNeedsTwoThirds(t *testing.T) {
 
 // TestProposalExpires: votes after the voting period are refused.
 func TestProposalExpires(t *testing.T) {
-	p := testParams()
+	p := ledgertest.Params()
 	p.VotingPeriodBlocks = 2
 	c := newChain(t, "", genesisTime, p, 4)
 	c.mustApply(c.sign(c.vals[0], &ledger.ParamProposal{Params: p}))
@@ -68,9 +69,9 @@ func TestProposalExpires(t *testing.T) {
 }
 
 func TestValidatorStakeUpdates(t *testing.T) {
-	newVal, gn := signer("newval", 50*ledger.PowerUnit)
-	c := newChain(t, "", genesisTime, testParams(), 1, gn)
-	cons := seedKey("newcons", 0).Public().(ed25519.PublicKey)
+	newVal, gn := ledgertest.Signer(testChain, "newval", 50*ledger.PowerUnit)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gn)
+	cons := ledgertest.SeedKey("newcons", 0).Public().(ed25519.PublicKey)
 	res := c.mustApply(c.sign(newVal, &ledger.ValidatorStake{ConsPubKey: cons, Amount: 20 * ledger.PowerUnit}))
 	if u := res.Changes; len(u) != 1 || u[0].Power != 20 || !bytes.Equal(u[0].PubKey, cons) {
 		t.Fatalf("updates after stake: %+v", u)

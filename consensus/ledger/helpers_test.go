@@ -1,10 +1,6 @@
 package ledger_test
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
-	"crypto/sha256"
-	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -12,10 +8,12 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-const testChain = "tenzro-unit"
+const testChain = ledgertest.Chain
 
 var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -25,27 +23,6 @@ type chain struct {
 	l    *ledger.Ledger
 	now  time.Time
 	vals []*ledger.Signer // validator operators, equal power
-}
-
-func newKey(t testing.TB) ed25519.PrivateKey {
-	t.Helper()
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-// seedKey is a deterministic key, so two chains can share a genesis.
-func seedKey(name string, i int) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte(fmt.Sprintf("%s-%d", name, i)))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
-
-// signer returns a deterministic signer and its genesis funding.
-func signer(name string, balance uint64) (*ledger.Signer, ledger.GenesisAccount) {
-	s := ledger.NewSigner(seedKey(name, 0), testChain)
-	return s, ledger.GenesisAccount{Account: s.Account(), Balance: balance}
 }
 
 // newChain opens a ledger in dir ("" = memory) with nVals validators and
@@ -58,14 +35,8 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	}
 	t.Cleanup(func() { _ = l.Close() })
 	c := &chain{t: t, l: l, now: genesis}
-	g := ledger.AppGenesis{Params: params, Accounts: accts}
-	for i := range nVals {
-		s := ledger.NewSigner(seedKey("validator", i), testChain)
-		c.vals = append(c.vals, s)
-		g.Validators = append(g.Validators, ledger.GenesisValidator{
-			Operator: s.Account(), ConsPubKey: seedKey("cons", i).Public().(ed25519.PublicKey), Stake: 10 * ledger.PowerUnit,
-		})
-	}
+	var g ledger.AppGenesis
+	g, c.vals = ledgertest.Genesis(testChain, params, nVals, accts...)
 	if _, _, err := l.InitChain(testChain, genesis, 1, g); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +119,7 @@ func (c *chain) raw(key []byte) []byte {
 	return v
 }
 
-func (c *chain) account(id ledger.AccountID) ledger.Account {
+func (c *chain) account(id terms.AccountID) ledger.Account {
 	c.t.Helper()
 	var a ledger.Account
 	c.get(ledger.KeyAccount(id), &a)
@@ -162,23 +133,11 @@ func (c *chain) params() ledger.Params {
 	return p
 }
 
-func (c *chain) escrow(payer, settler ledger.AccountID) ledger.Escrow {
+func (c *chain) escrow(payer, settler terms.AccountID) ledger.Escrow {
 	c.t.Helper()
 	var e ledger.Escrow
 	c.get(ledger.KeyEscrow(payer, settler), &e)
 	return e
-}
-
-// signed returns rec signed by settler, valid up to height 1<<40.
-func signed(t testing.TB, settler *ledger.Signer, rec ledger.PaymentRecord) ledger.PaymentRecord {
-	t.Helper()
-	if rec.ExpiryHeight == 0 {
-		rec.ExpiryHeight = 300 // within the default withdrawal delay of any test height
-	}
-	if err := settler.SignRecord(&rec); err != nil {
-		t.Fatal(err)
-	}
-	return rec
 }
 
 // report decodes the SettleReport of an applied settlement's outcome.
@@ -218,17 +177,5 @@ func (c *chain) sign(s *ledger.Signer, payload any) []byte {
 
 func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
 	c.t.Helper()
-	raw, err := s.SignTx(nonce, payload)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return raw
-}
-
-func testParams() ledger.Params {
-	p := ledger.DefaultParams()
-	p.MinServingBond = 1000
-	p.SLAWindowHours = 6
-	p.VotingPeriodBlocks = 20
-	return p
+	return ledgertest.SignTx(c.t, s, nonce, payload)
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/trie"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Ledger is the replicated state machine over a Store: genesis, blocks of
@@ -43,10 +45,10 @@ func (l *Ledger) SetStateVersions(n int64) {
 // TxOutcome is how one transaction of a block ended.
 type TxOutcome struct {
 	Code   Code
-	Log    string    // the rejection message; a settlement's summary when applied
-	Kind   Kind      // 0 when the transaction did not decode
-	Signer AccountID // zero when the transaction did not decode
-	Data   []byte    // an applied settlement's SettleReport (canonical CBOR)
+	Log    string          // the rejection message; a settlement's summary when applied
+	Kind   Kind            // 0 when the transaction did not decode
+	Signer terms.AccountID // zero when the transaction did not decode
+	Data   []byte          // an applied settlement's SettleReport (canonical CBOR)
 }
 
 // BlockResult is what Finalize returns: one outcome per transaction, the

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 func TestTransferApplies(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, _ := signer("bob", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
 	c.mustApply(c.sign(alice, &ledger.Transfer{To: bob.Account(), Amount: 250}))
 	if a := c.account(alice.Account()); a.Balance != 999_750 || a.Nonce != 1 {
 		t.Fatalf("alice = %+v, want balance 999750 nonce 1", a)
@@ -31,10 +32,10 @@ func TestTransferApplies(t *testing.T) {
 // and change nothing else; Check refuses them without consuming anything,
 // and refuses a signer that cannot pay FeePerTx.
 func TestRejectedTxsChangeNothing(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	rich, gr := signer("rich", math.MaxUint64-10)
-	stranger, _ := signer("stranger", 0)
-	params := testParams()
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	rich, gr := ledgertest.Signer(testChain, "rich", math.MaxUint64-10)
+	stranger, _ := ledgertest.Signer(testChain, "stranger", 0)
+	params := ledgertest.Params()
 	params.FeePerTx = 5
 	mk := func() *chain {
 		c := newChain(t, "", genesisTime, params, 1, ga, gr)
@@ -45,7 +46,7 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 	good := c.sign(alice, &ledger.Transfer{To: rich.Account(), Amount: 1})
 	badSig := bytes.Clone(good)
 	badSig[len(badSig)-1] ^= 1
-	wrongChain, _ := ledger.NewSigner(seedKey("alice", 0), "other-chain").SignTx(1, &ledger.Transfer{To: rich.Account(), Amount: 1})
+	wrongChain, _ := ledger.NewSigner(ledgertest.SeedKey("alice", 0), "other-chain").SignTx(1, &ledger.Transfer{To: rich.Account(), Amount: 1})
 	cases := []struct {
 		name string
 		tx   []byte
@@ -117,7 +118,7 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 	if pool := c.account(ledger.FeePoolAccount); pool.Balance != 4*5 {
 		t.Fatalf("fee pool %d, want 20 (1 applied and 3 failed txs)", pool.Balance)
 	}
-	poor, gp := signer("poor", 4)
+	poor, gp := ledgertest.Signer(testChain, "poor", 4)
 	c2 := newChain(t, "", genesisTime, params, 1, gp)
 	if got := ledger.CodeOf(c2.l.Check(c2.sign(poor, &ledger.Transfer{To: rich.Account(), Amount: 1}))); got != ledger.CodeFeeTooLow {
 		t.Fatalf("Check of a tx whose signer cannot pay the fee: %v, want %v", got, ledger.CodeFeeTooLow)
@@ -125,9 +126,9 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 }
 
 func TestCheckTxTracksPendingNonces(t *testing.T) {
-	alice, ga := signer("alice", 100)
-	bob, _ := signer("bob", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga)
+	alice, ga := ledgertest.Signer(testChain, "alice", 100)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
 	check := func(tx []byte) ledger.Code { return ledger.CodeOf(c.l.Check(tx)) }
 	t0 := c.signAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 60})
 	t1 := c.signAt(alice, 1, &ledger.Transfer{To: bob.Account(), Amount: 30})
@@ -147,9 +148,9 @@ func TestCheckTxTracksPendingNonces(t *testing.T) {
 
 func TestRestartKeepsState(t *testing.T) {
 	dir := t.TempDir()
-	alice, ga := signer("alice", 1000)
-	bob, _ := signer("bob", 0)
-	c := newChain(t, dir, genesisTime, testParams(), 1, ga)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1000)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
+	c := newChain(t, dir, genesisTime, ledgertest.Params(), 1, ga)
 	for i := range 3 {
 		c.mustApply(c.signAt(alice, uint64(i), &ledger.Transfer{To: bob.Account(), Amount: 10}))
 	}

@@ -3,6 +3,7 @@ package ledger
 import (
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // MaxNameBytes bounds a model name.
@@ -19,7 +20,7 @@ const maxNameRecordBytes = 512
 // (NameProposal) can rebind a name.
 type NameBind struct {
 	Name      string             `cbor:"1,keyasint"`
-	ModelID   Hash32             `cbor:"2,keyasint"`
+	ModelID   terms.Hash32       `cbor:"2,keyasint"`
 	MachineID identity.MachineID `cbor:"3,keyasint"`
 }
 
@@ -27,7 +28,7 @@ func (p *NameBind) validate() error {
 	if err := CheckName(p.Name); err != nil {
 		return err
 	}
-	if p.ModelID == (Hash32{}) {
+	if p.ModelID == (terms.Hash32{}) {
 		return reject(CodeMalformed, "name %q: model ID is zero", p.Name)
 	}
 	return nil
@@ -37,8 +38,8 @@ func (p *NameBind) validate() error {
 // the binding). It is voted on with ParamVote like a parameter proposal
 // and counts as the proposer's yes vote.
 type NameProposal struct {
-	Name    string `cbor:"1,keyasint"`
-	ModelID Hash32 `cbor:"2,keyasint"`
+	Name    string       `cbor:"1,keyasint"`
+	ModelID terms.Hash32 `cbor:"2,keyasint"`
 }
 
 func (p *NameProposal) validate() error { return CheckName(p.Name) }
@@ -48,8 +49,8 @@ func (p *NameProposal) validate() error { return CheckName(p.Name) }
 // binding last changed.
 type NameRecord struct {
 	Name      string             `cbor:"1,keyasint" json:"name"`
-	ModelID   Hash32             `cbor:"2,keyasint" json:"model_id"`
-	Operator  AccountID          `cbor:"3,keyasint" json:"operator"`
+	ModelID   terms.Hash32       `cbor:"2,keyasint" json:"model_id"`
+	Operator  terms.AccountID    `cbor:"3,keyasint" json:"operator"`
 	MachineID identity.MachineID `cbor:"4,keyasint" json:"machine_id"`
 	Height    int64              `cbor:"5,keyasint" json:"height"`
 }
@@ -84,7 +85,7 @@ func DecodeNameRecord(b []byte) (NameRecord, error) {
 	if err := CheckName(r.Name); err != nil {
 		return r, err
 	}
-	if r.ModelID == (Hash32{}) {
+	if r.ModelID == (terms.Hash32{}) {
 		return r, reject(CodeMalformed, "name record %q: model ID is zero", r.Name)
 	}
 	return r, nil
@@ -123,7 +124,7 @@ func (r *txRun) bindName(p *NameBind) error {
 
 // rebindName applies a passed NameProposal.
 func (r *txRun) rebindName(p *NameProposal) error {
-	if p.ModelID == (Hash32{}) {
+	if p.ModelID == (terms.Hash32{}) {
 		r.st.Del(KeyName(p.Name))
 		return nil
 	}

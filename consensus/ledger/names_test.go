@@ -5,20 +5,22 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestNameBind: the first operator with a bonded provider to bind a name
 // owns it; rebinding it to another ID is refused, the same ID again is a
 // no-op; operators without a bonded provider and bad names are refused.
 func TestNameBind(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	other, goth := signer("other", 10_000)
-	idle, gidle := signer("idle", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gop, goth, gidle)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	other, goth := ledgertest.Signer(testChain, "other", 10_000)
+	idle, gidle := ledgertest.Signer(testChain, "idle", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop, goth, gidle)
 	p, q := newMachine(t), newMachine(t)
 	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)), c.signAt(other, 0, q.register(t, other, 1000, 60)))
-	model, model2 := ledger.Hash32{0xd1}, ledger.Hash32{0xd2}
-	bind := func(name string, id ledger.Hash32, m *machine) *ledger.NameBind {
+	model, model2 := terms.Hash32{0xd1}, terms.Hash32{0xd2}
+	bind := func(name string, id terms.Hash32, m *machine) *ledger.NameBind {
 		return &ledger.NameBind{Name: name, ModelID: id, MachineID: m.machineID()}
 	}
 	c.mustApply(c.signAt(op, 1, bind("tenzro-devnet", model, p)))
@@ -42,7 +44,7 @@ func TestNameBind(t *testing.T) {
 		c.signAt(op, 3, bind(strings.Repeat("a", 65), model, p)),
 		c.signAt(op, 3, bind("a/b", model, p)),
 		c.signAt(op, 3, bind("modèle", model, p)),
-		c.signAt(op, 3, bind("zero-id", ledger.Hash32{}, p)),
+		c.signAt(op, 3, bind("zero-id", terms.Hash32{}, p)),
 	}, ledger.CodeNameTaken, ledger.CodeNameTaken, ledger.CodeNoProvider, ledger.CodeNoProvider,
 		ledger.CodeMalformed, ledger.CodeMalformed, ledger.CodeMalformed, ledger.CodeMalformed, ledger.CodeMalformed, ledger.CodeMalformed)
 	c.mustApply(c.signAt(op, 3, bind(strings.Repeat("a", 64), model2, p)))
@@ -54,21 +56,21 @@ func TestNameBind(t *testing.T) {
 // TestNameRebindByGovernance: a name proposal rebinds a taken name once
 // > 2/3 of validator power votes yes, and a zero model ID removes it.
 func TestNameRebindByGovernance(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 4, gop)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 4, gop)
 	p := newMachine(t)
 	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
-	c.mustApply(c.signAt(op, 1, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{1}, MachineID: p.machineID()}))
-	wantCodes(t, c, [][]byte{c.signAt(op, 2, &ledger.NameProposal{Name: "tenzro-devnet", ModelID: ledger.Hash32{2}})}, ledger.CodeNotValidator)
+	c.mustApply(c.signAt(op, 1, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{1}, MachineID: p.machineID()}))
+	wantCodes(t, c, [][]byte{c.signAt(op, 2, &ledger.NameProposal{Name: "tenzro-devnet", ModelID: terms.Hash32{2}})}, ledger.CodeNotValidator)
 	paramsBefore := c.params()
-	c.mustApply(c.sign(c.vals[0], &ledger.NameProposal{Name: "tenzro-devnet", ModelID: ledger.Hash32{2}}))
+	c.mustApply(c.sign(c.vals[0], &ledger.NameProposal{Name: "tenzro-devnet", ModelID: terms.Hash32{2}}))
 	c.mustApply(c.sign(c.vals[1], &ledger.ParamVote{ProposalID: 0, Approve: true}))
 	var got ledger.NameRecord
-	if c.get(ledger.KeyName("tenzro-devnet"), &got); got.ModelID != (ledger.Hash32{1}) {
+	if c.get(ledger.KeyName("tenzro-devnet"), &got); got.ModelID != (terms.Hash32{1}) {
 		t.Fatalf("rebound with 2 of 4 votes: %+v", got)
 	}
 	c.mustApply(c.sign(c.vals[2], &ledger.ParamVote{ProposalID: 0, Approve: true}))
-	if !c.get(ledger.KeyName("tenzro-devnet"), &got) || got.ModelID != (ledger.Hash32{2}) || got.Operator != (ledger.AccountID{}) {
+	if !c.get(ledger.KeyName("tenzro-devnet"), &got) || got.ModelID != (terms.Hash32{2}) || got.Operator != (terms.AccountID{}) {
 		t.Fatalf("after 3 of 4 votes: %+v, want model 02.. bound by governance", got)
 	}
 	if c.params() != paramsBefore {
@@ -81,5 +83,5 @@ func TestNameRebindByGovernance(t *testing.T) {
 	if c.get(ledger.KeyName("tenzro-devnet"), &got) {
 		t.Fatalf("name still bound after an unbinding proposal: %+v", got)
 	}
-	c.mustApply(c.signAt(op, 2, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{3}, MachineID: p.machineID()}))
+	c.mustApply(c.signAt(op, 2, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{3}, MachineID: p.machineID()}))
 }

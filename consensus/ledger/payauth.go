@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // PayAuthDomain starts the bytes a settler's pay authorization covers.
@@ -17,7 +19,7 @@ var ErrPayAuth = errors.New("ledger: pay authorization does not verify")
 // peer ID (its bytes) the settler's requests come from: binding it means a
 // fresh peer ID cannot borrow a settler's credit, and one settler's credit
 // is one credit however many peers it uses.
-func PayAuthSigningBytes(chainID string, caller []byte, payer AccountID) []byte {
+func PayAuthSigningBytes(chainID string, caller []byte, payer terms.AccountID) []byte {
 	out := make([]byte, 0, len(PayAuthDomain)+1+20+len(chainID)+len(caller)+len(payer))
 	out = append(out, PayAuthDomain...)
 	out = append(out, 0)
@@ -30,12 +32,12 @@ func PayAuthSigningBytes(chainID string, caller []byte, payer AccountID) []byte 
 
 // SignPayAuth is the settler's (priv's) signature authorizing caller to
 // request calls it will pay from payer's escrow with that settler.
-func SignPayAuth(priv ed25519.PrivateKey, chainID string, caller []byte, payer AccountID) []byte {
+func SignPayAuth(priv ed25519.PrivateKey, chainID string, caller []byte, payer terms.AccountID) []byte {
 	return ed25519.Sign(priv, PayAuthSigningBytes(chainID, caller, payer))
 }
 
 // VerifyPayAuth checks sig, settler's authorization of caller for payer.
-func VerifyPayAuth(chainID string, caller []byte, payer, settler AccountID, sig []byte) error {
+func VerifyPayAuth(chainID string, caller []byte, payer, settler terms.AccountID, sig []byte) error {
 	if len(sig) != ed25519.SignatureSize {
 		return fmt.Errorf("%w: signature is %d bytes, want %d", ErrPayAuth, len(sig), ed25519.SignatureSize)
 	}

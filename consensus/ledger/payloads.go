@@ -3,49 +3,20 @@ package ledger
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/hex"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
-
-// Hash32 is a SHA-256 digest.
-type Hash32 [32]byte
-
-// String returns the digest as 64 lowercase hex digits.
-func (h Hash32) String() string { return hex.EncodeToString(h[:]) }
-
-// MarshalText makes Hash32 hex in JSON.
-func (h Hash32) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
-
-// UnmarshalText parses 64 hex digits.
-func (h *Hash32) UnmarshalText(b []byte) error {
-	v, err := ParseHash(string(b))
-	if err != nil {
-		return err
-	}
-	*h = v
-	return nil
-}
-
-// ParseHash parses 64 hex digits.
-func ParseHash(s string) (Hash32, error) {
-	var h Hash32
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(h) {
-		return h, reject(CodeMalformed, "digest %q: want %d hex bytes", s, len(h))
-	}
-	copy(h[:], b)
-	return h, nil
-}
 
 // TxHash is the hash CometBFT indexes a transaction by: SHA-256 of its bytes.
 func TxHash(raw []byte) [32]byte { return sha256.Sum256(raw) }
 
 // Transfer moves Amount micro-units from the signer to To.
 type Transfer struct {
-	To     AccountID `cbor:"1,keyasint"`
-	Amount uint64    `cbor:"2,keyasint"`
+	To     terms.AccountID `cbor:"1,keyasint"`
+	Amount uint64          `cbor:"2,keyasint"`
 }
 
 func (p *Transfer) validate() error { return nonZero("transfer amount", p.Amount) }
@@ -93,7 +64,7 @@ type ProviderRegister struct {
 
 func (p *ProviderRegister) validate() error { return checkRegistration(p) }
 
-func (p *ProviderRegister) authenticate(chainID string, signer AccountID) error {
+func (p *ProviderRegister) authenticate(chainID string, signer terms.AccountID) error {
 	return checkRegistrationSigs(p, chainID, signer)
 }
 
@@ -141,8 +112,8 @@ type ParamVote struct {
 // gateway) whose signed payment records draw on the escrow; zero means the
 // signer itself.
 type EscrowFund struct {
-	Amount  uint64    `cbor:"1,keyasint"`
-	Settler AccountID `cbor:"2,keyasint"`
+	Amount  uint64          `cbor:"1,keyasint"`
+	Settler terms.AccountID `cbor:"2,keyasint"`
 }
 
 func (p *EscrowFund) validate() error { return nonZero("escrow amount", p.Amount) }
@@ -152,8 +123,8 @@ func (p *EscrowFund) validate() error { return nonZero("escrow amount", p.Amount
 // pays out by EscrowClaim WithdrawDelayBlocks later. A further withdrawal
 // adds to the pending amount and restarts the delay.
 type EscrowWithdraw struct {
-	Amount  uint64    `cbor:"1,keyasint"`
-	Settler AccountID `cbor:"2,keyasint"`
+	Amount  uint64          `cbor:"1,keyasint"`
+	Settler terms.AccountID `cbor:"2,keyasint"`
 }
 
 func (p *EscrowWithdraw) validate() error { return nonZero("withdraw amount", p.Amount) }
@@ -161,39 +132,14 @@ func (p *EscrowWithdraw) validate() error { return nonZero("withdraw amount", p.
 // EscrowClaim pays a pending withdrawal of the escrow of (signer, Settler)
 // out to the signer once its unlock height is reached.
 type EscrowClaim struct {
-	Settler AccountID `cbor:"1,keyasint"`
-}
-
-// PaymentRecord binds one served call to its price: it debits the escrow
-// of (Payer, Settler) and credits the operator of Provider.
-//
-// Sig is Settler's Ed25519 signature over RecordSigningBytes (chain ID and
-// every field but Sig and Receipt). Receipt is the provider's receipt
-// envelope as received (an identity.Envelope of domain ReceiptDomain):
-// settlement checks that ReceiptHash is its SHA-256 and that it is signed
-// by a session of the machine registered as Provider, valid at the block
-// time. The envelope is not kept in state; the stored record says the
-// check passed. A record settles at heights up to ExpiryHeight.
-type PaymentRecord struct {
-	Payer         AccountID          `cbor:"1,keyasint" json:"payer"`
-	Provider      identity.MachineID `cbor:"2,keyasint" json:"provider"`
-	RequestDigest Hash32             `cbor:"3,keyasint" json:"request_digest"`
-	QuoteDigest   Hash32             `cbor:"4,keyasint" json:"quote_digest"`
-	Price         uint64             `cbor:"5,keyasint" json:"price"`
-	ReceiptHash   Hash32             `cbor:"6,keyasint" json:"receipt_hash"`
-	Receipt       []byte             `cbor:"7,keyasint,omitempty" json:"receipt,omitempty"`
-	Settler       AccountID          `cbor:"8,keyasint" json:"settler"`
-	Units         uint64             `cbor:"9,keyasint" json:"units"`
-	Time          int64              `cbor:"10,keyasint" json:"time"` // unix seconds the settler signed
-	ExpiryHeight  int64              `cbor:"11,keyasint" json:"expiry_height"`
-	Sig           []byte             `cbor:"12,keyasint" json:"sig"`
+	Settler terms.AccountID `cbor:"1,keyasint"`
 }
 
 // Settlement applies a batch of payment records. Anyone may submit one:
 // each record carries its settler's signature. Records failing a stateful
 // check are skipped and reported (SettleReport), not a batch failure.
 type Settlement struct {
-	Records []PaymentRecord `cbor:"1,keyasint"`
+	Records []receipt.PaymentRecord `cbor:"1,keyasint"`
 }
 
 func (p *Settlement) validate() error {
@@ -207,8 +153,8 @@ func (p *Settlement) validate() error {
 		if p.Records[i].Price == 0 {
 			return reject(CodeMalformed, "record %d has price 0", i)
 		}
-		if n := len(p.Records[i].Receipt); n > MaxReceiptBytes {
-			return reject(CodeTooLarge, "record %d: receipt is %d bytes, limit %d", i, n, MaxReceiptBytes)
+		if n := len(p.Records[i].Receipt); n > receipt.MaxReceiptBytes {
+			return reject(CodeTooLarge, "record %d: receipt is %d bytes, limit %d", i, n, receipt.MaxReceiptBytes)
 		}
 		if n := len(p.Records[i].Sig); n > ed25519.SignatureSize {
 			return reject(CodeMalformed, "record %d: signature is %d bytes, want %d", i, n, ed25519.SignatureSize)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Dispute evidence limits.
@@ -26,12 +28,12 @@ const (
 // longer holds the weights of catalog model ModelID: only validators that
 // declared a model sit on committees for disputes about it.
 type ModelDeclare struct {
-	ModelID Hash32 `cbor:"1,keyasint"`
-	Holds   bool   `cbor:"2,keyasint"`
+	ModelID terms.Hash32 `cbor:"1,keyasint"`
+	Holds   bool         `cbor:"2,keyasint"`
 }
 
 func (p *ModelDeclare) validate() error {
-	if p.ModelID == (Hash32{}) {
+	if p.ModelID == (terms.Hash32{}) {
 		return reject(CodeMalformed, "declared model ID is zero")
 	}
 	return nil
@@ -48,10 +50,10 @@ const (
 // holder's signed expert receipt.
 type ExpertBatchRef struct {
 	Holder      identity.MachineID `cbor:"1,keyasint" json:"holder"`
-	Model       Hash32             `cbor:"2,keyasint" json:"model"`
+	Model       terms.Hash32       `cbor:"2,keyasint" json:"model"`
 	Layer       uint32             `cbor:"3,keyasint" json:"layer"`
 	Expert      uint32             `cbor:"4,keyasint" json:"expert"`
-	ReceiptHash Hash32             `cbor:"5,keyasint" json:"receipt_hash"`
+	ReceiptHash terms.Hash32       `cbor:"5,keyasint" json:"receipt_hash"`
 }
 
 // DisputeSubject is what a dispute is about: a settled record, named by
@@ -62,8 +64,8 @@ type ExpertBatchRef struct {
 // reverses.
 type DisputeSubject struct {
 	Kind          uint8           `cbor:"1,keyasint" json:"kind"`
-	Payer         AccountID       `cbor:"2,keyasint,omitempty" json:"payer,omitzero"`
-	RequestDigest Hash32          `cbor:"3,keyasint,omitempty" json:"request_digest,omitzero"`
+	Payer         terms.AccountID `cbor:"2,keyasint,omitempty" json:"payer,omitzero"`
+	RequestDigest terms.Hash32    `cbor:"3,keyasint,omitempty" json:"request_digest,omitzero"`
 	Batch         *ExpertBatchRef `cbor:"4,keyasint,omitempty" json:"batch,omitempty"`
 }
 
@@ -93,16 +95,16 @@ type DisputeSubject struct {
 // most, and naming a chunk that verifies loses the bond. A chunk past
 // the proofs' last is refused at decode; an expert batch names none.
 type DisputeEvidence struct {
-	Receipt       []byte   `cbor:"1,keyasint" json:"receipt"`
-	Proofs        []byte   `cbor:"2,keyasint" json:"proofs"`
-	Tokens        []uint32 `cbor:"3,keyasint" json:"tokens"`
-	Input         []byte   `cbor:"4,keyasint,omitempty" json:"input,omitempty"`
-	Reason        string   `cbor:"5,keyasint,omitempty" json:"reason,omitempty"`
-	ReceiptHashes []Hash32 `cbor:"6,keyasint,omitempty" json:"receipt_hashes,omitempty"`
-	Entry         uint32   `cbor:"7,keyasint,omitempty" json:"entry,omitempty"`
-	Rows          []byte   `cbor:"8,keyasint,omitempty" json:"rows,omitempty"`
-	Output        []byte   `cbor:"9,keyasint,omitempty" json:"output,omitempty"`
-	Chunk         uint32   `cbor:"10,keyasint,omitempty" json:"chunk,omitempty"`
+	Receipt       []byte         `cbor:"1,keyasint" json:"receipt"`
+	Proofs        []byte         `cbor:"2,keyasint" json:"proofs"`
+	Tokens        []uint32       `cbor:"3,keyasint" json:"tokens"`
+	Input         []byte         `cbor:"4,keyasint,omitempty" json:"input,omitempty"`
+	Reason        string         `cbor:"5,keyasint,omitempty" json:"reason,omitempty"`
+	ReceiptHashes []terms.Hash32 `cbor:"6,keyasint,omitempty" json:"receipt_hashes,omitempty"`
+	Entry         uint32         `cbor:"7,keyasint,omitempty" json:"entry,omitempty"`
+	Rows          []byte         `cbor:"8,keyasint,omitempty" json:"rows,omitempty"`
+	Output        []byte         `cbor:"9,keyasint,omitempty" json:"output,omitempty"`
+	Chunk         uint32         `cbor:"10,keyasint,omitempty" json:"chunk,omitempty"`
 }
 
 // DisputeOpen disputes Subject with Bond from the signer's balance (at
@@ -118,10 +120,10 @@ func (p *DisputeOpen) validate() error {
 	s := p.Subject
 	e := p.Evidence
 	batchFields := len(e.ReceiptHashes) > 0 || e.Entry != 0 || len(e.Rows) > 0 || len(e.Output) > 0
-	receiptLimit := MaxReceiptBytes
+	receiptLimit := receipt.MaxReceiptBytes
 	switch s.Kind {
 	case SubjectRecord:
-		if s.Batch != nil || s.RequestDigest == (Hash32{}) {
+		if s.Batch != nil || s.RequestDigest == (terms.Hash32{}) {
 			return reject(CodeMalformed, "record dispute needs a request digest and no batch")
 		}
 		if batchFields {
@@ -134,7 +136,7 @@ func (p *DisputeOpen) validate() error {
 			return reject(CodeMalformed, "disputed chunk %d is past the last of the %d chunks the proofs cover", e.Chunk, (steps+commitChunkSteps-1)/commitChunkSteps)
 		}
 	case SubjectExpertBatch:
-		if s.Batch == nil || s.RequestDigest == (Hash32{}) {
+		if s.Batch == nil || s.RequestDigest == (terms.Hash32{}) {
 			return reject(CodeMalformed, "expert-batch dispute needs a batch and the request digest of the record paying it")
 		}
 		if len(e.Proofs) > 0 || len(e.Tokens) > 0 || len(e.Input) > 0 || e.Chunk != 0 {
@@ -219,8 +221,8 @@ func (v *Verdict) UnmarshalText(b []byte) error {
 
 // VoteReveal opens a member's committed vote.
 type VoteReveal struct {
-	Verdict Verdict `cbor:"1,keyasint"`
-	Salt    Hash32  `cbor:"2,keyasint"`
+	Verdict Verdict      `cbor:"1,keyasint"`
+	Salt    terms.Hash32 `cbor:"2,keyasint"`
 }
 
 // DisputeVote is a committee member's vote on dispute ID in round Round:
@@ -228,20 +230,20 @@ type VoteReveal struct {
 // the commit phase, then Reveal in the reveal phase, so no member sees
 // another's vote before committing its own. Exactly one of the two is set.
 type DisputeVote struct {
-	ID         Hash32      `cbor:"1,keyasint"`
-	Round      uint8       `cbor:"2,keyasint"`
-	Commitment Hash32      `cbor:"3,keyasint,omitempty"`
-	Reveal     *VoteReveal `cbor:"4,keyasint,omitempty"`
+	ID         terms.Hash32 `cbor:"1,keyasint"`
+	Round      uint8        `cbor:"2,keyasint"`
+	Commitment terms.Hash32 `cbor:"3,keyasint,omitempty"`
+	Reveal     *VoteReveal  `cbor:"4,keyasint,omitempty"`
 }
 
 func (p *DisputeVote) validate() error {
-	if p.ID == (Hash32{}) {
+	if p.ID == (terms.Hash32{}) {
 		return reject(CodeMalformed, "dispute ID is zero")
 	}
 	if p.Round != 1 && p.Round != 2 {
 		return reject(CodeMalformed, "dispute round %d, want 1 or 2", p.Round)
 	}
-	hasCommit := p.Commitment != (Hash32{})
+	hasCommit := p.Commitment != (terms.Hash32{})
 	if hasCommit == (p.Reveal != nil) {
 		return reject(CodeMalformed, "a dispute vote carries exactly one of a commitment and a reveal")
 	}

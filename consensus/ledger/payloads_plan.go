@@ -1,6 +1,10 @@
 package ledger
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
 
 // Plan limits.
 const (
@@ -21,9 +25,9 @@ const (
 // delivery there), so the plan waits for PlanDecide. Either way the leg's
 // share is paid here, to Payee, on commit.
 type PlanLeg struct {
-	Payee AccountID `cbor:"1,keyasint" json:"payee"`
-	BPS   uint64    `cbor:"2,keyasint" json:"bps"`
-	Chain string    `cbor:"3,keyasint,omitempty" json:"chain,omitempty"`
+	Payee terms.AccountID `cbor:"1,keyasint" json:"payee"`
+	BPS   uint64          `cbor:"2,keyasint" json:"bps"`
+	Chain string          `cbor:"3,keyasint,omitempty" json:"chain,omitempty"`
 }
 
 // PlanOpen moves Total out of the available balance of the spend escrow
@@ -38,12 +42,12 @@ type PlanLeg struct {
 // plan as its quote digest. The plan's ID (PlanID) is the applied
 // transaction's result data.
 type PlanOpen struct {
-	Legs          []PlanLeg `cbor:"1,keyasint"`
-	Total         uint64    `cbor:"2,keyasint"`
-	Payer         AccountID `cbor:"3,keyasint"`
-	Settler       AccountID `cbor:"4,keyasint"`
-	Quote         []byte    `cbor:"5,keyasint,omitempty"`
-	TimeoutBlocks uint64    `cbor:"6,keyasint,omitempty"`
+	Legs          []PlanLeg       `cbor:"1,keyasint"`
+	Total         uint64          `cbor:"2,keyasint"`
+	Payer         terms.AccountID `cbor:"3,keyasint"`
+	Settler       terms.AccountID `cbor:"4,keyasint"`
+	Quote         []byte          `cbor:"5,keyasint,omitempty"`
+	TimeoutBlocks uint64          `cbor:"6,keyasint,omitempty"`
 }
 
 func (p *PlanOpen) validate() error {
@@ -72,7 +76,7 @@ func CheckLegs(legs []PlanLeg) error {
 	var sum uint64
 	for i, l := range legs {
 		switch {
-		case l.Payee == (AccountID{}):
+		case l.Payee == (terms.AccountID{}):
 			return reject(CodeMalformed, "plan leg %d: payee is the zero account", i)
 		case l.BPS == 0 || l.BPS > BasisPoints:
 			return reject(CodeMalformed, "plan leg %d: %d basis points, want 1..%d", i, l.BPS, BasisPoints)
@@ -92,12 +96,12 @@ func CheckLegs(legs []PlanLeg) error {
 // total goes back to the escrow whole. Only the plan's settler decides,
 // except that its payer may abort once the plan's timeout has passed.
 type PlanDecide struct {
-	ID     Hash32 `cbor:"1,keyasint"`
-	Commit bool   `cbor:"2,keyasint"`
+	ID     terms.Hash32 `cbor:"1,keyasint"`
+	Commit bool         `cbor:"2,keyasint"`
 }
 
 func (p *PlanDecide) validate() error {
-	if p.ID == (Hash32{}) {
+	if p.ID == (terms.Hash32{}) {
 		return reject(CodeMalformed, "plan ID is zero")
 	}
 	return nil

@@ -1,6 +1,9 @@
 package ledger
 
-import "github.com/tenzrod/tenzrod/receipts/identity"
+import (
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
 
 // StreamOpen moves Deposit out of the available balance (balance −
 // pending) of the spend escrow of (Payer, Settler) into a new stream
@@ -10,8 +13,8 @@ import "github.com/tenzrod/tenzrod/receipts/identity"
 // signer. Payee must be registered with a live bond. The stream's ID
 // (StreamID) is the applied transaction's result data.
 type StreamOpen struct {
-	Payer   AccountID          `cbor:"1,keyasint"`
-	Settler AccountID          `cbor:"2,keyasint"`
+	Payer   terms.AccountID    `cbor:"1,keyasint"`
+	Settler terms.AccountID    `cbor:"2,keyasint"`
 	Payee   identity.MachineID `cbor:"3,keyasint"`
 	Rate    uint64             `cbor:"4,keyasint"` // micro-units per hour
 	Deposit uint64             `cbor:"5,keyasint"`
@@ -30,7 +33,7 @@ func (p *StreamOpen) validate() error {
 // StreamClaim pays the payee's operator (the signer) what stream ID has
 // accrued and not yet paid.
 type StreamClaim struct {
-	ID Hash32 `cbor:"1,keyasint"`
+	ID terms.Hash32 `cbor:"1,keyasint"`
 }
 
 func (p *StreamClaim) validate() error { return nonZeroID(p.ID) }
@@ -39,13 +42,13 @@ func (p *StreamClaim) validate() error { return nonZeroID(p.ID) }
 // accrued up to this block goes to the payee's operator and the rest back
 // to the escrow of (payer, settler), in the same transaction.
 type StreamStop struct {
-	ID Hash32 `cbor:"1,keyasint"`
+	ID terms.Hash32 `cbor:"1,keyasint"`
 }
 
 func (p *StreamStop) validate() error { return nonZeroID(p.ID) }
 
-func nonZeroID(id Hash32) error {
-	if id == (Hash32{}) {
+func nonZeroID(id terms.Hash32) error {
+	if id == (terms.Hash32{}) {
 		return reject(CodeMalformed, "stream ID is zero")
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Plan domains.
@@ -66,18 +67,18 @@ func (s *PlanStatus) UnmarshalText(b []byte) error {
 // Plan is a settlement plan as stored. Payouts is each leg's share, set
 // when the plan opens; they sum to Total exactly.
 type Plan struct {
-	ID           Hash32     `cbor:"1,keyasint" json:"id"`
-	Payer        AccountID  `cbor:"2,keyasint" json:"payer"`
-	Settler      AccountID  `cbor:"3,keyasint" json:"settler"`
-	Legs         []PlanLeg  `cbor:"4,keyasint" json:"legs"`
-	Payouts      []uint64   `cbor:"5,keyasint" json:"payouts"`
-	Total        uint64     `cbor:"6,keyasint" json:"total"`
-	SplitRule    Hash32     `cbor:"7,keyasint" json:"split_rule"`
-	QuoteDigest  Hash32     `cbor:"8,keyasint,omitempty" json:"quote_digest,omitzero"`
-	OpenHeight   int64      `cbor:"9,keyasint" json:"open_height"`
-	Deadline     int64      `cbor:"10,keyasint" json:"deadline"` // last height only the settler may decide
-	Status       PlanStatus `cbor:"11,keyasint" json:"status"`
-	DecideHeight int64      `cbor:"12,keyasint,omitempty" json:"decide_height,omitempty"`
+	ID           terms.Hash32    `cbor:"1,keyasint" json:"id"`
+	Payer        terms.AccountID `cbor:"2,keyasint" json:"payer"`
+	Settler      terms.AccountID `cbor:"3,keyasint" json:"settler"`
+	Legs         []PlanLeg       `cbor:"4,keyasint" json:"legs"`
+	Payouts      []uint64        `cbor:"5,keyasint" json:"payouts"`
+	Total        uint64          `cbor:"6,keyasint" json:"total"`
+	SplitRule    terms.Hash32    `cbor:"7,keyasint" json:"split_rule"`
+	QuoteDigest  terms.Hash32    `cbor:"8,keyasint,omitempty" json:"quote_digest,omitzero"`
+	OpenHeight   int64           `cbor:"9,keyasint" json:"open_height"`
+	Deadline     int64           `cbor:"10,keyasint" json:"deadline"` // last height only the settler may decide
+	Status       PlanStatus      `cbor:"11,keyasint" json:"status"`
+	DecideHeight int64           `cbor:"12,keyasint,omitempty" json:"decide_height,omitempty"`
 }
 
 // PlanPayouts splits total by legs' basis points: each leg ⌊total × bps /
@@ -100,7 +101,7 @@ func PlanPayouts(total uint64, legs []PlanLeg) []uint64 {
 
 // SplitRuleHash names a split rule: SHA-256(SplitRuleDomain ‖ 0x00 ‖
 // canonical CBOR of the legs). A quote names a rule by this hash.
-func SplitRuleHash(legs []PlanLeg) Hash32 {
+func SplitRuleHash(legs []PlanLeg) terms.Hash32 {
 	b, err := cborx.Marshal(legs)
 	if err != nil {
 		panic(fmt.Sprintf("ledger: encode plan legs: %v", err)) // plain structs always encode
@@ -110,14 +111,14 @@ func SplitRuleHash(legs []PlanLeg) Hash32 {
 
 // PlanID is the ID of the plan opened by signer's transaction at nonce:
 // SHA-256(PlanIDDomain ‖ signer ‖ nonce). A nonce is used once.
-func PlanID(signer AccountID, nonce uint64) Hash32 {
+func PlanID(signer terms.AccountID, nonce uint64) terms.Hash32 {
 	return sha256.Sum256(cat(PlanIDDomain, signer[:], u64(nonce)))
 }
 
 // QuoteSplitRule reads the split rule a quote's encoding names: its
 // domain must be QuoteDomain and it must be canonical CBOR; ok is false
 // when the quote names no rule.
-func QuoteSplitRule(quote []byte) (rule Hash32, ok bool, err error) {
+func QuoteSplitRule(quote []byte) (rule terms.Hash32, ok bool, err error) {
 	var m map[uint64]cbor.RawMessage
 	if err := cborx.UnmarshalCanonical(quote, MaxQuoteBytes, &m); err != nil {
 		return rule, false, reject(CodeMalformed, "plan quote: %v", err)
@@ -139,18 +140,18 @@ func QuoteSplitRule(quote []byte) (rule Hash32, ok bool, err error) {
 }
 
 // KeyPlan is the state key of a plan: "k/" ‖ ID.
-func KeyPlan(id Hash32) []byte { return cat("k/", id[:]) }
+func KeyPlan(id terms.Hash32) []byte { return cat("k/", id[:]) }
 
 // KeyPlanIndex is the state key of an undecided plan's entry in its
 // payer's index: "l/" ‖ payer ‖ ID; it goes when the plan is decided.
-func KeyPlanIndex(payer AccountID, id Hash32) []byte { return cat("l/", payer[:], id[:]) }
+func KeyPlanIndex(payer terms.AccountID, id terms.Hash32) []byte { return cat("l/", payer[:], id[:]) }
 
 // PlanIndexPrefix is the key prefix of payer's open-plan index.
-func PlanIndexPrefix(payer AccountID) []byte { return cat("l/", payer[:]) }
+func PlanIndexPrefix(payer terms.AccountID) []byte { return cat("l/", payer[:]) }
 
 // PlanIDOfIndexKey returns the plan ID an index key names.
-func PlanIDOfIndexKey(key []byte) (Hash32, bool) {
-	var id Hash32
+func PlanIDOfIndexKey(key []byte) (terms.Hash32, bool) {
+	var id terms.Hash32
 	if len(key) != 2+32+32 {
 		return id, false
 	}

@@ -4,18 +4,20 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // BenchmarkPlanOpen is one all-local plan of 4 legs opened (and so
 // committed) through Exec on a map state: the state machine's cost of a
 // split payment, without the trie or signatures.
 func BenchmarkPlanOpen(b *testing.B) {
-	buyer, _ := signer("plan-buyer", 0)
+	buyer, _ := ledgertest.Signer(testChain, "plan-buyer", 0)
 	me := buyer.Account()
 	st := memKV{}
 	for key, v := range map[string]any{
 		string(ledger.KeyMeta()):         ledger.ChainMeta{ChainID: testChain, Height: 1},
-		string(ledger.KeyParams()):       testParams(),
+		string(ledger.KeyParams()):       ledgertest.Params(),
 		string(ledger.KeyAccount(me)):    ledger.Account{Balance: 1},
 		string(ledger.KeyEscrow(me, me)): ledger.Escrow{Balance: 1 << 62, Settler: me},
 	} {
@@ -23,8 +25,8 @@ func BenchmarkPlanOpen(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	legs := []ledger.PlanLeg{{Payee: ledger.AccountID{1}, BPS: 4000}, {Payee: ledger.AccountID{2}, BPS: 3000},
-		{Payee: ledger.AccountID{3}, BPS: 2000}, {Payee: ledger.AccountID{4}, BPS: 1000}}
+	legs := []ledger.PlanLeg{{Payee: terms.AccountID{1}, BPS: 4000}, {Payee: terms.AccountID{2}, BPS: 3000},
+		{Payee: terms.AccountID{3}, BPS: 2000}, {Payee: terms.AccountID{4}, BPS: 1000}}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		tx := &ledger.Tx{Body: ledger.TxBody{Signer: me, Nonce: uint64(i)}, Payload: &ledger.PlanOpen{Legs: legs, Total: 1_000_003}}

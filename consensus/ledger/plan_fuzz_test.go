@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // FuzzPlanPayouts: any total and any split the legs check admits pays out
@@ -20,7 +21,7 @@ func FuzzPlanPayouts(f *testing.F) {
 	f.Fuzz(func(t *testing.T, total uint64, split []byte) {
 		var legs []ledger.PlanLeg
 		for i := 0; i+1 < len(split) && len(legs) <= ledger.MaxPlanLegs; i += 2 {
-			legs = append(legs, ledger.PlanLeg{Payee: ledger.AccountID{byte(i + 1)}, BPS: uint64(binary.BigEndian.Uint16(split[i:]))})
+			legs = append(legs, ledger.PlanLeg{Payee: terms.AccountID{byte(i + 1)}, BPS: uint64(binary.BigEndian.Uint16(split[i:]))})
 		}
 		if ledger.CheckLegs(legs) != nil || total == 0 {
 			return

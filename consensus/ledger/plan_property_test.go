@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // memKV is a map as state: the property test runs transactions through
@@ -54,7 +56,7 @@ func randomLegs(rng *rand.Rand) []ledger.PlanLeg {
 	legs := make([]ledger.PlanLeg, 0, n)
 	prev := uint64(0)
 	for _, c := range cuts {
-		var payee ledger.AccountID
+		var payee terms.AccountID
 		for i := range payee {
 			payee[i] = byte(rng.Uint32())
 		}
@@ -86,10 +88,10 @@ func randomTotal(rng *rand.Rand) uint64 {
 // escrow whole, and that a second decision is refused and moves nothing.
 func TestPlanProperty(t *testing.T) {
 	const plans = planProperties
-	buyer, _ := signer("plan-buyer", 0)
+	buyer, _ := ledgertest.Signer(testChain, "plan-buyer", 0)
 	me := buyer.Account()
 	st := memKV{}
-	params := testParams()
+	params := ledgertest.Params()
 	for _, kv := range []struct {
 		key []byte
 		v   any
@@ -109,7 +111,7 @@ func TestPlanProperty(t *testing.T) {
 		nonce++
 		return ledger.Exec(st, ledger.Block{Height: h, Time: h}, tx)
 	}
-	balance := func(a ledger.AccountID) uint64 {
+	balance := func(a terms.AccountID) uint64 {
 		var acct ledger.Account
 		if _, err := ledger.Load(st, ledger.KeyAccount(a), &acct); err != nil {
 			t.Fatal(err)

@@ -7,12 +7,13 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
-func (c *chain) plan(id ledger.Hash32) (ledger.Plan, bool) {
+func (c *chain) plan(id terms.Hash32) (ledger.Plan, bool) {
 	c.t.Helper()
 	var p ledger.Plan
 	ok := c.get(ledger.KeyPlan(id), &p)
@@ -28,14 +29,14 @@ type planNet struct {
 }
 
 func newPlanNet(t *testing.T) *planNet {
-	buyer, gb := signer("plan-buyer", 1<<40)
+	buyer, gb := ledgertest.Signer(testChain, "plan-buyer", 1<<40)
 	n := &planNet{buyer: buyer}
 	accts := []ledger.GenesisAccount{gb}
 	for _, name := range []string{"payee-a", "payee-b", "payee-c"} {
-		s, g := signer(name, 0)
+		s, g := ledgertest.Signer(testChain, name, 0)
 		n.payees, accts = append(n.payees, s), append(accts, g)
 	}
-	n.c = newChain(t, "", genesisTime, testParams(), 1, accts...)
+	n.c = newChain(t, "", genesisTime, ledgertest.Params(), 1, accts...)
 	n.c.mustApply(n.c.sign(buyer, &ledger.EscrowFund{Amount: 1_000_000}))
 	return n
 }
@@ -96,7 +97,7 @@ func TestPlanForeignLegWaits(t *testing.T) {
 	n := newPlanNet(t)
 	c := n.c
 	buyer := n.buyer.Account()
-	open := func(timeout uint64) ledger.Hash32 {
+	open := func(timeout uint64) terms.Hash32 {
 		id := ledger.PlanID(buyer, c.account(buyer).Nonce)
 		c.mustApply(c.sign(n.buyer, &ledger.PlanOpen{Legs: n.legs("other-chain", 7000, 3000), Total: 10_000, TimeoutBlocks: timeout}))
 		return id
@@ -127,17 +128,17 @@ func TestPlanForeignLegWaits(t *testing.T) {
 	if p, _ := c.plan(abortID); p.Status != ledger.PlanAborted {
 		t.Fatalf("plan %+v after the abort", p)
 	}
-	wantCodes(t, c, [][]byte{c.sign(n.buyer, &ledger.PlanDecide{ID: ledger.Hash32{9}, Commit: true})}, ledger.CodeUnknownPlan)
+	wantCodes(t, c, [][]byte{c.sign(n.buyer, &ledger.PlanDecide{ID: terms.Hash32{9}, Commit: true})}, ledger.CodeUnknownPlan)
 }
 
 // TestPlanPayerAbortsAfterTimeout: a gateway-settled plan is decided by
 // the gateway; its payer cannot decide before the timeout, and may only
 // abort after it.
 func TestPlanPayerAbortsAfterTimeout(t *testing.T) {
-	buyer, gb := signer("plan-buyer", 1<<40)
-	gw, gg := signer("plan-gateway", 1<<20)
-	payee, gp := signer("payee-a", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gp)
+	buyer, gb := ledgertest.Signer(testChain, "plan-buyer", 1<<40)
+	gw, gg := ledgertest.Signer(testChain, "plan-gateway", 1<<20)
+	payee, gp := ledgertest.Signer(testChain, "payee-a", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gg, gp)
 	c.mustApply(c.sign(buyer, &ledger.EscrowFund{Amount: 50_000, Settler: gw.Account()}))
 	legs := []ledger.PlanLeg{{Payee: payee.Account(), BPS: 10_000, Chain: "elsewhere"}}
 	wantCodes(t, c, [][]byte{c.sign(buyer, &ledger.PlanOpen{Legs: legs, Total: 100, Settler: gw.Account()})}, ledger.CodeNotAuthorized)
@@ -157,7 +158,7 @@ func TestPlanPayerAbortsAfterTimeout(t *testing.T) {
 func TestPlanRefusals(t *testing.T) {
 	n := newPlanNet(t)
 	c := n.c
-	nobody, _ := signer("no-escrow", 0)
+	nobody, _ := ledgertest.Signer(testChain, "no-escrow", 0)
 	c.mustApply(c.sign(n.buyer, &ledger.Transfer{To: nobody.Account(), Amount: 10}))
 	wantCodes(t, c, [][]byte{
 		c.sign(n.buyer, &ledger.PlanOpen{Legs: n.legs("", 10_000), Total: 1_000_001}),
@@ -187,7 +188,7 @@ func TestPlanQuoteSplitRule(t *testing.T) {
 	n := newPlanNet(t)
 	c := n.c
 	legs := n.legs("", 9000, 1000)
-	quote := func(rule ledger.Hash32) ([]byte, pricing.Digest) {
+	quote := func(rule terms.Hash32) ([]byte, pricing.Digest) {
 		q, err := pricing.NewQuote(peer.ID("provider"), identity.MachineID{1}, [32]byte{2}, terms.RateCard{OutputTokens: 3},
 			pricing.Units{OutputTokens: 10}, terms.VerifyReceipt, pricing.Surcharges{}, time.Unix(1_900_000_000, 0), pricing.Digest(rule))
 		if err != nil {
@@ -201,12 +202,12 @@ func TestPlanQuoteSplitRule(t *testing.T) {
 	}
 	good, digest := quote(ledger.SplitRuleHash(legs))
 	other, _ := quote(ledger.SplitRuleHash(n.legs("", 8000, 2000)))
-	none, _ := quote(ledger.Hash32{})
+	none, _ := quote(terms.Hash32{})
 	wantCodes(t, c, [][]byte{c.sign(n.buyer, &ledger.PlanOpen{Legs: legs, Total: 100, Quote: other})}, ledger.CodeWrongSplitRule)
 	wantCodes(t, c, [][]byte{c.sign(n.buyer, &ledger.PlanOpen{Legs: legs, Total: 100, Quote: []byte{0xa0}})}, ledger.CodeMalformed)
 	id := ledger.PlanID(n.buyer.Account(), c.account(n.buyer.Account()).Nonce)
 	c.mustApply(c.sign(n.buyer, &ledger.PlanOpen{Legs: legs, Total: 100, Quote: good}))
-	if p, _ := c.plan(id); p.QuoteDigest != ledger.Hash32(digest) || p.Status != ledger.PlanCommitted {
+	if p, _ := c.plan(id); p.QuoteDigest != terms.Hash32(digest) || p.Status != ledger.PlanCommitted {
 		t.Fatalf("plan %+v: quote digest %s, want %s", p, p.QuoteDigest, digest)
 	}
 	c.mustApply(c.sign(n.buyer, &ledger.PlanOpen{Legs: n.legs("", 5000, 5000), Total: 100, Quote: none}))

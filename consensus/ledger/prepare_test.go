@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // TestPrepareKeepsChargedFailures: a proposal keeps a transaction that
@@ -14,9 +15,9 @@ import (
 // records it as failed with its nonce used; it drops what cannot pay its
 // nonce (a replay, a future nonce) and what does not decode.
 func TestPrepareKeepsChargedFailures(t *testing.T) {
-	alice, ga := signer("alice", 1_000_000)
-	bob, _ := signer("bob", 0)
-	c := newChain(t, "", genesisTime, testParams(), 1, ga)
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, _ := ledgertest.Signer(testChain, "bob", 0)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
 	failing := c.signAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 2_000_000})
 	next := c.signAt(alice, 1, &ledger.Transfer{To: bob.Account(), Amount: 10})
 	replay := c.signAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 5})

@@ -4,14 +4,17 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 func TestRegistrationChecks(t *testing.T) {
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gop)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
 	p, q := newMachine(t), newMachine(t)
 	mismatched := p.register(t, op, 1000, 60)
-	mismatched.PQPub = q.id.PQPublicKey().Bytes()
+	mismatched.PQPub = q.ID.PQPublicKey().Bytes()
 	badPeer := q.register(t, op, 1000, 60)
 	badPeer.PeerID = "not-a-peer-id"
 	wantCodes(t, c, [][]byte{
@@ -23,13 +26,13 @@ func TestRegistrationChecks(t *testing.T) {
 	// The operator holds every key here, so all signatures verify; the
 	// state refuses re-pairing p's peer with q or p with q's peer.
 	samePeer := q.unsigned(t, 1000, 60)
-	samePeer.PeerID = p.peerID.String()
+	samePeer.PeerID = p.PeerID.String()
 	q.signMachine(t, samePeer, op.Account())
-	signPeer(t, samePeer, p.peerKey, op.Account())
+	signPeer(t, samePeer, p.PeerKey, op.Account())
 	otherPeer := p.unsigned(t, 1000, 60)
-	otherPeer.PeerID = q.peerID.String()
+	otherPeer.PeerID = q.PeerID.String()
 	p.signMachine(t, otherPeer, op.Account())
-	signPeer(t, otherPeer, q.peerKey, op.Account())
+	signPeer(t, otherPeer, q.PeerKey, op.Account())
 	wantCodes(t, c, [][]byte{
 		c.signAt(op, 1, p.register(t, op, 1000, 60)),
 		c.signAt(op, 1, samePeer),
@@ -37,11 +40,11 @@ func TestRegistrationChecks(t *testing.T) {
 		c.signAt(op, 1, q.register(t, op, 20_000, 60)),
 	}, ledger.CodeDuplicate, ledger.CodePairingChanged, ledger.CodePairingChanged, ledger.CodeOverdraft)
 	var got ledger.Provider
-	if !c.get(ledger.KeyProvider(p.machineID()), &got) || got.Operator != op.Account() || got.Bond != 1000 || got.PeerID != p.peerID.String() {
+	if !c.get(ledger.KeyProvider(p.machineID()), &got) || got.Operator != op.Account() || got.Bond != 1000 || got.PeerID != p.PeerID.String() {
 		t.Fatalf("registration = %+v", got)
 	}
 	// The peer index names the machine a peer ID is registered to.
-	if got, want := c.raw(ledger.KeyPeer(p.peerID.String())), p.machineID(); string(got) != string(want[:]) {
+	if got, want := c.raw(ledger.KeyPeer(p.PeerID.String())), p.machineID(); string(got) != string(want[:]) {
 		t.Fatalf("peer index holds %x, want %s", got, p.machineID())
 	}
 	if a := c.account(op.Account()); a.Balance != 9000 {
@@ -54,21 +57,21 @@ func TestRegistrationChecks(t *testing.T) {
 // account and one without an escrow are each skipped and reported, the
 // batch's good records settle, and skipped records change nothing.
 func TestSettlement(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	gw, gg := signer("gateway", 0)
-	op, gop := signer("operator", 5000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 5000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop)
 	p := newMachine(t)
 	c.mustApply(
 		c.signAt(op, 0, p.register(t, op, 1000, 60)),
 		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
 	)
-	rec := func(i byte, price uint64) ledger.PaymentRecord {
+	rec := func(i byte, price uint64) receipt.PaymentRecord {
 		env, envHash, rd := p.paidReceipt(t, string(rune('0'+i)), buyer.Account(), gw.Account(), 0)
-		return signed(t, gw, ledger.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
-			RequestDigest: rd, QuoteDigest: ledger.Hash32{i, 1}, Price: price, ReceiptHash: envHash, Receipt: env})
+		return ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
+			RequestDigest: rd, QuoteDigest: terms.Hash32{i, 1}, Price: price, ReceiptHash: envHash, Receipt: env})
 	}
-	res := c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(1, 100), rec(2, 250)}}))
+	res := c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(1, 100), rec(2, 250)}}))
 	wantSkipped(t, res.Txs[0], 2, nil)
 	var e ledger.Escrow
 	e = c.escrow(buyer.Account(), gw.Account())
@@ -83,14 +86,14 @@ func TestSettlement(t *testing.T) {
 	if !c.get(ledger.KeyRecord(buyer.Account(), d), &sr) || sr.Record.Price != 250 {
 		t.Fatalf("settled record = %+v", sr)
 	}
-	stranger, _ := signer("stranger", 0)
+	stranger, _ := ledgertest.Signer(testChain, "stranger", 0)
 	forged := rec(5, 1)
-	forged.Sig = signed(t, op, forged).Sig // op signs, record names gw
+	forged.Sig = ledgertest.Signed(t, op, forged).Sig // op signs, record names gw
 	env, envHash, rd := p.paidReceipt(t, "6", stranger.Account(), stranger.Account(), 0)
-	byStranger := signed(t, stranger, ledger.PaymentRecord{Payer: stranger.Account(), Provider: p.machineID(),
+	byStranger := ledgertest.Signed(t, stranger, receipt.PaymentRecord{Payer: stranger.Account(), Provider: p.machineID(),
 		RequestDigest: rd, Price: 1, ReceiptHash: envHash, Receipt: env})
 	// The operator submits: anyone may, the settler's signature authorizes.
-	res = c.mustApply(c.signAt(op, 1, &ledger.Settlement{Records: []ledger.PaymentRecord{
+	res = c.mustApply(c.signAt(op, 1, &ledger.Settlement{Records: []receipt.PaymentRecord{
 		rec(3, 5), rec(1, 100), rec(4, 20_000), forged, byStranger, rec(3, 5),
 	}}))
 	r := wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{
@@ -110,9 +113,9 @@ func TestSettlement(t *testing.T) {
 }
 
 func TestUnbondAndWithdraw(t *testing.T) {
-	op, gop := signer("operator", 5000)
-	other, goth := signer("other", 5000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gop, goth)
+	op, gop := ledgertest.Signer(testChain, "operator", 5000)
+	other, goth := ledgertest.Signer(testChain, "other", 5000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop, goth)
 	p := newMachine(t)
 	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 3)))
 	wantCodes(t, c, [][]byte{

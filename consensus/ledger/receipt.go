@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ReceiptDomain is the identity.Envelope domain of a provider's receipt.
@@ -15,10 +17,6 @@ const ReceiptDomain = "tenzro/v1/receipt"
 // (p2p/expert): a serving provider's record paying a holder carries one,
 // signed by the holder's machine like any receipt.
 const ExpertReceiptDomain = "tenzro/v1/expert-receipt"
-
-// MaxReceiptBytes bounds one receipt envelope carried by a payment record
-// (a receipt envelope with its session certificate is about 7 KB).
-const MaxReceiptBytes = 16 << 10
 
 // receiptChecker verifies receipt envelopes for one settlement. Records of
 // one batch usually share a session certificate, so certificate checks
@@ -41,11 +39,11 @@ func newReceiptChecker(blockTime int64, sigs *sigCache) *receiptChecker {
 // verifies, and for a provider's receipt (not an expert holder's) that
 // the record is the one the provider served (bindReceipt): bound reports
 // that case. i is the record's index, for the message.
-func (c *receiptChecker) check(i int, rec *PaymentRecord, machine identity.MachineID) (bound bool, err error) {
-	if got := Hash32(sha256.Sum256(rec.Receipt)); got != rec.ReceiptHash {
+func (c *receiptChecker) check(i int, rec *receipt.PaymentRecord, machine identity.MachineID) (bound bool, err error) {
+	if got := terms.Hash32(sha256.Sum256(rec.Receipt)); got != rec.ReceiptHash {
 		return false, reject(CodeBadReceipt, "record %d: receipt hashes to %s, record says %s", i, got, rec.ReceiptHash)
 	}
-	env, err := identity.UnmarshalEnvelope(rec.Receipt, MaxReceiptBytes)
+	env, err := identity.UnmarshalEnvelope(rec.Receipt, receipt.MaxReceiptBytes)
 	if err != nil {
 		return false, reject(CodeBadReceipt, "record %d: %v", i, err)
 	}

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestSettlementChecksReceipts settles records carrying receipt envelopes:
@@ -20,9 +22,9 @@ import (
 // while the good record of the batch settles; a record without a receipt
 // is skipped too (receipts are required).
 func TestSettlementChecksReceipts(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	op, gop := signer("operator", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gop)
 	prov, other := newMachine(t), newMachine(t)
 	expired := newMachineOn(t, hwkey.BackendSoftware, genesisTime.Add(-2*time.Hour), genesisTime.Add(-time.Hour))
 	var regs [][]byte
@@ -32,16 +34,16 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	c.mustApply(append(regs, c.sign(buyer, &ledger.EscrowFund{Amount: 50_000}))...)
 
 	n := byte(0)
-	record := func(provider identity.MachineID, env []byte, hash ledger.Hash32) ledger.PaymentRecord {
+	record := func(provider identity.MachineID, env []byte, hash terms.Hash32) receipt.PaymentRecord {
 		n++
-		rd := ledger.Hash32{n} // a receipt that does not parse answers no request
+		rd := terms.Hash32{n} // a receipt that does not parse answers no request
 		if _, r, err := receipt.Parse(env); err == nil {
 			rd = receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)
 		}
-		return signed(t, buyer, ledger.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: rd,
-			QuoteDigest: ledger.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env})
+		return ledgertest.Signed(t, buyer, receipt.PaymentRecord{Payer: buyer.Account(), Provider: provider, RequestDigest: rd,
+			QuoteDigest: terms.Hash32{0xaa}, Price: 100, ReceiptHash: hash, Receipt: env})
 	}
-	sign := func(m *machine, payload string) ([]byte, ledger.Hash32) {
+	sign := func(m *machine, payload string) ([]byte, terms.Hash32) {
 		env, hash, _ := m.paidReceipt(t, payload, buyer.Account(), buyer.Account(), 0)
 		return env, hash
 	}
@@ -50,8 +52,8 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	fromExpired, expiredHash := sign(expired, "answer 3")
 	broken, _ := sign(prov, "answer 4")
 	broken[len(broken)-3] ^= 1 // inside the DER signature, the last field
-	brokenHash := ledger.Hash32(sha256.Sum256(broken))
-	hb, err := prov.session.Seal("tenzro/v1/heartbeat", "tenzro.heartbeat", []byte("hb"))
+	brokenHash := terms.Hash32(sha256.Sum256(broken))
+	hb, err := prov.Session.Seal("tenzro/v1/heartbeat", "tenzro.heartbeat", []byte("hb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,19 +62,19 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	escrowBefore := c.escrow(buyer.Account(), buyer.Account())
 	for _, tc := range []struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 		code ledger.Code
 	}{
 		{"receipt from another machine", record(prov.machineID(), fromOther, otherHash), ledger.CodeWrongMachine},
-		{"receipt hash mismatch", record(prov.machineID(), good, ledger.Hash32{9}), ledger.CodeBadReceipt},
+		{"receipt hash mismatch", record(prov.machineID(), good, terms.Hash32{9}), ledger.CodeBadReceipt},
 		{"bad session signature", record(prov.machineID(), broken, brokenHash), ledger.CodeBadReceipt},
-		{"heartbeat, not a receipt", record(prov.machineID(), heartbeat, ledger.Hash32(sha256.Sum256(heartbeat))), ledger.CodeBadReceipt},
+		{"heartbeat, not a receipt", record(prov.machineID(), heartbeat, terms.Hash32(sha256.Sum256(heartbeat))), ledger.CodeBadReceipt},
 		{"expired session", record(expired.machineID(), fromExpired, expiredHash), ledger.CodeBadReceipt},
 	} {
 		// The bad record follows a good one: only the bad one is skipped.
 		okEnv, okHash := sign(prov, "good "+tc.name)
 		ok := record(prov.machineID(), okEnv, okHash)
-		res := c.block(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{ok, tc.rec}}))
+		res := c.block(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{ok, tc.rec}}))
 		r := report(t, res.Txs[0])
 		if r.Settled != 1 || len(r.Skipped) != 1 || r.Skipped[0].Index != 1 || r.Skipped[0].Code != tc.code {
 			t.Errorf("%s: %s %+v, want record 1 skipped with %v", tc.name, r.String(), r.Skipped, tc.code)
@@ -84,8 +86,8 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	escrowBefore = c.escrow(buyer.Account(), buyer.Account())
 
 	rec := record(prov.machineID(), good, goodHash)
-	plain := record(prov.machineID(), nil, ledger.Hash32{7})
-	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec, plain}}))
+	plain := record(prov.machineID(), nil, terms.Hash32{7})
+	res := c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec, plain}}))
 	wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{1: ledger.CodeBadReceipt})
 	var sr ledger.SettledRecord
 	if !c.get(ledger.KeyRecord(buyer.Account(), rec.RequestDigest), &sr) {

@@ -2,31 +2,20 @@ package ledger
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // KeyServed is the state key marking that machine m's call with request
-// digest rd is settled; its value is the settled record's RecordDigest. It
+// digest rd is settled; its value is the settled record's receipt.RecordDigest. It
 // dedupes records carrying a provider's receipt (which binds their payer
 // and settler) by provider and request, whoever submits: a provider is
 // paid once per call it served. Expert holders' records are deduped by
 // (payer, request) only (their receipts name no payer).
-func KeyServed(m identity.MachineID, rd Hash32) []byte { return cat("i/", m[:], rd[:]) }
-
-// RecordDigest is SHA-256 of the record's signing bytes: two records have
-// one digest exactly when their settler signed the same fields (the
-// receipt is bound by its hash).
-func RecordDigest(chainID string, r *PaymentRecord) (Hash32, error) {
-	b, err := RecordSigningBytes(chainID, r)
-	if err != nil {
-		return Hash32{}, err
-	}
-	return sha256.Sum256(b), nil
-}
+func KeyServed(m identity.MachineID, rd terms.Hash32) []byte { return cat("i/", m[:], rd[:]) }
 
 // bindReceipt checks that a provider's receipt (the envelope payload of
 // domain ReceiptDomain, already verified as signed by machine) is the
@@ -39,7 +28,7 @@ func RecordDigest(chainID string, r *PaymentRecord) (Hash32, error) {
 // one. The price may exceed the receipt's: a gateway adds its surcharge
 // for the verification level, and only the settler the receipt names can
 // sign for that escrow. i is the record's index, for the message.
-func bindReceipt(i int, rec *PaymentRecord, payloadType string, payload []byte, machine identity.MachineID) error {
+func bindReceipt(i int, rec *receipt.PaymentRecord, payloadType string, payload []byte, machine identity.MachineID) error {
 	if payloadType != receipt.PayloadType {
 		return reject(CodeBadReceipt, "record %d: receipt payload type %q, want %q", i, payloadType, receipt.PayloadType)
 	}
@@ -50,8 +39,8 @@ func bindReceipt(i int, rec *PaymentRecord, payloadType string, payload []byte, 
 	if !bytes.Equal(r.MachineID, machine[:]) {
 		return reject(CodeWrongMachine, "record %d: receipt names machine %x, provider is %s", i, r.MachineID, machine)
 	}
-	if rd := receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID); Hash32(rd) != rec.RequestDigest {
-		return reject(CodeRecordMismatch, "record %d: request %s, the receipt is for request %s", i, rec.RequestDigest, Hash32(rd))
+	if rd := receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID); terms.Hash32(rd) != rec.RequestDigest {
+		return reject(CodeRecordMismatch, "record %d: request %s, the receipt is for request %s", i, rec.RequestDigest, terms.Hash32(rd))
 	}
 	if !r.Paid() {
 		return reject(CodeRecordMismatch, "record %d: the receipt names no payer and settler: the provider served the call unpaid", i)
@@ -68,7 +57,7 @@ func bindReceipt(i int, rec *PaymentRecord, payloadType string, payload []byte, 
 
 // checkServed refuses a record for a call of its provider already settled
 // (by any record, whoever submitted it).
-func checkServed(st *Overlay, i int, rec *PaymentRecord) error {
+func checkServed(st *Overlay, i int, rec *receipt.PaymentRecord) error {
 	seen, err := st.Get(KeyServed(rec.Provider, rec.RequestDigest))
 	if err != nil {
 		return err
@@ -80,8 +69,8 @@ func checkServed(st *Overlay, i int, rec *PaymentRecord) error {
 }
 
 // markServed notes rec settled under KeyServed.
-func markServed(st *Overlay, chainID string, rec *PaymentRecord) error {
-	d, err := RecordDigest(chainID, rec)
+func markServed(st *Overlay, chainID string, rec *receipt.PaymentRecord) error {
+	d, err := receipt.RecordDigest(chainID, rec)
 	if err != nil {
 		return fmt.Errorf("ledger: record digest: %w", err)
 	}

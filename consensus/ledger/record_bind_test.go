@@ -6,16 +6,17 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // callReceipt is the receipt m signs for the call seeded by seed, served
 // to payer under settler at price; nil accounts make an unpaid receipt.
-func callReceipt(m *machine, seed string, payer, settler *ledger.AccountID, price uint64) *receipt.Receipt {
+func callReceipt(m *machine, seed string, payer, settler *terms.AccountID, price uint64) *receipt.Receipt {
 	h := sha256.Sum256([]byte("ledger test call " + seed))
 	mid := m.machineID()
-	r := &receipt.Receipt{ModelID: testModel[:], Engine: "moteur-é", MachineID: mid[:], ProviderPeer: []byte(m.peerID),
+	r := &receipt.Receipt{ModelID: ledgertest.Model[:], Engine: "moteur-é", MachineID: mid[:], ProviderPeer: []byte(m.PeerID),
 		Nonce: h[:16], InputCommitment: h[:], OutputHash: h[:], Units: terms.Units{InputTokens: 2, OutputTokens: 3},
 		FinishReason: "stop", TimeMs: genesisTime.UnixMilli()}
 	if payer != nil {
@@ -26,9 +27,9 @@ func callReceipt(m *machine, seed string, payer, settler *ledger.AccountID, pric
 
 // sealed signs r with m's session and returns the envelope, its hash and
 // the request digest of the call it answers.
-func sealed(t testing.TB, m *machine, r *receipt.Receipt) ([]byte, ledger.Hash32, ledger.Hash32) {
+func sealed(t testing.TB, m *machine, r *receipt.Receipt) ([]byte, terms.Hash32, terms.Hash32) {
 	t.Helper()
-	env, err := receipt.Sign(m.session, r)
+	env, err := receipt.Sign(m.Session, r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,11 +45,11 @@ func sealed(t testing.TB, m *machine, r *receipt.Receipt) ([]byte, ledger.Hash32
 // the gateway's honest record then settles at its price; a replay, or
 // another receipt of the same call, is a duplicate by (provider, request).
 func TestRecordBoundToReceipt(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	other, gother := signer("other buyer", 1_000_000)
-	gw, gg := signer("gateway", 0)
-	op, gop := signer("operator", 5000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gother, gg, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	other, gother := ledgertest.Signer(testChain, "other buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 5000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gother, gg, gop)
 	p := newMachine(t)
 	c.mustApply(
 		c.signAt(op, 0, p.register(t, op, 1000, 60)),
@@ -59,12 +60,12 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	b, g, o := buyer.Account(), gw.Account(), other.Account()
 	const owed = 100 // the provider's price for the call; the gateway adds 1 of surcharge
 	env, envHash, rd := sealed(t, p, callReceipt(p, "call", &b, &g, owed))
-	honest := signed(t, gw, ledger.PaymentRecord{Payer: b, Provider: p.machineID(), RequestDigest: rd, QuoteDigest: ledger.Hash32{1},
+	honest := ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: b, Provider: p.machineID(), RequestDigest: rd, QuoteDigest: terms.Hash32{1},
 		Price: owed + 1, Units: 5, ReceiptHash: envHash, Receipt: env})
-	variant := func(by *ledger.Signer, f func(*ledger.PaymentRecord)) ledger.PaymentRecord {
+	variant := func(by *ledger.Signer, f func(*receipt.PaymentRecord)) receipt.PaymentRecord {
 		r := honest
 		f(&r)
-		return signed(t, by, r)
+		return ledgertest.Signed(t, by, r)
 	}
 	unpaidEnv, unpaidHash, _ := sealed(t, p, callReceipt(p, "call", nil, nil, 0))
 	// A receipt whose finish reason is not UTF-8 cannot be encoded by
@@ -76,7 +77,7 @@ func TestRecordBoundToReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	payload = bytes.Replace(payload, []byte("stopX"), []byte("stop\xff"), 1)
-	raw, err := p.session.Seal(ledger.ReceiptDomain, receipt.PayloadType, payload)
+	raw, err := p.Session.Seal(ledger.ReceiptDomain, receipt.PayloadType, payload)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,24 +85,24 @@ func TestRecordBoundToReceipt(t *testing.T) {
 
 	forged := []struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 		code ledger.Code
 	}{
-		{"the attack: own settler, price 1", variant(buyer, func(r *ledger.PaymentRecord) { r.Price = 1 }), ledger.CodeRecordMismatch},
-		{"settler swapped", variant(buyer, func(*ledger.PaymentRecord) {}), ledger.CodeRecordMismatch},
-		{"settler swapped, price raised", variant(buyer, func(r *ledger.PaymentRecord) { r.Price = 5000 }), ledger.CodeRecordMismatch},
-		{"settler swapped, units changed", variant(buyer, func(r *ledger.PaymentRecord) { r.Units, r.Price = 1, 20 }), ledger.CodeRecordMismatch},
-		{"payer swapped", variant(gw, func(r *ledger.PaymentRecord) { r.Payer = o }), ledger.CodeRecordMismatch},
-		{"price lowered by the settler", variant(gw, func(r *ledger.PaymentRecord) { r.Price = owed - 1 }), ledger.CodeUnderpriced},
-		{"units and price lowered by the settler", variant(gw, func(r *ledger.PaymentRecord) { r.Units, r.Price = 1, 20 }), ledger.CodeUnderpriced},
-		{"request never served", variant(gw, func(r *ledger.PaymentRecord) { r.RequestDigest = ledger.Hash32{0x42} }), ledger.CodeRecordMismatch},
-		{"request never served, no receipt", variant(gw, func(r *ledger.PaymentRecord) {
-			r.RequestDigest, r.Receipt, r.ReceiptHash = ledger.Hash32{0x43}, nil, ledger.Hash32{}
+		{"the attack: own settler, price 1", variant(buyer, func(r *receipt.PaymentRecord) { r.Price = 1 }), ledger.CodeRecordMismatch},
+		{"settler swapped", variant(buyer, func(*receipt.PaymentRecord) {}), ledger.CodeRecordMismatch},
+		{"settler swapped, price raised", variant(buyer, func(r *receipt.PaymentRecord) { r.Price = 5000 }), ledger.CodeRecordMismatch},
+		{"settler swapped, units changed", variant(buyer, func(r *receipt.PaymentRecord) { r.Units, r.Price = 1, 20 }), ledger.CodeRecordMismatch},
+		{"payer swapped", variant(gw, func(r *receipt.PaymentRecord) { r.Payer = o }), ledger.CodeRecordMismatch},
+		{"price lowered by the settler", variant(gw, func(r *receipt.PaymentRecord) { r.Price = owed - 1 }), ledger.CodeUnderpriced},
+		{"units and price lowered by the settler", variant(gw, func(r *receipt.PaymentRecord) { r.Units, r.Price = 1, 20 }), ledger.CodeUnderpriced},
+		{"request never served", variant(gw, func(r *receipt.PaymentRecord) { r.RequestDigest = terms.Hash32{0x42} }), ledger.CodeRecordMismatch},
+		{"request never served, no receipt", variant(gw, func(r *receipt.PaymentRecord) {
+			r.RequestDigest, r.Receipt, r.ReceiptHash = terms.Hash32{0x43}, nil, terms.Hash32{}
 		}), ledger.CodeBadReceipt},
-		{"receipt of an unpaid call", variant(gw, func(r *ledger.PaymentRecord) { r.Receipt, r.ReceiptHash = unpaidEnv, unpaidHash }), ledger.CodeRecordMismatch},
-		{"receipt with invalid UTF-8", variant(buyer, func(r *ledger.PaymentRecord) { r.Receipt, r.ReceiptHash = rawEnv, sha256.Sum256(rawEnv) }), ledger.CodeBadReceipt},
+		{"receipt of an unpaid call", variant(gw, func(r *receipt.PaymentRecord) { r.Receipt, r.ReceiptHash = unpaidEnv, unpaidHash }), ledger.CodeRecordMismatch},
+		{"receipt with invalid UTF-8", variant(buyer, func(r *receipt.PaymentRecord) { r.Receipt, r.ReceiptHash = rawEnv, sha256.Sum256(rawEnv) }), ledger.CodeBadReceipt},
 	}
-	recs := make([]ledger.PaymentRecord, len(forged))
+	recs := make([]receipt.PaymentRecord, len(forged))
 	want := map[int]ledger.Code{}
 	for i, f := range forged {
 		recs[i], want[i] = f.rec, f.code
@@ -112,8 +113,8 @@ func TestRecordBoundToReceipt(t *testing.T) {
 		t.Logf("%s: %v: %s", forged[s.Index].name, s.Code, s.Reason)
 	}
 	before := c.account(op.Account()).Balance
-	wantSkipped(t, c.mustApply(c.sign(op, &ledger.Settlement{Records: []ledger.PaymentRecord{honest}})).Txs[0], 1, nil)
-	fee := min(testParams().FeePerRecord, honest.Price)
+	wantSkipped(t, c.mustApply(c.sign(op, &ledger.Settlement{Records: []receipt.PaymentRecord{honest}})).Txs[0], 1, nil)
+	fee := min(ledgertest.Params().FeePerRecord, honest.Price)
 	if got := c.account(op.Account()).Balance; got != before+honest.Price-fee {
 		t.Fatalf("operator %d after the honest record, want %d", got, before+honest.Price-fee)
 	}
@@ -123,7 +124,7 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	if e := c.escrow(b, b); e.Balance != 10_000 {
 		t.Fatalf("the attacker's own escrow moved: %d", e.Balance)
 	}
-	d, err := ledger.RecordDigest(testChain, &honest)
+	d, err := receipt.RecordDigest(testChain, &honest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,8 +135,8 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	// Replays, and a second receipt of the same call naming another
 	// payer, are duplicates by (provider, request), whoever submits.
 	env2, env2Hash, _ := sealed(t, p, callReceipt(p, "call", &o, &g, owed))
-	second := signed(t, gw, ledger.PaymentRecord{Payer: o, Provider: p.machineID(), RequestDigest: rd, Price: owed, ReceiptHash: env2Hash, Receipt: env2})
-	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{honest, second, recs[0]}})).Txs[0], 0,
+	second := ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: o, Provider: p.machineID(), RequestDigest: rd, Price: owed, ReceiptHash: env2Hash, Receipt: env2})
+	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{honest, second, recs[0]}})).Txs[0], 0,
 		map[int]ledger.Code{0: ledger.CodeDuplicateRecord, 1: ledger.CodeDuplicateRecord, 2: ledger.CodeDuplicateRecord})
 	if e := c.escrow(o, g); e.Balance != 10_000 {
 		t.Fatalf("other payer's escrow moved: %d", e.Balance)
@@ -147,10 +148,10 @@ func TestRecordBoundToReceipt(t *testing.T) {
 // (holder, request): a record anyone signs for it from their own escrow
 // cannot pre-empt the serving provider's record for the same receipt.
 func TestExpertRecordNotDedupedByHolder(t *testing.T) {
-	buyer, gb := signer("buyer", 1_000_000)
-	serving, gs := signer("serving provider", 1_000_000)
-	op, gop := signer("holder operator", 5000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gs, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	serving, gs := ledgertest.Signer(testChain, "serving provider", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "holder operator", 5000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gs, gop)
 	holder := newMachine(t)
 	c.mustApply(
 		c.signAt(op, 0, holder.register(t, op, 1000, 60)),
@@ -158,15 +159,15 @@ func TestExpertRecordNotDedupedByHolder(t *testing.T) {
 		c.signAt(serving, 0, &ledger.EscrowFund{Amount: 10_000}),
 	)
 	mid := holder.machineID()
-	env := sealExpert(t, holder.session, &ledger.ExpertReceipt{Model: testModel, Layer: 1, Machine: mid[:], Peer: []byte(holder.peerID),
+	env := sealExpert(t, holder.Session, &ledger.ExpertReceipt{Model: ledgertest.Model, Layer: 1, Machine: mid[:], Peer: []byte(holder.PeerID),
 		TimeMs: genesisTime.UnixMilli()})
-	rd := ledger.Hash32{0xe5}
-	rec := func(by *ledger.Signer, price uint64) ledger.PaymentRecord {
-		return signed(t, by, ledger.PaymentRecord{Payer: by.Account(), Provider: mid, RequestDigest: rd, Price: price,
+	rd := terms.Hash32{0xe5}
+	rec := func(by *ledger.Signer, price uint64) receipt.PaymentRecord {
+		return ledgertest.Signed(t, by, receipt.PaymentRecord{Payer: by.Account(), Provider: mid, RequestDigest: rd, Price: price,
 			Receipt: env, ReceiptHash: sha256.Sum256(env)})
 	}
-	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(buyer, 1)}})).Txs[0], 1, nil)
-	wantSkipped(t, c.mustApply(c.sign(serving, &ledger.Settlement{Records: []ledger.PaymentRecord{rec(serving, 40)}})).Txs[0], 1, nil)
+	wantSkipped(t, c.mustApply(c.sign(buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(buyer, 1)}})).Txs[0], 1, nil)
+	wantSkipped(t, c.mustApply(c.sign(serving, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(serving, 40)}})).Txs[0], 1, nil)
 	if got := c.raw(ledger.KeyServed(mid, rd)); got != nil {
 		t.Fatalf("an expert record marked its call served: %x", got)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Registration signature and field limits.
@@ -29,7 +30,7 @@ const (
 // worthless to anyone else; binding the chain stops replays on another.
 type RegistrationPayload struct {
 	ChainID   string             `cbor:"1,keyasint"`
-	Operator  AccountID          `cbor:"2,keyasint"`
+	Operator  terms.AccountID    `cbor:"2,keyasint"`
 	MachineID identity.MachineID `cbor:"3,keyasint"`
 	PeerID    string             `cbor:"4,keyasint"`
 }
@@ -59,7 +60,7 @@ func DecodeRegistrationPayload(b []byte) (RegistrationPayload, error) {
 
 // SigningPayload is the encoded RegistrationPayload of p when operator
 // submits it on chainID: what HWSig, PQSig and PeerSig must sign.
-func (p *ProviderRegister) SigningPayload(chainID string, operator AccountID) ([]byte, error) {
+func (p *ProviderRegister) SigningPayload(chainID string, operator terms.AccountID) ([]byte, error) {
 	return RegistrationPayload{ChainID: chainID, Operator: operator, MachineID: p.MachineID, PeerID: p.PeerID}.Marshal()
 }
 
@@ -105,7 +106,7 @@ func checkRegistration(p *ProviderRegister) error {
 // checkRegistrationSigs verifies the three signatures over the payload of
 // signer registering p on chainID. It runs after checkRegistration, so the
 // keys and the peer ID parse.
-func checkRegistrationSigs(p *ProviderRegister, chainID string, signer AccountID) error {
+func checkRegistrationSigs(p *ProviderRegister, chainID string, signer terms.AccountID) error {
 	payload, err := p.SigningPayload(chainID, signer)
 	if err != nil {
 		return reject(CodeMalformed, "registration payload: %v", err)

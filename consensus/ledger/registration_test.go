@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 )
 
@@ -16,9 +17,9 @@ import (
 // by replaying from another; each attempt is refused with its code and the
 // state is exactly that of a twin chain that saw none of them.
 func TestRegistrationProvesPossession(t *testing.T) {
-	victimOp, gv := signer("victim", 10_000)
-	attacker, ga := signer("attacker", 10_000)
-	mk := func() *chain { return newChain(t, "", genesisTime, testParams(), 1, gv, ga) }
+	victimOp, gv := ledgertest.Signer(testChain, "victim", 10_000)
+	attacker, ga := ledgertest.Signer(testChain, "attacker", 10_000)
+	mk := func() *chain { return newChain(t, "", genesisTime, ledgertest.Params(), 1, gv, ga) }
 	c, twin := mk(), mk()
 	sim := func() *machine {
 		return newMachineOn(t, hwkey.BackendTPMSim, genesisTime.Add(-time.Hour), genesisTime.Add(time.Hour))
@@ -31,16 +32,16 @@ func TestRegistrationProvesPossession(t *testing.T) {
 	// Hijack the machine: the victim's public keys and signatures, the
 	// attacker's own peer, signed by the attacker's peer key.
 	hijack := *reg
-	hijack.PeerID = own.peerID.String()
-	signPeer(t, &hijack, own.peerKey, attacker.Account())
+	hijack.PeerID = own.PeerID.String()
+	signPeer(t, &hijack, own.PeerKey, attacker.Account())
 	// The victim's registration replayed verbatim from the attacker.
 	replay := *reg
 	// The victim's peer ID bound to a machine the attacker made up (its
 	// own keys, which it can sign with), without the victim's peer key.
 	stealPeer := own.unsigned(t, 1000, 60)
-	stealPeer.PeerID = victim.peerID.String()
+	stealPeer.PeerID = victim.PeerID.String()
 	own.signMachine(t, stealPeer, attacker.Account())
-	signPeer(t, stealPeer, own.peerKey, attacker.Account())
+	signPeer(t, stealPeer, own.PeerKey, attacker.Account())
 	// The attacker's ML-DSA-65 signature is fine but the hardware one is
 	// lifted: the machine's keys must each sign.
 	mixed := own.register(t, attacker, 1000, 60)
@@ -55,10 +56,10 @@ func TestRegistrationProvesPossession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other.HWSig, other.PQSig, err = own.id.SignRegistration(payload); err != nil {
+	if other.HWSig, other.PQSig, err = own.ID.SignRegistration(payload); err != nil {
 		t.Fatal(err)
 	}
-	signPeer(t, other, own.peerKey, attacker.Account())
+	signPeer(t, other, own.PeerKey, attacker.Account())
 
 	before := c.l.AppHash()
 	wantCodes(t, c, [][]byte{
@@ -74,7 +75,7 @@ func TestRegistrationProvesPossession(t *testing.T) {
 		t.Fatalf("refused registrations changed state: %x, twin %x (before %x)", c.l.AppHash(), twin.l.AppHash(), before)
 	}
 	var got ledger.Provider
-	if !c.get(ledger.KeyProvider(victim.machineID()), &got) || got.Operator != victimOp.Account() || got.PeerID != victim.peerID.String() {
+	if !c.get(ledger.KeyProvider(victim.machineID()), &got) || got.Operator != victimOp.Account() || got.PeerID != victim.PeerID.String() {
 		t.Fatalf("victim's registration = %+v", got)
 	}
 	if c.get(ledger.KeyProvider(own.machineID()), &got) {
@@ -90,16 +91,16 @@ func TestRegistrationProvesPossession(t *testing.T) {
 // sold with its keys, a peer key copied) still cannot take over what is
 // registered: the machine and the peer ID stay with their first operator.
 func TestRegistrationTaken(t *testing.T) {
-	first, gf := signer("first", 10_000)
-	second, gs := signer("second", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gf, gs)
+	first, gf := ledgertest.Signer(testChain, "first", 10_000)
+	second, gs := ledgertest.Signer(testChain, "second", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gf, gs)
 	m, n := newMachine(t), newMachine(t)
 	c.mustApply(c.signAt(first, 0, m.register(t, first, 1000, 60)))
 	takeMachine := m.register(t, second, 1000, 60)
 	takePeer := n.unsigned(t, 1000, 60)
-	takePeer.PeerID = m.peerID.String()
+	takePeer.PeerID = m.PeerID.String()
 	n.signMachine(t, takePeer, second.Account())
-	signPeer(t, takePeer, m.peerKey, second.Account())
+	signPeer(t, takePeer, m.PeerKey, second.Account())
 	wantCodes(t, c, [][]byte{
 		c.signAt(second, 0, takeMachine),
 		c.signAt(second, 0, takePeer),

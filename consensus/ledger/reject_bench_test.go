@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // rejectBatch is the number of records in one benchmarked settlement: a
@@ -23,7 +26,7 @@ type rejectStage struct {
 	code ledger.Code // CodeOK: the record settles
 	// make builds record j of transaction i from an honest record of a
 	// distinct call (paid to the buyer's own escrow, settler = buyer).
-	make func(b *testing.B, m *machine, i, j int, honest ledger.PaymentRecord) ledger.PaymentRecord
+	make func(b *testing.B, m *machine, i, j int, honest receipt.PaymentRecord) receipt.PaymentRecord
 }
 
 // BenchmarkRejectedRecord measures one validator's CPU per record that the
@@ -41,15 +44,15 @@ func BenchmarkRejectedRecord(b *testing.B) {
 		// any receipt or signature check): the cheapest record to send,
 		// free of record fees, priced by fee_per_tx alone.
 		{"duplicate-bare", ledger.CodeDuplicateRecord, nil},
-		{"bad-record-sig", ledger.CodeBadRecordSig, func(b *testing.B, _ *machine, _, _ int, r ledger.PaymentRecord) ledger.PaymentRecord {
+		{"bad-record-sig", ledger.CodeBadRecordSig, func(b *testing.B, _ *machine, _, _ int, r receipt.PaymentRecord) receipt.PaymentRecord {
 			r.Sig = append([]byte(nil), r.Sig...)
 			r.Sig[0] ^= 1
 			return r
 		}},
-		{"no-receipt", ledger.CodeBadReceipt, func(b *testing.B, _ *machine, _, _ int, r ledger.PaymentRecord) ledger.PaymentRecord {
-			r.Receipt, r.ReceiptHash = nil, ledger.Hash32{}
-			buyer, _ := signer("buyer", 0)
-			return signed(b, buyer, r) // a valid settler signature, checked before the missing receipt
+		{"no-receipt", ledger.CodeBadReceipt, func(b *testing.B, _ *machine, _, _ int, r receipt.PaymentRecord) receipt.PaymentRecord {
+			r.Receipt, r.ReceiptHash = nil, terms.Hash32{}
+			buyer, _ := ledgertest.Signer(testChain, "buyer", 0)
+			return ledgertest.Signed(b, buyer, r) // a valid settler signature, checked before the missing receipt
 		}},
 		{"bad-cert", ledger.CodeBadReceipt, forgedCert},
 		{"bad-receipt-sig", ledger.CodeBadReceipt, forgedReceiptSig},
@@ -63,33 +66,33 @@ func BenchmarkRejectedRecord(b *testing.B) {
 }
 
 func benchStage(b *testing.B, st rejectStage) {
-	buyer, gb := signer("buyer", 1<<62)
-	gw, gg := signer("gateway", 0)
-	op, gop := signer("operator", 10_000)
-	c := newChain(b, "", genesisTime, testParams(), 1, gb, gg, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1<<62)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(b, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop)
 	m := newMachine(b)
 	c.mustApply(c.sign(op, m.register(b, op, 1000, 60)),
 		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 1 << 60}),
 		c.signAt(buyer, 1, &ledger.EscrowFund{Amount: 1 << 60, Settler: gw.Account()}))
 	const price = 3
-	build := func(i int) []ledger.PaymentRecord {
-		recs := make([]ledger.PaymentRecord, rejectBatch)
+	build := func(i int) []receipt.PaymentRecord {
+		recs := make([]receipt.PaymentRecord, rejectBatch)
 		for j := range recs {
 			settler := buyer.Account()
 			if st.name == "record-mismatch" || st.name == "underpriced" {
 				settler = gw.Account()
 			}
 			env, hash, d := m.paidReceipt(b, fmt.Sprint(st.name, i, " ", j), buyer.Account(), settler, price)
-			r := ledger.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: price,
+			r := receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: price,
 				ReceiptHash: hash, Receipt: env}
 			switch st.name {
 			case "record-mismatch": // the buyer's own-settler copy of the gateway's record
-				recs[j] = signed(b, buyer, r)
+				recs[j] = ledgertest.Signed(b, buyer, r)
 			case "underpriced":
 				r.Settler, r.Price = gw.Account(), price-1
-				recs[j] = signed(b, gw, r)
+				recs[j] = ledgertest.Signed(b, gw, r)
 			default:
-				recs[j] = signed(b, buyer, r)
+				recs[j] = ledgertest.Signed(b, buyer, r)
 				if st.make != nil {
 					recs[j] = st.make(b, m, i, j, recs[j])
 				}
@@ -97,7 +100,7 @@ func benchStage(b *testing.B, st rejectStage) {
 		}
 		return recs
 	}
-	batches := make([][]ledger.PaymentRecord, b.N)
+	batches := make([][]receipt.PaymentRecord, b.N)
 	for i := range batches {
 		batches[i] = build(i)
 	}
@@ -105,7 +108,7 @@ func benchStage(b *testing.B, st rejectStage) {
 		for i, recs := range batches {
 			c.mustApply(c.sign(buyer, &ledger.Settlement{Records: recs}))
 			if st.name == "duplicate-bare" {
-				bare := make([]ledger.PaymentRecord, len(recs))
+				bare := make([]receipt.PaymentRecord, len(recs))
 				for j, r := range recs {
 					r.Receipt = nil
 					bare[j] = r
@@ -146,7 +149,7 @@ func benchStage(b *testing.B, st rejectStage) {
 // ML-DSA-65 signatures before the peer key's fails, and the certificate
 // cache (per transaction) never hits. The most a validator spends on a
 // record it refuses.
-func forgedCert(b *testing.B, _ *machine, i, j int, r ledger.PaymentRecord) ledger.PaymentRecord {
+func forgedCert(b *testing.B, _ *machine, i, j int, r receipt.PaymentRecord) receipt.PaymentRecord {
 	return reseal(b, r, func(env *identity.Envelope) {
 		env.Cert.PeerSig = append([]byte(nil), env.Cert.PeerSig...)
 		env.Cert.PeerSig[j%len(env.Cert.PeerSig)] ^= byte(1 + i%255)
@@ -155,7 +158,7 @@ func forgedCert(b *testing.B, _ *machine, i, j int, r ledger.PaymentRecord) ledg
 
 // forgedReceiptSig breaks the envelope's session signature under a valid
 // certificate (verified once per transaction).
-func forgedReceiptSig(b *testing.B, _ *machine, _, _ int, r ledger.PaymentRecord) ledger.PaymentRecord {
+func forgedReceiptSig(b *testing.B, _ *machine, _, _ int, r receipt.PaymentRecord) receipt.PaymentRecord {
 	return reseal(b, r, func(env *identity.Envelope) {
 		env.Payload = append(append([]byte(nil), env.Payload...), 0)
 	})
@@ -163,8 +166,8 @@ func forgedReceiptSig(b *testing.B, _ *machine, _, _ int, r ledger.PaymentRecord
 
 // reseal applies f to r's receipt envelope, fixes the receipt hash and
 // signs the record again with the buyer's key, as the attacker would.
-func reseal(b *testing.B, r ledger.PaymentRecord, f func(*identity.Envelope)) ledger.PaymentRecord {
-	env, err := identity.UnmarshalEnvelope(r.Receipt, ledger.MaxReceiptBytes)
+func reseal(b *testing.B, r receipt.PaymentRecord, f func(*identity.Envelope)) receipt.PaymentRecord {
+	env, err := identity.UnmarshalEnvelope(r.Receipt, receipt.MaxReceiptBytes)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -174,6 +177,6 @@ func reseal(b *testing.B, r ledger.PaymentRecord, f func(*identity.Envelope)) le
 		b.Fatal(err)
 	}
 	r.Receipt, r.ReceiptHash = raw, sha256.Sum256(raw)
-	buyer, _ := signer("buyer", 0)
-	return signed(b, buyer, r)
+	buyer, _ := ledgertest.Signer(testChain, "buyer", 0)
+	return ledgertest.Signed(b, buyer, r)
 }

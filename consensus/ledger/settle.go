@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // settle applies payment records one by one. A structurally malformed
@@ -58,7 +59,7 @@ func (r *txRun) settle(s *Settlement) error {
 
 // settleOne checks and applies one record on st; a *TxError means the
 // record is skipped.
-func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker, i int, rec *PaymentRecord) error {
+func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker, i int, rec *receipt.PaymentRecord) error {
 	if rec.ExpiryHeight < r.blk.Height {
 		return reject(CodeExpiredRecord, "record %d: expired at height %d, block is %d", i, rec.ExpiryHeight, r.blk.Height)
 	}
@@ -85,11 +86,11 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if !ok {
 		return reject(CodeUnknownEscrow, "record %d: payer %s has no escrow with settler %s", i, rec.Payer, rec.Settler)
 	}
-	sb, err := RecordSigningBytes(chainID, rec)
+	sb, err := receipt.RecordSigningBytes(chainID, rec)
 	if err != nil {
 		return err
 	}
-	if err := r.blk.sigs.verify(sigKey('r', sb, rec.Sig), func() error { return rec.verifySigBytes(chainID, sb) }); err != nil {
+	if err := r.blk.sigs.verify(sigKey('r', sb, rec.Sig), func() error { return rec.VerifySigBytes(chainID, sb) }); err != nil {
 		return reject(CodeBadRecordSig, "record %d: %v", i, err)
 	}
 	prov, err := r.providerIn(st, rec.Provider)

@@ -1,6 +1,18 @@
 package ledger
 
-import "math/bits"
+import (
+	"crypto/sha256"
+	"math/bits"
+
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// FeePoolAccount receives every fee. No key controls it: its ID is a hash,
+// not an Ed25519 public key anyone holds, so it only accumulates until
+// governance decides its use. Fees are integer micro-units, so the pool
+// keeps the money invariant exact (Σ escrow debits = Σ operator credits +
+// Σ record fees).
+var FeePoolAccount = terms.AccountID(sha256.Sum256([]byte("tenzro/v1/fee-pool")))
 
 // Record fees. Every payment record the chain did work on costs one
 // FeePerRecord, paid to FeePoolAccount, and who pays depends on the

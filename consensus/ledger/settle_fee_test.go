@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // feeWorld is a chain with non-zero fees, a registered provider, a
@@ -16,8 +19,8 @@ type feeWorld struct {
 	buyer, gw, op, sub     *ledger.Signer
 	p, stranger            *machine
 	calls                  int
-	tracked                []ledger.AccountID
-	escrowB, escrowG, zero ledger.AccountID
+	tracked                []terms.AccountID
+	escrowB, escrowG, zero terms.AccountID
 }
 
 const (
@@ -27,12 +30,12 @@ const (
 )
 
 func newFeeWorld(t *testing.T, submitterBalance uint64) *feeWorld {
-	params := testParams()
+	params := ledgertest.Params()
 	params.FeePerTx, params.FeePerRecord = feeTx, feeRecord
-	buyer, gb := signer("buyer", 1_000_000)
-	gw, gg := signer("gateway", 1_000)
-	op, gop := signer("operator", 5_000)
-	sub, gs := signer("submitter", submitterBalance)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 1_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 5_000)
+	sub, gs := ledgertest.Signer(testChain, "submitter", submitterBalance)
 	w := &feeWorld{c: newChain(t, "", genesisTime, params, 1, gb, gg, gop, gs), params: params,
 		buyer: buyer, gw: gw, op: op, sub: sub, p: newMachine(t), stranger: newMachine(t)}
 	w.c.mustApply(
@@ -40,16 +43,16 @@ func newFeeWorld(t *testing.T, submitterBalance uint64) *feeWorld {
 		w.c.signAt(buyer, 0, &ledger.EscrowFund{Amount: escrowAmt, Settler: gw.Account()}),
 		w.c.signAt(buyer, 1, &ledger.EscrowFund{Amount: escrowAmt}),
 	)
-	w.tracked = []ledger.AccountID{buyer.Account(), gw.Account(), op.Account(), sub.Account(), ledger.FeePoolAccount}
+	w.tracked = []terms.AccountID{buyer.Account(), gw.Account(), op.Account(), sub.Account(), ledger.FeePoolAccount}
 	return w
 }
 
 // honest is a gateway-signed record of a new call served to the buyer
 // under the gateway at price, with m's receipt.
-func (w *feeWorld) honest(t *testing.T, m *machine, price uint64) ledger.PaymentRecord {
+func (w *feeWorld) honest(t *testing.T, m *machine, price uint64) receipt.PaymentRecord {
 	w.calls++
 	env, hash, rd := m.paidReceipt(t, fmt.Sprint("fee call ", w.calls), w.buyer.Account(), w.gw.Account(), price)
-	return signed(t, w.gw, ledger.PaymentRecord{Payer: w.buyer.Account(), Provider: w.p.machineID(), RequestDigest: rd,
+	return ledgertest.Signed(t, w.gw, receipt.PaymentRecord{Payer: w.buyer.Account(), Provider: w.p.machineID(), RequestDigest: rd,
 		Price: price, Units: 1, ReceiptHash: hash, Receipt: env})
 }
 
@@ -71,65 +74,65 @@ func (w *feeWorld) total() uint64 {
 func TestRefusedRecordFees(t *testing.T) {
 	w := newFeeWorld(t, 1_000_000)
 	settled := w.honest(t, w.p, 50)
-	w.c.mustApply(w.c.sign(w.gw, &ledger.Settlement{Records: []ledger.PaymentRecord{settled}}))
+	w.c.mustApply(w.c.sign(w.gw, &ledger.Settlement{Records: []receipt.PaymentRecord{settled}}))
 	cases := []struct {
 		name string
-		rec  func() ledger.PaymentRecord
+		rec  func() receipt.PaymentRecord
 		code ledger.Code // CodeOK: settles
 		paid bool        // the submitter pays FeePerRecord
 	}{
-		{"settles", func() ledger.PaymentRecord { return w.honest(t, w.p, 40) }, ledger.CodeOK, false},
-		{"expired", func() ledger.PaymentRecord {
+		{"settles", func() receipt.PaymentRecord { return w.honest(t, w.p, 40) }, ledger.CodeOK, false},
+		{"expired", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.ExpiryHeight = 1
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeExpiredRecord, false},
-		{"duplicate", func() ledger.PaymentRecord { return settled }, ledger.CodeDuplicateRecord, false},
-		{"unknown escrow", func() ledger.PaymentRecord {
+		{"duplicate", func() receipt.PaymentRecord { return settled }, ledger.CodeDuplicateRecord, false},
+		{"unknown escrow", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Payer = w.op.Account()
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeUnknownEscrow, true},
-		{"bad record signature", func() ledger.PaymentRecord {
+		{"bad record signature", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Sig = append([]byte(nil), r.Sig...)
 			r.Sig[0] ^= 1
 			return r
 		}, ledger.CodeBadRecordSig, true},
-		{"unknown provider", func() ledger.PaymentRecord {
+		{"unknown provider", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Provider = w.stranger.machineID()
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeUnknownProvider, true},
-		{"no receipt", func() ledger.PaymentRecord {
+		{"no receipt", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
-			r.Receipt, r.ReceiptHash = nil, ledger.Hash32{}
-			return signed(t, w.gw, r)
+			r.Receipt, r.ReceiptHash = nil, terms.Hash32{}
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeBadReceipt, true},
-		{"another machine's receipt", func() ledger.PaymentRecord {
+		{"another machine's receipt", func() receipt.PaymentRecord {
 			r := w.honest(t, w.stranger, 40)
 			r.Provider = w.p.machineID()
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeWrongMachine, true},
-		{"own settler (the front-run)", func() ledger.PaymentRecord {
+		{"own settler (the front-run)", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Settler, r.Price = w.buyer.Account(), 1
-			return signed(t, w.buyer, r)
+			return ledgertest.Signed(t, w.buyer, r)
 		}, ledger.CodeRecordMismatch, true},
-		{"underpriced", func() ledger.PaymentRecord {
+		{"underpriced", func() receipt.PaymentRecord {
 			r := w.honest(t, w.p, 40)
 			r.Price = 39
-			return signed(t, w.gw, r)
+			return ledgertest.Signed(t, w.gw, r)
 		}, ledger.CodeUnderpriced, true},
-		{"over the escrow", func() ledger.PaymentRecord { return w.honest(t, w.p, 2*escrowAmt) }, ledger.CodeOverdraft, true},
+		{"over the escrow", func() receipt.PaymentRecord { return w.honest(t, w.p, 2*escrowAmt) }, ledger.CodeOverdraft, true},
 	}
-	var all []ledger.PaymentRecord
+	var all []receipt.PaymentRecord
 	var allCharged uint64
 	for _, tc := range cases {
 		rec := tc.rec()
 		all = append(all, rec)
 		sub0, op0, pool0, sum0 := w.c.account(w.sub.Account()), w.c.account(w.op.Account()).Balance, w.c.account(ledger.FeePoolAccount).Balance, w.total()
-		res := w.c.mustApply(w.c.sign(w.sub, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}}))
+		res := w.c.mustApply(w.c.sign(w.sub, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}}))
 		want, settledN := map[int]ledger.Code{}, 0
 		if tc.code == ledger.CodeOK {
 			settledN = 1
@@ -177,7 +180,7 @@ func TestRefusedRecordFees(t *testing.T) {
 func TestSettlementMustAffordRecordFees(t *testing.T) {
 	const n = 3
 	w := newFeeWorld(t, feeTx+n*feeRecord-1)
-	recs := []ledger.PaymentRecord{w.honest(t, w.p, 40), w.honest(t, w.p, 40), w.honest(t, w.p, 40)}
+	recs := []receipt.PaymentRecord{w.honest(t, w.p, 40), w.honest(t, w.p, 40), w.honest(t, w.p, 40)}
 	tx := w.c.sign(w.sub, &ledger.Settlement{Records: recs})
 	sub0, pool0, e0 := w.c.account(w.sub.Account()), w.c.account(ledger.FeePoolAccount), w.c.escrow(w.buyer.Account(), w.gw.Account())
 	err := w.c.l.Check(tx)

@@ -5,16 +5,19 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // FuzzDecodeSettlement: any input either decodes to a settlement within
 // the limits whose canonical encoding is exactly the input, or is refused
 // as malformed or too large.
 func FuzzDecodeSettlement(f *testing.F) {
-	gw, _ := signer("gateway", 0)
-	rec := signed(f, gw, ledger.PaymentRecord{Payer: gw.Account(), RequestDigest: ledger.Hash32{1}, Price: 3, Receipt: []byte{1, 2}})
-	for _, s := range []ledger.Settlement{{Records: []ledger.PaymentRecord{rec}}, {Records: []ledger.PaymentRecord{rec, rec}}, {}} {
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	rec := ledgertest.Signed(f, gw, receipt.PaymentRecord{Payer: gw.Account(), RequestDigest: terms.Hash32{1}, Price: 3, Receipt: []byte{1, 2}})
+	for _, s := range []ledger.Settlement{{Records: []receipt.PaymentRecord{rec}}, {Records: []receipt.PaymentRecord{rec, rec}}, {}} {
 		b, err := cborx.Marshal(s)
 		if err != nil {
 			f.Fatal(err)
@@ -34,7 +37,7 @@ func FuzzDecodeSettlement(f *testing.F) {
 			t.Fatalf("accepted %d records", n)
 		}
 		for i, r := range s.Records {
-			if r.Price == 0 || len(r.Receipt) > ledger.MaxReceiptBytes {
+			if r.Price == 0 || len(r.Receipt) > receipt.MaxReceiptBytes {
 				t.Fatalf("accepted record %d: price %d, receipt %d bytes", i, r.Price, len(r.Receipt))
 			}
 		}
@@ -50,20 +53,20 @@ func FuzzDecodeSettlement(f *testing.F) {
 // receipt envelope, and fails for another chain, another price or another
 // settler.
 func FuzzRecordSigning(f *testing.F) {
-	gw, _ := signer("gateway", 0)
-	other, _ := signer("other", 0)
-	seed, err := cborx.Marshal(ledger.PaymentRecord{Payer: gw.Account(), RequestDigest: ledger.Hash32{1}, Price: 3, Units: 9, Time: 5, ExpiryHeight: 10})
+	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
+	other, _ := ledgertest.Signer(testChain, "other", 0)
+	seed, err := cborx.Marshal(receipt.PaymentRecord{Payer: gw.Account(), RequestDigest: terms.Hash32{1}, Price: 3, Units: 9, Time: 5, ExpiryHeight: 10})
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(seed, "tenzro-unit")
 	f.Add([]byte{0xa0}, "")
 	f.Fuzz(func(t *testing.T, raw []byte, chain string) {
-		var rec ledger.PaymentRecord
+		var rec receipt.PaymentRecord
 		if cborx.Unmarshal(raw, ledger.MaxTxBytes, &rec) != nil {
 			return
 		}
-		s := ledger.NewSigner(seedKey("gateway", 0), chain)
+		s := ledger.NewSigner(ledgertest.SeedKey("gateway", 0), chain)
 		if err := s.SignRecord(&rec); err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +80,7 @@ func FuzzRecordSigning(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back ledger.PaymentRecord
+		var back receipt.PaymentRecord
 		if err := cborx.UnmarshalCanonical(b, ledger.MaxTxBytes, &back); err != nil {
 			t.Fatalf("round trip: %v", err)
 		}

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // escrowModel is what the test expects one escrow to hold.
@@ -28,23 +31,23 @@ func (e escrowModel) available() uint64 { return e.balance - e.pending }
 // submitter's nonce advanced once per transaction.
 func TestSettlementProperty(t *testing.T) {
 	const txFee, recFee = 2, 1
-	params := testParams()
+	params := ledgertest.Params()
 	params.FeePerTx, params.FeePerRecord, params.WithdrawDelayBlocks = txFee, recFee, 3
 	buyers := make([]*ledger.Signer, 3)
 	gws := make([]*ledger.Signer, 2)
 	var accts []ledger.GenesisAccount
 	for i := range buyers {
 		var g ledger.GenesisAccount
-		buyers[i], g = signer("buyer"+string(rune('a'+i)), 1_000_000)
+		buyers[i], g = ledgertest.Signer(testChain, "buyer"+string(rune('a'+i)), 1_000_000)
 		accts = append(accts, g)
 	}
 	for i := range gws {
 		var g ledger.GenesisAccount
-		gws[i], g = signer("gateway"+string(rune('a'+i)), 1_000)
+		gws[i], g = ledgertest.Signer(testChain, "gateway"+string(rune('a'+i)), 1_000)
 		accts = append(accts, g)
 	}
-	op, gop := signer("operator", 10_000)
-	forger, _ := signer("forger", 0)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	forger, _ := ledgertest.Signer(testChain, "forger", 0)
 	c := newChain(t, "", genesisTime, params, 1, append(accts, gop)...)
 	m := newMachine(t)
 	c.mustApply(c.sign(op, m.register(t, op, 1000, 60)))
@@ -55,7 +58,7 @@ func TestSettlementProperty(t *testing.T) {
 	opStart := c.account(op.Account()).Balance
 	poolStart := c.account(ledger.FeePoolAccount).Balance
 	var txFees, refusedFees uint64
-	nonces := map[ledger.AccountID]uint64{}
+	nonces := map[terms.AccountID]uint64{}
 	for _, s := range append(append([]*ledger.Signer{op}, buyers...), gws...) {
 		nonces[s.Account()] = c.account(s.Account()).Nonce
 	}
@@ -115,14 +118,14 @@ func TestSettlementProperty(t *testing.T) {
 			}
 		}
 		// One settlement per block, submitted by the operator.
-		var recs []ledger.PaymentRecord
+		var recs []receipt.PaymentRecord
 		want := expect{skipped: map[int]ledger.Code{}}
-		var prev []ledger.PaymentRecord
+		var prev []receipt.PaymentRecord
 		for i := range rng.IntN(8) + 1 {
 			bi, gi := rng.IntN(len(buyers)), rng.IntN(len(gws))
 			digest++
 			env, envHash, rd := m.paidReceipt(t, strconv.FormatUint(digest, 10), buyers[bi].Account(), gws[gi].Account(), 0)
-			rec := ledger.PaymentRecord{Payer: buyers[bi].Account(), Provider: m.machineID(), RequestDigest: rd,
+			rec := receipt.PaymentRecord{Payer: buyers[bi].Account(), Provider: m.machineID(), RequestDigest: rd,
 				Price: uint64(rng.IntN(60) + 1), ReceiptHash: envHash, Receipt: env, ExpiryHeight: height + int64(rng.IntN(3))}
 			kind := rng.IntN(10)
 			switch {
@@ -130,17 +133,17 @@ func TestSettlementProperty(t *testing.T) {
 				rec = prev[rng.IntN(len(prev))]
 				recs = append(recs, rec)
 			case kind == 1: // forged: signed by someone who is not the settler
-				rec = signed(t, forger, rec)
+				rec = ledgertest.Signed(t, forger, rec)
 				rec.Settler = gws[gi].Account()
 				recs = append(recs, rec)
 			case kind == 2: // expired
 				rec.ExpiryHeight = height - 1
-				recs = append(recs, signed(t, gws[gi], rec))
+				recs = append(recs, ledgertest.Signed(t, gws[gi], rec))
 			case kind == 3: // overdraft
 				rec.Price = 1 << 40
-				recs = append(recs, signed(t, gws[gi], rec))
+				recs = append(recs, ledgertest.Signed(t, gws[gi], rec))
 			default:
-				recs = append(recs, signed(t, gws[gi], rec))
+				recs = append(recs, ledgertest.Signed(t, gws[gi], rec))
 			}
 			rec = recs[i]
 			prev = append(prev, rec)

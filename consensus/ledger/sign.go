@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Signer signs transactions for one account on one chain.
@@ -19,7 +21,9 @@ func NewSigner(priv ed25519.PrivateKey, chainID string) *Signer {
 }
 
 // Account is the signer's account ID.
-func (s *Signer) Account() AccountID { return AccountOf(s.priv.Public().(ed25519.PublicKey)) }
+func (s *Signer) Account() terms.AccountID {
+	return terms.AccountOf(s.priv.Public().(ed25519.PublicKey))
+}
 
 // ChainID is the chain the signer signs for.
 func (s *Signer) ChainID() string { return s.chainID }
@@ -49,4 +53,6 @@ func (s *Signer) SignTx(nonce uint64, payload any) ([]byte, error) {
 
 // SignRecord signs a payment record as its settler: it sets r.Settler to
 // the signer's account and r.Sig to the signature for the signer's chain.
-func (s *Signer) SignRecord(r *PaymentRecord) error { return SignRecord(s.priv, s.chainID, r) }
+func (s *Signer) SignRecord(r *receipt.PaymentRecord) error {
+	return receipt.SignRecord(s.priv, s.chainID, r)
+}

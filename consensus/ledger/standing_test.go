@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // standing computes a provider's standing from the committed state.
@@ -29,9 +30,9 @@ func (c *chain) standing(m *machine) ledger.Standing {
 // unavailable, hour 6 has 3 of 4 (available), 7-9 all available: standing
 // = 3000 + 7000 × 4 / 6 = 7666 bp.
 func TestStandingFormula(t *testing.T) {
-	op, gop := signer("operator", 5000)
-	outsider, gout := signer("outsider", 10)
-	c := newChain(t, "", genesisTime, testParams(), 4, gop, gout)
+	op, gop := ledgertest.Signer(testChain, "operator", 5000)
+	outsider, gout := ledgertest.Signer(testChain, "outsider", 10)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 4, gop, gout)
 	p := newMachine(t)
 	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
 	c.now = genesisTime.Add(10*time.Hour + 5*time.Minute)

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Account is an account's state.
@@ -15,10 +17,10 @@ type Account struct {
 
 // Validator is a bonded validator, keyed by its operator account.
 type Validator struct {
-	Operator   AccountID `cbor:"1,keyasint" json:"operator"`
-	ConsPubKey []byte    `cbor:"2,keyasint" json:"cons_pub_key"`
-	Stake      uint64    `cbor:"3,keyasint" json:"stake"`
-	Power      int64     `cbor:"4,keyasint" json:"power"`
+	Operator   terms.AccountID `cbor:"1,keyasint" json:"operator"`
+	ConsPubKey []byte          `cbor:"2,keyasint" json:"cons_pub_key"`
+	Stake      uint64          `cbor:"3,keyasint" json:"stake"`
+	Power      int64           `cbor:"4,keyasint" json:"power"`
 }
 
 // ValidatorTotals is the sum of validator power and the validator count.
@@ -30,7 +32,7 @@ type ValidatorTotals struct {
 // Provider is a registered machine.
 type Provider struct {
 	MachineID        identity.MachineID `cbor:"1,keyasint" json:"machine_id"`
-	Operator         AccountID          `cbor:"2,keyasint" json:"operator"`
+	Operator         terms.AccountID    `cbor:"2,keyasint" json:"operator"`
 	HWPubDER         []byte             `cbor:"3,keyasint" json:"hw_pub_der"`
 	PQPub            []byte             `cbor:"4,keyasint" json:"pq_pub"`
 	PeerID           string             `cbor:"5,keyasint" json:"peer_id"`
@@ -58,23 +60,23 @@ type Provider struct {
 // Proposal is a governance proposal: a change of the governed parameters
 // to Params or, when Rebind is set, of one model name's binding.
 type Proposal struct {
-	ID       uint64        `cbor:"1,keyasint" json:"id"`
-	Proposer AccountID     `cbor:"2,keyasint" json:"proposer"`
-	Params   Params        `cbor:"3,keyasint" json:"params"`
-	Deadline int64         `cbor:"4,keyasint" json:"deadline"` // last height votes count
-	YesPower int64         `cbor:"5,keyasint" json:"yes_power"`
-	Passed   bool          `cbor:"6,keyasint" json:"passed"`
-	Rebind   *NameProposal `cbor:"7,keyasint,omitempty" json:"rebind,omitempty"`
+	ID       uint64          `cbor:"1,keyasint" json:"id"`
+	Proposer terms.AccountID `cbor:"2,keyasint" json:"proposer"`
+	Params   Params          `cbor:"3,keyasint" json:"params"`
+	Deadline int64           `cbor:"4,keyasint" json:"deadline"` // last height votes count
+	YesPower int64           `cbor:"5,keyasint" json:"yes_power"`
+	Passed   bool            `cbor:"6,keyasint" json:"passed"`
+	Rebind   *NameProposal   `cbor:"7,keyasint,omitempty" json:"rebind,omitempty"`
 }
 
 // Escrow is a buyer's spend escrow with one settler (a gateway account,
 // or the payer itself): records signed by the settler draw on it.
 // Withdrawals wait WithdrawDelayBlocks in Pending before they pay out.
 type Escrow struct {
-	Balance uint64    `cbor:"1,keyasint" json:"balance"` // includes pending withdrawals
-	Settler AccountID `cbor:"2,keyasint" json:"settler"`
-	Pending uint64    `cbor:"3,keyasint,omitempty" json:"pending,omitempty"`       // withdrawn, not yet paid out
-	Unlock  int64     `cbor:"4,keyasint,omitempty" json:"unlock_height,omitempty"` // height Pending pays out from
+	Balance uint64          `cbor:"1,keyasint" json:"balance"` // includes pending withdrawals
+	Settler terms.AccountID `cbor:"2,keyasint" json:"settler"`
+	Pending uint64          `cbor:"3,keyasint,omitempty" json:"pending,omitempty"`       // withdrawn, not yet paid out
+	Unlock  int64           `cbor:"4,keyasint,omitempty" json:"unlock_height,omitempty"` // height Pending pays out from
 }
 
 // Available is what new records may still draw: balance − pending
@@ -85,11 +87,11 @@ func (e Escrow) Available() uint64 { return e.Balance - min(e.Pending, e.Balance
 // Record.Receipt is never stored; ReceiptChecked says settlement verified
 // the receipt envelope against the provider's registered machine.
 type SettledRecord struct {
-	Record         PaymentRecord `cbor:"1,keyasint" json:"record"`
-	Height         int64         `cbor:"2,keyasint" json:"height"`
-	TxHash         Hash32        `cbor:"3,keyasint" json:"tx_hash"`
-	ReceiptChecked bool          `cbor:"4,keyasint,omitempty" json:"receipt_checked,omitempty"`
-	Fee            uint64        `cbor:"5,keyasint,omitempty" json:"fee,omitempty"` // FeePerRecord taken from the provider's credit
+	Record         receipt.PaymentRecord `cbor:"1,keyasint" json:"record"`
+	Height         int64                 `cbor:"2,keyasint" json:"height"`
+	TxHash         terms.Hash32          `cbor:"3,keyasint" json:"tx_hash"`
+	ReceiptChecked bool                  `cbor:"4,keyasint,omitempty" json:"receipt_checked,omitempty"`
+	Fee            uint64                `cbor:"5,keyasint,omitempty" json:"fee,omitempty"` // FeePerRecord taken from the provider's credit
 	// Reversed is what a dispute's conviction paid back to the payer's
 	// escrow (the whole price), at ReversedHeight: at most once per
 	// record, however many of its expert batches are convicted.
@@ -133,10 +135,10 @@ func KeyMeta() []byte { return keyMeta }
 func KeyParams() []byte { return keyParams }
 
 // KeyAccount is the state key of an account.
-func KeyAccount(a AccountID) []byte { return cat("a/", a[:]) }
+func KeyAccount(a terms.AccountID) []byte { return cat("a/", a[:]) }
 
 // KeyValidator is the state key of a validator by operator.
-func KeyValidator(op AccountID) []byte { return cat("v/", op[:]) }
+func KeyValidator(op terms.AccountID) []byte { return cat("v/", op[:]) }
 
 func keyConsKey(pub []byte) []byte { return cat("c/", pub) }
 
@@ -150,23 +152,23 @@ func KeyPeer(peerID string) []byte { return cat("q/", []byte(peerID)) }
 // KeyProposal is the state key of a proposal.
 func KeyProposal(id uint64) []byte { return cat("g/", u64(id)) }
 
-func keyProposalVote(id uint64, v AccountID) []byte { return cat("h/", u64(id), v[:]) }
+func keyProposalVote(id uint64, v terms.AccountID) []byte { return cat("h/", u64(id), v[:]) }
 
 // KeyEscrow is the state key of the escrow of payer with settler:
 // "e/" ‖ payer ‖ settler, so a payer's escrows are one key range.
-func KeyEscrow(payer, settler AccountID) []byte { return cat("e/", payer[:], settler[:]) }
+func KeyEscrow(payer, settler terms.AccountID) []byte { return cat("e/", payer[:], settler[:]) }
 
 // EscrowRange returns the first and last possible escrow keys of payer.
-func EscrowRange(payer AccountID) (first, last []byte) {
-	var hi AccountID
+func EscrowRange(payer terms.AccountID) (first, last []byte) {
+	var hi terms.AccountID
 	for i := range hi {
 		hi[i] = 0xff
 	}
-	return KeyEscrow(payer, AccountID{}), KeyEscrow(payer, hi)
+	return KeyEscrow(payer, terms.AccountID{}), KeyEscrow(payer, hi)
 }
 
 // KeyRecord is the state key of a settled payment record.
-func KeyRecord(payer AccountID, requestDigest Hash32) []byte {
+func KeyRecord(payer terms.AccountID, requestDigest terms.Hash32) []byte {
 	return cat("r/", payer[:], requestDigest[:])
 }
 
@@ -178,7 +180,7 @@ func KeyRecord(payer AccountID, requestDigest Hash32) []byte {
 // prefixes but "y/" (KeyProviderRecordIndex, keys of the same length), so
 // the key after an index entry is an index entry too (range proofs need
 // edge keys of one length).
-func KeyRecordIndex(payer AccountID, height int64, requestDigest Hash32) []byte {
+func KeyRecordIndex(payer terms.AccountID, height int64, requestDigest terms.Hash32) []byte {
 	return cat("x/", payer[:], u64(uint64(height)), requestDigest[:])
 }
 
@@ -189,7 +191,7 @@ func KeyRecordIndex(payer AccountID, height int64, requestDigest Hash32) []byte 
 // key prefix, and
 // both indexes have keys of one length, so range proofs over either have
 // edge keys of one length.
-func KeyProviderRecordIndex(m identity.MachineID, height int64, payer AccountID, requestDigest Hash32) []byte {
+func KeyProviderRecordIndex(m identity.MachineID, height int64, payer terms.AccountID, requestDigest terms.Hash32) []byte {
 	d := sha256.Sum256(cat("", payer[:], requestDigest[:]))
 	return cat("y/", m[:], u64(uint64(height)), d[:])
 }
@@ -197,7 +199,7 @@ func KeyProviderRecordIndex(m identity.MachineID, height int64, payer AccountID,
 // ProviderRecordIndexValue is the value of a provider index entry: payer ‖
 // request digest ‖ RecordIndexValue of the record, so the proven entry
 // names the record (under KeyRecord) and its hash.
-func ProviderRecordIndexValue(payer AccountID, requestDigest, recordHash Hash32) []byte {
+func ProviderRecordIndexValue(payer terms.AccountID, requestDigest, recordHash terms.Hash32) []byte {
 	return cat("", payer[:], requestDigest[:], recordHash[:])
 }
 
@@ -213,22 +215,22 @@ func ProviderRecordIndexRange(m identity.MachineID, from, to int64) (first, last
 
 // RecordIndexRange returns the first and last possible index keys of
 // payer's records settled at heights from..to.
-func RecordIndexRange(payer AccountID, from, to int64) (first, last []byte) {
-	var hi Hash32
+func RecordIndexRange(payer terms.AccountID, from, to int64) (first, last []byte) {
+	var hi terms.Hash32
 	for i := range hi {
 		hi[i] = 0xff
 	}
-	return KeyRecordIndex(payer, from, Hash32{}), KeyRecordIndex(payer, to, hi)
+	return KeyRecordIndex(payer, from, terms.Hash32{}), KeyRecordIndex(payer, to, hi)
 }
 
 // RecordIndexValue is the value of a record's index entry: SHA-256 of the
 // record's canonical CBOR as stored under KeyRecord.
-func RecordIndexValue(encoded []byte) Hash32 { return sha256.Sum256(encoded) }
+func RecordIndexValue(encoded []byte) terms.Hash32 { return sha256.Sum256(encoded) }
 
 // KeyHourTally is the state key of one provider-hour's verdict tally.
 func KeyHourTally(m identity.MachineID, hour uint64) []byte { return cat("s/", m[:], u64(hour)) }
 
-func keyVerdict(m identity.MachineID, hour uint64, v AccountID) []byte {
+func keyVerdict(m identity.MachineID, hour uint64, v terms.AccountID) []byte {
 	return cat("t/", m[:], u64(hour), v[:])
 }
 

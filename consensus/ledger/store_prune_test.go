@@ -7,6 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // commitHeights commits heights from..to on st: each overwrites "counter"
@@ -118,7 +119,7 @@ func TestStorePrune(t *testing.T) {
 // TestLedgerKeepsStateVersions: a ledger told to keep N versions prunes
 // as it commits; its latest state is whole.
 func TestLedgerKeepsStateVersions(t *testing.T) {
-	c := newChain(t, t.TempDir(), genesisTime, testParams(), 1)
+	c := newChain(t, t.TempDir(), genesisTime, ledgertest.Params(), 1)
 	c.l.SetStateVersions(4)
 	for range 12 {
 		c.block()

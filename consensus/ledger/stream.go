@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // StreamIDDomain starts the bytes a stream ID hashes.
@@ -22,11 +23,11 @@ const SecondsPerHour = 3600
 // Deposit = Claimed + Refunded + Balance() always; Refunded is non-zero
 // only once Closed.
 type Stream struct {
-	ID          Hash32             `cbor:"1,keyasint" json:"id"`
-	Payer       AccountID          `cbor:"2,keyasint" json:"payer"`
-	Settler     AccountID          `cbor:"3,keyasint" json:"settler"`
+	ID          terms.Hash32       `cbor:"1,keyasint" json:"id"`
+	Payer       terms.AccountID    `cbor:"2,keyasint" json:"payer"`
+	Settler     terms.AccountID    `cbor:"3,keyasint" json:"settler"`
 	Payee       identity.MachineID `cbor:"4,keyasint" json:"payee"`
-	Operator    AccountID          `cbor:"5,keyasint" json:"operator"`
+	Operator    terms.AccountID    `cbor:"5,keyasint" json:"operator"`
 	Rate        uint64             `cbor:"6,keyasint" json:"rate"` // micro-units per hour
 	Deposit     uint64             `cbor:"7,keyasint" json:"deposit"`
 	Claimed     uint64             `cbor:"8,keyasint" json:"claimed"`
@@ -80,24 +81,24 @@ func StreamAccrual(rate, deposit uint64, open, t int64) uint64 {
 // nonce: SHA-256(StreamIDDomain ‖ signer ‖ nonce ‖ payer ‖ settler ‖
 // payee). A signer's nonce is used once, so IDs are unique; the open
 // height is left out so the opener knows the ID when it signs.
-func StreamID(signer AccountID, nonce uint64, payer, settler AccountID, payee identity.MachineID) Hash32 {
+func StreamID(signer terms.AccountID, nonce uint64, payer, settler terms.AccountID, payee identity.MachineID) terms.Hash32 {
 	return sha256.Sum256(cat(StreamIDDomain, signer[:], u64(nonce), payer[:], settler[:], payee[:]))
 }
 
 // KeyStream is the state key of a stream: "u/" ‖ ID.
-func KeyStream(id Hash32) []byte { return cat("u/", id[:]) }
+func KeyStream(id terms.Hash32) []byte { return cat("u/", id[:]) }
 
 // KeyStreamIndex is the state key of an open stream's entry in its payer's
 // index: "w/" ‖ payer ‖ ID, holding nothing but a marker. It is removed
 // when the stream closes, so the index lists the payer's open streams.
-func KeyStreamIndex(payer AccountID, id Hash32) []byte { return cat("w/", payer[:], id[:]) }
+func KeyStreamIndex(payer terms.AccountID, id terms.Hash32) []byte { return cat("w/", payer[:], id[:]) }
 
 // StreamIndexPrefix is the key prefix of payer's open-stream index.
-func StreamIndexPrefix(payer AccountID) []byte { return cat("w/", payer[:]) }
+func StreamIndexPrefix(payer terms.AccountID) []byte { return cat("w/", payer[:]) }
 
 // StreamIDOfIndexKey returns the stream ID an index key names.
-func StreamIDOfIndexKey(key []byte) (Hash32, bool) {
-	var id Hash32
+func StreamIDOfIndexKey(key []byte) (terms.Hash32, bool) {
+	var id terms.Hash32
 	if len(key) != 2+32+32 {
 		return id, false
 	}

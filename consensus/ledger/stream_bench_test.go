@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // BenchmarkStreamLedger measures the application alone (no network), per
@@ -13,9 +14,9 @@ import (
 // each through Check, Finalize and Commit on in-memory state.
 func BenchmarkStreamLedger(b *testing.B) {
 	const perBlock = 100
-	buyer, gb := signer("buyer", 1<<62)
-	op, gop := signer("operator", 10_000)
-	c := newChain(b, "", genesisTime, testParams(), 1, gb, gop)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1<<62)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c := newChain(b, "", genesisTime, ledgertest.Params(), 1, gb, gop)
 	m := newMachine(b)
 	c.mustApply(c.sign(op, m.register(b, op, 1000, 60)), c.sign(buyer, &ledger.EscrowFund{Amount: 1 << 61}))
 	apply := func(txs [][]byte) {

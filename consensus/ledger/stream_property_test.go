@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // streamModel is what the test expects one stream to hold.
 type streamModel struct {
-	id                       ledger.Hash32
+	id                       terms.Hash32
 	payer, settler, operator int // indexes into the test's signers
 	rate, deposit            uint64
 	claimed, refunded        uint64
@@ -61,14 +63,14 @@ func pick(streams []*streamModel, rng *rand.Rand) *streamModel {
 // created.
 func TestStreamProperty(t *testing.T) {
 	const txFee = 3
-	params := testParams()
+	params := ledgertest.Params()
 	params.FeePerTx = txFee
 	// signers: 0..2 buyers, 3..4 gateways, 5..6 operators.
 	names := []string{"buyer-a", "buyer-b", "buyer-c", "gateway-a", "gateway-b", "operator-a", "operator-b"}
 	var sg []*ledger.Signer
 	var accts []ledger.GenesisAccount
 	for _, name := range names {
-		s, g := signer(name, 1<<40)
+		s, g := ledgertest.Signer(testChain, name, 1<<40)
 		sg, accts = append(sg, s), append(accts, g)
 	}
 	const firstGW, firstOp = 3, 5
@@ -134,7 +136,7 @@ func TestStreamProperty(t *testing.T) {
 			case 0: // fund an escrow
 				b, st := rng.IntN(3), rng.IntN(3)
 				k := ekey{b, b}
-				settler := ledger.AccountID{}
+				settler := terms.AccountID{}
 				if st < 2 {
 					k.settler = firstGW + st
 					settler = sg[k.settler].Account()
@@ -190,7 +192,7 @@ func TestStreamProperty(t *testing.T) {
 					who = []int{s.payer, s.settler, firstOp + (s.operator-firstOp+1)%2}[rng.IntN(3)]
 				}
 				if rng.IntN(20) == 0 {
-					id = ledger.Hash32{0xee, byte(blk)}
+					id = terms.Hash32{0xee, byte(blk)}
 				}
 				var want ledger.Code
 				acc := accrual(s.rate, s.deposit, s.open, now)

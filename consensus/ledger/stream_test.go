@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // streamNet is a chain with a buyer's escrow at a gateway, a registered
@@ -18,11 +20,11 @@ type streamNet struct {
 
 func newStreamNet(t *testing.T) *streamNet {
 	t.Helper()
-	buyer, gb := signer("buyer", 1_000_000)
-	gw, gg := signer("gateway", 1_000)
-	op, gop := signer("operator", 10_000)
-	op2, gop2 := signer("operator-2", 10_000)
-	c := newChain(t, "", genesisTime, testParams(), 1, gb, gg, gop, gop2)
+	buyer, gb := ledgertest.Signer(testChain, "buyer", 1_000_000)
+	gw, gg := ledgertest.Signer(testChain, "gateway", 1_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	op2, gop2 := ledgertest.Signer(testChain, "operator-2", 10_000)
+	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop, gop2)
 	n := &streamNet{c: c, buyer: buyer, gw: gw, op: op, op2: op2, m: newMachine(t), unbonding: newMachine(t)}
 	c.mustApply(c.sign(op, n.m.register(t, op, 1000, 60)), c.sign(op2, n.unbonding.register(t, op2, 1000, 60)),
 		c.sign(buyer, &ledger.EscrowFund{Amount: 100_000, Settler: gw.Account()}))
@@ -32,7 +34,7 @@ func newStreamNet(t *testing.T) *streamNet {
 
 // open opens a stream from the buyer's gateway escrow, signed by the
 // gateway, and returns its ID as the result data gives it.
-func (n *streamNet) open(t *testing.T, rate, deposit uint64) ledger.Hash32 {
+func (n *streamNet) open(t *testing.T, rate, deposit uint64) terms.Hash32 {
 	t.Helper()
 	c := n.c
 	nonce := c.account(n.gw.Account()).Nonce
@@ -44,7 +46,7 @@ func (n *streamNet) open(t *testing.T, rate, deposit uint64) ledger.Hash32 {
 	return id
 }
 
-func (c *chain) stream(id ledger.Hash32) (ledger.Stream, bool) {
+func (c *chain) stream(id terms.Hash32) (ledger.Stream, bool) {
 	c.t.Helper()
 	var s ledger.Stream
 	ok := c.get(ledger.KeyStream(id), &s)
@@ -164,7 +166,7 @@ func TestStreamRefusals(t *testing.T) {
 		c.sign(n.gw, open(ledger.StreamOpen{Payer: b, Payee: m, Rate: 0, Deposit: 1})),                       // zero rate
 		c.sign(n.gw, open(ledger.StreamOpen{Payer: b, Payee: m, Rate: 1, Deposit: 0})),                       // zero deposit
 		c.sign(n.gw, &ledger.StreamClaim{}),                                                                  // zero ID
-		c.sign(n.op, &ledger.StreamClaim{ID: ledger.Hash32{1}}),                                              // unknown stream
+		c.sign(n.op, &ledger.StreamClaim{ID: terms.Hash32{1}}),                                               // unknown stream
 	}, ledger.CodeNotAuthorized, ledger.CodeNotAuthorized, ledger.CodeUnknownProvider, ledger.CodeUnbonding,
 		ledger.CodeOverdraft, ledger.CodeUnknownEscrow, ledger.CodeMalformed, ledger.CodeMalformed, ledger.CodeMalformed,
 		ledger.CodeUnknownStream)

@@ -2,12 +2,11 @@ package ledger
 
 import (
 	"crypto/ed25519"
-	"encoding/hex"
-	"fmt"
 
 	"github.com/fxamacker/cbor/v2"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TxDomain starts the bytes every account signature covers.
@@ -22,30 +21,6 @@ const MaxTxBytes = 1 << 20
 // bounds what one transaction (checked before its record fees are known)
 // makes every validator do; honest submitters batch within it.
 const MaxRecordsPerTx = 256
-
-// AccountID is an account: its Ed25519 public key.
-type AccountID [32]byte
-
-// String returns the ID as 64 lowercase hex digits.
-func (a AccountID) String() string { return hex.EncodeToString(a[:]) }
-
-// ParseAccountID parses 64 hex digits.
-func ParseAccountID(s string) (AccountID, error) {
-	var a AccountID
-	b, err := hex.DecodeString(s)
-	if err != nil || len(b) != len(a) {
-		return a, fmt.Errorf("ledger: account %q: want %d hex bytes", s, len(a))
-	}
-	copy(a[:], b)
-	return a, nil
-}
-
-// AccountOf returns the account of an Ed25519 public key.
-func AccountOf(pub ed25519.PublicKey) AccountID {
-	var a AccountID
-	copy(a[:], pub)
-	return a
-}
 
 // Kind names a transaction type.
 type Kind uint16
@@ -88,7 +63,7 @@ type Envelope struct {
 
 // TxBody is what a signature covers besides the domain and chain ID.
 type TxBody struct {
-	Signer  AccountID       `cbor:"1,keyasint"`
+	Signer  terms.AccountID `cbor:"1,keyasint"`
 	Nonce   uint64          `cbor:"2,keyasint"`
 	Kind    Kind            `cbor:"3,keyasint"`
 	Payload cbor.RawMessage `cbor:"4,keyasint"`
@@ -267,7 +242,7 @@ func DecodeTx(chainID string, raw []byte) (*Tx, error) {
 	// Payload signatures (a registration's machine and peer keys) cover the
 	// chain and the signer, so they are checked once those are known.
 	if a, ok := p.(interface {
-		authenticate(chainID string, signer AccountID) error
+		authenticate(chainID string, signer terms.AccountID) error
 	}); ok {
 		if err := a.authenticate(chainID, body.Signer); err != nil {
 			return nil, err

@@ -11,7 +11,9 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestAcceptRefusals: forged signature, another machine, expired,
@@ -23,11 +25,11 @@ func TestAcceptRefusals(t *testing.T) {
 	w := newWorld(t, 1_000_000)
 	reg := prometheus.NewRegistry()
 	dir := t.TempDir()
-	var expectDigest ledger.Hash32
+	var expectDigest terms.Hash32
 	open := func() *Collector {
 		c, err := OpenCollector(CollectorConfig{Dir: dir, Interval: time.Hour},
 			CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg,
-				Expect: func(d ledger.Hash32) (uint64, bool) { return 1000, d == expectDigest }})
+				Expect: func(d terms.Hash32) (uint64, bool) { return 1000, d == expectDigest }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,13 +41,9 @@ func TestAcceptRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	other, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	resign := func(r ledger.PaymentRecord) ledger.PaymentRecord {
-		if err := ledger.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
+	other := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	resign := func(r receipt.PaymentRecord) receipt.PaymentRecord {
+		if err := receipt.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -70,7 +68,7 @@ func TestAcceptRefusals(t *testing.T) {
 	zero.Price = 0
 	cases := []struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 		code ledger.Code
 	}{
 		{"forged signature", forged, ledger.CodeBadRecordSig},
@@ -94,7 +92,7 @@ func TestAcceptRefusals(t *testing.T) {
 	if st := c.Stats(); st.Pending != 1 {
 		t.Fatalf("%d records held after the refusals, want only the good one", st.Pending)
 	}
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != good.Price {
 		t.Fatalf("held %d, want %d", got, good.Price)
 	}
 	if got := gathered(t, reg, "tenzro_settle_collector_records_rejected_total"); got != float64(len(cases)+1) {
@@ -110,13 +108,13 @@ func TestAcceptRefusals(t *testing.T) {
 	if err := c.Accept(ctx, w.machine.PeerID, &cheap); err != nil {
 		t.Fatalf("underpriced record refused: %v", err)
 	}
-	if got := c.Underpriced(acct(w.gateway)); got != 1 {
+	if got := c.Underpriced(ledgertest.Account(w.gateway)); got != 1 {
 		t.Fatalf("underpriced %d, want 1", got)
 	}
-	if got := c.Shortfall(acct(w.gateway)); got != 600 {
+	if got := c.Shortfall(ledgertest.Account(w.gateway)); got != 600 {
 		t.Fatalf("shortfall %d, want 600", got)
 	}
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price+cheap.Price {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != good.Price+cheap.Price {
 		t.Fatalf("held %d, want %d (an underpriced record is still money)", got, good.Price+cheap.Price)
 	}
 	if err := c.Close(); err != nil {
@@ -124,10 +122,10 @@ func TestAcceptRefusals(t *testing.T) {
 	}
 	c = open()
 	defer c.Close()
-	if c.Underpriced(acct(w.gateway)) != 1 || c.Shortfall(acct(w.gateway)) != 600 || c.Stats().Pending != 2 {
-		t.Fatalf("after reopen: underpriced %d shortfall %d stats %+v", c.Underpriced(acct(w.gateway)), c.Shortfall(acct(w.gateway)), c.Stats())
+	if c.Underpriced(ledgertest.Account(w.gateway)) != 1 || c.Shortfall(ledgertest.Account(w.gateway)) != 600 || c.Stats().Pending != 2 {
+		t.Fatalf("after reopen: underpriced %d shortfall %d stats %+v", c.Underpriced(ledgertest.Account(w.gateway)), c.Shortfall(ledgertest.Account(w.gateway)), c.Stats())
 	}
-	recs, err := c.Records(ctx, acct(w.buyer), 0)
+	recs, err := c.Records(ctx, ledgertest.Account(w.buyer), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +142,7 @@ func TestOutboxSignChecks(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 1000)
 	ob, err := OpenOutbox(OutboxConfig{Dir: t.TempDir()}, OutboxDeps{Key: w.gateway, Chain: w.chain, Submitter: w.submitter(w.gateway),
-		Deliver: func(context.Context, peer.ID, []ledger.PaymentRecord) ([]bool, error) { return nil, errors.New("no") }})
+		Deliver: func(context.Context, peer.ID, []receipt.PaymentRecord) ([]bool, error) { return nil, errors.New("no") }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +161,7 @@ func TestOutboxSignChecks(t *testing.T) {
 	badHash := w.record(2, 10)
 	badHash.ReceiptHash[0] ^= 1
 	zero := w.record(3, 0)
-	for name, r := range map[string]ledger.PaymentRecord{"receipt hash": badHash, "price 0": zero} {
+	for name, r := range map[string]receipt.PaymentRecord{"receipt hash": badHash, "price 0": zero} {
 		if err := ob.Sign(ctx, &r, w.machine.PeerID); err == nil {
 			t.Errorf("%s: signed", name)
 		}
@@ -172,8 +170,8 @@ func TestOutboxSignChecks(t *testing.T) {
 	if err := ob.Sign(ctx, &rec, ""); err == nil {
 		t.Error("signed for no provider peer")
 	}
-	if st := ob.Stats(); st.Pending != 1 || ob.Unsettled(acct(w.buyer)) != 10 {
-		t.Fatalf("after bad input: %+v, unsettled %d", st, ob.Unsettled(acct(w.buyer)))
+	if st := ob.Stats(); st.Pending != 1 || ob.Unsettled(ledgertest.Account(w.buyer)) != 10 {
+		t.Fatalf("after bad input: %+v, unsettled %d", st, ob.Unsettled(ledgertest.Account(w.buyer)))
 	}
 }
 
@@ -209,7 +207,7 @@ func TestAcceptBeforeFirstBlock(t *testing.T) {
 	if err := c.Accept(ctx, w.machine.PeerID, &good); err != nil {
 		t.Fatalf("a good record before the first block: %v", err)
 	}
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != good.Price {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != good.Price {
 		t.Fatalf("held %d, want %d", got, good.Price)
 	}
 	forged := w.signed(2, 300)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // fault is the code and reason of a checkRecord error. It is a
@@ -31,12 +32,12 @@ const maxPayloadBytes = ledger.MaxTxBytes - envelopeMargin
 // checkRecord applies the chain's stateless checks of one record, so that
 // a record that would make its whole transaction malformed is caught
 // before it is batched with others.
-func checkRecord(r *ledger.PaymentRecord) error {
+func checkRecord(r *receipt.PaymentRecord) error {
 	switch {
 	case r.Price == 0:
 		return &ledger.TxError{Code: ledger.CodeMalformed, Msg: "price is 0"}
-	case len(r.Receipt) > ledger.MaxReceiptBytes:
-		return &ledger.TxError{Code: ledger.CodeTooLarge, Msg: fmt.Sprintf("receipt is %d bytes, limit %d", len(r.Receipt), ledger.MaxReceiptBytes)}
+	case len(r.Receipt) > receipt.MaxReceiptBytes:
+		return &ledger.TxError{Code: ledger.CodeTooLarge, Msg: fmt.Sprintf("receipt is %d bytes, limit %d", len(r.Receipt), receipt.MaxReceiptBytes)}
 	case len(r.Sig) != ed25519.SignatureSize:
 		return &ledger.TxError{Code: ledger.CodeMalformed, Msg: fmt.Sprintf("signature is %d bytes, want %d", len(r.Sig), ed25519.SignatureSize)}
 	}
@@ -59,7 +60,7 @@ func arrayHeader(n int) int {
 
 // split groups recs, in order, into runs whose settlement payload fits
 // maxPayloadBytes and ledger.MaxRecordsPerTx; it returns the run ends.
-func split(recs []ledger.PaymentRecord) ([]int, error) {
+func split(recs []receipt.PaymentRecord) ([]int, error) {
 	var ends []int
 	size, n := 0, 0 // Σ encoded record sizes and count of the open run
 	for i := range recs {
@@ -93,7 +94,7 @@ func split(recs []ledger.PaymentRecord) ([]int, error) {
 // records. A record failing the chain's stateless checks (price 0, an
 // oversized receipt, a signature of the wrong length) is an error: it
 // would make its whole transaction malformed.
-func Batches(recs []ledger.PaymentRecord) ([]*ledger.Settlement, error) {
+func Batches(recs []receipt.PaymentRecord) ([]*ledger.Settlement, error) {
 	ends, err := split(recs)
 	if err != nil {
 		return nil, err

@@ -7,8 +7,9 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestBatchesSplitBySize checks, for random record sets of up to 400
@@ -18,11 +19,7 @@ import (
 // in order, and that each batch but the last is full: the next record
 // would not have fitted.
 func TestBatchesSplitBySize(t *testing.T) {
-	m, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	env, _, err := m.Receipt([]byte("answer"))
 	if err != nil {
 		t.Fatal(err)
@@ -30,14 +27,14 @@ func TestBatchesSplitBySize(t *testing.T) {
 	if len(env) < 4<<10 {
 		t.Fatalf("receipt envelope is %d bytes; the test wants a realistic one (> 4 KB)", len(env))
 	}
-	signer := ledger.NewSigner(mustKey(), "settle-test")
+	signer := ledger.NewSigner(ledgertest.NewKey(), "settle-test")
 	rng := rand.New(rand.NewPCG(7, 11))
 	for round, n := range []int{400, 1 + rng.IntN(400), 1 + rng.IntN(400), 1} {
-		recs := make([]ledger.PaymentRecord, n)
+		recs := make([]receipt.PaymentRecord, n)
 		for i := range recs {
-			r := ledger.PaymentRecord{Price: 1 + rng.Uint64N(1e9), Receipt: env, ExpiryHeight: rng.Int64N(1 << 40), Sig: make([]byte, 64)}
+			r := receipt.PaymentRecord{Price: 1 + rng.Uint64N(1e9), Receipt: env, ExpiryHeight: rng.Int64N(1 << 40), Sig: make([]byte, 64)}
 			if rng.IntN(4) == 0 {
-				r.Receipt = make([]byte, rng.IntN(ledger.MaxReceiptBytes)+1)
+				r.Receipt = make([]byte, rng.IntN(receipt.MaxReceiptBytes)+1)
 			}
 			crand.Read(r.Sig)
 			crand.Read(r.RequestDigest[:])
@@ -69,7 +66,7 @@ func TestBatchesSplitBySize(t *testing.T) {
 				t.Fatalf("round %d batch %d: chain refuses the tx: %v", round, bi, err)
 			}
 			if bi < len(batches)-1 {
-				grown := &ledger.Settlement{Records: append(append([]ledger.PaymentRecord(nil), b.Records...), recs[at])}
+				grown := &ledger.Settlement{Records: append(append([]receipt.PaymentRecord(nil), b.Records...), recs[at])}
 				enc, err := cborx.Marshal(grown)
 				if err != nil {
 					t.Fatal(err)
@@ -93,9 +90,9 @@ func TestBatchesSplitBySize(t *testing.T) {
 // MaxRecordsPerTx (256), not MaxTxBytes, bounds these; no batch exceeds
 // either limit.
 func TestBatchesCountLimit(t *testing.T) {
-	recs := make([]ledger.PaymentRecord, ledger.MaxRecordsPerTx+5)
+	recs := make([]receipt.PaymentRecord, ledger.MaxRecordsPerTx+5)
 	for i := range recs {
-		recs[i] = ledger.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
+		recs[i] = receipt.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
 	}
 	b, err := Batches(recs)
 	if err != nil {
@@ -120,13 +117,13 @@ func TestBatchesCountLimit(t *testing.T) {
 // TestBatchesRefuseMalformed: a record that would make its transaction
 // malformed is an error naming it, never a batch.
 func TestBatchesRefuseMalformed(t *testing.T) {
-	good := ledger.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
-	for name, bad := range map[string]ledger.PaymentRecord{
+	good := receipt.PaymentRecord{Price: 1, Sig: make([]byte, 64)}
+	for name, bad := range map[string]receipt.PaymentRecord{
 		"price 0":       {Sig: make([]byte, 64)},
 		"short sig":     {Price: 1, Sig: make([]byte, 10)},
-		"large receipt": {Price: 1, Sig: make([]byte, 64), Receipt: make([]byte, ledger.MaxReceiptBytes+1)},
+		"large receipt": {Price: 1, Sig: make([]byte, 64), Receipt: make([]byte, receipt.MaxReceiptBytes+1)},
 	} {
-		if _, err := Batches([]ledger.PaymentRecord{good, bad}); err == nil {
+		if _, err := Batches([]receipt.PaymentRecord{good, bad}); err == nil {
 			t.Errorf("%s: batched", name)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // BenchmarkCollectorAccept measures Accept: verify a record's signature
@@ -17,7 +18,7 @@ func BenchmarkCollectorAccept(b *testing.B) {
 	w := newWorld(b, 1<<40)
 	c := openTestCollector(b, w, b.TempDir(), time.Hour, nil)
 	defer c.Close()
-	recs := make([]ledger.PaymentRecord, b.N)
+	recs := make([]receipt.PaymentRecord, b.N)
 	for i := range recs {
 		recs[i] = w.signed(i, 10)
 	}
@@ -33,12 +34,12 @@ func BenchmarkCollectorAccept(b *testing.B) {
 func BenchmarkOutboxSign(b *testing.B) {
 	w := newWorld(b, 1<<40)
 	ob, err := OpenOutbox(OutboxConfig{Dir: b.TempDir()}, OutboxDeps{Key: w.gateway, Chain: w.chain, Submitter: w.submitter(w.gateway),
-		Deliver: func(context.Context, peer.ID, []ledger.PaymentRecord) ([]bool, error) { return nil, context.Canceled }})
+		Deliver: func(context.Context, peer.ID, []receipt.PaymentRecord) ([]bool, error) { return nil, context.Canceled }})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer ob.Close()
-	recs := make([]ledger.PaymentRecord, b.N)
+	recs := make([]receipt.PaymentRecord, b.N)
 	for i := range recs {
 		recs[i] = w.record(i, 10)
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Chain is what settle reads of the chain.
@@ -16,16 +18,16 @@ type Chain interface {
 	// Height is the latest committed height.
 	Height(ctx context.Context) (int64, error)
 	// Settled reports whether a record for (payer, request digest) is
-	// settled on chain, by anyone, and if so its ledger.RecordDigest: a
+	// settled on chain, by anyone, and if so its receipt.RecordDigest: a
 	// holder counts it as its own only when the digests agree.
-	Settled(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.Hash32, bool, error)
+	Settled(ctx context.Context, payer terms.AccountID, digest terms.Hash32) (terms.Hash32, bool, error)
 }
 
 // Submitter is consensus.Submitter's method set: it signs a payload with
 // one account's key, broadcasts it and waits for its commit.
 type Submitter interface {
 	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
-	Account() ledger.AccountID
+	Account() terms.AccountID
 }
 
 var _ Submitter = (*consensus.Submitter)(nil)
@@ -50,21 +52,21 @@ func (c nodeChain) Height(context.Context) (int64, error) {
 	return h, nil
 }
 
-func (c nodeChain) Settled(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.Hash32, bool, error) {
+func (c nodeChain) Settled(ctx context.Context, payer terms.AccountID, digest terms.Hash32) (terms.Hash32, bool, error) {
 	r, err := c.n.Query(ctx, "record/"+payer.String()+"/"+digest.String(), 0)
 	if err != nil {
-		return ledger.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
+		return terms.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
 	}
 	if len(r.Value) == 0 {
-		return ledger.Hash32{}, false, nil
+		return terms.Hash32{}, false, nil
 	}
 	var sr ledger.SettledRecord
 	if err := cborx.UnmarshalCanonical(r.Value, ledger.MaxTxBytes, &sr); err != nil {
-		return ledger.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
+		return terms.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
 	}
-	d, err := ledger.RecordDigest(c.ChainID(), &sr.Record)
+	d, err := receipt.RecordDigest(c.ChainID(), &sr.Record)
 	if err != nil {
-		return ledger.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
+		return terms.Hash32{}, false, fmt.Errorf("settle: chain: record %s/%s: %w", payer, digest, err)
 	}
 	return d, true, nil
 }

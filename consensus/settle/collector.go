@@ -18,12 +18,14 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ExpectFunc returns the price the provider itself computed for the call
 // with this request digest (its rate card on the receipt's units), if it
 // served it.
-type ExpectFunc func(digest ledger.Hash32) (price uint64, ok bool)
+type ExpectFunc func(digest terms.Hash32) (price uint64, ok bool)
 
 // CollectorDeps are the collector's collaborators.
 type CollectorDeps struct {
@@ -49,11 +51,11 @@ type Collector struct {
 	// Under b.mu (kept by onPending): Σ pending price per (payer,
 	// settler) and per settler.
 	held      map[[64]byte]uint64
-	bySettler map[ledger.AccountID]uint64
+	bySettler map[terms.AccountID]uint64
 
 	umu         sync.Mutex
-	underpriced map[ledger.AccountID]int
-	shortfall   map[ledger.AccountID]uint64
+	underpriced map[terms.AccountID]int
+	shortfall   map[terms.AccountID]uint64
 
 	smu    sync.Mutex // submission backoff
 	submit backoff
@@ -89,8 +91,8 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 	reg := registry(d.Registerer)
 	c := &Collector{
 		cfg: cfg, d: d, kick: make(chan struct{}, 1),
-		held: map[[64]byte]uint64{}, bySettler: map[ledger.AccountID]uint64{},
-		underpriced: map[ledger.AccountID]int{}, shortfall: map[ledger.AccountID]uint64{},
+		held: map[[64]byte]uint64{}, bySettler: map[terms.AccountID]uint64{},
+		underpriced: map[terms.AccountID]int{}, shortfall: map[terms.AccountID]uint64{},
 		m: collectorMetrics{
 			sideMetrics: newSideMetrics(reg, "collector"),
 			accepted:    counter(reg, "collector", "records_accepted_total", "Payment records verified and stored."),
@@ -113,7 +115,7 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 
 const underPrefix = root + "u/"
 
-func underKey(settler ledger.AccountID, k rkey) ds.Key {
+func underKey(settler terms.AccountID, k rkey) ds.Key {
 	return ds.RawKey(underPrefix + settler.String() + "/" + k.String())
 }
 
@@ -127,7 +129,7 @@ func (c *Collector) loadUnderpriced() error {
 		if err != nil || len(raw) != 32 || len(val) != 8 {
 			return fmt.Errorf("settle: collector: load %s: malformed underpriced index entry", key)
 		}
-		var s ledger.AccountID
+		var s terms.AccountID
 		copy(s[:], raw)
 		c.underpriced[s]++
 		if c.shortfall[s], err = addU(c.shortfall[s], binary.BigEndian.Uint64(val)); err != nil {
@@ -137,7 +139,7 @@ func (c *Collector) loadUnderpriced() error {
 	})
 }
 
-func pairKey(payer, settler ledger.AccountID) [64]byte {
+func pairKey(payer, settler terms.AccountID) [64]byte {
 	var k [64]byte
 	copy(k[:32], payer[:])
 	copy(k[32:], settler[:])
@@ -177,7 +179,7 @@ func (c *Collector) onPending(e *Entry, add bool) error {
 // transient (retry). A record priced below Expect's price is kept — it is
 // still money — and counted as underpriced. A record already held is nil
 // again; a different record for the same (payer, request) is refused.
-func (c *Collector) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+func (c *Collector) Accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error {
 	err := c.accept(ctx, from, rec)
 	var ref *Refusal
 	if errors.As(err, &ref) {
@@ -187,7 +189,7 @@ func (c *Collector) Accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 	return err
 }
 
-func (c *Collector) accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+func (c *Collector) accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error {
 	if rec == nil {
 		return refuse(ledger.CodeMalformed, "no record")
 	}
@@ -295,7 +297,7 @@ func (c *Collector) nudge() {
 
 // Held is Σ price of records held for (payer, settler) and not yet
 // settled: the provider subtracts it from the escrow's available balance.
-func (c *Collector) Held(payer, settler ledger.AccountID) uint64 {
+func (c *Collector) Held(payer, settler terms.AccountID) uint64 {
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
 	return c.held[pairKey(payer, settler)]
@@ -303,7 +305,7 @@ func (c *Collector) Held(payer, settler ledger.AccountID) uint64 {
 
 // Underpriced is how many records held from settler (in any state) were
 // priced below this provider's own price for the call.
-func (c *Collector) Underpriced(settler ledger.AccountID) int {
+func (c *Collector) Underpriced(settler terms.AccountID) int {
 	c.umu.Lock()
 	defer c.umu.Unlock()
 	return c.underpriced[settler]
@@ -311,7 +313,7 @@ func (c *Collector) Underpriced(settler ledger.AccountID) int {
 
 // Shortfall is Σ (own price − record price) over settler's underpriced
 // records: what the provider was short-changed by.
-func (c *Collector) Shortfall(settler ledger.AccountID) uint64 {
+func (c *Collector) Shortfall(settler terms.AccountID) uint64 {
 	c.umu.Lock()
 	defer c.umu.Unlock()
 	return c.shortfall[settler]
@@ -319,17 +321,17 @@ func (c *Collector) Shortfall(settler ledger.AccountID) uint64 {
 
 // Records returns payer's records in every state, pending first, at most
 // limit (0: all).
-func (c *Collector) Records(ctx context.Context, payer ledger.AccountID, limit int) ([]*Entry, error) {
+func (c *Collector) Records(ctx context.Context, payer terms.AccountID, limit int) ([]*Entry, error) {
 	return c.b.records(ctx, payer, limit)
 }
 
 // CollectorStats is what the collector holds, for metrics and RPC.
 type CollectorStats struct {
-	Pending     int                         `json:"pending"`
-	Settled     int                         `json:"settled"`
-	Skipped     int                         `json:"skipped"`
-	Held        map[ledger.AccountID]uint64 `json:"held"`        // Σ pending price per settler
-	Underpriced map[ledger.AccountID]int    `json:"underpriced"` // per settler
+	Pending     int                        `json:"pending"`
+	Settled     int                        `json:"settled"`
+	Skipped     int                        `json:"skipped"`
+	Held        map[terms.AccountID]uint64 `json:"held"`        // Σ pending price per settler
+	Underpriced map[terms.AccountID]int    `json:"underpriced"` // per settler
 }
 
 // Stats returns the current counts and sums.
@@ -337,13 +339,13 @@ func (c *Collector) Stats() CollectorStats {
 	var s CollectorStats
 	s.Pending, s.Settled, s.Skipped = c.b.counts()
 	c.b.mu.Lock()
-	s.Held = make(map[ledger.AccountID]uint64, len(c.bySettler))
+	s.Held = make(map[terms.AccountID]uint64, len(c.bySettler))
 	for k, v := range c.bySettler {
 		s.Held[k] = v
 	}
 	c.b.mu.Unlock()
 	c.umu.Lock()
-	s.Underpriced = make(map[ledger.AccountID]int, len(c.underpriced))
+	s.Underpriced = make(map[terms.AccountID]int, len(c.underpriced))
 	for k, v := range c.underpriced {
 		s.Underpriced[k] = v
 	}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // run is the collector's loop: every Interval, or when BatchRecords are
@@ -36,7 +36,7 @@ func (c *Collector) pass(ctx context.Context) {
 	more := len(due) > c.cfg.SubmitBatch
 	due = due[:min(len(due), c.cfg.SubmitBatch)]
 	ks := make([]rkey, len(due))
-	recs := make([]ledger.PaymentRecord, len(due))
+	recs := make([]receipt.PaymentRecord, len(due))
 	for i, e := range due {
 		ks[i], recs[i] = keyOf(&e.Record), e.Record
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 func openTestCollector(t testing.TB, w *world, dir string, interval time.Duration, reg prometheus.Registerer) *Collector {
@@ -21,9 +23,9 @@ func openTestCollector(t testing.TB, w *world, dir string, interval time.Duratio
 }
 
 // acceptAll accepts n signed records into c and returns them and Σ price.
-func acceptAll(t *testing.T, w *world, c *Collector, n int) ([]ledger.PaymentRecord, uint64) {
+func acceptAll(t *testing.T, w *world, c *Collector, n int) ([]receipt.PaymentRecord, uint64) {
 	t.Helper()
-	recs := make([]ledger.PaymentRecord, n)
+	recs := make([]receipt.PaymentRecord, n)
 	var sum uint64
 	for i := range recs {
 		recs[i] = w.signed(i, uint64(50+i))
@@ -56,7 +58,7 @@ func TestCollectorCrashBeforeSubmit(t *testing.T) {
 	}
 	c = openTestCollector(t, w, dir, 50*time.Millisecond, nil)
 	defer c.Close()
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != sum {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != sum {
 		t.Fatalf("reopened collector holds %d, want %d", got, sum)
 	}
 	if err := c.Start(context.Background()); err != nil {
@@ -123,7 +125,7 @@ func TestCollectorCrashAfterSubmit(t *testing.T) {
 		t.Fatalf("operator %d, want %d + %d - %d", got, op0, sum, n*recordFee)
 	}
 	// The stored evidence: every record settled at a real height.
-	got, err := c.Records(context.Background(), acct(w.buyer), 0)
+	got, err := c.Records(context.Background(), ledgertest.Account(w.buyer), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	c := openTestCollector(t, w, t.TempDir(), 50*time.Millisecond, reg)
 	defer c.Close()
 	a, b := w.signed(1, 600), w.signed(2, 600)
-	for _, r := range []*ledger.PaymentRecord{&a, &b} {
+	for _, r := range []*receipt.PaymentRecord{&a, &b} {
 		if err := c.Accept(context.Background(), w.machine.PeerID, r); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +157,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 20*time.Second, "both records final", func() bool { st := c.Stats(); return st.Settled == 1 && st.Skipped == 1 })
-	if got := c.Held(acct(w.buyer), acct(w.gateway)); got != 0 {
+	if got := c.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)); got != 0 {
 		t.Fatalf("held %d after both are final", got)
 	}
 	if got := w.escrowBalance(); got != 400 {
@@ -164,7 +166,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	if got := gathered(t, reg, "tenzro_settle_collector_records_skipped_total"); got != 1 {
 		t.Fatalf("skipped metric %v, want 1", got)
 	}
-	recs, err := c.Records(context.Background(), acct(w.buyer), 0)
+	recs, err := c.Records(context.Background(), ledgertest.Account(w.buyer), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,7 @@ func TestCollectorSkipsFinal(t *testing.T) {
 	if st := c.Stats(); st.Settled != 0 || st.Skipped != 0 || st.Pending != 1 {
 		t.Fatalf("after pruning: %+v", st)
 	}
-	if recs, err = c.Records(context.Background(), acct(w.buyer), 0); err != nil || len(recs) != 1 || recs[0].State != StatePending {
+	if recs, err = c.Records(context.Background(), ledgertest.Account(w.buyer), 0); err != nil || len(recs) != 1 || recs[0].State != StatePending {
 		t.Fatalf("records after pruning: %d (%v)", len(recs), err)
 	}
 	if n, err := c.b.prune(context.Background(), time.Now().Add(time.Hour).UnixNano(), 10); err != nil || n != 0 {

@@ -19,7 +19,7 @@
 //     whether each record is settled; those that are become settled, the
 //     rest are submitted by the gateway itself. Settled outcomes become
 //     settled; a Duplicate does only when the record the chain settled
-//     for the call has this record's digest (ledger.RecordDigest),
+//     for the call has this record's digest (receipt.RecordDigest),
 //     otherwise it is Preempted: skipped, counted
 //     (records_preempted_total) and logged as an error, since this
 //     record's money did not move. Skipped becomes skipped with its code,

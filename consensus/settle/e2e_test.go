@@ -10,7 +10,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestOutboxCollectorEndToEnd signs records in a gateway's outbox,
@@ -26,12 +28,12 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	col, err := OpenCollector(CollectorConfig{Dir: t.TempDir(), Interval: 100 * time.Millisecond, BatchRecords: 25},
 		CollectorDeps{Machine: w.machine.MachineID(), Chain: w.chain, Submitter: w.submitter(w.operator), Registerer: reg,
-			Expect: func(ledger.Hash32) (uint64, bool) { return 0, false }})
+			Expect: func(terms.Hash32) (uint64, bool) { return 0, false }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var delivered atomic.Int64
-	deliver := func(ctx context.Context, p peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		if p != w.machine.PeerID {
 			t.Errorf("delivered to %s, want %s", p, w.machine.PeerID)
 		}
@@ -56,13 +58,13 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	}
 	esc0, op0, gw0 := w.escrowBalance(), w.balance(w.operator), w.balance(w.gateway)
 	var sum uint64
-	recs := make([]ledger.PaymentRecord, n)
+	recs := make([]receipt.PaymentRecord, n)
 	for i := range recs {
 		recs[i] = w.record(i, uint64(100+i))
 		if err := ob.Sign(ctx, &recs[i], w.machine.PeerID); err != nil {
 			t.Fatal(err)
 		}
-		if err := recs[i].VerifySig(w.net.ChainID); err != nil || recs[i].Settler != acct(w.gateway) {
+		if err := recs[i].VerifySig(w.net.ChainID); err != nil || recs[i].Settler != ledgertest.Account(w.gateway) {
 			t.Fatalf("signed record %d: settler %s: %v", i, recs[i].Settler, err)
 		}
 		sum += recs[i].Price
@@ -70,7 +72,7 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	if err := ob.Sign(ctx, new(w.record(0, 1)), w.machine.PeerID); err == nil {
 		t.Fatal("a second record for one request was signed")
 	}
-	if got := ob.Unsettled(acct(w.buyer)); got != sum {
+	if got := ob.Unsettled(ledgertest.Account(w.buyer)); got != sum {
 		t.Fatalf("outbox unsettled %d right after signing, want %d", got, sum)
 	}
 	eventually(t, 30*time.Second, "all records settled by the collector", func() bool {
@@ -82,8 +84,8 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	if got := w.balance(w.operator); got != op0+sum-n*recordFee {
 		t.Fatalf("operator balance %d, want %d + %d - %d fees", got, op0, sum, n*recordFee)
 	}
-	if col.Held(acct(w.buyer), acct(w.gateway)) != 0 {
-		t.Fatalf("collector still holds %d after settlement", col.Held(acct(w.buyer), acct(w.gateway)))
+	if col.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)) != 0 {
+		t.Fatalf("collector still holds %d after settlement", col.Held(ledgertest.Account(w.buyer), ledgertest.Account(w.gateway)))
 	}
 	if st := ob.Stats(); st.Delivered != n || st.Pending != n {
 		t.Fatalf("outbox before grace: %+v, want %d pending, all delivered", st, n)
@@ -91,7 +93,7 @@ func TestOutboxCollectorEndToEnd(t *testing.T) {
 	// Past the grace, the outbox finds every record settled and submits none.
 	mock.Add(time.Minute + time.Second)
 	eventually(t, 20*time.Second, "outbox to see every record settled", func() bool { return ob.Stats().Settled == n })
-	if got := ob.Unsettled(acct(w.buyer)); got != 0 {
+	if got := ob.Unsettled(ledgertest.Account(w.buyer)); got != 0 {
 		t.Fatalf("outbox unsettled %d after settlement", got)
 	}
 	if got := gathered(t, reg, "tenzro_settle_outbox_records_submitted_total"); got != 0 {

@@ -8,8 +8,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // State is where a stored record is in its life.
@@ -38,12 +39,12 @@ func (s State) String() string {
 // Limits of a stored entry.
 const (
 	MaxReasonBytes = 1 << 10
-	maxEntryBytes  = ledger.MaxReceiptBytes + 4<<10
+	maxEntryBytes  = receipt.MaxReceiptBytes + 4<<10
 )
 
 // Entry is one stored payment record and what this node knows of it.
 type Entry struct {
-	Record ledger.PaymentRecord `cbor:"1,keyasint" json:"record"`
+	Record receipt.PaymentRecord `cbor:"1,keyasint" json:"record"`
 	// Peer is the libp2p peer (binary ID): at the gateway the provider
 	// that served the call, at the provider the peer that delivered it.
 	Peer  []byte `cbor:"2,keyasint,omitempty" json:"-"`
@@ -112,15 +113,15 @@ func DecodeEntry(b []byte) (*Entry, error) {
 // rkey identifies a record: payer ‖ request digest, the chain's dedupe key.
 type rkey [64]byte
 
-func keyOf(r *ledger.PaymentRecord) rkey {
+func keyOf(r *receipt.PaymentRecord) rkey {
 	var k rkey
 	copy(k[:32], r.Payer[:])
 	copy(k[32:], r.RequestDigest[:])
 	return k
 }
 
-func (k rkey) payer() ledger.AccountID {
-	var a ledger.AccountID
+func (k rkey) payer() terms.AccountID {
+	var a terms.AccountID
 	copy(a[:], k[:32])
 	return a
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // plainSubmitter hides SubmitMany, so SubmitAll takes its one-at-a-time
@@ -29,7 +31,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 1_000_000)
 	var attempts atomic.Int64
-	deliver := func(context.Context, peer.ID, []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(context.Context, peer.ID, []receipt.PaymentRecord) ([]bool, error) {
 		attempts.Add(1)
 		return nil, errors.New("provider unreachable")
 	}
@@ -49,7 +51,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	}
 	ob := open(nil)
 	esc0 := w.escrowBalance()
-	recs := make([]ledger.PaymentRecord, n)
+	recs := make([]receipt.PaymentRecord, n)
 	var sum uint64
 	for i := range recs {
 		recs[i] = w.record(i, uint64(10+i))
@@ -69,8 +71,8 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	ob = open(reg)
 	defer ob.Close()
-	if st := ob.Stats(); st.Pending != n || st.Delivered != 0 || ob.Unsettled(acct(w.buyer)) != sum {
-		t.Fatalf("reopened outbox: %+v unsettled %d, want %d pending worth %d", st, ob.Unsettled(acct(w.buyer)), n, sum)
+	if st := ob.Stats(); st.Pending != n || st.Delivered != 0 || ob.Unsettled(ledgertest.Account(w.buyer)) != sum {
+		t.Fatalf("reopened outbox: %+v unsettled %d, want %d pending worth %d", st, ob.Unsettled(ledgertest.Account(w.buyer)), n, sum)
 	}
 	before := attempts.Load()
 	eventually(t, 30*time.Second, "the outbox to settle its records", func() bool {
@@ -86,7 +88,7 @@ func TestOutboxSettlesAfterGrace(t *testing.T) {
 	if got := w.escrowBalance(); got != esc0-sum {
 		t.Fatalf("escrow %d, want %d - %d", got, esc0, sum)
 	}
-	if got := ob.Unsettled(acct(w.buyer)); got != 0 {
+	if got := ob.Unsettled(ledgertest.Account(w.buyer)); got != 0 {
 		t.Fatalf("unsettled %d after settlement", got)
 	}
 	if got := gathered(t, reg, "tenzro_settle_outbox_records_submitted_total"); got != n {
@@ -105,9 +107,9 @@ func TestOutboxPartialAcks(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, 1000)
 	var calls atomic.Int64
-	sent := map[ledger.Hash32]int{}
+	sent := map[terms.Hash32]int{}
 	var mu sync.Mutex
-	deliver := func(_ context.Context, _ peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(_ context.Context, _ peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		first := calls.Add(1) == 1
 		mu.Lock()
 		defer mu.Unlock()

@@ -3,7 +3,6 @@ package settle
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"os"
@@ -14,7 +13,10 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // recordFee is the chain's FeePerRecord in these tests: an operator is
@@ -27,7 +29,7 @@ var (
 	chainOnce sync.Once
 	chainNet  *testnet.Net
 	chainErr  error
-	richKey   = mustKey()
+	richKey   = ledgertest.NewKey()
 	richMu    sync.Mutex
 	richSub   *consensus.Submitter
 )
@@ -48,18 +50,6 @@ func TestMain(m *testing.M) {
 
 var chainDir string
 
-func mustKey() ed25519.PrivateKey {
-	_, k, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	return k
-}
-
-func acct(k ed25519.PrivateKey) ledger.AccountID {
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
-}
-
 // sharedChain returns the running test chain.
 func sharedChain(t testing.TB) *testnet.Net {
 	t.Helper()
@@ -79,7 +69,7 @@ func sharedChain(t testing.TB) *testnet.Net {
 		}
 		chainNet, chainErr = testnet.Start(ctx, chainDir, testnet.Options{
 			Validators: validators, BlockTime: 60 * time.Millisecond, Params: &p,
-			Accounts: []ledger.GenesisAccount{{Account: acct(richKey), Balance: 1 << 60}},
+			Accounts: []ledger.GenesisAccount{{Account: ledgertest.Account(richKey), Balance: 1 << 60}},
 		})
 		if chainErr == nil {
 			richSub, chainErr = consensus.NewSubmitter(chainNet.Nodes[0], richKey, nil)
@@ -102,7 +92,7 @@ type world struct {
 	buyer    ed25519.PrivateKey
 	gateway  ed25519.PrivateKey
 	operator ed25519.PrivateKey
-	machine  *testnet.Machine
+	machine  *ledgertest.Machine
 	escrow   uint64
 
 	mu    sync.Mutex
@@ -112,7 +102,7 @@ type world struct {
 // call is one served call's receipt, as its provider signed it.
 type call struct {
 	env       []byte
-	hash, req ledger.Hash32
+	hash, req terms.Hash32
 }
 
 // progress is a context for a test on the shared chain, bounded by the
@@ -128,21 +118,17 @@ func newWorld(t testing.TB, escrow uint64) *world {
 	t.Helper()
 	net := sharedChain(t)
 	w := &world{t: t, net: net, node: net.Nodes[0], chain: NodeChain(net.Nodes[0]),
-		buyer: mustKey(), gateway: mustKey(), operator: mustKey(), escrow: escrow}
-	m, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
+		buyer: ledgertest.NewKey(), gateway: ledgertest.NewKey(), operator: ledgertest.NewKey(), escrow: escrow}
+	m := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	w.machine, w.calls = m, map[int]call{}
 	ctx := context.Background()
 	richMu.Lock()
 	for _, k := range []ed25519.PrivateKey{w.buyer, w.gateway, w.operator} {
-		w.mustSubmit(ctx, richSub, &ledger.Transfer{To: acct(k), Amount: escrow + 1_000_000})
+		w.mustSubmit(ctx, richSub, &ledger.Transfer{To: ledgertest.Account(k), Amount: escrow + 1_000_000})
 	}
 	richMu.Unlock()
-	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: escrow, Settler: acct(w.gateway)})
-	reg, err := m.Register(net.ChainID, acct(w.operator), 1, 0)
+	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: escrow, Settler: ledgertest.Account(w.gateway)})
+	reg, err := m.Register(net.ChainID, ledgertest.Account(w.operator), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,9 +156,9 @@ func (w *world) mustSubmit(ctx context.Context, s *consensus.Submitter, p any) c
 // record is an unsigned record for call i of the buyer, priced price:
 // the machine's receipt of call i (signed once per world) names the buyer
 // and the gateway and no least price.
-func (w *world) record(i int, price uint64) ledger.PaymentRecord {
+func (w *world) record(i int, price uint64) receipt.PaymentRecord {
 	c := w.call(i)
-	return ledger.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
+	return receipt.PaymentRecord{Payer: ledgertest.Account(w.buyer), Provider: w.machine.MachineID(), RequestDigest: c.req,
 		QuoteDigest: c.req, Price: price, ReceiptHash: c.hash, Receipt: c.env, Units: uint64(i)}
 }
 
@@ -183,9 +169,9 @@ func (w *world) call(i int) call {
 	if c, ok := w.calls[i]; ok {
 		return c
 	}
-	b := acct(w.buyer)
+	b := ledgertest.Account(w.buyer)
 	seed := binary.BigEndian.AppendUint64(b[:], uint64(i)) // distinct across worlds
-	env, hash, req, err := w.machine.PaidReceipt(seed, b, acct(w.gateway), 0)
+	env, hash, req, err := w.machine.PaidReceipt(seed, b, ledgertest.Account(w.gateway), 0)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -195,18 +181,18 @@ func (w *world) call(i int) call {
 }
 
 // signed is record(i, price) signed by the gateway, valid for 1000 blocks.
-func (w *world) signed(i int, price uint64) ledger.PaymentRecord {
+func (w *world) signed(i int, price uint64) receipt.PaymentRecord {
 	r := w.record(i, price)
 	r.Time = time.Now().Unix()
 	r.ExpiryHeight = w.node.App().Height() + 300 // within the withdrawal delay
-	if err := ledger.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
+	if err := receipt.SignRecord(w.gateway, w.net.ChainID, &r); err != nil {
 		w.t.Fatal(err)
 	}
 	return r
 }
 
 func (w *world) escrowBalance() uint64 {
-	e, ok, err := w.node.Escrow(context.Background(), acct(w.buyer), acct(w.gateway))
+	e, ok, err := w.node.Escrow(context.Background(), ledgertest.Account(w.buyer), ledgertest.Account(w.gateway))
 	if err != nil || !ok {
 		w.t.Fatalf("escrow: %v %v", ok, err)
 	}
@@ -214,7 +200,7 @@ func (w *world) escrowBalance() uint64 {
 }
 
 func (w *world) balance(k ed25519.PrivateKey) uint64 {
-	a, _, err := w.node.Account(context.Background(), acct(k))
+	a, _, err := w.node.Account(context.Background(), ledgertest.Account(k))
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -222,7 +208,7 @@ func (w *world) balance(k ed25519.PrivateKey) uint64 {
 }
 
 // settledOnChain counts recs settled on chain.
-func (w *world) settledOnChain(recs []ledger.PaymentRecord) int {
+func (w *world) settledOnChain(recs []receipt.PaymentRecord) int {
 	n := 0
 	for i := range recs {
 		_, ok, err := w.chain.Settled(context.Background(), recs[i].Payer, recs[i].RequestDigest)

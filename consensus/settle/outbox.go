@@ -15,13 +15,14 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DeliverFunc sends records to the provider peer that served them and
 // reports, per record, whether the provider acknowledged (persisted) it;
 // err means nothing was acknowledged (retry later).
-type DeliverFunc func(ctx context.Context, provider peer.ID, recs []ledger.PaymentRecord) (acked []bool, err error)
+type DeliverFunc func(ctx context.Context, provider peer.ID, recs []receipt.PaymentRecord) (acked []bool, err error)
 
 // OutboxDeps are the outbox's collaborators.
 type OutboxDeps struct {
@@ -40,14 +41,14 @@ type OutboxDeps struct {
 type Outbox struct {
 	cfg     OutboxConfig
 	d       OutboxDeps
-	settler ledger.AccountID
+	settler terms.AccountID
 	b       *book
 	m       outboxMetrics
 	loop    loop
 	kick    chan struct{}
 
 	// Sums of the pending records, under b.mu (kept by onPending).
-	byPayer    map[ledger.AccountID]uint64
+	byPayer    map[terms.AccountID]uint64
 	byProvider map[peer.ID]uint64
 
 	lmu       sync.Mutex // loop state below
@@ -98,8 +99,8 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 	}
 	reg := registry(d.Registerer)
 	o := &Outbox{
-		cfg: cfg, d: d, settler: ledger.AccountOf(d.Key.Public().(ed25519.PublicKey)),
-		kick: make(chan struct{}, 1), byPayer: map[ledger.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
+		cfg: cfg, d: d, settler: terms.AccountOf(d.Key.Public().(ed25519.PublicKey)),
+		kick: make(chan struct{}, 1), byPayer: map[terms.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
 		providers: map[peer.ID]*deliveryState{},
 		m: outboxMetrics{
 			sideMetrics:   newSideMetrics(reg, "outbox"),
@@ -147,14 +148,14 @@ func (o *Outbox) onPending(e *Entry, add bool) error {
 }
 
 // Settler is the account that signs this outbox's records.
-func (o *Outbox) Settler() ledger.AccountID { return o.settler }
+func (o *Outbox) Settler() terms.AccountID { return o.settler }
 
 // Sign fills rec's Settler, Time, ExpiryHeight (chain height + Validity)
 // and Sig, stores it durably for delivery to provider and returns once it
 // is on disk; only then may the caller hand rec to the buyer. rec is
 // changed only on success. A second record for the same (payer, request
 // digest) is ErrDuplicate: a request never gets two signed records.
-func (o *Outbox) Sign(ctx context.Context, rec *ledger.PaymentRecord, provider peer.ID) error {
+func (o *Outbox) Sign(ctx context.Context, rec *receipt.PaymentRecord, provider peer.ID) error {
 	if rec == nil {
 		return errors.New("settle: outbox: sign: no record")
 	}
@@ -167,8 +168,8 @@ func (o *Outbox) Sign(ctx context.Context, rec *ledger.PaymentRecord, provider p
 		return errors.New("settle: outbox: sign: price is 0")
 	case r.Provider.IsZero():
 		return errors.New("settle: outbox: sign: no provider machine")
-	case len(r.Receipt) == 0 || len(r.Receipt) > ledger.MaxReceiptBytes:
-		return fmt.Errorf("settle: outbox: sign: receipt is %d bytes, want 1..%d", len(r.Receipt), ledger.MaxReceiptBytes)
+	case len(r.Receipt) == 0 || len(r.Receipt) > receipt.MaxReceiptBytes:
+		return fmt.Errorf("settle: outbox: sign: receipt is %d bytes, want 1..%d", len(r.Receipt), receipt.MaxReceiptBytes)
 	case sha256.Sum256(r.Receipt) != r.ReceiptHash:
 		return errors.New("settle: outbox: sign: receipt does not hash to the record's receipt hash")
 	}
@@ -182,7 +183,7 @@ func (o *Outbox) Sign(ctx context.Context, rec *ledger.PaymentRecord, provider p
 	}
 	now := o.d.Clock.Now()
 	r.Time, r.ExpiryHeight = now.Unix(), h+o.cfg.Validity
-	if err := ledger.SignRecord(o.d.Key, chainID, &r); err != nil {
+	if err := receipt.SignRecord(o.d.Key, chainID, &r); err != nil {
 		return fmt.Errorf("settle: outbox: sign: %w", err)
 	}
 	if forgetAfterRestart(o) {
@@ -229,7 +230,7 @@ func (o *Outbox) nudge() {
 
 // Unsettled is Σ price of this outbox's records for payer not yet known
 // settled (skipped records are excluded: they will never be debited).
-func (o *Outbox) Unsettled(payer ledger.AccountID) uint64 {
+func (o *Outbox) Unsettled(payer terms.AccountID) uint64 {
 	o.b.mu.Lock()
 	defer o.b.mu.Unlock()
 	return o.byPayer[payer]
@@ -237,7 +238,7 @@ func (o *Outbox) Unsettled(payer ledger.AccountID) uint64 {
 
 // Records returns payer's records in every state, pending first, at most
 // limit (0: all).
-func (o *Outbox) Records(ctx context.Context, payer ledger.AccountID, limit int) ([]*Entry, error) {
+func (o *Outbox) Records(ctx context.Context, payer terms.AccountID, limit int) ([]*Entry, error) {
 	return o.b.records(ctx, payer, limit)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // run is the outbox's loop: each tick (or nudge) it starts deliveries to
@@ -57,7 +58,7 @@ func (o *Outbox) deliverDue(ctx context.Context) {
 
 // deliver sends es to p and marks what p acknowledged.
 func (o *Outbox) deliver(ctx context.Context, p peer.ID, es []*Entry) {
-	recs := make([]ledger.PaymentRecord, len(es))
+	recs := make([]receipt.PaymentRecord, len(es))
 	for i, e := range es {
 		recs[i] = e.Record
 	}
@@ -211,7 +212,7 @@ func (o *Outbox) settle(ctx context.Context, due []*Entry) error {
 	}
 	var found, lost, send []rkey
 	var why []string
-	var recs []ledger.PaymentRecord
+	var recs []receipt.PaymentRecord
 	var chainErr error
 	for _, e := range due {
 		got, reason, err := lookup(ctx, o.d.Chain, &e.Record)

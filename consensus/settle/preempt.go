@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // onChain is what the chain holds for one record's call.
@@ -20,12 +21,12 @@ const (
 // lookup reads what the chain settled for rec's (payer, request) and
 // compares its digest with rec's own. reason names the settled record
 // when it is another.
-func lookup(ctx context.Context, chain Chain, rec *ledger.PaymentRecord) (onChain, string, error) {
+func lookup(ctx context.Context, chain Chain, rec *receipt.PaymentRecord) (onChain, string, error) {
 	theirs, ok, err := chain.Settled(ctx, rec.Payer, rec.RequestDigest)
 	if err != nil || !ok {
 		return notSettled, "", err
 	}
-	ours, err := ledger.RecordDigest(chain.ChainID(), rec)
+	ours, err := receipt.RecordDigest(chain.ChainID(), rec)
 	if err != nil {
 		return notSettled, "", fmt.Errorf("settle: record digest: %w", err)
 	}
@@ -35,7 +36,7 @@ func lookup(ctx context.Context, chain Chain, rec *ledger.PaymentRecord) (onChai
 	return settledElse, preemptReason(theirs, ours), nil
 }
 
-func preemptReason(theirs, ours ledger.Hash32) string {
+func preemptReason(theirs, ours terms.Hash32) string {
 	return fmt.Sprintf("pre-empted: the chain settled record %s for this call, this record is %s", theirs, ours)
 }
 
@@ -47,7 +48,7 @@ func preemptReason(theirs, ours ledger.Hash32) string {
 // provider and request but another payer is not found under its own
 // (payer, request) and is Preempted too. A failed read leaves the outcome
 // Err: the record is submitted, and checked, again later.
-func checkDuplicates(ctx context.Context, chain Chain, side string, log *slog.Logger, recs []ledger.PaymentRecord, outs []Outcome) {
+func checkDuplicates(ctx context.Context, chain Chain, side string, log *slog.Logger, recs []receipt.PaymentRecord, outs []Outcome) {
 	for i := range outs {
 		if outs[i].Status != Duplicate {
 			continue
@@ -70,7 +71,7 @@ func checkDuplicates(ctx context.Context, chain Chain, side string, log *slog.Lo
 
 // logPreempted is the error line every pre-empted record gets: the call
 // was settled with another record than the one this node holds.
-func logPreempted(log *slog.Logger, side string, rec *ledger.PaymentRecord, reason string) {
+func logPreempted(log *slog.Logger, side string, rec *receipt.PaymentRecord, reason string) {
 	log.Error("settle: "+side+": record pre-empted: another record settled this call", "payer", rec.Payer, "settler", rec.Settler,
 		"provider", rec.Provider, "request", rec.RequestDigest, "price", rec.Price, "reason", reason)
 }

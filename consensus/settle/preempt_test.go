@@ -14,6 +14,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // syncBuffer is a log sink tests read while components write.
@@ -56,7 +59,7 @@ func newPair(t *testing.T, w *world) *pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deliver := func(ctx context.Context, _ peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	deliver := func(ctx context.Context, _ peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		acked := make([]bool, len(recs))
 		for i := range recs {
 			acked[i] = p.col.Accept(ctx, w.machine.PeerID, &recs[i]) == nil
@@ -75,13 +78,13 @@ func newPair(t *testing.T, w *world) *pair {
 // paidCall is the honest record of one call the provider served to the
 // buyer under the gateway, owed owed (the receipt signs it), billed
 // owed+1, signed by the gateway's outbox and delivered to the collector.
-func (p *pair) paidCall(t *testing.T, ctx context.Context, w *world, seed string, owed uint64) ledger.PaymentRecord {
+func (p *pair) paidCall(t *testing.T, ctx context.Context, w *world, seed string, owed uint64) receipt.PaymentRecord {
 	t.Helper()
-	env, hash, rd, err := w.machine.PaidReceipt([]byte(seed+acct(w.buyer).String()), acct(w.buyer), acct(w.gateway), owed)
+	env, hash, rd, err := w.machine.PaidReceipt([]byte(seed+ledgertest.Account(w.buyer).String()), ledgertest.Account(w.buyer), ledgertest.Account(w.gateway), owed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := ledger.PaymentRecord{Payer: acct(w.buyer), Provider: w.machine.MachineID(), RequestDigest: rd, QuoteDigest: rd,
+	rec := receipt.PaymentRecord{Payer: ledgertest.Account(w.buyer), Provider: w.machine.MachineID(), RequestDigest: rd, QuoteDigest: rd,
 		Price: owed + 1, ReceiptHash: hash, Receipt: env, Units: 7}
 	if err := p.ob.Sign(ctx, &rec, w.machine.PeerID); err != nil {
 		t.Fatal(err)
@@ -107,40 +110,40 @@ func TestFrontRunAttackRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	w := newWorld(t, 1_000_000)
-	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: 100_000, Settler: acct(w.buyer)})
+	w.mustSubmit(ctx, w.submitter(w.buyer), &ledger.EscrowFund{Amount: 100_000, Settler: ledgertest.Account(w.buyer)})
 	// An accomplice's escrow the buyer settles too: a payer to swap in.
-	accomplice := mustKey()
+	accomplice := ledgertest.NewKey()
 	richMu.Lock()
-	w.mustSubmit(ctx, richSub, &ledger.Transfer{To: acct(accomplice), Amount: 200_000})
+	w.mustSubmit(ctx, richSub, &ledger.Transfer{To: ledgertest.Account(accomplice), Amount: 200_000})
 	richMu.Unlock()
-	w.mustSubmit(ctx, w.submitter(accomplice), &ledger.EscrowFund{Amount: 100_000, Settler: acct(w.buyer)})
+	w.mustSubmit(ctx, w.submitter(accomplice), &ledger.EscrowFund{Amount: 100_000, Settler: ledgertest.Account(w.buyer)})
 	p := newPair(t, w)
 	const owed = 500
 	honest := p.paidCall(t, ctx, w, "front-run", owed)
 	esc0, op0 := w.escrowBalance(), w.balance(w.operator)
 
-	resign := func(f func(*ledger.PaymentRecord)) ledger.PaymentRecord {
+	resign := func(f func(*receipt.PaymentRecord)) receipt.PaymentRecord {
 		r := honest
 		f(&r)
-		if err := ledger.SignRecord(w.buyer, w.net.ChainID, &r); err != nil {
+		if err := receipt.SignRecord(w.buyer, w.net.ChainID, &r); err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
 	cases := []struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 		code ledger.Code
 	}{
-		{"price 1, settler buyer", resign(func(r *ledger.PaymentRecord) { r.Price = 1 }), ledger.CodeRecordMismatch},
-		{"settler buyer", resign(func(*ledger.PaymentRecord) {}), ledger.CodeRecordMismatch},
-		{"settler buyer, price raised", resign(func(r *ledger.PaymentRecord) { r.Price = 50_000 }), ledger.CodeRecordMismatch},
-		{"settler buyer, units changed", resign(func(r *ledger.PaymentRecord) { r.Units, r.Price = 1, 70 }), ledger.CodeRecordMismatch},
-		{"payer swapped, settler buyer", resign(func(r *ledger.PaymentRecord) { r.Payer = acct(accomplice) }), ledger.CodeRecordMismatch},
-		{"request never served", resign(func(r *ledger.PaymentRecord) { r.RequestDigest = ledger.Hash32{0x35} }), ledger.CodeRecordMismatch},
-		{"no receipt", resign(func(r *ledger.PaymentRecord) { r.RequestDigest, r.Receipt = ledger.Hash32{0x36}, nil }), ledger.CodeBadReceipt},
+		{"price 1, settler buyer", resign(func(r *receipt.PaymentRecord) { r.Price = 1 }), ledger.CodeRecordMismatch},
+		{"settler buyer", resign(func(*receipt.PaymentRecord) {}), ledger.CodeRecordMismatch},
+		{"settler buyer, price raised", resign(func(r *receipt.PaymentRecord) { r.Price = 50_000 }), ledger.CodeRecordMismatch},
+		{"settler buyer, units changed", resign(func(r *receipt.PaymentRecord) { r.Units, r.Price = 1, 70 }), ledger.CodeRecordMismatch},
+		{"payer swapped, settler buyer", resign(func(r *receipt.PaymentRecord) { r.Payer = ledgertest.Account(accomplice) }), ledger.CodeRecordMismatch},
+		{"request never served", resign(func(r *receipt.PaymentRecord) { r.RequestDigest = terms.Hash32{0x35} }), ledger.CodeRecordMismatch},
+		{"no receipt", resign(func(r *receipt.PaymentRecord) { r.RequestDigest, r.Receipt = terms.Hash32{0x36}, nil }), ledger.CodeBadReceipt},
 	}
-	recs := make([]ledger.PaymentRecord, len(cases))
+	recs := make([]receipt.PaymentRecord, len(cases))
 	for i := range cases {
 		recs[i] = cases[i].rec
 	}
@@ -164,7 +167,7 @@ func TestFrontRunAttackRefused(t *testing.T) {
 	if got := w.escrowBalance(); got != esc0-honest.Price {
 		t.Fatalf("gateway's escrow %d, want %d − %d", got, esc0, honest.Price)
 	}
-	if e, _, err := w.node.Escrow(ctx, acct(w.buyer), acct(w.buyer)); err != nil || e.Balance != 100_000 {
+	if e, _, err := w.node.Escrow(ctx, ledgertest.Account(w.buyer), ledgertest.Account(w.buyer)); err != nil || e.Balance != 100_000 {
 		t.Fatalf("the attacker's own escrow %+v (%v), want untouched", e, err)
 	}
 	p.mock.Add(4 * time.Second) // past CheckAfter: the outbox looks on chain
@@ -173,11 +176,11 @@ func TestFrontRunAttackRefused(t *testing.T) {
 		return p.ob.Stats().Settled == 1
 	})
 	// A replay is a duplicate whose digest is the holder's own: settled.
-	outs, err = SubmitAll(ctx, w.submitter(w.buyer), []ledger.PaymentRecord{honest})
+	outs, err = SubmitAll(ctx, w.submitter(w.buyer), []receipt.PaymentRecord{honest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkDuplicates(ctx, w.chain, "test", slog.New(slog.DiscardHandler), []ledger.PaymentRecord{honest}, outs)
+	checkDuplicates(ctx, w.chain, "test", slog.New(slog.DiscardHandler), []receipt.PaymentRecord{honest}, outs)
 	if outs[0].Status != Duplicate {
 		t.Fatalf("replay: %v %v, want duplicate", outs[0].Status, outs[0].Code)
 	}
@@ -206,10 +209,10 @@ func TestPreemptedDuplicateReported(t *testing.T) {
 	held := p.paidCall(t, ctx, w, "pre-empted", 300)
 	other := held
 	other.Price++
-	if err := ledger.SignRecord(w.gateway, w.net.ChainID, &other); err != nil {
+	if err := receipt.SignRecord(w.gateway, w.net.ChainID, &other); err != nil {
 		t.Fatal(err)
 	}
-	outs, err := SubmitAll(ctx, w.submitter(w.buyer), []ledger.PaymentRecord{other})
+	outs, err := SubmitAll(ctx, w.submitter(w.buyer), []receipt.PaymentRecord{other})
 	if err != nil || outs[0].Status != Settled {
 		t.Fatalf("the other record: %+v, %v", outs, err)
 	}
@@ -225,7 +228,7 @@ func TestPreemptedDuplicateReported(t *testing.T) {
 	if st := p.col.Stats(); st.Settled != 0 || st.Pending != 0 {
 		t.Fatalf("collector %+v: the pre-empted record counted", st)
 	}
-	if got := p.ob.Unsettled(acct(w.buyer)); got != 0 {
+	if got := p.ob.Unsettled(ledgertest.Account(w.buyer)); got != 0 {
 		t.Fatalf("outbox still counts %d unsettled", got)
 	}
 	for name, want := range map[string]float64{

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // Status is what became of one record submitted by SubmitAll.
@@ -79,13 +80,13 @@ const pipelineDepth = 8
 // stops there (every later record is Err too), with a ManySubmitter the
 // batches already in flight still count. The first failure is also
 // returned as err; outcomes are complete either way.
-func SubmitAll(ctx context.Context, sub Submitter, recs []ledger.PaymentRecord) ([]Outcome, error) {
+func SubmitAll(ctx context.Context, sub Submitter, recs []receipt.PaymentRecord) ([]Outcome, error) {
 	if sub == nil {
 		return nil, errors.New("settle: submit: no submitter")
 	}
 	out := make([]Outcome, len(recs))
 	idx := make([]int, 0, len(recs)) // indices into recs of the records sent
-	send := make([]ledger.PaymentRecord, 0, len(recs))
+	send := make([]receipt.PaymentRecord, 0, len(recs))
 	for i := range recs {
 		if err := checkRecord(&recs[i]); err != nil {
 			code, reason := fault(err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestSubmitAllOnChain submits 400 records with real ~6 KB receipts in
@@ -15,7 +16,7 @@ func TestSubmitAllOnChain(t *testing.T) {
 	const n = 400
 	w := newWorld(t, 1_000_000)
 	ctx := w.progress()
-	recs := make([]ledger.PaymentRecord, n+1)
+	recs := make([]receipt.PaymentRecord, n+1)
 	var sum uint64
 	for i := range n {
 		recs[i] = w.signed(i, 7)

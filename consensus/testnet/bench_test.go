@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // BenchmarkSettlement measures payment records settled per second on an
@@ -22,7 +25,7 @@ func BenchmarkSettlement(b *testing.B) {
 	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	buyer, op := seedKey("bench-buyer"), seedKey("bench-op")
-	id := func(k string) ledger.AccountID { return ledger.NewSigner(seedKey(k), "").Account() }
+	id := func(k string) terms.AccountID { return ledger.NewSigner(seedKey(k), "").Account() }
 	net, err := testnet.Start(ctx, b.TempDir(), testnet.Options{
 		Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: id("bench-buyer"), Balance: 1 << 62}, {Account: id("bench-op"), Balance: 10}},
@@ -33,16 +36,12 @@ func BenchmarkSettlement(b *testing.B) {
 	defer net.Stop(context.Background())
 	s := newSender(net)
 	n0 := net.Nodes[0]
-	prov, err := testnet.NewMachine(b.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer prov.Close()
+	prov := ledgertest.TestMachine(b, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	reg, err := prov.Register(net.ChainID, id("bench-op"), 1, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	submit(ctx, b, n0, s.sign(b, buyer, &ledger.EscrowFund{Amount: 1 << 61}), s.sign(b, op, reg))
+	submit(ctx, b, n0, s.Sign(b, buyer, &ledger.EscrowFund{Amount: 1 << 61}), s.Sign(b, op, reg))
 
 	h0, t0 := n0.App().Height(), time.Now()
 	time.Sleep(2 * time.Second)
@@ -51,19 +50,19 @@ func BenchmarkSettlement(b *testing.B) {
 	txs := make([][]byte, b.N)
 	expiry := n0.App().Height() + 550 // within the default withdrawal delay (600 blocks)
 	for i := range txs {
-		recs := make([]ledger.PaymentRecord, perTx)
+		recs := make([]receipt.PaymentRecord, perTx)
 		for j := range recs {
 			env, envHash, d, err := prov.PaidReceipt(binary.BigEndian.AppendUint64(nil, uint64(i*perTx+j)), id("bench-buyer"), id("bench-buyer"), 3)
 			if err != nil {
 				b.Fatal(err)
 			}
-			recs[j] = ledger.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
+			recs[j] = receipt.PaymentRecord{Payer: id("bench-buyer"), Provider: prov.MachineID(),
 				RequestDigest: d, QuoteDigest: d, Price: 3, ReceiptHash: envHash, Receipt: env, ExpiryHeight: expiry}
-			if err := s.signer(buyer).SignRecord(&recs[j]); err != nil {
+			if err := s.Signer(buyer).SignRecord(&recs[j]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		txs[i] = s.sign(b, buyer, &ledger.Settlement{Records: recs})
+		txs[i] = s.Sign(b, buyer, &ledger.Settlement{Records: recs})
 	}
 	b.ResetTimer()
 	start, h1 := time.Now(), n0.App().Height()

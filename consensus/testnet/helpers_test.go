@@ -3,49 +3,26 @@ package testnet_test
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 )
 
-func seedKey(name string) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte(name))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
+// seedKey is the deterministic key of the test's party name.
+func seedKey(name string) ed25519.PrivateKey { return ledgertest.SeedKey(name, 0) }
 
 // sender signs with per-account nonces it tracks itself.
 type sender struct {
-	mu     sync.Mutex
-	net    *testnet.Net
-	nonces map[ledger.AccountID]uint64
+	*ledgertest.Nonces
+	net *testnet.Net
 }
 
 func newSender(n *testnet.Net) *sender {
-	return &sender{net: n, nonces: map[ledger.AccountID]uint64{}}
-}
-
-func (s *sender) signer(k ed25519.PrivateKey) *ledger.Signer {
-	return ledger.NewSigner(k, s.net.ChainID)
-}
-
-// sign signs payload at the account's next tracked nonce.
-func (s *sender) sign(t testing.TB, k ed25519.PrivateKey, payload any) []byte {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sg := s.signer(k)
-	raw, err := sg.SignTx(s.nonces[sg.Account()], payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.nonces[sg.Account()]++
-	return raw
+	return &sender{Nonces: ledgertest.NewNonces(n.ChainID), net: n}
 }
 
 // submit broadcasts raw txs through node and waits for each to commit

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Provider is a freshly generated provider machine identity.
@@ -59,7 +60,7 @@ func NewProvider() (*Provider, error) {
 // by operator on chainID, signed by the machine's keys and its peer key.
 // The keys are in memory, so signing cannot fail short of a broken
 // random source; that panics.
-func (p *Provider) Register(chainID string, operator ledger.AccountID, bond, unbondingSecs uint64) *ledger.ProviderRegister {
+func (p *Provider) Register(chainID string, operator terms.AccountID, bond, unbondingSecs uint64) *ledger.ProviderRegister {
 	reg := &ledger.ProviderRegister{
 		MachineID: p.MachineID, HWPubDER: p.HWPubDER, PQPub: p.PQPub,
 		PeerID: p.PeerID.String(), Bond: bond, UnbondingSecs: unbondingSecs,

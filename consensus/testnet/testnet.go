@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/internal/freeport"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 
 	"github.com/tenzrod/tenzrod/consensus"
 )
@@ -69,7 +70,7 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 	}
 	n := &Net{ChainID: opt.ChainID}
 	spec := consensus.Devnet{Dir: dir, ChainID: opt.ChainID, GenesisTime: opt.GenesisTime, Params: *opt.Params,
-		Funded: map[ledger.AccountID]uint64{}, BlockTime: opt.BlockTime}
+		Funded: map[terms.AccountID]uint64{}, BlockTime: opt.BlockTime}
 	for _, a := range opt.Accounts {
 		if _, dup := spec.Funded[a.Account]; dup {
 			return nil, fmt.Errorf("testnet: account %s funded twice", a.Account)
@@ -88,7 +89,7 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 		}
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
-			Operator: ledger.AccountOf(op.Public().(ed25519.PublicKey)), Stake: opt.Stake,
+			Operator: terms.AccountOf(op.Public().(ed25519.PublicKey)), Stake: opt.Stake,
 		})
 	}
 	cfgs, err := consensus.DevnetGenesis(spec)

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestFourValidators runs one 4-validator chain through a transfer, a
@@ -21,7 +24,7 @@ func TestFourValidators(t *testing.T) {
 	params.MinServingBond = 1000
 	params.SLAWindowHours = 6
 	buyer, op := seedKey("buyer"), seedKey("op")
-	id := func(name string) ledger.AccountID { return ledger.NewSigner(seedKey(name), "").Account() }
+	id := func(name string) terms.AccountID { return ledger.NewSigner(seedKey(name), "").Account() }
 	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{
 		Validators: 4, Params: &params,
 		// Hour 10 of the chain lasts for the whole test.
@@ -50,14 +53,10 @@ func TestFourValidators(t *testing.T) {
 	// sent through different nodes.
 	next := params
 	next.SurchargeTEE = 4242
-	submit(ctx, t, n0, s.sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 100}),
-		s.sign(t, buyer, &ledger.EscrowFund{Amount: 10_000}))
+	submit(ctx, t, n0, s.Sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 100}),
+		s.Sign(t, buyer, &ledger.EscrowFund{Amount: 10_000}))
 	// paid is a machine with a session, to sign the settled record's receipt.
-	paid, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer paid.Close()
+	paid := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	paidReg, err := paid.Register(net.ChainID, id("op"), 1000, 60)
 	if err != nil {
 		t.Fatal(err)
@@ -66,17 +65,17 @@ func TestFourValidators(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	submit(ctx, t, n1, s.sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.sign(t, op, paidReg))
-	rec := ledger.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: paidRD,
-		QuoteDigest: ledger.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 300}
-	if err := s.signer(buyer).SignRecord(&rec); err != nil {
+	submit(ctx, t, n1, s.Sign(t, op, prov.Register(net.ChainID, id("op"), 1000, 60)), s.Sign(t, op, paidReg))
+	rec := receipt.PaymentRecord{Payer: id("buyer"), Provider: paid.MachineID(), RequestDigest: paidRD,
+		QuoteDigest: terms.Hash32{2}, Price: 300, ReceiptHash: paidHash, Receipt: paidEnv, ExpiryHeight: 300}
+	if err := s.Signer(buyer).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	submit(ctx, t, n2, s.sign(t, buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}}),
-		s.sign(t, op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: ledger.Hash32{0xd1}, MachineID: prov.MachineID}))
-	submit(ctx, t, n0, s.sign(t, net.Operators[0], &ledger.ParamProposal{Params: next}))
-	submit(ctx, t, n1, s.sign(t, net.Operators[1], &ledger.ParamVote{ProposalID: 0, Approve: true}),
-		s.sign(t, net.Operators[2], &ledger.ParamVote{ProposalID: 0, Approve: true}))
+	submit(ctx, t, n2, s.Sign(t, buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}}),
+		s.Sign(t, op, &ledger.NameBind{Name: "tenzro-devnet", ModelID: terms.Hash32{0xd1}, MachineID: prov.MachineID}))
+	submit(ctx, t, n0, s.Sign(t, net.Operators[0], &ledger.ParamProposal{Params: next}))
+	submit(ctx, t, n1, s.Sign(t, net.Operators[1], &ledger.ParamVote{ProposalID: 0, Approve: true}),
+		s.Sign(t, net.Operators[2], &ledger.ParamVote{ProposalID: 0, Approve: true}))
 	h := net.MaxHeight()
 	if _, err := sameAppHash(ctx, net, h); err != nil {
 		t.Fatal(err)
@@ -93,7 +92,7 @@ func TestFourValidators(t *testing.T) {
 		}
 		model, by, ok, err := nd.NameRecord(ctx, "tenzro-devnet")
 		names, err2 := nd.NameRecords(ctx)
-		if err != nil || err2 != nil || !ok || model != (ledger.Hash32{0xd1}) || by != id("op") || len(names) != 1 || names[0].ModelID != model {
+		if err != nil || err2 != nil || !ok || model != (terms.Hash32{0xd1}) || by != id("op") || len(names) != 1 || names[0].ModelID != model {
 			t.Fatalf("node %d: name record %s by %s (%v, %v), list %+v (%v)", i, model, by, ok, err, names, err2)
 		}
 	}
@@ -101,28 +100,24 @@ func TestFourValidators(t *testing.T) {
 	// Invalid transactions are refused with their codes; state is unchanged.
 	before, _, _ := n0.Account(ctx, id("buyer"))
 	escrowBefore, _, _ := n0.Escrow(ctx, id("buyer"), id("buyer"))
-	good := s.sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 1})
-	s.nonces[id("buyer")]--
+	good := s.Sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 1})
+	s.Unsign(id("buyer"))
 	badSig := append([]byte(nil), good...)
 	badSig[len(badSig)-1] ^= 1
-	stale, _ := s.signer(buyer).SignTx(0, &ledger.Transfer{To: id("bob"), Amount: 2})
-	overdraft, _ := s.signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("bob"), Amount: 2_000_000})
-	overflow, _ := s.signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("rich"), Amount: 6})
+	stale, _ := s.Signer(buyer).SignTx(0, &ledger.Transfer{To: id("bob"), Amount: 2})
+	overdraft, _ := s.Signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("bob"), Amount: 2_000_000})
+	overflow, _ := s.Signer(buyer).SignTx(before.Nonce, &ledger.Transfer{To: id("rich"), Amount: 6})
 	other, _ := testnet.NewProvider()
-	unknown := ledger.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
-	stranger, err := testnet.NewMachine(t.TempDir(), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stranger.Close()
+	unknown := receipt.PaymentRecord{Payer: id("buyer"), Provider: other.MachineID, Price: 1, ExpiryHeight: 300}
+	stranger := ledgertest.TestMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	env, envHash, err := stranger.Receipt([]byte("not prov's answer"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign := ledger.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: ledger.Hash32{0x77}, Price: 1,
+	foreign := receipt.PaymentRecord{Payer: id("buyer"), Provider: prov.MachineID, RequestDigest: terms.Hash32{0x77}, Price: 1,
 		ReceiptHash: envHash, Receipt: env, ExpiryHeight: 300}
-	for _, r := range []*ledger.PaymentRecord{&unknown, &foreign} {
-		if err := s.signer(buyer).SignRecord(r); err != nil {
+	for _, r := range []*receipt.PaymentRecord{&unknown, &foreign} {
+		if err := s.Signer(buyer).SignRecord(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -150,7 +145,7 @@ func TestFourValidators(t *testing.T) {
 	}
 	// Records of an unknown provider or with another machine's receipt are
 	// skipped and reported; the escrow does not move.
-	skipped := submit(ctx, t, n0, s.sign(t, buyer, &ledger.Settlement{Records: []ledger.PaymentRecord{unknown, foreign}}))
+	skipped := submit(ctx, t, n0, s.Sign(t, buyer, &ledger.Settlement{Records: []receipt.PaymentRecord{unknown, foreign}}))
 	rep, err := ledger.DecodeSettleReport(skipped[0].Data)
 	if err != nil || rep.Settled != 0 || len(rep.Skipped) != 2 || rep.Skipped[0].Code != ledger.CodeUnknownProvider ||
 		rep.Skipped[1].Code != ledger.CodeWrongMachine {
@@ -165,7 +160,7 @@ func TestFourValidators(t *testing.T) {
 	for hour := uint64(4); hour <= 9; hour++ {
 		for v := range 4 {
 			avail := hour > 5 || (hour == 5 && v < 2) // hour 5: only 2 of 4 say available
-			verdicts = append(verdicts, s.sign(t, net.Operators[v], &ledger.SLAVerdict{MachineID: prov.MachineID, Hour: hour, Available: avail}))
+			verdicts = append(verdicts, s.Sign(t, net.Operators[v], &ledger.SLAVerdict{MachineID: prov.MachineID, Hour: hour, Available: avail}))
 		}
 	}
 	res := submit(ctx, t, n0, verdicts...)
@@ -196,7 +191,7 @@ func TestFourValidators(t *testing.T) {
 		t.Fatal(err)
 	}
 	stopped := net.MaxHeight()
-	submit(ctx, t, n0, s.sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 5}))
+	submit(ctx, t, n0, s.Sign(t, buyer, &ledger.Transfer{To: id("bob"), Amount: 5}))
 	if err := net.WaitHeight(ctx, stopped+3); err != nil {
 		t.Fatal("chain stalled with 3 of 4 validators: ", err)
 	}

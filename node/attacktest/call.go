@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // answer is what one chat call returned.
@@ -19,8 +20,8 @@ type answer struct {
 	Status  int
 	Body    []byte
 	Took    time.Duration
-	Record  *ledger.PaymentRecord // the gateway-signed chain record, if any
-	Session string                // the session ID, for a session turn
+	Record  *receipt.PaymentRecord // the gateway-signed chain record, if any
+	Session string                 // the session ID, for a session turn
 }
 
 // chat posts one chat completion with token ("" sends none); extra is
@@ -77,7 +78,7 @@ func (t *Target) post(ctx context.Context, path, token string, body []byte) (ans
 		a.Session = s.ID
 	}
 	if p := out.Tenzro.Payment; p != nil && p.Signed != nil {
-		var rec ledger.PaymentRecord
+		var rec receipt.PaymentRecord
 		if err := cborx.UnmarshalCanonical(p.Signed.Record, ledger.MaxTxBytes, &rec); err != nil {
 			return a, fmt.Errorf("attacktest: the answer's signed record: %w", err)
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // chain talks to the gateway's chain node over JSON-RPC, as any client
@@ -61,14 +63,14 @@ type account struct {
 	Height  int64  `json:"height"`
 }
 
-func (c *chain) account(ctx context.Context, id ledger.AccountID) (account, error) {
+func (c *chain) account(ctx context.Context, id terms.AccountID) (account, error) {
 	var a account
 	err := call(ctx, c.rpc, "tenzro_getAccount", map[string]string{"account": id.String()}, &a)
 	return a, err
 }
 
 // escrow is payer's escrow with settler (zero if there is none).
-func (c *chain) escrow(ctx context.Context, payer, settler ledger.AccountID) (ledger.Escrow, bool, error) {
+func (c *chain) escrow(ctx context.Context, payer, settler terms.AccountID) (ledger.Escrow, bool, error) {
 	var v struct {
 		Escrows []ledger.Escrow `json:"escrows"`
 	}
@@ -159,7 +161,7 @@ func (c *chain) waitTx(ctx context.Context, hash string) (txResult, error) {
 
 // settle submits records in one Settlement signed by key and returns its
 // report.
-func (c *chain) settle(ctx context.Context, key ed25519.PrivateKey, recs []ledger.PaymentRecord) (ledger.SettleReport, txResult, error) {
+func (c *chain) settle(ctx context.Context, key ed25519.PrivateKey, recs []receipt.PaymentRecord) (ledger.SettleReport, txResult, error) {
 	r, err := c.submit(ctx, key, &ledger.Settlement{Records: recs})
 	if err != nil {
 		return ledger.SettleReport{}, r, err
@@ -184,7 +186,7 @@ type payment struct {
 }
 
 // settled finds payer's settled record for request rd, if any.
-func (c *chain) settled(ctx context.Context, payer ledger.AccountID, rd ledger.Hash32) (payment, bool, error) {
+func (c *chain) settled(ctx context.Context, payer terms.AccountID, rd terms.Hash32) (payment, bool, error) {
 	var v struct {
 		Records []payment `json:"records"`
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // registrationHijack is #19's first probe: a ProviderRegister naming a
@@ -118,7 +119,7 @@ func (e *env) isKnown(d []byte) bool {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.known[ledger.Hash32(d)]
+	return e.known[terms.Hash32(d)]
 }
 
 func (e *env) settledList(ctx context.Context) ([]payment, error) {

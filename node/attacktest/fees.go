@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // RejectedRecordCPU is one validator's CPU (CheckTx and the block) for a
@@ -66,13 +67,13 @@ func feeSpam(ctx context.Context, e *env) (Verdict, string, error) {
 		return Failed, "", err
 	}
 	var rejected, reportedFees uint64
-	var last ledger.PaymentRecord
+	var last receipt.PaymentRecord
 	for i := 0; i < e.t.SpamTxs; i++ {
-		recs := make([]ledger.PaymentRecord, spamPerTx)
+		recs := make([]receipt.PaymentRecord, spamPerTx)
 		for j := range recs {
-			r := ledger.PaymentRecord{Payer: b, Settler: b, Provider: a.Record.Provider, Price: 1, Units: 1, ExpiryHeight: a0.Height + 50}
+			r := receipt.PaymentRecord{Payer: b, Settler: b, Provider: a.Record.Provider, Price: 1, Units: 1, ExpiryHeight: a0.Height + 50}
 			_, _ = rand.Read(r.RequestDigest[:])
-			if err := ledger.SignRecord(e.t.BuyerKey, e.c.chainID, &r); err != nil {
+			if err := receipt.SignRecord(e.t.BuyerKey, e.c.chainID, &r); err != nil {
 				return Failed, "", err
 			}
 			recs[j] = r
@@ -121,7 +122,7 @@ func feeSpam(ctx context.Context, e *env) (Verdict, string, error) {
 }
 
 // recordBytes is r's encoded size in a settlement.
-func recordBytes(r ledger.PaymentRecord) (int, error) {
+func recordBytes(r receipt.PaymentRecord) (int, error) {
 	b, err := cborx.Marshal(r)
 	if err != nil {
 		return 0, fmt.Errorf("attacktest: encode record: %w", err)

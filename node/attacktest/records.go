@@ -3,12 +3,13 @@ package attacktest
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"fmt"
 	"strings"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ownEscrow makes sure the buyer has an escrow it settles itself: the
@@ -31,7 +32,7 @@ func (e *env) ownEscrow(ctx context.Context) (ledger.Escrow, error) {
 
 // honestSettled waits for the chain to hold the record of honest's call
 // and checks it is honest's: its settler and its price.
-func (e *env) honestSettled(ctx context.Context, honest *ledger.PaymentRecord) (string, bool, error) {
+func (e *env) honestSettled(ctx context.Context, honest *receipt.PaymentRecord) (string, bool, error) {
 	var p payment
 	err := e.c.until(ctx, "the honest record to settle", func() (bool, error) {
 		var ok bool
@@ -61,10 +62,10 @@ func frontRun(ctx context.Context, e *env) (Verdict, string, error) {
 	}
 	forged := *a.Record
 	forged.Price, forged.Settler = 1, e.t.buyer()
-	if err := ledger.SignRecord(e.t.BuyerKey, e.c.chainID, &forged); err != nil {
+	if err := receipt.SignRecord(e.t.BuyerKey, e.c.chainID, &forged); err != nil {
 		return Failed, "", err
 	}
-	rep, _, err := e.c.settle(ctx, e.t.BuyerKey, []ledger.PaymentRecord{forged})
+	rep, _, err := e.c.settle(ctx, e.t.BuyerKey, []receipt.PaymentRecord{forged})
 	if err != nil {
 		return Failed, "", err
 	}
@@ -100,11 +101,11 @@ func recordCombos(ctx context.Context, e *env) (Verdict, string, error) {
 		return Failed, "", err
 	}
 	h := *a.Record
-	_, strangerKey, _ := ed25519.GenerateKey(rand.Reader)
-	stranger := ledger.AccountOf(strangerKey.Public().(ed25519.PublicKey))
+	strangerKey := ledgertest.NewKey()
+	stranger := terms.AccountOf(strangerKey.Public().(ed25519.PublicKey))
 	type combo struct {
 		name string
-		rec  ledger.PaymentRecord
+		rec  receipt.PaymentRecord
 	}
 	var combos []combo
 	for _, settler := range []string{"own", "gateway"} {
@@ -121,7 +122,7 @@ func recordCombos(ctx context.Context, e *env) (Verdict, string, error) {
 					}
 					// The buyer signs every one: it holds no other key. A
 					// record naming the gateway as settler is a forgery.
-					if err := ledger.SignRecord(e.t.BuyerKey, e.c.chainID, &r); err != nil {
+					if err := receipt.SignRecord(e.t.BuyerKey, e.c.chainID, &r); err != nil {
 						return Failed, "", err
 					}
 					combos = append(combos, combo{fmt.Sprintf("settler=%s payer=%s price=%d units=%d", settler, payer, price, units), r})
@@ -129,7 +130,7 @@ func recordCombos(ctx context.Context, e *env) (Verdict, string, error) {
 			}
 		}
 	}
-	recs := make([]ledger.PaymentRecord, len(combos))
+	recs := make([]receipt.PaymentRecord, len(combos))
 	for i := range combos {
 		recs[i] = combos[i].rec
 	}
@@ -146,7 +147,7 @@ func recordCombos(ctx context.Context, e *env) (Verdict, string, error) {
 	}
 	// The race: the buyer submits the honest record verbatim; it settles
 	// (or is a duplicate of the collector's, which is the same record).
-	raceRep, _, err := e.c.settle(ctx, e.t.BuyerKey, []ledger.PaymentRecord{h})
+	raceRep, _, err := e.c.settle(ctx, e.t.BuyerKey, []receipt.PaymentRecord{h})
 	if err != nil {
 		return Failed, "", err
 	}
@@ -188,18 +189,18 @@ func neverServed(ctx context.Context, e *env) (Verdict, string, error) {
 	}
 	h := *a.Record
 	made := h
-	made.RequestDigest = ledger.Hash32{0x42, byte(h.Time), byte(h.Time >> 8)}
+	made.RequestDigest = terms.Hash32{0x42, byte(h.Time), byte(h.Time >> 8)}
 	noReceipt := made
-	noReceipt.RequestDigest[0], noReceipt.Receipt, noReceipt.ReceiptHash = 0x43, nil, ledger.Hash32{}
+	noReceipt.RequestDigest[0], noReceipt.Receipt, noReceipt.ReceiptHash = 0x43, nil, terms.Hash32{}
 	_, rc, err := receipt.Parse(h.Receipt)
 	if err != nil || rc.Price == 0 {
 		return Failed, "", fmt.Errorf("attacktest: the honest record's receipt names no price (%w)", err)
 	}
 	lowered := h
 	lowered.Price = rc.Price - 1 // one below what the provider's receipt signs
-	recs := []ledger.PaymentRecord{made, noReceipt, lowered}
+	recs := []receipt.PaymentRecord{made, noReceipt, lowered}
 	for i := range recs {
-		if err := ledger.SignRecord(e.t.SettlerKey, e.c.chainID, &recs[i]); err != nil {
+		if err := receipt.SignRecord(e.t.SettlerKey, e.c.chainID, &recs[i]); err != nil {
 			return Failed, "", err
 		}
 	}

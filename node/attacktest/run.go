@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // env is one run's shared state: the target and its chain client.
@@ -18,7 +18,7 @@ type env struct {
 	log *slog.Logger
 
 	mu    sync.Mutex
-	known map[ledger.Hash32]bool // request digests of the honest calls' records
+	known map[terms.Hash32]bool // request digests of the honest calls' records
 }
 
 // Scenario is one attack: Run returns its verdict and a detail line, or
@@ -68,7 +68,7 @@ func Run(ctx context.Context, t Target, only *regexp.Regexp, log *slog.Logger) (
 	if err != nil {
 		return nil, err
 	}
-	e := &env{t: &t, c: c, log: log, known: map[ledger.Hash32]bool{}}
+	e := &env{t: &t, c: c, log: log, known: map[terms.Hash32]bool{}}
 	var out []Result
 	for _, s := range All() {
 		if only != nil && !only.MatchString(s.Name) {

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Target is what the scenarios attack and how hard.
@@ -78,8 +78,8 @@ func (t Target) withDefaults() Target {
 }
 
 // buyer is the honest buyer's (and buyer-side attacker's) account.
-func (t *Target) buyer() ledger.AccountID {
-	return ledger.AccountOf(t.BuyerKey.Public().(ed25519.PublicKey))
+func (t *Target) buyer() terms.AccountID {
+	return terms.AccountOf(t.BuyerKey.Public().(ed25519.PublicKey))
 }
 
 // Verdict is a scenario's outcome.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -20,15 +21,15 @@ import (
 // records (settle.Collector in a node).
 type Payments interface {
 	// Held is Σ price of records held for (payer, settler), not settled.
-	Held(payer, settler ledger.AccountID) uint64
+	Held(payer, settler terms.AccountID) uint64
 	// Underpriced counts settler's records priced below this provider's
 	// own price for the call: each counts as a record owed.
-	Underpriced(settler ledger.AccountID) int
+	Underpriced(settler terms.AccountID) int
 }
 
 // EscrowFunc reads an escrow's available balance (balance − pending
 // withdrawals) from the chain; ok is false when it does not exist.
-type EscrowFunc func(ctx context.Context, payer, settler ledger.AccountID) (available uint64, ok bool, err error)
+type EscrowFunc func(ctx context.Context, payer, settler terms.AccountID) (available uint64, ok bool, err error)
 
 // credit holds each settler to its debts. Credit is per settler account,
 // never per peer: a call is served only when its settler owes no record
@@ -49,13 +50,13 @@ type credit struct {
 	auths  map[string]bool // verified authorizations, by caller ‖ payer ‖ settler ‖ sig
 
 	mu      sync.Mutex
-	owed    map[ledger.AccountID]map[ledger.Hash32]owedCall // by settler: served, not recorded
-	expect  map[ledger.Hash32]uint64                        // the provider's own price, by request digest
-	issued  map[ledger.Hash32]ledger.Hash32                 // the receipt hash it signed, by request digest
-	early   map[ledger.Hash32]time.Time                     // records held before their call counted as served
-	order   []ledger.Hash32                                 // expect in insertion order, for pruning
-	changed chan struct{}                                   // closed and replaced when a record arrives
-	resv    map[ledger.AccountID]map[uint64]reservation     // by settler: admitted, not yet owed
+	owed    map[terms.AccountID]map[terms.Hash32]owedCall // by settler: served, not recorded
+	expect  map[terms.Hash32]uint64                       // the provider's own price, by request digest
+	issued  map[terms.Hash32]terms.Hash32                 // the receipt hash it signed, by request digest
+	early   map[terms.Hash32]time.Time                    // records held before their call counted as served
+	order   []terms.Hash32                                // expect in insertion order, for pruning
+	changed chan struct{}                                 // closed and replaced when a record arrives
+	resv    map[terms.AccountID]map[uint64]reservation    // by settler: admitted, not yet owed
 	nextID  uint64
 
 	cacheMu sync.Mutex
@@ -66,7 +67,7 @@ type credit struct {
 }
 
 type owedCall struct {
-	payer ledger.AccountID
+	payer terms.AccountID
 	price uint64
 	at    time.Time
 }
@@ -96,14 +97,14 @@ const (
 
 func newCredit(chainID string, escrow EscrowFunc, payments Payments, clk clock.Clock, wait time.Duration) *credit {
 	return &credit{chainID: chainID, escrow: escrow, payments: payments, clock: clk, wait: wait,
-		auths: map[string]bool{}, owed: map[ledger.AccountID]map[ledger.Hash32]owedCall{},
-		expect: map[ledger.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{},
-		resv: map[ledger.AccountID]map[uint64]reservation{}, issued: map[ledger.Hash32]ledger.Hash32{}, early: map[ledger.Hash32]time.Time{}}
+		auths: map[string]bool{}, owed: map[terms.AccountID]map[terms.Hash32]owedCall{},
+		expect: map[terms.Hash32]uint64{}, changed: make(chan struct{}), cache: map[[64]byte]escrowRead{},
+		resv: map[terms.AccountID]map[uint64]reservation{}, issued: map[terms.Hash32]terms.Hash32{}, early: map[terms.Hash32]time.Time{}}
 }
 
 // grant is an admitted paid call; id names its reservation.
 type grant struct {
-	payer, settler ledger.AccountID
+	payer, settler terms.AccountID
 	id             uint64
 }
 
@@ -120,7 +121,7 @@ func (c *credit) verified(from peer.ID, req *infer.Request) bool {
 	if seen {
 		return ok
 	}
-	ok = ledger.VerifyPayAuth(c.chainID, []byte(from), ledger.AccountID(p.Payer), ledger.AccountID(p.Settler), p.Sig) == nil
+	ok = ledger.VerifyPayAuth(c.chainID, []byte(from), terms.AccountID(p.Payer), terms.AccountID(p.Settler), p.Sig) == nil
 	c.authMu.Lock()
 	if len(c.auths) >= maxAuthCache {
 		c.auths = map[string]bool{}
@@ -140,7 +141,7 @@ func (c *credit) admit(ctx context.Context, from peer.ID, req *infer.Request, wo
 	if !c.verified(from, req) {
 		return grant{}, payRefusal(terms.CodePaymentRequired, "the pay authorization does not verify for caller %s on chain %q", from, c.chainID)
 	}
-	g := grant{payer: ledger.AccountID(req.Pay.Payer), settler: ledger.AccountID(req.Pay.Settler)}
+	g := grant{payer: terms.AccountID(req.Pay.Payer), settler: terms.AccountID(req.Pay.Settler)}
 	if err := c.awaitRecords(ctx, g.settler); err != nil {
 		return grant{}, err
 	}
@@ -176,9 +177,9 @@ func (c *credit) admit(ctx context.Context, from peer.ID, req *infer.Request, wo
 // gateway with many calls in flight always owes the records of the ones
 // that just finished, and waiting for it to owe none at all would refuse
 // an honest settler under load. An underpriced record never clears.
-func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *infer.ErrorFrame {
+func (c *credit) awaitRecords(ctx context.Context, settler terms.AccountID) *infer.ErrorFrame {
 	c.mu.Lock()
-	pending := make([]ledger.Hash32, 0, len(c.owed[settler]))
+	pending := make([]terms.Hash32, 0, len(c.owed[settler]))
 	for rd := range c.owed[settler] {
 		pending = append(pending, rd)
 	}
@@ -218,7 +219,7 @@ func (c *credit) awaitRecords(ctx context.Context, settler ledger.AccountID) *in
 // served notes a finished call under g: its settler owes a record for
 // request digest rd, which the provider prices at price and answered with
 // the receipt hashing to rh (in place of the call's reservation).
-func (c *credit) served(g grant, rd ledger.Hash32, price uint64, rh ledger.Hash32) {
+func (c *credit) served(g grant, rd terms.Hash32, price uint64, rh terms.Hash32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unreserveLocked(g)
@@ -229,7 +230,7 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64, rh ledger.Hash3
 	} else {
 		m := c.owed[g.settler]
 		if m == nil {
-			m = map[ledger.Hash32]owedCall{}
+			m = map[terms.Hash32]owedCall{}
 			c.owed[g.settler] = m
 		}
 		m[rd] = owedCall{payer: g.payer, price: price, at: c.clock.Now()}
@@ -246,7 +247,7 @@ func (c *credit) served(g grant, rd ledger.Hash32, price uint64, rh ledger.Hash3
 }
 
 // forgive drops settler's debts older than owedTTL; c.mu is held.
-func (c *credit) forgive(settler ledger.AccountID) {
+func (c *credit) forgive(settler terms.AccountID) {
 	m := c.owed[settler]
 	now := c.clock.Now()
 	for rd, o := range m {
@@ -260,7 +261,7 @@ func (c *credit) forgive(settler ledger.AccountID) {
 }
 
 // recorded clears a record's debt once the collector holds it.
-func (c *credit) recorded(rec *ledger.PaymentRecord) {
+func (c *credit) recorded(rec *receipt.PaymentRecord) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if m := c.owed[rec.Settler]; m != nil {
@@ -290,7 +291,7 @@ func (c *credit) recorded(rec *ledger.PaymentRecord) {
 }
 
 // expected is the provider's own price of the call behind rd.
-func (c *credit) expected(rd ledger.Hash32) (uint64, bool) {
+func (c *credit) expected(rd terms.Hash32) (uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p, ok := c.expect[rd]
@@ -299,7 +300,7 @@ func (c *credit) expected(rd ledger.Hash32) (uint64, bool) {
 
 // issuedReceipt is the hash of the receipt the provider signed for the
 // call behind rd.
-func (c *credit) issuedReceipt(rd ledger.Hash32) (ledger.Hash32, bool) {
+func (c *credit) issuedReceipt(rd terms.Hash32) (terms.Hash32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h, ok := c.issued[rd]
@@ -309,7 +310,7 @@ func (c *credit) issuedReceipt(rd ledger.Hash32) (ledger.Hash32, bool) {
 // owedByLocked sums the prices of calls served to payer under settler
 // and not yet recorded (saturating: it only ever makes admission
 // stricter); the caller holds c.mu.
-func (c *credit) owedByLocked(payer, settler ledger.AccountID) uint64 {
+func (c *credit) owedByLocked(payer, settler terms.AccountID) uint64 {
 	var sum uint64
 	for _, o := range c.owed[settler] {
 		if o.payer == payer {
@@ -324,7 +325,7 @@ func (c *credit) owedByLocked(payer, settler ledger.AccountID) uint64 {
 
 // available reads the escrow through a short cache: one chain read per
 // escrow per second however many calls arrive.
-func (c *credit) available(ctx context.Context, payer, settler ledger.AccountID) (uint64, bool, error) {
+func (c *credit) available(ctx context.Context, payer, settler terms.AccountID) (uint64, bool, error) {
 	var k [64]byte
 	copy(k[:32], payer[:])
 	copy(k[32:], settler[:])

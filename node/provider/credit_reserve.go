@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // reservation holds a paid call's worst-case price against its payer's
@@ -13,7 +13,7 @@ import (
 // would each find the whole escrow free, and a settler could be served
 // as many calls at once as it can open, whatever its escrow covers.
 type reservation struct {
-	payer ledger.AccountID
+	payer terms.AccountID
 	worst uint64
 	// lapse is zero while the call runs. Once the handler has returned a
 	// final frame it is set: the frame is being written, and if it never
@@ -37,7 +37,7 @@ func (c *credit) reserveLocked(g grant, worst uint64) uint64 {
 
 // reservedLocked sums payer's live reservations under settler
 // (saturating), dropping the lapsed ones; the caller holds c.mu.
-func (c *credit) reservedLocked(payer, settler ledger.AccountID) uint64 {
+func (c *credit) reservedLocked(payer, settler terms.AccountID) uint64 {
 	m := c.resv[settler]
 	now := c.clock.Now()
 	var sum uint64

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -21,8 +22,8 @@ import (
 // the calls credit control itself tracks.
 type noRecords struct{}
 
-func (noRecords) Held(ledger.AccountID, ledger.AccountID) uint64 { return 0 }
-func (noRecords) Underpriced(ledger.AccountID) int               { return 0 }
+func (noRecords) Held(terms.AccountID, terms.AccountID) uint64 { return 0 }
+func (noRecords) Underpriced(terms.AccountID) int              { return 0 }
 
 const testWait = 200 * time.Millisecond
 
@@ -30,7 +31,7 @@ const testWait = 200 * time.Millisecond
 // and a caller the settler authorized for the payer.
 type creditFixture struct {
 	c              *credit
-	payer, settler ledger.AccountID
+	payer, settler terms.AccountID
 	from           peer.ID
 	req            *infer.Request
 }
@@ -41,9 +42,9 @@ func newCreditFixture(t *testing.T, avail uint64) *creditFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &creditFixture{settler: ledger.AccountOf(sk.Public().(ed25519.PublicKey)), from: peer.ID("caller")}
+	f := &creditFixture{settler: terms.AccountOf(sk.Public().(ed25519.PublicKey)), from: peer.ID("caller")}
 	f.payer[0] = 1
-	escrow := func(_ context.Context, payer, settler ledger.AccountID) (uint64, bool, error) {
+	escrow := func(_ context.Context, payer, settler terms.AccountID) (uint64, bool, error) {
 		return avail, payer == f.payer && settler == f.settler, nil
 	}
 	f.c = newCredit("test-chain", escrow, noRecords{}, clock.New(), testWait)
@@ -66,13 +67,13 @@ func TestCreditWaitsOnlyForRecordsOwedOnArrival(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newCreditFixture(t, 1_000_000)
 		g := grant{payer: f.payer, settler: f.settler}
-		rd1, rd2 := ledger.Hash32{1}, ledger.Hash32{2}
-		f.c.served(g, rd1, 10, ledger.Hash32{})
+		rd1, rd2 := terms.Hash32{1}, terms.Hash32{2}
+		f.c.served(g, rd1, 10, terms.Hash32{})
 		done := make(chan *infer.ErrorFrame, 1)
 		go func() { done <- f.c.awaitRecords(context.Background(), f.settler) }()
 		synctest.Wait()
-		f.c.served(g, rd2, 10, ledger.Hash32{}) // finished while the new call waits
-		f.c.recorded(&ledger.PaymentRecord{Settler: f.settler, RequestDigest: rd1})
+		f.c.served(g, rd2, 10, terms.Hash32{}) // finished while the new call waits
+		f.c.recorded(&receipt.PaymentRecord{Settler: f.settler, RequestDigest: rd1})
 		synctest.Wait()
 		select {
 		case e := <-done:
@@ -123,7 +124,7 @@ func TestCreditReservesCallsInProgress(t *testing.T) {
 			t.Fatalf("the unwritten call's reservation did not lapse: %+v", e)
 		}
 		f.c.finishing(g3)
-		f.c.served(g3, ledger.Hash32{3}, 12, ledger.Hash32{}) // written: owed 12 in place of the reservation
+		f.c.served(g3, terms.Hash32{3}, 12, terms.Hash32{}) // written: owed 12 in place of the reservation
 		f.c.mu.Lock()
 		owed, reserved := f.c.owedByLocked(f.payer, f.settler), f.c.reservedLocked(f.payer, f.settler)
 		f.c.mu.Unlock()
@@ -140,14 +141,14 @@ func TestCreditRecordBeforeServed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newCreditFixture(t, 1_000_000)
 		g := grant{payer: f.payer, settler: f.settler}
-		rd := ledger.Hash32{9}
-		f.c.recorded(&ledger.PaymentRecord{Settler: f.settler, RequestDigest: rd})
-		f.c.served(g, rd, 10, ledger.Hash32{})
+		rd := terms.Hash32{9}
+		f.c.recorded(&receipt.PaymentRecord{Settler: f.settler, RequestDigest: rd})
+		f.c.served(g, rd, 10, terms.Hash32{})
 		if e := f.c.awaitRecords(context.Background(), f.settler); e != nil {
 			t.Fatalf("a paid call left a debt: %+v", e)
 		}
 		// Another call with no record is owed as before.
-		f.c.served(g, ledger.Hash32{10}, 10, ledger.Hash32{})
+		f.c.served(g, terms.Hash32{10}, 10, terms.Hash32{})
 		if e := f.c.awaitRecords(context.Background(), f.settler); e == nil || e.Code != terms.CodeUnpaid {
 			t.Fatalf("an unpaid call: %+v, want 402 unpaid", e)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Where a serving provider keeps, per model, the binding of each sampled
@@ -35,8 +36,8 @@ const (
 
 // DisputeChain is what opening an expert-batch dispute reads of the chain.
 type DisputeChain interface {
-	Record(ctx context.Context, payer ledger.AccountID, digest ledger.Hash32) (ledger.SettledRecord, bool, error)
-	Dispute(ctx context.Context, id ledger.Hash32) (ledger.Dispute, bool, error)
+	Record(ctx context.Context, payer terms.AccountID, digest terms.Hash32) (ledger.SettledRecord, bool, error)
+	Dispute(ctx context.Context, id terms.Hash32) (ledger.Dispute, bool, error)
 	Params(ctx context.Context) (ledger.Params, error)
 }
 
@@ -217,7 +218,7 @@ func (d *ExpertDisputer) one(ctx context.Context, name string, bond uint64, para
 
 // binding returns the newest binding of the receipt in the round's
 // index of bindings, nil when none.
-func (d *ExpertDisputer) binding(bindings map[string]string, receiptHash ledger.Hash32) (*expert.Binding, error) {
+func (d *ExpertDisputer) binding(bindings map[string]string, receiptHash terms.Hash32) (*expert.Binding, error) {
 	name, ok := bindings[expert.IndexKey(receiptHash)]
 	if !ok {
 		return nil, nil

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // bondText is how the log shows a configured dispute bond.
@@ -37,7 +37,7 @@ func (r *remoteExperts) disputer(sub string, evidence *expert.SampleStore) (*Exp
 
 // bind keeps the binding of each sampled receipt of u to rec, the record
 // about to pay for u's call, when the model's evidence is disputed.
-func (r *remoteExperts) bind(model [32]byte, rec *ledger.PaymentRecord, u *expert.HolderUsage) error {
+func (r *remoteExperts) bind(model [32]byte, rec *receipt.PaymentRecord, u *expert.HolderUsage) error {
 	if len(u.Sampled) == 0 {
 		return nil
 	}

@@ -10,9 +10,10 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ExpertPayments signs and delivers the serving provider's payment
@@ -21,8 +22,8 @@ import (
 // as settler). Sign returns once the record is durable; delivery and
 // settlement follow in the background.
 type ExpertPayments interface {
-	Payer() ledger.AccountID
-	Sign(ctx context.Context, rec *ledger.PaymentRecord, holder peer.ID) error
+	Payer() terms.AccountID
+	Sign(ctx context.Context, rec *receipt.PaymentRecord, holder peer.ID) error
 }
 
 // ExpertRecordDomain separates the request digest of an expert payment
@@ -33,7 +34,7 @@ const ExpertRecordDomain = "tenzro/v1/expert-payment"
 // machine for one call: bound to the hash of that call's receipts from
 // the holder, so two calls (or two holders of one call) never share one,
 // and a holder can recompute it from the record's quote digest.
-func ExpertRecordDigest(receiptsHash [32]byte, holder [32]byte) ledger.Hash32 {
+func ExpertRecordDigest(receiptsHash [32]byte, holder [32]byte) terms.Hash32 {
 	b := make([]byte, 0, len(ExpertRecordDomain)+64)
 	b = append(b, ExpertRecordDomain...)
 	b = append(b, receiptsHash[:]...)
@@ -48,7 +49,7 @@ func ExpertRecordDigest(receiptsHash [32]byte, holder [32]byte) ledger.Hash32 {
 // call (HolderUsage.ReceiptsHash), and the record carries the first of
 // them as proof of the holder's machine. A price that does not fit 64
 // bits is an error, never a wrapped amount.
-func expertRecord(payer ledger.AccountID, u expert.HolderUsage) (*ledger.PaymentRecord, error) {
+func expertRecord(payer terms.AccountID, u expert.HolderUsage) (*receipt.PaymentRecord, error) {
 	if u.ExpertTokens == 0 || u.Price == 0 || len(u.Receipts) == 0 {
 		return nil, nil
 	}
@@ -56,11 +57,11 @@ func expertRecord(payer ledger.AccountID, u expert.HolderUsage) (*ledger.Payment
 	if hi != 0 {
 		return nil, fmt.Errorf("provider: %d expert-tokens at %d overflow a price", u.ExpertTokens, u.Price)
 	}
-	if len(u.Receipts[0]) > ledger.MaxReceiptBytes {
-		return nil, fmt.Errorf("provider: expert receipt of %d bytes exceeds %d", len(u.Receipts[0]), ledger.MaxReceiptBytes)
+	if len(u.Receipts[0]) > receipt.MaxReceiptBytes {
+		return nil, fmt.Errorf("provider: expert receipt of %d bytes exceeds %d", len(u.Receipts[0]), receipt.MaxReceiptBytes)
 	}
 	rh := u.ReceiptsHash()
-	return &ledger.PaymentRecord{
+	return &receipt.PaymentRecord{
 		Payer: payer, Provider: u.Machine, RequestDigest: ExpertRecordDigest(rh, u.Machine), QuoteDigest: rh,
 		Price: price, Units: u.ExpertTokens, Receipt: u.Receipts[0], ReceiptHash: sha256.Sum256(u.Receipts[0]),
 	}, nil
@@ -125,7 +126,7 @@ func (r *remoteExperts) payHolders(ctx context.Context, model [32]byte, t *exper
 // receipts to the record: a crash after the signature never leaves a
 // settled record whose batches cannot be disputed. A binding not kept
 // is logged and the holder is paid all the same.
-func (r *remoteExperts) signHolder(ctx context.Context, pay ExpertPayments, model [32]byte, u *expert.HolderUsage) (*ledger.PaymentRecord, error) {
+func (r *remoteExperts) signHolder(ctx context.Context, pay ExpertPayments, model [32]byte, u *expert.HolderUsage) (*receipt.PaymentRecord, error) {
 	rec, err := expertRecord(pay.Payer(), *u)
 	if err == nil && rec == nil {
 		return nil, nil

@@ -12,6 +12,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // tallyOf builds a call's tally by hand.
@@ -25,7 +27,7 @@ func tallyOf(t *testing.T, uses ...expert.HolderUsage) *expert.Tally {
 }
 
 func TestExpertRecord(t *testing.T) {
-	payer := ledger.AccountID{0xaa}
+	payer := terms.AccountID{0xaa}
 	a := expert.HolderUsage{Holder: "holder-a", Machine: [32]byte{1}, Price: 3, ExpertTokens: 40, Receipts: [][]byte{[]byte("r1"), []byte("r2")}}
 	free := expert.HolderUsage{Holder: "holder-b", Machine: [32]byte{2}, Price: 0, ExpertTokens: 10, Receipts: [][]byte{[]byte("r3")}}
 	idle := expert.HolderUsage{Holder: "holder-c", Machine: [32]byte{3}, Price: 9, Retired: 2}
@@ -91,9 +93,9 @@ type signChecker struct {
 	signed   int
 }
 
-func (s *signChecker) Payer() ledger.AccountID { return ledger.AccountID{0xaa} }
+func (s *signChecker) Payer() terms.AccountID { return terms.AccountID{0xaa} }
 
-func (s *signChecker) Sign(_ context.Context, rec *ledger.PaymentRecord, holder peer.ID) error {
+func (s *signChecker) Sign(_ context.Context, rec *receipt.PaymentRecord, holder peer.ID) error {
 	s.signed++
 	for _, h := range s.sampled[holder] {
 		name, ok, err := s.bindings.Find(h)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -111,9 +110,9 @@ func (s *inferServer) owe(pc *paidCall, req *infer.Request, offer gossip.ModelOf
 		return
 	}
 	input := receipt.InputCommitment(req.ModelID, req.Chat, req.Messages, req.Prompt, req.Continuation, req.Sampling)
-	rd := ledger.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))
+	rd := terms.Hash32(receipt.RequestDigest(req.Nonce, input, req.ModelID))
 	c := s.credit.Load()
-	rh := ledger.Hash32(receipt.ReceiptHash(f.Receipt))
+	rh := terms.Hash32(receipt.ReceiptHash(f.Receipt))
 	pc.owing = true
 	f.Written = func() { c.served(pc.g, rd, price, rh) }
 }

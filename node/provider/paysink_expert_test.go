@@ -15,6 +15,8 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestRecordSinkExpertReceipt: a holder takes a record paying it for
@@ -40,16 +42,16 @@ func TestRecordSinkExpertReceipt(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := id.MachineID()
-	quote := ledger.Hash32{7}
-	rec := func(rd ledger.Hash32) *ledger.PaymentRecord {
-		return &ledger.PaymentRecord{Provider: m, Receipt: env, QuoteDigest: quote, RequestDigest: rd}
+	quote := terms.Hash32{7}
+	rec := func(rd terms.Hash32) *receipt.PaymentRecord {
+		return &receipt.PaymentRecord{Provider: m, Receipt: env, QuoteDigest: quote, RequestDigest: rd}
 	}
 	sink := NewRecordSink(nil, nil, m, pid, clock.New())
 	if err := sink.checkReceipt(rec(ExpertRecordDigest(quote, m))); err != nil {
 		t.Fatalf("the holder's own receipt refused: %v", err)
 	}
 	var ref *payment.Refusal
-	if err := sink.checkReceipt(rec(ledger.Hash32{1})); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
+	if err := sink.checkReceipt(rec(terms.Hash32{1})); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeBadReceipt) {
 		t.Fatalf("a record under another request digest: %v", err)
 	}
 	other := NewRecordSink(nil, nil, m, "12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo", clock.New())

@@ -35,11 +35,11 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 	mock := clock.NewMock()
 	mock.Set(now)
 	sink := NewRecordSink(nil, nil, m, "", mock)
-	if err := sink.checkReceipt(&ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}); err != nil {
+	if err := sink.checkReceipt(&receipt.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}); err != nil {
 		f.Fatalf("the genuine receipt refused: %v", err)
 	}
 	f.Fuzz(func(t *testing.T, rcpt, digest []byte) {
-		rec := &ledger.PaymentRecord{Provider: m, Receipt: rcpt}
+		rec := &receipt.PaymentRecord{Provider: m, Receipt: rcpt}
 		copy(rec.RequestDigest[:], digest)
 		err := sink.checkReceipt(rec)
 		var ref *payment.Refusal
@@ -55,7 +55,7 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 		}
 		got, verr := receipt.Verify(rcpt, m, now)
 		ok := verr == nil && len(got.InputCommitment) == 32 &&
-			ledger.Hash32(receipt.RequestDigest(got.Nonce, [32]byte(got.InputCommitment), got.ModelID)) == rec.RequestDigest &&
+			terms.Hash32(receipt.RequestDigest(got.Nonce, [32]byte(got.InputCommitment), got.ModelID)) == rec.RequestDigest &&
 			got.Paid() && bytes.Equal(got.Payer, rec.Payer[:]) && bytes.Equal(got.Settler, rec.Settler[:])
 		if ok != (err == nil) {
 			t.Fatalf("check %v, but the receipt verifies %v for the record's request", err, ok)
@@ -70,9 +70,9 @@ func FuzzRecordSinkReceipt(f *testing.F) {
 func TestRecordSinkRefusesOtherPayer(t *testing.T) {
 	m, env, rd := sinkReceiptSeed(t)
 	sink := NewRecordSink(nil, nil, m, "", clock.New())
-	for name, rec := range map[string]*ledger.PaymentRecord{
-		"payer":   {Provider: m, Receipt: env, RequestDigest: rd, Payer: ledger.AccountID{1}},
-		"settler": {Provider: m, Receipt: env, RequestDigest: rd, Settler: ledger.AccountID{1}},
+	for name, rec := range map[string]*receipt.PaymentRecord{
+		"payer":   {Provider: m, Receipt: env, RequestDigest: rd, Payer: terms.AccountID{1}},
+		"settler": {Provider: m, Receipt: env, RequestDigest: rd, Settler: terms.AccountID{1}},
 	} {
 		var ref *payment.Refusal
 		if err := sink.checkReceipt(rec); !errors.As(err, &ref) || ref.Code != uint32(ledger.CodeRecordMismatch) {
@@ -122,7 +122,7 @@ func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 func BenchmarkRecordSinkReceipt(b *testing.B) {
 	m, env, rd := sinkReceiptSeed(b)
 	sink := NewRecordSink(nil, nil, m, "", clock.New())
-	rec := &ledger.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}
+	rec := &receipt.PaymentRecord{Provider: m, Receipt: env, RequestDigest: rd}
 	for b.Loop() {
 		if err := sink.checkReceipt(rec); err != nil {
 			b.Fatal(err)

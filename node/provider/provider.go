@@ -11,20 +11,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/lifecycle"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Submitter signs and submits the operator account's transactions and
 // waits for them to commit.
 type Submitter interface {
 	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
-	Account() ledger.AccountID
+	Account() terms.AccountID
 }
 
 // Deps are what the provider role runs on; the node builds them.
@@ -184,7 +185,7 @@ func (p *Provider) Warm() bool {
 // Recorded tells credit control that a payment record for a call it
 // served is held (the collector persisted it): its settler owes one
 // record less.
-func (p *Provider) Recorded(rec *ledger.PaymentRecord) {
+func (p *Provider) Recorded(rec *receipt.PaymentRecord) {
 	if c := p.server.credit.Load(); c != nil {
 		c.recorded(rec)
 	}
@@ -192,17 +193,17 @@ func (p *Provider) Recorded(rec *ledger.PaymentRecord) {
 
 // Issued is the hash of the receipt the provider signed for the call
 // behind request digest rd, if it served it since starting.
-func (p *Provider) Issued(rd ledger.Hash32) (ledger.Hash32, bool) {
+func (p *Provider) Issued(rd terms.Hash32) (terms.Hash32, bool) {
 	if c := p.server.credit.Load(); c != nil {
 		return c.issuedReceipt(rd)
 	}
-	return ledger.Hash32{}, false
+	return terms.Hash32{}, false
 }
 
 // Expected is the provider's own price of the call behind request digest
 // rd, if it served it since starting: what a record for it should pay at
 // least.
-func (p *Provider) Expected(rd ledger.Hash32) (uint64, bool) {
+func (p *Provider) Expected(rd terms.Hash32) (uint64, bool) {
 	if c := p.server.credit.Load(); c != nil {
 		return c.expected(rd)
 	}

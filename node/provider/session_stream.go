@@ -11,6 +11,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // standbyPay holds sessions only against funded standby streams (on a
@@ -19,21 +20,21 @@ type standbyPay struct {
 	p  *Provider
 	mu sync.Mutex
 	// streams are the open streams of the sessions held, by stream ID.
-	streams map[ledger.Hash32]string
+	streams map[terms.Hash32]string
 }
 
 func newStandbyPay(p *Provider) *standbyPay {
-	return &standbyPay{p: p, streams: map[ledger.Hash32]string{}}
+	return &standbyPay{p: p, streams: map[terms.Hash32]string{}}
 }
 
 // fund accepts assignment a only when its stream, read from the chain, is
 // open, pays this machine's operator from the session's payer at least the
 // announced fee, and holds something.
 func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignment) error {
-	if len(a.StreamID) != len(ledger.Hash32{}) {
+	if len(a.StreamID) != len(terms.Hash32{}) {
 		return errors.New("provider: a chain's successor stands by only against a standby stream")
 	}
-	id := ledger.Hash32(a.StreamID)
+	id := terms.Hash32(a.StreamID)
 	st, ok, err := s.p.d.Chain.Stream(ctx, id)
 	switch {
 	case err != nil:
@@ -44,7 +45,7 @@ func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignm
 		return fmt.Errorf("provider: stream %s is closed", id)
 	case st.Payee != s.p.d.Identity.MachineID():
 		return fmt.Errorf("provider: stream %s pays machine %s, not this one", id, st.Payee)
-	case ledger.AccountID(a.Payer) != st.Payer:
+	case terms.AccountID(a.Payer) != st.Payer:
 		return fmt.Errorf("provider: stream %s is paid by %s, not the session's payer", id, st.Payer)
 	case st.Rate < s.p.cfg.Standby.FeePerHour:
 		return fmt.Errorf("provider: stream %s pays %d an hour, below the standby fee %d", id, st.Rate, s.p.cfg.Standby.FeePerHour)
@@ -67,7 +68,7 @@ func (s *standbyPay) run(ctx context.Context, interval time.Duration) {
 // forgotten: nobody pays for it any more).
 func (s *standbyPay) claimAll(ctx context.Context) {
 	s.mu.Lock()
-	ids := make(map[ledger.Hash32]string, len(s.streams))
+	ids := make(map[terms.Hash32]string, len(s.streams))
 	for id, sid := range s.streams {
 		ids[id] = sid
 	}
@@ -94,7 +95,7 @@ func (s *standbyPay) claimAll(ctx context.Context) {
 	}
 }
 
-func (s *standbyPay) drop(id ledger.Hash32, sessionID string, closed bool) {
+func (s *standbyPay) drop(id terms.Hash32, sessionID string, closed bool) {
 	s.mu.Lock()
 	delete(s.streams, id)
 	s.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // chainVerdictLimit is the verdict limit of TestDisputeDetectionOnChain:
@@ -32,9 +34,9 @@ func TestDisputeDetectionOnChain(t *testing.T) {
 	in := detectionInput(1, 40)
 	honest := generate(t, m.real, in)
 	kinds := []string{"honest", "other seed", "extended", "truncated (forced stop)", "Q8_0 for F32"}
-	var recs []ledger.PaymentRecord
+	var recs []receipt.PaymentRecord
 	var opens []any
-	var ids []ledger.Hash32
+	var ids []terms.Hash32
 	for _, kind := range kinds {
 		a := honest
 		if kind != "honest" {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestFirstFailingChunk: the disputer's search finds no failing chunk in
@@ -53,7 +53,7 @@ func TestFirstFailingChunk(t *testing.T) {
 		t.Errorf("a token appended: chunk %d, %v; want unverifiable", c, err)
 	}
 	batch := ev
-	batch.ReceiptHashes = []ledger.Hash32{{1}}
+	batch.ReceiptHashes = []terms.Hash32{{1}}
 	if c, _, err := FirstFailingChunk(ctx, m.real, batch); err == nil {
 		t.Errorf("expert batch evidence: chunk %d, no error", c)
 	}

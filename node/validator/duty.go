@@ -16,12 +16,13 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DutyChain is what the committee duty reads of the chain.
 type DutyChain interface {
-	Duties(ctx context.Context, me ledger.AccountID) ([]ledger.Duty, error)
-	DisputeEvidence(ctx context.Context, id ledger.Hash32) (ledger.DisputeEvidence, bool, error)
+	Duties(ctx context.Context, me terms.AccountID) ([]ledger.Duty, error)
+	DisputeEvidence(ctx context.Context, id terms.Hash32) (ledger.DisputeEvidence, bool, error)
 }
 
 // DutyConfig assembles the committee duty of one validator.
@@ -30,7 +31,7 @@ type DutyConfig struct {
 	Account Submitter
 	// Models are the engines of the weights this validator declared,
 	// by model ID; a duty on any other model abstains.
-	Models map[ledger.Hash32]inference.Engine
+	Models map[terms.Hash32]inference.Engine
 	// VotesPath is the file the committed verdicts and salts live in.
 	VotesPath string
 	// Poll is how often duties are read (about a block); 0 means 1 s.

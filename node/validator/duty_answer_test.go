@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
 	"github.com/tenzrod/tenzrod/inference/commit/committest"
@@ -72,7 +72,7 @@ func lastSeq(b []byte) []byte {
 // signAnswer is the dispute evidence of answer a as machine m served it
 // on model under nonce: the receipt it signs (binding the proofs' hash
 // and the token IDs), the proofs, tokens and request.
-func signAnswer(t testing.TB, m *testnet.Machine, model inference.ModelID, nonce []byte, a answer) ledger.DisputeEvidence {
+func signAnswer(t testing.TB, m *ledgertest.Machine, model inference.ModelID, nonce []byte, a answer) ledger.DisputeEvidence {
 	t.Helper()
 	return signPaidAnswer(t, m, model, nonce, a, nil)
 }
@@ -80,7 +80,7 @@ func signAnswer(t testing.TB, m *testnet.Machine, model inference.ModelID, nonce
 // signPaidAnswer is signAnswer for a call paid from payer's own escrow
 // (payer its settler too), as the chain settles only a record whose payer
 // and settler the receipt names; nil payer signs an unpaid call.
-func signPaidAnswer(t testing.TB, m *testnet.Machine, model inference.ModelID, nonce []byte, a answer, payer []byte) ledger.DisputeEvidence {
+func signPaidAnswer(t testing.TB, m *ledgertest.Machine, model inference.ModelID, nonce []byte, a answer, payer []byte) ledger.DisputeEvidence {
 	t.Helper()
 	input := a.in.Commitment(model[:])
 	out, ch, th, mid := receipt.OutputHash(a.text), commit.Hash(a.proofs), receipt.TokensHash(a.tokens), m.MachineID()

@@ -16,6 +16,8 @@ import (
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // modelComputer runs experts of one model, as a holder's Computer does.
@@ -30,7 +32,7 @@ func (c modelComputer) Compute(_ context.Context, _ [32]byte, layer, e int, rows
 // and 1 over three rows, signed as expert receipts and paid for by the
 // buyer in one settled payment record. It returns the holder's usage, the
 // record's request digest and, per exchange, its expert-1 batch in full.
-func (dn *disputeNet) holderCall(m *llm.Model) (expert.HolderUsage, ledger.Hash32, []expert.SampledBatch) {
+func (dn *disputeNet) holderCall(m *llm.Model) (expert.HolderUsage, terms.Hash32, []expert.SampledBatch) {
 	t := dn.t
 	t.Helper()
 	dim := m.Cfg.Dim
@@ -68,19 +70,19 @@ func (dn *disputeNet) holderCall(m *llm.Model) (expert.HolderUsage, ledger.Hash3
 		batches = append(batches, expert.SampledBatch{Model: dn.model, Layer: 1, Dim: uint32(dim), Expert: 1, Positions: w.Positions,
 			Input: w.Rows, Output: outs[1], Receipt: env, Index: 1, Holder: []byte(dn.machine.PeerID), Machine: dn.machine.MachineID()})
 	}
-	digest := ledger.Hash32(sha256.Sum256(fmt.Appendf(nil, "expert call %d", dn.n)))
-	rec := ledger.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, QuoteDigest: u.ReceiptsHash(),
+	digest := terms.Hash32(sha256.Sum256(fmt.Appendf(nil, "expert call %d", dn.n)))
+	rec := receipt.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, QuoteDigest: u.ReceiptsHash(),
 		Price: 5000, Units: u.ExpertTokens, Receipt: u.Receipts[0], ReceiptHash: sha256.Sum256(u.Receipts[0]),
 		ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
 	if err := ledger.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
-	dn.submit(dn.op, &ledger.Settlement{Records: []ledger.PaymentRecord{rec}})
+	dn.submit(dn.op, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})
 	return u, digest, batches
 }
 
 // disputeBatch opens the dispute of ev and returns its ID and height.
-func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, digest ledger.Hash32) (ledger.Hash32, int64) {
+func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, digest terms.Hash32) (terms.Hash32, int64) {
 	dn.t.Helper()
 	open, err := ev.DisputeOpen(acct(dn.buyer), digest, u.ReceiptHashes(), 1000)
 	if err != nil {
@@ -91,7 +93,7 @@ func (dn *disputeNet) disputeBatch(ev *expert.Evidence, u expert.HolderUsage, di
 }
 
 // waitSettledAt waits until node has the record of payer's request settled.
-func (dn *disputeNet) waitSettledAt(node *consensus.Node, payer ledger.AccountID, digest ledger.Hash32) {
+func (dn *disputeNet) waitSettledAt(node *consensus.Node, payer terms.AccountID, digest terms.Hash32) {
 	for {
 		_, settled, err := node.Record(dn.ctx, payer, digest)
 		if err == nil && settled {
@@ -112,7 +114,7 @@ func (dn *disputeNet) waitSettledAt(node *consensus.Node, payer ledger.AccountID
 // finds the dispute on chain and posts no second bond. elsewhere, the
 // evidence of another batch as if recomputed at another holder, is never
 // disputed. It returns the dispute's ID and the height it opened at.
-func (dn *disputeNet) disputeByDisputer(ev, elsewhere *expert.Evidence, u expert.HolderUsage, digest ledger.Hash32, bond uint64) (ledger.Hash32, int64) {
+func (dn *disputeNet) disputeByDisputer(ev, elsewhere *expert.Evidence, u expert.HolderUsage, digest terms.Hash32, bond uint64) (terms.Hash32, int64) {
 	t := dn.t
 	t.Helper()
 	dir := t.TempDir()

@@ -164,7 +164,7 @@ func TestDutyForgedEvidenceNeverConvicts(t *testing.T) {
 	b := longAnswer(t, honest, 100)
 	subj, rec, ev := dn.settleable(a)
 	_, recB, evB := dn.settleable(b)
-	dn.submit(dn.op, &ledger.Settlement{Records: []ledger.PaymentRecord{rec, recB}})
+	dn.submit(dn.op, &ledger.Settlement{Records: []receipt.PaymentRecord{rec, recB}})
 	p0, dis0 := dn.provider(), dn.balance(dn.dis)
 	forged := forgedEvidence(t, ev, evB, emptyPiece(t, honest))
 	for _, f := range forged {

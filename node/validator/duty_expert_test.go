@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestJudgeBatchTolerance: the batch judge re-runs the expert on the real
@@ -40,7 +41,7 @@ func TestJudgeBatchTolerance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []ledger.Hash32{{1}}, Rows: rows, Output: packed}
+		return ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
 	}
 	shifted := func(f func(x float32) float32) [][]float32 {
 		out := make([][]float32, len(want))
@@ -99,7 +100,7 @@ func BenchmarkBatchJudge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev := ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []ledger.Hash32{{1}}, Rows: rows, Output: packed}
+	ev := ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
 	b.Run("holder", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := m.ExpertForward(1, 2, in, 1); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ModelConfig is one [[validator.models]] entry: weights this validator
@@ -41,8 +42,8 @@ func (m ModelConfig) Validate(prefix string) error {
 
 // LoadModels opens every configured model directory (path resolves it
 // against the home) and verifies it against its ID, keyed by model ID.
-func LoadModels(ms []ModelConfig, path func(string) string) (map[ledger.Hash32]inference.Engine, error) {
-	out := make(map[ledger.Hash32]inference.Engine, len(ms))
+func LoadModels(ms []ModelConfig, path func(string) string) (map[terms.Hash32]inference.Engine, error) {
+	out := make(map[terms.Hash32]inference.Engine, len(ms))
 	for i, m := range ms {
 		if err := m.Validate(fmt.Sprintf("validator.models[%d]", i)); err != nil {
 			return nil, err
@@ -58,7 +59,7 @@ func LoadModels(ms []ModelConfig, path func(string) string) (map[ledger.Hash32]i
 		if err != nil {
 			return nil, fmt.Errorf("validator.models[%d] (%s): %w", i, m.Name, err)
 		}
-		out[ledger.Hash32(eng.Info().ID)] = eng
+		out[terms.Hash32(eng.Info().ID)] = eng
 	}
 	return out, nil
 }

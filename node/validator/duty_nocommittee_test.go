@@ -8,6 +8,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/p2p/expert"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // disputeWithoutCommittee: a wrong batch of a model no validator declared
@@ -21,7 +22,7 @@ func (dn *disputeNet) disputeWithoutCommittee(redo expert.LocalRedo, m *llm.Mode
 	t := dn.t
 	t.Helper()
 	held := dn.model
-	dn.model = ledger.Hash32{0x0c, 0x0c, 0x0c} // declared by no validator
+	dn.model = terms.Hash32{0x0c, 0x0c, 0x0c} // declared by no validator
 	u, digest, batches := dn.holderCall(m)
 	dn.model = held
 	ev, err := expert.Recheck(dn.ctx, &batches[0], redo, time.Now())

@@ -9,13 +9,14 @@ import (
 	"sync"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // savedVote is a committed verdict and its salt: lose it and the member
 // cannot reveal, so it is on disk before the commitment is submitted.
 type savedVote struct {
 	Verdict ledger.Verdict `json:"verdict"`
-	Salt    ledger.Hash32  `json:"salt"`
+	Salt    terms.Hash32   `json:"salt"`
 }
 
 // voteStore keeps the committed votes in one small JSON file, rewritten
@@ -27,7 +28,7 @@ type voteStore struct {
 	votes map[string]savedVote
 }
 
-func voteKey(id ledger.Hash32, round uint8) string { return fmt.Sprintf("%s/%d", id, round) }
+func voteKey(id terms.Hash32, round uint8) string { return fmt.Sprintf("%s/%d", id, round) }
 
 func openVoteStore(path string) (*voteStore, error) {
 	s := &voteStore{path: path, votes: map[string]savedVote{}}
@@ -44,7 +45,7 @@ func openVoteStore(path string) (*voteStore, error) {
 	return s, nil
 }
 
-func (s *voteStore) get(id ledger.Hash32, round uint8) (savedVote, bool) {
+func (s *voteStore) get(id terms.Hash32, round uint8) (savedVote, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.votes[voteKey(id, round)]
@@ -52,7 +53,7 @@ func (s *voteStore) get(id ledger.Hash32, round uint8) (savedVote, bool) {
 }
 
 // put records a vote durably.
-func (s *voteStore) put(id ledger.Hash32, round uint8, v savedVote) error {
+func (s *voteStore) put(id terms.Hash32, round uint8, v savedVote) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.votes[voteKey(id, round)] = v
@@ -60,7 +61,7 @@ func (s *voteStore) put(id ledger.Hash32, round uint8, v savedVote) error {
 }
 
 // drop forgets a revealed vote.
-func (s *voteStore) drop(id ledger.Hash32, round uint8) error {
+func (s *voteStore) drop(id terms.Hash32, round uint8) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.votes, voteKey(id, round))

@@ -15,12 +15,14 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/gguf"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // quietLog keeps test output readable; TENZRO_TEST_LOG=1 shows the duty's log.
@@ -52,8 +54,8 @@ type disputeNet struct {
 	ctx     context.Context
 	net     *testnet.Net
 	params  ledger.Params
-	model   ledger.Hash32
-	machine *testnet.Machine
+	model   terms.Hash32
+	machine *ledgertest.Machine
 	buyer   ed25519.PrivateKey
 	op      ed25519.PrivateKey
 	dis     ed25519.PrivateKey
@@ -67,7 +69,7 @@ func seeded(s string) ed25519.PrivateKey {
 	return ed25519.NewKeyFromSeed(h[:])
 }
 
-func acct(k ed25519.PrivateKey) ledger.AccountID { return ledger.NewSigner(k, "").Account() }
+func acct(k ed25519.PrivateKey) terms.AccountID { return ledger.NewSigner(k, "").Account() }
 
 // heldModels generates model o for each of the dispute chain's four
 // validators, in dir/real0..3: the weights each declares and re-executes.
@@ -189,12 +191,12 @@ func (dn *disputeNet) submit(k ed25519.PrivateKey, payload any) consensus.TxResu
 // their payments in one settlement and disputes them all with the
 // evidence a committee re-executes; it returns the disputes' IDs and the
 // heights they were opened at.
-func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) {
+func (dn *disputeNet) settleAndDispute(as ...answer) ([]terms.Hash32, []int64) {
 	t := dn.t
 	t.Helper()
-	var recs []ledger.PaymentRecord
+	var recs []receipt.PaymentRecord
 	var opens []any
-	var ids []ledger.Hash32
+	var ids []terms.Hash32
 	for _, a := range as {
 		subj, rec, ev := dn.settleable(a)
 		recs = append(recs, rec)
@@ -215,7 +217,7 @@ func (dn *disputeNet) settleAndDispute(as ...answer) ([]ledger.Hash32, []int64) 
 
 // settleable signs a's receipt as the provider and returns its dispute
 // subject, the buyer's payment record for it and the evidence.
-func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, ledger.PaymentRecord, ledger.DisputeEvidence) {
+func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, receipt.PaymentRecord, ledger.DisputeEvidence) {
 	t := dn.t
 	t.Helper()
 	dn.n++
@@ -223,8 +225,8 @@ func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, ledger.Paymen
 	buyer := acct(dn.buyer)
 	ev := signPaidAnswer(t, dn.machine, inference.ModelID(dn.model), nonce[:16], a, buyer[:])
 	input := a.in.Commitment(dn.model[:])
-	digest := ledger.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
-	rec := ledger.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, Price: 5000,
+	digest := terms.Hash32(receipt.RequestDigest(nonce[:16], input, dn.model[:]))
+	rec := receipt.PaymentRecord{Payer: acct(dn.buyer), Provider: dn.machine.MachineID(), RequestDigest: digest, Price: 5000,
 		Receipt: ev.Receipt, ReceiptHash: sha256.Sum256(ev.Receipt), ExpiryHeight: dn.net.Nodes[0].App().Height() + 200}
 	if err := ledger.NewSigner(dn.buyer, dn.net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
@@ -233,7 +235,7 @@ func (dn *disputeNet) settleable(a answer) (ledger.DisputeSubject, ledger.Paymen
 }
 
 // verdict waits for the dispute to resolve (the duties alone vote on it).
-func (dn *disputeNet) verdict(id ledger.Hash32) ledger.Dispute {
+func (dn *disputeNet) verdict(id terms.Hash32) ledger.Dispute {
 	dn.t.Helper()
 	for {
 		d, ok, err := dn.net.Nodes[0].Dispute(dn.ctx, id)
@@ -341,7 +343,7 @@ func TestDutyConvictsPerturbedWeights(t *testing.T) {
 // against an honest answer or batch (what) of the accused (provider or
 // holder): innocent with nothing slashed, the accused's bond as it was,
 // and the false disputer's 1000 bond forfeited.
-func (dn *disputeNet) acquitted(t *testing.T, what, accused string, id ledger.Hash32, opened int64, bond, disBefore uint64) {
+func (dn *disputeNet) acquitted(t *testing.T, what, accused string, id terms.Hash32, opened int64, bond, disBefore uint64) {
 	t.Helper()
 	d := dn.verdict(id)
 	if d.Status != ledger.DisputeInnocent || d.Slashed != 0 {

@@ -15,21 +15,21 @@ import (
 // fakeDutyChain serves fixed duties and evidence.
 type fakeDutyChain struct {
 	duties   []ledger.Duty
-	evidence map[ledger.Hash32]ledger.DisputeEvidence
+	evidence map[terms.Hash32]ledger.DisputeEvidence
 }
 
-func (c *fakeDutyChain) Duties(context.Context, ledger.AccountID) ([]ledger.Duty, error) {
+func (c *fakeDutyChain) Duties(context.Context, terms.AccountID) ([]ledger.Duty, error) {
 	return c.duties, nil
 }
 
-func (c *fakeDutyChain) DisputeEvidence(_ context.Context, id ledger.Hash32) (ledger.DisputeEvidence, bool, error) {
+func (c *fakeDutyChain) DisputeEvidence(_ context.Context, id terms.Hash32) (ledger.DisputeEvidence, bool, error) {
 	e, ok := c.evidence[id]
 	return e, ok, nil
 }
 
 // recordingSubmitter keeps what it was asked to submit.
 type recordingSubmitter struct {
-	acct ledger.AccountID
+	acct terms.AccountID
 	sent []any
 }
 
@@ -38,15 +38,15 @@ func (s *recordingSubmitter) Submit(_ context.Context, p any) (consensus.TxResul
 	return consensus.TxResult{}, nil
 }
 
-func (s *recordingSubmitter) Account() ledger.AccountID { return s.acct }
+func (s *recordingSubmitter) Account() terms.AccountID { return s.acct }
 
 // TestDutyAbstainsAndRevealsAfterRestart: a member without the model's
 // weights commits an abstention; a new Duty on the same votes file (a
 // restart between commit and reveal) reveals that verdict with the salt
 // the commitment hides, then forgets it.
 func TestDutyAbstainsAndRevealsAfterRestart(t *testing.T) {
-	id, me := ledger.Hash32{1}, ledger.AccountID{7}
-	chain := &fakeDutyChain{duties: []ledger.Duty{{Dispute: id, Round: 1, Action: ledger.DutyCommit, Model: ledger.Hash32{9}, Deadline: 10}}}
+	id, me := terms.Hash32{1}, terms.AccountID{7}
+	chain := &fakeDutyChain{duties: []ledger.Duty{{Dispute: id, Round: 1, Action: ledger.DutyCommit, Model: terms.Hash32{9}, Deadline: 10}}}
 	sub := &recordingSubmitter{acct: me}
 	path := filepath.Join(t.TempDir(), "home", "dispute-votes.json")
 	d, err := NewDuty(DutyConfig{Chain: chain, Account: sub, VotesPath: path, Log: quietLog})
@@ -144,10 +144,10 @@ func (s *refusingBatch) SubmitMany(_ context.Context, ps []any) ([]consensus.TxR
 // only itself: the votes queued behind it are sent again in the same pass,
 // in deadline order, and the refusal is reported.
 func TestDutyRefusedVoteDoesNotStallBatch(t *testing.T) {
-	me := ledger.AccountID{7}
+	me := terms.AccountID{7}
 	var duties []ledger.Duty
 	for i, deadline := range []int64{30, 10, 20} {
-		duties = append(duties, ledger.Duty{Dispute: ledger.Hash32{byte(i + 1)}, Round: 1, Action: ledger.DutyCommit, Model: ledger.Hash32{9}, Deadline: deadline})
+		duties = append(duties, ledger.Duty{Dispute: terms.Hash32{byte(i + 1)}, Round: 1, Action: ledger.DutyCommit, Model: terms.Hash32{9}, Deadline: deadline})
 	}
 	sub := &refusingBatch{recordingSubmitter: recordingSubmitter{acct: me}}
 	d, err := NewDuty(DutyConfig{Chain: &fakeDutyChain{duties: duties}, Account: sub,
@@ -162,9 +162,9 @@ func TestDutyRefusedVoteDoesNotStallBatch(t *testing.T) {
 	if len(sub.batches) != 2 || len(sub.batches[0]) != 3 || len(sub.sent) != 2 {
 		t.Fatalf("batches %d (first of %d), %d votes sent after the refusal; want 3 tried, then the 2 behind it", len(sub.batches), len(sub.batches[0]), len(sub.sent))
 	}
-	order := []ledger.Hash32{{2}, {3}, {1}} // deadlines 10, 20, 30
+	order := []terms.Hash32{{2}, {3}, {1}} // deadlines 10, 20, 30
 	for i, p := range sub.batches[0] {
-		if v := p.(*ledger.DisputeVote); v.ID != order[i] || v.Commitment == (ledger.Hash32{}) {
+		if v := p.(*ledger.DisputeVote); v.ID != order[i] || v.Commitment == (terms.Hash32{}) {
 			t.Fatalf("vote %d of the batch: %+v, want a commitment on %s (nearest deadline first)", i, v, order[i])
 		}
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/lifecycle"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -42,7 +42,7 @@ type Config struct {
 // waits for them to commit.
 type Submitter interface {
 	Submit(ctx context.Context, payload any) (consensus.TxResult, error)
-	Account() ledger.AccountID
+	Account() terms.AccountID
 }
 
 // Registry is what the role reads of the chain through the node's cache.

@@ -16,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/openai"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -24,7 +25,7 @@ const buyerToken = "sk-tenzro-web-test-buyer"
 // buyerKey is the chain account behind buyerToken.
 var buyerKey = ed25519.NewKeyFromSeed(make([]byte, ed25519.SeedSize))
 
-func buyer() ledger.AccountID { return ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey)) }
+func buyer() terms.AccountID { return terms.AccountOf(buyerKey.Public().(ed25519.PublicKey)) }
 
 func TestMain(m *testing.M) {
 	level := slog.LevelWarn
@@ -58,13 +59,13 @@ func config(t testing.TB, role node.Role) node.Config {
 	return cfg
 }
 
-func accountOf(t testing.TB, cfg node.Config) ledger.AccountID {
+func accountOf(t testing.TB, cfg node.Config) terms.AccountID {
 	t.Helper()
 	k, err := consensus.LoadOrCreateAccountKey(cfg.Path(node.AccountKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ledger.AccountOf(k.Public().(ed25519.PublicKey))
+	return terms.AccountOf(k.Public().(ed25519.PublicKey))
 }
 
 func startMarket(t *testing.T, providers int) *market {
@@ -73,7 +74,7 @@ func startMarket(t *testing.T, providers int) *market {
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.HourSeconds, params.SLAWindowHours = 1000, 3600, 4
 	spec := consensus.Devnet{Dir: t.TempDir(), ChainID: "tenzro-web-test", BlockTime: 100 * time.Millisecond, Params: params,
-		Funded: map[ledger.AccountID]uint64{}}
+		Funded: map[terms.AccountID]uint64{}}
 
 	val := config(t, node.RoleValidator)
 	val.Router.ProbeInterval = 2 * time.Second

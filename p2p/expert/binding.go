@@ -6,6 +6,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // MaxBindingHashes bounds the receipts a Binding lists: what one dispute
@@ -24,9 +25,9 @@ const MaxBindingSize = MaxBindingHashes*34 + 256
 // hashes (Evidence.DisputeOpen); the serving provider keeps one per
 // sampled receipt, written before the record is signed.
 type Binding struct {
-	Payer         ledger.AccountID `cbor:"1,keyasint" json:"payer"`
-	RequestDigest ledger.Hash32    `cbor:"2,keyasint" json:"request_digest"`
-	ReceiptHashes []ledger.Hash32  `cbor:"3,keyasint" json:"receipt_hashes"`
+	Payer         terms.AccountID `cbor:"1,keyasint" json:"payer"`
+	RequestDigest terms.Hash32    `cbor:"2,keyasint" json:"request_digest"`
+	ReceiptHashes []terms.Hash32  `cbor:"3,keyasint" json:"receipt_hashes"`
 }
 
 // Check validates b: at least one receipt, at most MaxBindingHashes.
@@ -38,7 +39,7 @@ func (b *Binding) Check() error {
 }
 
 // Binds reports whether b lists the receipt with this hash.
-func (b *Binding) Binds(receiptHash ledger.Hash32) bool {
+func (b *Binding) Binds(receiptHash terms.Hash32) bool {
 	return slices.Contains(b.ReceiptHashes, receiptHash)
 }
 
@@ -64,6 +65,6 @@ func DecodeBinding(data []byte) (*Binding, error) {
 
 // BindingOf is the binding of a holder's usage for a call to the record
 // paying it (payer, request digest).
-func BindingOf(u *HolderUsage, payer ledger.AccountID, requestDigest ledger.Hash32) *Binding {
+func BindingOf(u *HolderUsage, payer terms.AccountID, requestDigest terms.Hash32) *Binding {
 	return &Binding{Payer: payer, RequestDigest: requestDigest, ReceiptHashes: u.ReceiptHashes()}
 }

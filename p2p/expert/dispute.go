@@ -6,14 +6,15 @@ import (
 	"slices"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // ReceiptHashes is the SHA-256 of each receipt of the holder's usage, in
 // order: what a dispute over one of its batches lists so the chain can
 // check them against the payment record's quote digest (ReceiptsHash is
 // ledger.ReceiptsHash of this list).
-func (u *HolderUsage) ReceiptHashes() []ledger.Hash32 {
-	out := make([]ledger.Hash32, len(u.Receipts))
+func (u *HolderUsage) ReceiptHashes() []terms.Hash32 {
+	out := make([]terms.Hash32, len(u.Receipts))
 	for i, r := range u.Receipts {
 		out[i] = sha256.Sum256(r)
 	}
@@ -27,7 +28,7 @@ func (u *HolderUsage) ReceiptHashes() []ledger.Hash32 {
 // call's tally), which the record's quote digest hashes. It refuses what
 // the chain would: a list not holding the batch's receipt, or a batch
 // larger than a dispute carries.
-func (e *Evidence) DisputeOpen(payer ledger.AccountID, requestDigest ledger.Hash32, receiptHashes []ledger.Hash32, bond uint64) (*ledger.DisputeOpen, error) {
+func (e *Evidence) DisputeOpen(payer terms.AccountID, requestDigest terms.Hash32, receiptHashes []terms.Hash32, bond uint64) (*ledger.DisputeOpen, error) {
 	if err := e.Check(); err != nil {
 		return nil, err
 	}

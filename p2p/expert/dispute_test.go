@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestEvidenceDisputeOpen: evidence of a batch becomes the ledger's batch
@@ -52,7 +53,7 @@ func TestEvidenceDisputeOpen(t *testing.T) {
 	}
 	earlier, _ := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{other, other}, time.Now()))
 	u := HolderUsage{Receipts: [][]byte{earlier, env}}
-	payer, digest := ledger.AccountID{1}, ledger.Hash32{2}
+	payer, digest := terms.AccountID{1}, terms.Hash32{2}
 	p, err := ev.DisputeOpen(payer, digest, u.ReceiptHashes(), 500)
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // everySampler samples every batch: the re-execution tests need samples
@@ -133,7 +133,7 @@ func TestConsistentLiarCaughtByRecheck(t *testing.T) {
 		if u == nil || !slices.Contains(u.Sampled, [32]byte(ref.ReceiptHash)) {
 			t.Fatalf("the tally did not mark the evidence's receipt %s sampled", ref.ReceiptHash)
 		}
-		b := BindingOf(u, ledger.AccountID{1}, ledger.Hash32{2})
+		b := BindingOf(u, terms.AccountID{1}, terms.Hash32{2})
 		if !b.Binds(ref.ReceiptHash) {
 			t.Fatal("the binding does not list the evidence's receipt")
 		}

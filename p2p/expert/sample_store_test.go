@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestSampleStoreFind: the newest file under an ID is found, an ID never
@@ -159,8 +159,8 @@ func FuzzDecodeEvidence(f *testing.F) {
 }
 
 func FuzzDecodeBinding(f *testing.F) {
-	good, err := EncodeBinding(&Binding{Payer: ledger.AccountID{1}, RequestDigest: ledger.Hash32{2},
-		ReceiptHashes: []ledger.Hash32{{3}, {4}}})
+	good, err := EncodeBinding(&Binding{Payer: terms.AccountID{1}, RequestDigest: terms.Hash32{2},
+		ReceiptHashes: []terms.Hash32{{3}, {4}}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // DefaultClientTimeout bounds one frame's exchange when ctx has no
@@ -29,7 +29,7 @@ const DefaultClientTimeout = DefaultTimeout + 2*writeGrace
 // frames not attempted after it get CodeRetry results. The results of the
 // frames answered before it stand; results always holds len(recs)
 // entries.
-func Deliver(ctx context.Context, h host.Host, network string, p peer.ID, recs []ledger.PaymentRecord) ([]Result, error) {
+func Deliver(ctx context.Context, h host.Host, network string, p peer.ID, recs []receipt.PaymentRecord) ([]Result, error) {
 	results := make([]Result, len(recs))
 	var idx []int // indexes of the records to send
 	for i := range recs {
@@ -42,7 +42,7 @@ func Deliver(ctx context.Context, h host.Host, network string, p peer.ID, recs [
 	for len(idx) > 0 {
 		n := min(len(idx), MaxRecords)
 		chunk := idx[:n]
-		frame := &Delivery{Network: network, Records: make([]ledger.PaymentRecord, n)}
+		frame := &Delivery{Network: network, Records: make([]receipt.PaymentRecord, n)}
 		for j, i := range chunk {
 			frame.Records[j] = recs[i]
 		}
@@ -116,8 +116,8 @@ func exchange(ctx context.Context, h host.Host, p peer.ID, d *Delivery) ([]Resul
 // whether the gateway may stop delivering it (Acked: persisted, or
 // refused for good), the form a gateway's outbox takes. On an error the
 // records of frames answered before it keep their answers.
-func Deliverer(h host.Host, network string) func(ctx context.Context, p peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
-	return func(ctx context.Context, p peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+func Deliverer(h host.Host, network string) func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
+	return func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		res, err := Deliver(ctx, h, network, p, recs)
 		return Acked(res), err
 	}

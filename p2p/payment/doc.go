@@ -1,6 +1,6 @@
 // Package payment implements /tenzro/payment/1.0.0, the stream protocol
 // by which a gateway hands the provider that served a call the payment
-// record it signed for it (consensus/ledger.PaymentRecord, with the
+// record it signed for it (receipt.PaymentRecord, with the
 // provider's receipt envelope inside), so that the provider, who wants its
 // pay, can settle it on chain.
 //
@@ -13,7 +13,7 @@
 // by the provider". Then both ends close. Frames are canonical CBOR
 // (receipts/cborx) in uvarint length-prefixed frames (p2p.WriteFrame /
 // p2p.ReadFrame); a Delivery is at most MaxFrameSize bytes
-// (MaxRecords × (ledger.MaxReceiptBytes + 1 KiB)), an Ack MaxAckSize.
+// (MaxRecords × (receipt.MaxReceiptBytes + 1 KiB)), an Ack MaxAckSize.
 // Deliver splits a longer list into several frames, one stream each.
 //
 // # Outcomes

@@ -16,8 +16,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 const testNetwork = "paytest"
@@ -70,23 +71,23 @@ func serve(t testing.TB, h host.Host, cfg ServerConfig, sink Sink) *Server {
 // records returns n records signed by a fresh settler, each with its own
 // request digest (its index in the first 8 bytes) and a receipt of
 // receiptLen random bytes.
-func records(t testing.TB, n, receiptLen int) []ledger.PaymentRecord {
+func records(t testing.TB, n, receiptLen int) []receipt.PaymentRecord {
 	t.Helper()
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([]ledger.PaymentRecord, n)
+	out := make([]receipt.PaymentRecord, n)
 	for i := range out {
 		r := &out[i]
-		r.Payer, r.Provider = ledger.AccountID{0xaa}, [32]byte{0xbb}
+		r.Payer, r.Provider = terms.AccountID{0xaa}, [32]byte{0xbb}
 		binary.BigEndian.PutUint64(r.RequestDigest[:], uint64(i))
-		r.QuoteDigest = ledger.Hash32{0xcc}
+		r.QuoteDigest = terms.Hash32{0xcc}
 		r.Price, r.Units, r.Time, r.ExpiryHeight = uint64(100+i), uint64(10+i), 1_700_000_000, 1<<40
 		r.Receipt = make([]byte, receiptLen)
 		_, _ = rand.Read(r.Receipt)
 		r.ReceiptHash = sha256.Sum256(r.Receipt)
-		if err := ledger.SignRecord(priv, "paytest-chain", r); err != nil {
+		if err := receipt.SignRecord(priv, "paytest-chain", r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,24 +95,24 @@ func records(t testing.TB, n, receiptLen int) []ledger.PaymentRecord {
 }
 
 // index is a record's position as records numbered it.
-func index(r *ledger.PaymentRecord) int { return int(binary.BigEndian.Uint64(r.RequestDigest[:8])) }
+func index(r *receipt.PaymentRecord) int { return int(binary.BigEndian.Uint64(r.RequestDigest[:8])) }
 
 // recordingSink persists records in memory, keyed by request digest, and
 // answers each by the verdict function when set (nil: accept).
 type recordingSink struct {
-	verdict func(ctx context.Context, rec *ledger.PaymentRecord) error
+	verdict func(ctx context.Context, rec *receipt.PaymentRecord) error
 
 	mu    sync.Mutex
-	got   map[ledger.Hash32]ledger.PaymentRecord
+	got   map[terms.Hash32]receipt.PaymentRecord
 	from  map[peer.ID]int
 	calls int
 }
 
-func newSink(verdict func(context.Context, *ledger.PaymentRecord) error) *recordingSink {
-	return &recordingSink{verdict: verdict, got: map[ledger.Hash32]ledger.PaymentRecord{}, from: map[peer.ID]int{}}
+func newSink(verdict func(context.Context, *receipt.PaymentRecord) error) *recordingSink {
+	return &recordingSink{verdict: verdict, got: map[terms.Hash32]receipt.PaymentRecord{}, from: map[peer.ID]int{}}
 }
 
-func (s *recordingSink) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+func (s *recordingSink) Accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error {
 	s.mu.Lock()
 	s.calls++
 	s.mu.Unlock()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestBadFramesReset: a frame that cannot be a Delivery resets the stream
@@ -29,7 +29,7 @@ func TestBadFramesReset(t *testing.T) {
 	// Key 1 as a two-byte integer: the same value, not canonical.
 	nonCanonical := append([]byte{0xa2, 0x18, 0x01}, good[2:]...)
 	empty, _ := cborx.Marshal(&Delivery{Network: testNetwork})
-	tooMany, _ := cborx.Marshal(&Delivery{Network: testNetwork, Records: make([]ledger.PaymentRecord, MaxRecords+1)})
+	tooMany, _ := cborx.Marshal(&Delivery{Network: testNetwork, Records: make([]receipt.PaymentRecord, MaxRecords+1)})
 	unknownField, _ := cborx.Marshal(map[int]any{1: testNetwork, 2: records(t, 1, 64), 3: "x"})
 	var oversized []byte
 	oversized = binary.AppendUvarint(oversized, MaxFrameSize+1)
@@ -74,7 +74,7 @@ func TestBadFramesReset(t *testing.T) {
 // closed or ctx ends (returning ctx's error), reporting each entry.
 func blockingSink() (sink *recordingSink, entered chan struct{}, release chan struct{}) {
 	entered, release = make(chan struct{}, 16), make(chan struct{})
-	sink = newSink(func(ctx context.Context, rec *ledger.PaymentRecord) error {
+	sink = newSink(func(ctx context.Context, rec *receipt.PaymentRecord) error {
 		if index(rec) != 0 {
 			return nil
 		}

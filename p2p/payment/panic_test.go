@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestSinkPanicResetsStream: a sink that panics on the first delivery
@@ -17,7 +17,7 @@ func TestSinkPanicResetsStream(t *testing.T) {
 	client, server := newPair(t)
 	var first atomic.Bool
 	first.Store(true)
-	sink := newSink(func(context.Context, *ledger.PaymentRecord) error {
+	sink := newSink(func(context.Context, *receipt.PaymentRecord) error {
 		if first.CompareAndSwap(true, false) {
 			panic("sink bug")
 		}

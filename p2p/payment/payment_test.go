@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // TestDeliverPersists sends more records than one frame holds: every one
@@ -63,12 +64,12 @@ func TestDeliverFullFrames(t *testing.T) {
 	client, server := newPair(t)
 	sink := newSink(nil)
 	serve(t, server, ServerConfig{}, sink)
-	recs := records(t, MaxRecords, ledger.MaxReceiptBytes)
+	recs := records(t, MaxRecords, receipt.MaxReceiptBytes)
 	b, err := encodeDelivery(&Delivery{Network: testNetwork, Records: recs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) > MaxFrameSize || len(b) < MaxRecords*ledger.MaxReceiptBytes {
+	if len(b) > MaxFrameSize || len(b) < MaxRecords*receipt.MaxReceiptBytes {
 		t.Fatalf("full frame is %d bytes, cap %d", len(b), MaxFrameSize)
 	}
 	results, err := Deliver(t.Context(), client, testNetwork, server.ID(), recs)
@@ -109,7 +110,7 @@ func TestWrongNetwork(t *testing.T) {
 // and a record failing the stateless checks never reaches the sink.
 func TestSinkOutcomesPassThrough(t *testing.T) {
 	client, server := newPair(t)
-	sink := newSink(func(_ context.Context, rec *ledger.PaymentRecord) error {
+	sink := newSink(func(_ context.Context, rec *receipt.PaymentRecord) error {
 		switch index(rec) {
 		case 1:
 			return &Refusal{Code: uint32(ledger.CodeBadRecordSig), Reason: "not signed by the escrow's settler"}
@@ -173,7 +174,7 @@ func TestDeliverChecksRecordsLocally(t *testing.T) {
 	sink := newSink(nil)
 	serve(t, server, ServerConfig{}, sink)
 	recs := records(t, 4, 64)
-	recs[0].Receipt = make([]byte, ledger.MaxReceiptBytes+1)
+	recs[0].Receipt = make([]byte, receipt.MaxReceiptBytes+1)
 	recs[1].Receipt[0] ^= 1 // no longer hashes to ReceiptHash
 	recs[2].Sig = recs[2].Sig[:10]
 	results, err := Deliver(t.Context(), client, testNetwork, server.ID(), recs)

@@ -12,8 +12,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // Sink persists the records a provider receives. Accept returns nil only
@@ -24,7 +24,7 @@ import (
 // called for one record at a time per stream, and concurrently across
 // streams.
 type Sink interface {
-	Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error
+	Accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error
 }
 
 // ServerConfig bounds the server side. Zero durations and limits take the

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // ProtocolID is the libp2p protocol of payment-record delivery.
@@ -27,7 +28,7 @@ const (
 	MaxRecords = 64
 	// MaxRecordBytes bounds one encoded record: its receipt envelope plus
 	// 1 KiB for the fixed fields, the signature and the CBOR around them.
-	MaxRecordBytes = ledger.MaxReceiptBytes + 1<<10
+	MaxRecordBytes = receipt.MaxReceiptBytes + 1<<10
 	// MaxFrameSize caps a Delivery frame.
 	MaxFrameSize = MaxRecords * MaxRecordBytes
 	// MaxReasonLen caps a Result's reason, in bytes.
@@ -46,7 +47,7 @@ const (
 	// CodeOK: the provider persisted the record.
 	CodeOK = uint32(ledger.CodeOK)
 	// CodeMalformed: the record fails the stateless checks (price 0, no
-	// receipt or one over ledger.MaxReceiptBytes, a receipt not hashing to
+	// receipt or one over receipt.MaxReceiptBytes, a receipt not hashing to
 	// ReceiptHash, a signature of the wrong size); it can never settle.
 	// Permanent.
 	CodeMalformed = uint32(ledger.CodeMalformed)
@@ -72,8 +73,8 @@ var ErrMalformedDelivery = errors.New("payment: malformed delivery")
 // Delivery is the frame a gateway sends: the payment records it signed
 // for calls the provider served, on the gateway's network.
 type Delivery struct {
-	Network string                 `cbor:"1,keyasint"`
-	Records []ledger.PaymentRecord `cbor:"2,keyasint"`
+	Network string                  `cbor:"1,keyasint"`
+	Records []receipt.PaymentRecord `cbor:"2,keyasint"`
 }
 
 // Ack is the provider's answer: exactly one Result per record of the
@@ -126,14 +127,14 @@ func (r *Refusal) Error() string {
 // CheckRecord applies the stateless checks every record must pass before
 // it is worth persisting or sending: those settlement would fail it on
 // whatever the chain state.
-func CheckRecord(r *ledger.PaymentRecord) error {
+func CheckRecord(r *receipt.PaymentRecord) error {
 	switch {
 	case r.Price == 0:
 		return errors.New("payment: record has price 0")
 	case len(r.Receipt) == 0:
 		return errors.New("payment: record carries no receipt")
-	case len(r.Receipt) > ledger.MaxReceiptBytes:
-		return fmt.Errorf("payment: receipt is %d bytes, limit %d", len(r.Receipt), ledger.MaxReceiptBytes)
+	case len(r.Receipt) > receipt.MaxReceiptBytes:
+		return fmt.Errorf("payment: receipt is %d bytes, limit %d", len(r.Receipt), receipt.MaxReceiptBytes)
 	case len(r.Sig) != ed25519.SignatureSize:
 		return fmt.Errorf("payment: signature is %d bytes, want %d", len(r.Sig), ed25519.SignatureSize)
 	case sha256.Sum256(r.Receipt) != r.ReceiptHash:

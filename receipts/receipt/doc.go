@@ -41,11 +41,17 @@
 // Cap bills each dimension at most what crossed the wire (see Cap for the
 // exact bounds). A receipt is a claim; Cap turns it into what the buyer pays.
 //
-// # Payment records
+// # Bills and payment records
 //
-// A PaymentRecord binds the request digest (RequestDigest over nonce, input
-// commitment and model), the quote digest, the payer, the provider, the
-// receipt envelope's hash, the billed units, the price breakdown and the
-// price. Its Digest is SHA-256 over PaymentDomain and its deterministic
-// CBOR; a node signs that digest when it publishes the record.
+// A Bill is what a gateway billed for one call, kept in its own store: the
+// request digest (RequestDigest over nonce, input commitment and model),
+// the quote digest, the payer, the provider, the receipt envelope's hash,
+// the billed units, the price breakdown and the price. Its Digest is
+// SHA-256 over BillDomain and its deterministic CBOR.
+//
+// A PaymentRecord is what the chain settles: the gateway (the settler)
+// signs RecordSigningBytes with SignRecord, the provider's collector and
+// the ledger check it with VerifySig, and RecordDigest names it. It lives
+// here, not in the ledger, so the wire protocols and the gateway speak of
+// payments without importing the state machine.
 package receipt

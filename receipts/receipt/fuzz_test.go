@@ -50,7 +50,7 @@ func FuzzVerifyReceipt(f *testing.F) {
 	})
 }
 
-func FuzzUnmarshalPaymentRecord(f *testing.F) {
+func FuzzUnmarshalBill(f *testing.F) {
 	enc, err := testPayment(f).Marshal()
 	if err != nil {
 		f.Fatal(err)
@@ -58,7 +58,7 @@ func FuzzUnmarshalPaymentRecord(f *testing.F) {
 	f.Add(enc)
 	f.Add(enc[:len(enc)-3])
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := UnmarshalPaymentRecord(b)
+		p, err := UnmarshalBill(b)
 		if err != nil {
 			return
 		}

@@ -19,7 +19,7 @@
 // are hex-encoded in keys.
 //
 //	r/<nonce>                          receipt envelope + ReceiptMeta (CBOR)
-//	p/<request digest>                 receipt.PaymentRecord (CBOR)
+//	p/<request digest>                 receipt.Bill (CBOR)
 //	i/<payer>/<time>-<request digest>  index of a payer's records in time order
 //	b/<account>                        balance, 8-byte big-endian micro-units
 //	e/<request digest>                 Evidence of a paid optimistic answer (CBOR), for its buyer's dispute
@@ -29,7 +29,7 @@
 //
 // # Money
 //
-// Settle debits the payer and stores the payment record and its index
+// Settle debits the payer and stores the bill and its index
 // entry in one datastore batch: either all of it is written or none. Writes
 // are serialised by the Store, so concurrent Settle, Debit and Credit calls
 // can never overdraw an account or lose an update; one datastore must

@@ -136,7 +136,7 @@ func TestGroupSyncSettleThenReopen(t *testing.T) {
 	if u := s.Unsynced(); u != 0 {
 		t.Fatalf("a credit returned with %d unsynced writes; credits wait for their fsync", u)
 	}
-	recs := make([]*receipt.PaymentRecord, 5)
+	recs := make([]*receipt.Bill, 5)
 	var spent uint64
 	for i := range recs {
 		recs[i] = payment(t, "alice", i, int64(i), 1, 2)

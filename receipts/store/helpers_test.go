@@ -41,7 +41,7 @@ var card = terms.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 1}
 
 // payment returns a valid record for request number n of payer, billed
 // outputTokens (price 5 per output token plus 2 per input token).
-func payment(t testing.TB, payer string, n int, timeMs int64, inputTokens, outputTokens uint64) *receipt.PaymentRecord {
+func payment(t testing.TB, payer string, n int, timeMs int64, inputTokens, outputTokens uint64) *receipt.Bill {
 	t.Helper()
 	u := terms.Units{InputTokens: inputTokens, OutputTokens: outputTokens}
 	b, err := pricing.Price(card, u, terms.VerifyReceipt, pricing.Surcharges{})
@@ -49,7 +49,7 @@ func payment(t testing.TB, payer string, n int, timeMs int64, inputTokens, outpu
 		t.Fatal(err)
 	}
 	req := sha256.Sum256(fmt.Appendf(nil, "%s/%d", payer, n))
-	return &receipt.PaymentRecord{
+	return &receipt.Bill{
 		RequestDigest: req[:], QuoteDigest: bytes.Repeat([]byte{1}, 32), Payer: payer,
 		ProviderPeer: []byte(testProvider), MachineID: bytes.Repeat([]byte{2}, 32), ReceiptHash: bytes.Repeat([]byte{3}, 32),
 		Units: u, Breakdown: b, Price: b.Total, TimeMs: timeMs,

@@ -22,7 +22,7 @@ func paymentKey(requestDigest []byte) ds.Key {
 }
 
 // indexKey orders a payer's records by time, then request digest.
-func indexKey(rec *receipt.PaymentRecord) ds.Key {
+func indexKey(rec *receipt.Bill) ds.Key {
 	t := uint64(rec.TimeMs) ^ (1 << 63)
 	return key("i", hex.EncodeToString([]byte(rec.Payer)), fmt.Sprintf("%016x-%x", t, rec.RequestDigest))
 }
@@ -38,10 +38,10 @@ func checkAccount(account string) error {
 	return nil
 }
 
-// PutPayment stores a payment record without touching balances (Settle
+// PutPayment stores a bill without touching balances (Settle
 // debits and stores at once). A second record for the same request digest
 // is ErrDuplicate.
-func (s *Store) PutPayment(rec *receipt.PaymentRecord) error {
+func (s *Store) PutPayment(rec *receipt.Bill) error {
 	return s.settle(rec, false, nil, nil)
 }
 
@@ -49,13 +49,13 @@ func (s *Store) PutPayment(rec *receipt.PaymentRecord) error {
 // refuses a request digest already recorded (ErrDuplicate) and a payer
 // whose balance is below the price (ErrInsufficientFunds); a refused
 // Settle changes nothing.
-func (s *Store) Settle(rec *receipt.PaymentRecord) error {
+func (s *Store) Settle(rec *receipt.Bill) error {
 	return s.settle(rec, true, nil, nil)
 }
 
 // SettleWithReceipt is Settle that also stores the request's receipt in the
 // same atomic write.
-func (s *Store) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, envelope []byte, meta ReceiptMeta) error {
+func (s *Store) SettleWithReceipt(rec *receipt.Bill, nonce, envelope []byte, meta ReceiptMeta) error {
 	k, b, err := encodeReceipt(nonce, envelope, meta)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (s *Store) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, envelope []
 	return s.settle(rec, true, &k, b)
 }
 
-func (s *Store) settle(rec *receipt.PaymentRecord, debit bool, rk *ds.Key, rb []byte) error {
+func (s *Store) settle(rec *receipt.Bill, debit bool, rk *ds.Key, rb []byte) error {
 	if rec == nil {
 		return fmt.Errorf("store: settle: %w: nil record", ErrInvalid)
 	}
@@ -120,7 +120,7 @@ func (s *Store) settle(rec *receipt.PaymentRecord, debit bool, rk *ds.Key, rb []
 }
 
 // GetPayment returns the record of a request digest, or ErrNotFound.
-func (s *Store) GetPayment(requestDigest []byte) (*receipt.PaymentRecord, error) {
+func (s *Store) GetPayment(requestDigest []byte) (*receipt.Bill, error) {
 	if err := s.rlock(); err != nil {
 		return nil, err
 	}
@@ -128,12 +128,12 @@ func (s *Store) GetPayment(requestDigest []byte) (*receipt.PaymentRecord, error)
 	return s.getPayment(requestDigest)
 }
 
-func (s *Store) getPayment(requestDigest []byte) (*receipt.PaymentRecord, error) {
+func (s *Store) getPayment(requestDigest []byte) (*receipt.Bill, error) {
 	b, err := s.get(paymentKey(requestDigest))
 	if err != nil {
 		return nil, fmt.Errorf("store: payment %x: %w", requestDigest, err)
 	}
-	rec, err := receipt.UnmarshalPaymentRecord(b)
+	rec, err := receipt.UnmarshalBill(b)
 	if err != nil {
 		return nil, fmt.Errorf("store: payment %x: %w: %w", requestDigest, ErrCorrupt, err)
 	}
@@ -142,7 +142,7 @@ func (s *Store) getPayment(requestDigest []byte) (*receipt.PaymentRecord, error)
 
 // ListPayments returns payer's most recent records, at most limit of them
 // (limit ≤ 0 or above MaxListLimit means MaxListLimit), oldest first.
-func (s *Store) ListPayments(payer string, limit int) ([]*receipt.PaymentRecord, error) {
+func (s *Store) ListPayments(payer string, limit int) ([]*receipt.Bill, error) {
 	if err := checkAccount(payer); err != nil {
 		return nil, fmt.Errorf("store: list payments: %w", err)
 	}
@@ -163,7 +163,7 @@ func (s *Store) ListPayments(payer string, limit int) ([]*receipt.PaymentRecord,
 	if err != nil {
 		return nil, fmt.Errorf("store: list payments: %w", err)
 	}
-	out := make([]*receipt.PaymentRecord, 0, len(entries))
+	out := make([]*receipt.Bill, 0, len(entries))
 	for _, e := range entries {
 		name := ds.RawKey(e.Key).BaseNamespace()
 		_, digestHex, ok := strings.Cut(name, "-")

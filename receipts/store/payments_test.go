@@ -23,7 +23,7 @@ func TestPaymentsSurviveRestart(t *testing.T) {
 	// Settled out of time order; bob's record must not show in alice's
 	// list.
 	times := []int64{1 << 40, 5, 100, 1 << 33, 0}
-	var settled []*receipt.PaymentRecord
+	var settled []*receipt.Bill
 	var spent uint64
 	for i, tm := range times {
 		rec := payment(t, "alice", i, tm, 10, uint64(i+1))
@@ -117,7 +117,7 @@ func TestSettleRefusals(t *testing.T) {
 	}
 	bad := payment(t, "alice", 2, 10, 1, 1)
 	bad.Price++
-	if err := s.Settle(bad); !errors.Is(err, ErrInvalid) || !errors.Is(err, receipt.ErrInvalidPayment) {
+	if err := s.Settle(bad); !errors.Is(err, ErrInvalid) || !errors.Is(err, receipt.ErrInvalidBill) {
 		t.Fatalf("inconsistent record: %v", err)
 	}
 	if err := s.Settle(nil); !errors.Is(err, ErrInvalid) {
@@ -169,7 +169,7 @@ func TestConcurrentSettleNeverOverdraws(t *testing.T) {
 		if err := s.Credit(acct, afford*price); err != nil {
 			t.Fatal(err)
 		}
-		recs := make([]*receipt.PaymentRecord, settles)
+		recs := make([]*receipt.Bill, settles)
 		for i := range recs {
 			recs[i] = payment(t, acct, i, int64(i), 0, 10)
 		}

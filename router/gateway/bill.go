@@ -111,7 +111,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 	}
 	rd := receipt.RequestDigest(s.req.Nonce, input, s.req.ModelID)
 	rh := receipt.ReceiptHash(f.Receipt)
-	rec := &receipt.PaymentRecord{
+	rec := &receipt.Bill{
 		RequestDigest: rd[:], QuoteDigest: s.choice.quote.Digest[:], Payer: req.Payer,
 		ProviderPeer: []byte(o.Peer), MachineID: machineBytes(o.Machine), ReceiptHash: rh[:],
 		Units: units, Breakdown: bd, Price: bd.Total, TimeMs: g.clock.Now().UnixMilli(),

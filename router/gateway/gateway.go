@@ -83,7 +83,7 @@ type Ledger interface {
 	// SettleWithReceipt debits the payer and stores the record and the
 	// request's receipt atomically, refusing a record whose request digest
 	// was settled before.
-	SettleWithReceipt(rec *receipt.PaymentRecord, nonce, envelope []byte, meta store.ReceiptMeta) error
+	SettleWithReceipt(rec *receipt.Bill, nonce, envelope []byte, meta store.ReceiptMeta) error
 	// PutReceipt keeps a receipt envelope by request nonce, with whether it
 	// verified and why not.
 	PutReceipt(nonce, envelope []byte, meta store.ReceiptMeta) error

@@ -337,7 +337,7 @@ func (l *bubbleLedger) Balance(a string) (b uint64, err error) {
 	return b, err
 }
 
-func (l *bubbleLedger) SettleWithReceipt(rec *receipt.PaymentRecord, nonce, env []byte, meta store.ReceiptMeta) (err error) {
+func (l *bubbleLedger) SettleWithReceipt(rec *receipt.Bill, nonce, env []byte, meta store.ReceiptMeta) (err error) {
 	l.do(func() { err = l.st.SettleWithReceipt(rec, nonce, env, meta) })
 	return err
 }
@@ -352,7 +352,7 @@ func (l *bubbleLedger) PutReceipt(nonce, env []byte, meta store.ReceiptMeta) (er
 	return err
 }
 
-func (l *bubbleLedger) ListPayments(a string, n int) (ps []*receipt.PaymentRecord, err error) {
+func (l *bubbleLedger) ListPayments(a string, n int) (ps []*receipt.Bill, err error) {
 	l.do(func() { ps, err = l.st.ListPayments(a, n) })
 	return ps, err
 }

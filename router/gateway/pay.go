@@ -9,8 +9,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -23,15 +24,15 @@ type Payments interface {
 	// Available is what payer may still spend through this gateway: its
 	// escrow's balance minus pending withdrawals minus the records this
 	// gateway signed that are not settled yet.
-	Available(ctx context.Context, payer ledger.AccountID) (uint64, error)
+	Available(ctx context.Context, payer terms.AccountID) (uint64, error)
 	// Authorize is the settler's pay authorization of this gateway's
 	// peer for payer, carried by every request so a provider can hold the
 	// settler (not the peer) to its debts.
-	Authorize(payer ledger.AccountID) (*infer.PayAuth, error)
+	Authorize(payer terms.AccountID) (*infer.PayAuth, error)
 	// Sign signs rec as settler and keeps it durably for delivery to
 	// provider and settlement; it returns once rec is safe, before the
 	// buyer is handed it.
-	Sign(ctx context.Context, rec *ledger.PaymentRecord, provider peer.ID) error
+	Sign(ctx context.Context, rec *receipt.PaymentRecord, provider peer.ID) error
 }
 
 // Warming is implemented by Payments that can tell why an escrow they
@@ -40,12 +41,12 @@ type Payments interface {
 // warming_up with that reason, to retry shortly, rather than a 402 the
 // buyer could only read as "no money".
 type Warming interface {
-	Warming(ctx context.Context, payer ledger.AccountID) (reason string, warming bool)
+	Warming(ctx context.Context, payer terms.AccountID) (reason string, warming bool)
 }
 
 // payer parses a buyer's account as the chain payer it names.
-func chainPayer(account string) (ledger.AccountID, error) {
-	id, err := ledger.ParseAccountID(account)
+func chainPayer(account string) (terms.AccountID, error) {
+	id, err := terms.ParseAccountID(account)
 	if err != nil {
 		return id, &Error{Status: http.StatusPaymentRequired, Code: "no_escrow",
 			Message: fmt.Sprintf("account %q is not an on-chain payer (64 hex digits): this gateway pays from chain escrows", account)}
@@ -83,7 +84,7 @@ func (g *Gateway) payAuth(account string) *infer.PayAuth {
 	if g.payments == nil {
 		return nil
 	}
-	payer, err := ledger.ParseAccountID(account)
+	payer, err := terms.ParseAccountID(account)
 	if err != nil {
 		return nil
 	}
@@ -97,7 +98,7 @@ func (g *Gateway) payAuth(account string) *infer.PayAuth {
 
 // signRecord builds and signs the chain's payment record for a billed
 // call. Units counts every billed dimension, with checked sums.
-func (g *Gateway) signRecord(account string, s *stream, rd, rh [32]byte, units pricing.Units, price uint64) (*ledger.PaymentRecord, error) {
+func (g *Gateway) signRecord(account string, s *stream, rd, rh [32]byte, units pricing.Units, price uint64) (*receipt.PaymentRecord, error) {
 	payer, err := chainPayer(account)
 	if err != nil {
 		return nil, err
@@ -108,9 +109,9 @@ func (g *Gateway) signRecord(account string, s *stream, rd, rh [32]byte, units p
 			return nil, fmt.Errorf("gateway: billed units overflow")
 		}
 	}
-	rec := &ledger.PaymentRecord{
-		Payer: payer, Provider: s.choice.offer.Machine, RequestDigest: ledger.Hash32(rd), QuoteDigest: ledger.Hash32(s.choice.quote.Digest),
-		Price: price, ReceiptHash: ledger.Hash32(rh), Receipt: s.final.Receipt, Units: n,
+	rec := &receipt.PaymentRecord{
+		Payer: payer, Provider: s.choice.offer.Machine, RequestDigest: terms.Hash32(rd), QuoteDigest: terms.Hash32(s.choice.quote.Digest),
+		Price: price, ReceiptHash: terms.Hash32(rh), Receipt: s.final.Receipt, Units: n,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.Deadline)
 	defer cancel()

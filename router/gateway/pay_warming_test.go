@@ -9,8 +9,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // shortPayments holds avail for every payer; warming, if set, is why its
@@ -20,17 +21,17 @@ type shortPayments struct {
 	warming string
 }
 
-func (p shortPayments) Available(context.Context, ledger.AccountID) (uint64, error) {
+func (p shortPayments) Available(context.Context, terms.AccountID) (uint64, error) {
 	return p.avail, nil
 }
-func (p shortPayments) Authorize(ledger.AccountID) (*infer.PayAuth, error) { return nil, nil }
-func (p shortPayments) Sign(context.Context, *ledger.PaymentRecord, peer.ID) error {
+func (p shortPayments) Authorize(terms.AccountID) (*infer.PayAuth, error) { return nil, nil }
+func (p shortPayments) Sign(context.Context, *receipt.PaymentRecord, peer.ID) error {
 	return nil
 }
 
 type warmingPayments struct{ shortPayments }
 
-func (p warmingPayments) Warming(context.Context, ledger.AccountID) (string, bool) {
+func (p warmingPayments) Warming(context.Context, terms.AccountID) (string, bool) {
 	return p.warming, p.warming != ""
 }
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 )
 
@@ -160,7 +160,7 @@ func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member
 		t.opened = append(t.opened, m)
 	}
 	a := SessionAssignment{SessionID: t.id, ModelID: t.model, PrimaryPeer: primary.peer, PrimaryMachine: primary.machine[:]}
-	if p, err := ledger.ParseAccountID(t.payer); err == nil {
+	if p, err := terms.ParseAccountID(t.payer); err == nil {
 		a.Payer = p[:]
 	}
 	if m.stream != "" {

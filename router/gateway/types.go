@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
@@ -85,10 +84,10 @@ type Result struct {
 	CompletionTokens int
 	Provider         Provider
 	Receipt          *ReceiptInfo
-	Payment          *receipt.PaymentRecord
+	Payment          *receipt.Bill
 	// Signed is the chain's payment record the gateway signed as settler
 	// (with Payments), which the provider collects on chain.
-	Signed    *ledger.PaymentRecord
+	Signed    *receipt.PaymentRecord
 	Attempts  int
 	Hedged    bool
 	Continued bool

@@ -5,7 +5,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/router/pricing"
@@ -43,7 +42,7 @@ func ViewReceipt(r *receipt.Receipt) *ReceiptView {
 	}
 }
 
-// PaymentView shows a payment record with digests in hex.
+// PaymentView shows a bill with digests in hex.
 type PaymentView struct {
 	RequestDigest string            `json:"request_digest"`
 	QuoteDigest   string            `json:"quote_digest"`
@@ -78,7 +77,7 @@ type SignedView struct {
 }
 
 // ViewSigned converts a signed chain record for display.
-func ViewSigned(r *ledger.PaymentRecord) *SignedView {
+func ViewSigned(r *receipt.PaymentRecord) *SignedView {
 	if r == nil {
 		return nil
 	}
@@ -88,8 +87,8 @@ func ViewSigned(r *ledger.PaymentRecord) *SignedView {
 		Sig: hex.EncodeToString(r.Sig), Record: raw}
 }
 
-// ViewPayment converts a payment record for display.
-func ViewPayment(p *receipt.PaymentRecord) *PaymentView {
+// ViewPayment converts a bill for display.
+func ViewPayment(p *receipt.Bill) *PaymentView {
 	if p == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Chain funding of a new devnet, in micro-units.
@@ -69,8 +70,8 @@ const FaucetKeyFile = "faucet.key"
 // chainInfo is what the manifest reports of the chain.
 type chainInfo struct {
 	chainID string
-	buyer   ledger.AccountID
-	faucet  ledger.AccountID
+	buyer   terms.AccountID
+	faucet  terms.AccountID
 	peers   []string // the validators' CometBFT addresses, id@host:port
 }
 
@@ -88,14 +89,14 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 	if err != nil {
 		return info, err
 	}
-	info.buyer = ledger.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	info.buyer = terms.AccountOf(buyerKey.Public().(ed25519.PublicKey))
 	faucetKey, err := consensus.LoadOrCreateAccountKey(filepath.Join(o.Dir, FaucetKeyFile))
 	if err != nil {
 		return info, err
 	}
-	info.faucet = ledger.AccountOf(faucetKey.Public().(ed25519.PublicKey))
+	info.faucet = terms.AccountOf(faucetKey.Public().(ed25519.PublicKey))
 	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime, Params: devnetParams(),
-		Funded: map[ledger.AccountID]uint64{info.buyer: BuyerChainBalance, info.faucet: FaucetChainBalance}}
+		Funded: map[terms.AccountID]uint64{info.buyer: BuyerChainBalance, info.faucet: FaucetChainBalance}}
 	var validators []int
 	for i := range cfgs {
 		c := &cfgs[i]
@@ -107,7 +108,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		if err != nil {
 			return info, err
 		}
-		account := ledger.AccountOf(op.Public().(ed25519.PublicKey))
+		account := terms.AccountOf(op.Public().(ed25519.PublicKey))
 		if len(c.Router.Buyers) > 0 {
 			// The buyer pays this router from an escrow opened at genesis
 			// with the router's account as settler.

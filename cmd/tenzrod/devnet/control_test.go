@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // TestDecodeAddRequest: the control socket takes exactly one provider-N
@@ -61,7 +61,7 @@ func TestPlanFaucetAndProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ledger.AccountOf(key.Public().(ed25519.PublicKey)) != chain.faucet {
+	if terms.AccountOf(key.Public().(ed25519.PublicKey)) != chain.faucet {
 		t.Fatalf("the faucet account %s is not %s's", chain.faucet, FaucetKeyFile)
 	}
 	var genesis struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/receipts/store"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // DisputeEvidenceParams are tenzro_getDisputeEvidence's parameters: the
@@ -91,11 +92,11 @@ func (a Evidence) RegisterRPC(s rpc.Registry) {
 // settled fills in whether the chain settled the record yet and, if it
 // did, whether the chain would take the evidence; a chain that cannot
 // answer leaves it unknown rather than failing the read.
-func (a Evidence) settled(ctx context.Context, res *DisputeEvidenceResult, digest ledger.Hash32) {
+func (a Evidence) settled(ctx context.Context, res *DisputeEvidenceResult, digest terms.Hash32) {
 	if a.Chain == nil {
 		return
 	}
-	payer, err := ledger.ParseAccountID(res.Payer)
+	payer, err := terms.ParseAccountID(res.Payer)
 	if err != nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/node/rpc"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -65,7 +66,7 @@ func (a Sessions) RegisterRPC(s rpc.Registry) {
 }
 
 func (a Sessions) stream(ctx context.Context, id string) (*ledger.Stream, string) {
-	h, err := ledger.ParseHash(id)
+	h, err := terms.ParseHash(id)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -11,20 +11,23 @@ import (
 )
 
 const (
-	// PaymentDomain prefixes the bytes a payment record digest covers.
-	PaymentDomain = "tenzro/v1/payment"
-	// MaxPayerLen bounds PaymentRecord.Payer.
+	// BillDomain prefixes the bytes a bill digest covers (its value predates
+	// the name and is kept so existing digests still match).
+	BillDomain = "tenzro/v1/payment"
+	// MaxPayerLen bounds Bill.Payer.
 	MaxPayerLen = 128
-	// MaxPaymentSize bounds an encoded payment record.
-	MaxPaymentSize = 2 << 10
+	// MaxBillSize bounds an encoded bill.
+	MaxBillSize = 2 << 10
 )
 
-// ErrInvalidPayment reports a payment record with a missing or malformed
+// ErrInvalidBill reports a bill with a missing or malformed
 // field, or figures that do not add up.
-var ErrInvalidPayment = errors.New("receipt: invalid payment record")
+var ErrInvalidBill = errors.New("receipt: invalid bill")
 
-// PaymentRecord is what a gateway paid for one request.
-type PaymentRecord struct {
+// Bill is the gateway's own account of what it billed for one request:
+// the units it capped, the breakdown it priced and the payer it charged.
+// receipts/store keeps it off chain; the chain settles a PaymentRecord.
+type Bill struct {
 	RequestDigest []byte          `cbor:"1,keyasint" json:"request_digest"` // RequestDigest (32)
 	QuoteDigest   []byte          `cbor:"2,keyasint" json:"quote_digest"`   // the quote's digest (32; router/pricing)
 	Payer         string          `cbor:"3,keyasint" json:"payer"`          // buyer account at this node
@@ -40,7 +43,7 @@ type PaymentRecord struct {
 // Check validates field sizes and that the breakdown adds up to Price:
 // Usage is the sum of the per-dimension figures, Base is max(Minimum,
 // Usage) and Total is Base + Surcharge, all without overflow.
-func (p *PaymentRecord) Check() error {
+func (p *Bill) Check() error {
 	for _, f := range []struct {
 		name string
 		b    []byte
@@ -49,42 +52,42 @@ func (p *PaymentRecord) Check() error {
 		{"machine_id", p.MachineID}, {"receipt_hash", p.ReceiptHash},
 	} {
 		if len(f.b) != HashSize {
-			return fmt.Errorf("%w: %s is %d bytes, want %d", ErrInvalidPayment, f.name, len(f.b), HashSize)
+			return fmt.Errorf("%w: %s is %d bytes, want %d", ErrInvalidBill, f.name, len(f.b), HashSize)
 		}
 	}
 	if p.Payer == "" || len(p.Payer) > MaxPayerLen || !utf8.ValidString(p.Payer) {
-		return fmt.Errorf("%w: payer must be 1..%d bytes of UTF-8", ErrInvalidPayment, MaxPayerLen)
+		return fmt.Errorf("%w: payer must be 1..%d bytes of UTF-8", ErrInvalidBill, MaxPayerLen)
 	}
 	if err := checkPeer(p.ProviderPeer); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidPayment, err)
+		return fmt.Errorf("%w: %w", ErrInvalidBill, err)
 	}
 	if p.TimeMs < 0 {
-		return fmt.Errorf("%w: negative time_ms", ErrInvalidPayment)
+		return fmt.Errorf("%w: negative time_ms", ErrInvalidBill)
 	}
 	b := p.Breakdown
 	var usage uint64
 	for _, v := range b.UsageParts() {
 		var carry uint64
 		if usage, carry = bits.Add64(usage, v, 0); carry != 0 {
-			return fmt.Errorf("%w: breakdown usage overflows", ErrInvalidPayment)
+			return fmt.Errorf("%w: breakdown usage overflows", ErrInvalidBill)
 		}
 	}
 	total, carry := bits.Add64(b.Base, b.Surcharge, 0)
 	switch {
 	case usage != b.Usage:
-		return fmt.Errorf("%w: breakdown usage %d is not the sum %d", ErrInvalidPayment, b.Usage, usage)
+		return fmt.Errorf("%w: breakdown usage %d is not the sum %d", ErrInvalidBill, b.Usage, usage)
 	case b.Base != max(b.Minimum, b.Usage):
-		return fmt.Errorf("%w: breakdown base %d is not max(minimum, usage)", ErrInvalidPayment, b.Base)
+		return fmt.Errorf("%w: breakdown base %d is not max(minimum, usage)", ErrInvalidBill, b.Base)
 	case carry != 0 || total != b.Total:
-		return fmt.Errorf("%w: breakdown total %d is not base + surcharge", ErrInvalidPayment, b.Total)
+		return fmt.Errorf("%w: breakdown total %d is not base + surcharge", ErrInvalidBill, b.Total)
 	case p.Price != b.Total:
-		return fmt.Errorf("%w: price %d differs from breakdown total %d", ErrInvalidPayment, p.Price, b.Total)
+		return fmt.Errorf("%w: price %d differs from breakdown total %d", ErrInvalidBill, p.Price, b.Total)
 	}
 	return nil
 }
 
 // Marshal checks the record and returns its deterministic CBOR.
-func (p *PaymentRecord) Marshal() ([]byte, error) {
+func (p *Bill) Marshal() ([]byte, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
 	}
@@ -95,12 +98,12 @@ func (p *PaymentRecord) Marshal() ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalPaymentRecord decodes and checks a record, accepting only its
-// canonical encoding of at most MaxPaymentSize bytes.
-func UnmarshalPaymentRecord(b []byte) (*PaymentRecord, error) {
-	var p PaymentRecord
-	if err := cborx.UnmarshalCanonical(b, MaxPaymentSize, &p); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidPayment, err)
+// UnmarshalBill decodes and checks a bill, accepting only its
+// canonical encoding of at most MaxBillSize bytes.
+func UnmarshalBill(b []byte) (*Bill, error) {
+	var p Bill
+	if err := cborx.UnmarshalCanonical(b, MaxBillSize, &p); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidBill, err)
 	}
 	if err := p.Check(); err != nil {
 		return nil, err
@@ -108,11 +111,11 @@ func UnmarshalPaymentRecord(b []byte) (*PaymentRecord, error) {
 	return &p, nil
 }
 
-// Digest is SHA-256 over PaymentDomain and the record's deterministic CBOR
+// Digest is SHA-256 over BillDomain and the bill's deterministic CBOR
 // (with Payer as its UTF-8 bytes). It covers every field and does not
 // require the record to pass Check.
-func (p *PaymentRecord) Digest() [32]byte {
-	return digest(PaymentDomain, struct {
+func (p *Bill) Digest() [32]byte {
+	return digest(BillDomain, struct {
 		RequestDigest []byte          `cbor:"1,keyasint"`
 		QuoteDigest   []byte          `cbor:"2,keyasint"`
 		Payer         []byte          `cbor:"3,keyasint"`

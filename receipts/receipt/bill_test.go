@@ -20,7 +20,7 @@ const goldenPayment = "a98decd3a94d15dcce171e27ea4c5dc2f974c0d3236f7cb33a9216cfd
 // testPeer is a fixed Ed25519 identity peer ID.
 const testPeer = "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA"
 
-func testPayment(t testing.TB) *PaymentRecord {
+func testPayment(t testing.TB) *Bill {
 	t.Helper()
 	pid, err := peer.Decode(testPeer)
 	if err != nil {
@@ -33,7 +33,7 @@ func testPayment(t testing.TB) *PaymentRecord {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &PaymentRecord{
+	return &Bill{
 		RequestDigest: req[:], QuoteDigest: bytes.Repeat([]byte{0x51}, 32), Payer: "buyer-1",
 		ProviderPeer: []byte(pid), MachineID: bytes.Repeat([]byte{0x3a}, 32), ReceiptHash: bytes.Repeat([]byte{0x7e}, 32),
 		Units: u, Breakdown: b, Price: b.Total, TimeMs: 1772366400000,
@@ -53,7 +53,7 @@ func TestPaymentDigestStableAndSensitive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := UnmarshalPaymentRecord(enc)
+	back, err := UnmarshalBill(enc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,17 +61,17 @@ func TestPaymentDigestStableAndSensitive(t *testing.T) {
 		t.Fatalf("round trip changed the record: %+v", back)
 	}
 
-	edits := map[string]func(*PaymentRecord){
-		"request digest": func(p *PaymentRecord) { p.RequestDigest[0] ^= 1 },
-		"quote digest":   func(p *PaymentRecord) { p.QuoteDigest[31] ^= 1 },
-		"payer":          func(p *PaymentRecord) { p.Payer = "buyer-2" },
-		"provider":       func(p *PaymentRecord) { p.ProviderPeer[len(p.ProviderPeer)-1] ^= 1 },
-		"machine":        func(p *PaymentRecord) { p.MachineID[0] ^= 1 },
-		"receipt hash":   func(p *PaymentRecord) { p.ReceiptHash[0] ^= 1 },
-		"units":          func(p *PaymentRecord) { p.Units.OutputTokens++ },
-		"breakdown":      func(p *PaymentRecord) { p.Breakdown.Surcharge++ },
-		"price":          func(p *PaymentRecord) { p.Price++ },
-		"time":           func(p *PaymentRecord) { p.TimeMs++ },
+	edits := map[string]func(*Bill){
+		"request digest": func(p *Bill) { p.RequestDigest[0] ^= 1 },
+		"quote digest":   func(p *Bill) { p.QuoteDigest[31] ^= 1 },
+		"payer":          func(p *Bill) { p.Payer = "buyer-2" },
+		"provider":       func(p *Bill) { p.ProviderPeer[len(p.ProviderPeer)-1] ^= 1 },
+		"machine":        func(p *Bill) { p.MachineID[0] ^= 1 },
+		"receipt hash":   func(p *Bill) { p.ReceiptHash[0] ^= 1 },
+		"units":          func(p *Bill) { p.Units.OutputTokens++ },
+		"breakdown":      func(p *Bill) { p.Breakdown.Surcharge++ },
+		"price":          func(p *Bill) { p.Price++ },
+		"time":           func(p *Bill) { p.TimeMs++ },
 	}
 	for name, edit := range edits {
 		q := testPayment(t)
@@ -89,24 +89,24 @@ func TestPaymentDigestStableAndSensitive(t *testing.T) {
 }
 
 func TestPaymentCheck(t *testing.T) {
-	cases := map[string]func(*PaymentRecord){
-		"short request digest":  func(p *PaymentRecord) { p.RequestDigest = p.RequestDigest[:31] },
-		"no quote digest":       func(p *PaymentRecord) { p.QuoteDigest = nil },
-		"no payer":              func(p *PaymentRecord) { p.Payer = "" },
-		"payer too long":        func(p *PaymentRecord) { p.Payer = string(bytes.Repeat([]byte{'a'}, MaxPayerLen+1)) },
-		"payer invalid utf-8":   func(p *PaymentRecord) { p.Payer = "\xff" },
-		"bad peer":              func(p *PaymentRecord) { p.ProviderPeer = []byte{1, 2, 3} },
-		"short machine":         func(p *PaymentRecord) { p.MachineID = p.MachineID[:8] },
-		"no receipt hash":       func(p *PaymentRecord) { p.ReceiptHash = nil },
-		"negative time":         func(p *PaymentRecord) { p.TimeMs = -5 },
-		"price above total":     func(p *PaymentRecord) { p.Price++ },
-		"usage not the sum":     func(p *PaymentRecord) { p.Breakdown.Usage++ },
-		"base below minimum":    func(p *PaymentRecord) { p.Breakdown.Minimum = p.Breakdown.Base + 1 },
-		"total not base + sur.": func(p *PaymentRecord) { p.Breakdown.Total++; p.Price++ },
-		"usage overflows": func(p *PaymentRecord) {
+	cases := map[string]func(*Bill){
+		"short request digest":  func(p *Bill) { p.RequestDigest = p.RequestDigest[:31] },
+		"no quote digest":       func(p *Bill) { p.QuoteDigest = nil },
+		"no payer":              func(p *Bill) { p.Payer = "" },
+		"payer too long":        func(p *Bill) { p.Payer = string(bytes.Repeat([]byte{'a'}, MaxPayerLen+1)) },
+		"payer invalid utf-8":   func(p *Bill) { p.Payer = "\xff" },
+		"bad peer":              func(p *Bill) { p.ProviderPeer = []byte{1, 2, 3} },
+		"short machine":         func(p *Bill) { p.MachineID = p.MachineID[:8] },
+		"no receipt hash":       func(p *Bill) { p.ReceiptHash = nil },
+		"negative time":         func(p *Bill) { p.TimeMs = -5 },
+		"price above total":     func(p *Bill) { p.Price++ },
+		"usage not the sum":     func(p *Bill) { p.Breakdown.Usage++ },
+		"base below minimum":    func(p *Bill) { p.Breakdown.Minimum = p.Breakdown.Base + 1 },
+		"total not base + sur.": func(p *Bill) { p.Breakdown.Total++; p.Price++ },
+		"usage overflows": func(p *Bill) {
 			p.Breakdown.InputTokens, p.Breakdown.OutputTokens = 1<<63, 1<<63
 		},
-		"total overflows": func(p *PaymentRecord) {
+		"total overflows": func(p *Bill) {
 			p.Breakdown.Surcharge = ^uint64(0)
 			p.Breakdown.Total, p.Price = p.Breakdown.Base-1, p.Breakdown.Base-1
 		},
@@ -118,15 +118,15 @@ func TestPaymentCheck(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := testPayment(t)
 			edit(p)
-			if err := p.Check(); !errors.Is(err, ErrInvalidPayment) {
+			if err := p.Check(); !errors.Is(err, ErrInvalidBill) {
 				t.Fatalf("Check = %v", err)
 			}
-			if _, err := p.Marshal(); !errors.Is(err, ErrInvalidPayment) {
+			if _, err := p.Marshal(); !errors.Is(err, ErrInvalidBill) {
 				t.Fatalf("Marshal = %v", err)
 			}
 		})
 	}
-	if _, err := UnmarshalPaymentRecord([]byte{0xa0}); !errors.Is(err, ErrInvalidPayment) {
+	if _, err := UnmarshalBill([]byte{0xa0}); !errors.Is(err, ErrInvalidBill) {
 		t.Fatalf("empty map: %v", err)
 	}
 }
