@@ -97,7 +97,7 @@ func (n *Node) WaitTx(ctx context.Context, hash [32]byte) (TxResult, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return TxResult{}, fmt.Errorf("consensus: wait for tx %x: %w (last: %v)", hash[:8], ctx.Err(), err)
+			return TxResult{}, fmt.Errorf("consensus: wait for tx %x: %w (last: %w)", hash[:8], ctx.Err(), err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}

@@ -38,7 +38,7 @@ func WriteConfig(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("consensus: write config: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp) //nolint:errcheck // a scratch directory: a leftover is harmless
 	cmtcfg.WriteConfigFile(filepath.Join(tmp, "config.toml"), ccfg)
 	b, err := os.ReadFile(filepath.Join(tmp, "config.toml"))
 	if err == nil {

@@ -36,7 +36,7 @@ func guard(ctx context.Context, from peer.ID, data []byte, fn ValidateFunc, time
 	res = fn(ctx, from, data)
 	if res.Verdict != Accept && ctx.Err() != nil {
 		res = Result{Verdict: Ignore, Reason: ReasonTimeout, Message: res.Message,
-			Err: fmt.Errorf("gossip: validation cut short (%w); verdict was %s/%s: %v", context.Cause(ctx), res.Verdict, res.Reason, res.Err)}
+			Err: fmt.Errorf("gossip: validation cut short (%w); verdict was %s/%s: %w", context.Cause(ctx), res.Verdict, res.Reason, res.Err)}
 	}
 	return res
 }

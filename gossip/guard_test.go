@@ -14,7 +14,7 @@ import (
 func TestGuardPanicIsIgnore(t *testing.T) {
 	r := guard(tctx, testRelay, nil, func(context.Context, peer.ID, []byte) Result {
 		var m map[string]int
-		m["boom"]++ // a nil-map write: a validator bug
+		m["boom"]++ //nolint:staticcheck // SA5000: the nil-map write is the validator bug under test
 		return reject(ReasonInvalid, errors.New("unreachable"))
 	}, time.Second)
 	wantVerdict(t, r, Ignore, ReasonPanic)

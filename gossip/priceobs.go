@@ -50,7 +50,7 @@ func (o *PriceObs) Check() error {
 		return fmt.Errorf("%w: provider_peer must be 1..%d bytes", errInvalid, maxPeerIDLen)
 	}
 	if _, err := peer.Decode(o.ProviderPeer); err != nil {
-		return fmt.Errorf("%w: provider_peer: %v", errInvalid, err)
+		return fmt.Errorf("%w: provider_peer: %w", errInvalid, err)
 	}
 	if len(o.ProviderMachine) != hashLen || len(o.ModelID) != hashLen {
 		return fmt.Errorf("%w: provider_machine and model_id must be %d bytes", errInvalid, hashLen)

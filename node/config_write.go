@@ -1,6 +1,7 @@
 package node
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,8 +64,7 @@ func WriteConfig(cfg Config, force bool) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("config: %w", err)
+		return fmt.Errorf("config: %w", errors.Join(err, f.Close()))
 	}
 	return f.Close()
 }

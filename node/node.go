@@ -263,9 +263,9 @@ func (n *Node) Start(ctx context.Context) error {
 	n.state = stateRunning
 	for _, p := range n.parts {
 		if err := p.Start(ctx); err != nil {
-			n.stopLocked(context.WithoutCancel(ctx))
+			stopErr := n.stopLocked(context.WithoutCancel(ctx))
 			n.state = stateStopped
-			return fmt.Errorf("node: start %T: %w", p, err)
+			return errors.Join(fmt.Errorf("node: start %T: %w", p, err), stopErr)
 		}
 		n.started = append(n.started, p)
 	}

@@ -35,7 +35,7 @@ func TestFrameRoundTrip(t *testing.T) {
 			t.Fatalf("frame %d: got %d bytes, want %d", i, len(got), len(want))
 		}
 	}
-	if _, err := ReadFrame(r, 1<<20); err != io.EOF {
+	if _, err := ReadFrame(r, 1<<20); !errors.Is(err, io.EOF) {
 		t.Fatalf("after last frame: err = %v, want io.EOF", err)
 	}
 }
@@ -146,7 +146,7 @@ func FuzzReadFrame(f *testing.F) {
 		for {
 			p, err := ReadFrame(r, max)
 			if err != nil {
-				if err == io.EOF && consumed != len(in) {
+				if errors.Is(err, io.EOF) && consumed != len(in) {
 					t.Fatalf("io.EOF after %d of %d bytes", consumed, len(in))
 				}
 				return

@@ -48,18 +48,15 @@ func LoadOrCreateKey(path string) (crypto.PrivKey, error) {
 		return nil, fmt.Errorf("p2p: create key file: %w", err)
 	}
 	tmpName := tmp.Name()
-	defer os.Remove(tmpName) // after a successful link this only drops the temp name
+	defer os.Remove(tmpName) //nolint:errcheck // after a successful link this only drops the temp name
 	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("p2p: create key file: %w", err)
+		return nil, fmt.Errorf("p2p: create key file: %w", errors.Join(err, tmp.Close()))
 	}
 	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("p2p: write key file: %w", err)
+		return nil, fmt.Errorf("p2p: write key file: %w", errors.Join(err, tmp.Close()))
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("p2p: write key file: %w", err)
+		return nil, fmt.Errorf("p2p: write key file: %w", errors.Join(err, tmp.Close()))
 	}
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("p2p: write key file: %w", err)

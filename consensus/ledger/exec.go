@@ -96,8 +96,12 @@ func (r *txRun) chargeFee() error {
 		if need == fee {
 			return reject(CodeFeeTooLow, "%s has %d, fee is %d", r.tx.Body.Signer, acct.Balance, fee)
 		}
+		records := 0
+		if s, ok := r.tx.Payload.(*Settlement); ok {
+			records = len(s.Records)
+		}
 		return reject(CodeFeeTooLow, "%s has %d, a settlement of %d records needs fee_per_tx %d + fee_per_record %d per record = %d up front",
-			r.tx.Body.Signer, acct.Balance, len(r.tx.Payload.(*Settlement).Records), fee, r.params.FeePerRecord, need)
+			r.tx.Body.Signer, acct.Balance, records, fee, r.params.FeePerRecord, need)
 	}
 	acct.Balance -= fee
 	acct.Nonce++

@@ -74,16 +74,6 @@ func signPeer(t testing.TB, reg *ledger.ProviderRegister, key crypto.PrivKey, op
 	}
 }
 
-// receipt seals payload as a receipt envelope and returns it with its hash.
-func (m *machine) receipt(t testing.TB, payload string) ([]byte, terms.Hash32) {
-	t.Helper()
-	env, h, err := m.Receipt([]byte(payload))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return env, h
-}
-
 // paidReceipt is ledgertest's PaidReceipt for the call seeded by seed.
 func (m *machine) paidReceipt(t testing.TB, seed string, payer, settler terms.AccountID, price uint64) ([]byte, terms.Hash32, terms.Hash32) {
 	t.Helper()

@@ -14,13 +14,12 @@ import (
 // buyer's escrows with a gateway and with itself, and a third party that
 // submits settlements (anyone may).
 type feeWorld struct {
-	c                      *chain
-	params                 ledger.Params
-	buyer, gw, op, sub     *ledger.Signer
-	p, stranger            *machine
-	calls                  int
-	tracked                []terms.AccountID
-	escrowB, escrowG, zero terms.AccountID
+	c                  *chain
+	params             ledger.Params
+	buyer, gw, op, sub *ledger.Signer
+	p, stranger        *machine
+	calls              int
+	tracked            []terms.AccountID
 }
 
 const (

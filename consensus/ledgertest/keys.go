@@ -50,9 +50,10 @@ func Validators(chainID string, powers ...int64) ([]*ledger.Signer, []ledger.Gen
 	var gs []ledger.GenesisValidator
 	for i, p := range powers {
 		s := ledger.NewSigner(SeedKey("validator", i), chainID)
+		cons := SeedKey("cons", i).Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
 		ss = append(ss, s)
 		gs = append(gs, ledger.GenesisValidator{Operator: s.Account(),
-			ConsPubKey: SeedKey("cons", i).Public().(ed25519.PublicKey), Stake: uint64(p) * ledger.PowerUnit})
+			ConsPubKey: cons, Stake: uint64(p) * ledger.PowerUnit})
 	}
 	return ss, gs
 }

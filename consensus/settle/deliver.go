@@ -7,8 +7,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
 // Deliver sends records over /tenzro/payment/1.0.0. A record the
@@ -16,7 +16,7 @@ import (
 // and the outbox still settles it itself after the grace period, where
 // the chain's report says what was wrong with it.
 func Deliver(h host.Host, network string, log *slog.Logger) DeliverFunc {
-	return func(ctx context.Context, prov peer.ID, recs []ledger.PaymentRecord) ([]bool, error) {
+	return func(ctx context.Context, prov peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
 		res, err := payment.Deliver(ctx, h, network, prov, recs)
 		if err != nil {
 			return nil, err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
-	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // State is where a stored record is in its life.
@@ -118,12 +117,6 @@ func keyOf(r *receipt.PaymentRecord) rkey {
 	copy(k[:32], r.Payer[:])
 	copy(k[32:], r.RequestDigest[:])
 	return k
-}
-
-func (k rkey) payer() terms.AccountID {
-	var a terms.AccountID
-	copy(a[:], k[:32])
-	return a
 }
 
 // String is payer hex / digest hex.

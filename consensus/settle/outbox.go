@@ -58,7 +58,7 @@ type Outbox struct {
 	// reopened: the outbox's store held records when it was opened (the
 	// gateway restarted). Only the deliberately broken build reads it.
 	reopened bool
-	forgot   atomic.Bool
+	forgot   atomic.Bool //nolint:unused // read by the chaosbroken build (broken_on.go)
 	nudging  atomic.Bool // a delayed nudge is pending (nudgeSoon)
 }
 
@@ -98,8 +98,9 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	reg := registry(d.Registerer)
+	pub := d.Key.Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
 	o := &Outbox{
-		cfg: cfg, d: d, settler: terms.AccountOf(d.Key.Public().(ed25519.PublicKey)),
+		cfg: cfg, d: d, settler: terms.AccountOf(pub),
 		kick: make(chan struct{}, 1), byPayer: map[terms.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
 		providers: map[peer.ID]*deliveryState{},
 		m: outboxMetrics{

@@ -157,7 +157,7 @@ func (s *store) scan(ctx context.Context, prefix string, keysOnly bool, fn func(
 	if err != nil {
 		return fmt.Errorf("settle: scan %s: %w", prefix, err)
 	}
-	defer res.Close()
+	defer res.Close() //nolint:errcheck // a read-only query: closing frees an iterator, nothing to lose
 	for {
 		r, ok := res.NextSync()
 		if !ok {

@@ -150,7 +150,7 @@ func SubmitAll(ctx context.Context, sub Submitter, recs []receipt.PaymentRecord)
 		}
 		if first != nil {
 			if w+n < len(ends) {
-				fail(starts[w+n], w+n, first)
+				_ = fail(starts[w+n], w+n, first) // marks the batches not sent; first is the error returned
 			}
 			return out, first
 		}

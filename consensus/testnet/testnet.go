@@ -87,9 +87,10 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 		if err != nil {
 			return nil, err
 		}
+		pub := op.Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
 		spec.Validators = append(spec.Validators, consensus.DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
-			Operator: terms.AccountOf(op.Public().(ed25519.PublicKey)), Stake: opt.Stake,
+			Operator: terms.AccountOf(pub), Stake: opt.Stake,
 		})
 	}
 	cfgs, err := consensus.DevnetGenesis(spec)

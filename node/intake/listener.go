@@ -73,7 +73,7 @@ func (l *perAddrListener) Accept() (net.Conn, error) {
 // and drop the answer unread.
 func (l *perAddrListener) refuse(c net.Conn) {
 	defer func() { <-l.refusing }()
-	defer c.Close()
+	defer c.Close()                                //nolint:errcheck // a refused connection: nothing was accepted on it
 	_ = c.SetDeadline(time.Now().Add(time.Second)) // a socket deadline: wall time, not the injected clock
 	if _, err := io.WriteString(c, refusal); err != nil {
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // RecordSink is the provider's payment.Sink: the receipt is checked to be
@@ -36,7 +37,7 @@ func NewRecordSink(c *settle.Collector, p *Provider, machine identity.MachineID,
 }
 
 // Accept implements payment.Sink.
-func (s RecordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.PaymentRecord) error {
+func (s RecordSink) Accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error {
 	if err := s.checkReceipt(rec); err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func (s RecordSink) Accept(ctx context.Context, from peer.ID, rec *ledger.Paymen
 // such a record would clear its settler's debt with one that never pays,
 // and the settler would be served without end. Records without a receipt
 // or naming another machine are the collector's to refuse, with its codes.
-func (s RecordSink) checkReceipt(rec *ledger.PaymentRecord) error {
+func (s RecordSink) checkReceipt(rec *receipt.PaymentRecord) error {
 	if rec == nil || len(rec.Receipt) == 0 || rec.Provider != s.machine {
 		return nil
 	}
@@ -86,7 +87,7 @@ func (s RecordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 	case len(r.InputCommitment) != 32:
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: "the receipt's input commitment is not 32 bytes"}
 	}
-	if d := ledger.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
+	if d := terms.Hash32(receipt.RequestDigest(r.Nonce, [32]byte(r.InputCommitment), r.ModelID)); d != rec.RequestDigest {
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the receipt is for request %s, the record names %s", d, rec.RequestDigest)}
 	}
 	return servedUnder(rec, r)
@@ -95,7 +96,7 @@ func (s RecordSink) checkReceipt(rec *ledger.PaymentRecord) error {
 // servedUnder refuses a record whose payer or settler is not the one the
 // receipt names: the chain would never settle it (CodeRecordMismatch), so
 // holding it must not clear its settler's debt for the call.
-func servedUnder(rec *ledger.PaymentRecord, r *receipt.Receipt) error {
+func servedUnder(rec *receipt.PaymentRecord, r *receipt.Receipt) error {
 	if !r.Paid() {
 		return &payment.Refusal{Code: uint32(ledger.CodeRecordMismatch), Reason: "the receipt names no payer and settler: the call was served unpaid"}
 	}
@@ -108,7 +109,7 @@ func servedUnder(rec *ledger.PaymentRecord, r *receipt.Receipt) error {
 
 // ChainEscrow reads an escrow's available balance for credit control.
 func ChainEscrow(c *consensus.Node) EscrowFunc {
-	return func(ctx context.Context, payer, settler ledger.AccountID) (uint64, bool, error) {
+	return func(ctx context.Context, payer, settler terms.AccountID) (uint64, bool, error) {
 		e, ok, err := c.Escrow(ctx, payer, settler)
 		if err != nil || !ok {
 			return 0, ok, err

@@ -11,6 +11,8 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // isExpertReceipt reports whether a record's receipt envelope is an
@@ -27,7 +29,7 @@ func isExpertReceipt(b []byte) bool {
 // receipts): the serving provider cannot clear a call with another call's
 // proof. The price is the serving provider's to sign; the collector
 // persists what it is given.
-func (s RecordSink) checkExpertReceipt(rec *ledger.PaymentRecord) error {
+func (s RecordSink) checkExpertReceipt(rec *receipt.PaymentRecord) error {
 	if _, err := expert.Verify(s.certs, rec.Receipt, s.machine, s.self, s.clock.Now()); err != nil {
 		return &payment.Refusal{Code: uint32(ledger.CodeBadReceipt), Reason: fmt.Sprintf("the expert receipt does not verify for this holder: %v", err)}
 	}
@@ -42,14 +44,14 @@ func (s RecordSink) checkExpertReceipt(rec *ledger.PaymentRecord) error {
 // of its own (data/expert-outbox) delivers it to the holder and settles
 // what the holder has not after the grace period, as a gateway's does.
 type OutboxPayments struct {
-	Account ledger.AccountID
+	Account terms.AccountID
 	Outbox  *settle.Outbox
 }
 
 // Payer implements ExpertPayments.
-func (p OutboxPayments) Payer() ledger.AccountID { return p.Account }
+func (p OutboxPayments) Payer() terms.AccountID { return p.Account }
 
 // Sign implements ExpertPayments.
-func (p OutboxPayments) Sign(ctx context.Context, rec *ledger.PaymentRecord, holder peer.ID) error {
+func (p OutboxPayments) Sign(ctx context.Context, rec *receipt.PaymentRecord, holder peer.ID) error {
 	return p.Outbox.Sign(ctx, rec, holder)
 }

@@ -4,14 +4,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/consensus/testnet"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // testMachine is a provider machine in dir whose certificate is valid from
 // an hour ago to an hour on, closed when the test ends.
-func testMachine(tb testing.TB, dir string) *testnet.Machine {
+func testMachine(tb testing.TB, dir string) *ledgertest.Machine {
 	tb.Helper()
-	m, err := testnet.NewMachine(dir, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	m, err := ledgertest.NewMachine(dir, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func finishStream(s network.Stream, rw *requestWrite, answered bool, errp *error
 		return
 	}
 	if rw.err != nil && errors.Is(err, ErrNoFinal) {
-		*errp = fmt.Errorf("%w (sending the request failed: %v)", err, rw.err)
+		*errp = fmt.Errorf("%w (sending the request failed: %w)", err, rw.err)
 	}
 }
 

@@ -118,12 +118,10 @@ func LoadOrCreateKey(path string) (*PrivateKey, error) {
 		return nil, fmt.Errorf("sessioncache: write key: %w", err)
 	}
 	if _, err := f.Write(raw); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("sessioncache: write key: %w", err)
+		return nil, fmt.Errorf("sessioncache: write key: %w", errors.Join(err, f.Close()))
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("sessioncache: write key: %w", err)
+		return nil, fmt.Errorf("sessioncache: write key: %w", errors.Join(err, f.Close()))
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("sessioncache: write key: %w", err)

@@ -87,7 +87,7 @@ func (s *Server) handle(ctx context.Context, st *p2p.Stream) error {
 	}
 	req, err := DecodeRequest(b)
 	if err != nil {
-		s.hold.count(&Rejection{ReasonMalformed, err})
+		_ = s.hold.count(&Rejection{ReasonMalformed, err}) // counted; the wrapped error below is returned
 		return fmt.Errorf("sessioncache: malformed frame: %w", err)
 	}
 	out, err := encode("answer", s.answer(ctx, st.Peer, req, st.Log))

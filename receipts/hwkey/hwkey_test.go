@@ -169,7 +169,11 @@ func TestConcurrentKeysInOneProcess(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, k := range keys {
-		s := fmt.Sprint(k.Public().X, k.Public().Y)
+		b, err := k.Public().Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
 		if seen[s] {
 			t.Fatal("two identities share a public key")
 		}

@@ -13,7 +13,7 @@ import (
 )
 
 // TokensDomain prefixes the token IDs a receipt's TokensHash covers.
-const TokensDomain = "tenzro/v1/receipt-tokens\x00"
+const TokensDomain = "tenzro/v1/receipt-tokens\x00" //nolint:gosec // G101: a domain separator, not a credential
 
 // TokensHash is SHA-256 over TokensDomain and the generated token IDs,
 // each a big-endian uint32, in the order they were generated. It binds

@@ -146,7 +146,7 @@ func TestVerifyRejects(t *testing.T) {
 				}
 			}
 			for _, s := range all {
-				if s != tc.want[0] && errors.Is(err, s) {
+				if s != tc.want[0] && errors.Is(err, s) { //nolint:errorlint // compares two sentinels, not an error returned
 					t.Errorf("error %v also wraps %v", err, s)
 				}
 			}

@@ -15,6 +15,8 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Payments is a gateway's gateway.Payments on a chain: the gateway's
@@ -25,15 +27,15 @@ type Payments struct {
 	chain   *consensus.Node
 	outbox  *settle.Outbox
 	key     ed25519.PrivateKey
-	account ledger.AccountID
+	account terms.AccountID
 	caller  []byte // this node's peer ID, which every authorization names
 
 	mu    sync.Mutex
-	auths map[ledger.AccountID]*infer.PayAuth
+	auths map[terms.AccountID]*infer.PayAuth
 
 	cacheMu  sync.Mutex
-	escrows  map[ledger.AccountID]escrowSeen // chain reads, at most escrowFresh old
-	deposits map[ledger.AccountID]uint64     // deposits on their way to the chain (ExpectDeposit)
+	escrows  map[terms.AccountID]escrowSeen // chain reads, at most escrowFresh old
+	deposits map[terms.AccountID]uint64     // deposits on their way to the chain (ExpectDeposit)
 }
 
 type escrowSeen struct {
@@ -51,15 +53,15 @@ const escrowFresh = time.Second
 // NewPayments signs as key's account, for the gateway whose peer is
 // self; escrow reads age by clk.
 func NewPayments(chain *consensus.Node, outbox *settle.Outbox, key ed25519.PrivateKey, self peer.ID, clk clock.Clock) *Payments {
-	return &Payments{clock: clk, chain: chain, outbox: outbox, key: key, account: ledger.AccountOf(key.Public().(ed25519.PublicKey)),
-		caller: []byte(self), auths: map[ledger.AccountID]*infer.PayAuth{}, escrows: map[ledger.AccountID]escrowSeen{},
-		deposits: map[ledger.AccountID]uint64{}}
+	return &Payments{clock: clk, chain: chain, outbox: outbox, key: key, account: terms.AccountOf(key.Public().(ed25519.PublicKey)),
+		caller: []byte(self), auths: map[terms.AccountID]*infer.PayAuth{}, escrows: map[terms.AccountID]escrowSeen{},
+		deposits: map[terms.AccountID]uint64{}}
 }
 
 // Warming says why payer's escrow as read here may be behind (the
 // gateway's gateway.Warming): a deposit into it is on its way, or this
 // node's chain is still catching up, so what it reads is an old block's.
-func (p *Payments) Warming(ctx context.Context, payer ledger.AccountID) (string, bool) {
+func (p *Payments) Warming(ctx context.Context, payer terms.AccountID) (string, bool) {
 	p.cacheMu.Lock()
 	d, ok := p.deposits[payer]
 	p.cacheMu.Unlock()
@@ -77,7 +79,7 @@ func (p *Payments) Warming(ctx context.Context, payer ledger.AccountID) (string,
 // ExpectDeposit tells the gateway that a deposit of amount into payer's
 // escrow with it is on its way: until done is called, a call that escrow
 // cannot cover yet is answered 503 warming_up naming the deposit, not 402.
-func (p *Payments) ExpectDeposit(payer ledger.AccountID, amount uint64) (done func()) {
+func (p *Payments) ExpectDeposit(payer terms.AccountID, amount uint64) (done func()) {
 	p.cacheMu.Lock()
 	p.deposits[payer] += amount
 	p.cacheMu.Unlock()
@@ -98,7 +100,7 @@ func (p *Payments) ExpectDeposit(payer ledger.AccountID, amount uint64) (done fu
 // gateway's records not known settled. A record settled on chain but not
 // yet marked in the outbox is subtracted twice for a moment: the error
 // only ever refuses, never overspends.
-func (p *Payments) Available(ctx context.Context, payer ledger.AccountID) (uint64, error) {
+func (p *Payments) Available(ctx context.Context, payer terms.AccountID) (uint64, error) {
 	now, h := p.clock.Now(), p.chain.App().Height()
 	p.cacheMu.Lock()
 	seen, ok := p.escrows[payer]
@@ -114,7 +116,7 @@ func (p *Payments) Available(ctx context.Context, payer ledger.AccountID) (uint6
 		}
 		p.cacheMu.Lock()
 		if len(p.escrows) >= maxAuths {
-			p.escrows = map[ledger.AccountID]escrowSeen{}
+			p.escrows = map[terms.AccountID]escrowSeen{}
 		}
 		p.escrows[payer] = seen
 		p.cacheMu.Unlock()
@@ -128,7 +130,7 @@ const maxAuths = 4096
 
 // Authorize signs, once per payer, the authorization a provider checks
 // before it serves a call this gateway settles.
-func (p *Payments) Authorize(payer ledger.AccountID) (*infer.PayAuth, error) {
+func (p *Payments) Authorize(payer terms.AccountID) (*infer.PayAuth, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if a, ok := p.auths[payer]; ok {
@@ -140,13 +142,13 @@ func (p *Payments) Authorize(payer ledger.AccountID) (*infer.PayAuth, error) {
 	}
 	a := &infer.PayAuth{Payer: payer[:], Settler: p.account[:], Sig: ledger.SignPayAuth(p.key, chainID, p.caller, payer)}
 	if len(p.auths) >= maxAuths {
-		p.auths = map[ledger.AccountID]*infer.PayAuth{}
+		p.auths = map[terms.AccountID]*infer.PayAuth{}
 	}
 	p.auths[payer] = a
 	return a, nil
 }
 
 // Sign has the outbox sign and keep rec for provider prov.
-func (p *Payments) Sign(ctx context.Context, rec *ledger.PaymentRecord, prov peer.ID) error {
+func (p *Payments) Sign(ctx context.Context, rec *receipt.PaymentRecord, prov peer.ID) error {
 	return p.outbox.Sign(ctx, rec, prov)
 }

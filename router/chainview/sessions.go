@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // The gateway's session collaborators on a chain: who operates a
@@ -34,7 +35,7 @@ type Streams struct{ Account *consensus.Submitter }
 
 // Open implements gateway.StandbyStreams.
 func (s Streams) Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, error) {
-	p, err := ledger.ParseAccountID(payer)
+	p, err := terms.ParseAccountID(payer)
 	if err != nil {
 		return "", fmt.Errorf("chainview: standby stream: payer %q is not an account: %w", payer, err)
 	}
@@ -42,7 +43,7 @@ func (s Streams) Open(ctx context.Context, payer string, payee identity.MachineI
 	if err != nil {
 		return "", fmt.Errorf("chainview: standby stream to %s: %w", payee, err)
 	}
-	if len(res.Data) != len(ledger.Hash32{}) {
+	if len(res.Data) != len(terms.Hash32{}) {
 		return "", fmt.Errorf("chainview: standby stream to %s: the chain returned a %d-byte stream ID", payee, len(res.Data))
 	}
 	return hex.EncodeToString(res.Data), nil
@@ -50,7 +51,7 @@ func (s Streams) Open(ctx context.Context, payer string, payee identity.MachineI
 
 // Stop implements gateway.StandbyStreams.
 func (s Streams) Stop(ctx context.Context, id string) error {
-	h, err := ledger.ParseHash(id)
+	h, err := terms.ParseHash(id)
 	if err != nil {
 		return fmt.Errorf("chainview: stop standby stream %q: %w", id, err)
 	}

@@ -119,7 +119,7 @@ func has(t *testing.T, s tracetest.SpanStub, want ...attribute.KeyValue) {
 			t.Fatalf("span %s lacks %s (has %v)", s.Name, w.Key, s.Attributes)
 		}
 		if got := s.Attributes[i].Value; got != w.Value {
-			t.Fatalf("span %s: %s = %s, want %s", s.Name, w.Key, got.Emit(), w.Value.Emit())
+			t.Fatalf("span %s: %s = %s, want %s", s.Name, w.Key, got.String(), w.Value.String())
 		}
 	}
 }

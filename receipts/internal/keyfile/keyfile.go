@@ -46,7 +46,7 @@ func LoadOrCreate(path, blockType string, gen func() ([]byte, error)) (data []by
 		return nil, false, fmt.Errorf("keyfile: create temporary file: %w", err)
 	}
 	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
+	defer os.Remove(tmpName) //nolint:errcheck // after a successful link this only drops the temporary name
 	enc := pem.EncodeToMemory(&pem.Block{Type: blockType, Bytes: fresh})
 	if err := writeAndSync(tmp, enc); err != nil {
 		return nil, false, fmt.Errorf("keyfile: write %s: %w", tmpName, err)
@@ -63,16 +63,13 @@ func LoadOrCreate(path, blockType string, gen func() ([]byte, error)) (data []by
 
 func writeAndSync(f *os.File, b []byte) error {
 	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
+		return errors.Join(err, f.Close())
 	}
 	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
+		return errors.Join(err, f.Close())
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+		return errors.Join(err, f.Close())
 	}
 	return f.Close()
 }
@@ -81,11 +78,11 @@ func writeAndSync(f *os.File, b []byte) error {
 // be a regular file of at most MaxSize bytes, not be accessible by group or
 // others, and hold exactly one PEM block of the expected type.
 func Load(path, blockType string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.Open(path) //nolint:gosec // G304: the key file the node is configured with
 	if err != nil {
 		return nil, fmt.Errorf("keyfile: %w", err)
 	}
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // read only: the bytes are in hand
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("keyfile: %w", err)
