@@ -102,13 +102,9 @@ type Chain struct{ Node *consensus.Node }
 func (a Chain) RegisterRPC(s rpc.Registry) {
 	chain := func(h chainHandler) rpc.Handler { return chainMethod(a.Node, h) }
 	s.Register("tenzro_getAccount", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
-		p, err := rpc.Params[AccountParams](raw)
+		id, err := accountParam(raw)
 		if err != nil {
 			return nil, err
-		}
-		id, err := terms.ParseAccountID(p.Account)
-		if err != nil {
-			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
 		h := c.App().Height()
 		a, ok, err := c.Account(ctx, id)
@@ -153,13 +149,9 @@ func (a Chain) RegisterRPC(s rpc.Registry) {
 		return c.Validators(ctx)
 	}))
 	s.Register("tenzro_listEscrows", chain(func(ctx context.Context, c *consensus.Node, raw json.RawMessage) (any, error) {
-		p, err := rpc.Params[AccountParams](raw)
+		id, err := accountParam(raw)
 		if err != nil {
 			return nil, err
-		}
-		id, err := terms.ParseAccountID(p.Account)
-		if err != nil {
-			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
 		}
 		es, err := c.Escrows(ctx, id)
 		if es == nil && err == nil {
@@ -214,9 +206,9 @@ func (a Chain) RegisterRPC(s rpc.Registry) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := terms.ParseAccountID(p.Account)
+		id, err := parseAccount(p.Account)
 		if err != nil {
-			return nil, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", p.Account)
+			return nil, err
 		}
 		if p.FromHeight < 1 || p.ToHeight < p.FromHeight {
 			return nil, rpc.InvalidParams("heights %d..%d: want 1 <= from_height <= to_height", p.FromHeight, p.ToHeight)
@@ -256,4 +248,23 @@ func chainError(err error) error {
 		return rpc.Unavailable("%v", err)
 	}
 	return err
+}
+
+// accountParam reads AccountParams and parses its account, the one
+// parameter of the account views.
+func accountParam(raw json.RawMessage) (terms.AccountID, error) {
+	p, err := rpc.Params[AccountParams](raw)
+	if err != nil {
+		return terms.AccountID{}, err
+	}
+	return parseAccount(p.Account)
+}
+
+// parseAccount parses an account parameter, refusing it as invalid params.
+func parseAccount(s string) (terms.AccountID, error) {
+	id, err := terms.ParseAccountID(s)
+	if err != nil {
+		return terms.AccountID{}, rpc.InvalidParams("account: %q is not a 64-hex-digit account ID", s)
+	}
+	return id, nil
 }
