@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -16,12 +15,14 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/internal/tomlconf"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 )
 
 // Role is what a node does in the network.
@@ -55,7 +56,7 @@ type Config struct {
 	Router    RouterConfig          `toml:"router"`
 	Chain     consensus.ChainConfig `toml:"chain"`
 	Settle    settle.Config         `toml:"settle"`
-	Telemetry TelemetryConfig       `toml:"telemetry"`
+	Telemetry otlp.Config           `toml:"telemetry"`
 	// Attest is [attest]: the roots, CRLs and minimum TCB announced TEE
 	// attestations are verified against.
 	Attest attest.Config `toml:"attest"`
@@ -154,7 +155,7 @@ func Default(role Role) Config {
 		Chain:    consensus.DefaultChainConfig(role == RoleValidator),
 		Settle:   settle.DefaultConfig(),
 
-		Telemetry: DefaultTelemetryConfig(),
+		Telemetry: otlp.DefaultConfig(),
 		Attest:    attest.DefaultConfig(),
 	}
 }
@@ -183,16 +184,8 @@ func Load(home string) (Config, error) {
 		return Config{}, fmt.Errorf("config: %s: %w", path, err)
 	}
 	cfg := Default(probe.Role)
-	md, err := toml.Decode(string(raw), &cfg)
-	if err != nil {
+	if err := tomlconf.Decode(raw, &cfg); err != nil {
 		return Config{}, fmt.Errorf("config: %s: %w", path, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		return Config{}, fmt.Errorf("config: %s: unknown key(s): %s", path, strings.Join(keys, ", "))
 	}
 	cfg.Home = home
 	return cfg, nil

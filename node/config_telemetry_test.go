@@ -21,12 +21,13 @@ import (
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 )
 
 // TestTelemetryConfigNamesTheKey: tracing is off by default, and each bad
 // [telemetry] value is refused naming its key.
 func TestTelemetryConfigNamesTheKey(t *testing.T) {
-	if d := Default(RoleGateway).Telemetry; d.Enabled() || d.Protocol != ProtocolGRPC || d.ServiceName != "tenzrod" || d.SampleRatio != 1 {
+	if d := Default(RoleGateway).Telemetry; d.Enabled() || d.Protocol != otlp.ProtocolGRPC || d.ServiceName != "tenzrod" || d.SampleRatio != 1 {
 		t.Fatalf("defaults %+v", d)
 	}
 	cases := []struct{ from, to, key string }{
@@ -65,53 +66,6 @@ func TestTelemetryConfigNamesTheKey(t *testing.T) {
 			t.Errorf("%s → %s: error %v does not name %q", c.from, c.to, err, c.key)
 		}
 	}
-	// Good endpoints: http gets the standard traces path.
-	for _, c := range []struct{ proto, in, want string }{
-		{ProtocolGRPC, "http://127.0.0.1:4317", "http://127.0.0.1:4317"},
-		{ProtocolHTTP, "https://collector.example:4318", "https://collector.example:4318/v1/traces"},
-		{ProtocolHTTP, "http://[::1]:4318/otlp/traces", "http://[::1]:4318/otlp/traces"},
-	} {
-		tc := DefaultTelemetryConfig()
-		tc.Protocol, tc.OTLPEndpoint = c.proto, c.in
-		if err := tc.Validate(); err != nil {
-			t.Fatalf("%s %s: %v", c.proto, c.in, err)
-		}
-		if u, _ := tc.endpoint(); u.String() != c.want {
-			t.Fatalf("%s %s: endpoint %s, want %s", c.proto, c.in, u, c.want)
-		}
-	}
-}
-
-// FuzzTelemetryEndpoint: any otlp_endpoint is refused or normalizes to an
-// endpoint that validates again to itself, with host:port and an http(s)
-// scheme.
-func FuzzTelemetryEndpoint(f *testing.F) {
-	for _, s := range []string{"http://127.0.0.1:4317", "https://c:4318/v1/traces", "c:4317", "http://[::1]:1/", "http://a:1?x", ""} {
-		f.Add(s, true)
-		f.Add(s, false)
-	}
-	f.Fuzz(func(t *testing.T, endpoint string, grpc bool) {
-		tc := DefaultTelemetryConfig()
-		tc.OTLPEndpoint = endpoint
-		if !grpc {
-			tc.Protocol = ProtocolHTTP
-		}
-		if tc.Validate() != nil || endpoint == "" {
-			return
-		}
-		u, err := tc.endpoint()
-		if err != nil {
-			t.Fatalf("%q validates but endpoint fails: %v", endpoint, err)
-		}
-		if u.Scheme != "http" && u.Scheme != "https" || u.Port() == "" {
-			t.Fatalf("%q → %s", endpoint, u)
-		}
-		tc.OTLPEndpoint = u.String()
-		u2, err := tc.endpoint()
-		if err != nil || u2.String() != u.String() {
-			t.Fatalf("%q → %s → %v %v", endpoint, u, u2, err)
-		}
-	})
 }
 
 // collector is an OTLP trace receiver (outside the system: a real
@@ -155,11 +109,11 @@ func (c *collector) spans() map[string]string {
 // TestTelemetryExports: the pipeline [telemetry] builds batches spans to
 // the collector over each protocol, and Stop flushes them.
 func TestTelemetryExports(t *testing.T) {
-	for _, protocol := range []string{ProtocolGRPC, ProtocolHTTP} {
+	for _, protocol := range []string{otlp.ProtocolGRPC, otlp.ProtocolHTTP} {
 		t.Run(protocol, func(t *testing.T) {
 			col := &collector{}
 			var endpoint string
-			if protocol == ProtocolGRPC {
+			if protocol == otlp.ProtocolGRPC {
 				ln, err := net.Listen("tcp", "127.0.0.1:0")
 				if err != nil {
 					t.Fatal(err)
@@ -185,12 +139,12 @@ func TestTelemetryExports(t *testing.T) {
 				t.Cleanup(hs.Close)
 				endpoint = hs.URL
 			}
-			tc := DefaultTelemetryConfig()
+			tc := otlp.DefaultConfig()
 			tc.Protocol, tc.OTLPEndpoint, tc.ServiceName = protocol, endpoint, "tenzrod-test"
 			if err := tc.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			tel, err := newTelemetry(context.Background(), tc, RoleGateway, "test", "12D3KooWtest")
+			tel, err := tc.Open(context.Background(), otlp.Export{Instance: "12D3KooWtest", Version: Version, Role: string(RoleGateway), Network: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+
+	"github.com/tenzrod/tenzrod/internal/tomlconf"
 )
 
 // configHeader opens every written config file.
@@ -31,7 +33,7 @@ func RenderConfig(cfg Config) ([]byte, error) {
 		}
 		return false
 	}
-	b, err := renderTOML(configHeader, cfg, omit)
+	b, err := tomlconf.Render(configHeader, cfg, omit)
 	if err != nil {
 		return nil, fmt.Errorf("config: render: %w", err)
 	}

@@ -10,10 +10,13 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/tenzrod/tenzrod/internal/tomlconf"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
+	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 )
 
 // fullConfig is a provider's config with every optional section filled:
@@ -24,7 +27,7 @@ func fullConfig(t *testing.T) Config {
 	testRoots(t, &cfg)
 	cfg.API.AdminTokenSHA256 = strings.Repeat("cd", 32)
 	cfg.Telemetry.OTLPEndpoint = "http://127.0.0.1:4318"
-	cfg.Telemetry.Protocol = ProtocolHTTP
+	cfg.Telemetry.Protocol = otlp.ProtocolHTTP
 	cfg.Router.Buyers = []BuyerConfig{
 		{Payer: strings.Repeat("ef", 32), TokenSHA256: TokenHash("a"), BuyerLimits: gateway.BuyerLimits{MaxConcurrent: 3, RatePerMinute: 60}},
 		{Account: "alice", InitialCredit: 1_000, TokenSHA256: TokenHash("b")},
@@ -157,9 +160,9 @@ func structKeys(t reflect.Type, prefix string, out *[]string) {
 		}
 		key := prefix + tag
 		switch {
-		case isTable(ft):
+		case tomlconf.IsTable(ft):
 			structKeys(ft, key+".", out)
-		case isTableArray(ft):
+		case tomlconf.IsTableArray(ft):
 			structKeys(ft.Elem(), key+".", out)
 		default:
 			*out = append(*out, key)
@@ -209,6 +212,9 @@ func TestEmptyArraysWriteAnExample(t *testing.T) {
 				t.Errorf("%s: written file has %q", c.role, s)
 			}
 		}
+	}
+	if _, err := tomlconf.Render("", attest.DefaultConfig(), nil); err != nil {
+		t.Errorf("a part's section alone: %v", err)
 	}
 }
 

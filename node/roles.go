@@ -17,6 +17,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 )
 
 // buildProvider assembles the provider role from the parts built so far.
@@ -89,8 +90,10 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	deps := gateway.Deps{Transport: gateway.WarmHostTransport(n.host.Dialer(), n.cfg.Network, warm), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.cfg.Telemetry.Enabled() {
-		if n.telemetry, err = newTelemetry(n.life, n.cfg.Telemetry, n.cfg.Role, n.cfg.Network, n.host.ID().String()); err != nil {
-			return err
+		// Every span's resource names the node: its peer ID, role and network.
+		res := otlp.Export{Instance: n.host.ID().String(), Version: Version, Role: string(n.cfg.Role), Network: n.cfg.Network}
+		if n.telemetry, err = n.cfg.Telemetry.Open(n.life, res); err != nil {
+			return fmt.Errorf("node: %w", err)
 		}
 		deps.Tracer = n.telemetry.Provider()
 	}

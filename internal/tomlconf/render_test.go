@@ -1,4 +1,4 @@
-package node
+package tomlconf
 
 import (
 	"math"
@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/tenzrod/tenzrod/receipts/attest"
 )
 
 // TestRenderValuesReadBack: strings with quotes, escapes, control bytes
@@ -30,7 +28,7 @@ func TestRenderValuesReadBack(t *testing.T) {
 	}
 	in := doc{S: "q\"b\\s\n\t\x01\x7fé☃", F: 2, G: 1e-9, D: 90 * time.Second, L: []string{"a", `"b"`}, U: []uint32{1, 4},
 		In: inner{S: "x"}, Arr: []inner{{S: "y"}, {S: "z"}}}
-	b, err := renderTOML("header", in, nil)
+	b, err := Render("header", in, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,17 +53,33 @@ func TestRenderValuesReadBack(t *testing.T) {
 // TestRenderRefusesWhatTOMLLacks: a map or an unsigned value beyond
 // TOML's integers is an error, never a file that reads back otherwise.
 func TestRenderRefusesWhatTOMLLacks(t *testing.T) {
-	if _, err := renderTOML("", struct {
+	if _, err := Render("", struct {
 		M map[string]int `toml:"m"`
 	}{}, nil); err == nil {
 		t.Error("a map was rendered")
 	}
-	if _, err := renderTOML("", struct {
+	if _, err := Render("", struct {
 		U uint64 `toml:"u"`
 	}{U: math.MaxUint64}, nil); err == nil || !strings.Contains(err.Error(), "u:") {
 		t.Errorf("a uint64 beyond int64: %v", err)
 	}
-	if _, err := renderTOML("", attest.DefaultConfig(), nil); err != nil {
-		t.Errorf("a part's section alone: %v", err)
+}
+
+// TestDecodeNamesUnknownKeys: a key no field takes is refused with its
+// table's path; the fields it does take are read over the defaults.
+func TestDecodeNamesUnknownKeys(t *testing.T) {
+	type doc struct {
+		A  int `toml:"a"`
+		In struct {
+			B string `toml:"b"`
+		} `toml:"in"`
+	}
+	v := doc{A: 7}
+	if err := Decode([]byte("[in]\nb = \"x\"\n"), &v); err != nil || v.A != 7 || v.In.B != "x" {
+		t.Fatalf("decode: %v %+v", err, v)
+	}
+	err := Decode([]byte("a = 1\n[in]\nc = 2\n"), &v)
+	if err == nil || !strings.Contains(err.Error(), "unknown key(s): in.c") {
+		t.Fatalf("unknown key: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package node
+package tomlconf
 
 import (
 	"bytes"
@@ -10,25 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 )
-
-// The config file `tenzrod init` writes is generated from the parts'
-// structs: each field's `toml` tag is its key and its `comment` tag the
-// text above it, so a key added to a part is written (and documented) with
-// no template to keep in step. It is a small writer of our own rather than
-// github.com/pelletier/go-toml/v2, which writes comment tags but stores a
-// time.Duration as integer nanoseconds and refuses "30s" when reading
-// (pelletier/go-toml#767): every duration in every part would need a
-// wrapper type. Reading stays with BurntSushi/toml, which takes "30s".
-//
-// Tags the writer reads beside `toml`:
-//
-//	comment:"..."  text written above the key or table; "\n" breaks a line,
-//	               and a line starting with two spaces is never re-wrapped.
-//	example:"..."  for a zero string: the key is written commented out with
-//	               this placeholder, so the operator sees how to set it.
-//
-// An empty array of tables is written as one commented-out entry, so its
-// keys are on the page too.
 
 // commentWidth is where comment text wraps.
 const commentWidth = 78
@@ -46,13 +27,14 @@ type tomlField struct {
 // tomlWriter renders one struct tree as commented TOML.
 type tomlWriter struct {
 	buf bytes.Buffer
-	// omit reports tables (by dotted path) left out of the file; the
-	// caller omits only what equals the defaults Load starts from.
+	// omit reports tables (by dotted path) left out of the file.
 	omit func(path string) bool
 }
 
-// renderTOML writes v, a struct, as commented TOML after header.
-func renderTOML(header string, v any, omit func(string) bool) ([]byte, error) {
+// Render writes v, a struct, as commented TOML after header. omit, if
+// set, names the tables (by dotted path, e.g. "router.buyers") to leave
+// out: a caller leaves out only what equals the defaults it loads over.
+func Render(header string, v any, omit func(path string) bool) ([]byte, error) {
 	w := &tomlWriter{omit: omit}
 	if w.omit == nil {
 		w.omit = func(string) bool { return false }
@@ -89,11 +71,13 @@ func fields(v reflect.Value) []tomlField {
 	return out
 }
 
-// isTable: a struct (not a duration) is a [table].
-func isTable(t reflect.Type) bool { return t.Kind() == reflect.Struct && t != durationType }
+// IsTable reports whether a field of type t is written as a [table]: a
+// struct, but not a duration.
+func IsTable(t reflect.Type) bool { return t.Kind() == reflect.Struct && t != durationType }
 
-// isTableArray: a slice of structs is an [[array of tables]].
-func isTableArray(t reflect.Type) bool { return t.Kind() == reflect.Slice && isTable(t.Elem()) }
+// IsTableArray reports whether a field of type t is written as an
+// [[array of tables]]: a slice of structs.
+func IsTableArray(t reflect.Type) bool { return t.Kind() == reflect.Slice && IsTable(t.Elem()) }
 
 // table writes v's plain keys, then its tables, then its arrays of tables:
 // TOML puts every key after a header into that header's table, so a
@@ -102,12 +86,12 @@ func isTableArray(t reflect.Type) bool { return t.Kind() == reflect.Slice && isT
 func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error {
 	fs := fields(v)
 	for _, f := range fs {
-		if isTable(f.v.Type()) || isTableArray(f.v.Type()) {
+		if IsTable(f.v.Type()) || IsTableArray(f.v.Type()) {
 			continue
 		}
 		val, err := tomlValue(f.v)
 		if err != nil {
-			return fmt.Errorf("config: %s: %w", dotted(path, f.key), err)
+			return fmt.Errorf("tomlconf: %s: %w", dotted(path, f.key), err)
 		}
 		w.comment(f.comment)
 		p := prefix
@@ -117,7 +101,7 @@ func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error 
 		fmt.Fprintf(&w.buf, "%s%s = %s\n", p, tomlKey(f.key), val)
 	}
 	for _, f := range fs {
-		if !isTable(f.v.Type()) {
+		if !IsTable(f.v.Type()) {
 			continue
 		}
 		sub := append(append([]string(nil), path...), f.key)
@@ -132,7 +116,7 @@ func (w *tomlWriter) table(path []string, v reflect.Value, prefix string) error 
 		}
 	}
 	for _, f := range fs {
-		if !isTableArray(f.v.Type()) {
+		if !IsTableArray(f.v.Type()) {
 			continue
 		}
 		sub := append(append([]string(nil), path...), f.key)
@@ -207,7 +191,7 @@ func tomlKey(k string) string {
 	return k
 }
 
-// tomlValue writes one value: a scalar, a duration (as "30s", which Load
+// tomlValue writes one value: a scalar, a duration (as "30s", which Decode
 // reads back) or an array of them.
 func tomlValue(v reflect.Value) (string, error) {
 	if v.Type() == durationType {

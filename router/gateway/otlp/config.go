@@ -1,6 +1,7 @@
-package node
+package otlp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -8,10 +9,10 @@ import (
 	"net/url"
 )
 
-// TelemetryConfig is the [telemetry] section: OpenTelemetry traces of the
+// Config is a node's [telemetry] section: OpenTelemetry traces of the
 // requests a routing node serves, one trace per request, exported over
 // OTLP. Off by default.
-type TelemetryConfig struct {
+type Config struct {
 	// OTLPEndpoint is the collector's URL, scheme http (plain) or https
 	// (TLS): "http://127.0.0.1:4317" for grpc, "http://127.0.0.1:4318"
 	// for http, whose path defaults to /v1/traces. "" turns tracing off.
@@ -25,22 +26,16 @@ type TelemetryConfig struct {
 	SampleRatio float64 `toml:"sample_ratio" comment:"Fraction of requests traced, 0..1 (a request with a sampled parent span follows its parent)."`
 }
 
-// OTLP transports.
-const (
-	ProtocolGRPC = "grpc"
-	ProtocolHTTP = "http"
-)
-
-// DefaultTelemetryConfig is tracing off, ready to point at a collector.
-func DefaultTelemetryConfig() TelemetryConfig {
-	return TelemetryConfig{Protocol: ProtocolGRPC, ServiceName: "tenzrod", SampleRatio: 1}
+// DefaultConfig is tracing off, ready to point at a collector.
+func DefaultConfig() Config {
+	return Config{Protocol: ProtocolGRPC, ServiceName: "tenzrod", SampleRatio: 1}
 }
 
 // Enabled reports whether traces are exported.
-func (t TelemetryConfig) Enabled() bool { return t.OTLPEndpoint != "" }
+func (t Config) Enabled() bool { return t.OTLPEndpoint != "" }
 
 // Validate checks the section, naming each bad key.
-func (t TelemetryConfig) Validate() error {
+func (t Config) Validate() error {
 	var errs []error
 	switch t.Protocol {
 	case ProtocolGRPC, ProtocolHTTP:
@@ -63,7 +58,7 @@ func (t TelemetryConfig) Validate() error {
 
 // endpoint parses OTLPEndpoint as the exporter's URL: host and port
 // explicit, and for http the standard traces path when none is given.
-func (t TelemetryConfig) endpoint() (*url.URL, error) {
+func (t Config) endpoint() (*url.URL, error) {
 	u, err := url.Parse(t.OTLPEndpoint)
 	if err != nil {
 		return nil, err
@@ -84,4 +79,15 @@ func (t TelemetryConfig) endpoint() (*url.URL, error) {
 		u.Path = "/v1/traces"
 	}
 	return u, nil
+}
+
+// Open builds the pipeline t describes; res names the node whose spans it
+// carries (Instance, Version, Role, Network), t gives the rest.
+func (t Config) Open(ctx context.Context, res Export) (*Pipeline, error) {
+	u, err := t.endpoint()
+	if err != nil {
+		return nil, fmt.Errorf("otlp: telemetry.otlp_endpoint: %w", err)
+	}
+	res.Endpoint, res.Protocol, res.ServiceName, res.SampleRatio = u.String(), t.Protocol, t.ServiceName, t.SampleRatio
+	return New(ctx, res)
 }
