@@ -61,7 +61,7 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	} else {
 		// The token is checked before the body is read: a client without
 		// one costs its headers, never a body buffer.
-		bs := newBuyers(n.cfg.Router.Buyers, n.cfg.API.AdminTokenSHA256)
+		bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256)
 		openai.NewHandler(openai.NewGatewayBackend(n.gateway, bs), openai.WithAuth(bs.Auth)).Register(mux)
 	}
 	c := n.cfg.API
@@ -126,14 +126,4 @@ func (a *apiServer) healthz(w http.ResponseWriter, _ *http.Request) {
 		}
 	}
 	_ = json.NewEncoder(w).Encode(body)
-}
-
-// newBuyers resolves the configured buyers' tokens, and the operator's
-// admin token, to the accounts they bill.
-func newBuyers(cfg []BuyerConfig, adminSHA256 string) *openai.Buyers {
-	accounts := make(map[string]string, len(cfg))
-	for _, c := range cfg {
-		accounts[c.TokenSHA256] = c.Key()
-	}
-	return openai.NewBuyers(accounts, adminSHA256)
 }

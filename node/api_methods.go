@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
@@ -47,7 +48,7 @@ type NodeInfo struct {
 
 // rpcParts are the parts that contribute methods of their own.
 func (n *Node) rpcParts() []rpc.Contributor {
-	bs := newBuyers(n.cfg.Router.Buyers, n.cfg.API.AdminTokenSHA256)
+	bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256)
 	return []rpc.Contributor{
 		p2p.API{Host: n.host, OnFound: n.table.AddDHTProvider},
 		n.gossip,

@@ -22,6 +22,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 )
 
@@ -151,7 +152,7 @@ func Default(role Role) Config {
 		Identity: identity.DefaultConfig(defaultBackend(role)),
 		Gossip:   gossip.DefaultConfig(),
 		Provider: provider.DefaultConfig(),
-		Router:   DefaultRouterConfig(),
+		Router:   gateway.DefaultRouterConfig(),
 		Chain:    consensus.DefaultChainConfig(role == RoleValidator),
 		Settle:   settle.DefaultConfig(),
 
@@ -264,7 +265,7 @@ func (c Config) Validate() error {
 	if err := c.GossipConfig().Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := c.Router.Validate(); err != nil {
+	if err := c.Router.Validate(c.Chain.Enabled); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Validator.Validate(); err != nil {
@@ -281,11 +282,6 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Attest.Policy(c.Path); err != nil {
 		errs = append(errs, err)
-	}
-	for i, b := range c.Router.Buyers {
-		if c.Chain.Enabled && b.Payer == "" {
-			errs = append(errs, fmt.Errorf("router.buyers[%d].payer: required on a chain: calls are paid from the payer's on-chain escrow (off-chain account %q pays nothing)", i, b.Account))
-		}
 	}
 	if c.Role == RoleProvider {
 		if err := c.Provider.Validate(); err != nil {

@@ -1,24 +1,24 @@
 package node
 
-import "github.com/tenzrod/tenzrod/node/provider"
+import (
+	"github.com/tenzrod/tenzrod/node/provider"
+	"github.com/tenzrod/tenzrod/router/gateway"
+)
 
-// The [provider] section is the provider role's own config; these names
-// let node.Config read as one composition of its parts' configs.
+// The [provider] and [router] sections are their parts' own config; these
+// names let node.Config read as one composition of its parts' configs.
 type (
-	ProviderConfig = provider.Config
-	ModelConfig    = provider.ModelConfig
+	ModelConfig     = provider.ModelConfig
+	RouterConfig    = gateway.RouterConfig
+	BuyerConfig     = gateway.BuyerConfig
+	TokenizerConfig = gateway.TokenizerConfig
 )
 
 // Provider config names, as the provider role defines them.
 const (
-	EngineEmbedded  = provider.EngineEmbedded
 	EngineUpstream  = provider.EngineUpstream
-	UpstreamKeyEnv  = provider.UpstreamKeyEnv
 	DevnetModelName = provider.DevnetModelName
 )
-
-// DefaultProviderConfig returns the provider role's defaults.
-func DefaultProviderConfig() ProviderConfig { return provider.DefaultConfig() }
 
 // DevnetModel is a served model entry for the devnet's generated model.
 func DevnetModel(dir, id string) ModelConfig { return provider.DevnetModel(dir, id) }

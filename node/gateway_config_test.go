@@ -15,7 +15,7 @@ import (
 // gateway.Config's, with its defaults, and every one (old names kept, new
 // ones added) survives a write and a load.
 func TestRouterConfigIsTheGateways(t *testing.T) {
-	if d := DefaultRouterConfig(); !reflect.DeepEqual(d.Config, gateway.DefaultConfig()) || d.Weights != strategy.DefaultWeights {
+	if d := gateway.DefaultRouterConfig(); !reflect.DeepEqual(d.Config, gateway.DefaultConfig()) || d.Weights != strategy.DefaultWeights {
 		t.Fatalf("router defaults %+v differ from the gateway's", d.Config)
 	}
 	cfg := testConfig(t, RoleGateway, "software", nil)
@@ -41,7 +41,7 @@ func TestRouterConfigIsTheGateways(t *testing.T) {
 	if !reflect.DeepEqual(got.Router, cfg.Router) {
 		t.Fatalf("round trip:\n got %#v\nwant %#v", got.Router, cfg.Router)
 	}
-	gc := gatewayConfig(got.Router)
+	gc := got.Router.GatewayConfig()
 	if gc.Buyers["alice"] != (gateway.BuyerLimits{MaxConcurrent: 5}) || gc.MaxRetries != 4 {
 		t.Fatalf("gateway config %+v", gc)
 	}

@@ -10,6 +10,9 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/catalog"
+	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -78,8 +81,8 @@ func (p paymentServer) Stop(context.Context) error  { p.s.Stop(); return nil }
 // gateway and, on a chain validator, the validator role that measures
 // what the gateway routes.
 func (n *Node) buildGateway(acct *consensus.Submitter) error {
-	if err := creditBuyers(n.store, n.cfg.Router.Buyers); err != nil {
-		return err
+	if err := n.cfg.Router.CreditBuyers(n.store); err != nil {
+		return fmt.Errorf("node: %w", err)
 	}
 	toks, err := loadTokenizers(n.cfg)
 	if err != nil {
@@ -126,7 +129,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	deps.Successors = gateway.CacheSuccessors(n.host.Dialer())
 	n.logSurcharges()
-	if n.gateway, err = gateway.New(gatewayConfig(n.cfg.Router), deps); err != nil {
+	if n.gateway, err = gateway.New(n.cfg.Router.GatewayConfig(), deps); err != nil {
 		return err
 	}
 	n.parts = append(n.parts, gateway.NewSessionSweeper(n.gateway, n.clock))
@@ -146,6 +149,24 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	n.parts = append(n.parts, n.validator)
 	return nil
+}
+
+// loadTokenizers opens every configured tokenizer, checking each model
+// directory against its ID.
+func loadTokenizers(cfg Config) (map[inference.ModelID]gateway.TokenCounter, error) {
+	out := map[inference.ModelID]gateway.TokenCounter{}
+	for i, tc := range cfg.Router.Tokenizers {
+		h, err := catalog.ParseHash(tc.ID)
+		if err != nil {
+			return nil, fmt.Errorf("node: router.tokenizers[%d]: id: %w", i, err)
+		}
+		pt, err := llm.OpenTokenizer(cfg.Path(tc.Dir), inference.ModelID(h))
+		if err != nil {
+			return nil, fmt.Errorf("node: router.tokenizers[%d]: %w", i, err)
+		}
+		out[pt.ModelID()] = pt
+	}
+	return out, nil
 }
 
 // ExpectDeposit tells a gateway on a chain that a deposit of amount into

@@ -1,4 +1,4 @@
-package node
+package gateway
 
 import (
 	"crypto/sha256"
@@ -8,13 +8,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/receipts/terms"
-	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
-// BuyerConfig maps an access token to who pays for its calls. Only the
-// token's SHA-256 is kept, so the config file never holds the secret; the
-// token itself is never sent to a provider.
+// BuyerConfig is one [[router.buyers]] entry: it maps an access token to
+// who pays for its calls. Only the token's SHA-256 is kept, so the config
+// file never holds the secret; the token itself is never sent to a
+// provider.
 //
 // On a chain a token names a Payer: the on-chain account whose escrow
 // with this node's account (the settler) pays each call, by a payment
@@ -29,7 +30,7 @@ type BuyerConfig struct {
 	InitialCredit uint64 `toml:"initial_credit"`
 	// The buyer's fair share (max_concurrent, rate_per_minute); 0 takes
 	// [router.buyer_defaults].
-	gateway.BuyerLimits
+	BuyerLimits
 }
 
 var accountRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
@@ -59,4 +60,38 @@ func (b BuyerConfig) Key() string {
 		return strings.ToLower(b.Payer)
 	}
 	return b.Account
+}
+
+// BuyerAccounts maps each buyer's token hash to the account its calls are
+// billed to (Key).
+func (r RouterConfig) BuyerAccounts() map[string]string {
+	accounts := make(map[string]string, len(r.Buyers))
+	for _, b := range r.Buyers {
+		accounts[b.TokenSHA256] = b.Key()
+	}
+	return accounts
+}
+
+// CreditBuyers credits each off-chain buyer's initial credit on the
+// node's first sight of the account: one with no balance and no payment.
+func (r RouterConfig) CreditBuyers(st *store.Store) error {
+	for _, b := range r.Buyers {
+		if b.InitialCredit == 0 || b.Payer != "" {
+			continue
+		}
+		bal, err := st.Balance(b.Account)
+		if err != nil {
+			return fmt.Errorf("gateway: buyer %s: %w", b.Account, err)
+		}
+		paid, err := st.ListPayments(b.Account, 1)
+		if err != nil {
+			return fmt.Errorf("gateway: buyer %s: %w", b.Account, err)
+		}
+		if bal == 0 && len(paid) == 0 {
+			if err := st.Credit(b.Account, b.InitialCredit); err != nil {
+				return fmt.Errorf("gateway: buyer %s: %w", b.Account, err)
+			}
+		}
+	}
+	return nil
 }

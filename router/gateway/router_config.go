@@ -1,26 +1,25 @@
-package node
+package gateway
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
-	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/catalog"
-	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/receipts/store"
-	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
-// RouterConfig is the [router] section: how this node prices and routes
-// the requests it accepts. The routing keys (deadline, first_token_timeout,
-// stall_timeout, stall_min, max_retries, default_max_tokens, [router.surcharges],
-// [router.weights], [router.buyer_defaults]) are gateway.Config's own,
-// with its defaults; the rest is the node's. [router.surcharges] is the
-// fallback of a node without a chain: with one, quotes and bills use the
-// chain's surcharge_* params.
+// RouterConfig is a node's [router] section: how the node prices and
+// routes the requests it accepts. The routing keys (deadline,
+// first_token_timeout, stall_timeout, stall_min, max_retries,
+// default_max_tokens, [router.surcharges], [router.weights],
+// [router.buyer_defaults]) are Config's own, with its defaults; the rest
+// is what the node builds around the gateway: its buyers, the validator's
+// probes, the store's durability and the tokenizers it counts with.
+// [router.surcharges] is the fallback of a node without a chain: with
+// one, quotes and bills use the chain's surcharge_* params.
 type RouterConfig struct {
-	gateway.Config
+	Config
 	// Buyers are the accounts whose requests this node accepts.
 	Buyers []BuyerConfig `toml:"buyers" comment:"A buyer: requests carrying the token whose SHA-256 is token_sha256 are paid by the payer's on-chain escrow with this node's account as settler (this node signs a payment record per call). Off chain (a test mode) account and initial_credit (micro-units, credited once) take payer's place. max_concurrent and rate_per_minute: its fair share (0 = the defaults). To add a buyer paying on chain, hand out a bearer token and keep only its SHA-256 here:\n  TOKEN=sk-tenzro-$(openssl rand -hex 20)      # give it to the buyer\n  printf %s \"$TOKEN\" | sha256sum               # token_sha256\n  tenzrod keys account show account.key        # this node's account (made by init --genesis or the first start): the settler\n  tenzrod tx escrow fund --key buyer.key --amount 50_000_000 --settler <that account>\nThe buyer funds the escrow from its own key (tenzrod tx transfer gets it funded first); each paid call then draws on it through a payment record this node signs."`
 	// ProbeInterval is how often a validator node probes each registered,
@@ -56,35 +55,18 @@ func (t TokenizerConfig) Validate() error {
 	return nil
 }
 
-// loadTokenizers opens every configured tokenizer, checking each model
-// directory against its ID.
-func loadTokenizers(cfg Config) (map[inference.ModelID]gateway.TokenCounter, error) {
-	out := map[inference.ModelID]gateway.TokenCounter{}
-	for i, tc := range cfg.Router.Tokenizers {
-		h, err := catalog.ParseHash(tc.ID)
-		if err != nil {
-			return nil, fmt.Errorf("node: router.tokenizers[%d]: id: %w", i, err)
-		}
-		pt, err := llm.OpenTokenizer(cfg.Path(tc.Dir), inference.ModelID(h))
-		if err != nil {
-			return nil, fmt.Errorf("node: router.tokenizers[%d]: %w", i, err)
-		}
-		out[pt.ModelID()] = pt
-	}
-	return out, nil
-}
-
 // DefaultRouterConfig returns the routing defaults.
 func DefaultRouterConfig() RouterConfig {
 	return RouterConfig{
-		Config:        gateway.DefaultConfig(),
+		Config:        DefaultConfig(),
 		ProbeInterval: 20 * time.Second,
 		Durability:    store.GroupSync.String(),
 	}
 }
 
-// Validate checks the section; every error names its key.
-func (r RouterConfig) Validate() error {
+// Validate checks the section; every error names its key. onChain is
+// whether the node runs a chain, where every call is paid from an escrow.
+func (r RouterConfig) Validate(onChain bool) error {
 	var errs []error
 	if err := r.Config.Validate("router."); err != nil {
 		errs = append(errs, err)
@@ -105,6 +87,9 @@ func (r RouterConfig) Validate() error {
 		if err := b.Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("router.buyers[%d]: %w", i, err))
 		}
+		if onChain && b.Payer == "" {
+			errs = append(errs, fmt.Errorf("router.buyers[%d].payer: required on a chain: calls are paid from the payer's on-chain escrow (off-chain account %q pays nothing)", i, b.Account))
+		}
 		if seen[b.Key()] {
 			errs = append(errs, fmt.Errorf("router.buyers[%d]: %q listed twice", i, b.Key()))
 		}
@@ -113,36 +98,12 @@ func (r RouterConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// gatewayConfig is the gateway's own section with each buyer's limits.
-func gatewayConfig(r RouterConfig) gateway.Config {
+// GatewayConfig is the gateway's own section with each buyer's limits.
+func (r RouterConfig) GatewayConfig() Config {
 	c := r.Config
-	c.Buyers = map[string]gateway.BuyerLimits{}
+	c.Buyers = map[string]BuyerLimits{}
 	for _, b := range r.Buyers {
 		c.Buyers[b.Key()] = b.BuyerLimits
 	}
 	return c
-}
-
-// creditBuyers credits each configured buyer's initial credit on the
-// node's first sight of the account: one with no balance and no payment.
-func creditBuyers(st *store.Store, bs []BuyerConfig) error {
-	for _, b := range bs {
-		if b.InitialCredit == 0 || b.Payer != "" {
-			continue
-		}
-		bal, err := st.Balance(b.Account)
-		if err != nil {
-			return fmt.Errorf("node: buyer %s: %w", b.Account, err)
-		}
-		paid, err := st.ListPayments(b.Account, 1)
-		if err != nil {
-			return fmt.Errorf("node: buyer %s: %w", b.Account, err)
-		}
-		if bal == 0 && len(paid) == 0 {
-			if err := st.Credit(b.Account, b.InitialCredit); err != nil {
-				return fmt.Errorf("node: buyer %s: %w", b.Account, err)
-			}
-		}
-	}
-	return nil
 }
