@@ -64,10 +64,8 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 		bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256)
 		openai.NewHandler(openai.NewGatewayBackend(n.gateway, bs), openai.WithAuth(bs.Auth)).Register(mux)
 	}
-	c := n.cfg.API
 	a.srv = &http.Server{
-		Handler: intake.New(intake.Bounds{Slots: c.BodySlots, RPCSlots: c.RPCBodySlots, PerClient: c.BodySlotsPerClient,
-			MinRate: c.BodyMinRate, Grace: c.BodyGrace, Timeout: c.BodyTimeout}).Wrap(mux),
+		Handler:           intake.New(n.cfg.API.Bounds()).Wrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ReadTimeout:       30 * time.Second,

@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/settle"
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/internal/tomlconf"
+	"github.com/tenzrod/tenzrod/node/intake"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p"
@@ -78,22 +78,11 @@ type LogConfig struct {
 	Format string `toml:"format" comment:"text | json"`
 }
 
-// APIConfig is the HTTP API (OpenAI routes, JSON-RPC, metrics, health).
+// APIConfig is the HTTP API (OpenAI routes, JSON-RPC, metrics, health):
+// its address, the intake's bounds and the operator's token.
 type APIConfig struct {
 	Listen string `toml:"listen" comment:"HTTP API: /healthz, /metrics, /rpc (JSON-RPC 2.0). Keep it on loopback unless a reverse proxy with authentication stands in front of it."`
-	// BodySlots is how many request bodies the OpenAI routes read at once
-	// (with their 4 MB cap, about 128 MB in flight at 32); RPCBodySlots is
-	// JSON-RPC's own pool, which clients without a token use.
-	BodySlots    int `toml:"body_slots" comment:"Request bodies read at once: the OpenAI routes' pool (the token is checked before the body) and JSON-RPC's own, so clients without a token cannot take the slots buyers need; one client address holds at most body_slots_per_client of a pool."`
-	RPCBodySlots int `toml:"rpc_body_slots"`
-	// BodySlotsPerClient is the most slots of a pool one client address
-	// (an IPv4 address, an IPv6 /64) holds at once.
-	BodySlotsPerClient int `toml:"body_slots_per_client"`
-	// BodyMinRate is the slowest a body may arrive, in bytes a second
-	// on average after BodyGrace; BodyTimeout bounds a whole body.
-	BodyMinRate int64         `toml:"body_min_rate" comment:"A body must arrive at body_min_rate bytes a second on average after body_grace (0 turns the rate off), and whole within body_timeout."`
-	BodyGrace   time.Duration `toml:"body_grace"`
-	BodyTimeout time.Duration `toml:"body_timeout"`
+	intake.Config
 	// AdminTokenSHA256 is the SHA-256 (hex) of the operator's bearer
 	// token: it may read any buyer's session (tenzro_getSession). Empty:
 	// only each session's own buyer may.
@@ -102,32 +91,18 @@ type APIConfig struct {
 
 // DefaultAPIConfig is the API's intake defaults on listen.
 func DefaultAPIConfig(listen string) APIConfig {
-	return APIConfig{Listen: listen, BodySlots: 32, RPCBodySlots: 8, BodySlotsPerClient: 8,
-		BodyMinRate: 16 << 10, BodyGrace: 2 * time.Second, BodyTimeout: 30 * time.Second}
+	return APIConfig{Listen: listen, Config: intake.DefaultConfig()}
 }
 
-// Validate checks the intake bounds; errors name the key.
+// Validate checks the address, the intake bounds and the token; errors
+// name the key.
 func (c APIConfig) Validate() error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		errs = append(errs, fmt.Errorf("api.listen: %q: %w", c.Listen, err))
 	}
-	for _, k := range []struct {
-		key string
-		v   int
-	}{{"api.body_slots", c.BodySlots}, {"api.rpc_body_slots", c.RPCBodySlots}, {"api.body_slots_per_client", c.BodySlotsPerClient}} {
-		if k.v < 1 || k.v > 4096 {
-			errs = append(errs, fmt.Errorf("%s: %d outside 1..4096", k.key, k.v))
-		}
-	}
-	if c.BodyMinRate < 0 {
-		errs = append(errs, fmt.Errorf("api.body_min_rate: %d is negative (0 turns the minimum rate off)", c.BodyMinRate))
-	}
-	if c.BodyGrace < 0 || c.BodyGrace > time.Minute {
-		errs = append(errs, fmt.Errorf("api.body_grace: %s outside 0..1m", c.BodyGrace))
-	}
-	if c.BodyTimeout < time.Second || c.BodyTimeout > 10*time.Minute {
-		errs = append(errs, fmt.Errorf("api.body_timeout: %s outside 1s..10m", c.BodyTimeout))
+	if err := c.Config.Validate("api."); err != nil {
+		errs = append(errs, err)
 	}
 	if t := c.AdminTokenSHA256; t != "" {
 		if b, err := hex.DecodeString(t); err != nil || len(b) != sha256.Size {
@@ -227,6 +202,10 @@ func (c Config) settleOutbox() settle.OutboxConfig {
 func (c Config) settleCollector() settle.CollectorConfig {
 	return c.Settle.Collector(c.Path(filepath.Join("data", "collected")))
 }
+
+// AccountKeyFile is the operator's chain account key inside the node home
+// (the devnet funds it at genesis).
+const AccountKeyFile = "account.key"
 
 // DisputeVotesFile is where a validator keeps its committed dispute
 // verdicts and salts until it reveals them (relative to the home).

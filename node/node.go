@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -57,6 +58,9 @@ type Node struct {
 	api       *apiServer
 	feed      *pricefeed.Feed // validators' price observations
 	chain     *consensus.Node // nil when [chain] is disabled
+	// accountKey is the operator's chain account, HOME/account.key (nil
+	// without a chain).
+	accountKey ed25519.PrivateKey
 	// registry reads registrations and standings from the chain (nil
 	// without one).
 	registry *chainview.Registry
@@ -132,10 +136,12 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if _, err := n.session.Current(); err != nil {
 		return nil, err
 	}
-	// The chain comes first: gossip pins peers to their registrations.
+	// The chain comes first: gossip pins peers to their registrations. A
+	// nil *chainview.Registry must not become a non-nil ValidatorSet.
 	var pins gossip.Pins
+	var validators gossip.ValidatorSet
 	if cfg.Chain.Enabled {
-		cc, err := cfg.ConsensusConfig()
+		cc, err := cfg.Chain.NodeConfig(cfg.Path, filepath.Base(cfg.Home))
 		if err != nil {
 			return nil, fmt.Errorf("config: chain: %w", err)
 		}
@@ -144,7 +150,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 			return nil, err
 		}
 		n.registry = chainview.NewRegistry(n.chain, n.clock)
-		pins = n.registry.Pins()
+		pins, validators = n.registry.Pins(), n.registry
 		if err := consensus.RegisterHealthMetrics(n.reg, n.chain); err != nil {
 			return nil, err
 		}
@@ -158,7 +164,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	n.gossip, err = gossip.New(n.life, cfg.GossipConfig(), gossip.Deps{
 		Attest:     n.attest,
 		Pins:       pins,
-		Validators: validatorSet(n.registry),
+		Validators: validators,
 		Host:       n.host.Host(),
 		Discovery:  drouting.NewRoutingDiscovery(n.host.DHT()),
 		Clock:      o.Clock,
@@ -190,7 +196,12 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	var acct *consensus.Submitter
 	if n.chain != nil {
 		n.parts = append(n.parts, n.chain)
-		if acct, err = n.operatorSubmitter(); err != nil {
+		// The operator's account submits this node's own transactions
+		// (registration, verdicts) and signs its payment records.
+		if n.accountKey, err = consensus.LoadOrCreateAccountKey(cfg.Path(AccountKeyFile)); err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+		if acct, err = consensus.NewSubmitter(n.chain, n.accountKey, n.log); err != nil {
 			return nil, err
 		}
 	}
@@ -329,12 +340,3 @@ func (n *Node) Chain() *consensus.Node { return n.chain }
 
 // Config returns the node's configuration.
 func (n *Node) Config() Config { return n.cfg }
-
-// validatorSet is the chain's validator set for gossip, or nil without a
-// chain (a nil *chainview.Registry must not become a non-nil interface).
-func validatorSet(r *chainview.Registry) gossip.ValidatorSet {
-	if r == nil {
-		return nil
-	}
-	return r
-}

@@ -16,19 +16,15 @@ import (
 // expertOutbox opens the serving provider's own outbox (data/expert-outbox)
 // for paying its expert holders.
 func (n *Node) expertOutbox(acct *consensus.Submitter) (provider.ExpertPayments, error) {
-	key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
-	if err != nil {
-		return nil, fmt.Errorf("node: %w", err)
-	}
 	cfg := n.cfg.settleOutbox()
 	cfg.Dir = n.cfg.Path(filepath.Join("data", "expert-outbox"))
-	ob, err := settle.OpenOutbox(cfg, settle.OutboxDeps{Key: key, Chain: settle.NodeChain(n.chain), Submitter: acct,
+	ob, err := settle.OpenOutbox(cfg, settle.OutboxDeps{Key: n.accountKey, Chain: settle.NodeChain(n.chain), Submitter: acct,
 		Deliver: deliverFunc(n), Clock: n.clock, Log: n.log, Registerer: prometheus.WrapRegistererWithPrefix("expert_", n.reg)})
 	if err != nil {
 		return nil, fmt.Errorf("node: expert payments: %w", err)
 	}
 	n.parts = append(n.parts, ob)
-	return provider.OutboxPayments{Account: terms.AccountOf(key.Public().(ed25519.PublicKey)), Outbox: ob}, nil
+	return provider.OutboxPayments{Account: terms.AccountOf(n.accountKey.Public().(ed25519.PublicKey)), Outbox: ob}, nil
 }
 
 // deliverFunc delivers this node's signed records to their providers

@@ -105,21 +105,17 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		deps.Names = chainview.NewNames(n.chain)
 		deps.Surcharges = chainview.NewSurcharges(n.chain)
 		deps.Operators, deps.Streams = chainview.Operators{R: n.registry}, chainview.Streams{Account: acct}
-		key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
-		if err != nil {
-			return fmt.Errorf("node: %w", err)
-		}
 		outbox, err := settle.OpenOutbox(n.cfg.settleOutbox(),
-			settle.OutboxDeps{Key: key, Chain: settle.NodeChain(n.chain), Submitter: acct, Deliver: deliverFunc(n),
+			settle.OutboxDeps{Key: n.accountKey, Chain: settle.NodeChain(n.chain), Submitter: acct, Deliver: deliverFunc(n),
 				Clock: n.clock, Log: n.log, Registerer: n.reg})
 		if err != nil {
 			return fmt.Errorf("node: %w", err)
 		}
 		n.parts = append(n.parts, outbox)
 		n.outbox = outbox
-		n.payments = chainview.NewPayments(n.chain, outbox, key, n.host.ID(), n.clock)
+		n.payments = chainview.NewPayments(n.chain, outbox, n.accountKey, n.host.ID(), n.clock)
 		deps.Payments = n.payments
-		probePayer = terms.AccountOf(key.Public().(ed25519.PublicKey)).String()
+		probePayer = terms.AccountOf(n.accountKey.Public().(ed25519.PublicKey)).String()
 	}
 	isValidator := n.chain != nil && n.cfg.Chain.Role == consensus.ChainValidator
 	if isValidator {
@@ -128,7 +124,7 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		deps.OnCall = func(c gateway.Call) { n.validator.OnCall(c) }
 	}
 	deps.Successors = gateway.CacheSuccessors(n.host.Dialer())
-	n.logSurcharges()
+	gateway.LogSurchargeSource(n.log, n.chain != nil, n.cfg.Router.Surcharges)
 	if n.gateway, err = gateway.New(n.cfg.Router.GatewayConfig(), deps); err != nil {
 		return err
 	}
@@ -136,12 +132,8 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	if !isValidator {
 		return nil
 	}
-	key, err := consensus.LoadOrCreateAccountKey(n.cfg.Path(AccountKeyFile))
-	if err != nil {
-		return fmt.Errorf("node: %w", err)
-	}
 	d := validator.Deps{Log: n.log, Clock: n.clock, Session: n.session, Gossip: n.gossip, Chain: n.chain,
-		Account: acct, AccountKey: key, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store, Metrics: n.reg}
+		Account: acct, AccountKey: n.accountKey, Registry: n.registry, Table: n.table, Gateway: n.gateway, Store: n.store, Metrics: n.reg}
 	vc := validator.Config{ProbeInterval: n.cfg.Router.ProbeInterval, ProbePayer: probePayer,
 		HeldModels: n.cfg.Validator.Models, ModelPath: n.cfg.Path, VotesPath: n.cfg.Path(DisputeVotesFile)}
 	if n.validator, err = validator.New(vc, d); err != nil {

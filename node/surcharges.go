@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/tenzrod/tenzrod/router/chainview"
-	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
 
@@ -19,9 +18,4 @@ func (n *Node) surcharges(ctx context.Context) (pricing.Surcharges, error) {
 		return chainview.NewSurcharges(n.chain).Surcharges(ctx)
 	}
 	return n.cfg.Router.Surcharges, nil
-}
-
-// logSurcharges says at start where the verification surcharges come from.
-func (n *Node) logSurcharges() {
-	gateway.LogSurchargeSource(n.log, n.chain != nil, n.cfg.Router.Surcharges)
 }
