@@ -2,7 +2,6 @@ package node
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,17 +22,7 @@ func TestAbuseOversizedRequestsAreTheBuyers(t *testing.T) {
 		{"max_tokens", fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"x"}],"max_tokens":%d}`, DevnetModelName, 1<<20+1)},
 		{"top_k", fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"x"}],"max_tokens":4,"top_k":%d}`, DevnetModelName, int64(1<<63-1))},
 	}
-	post := func(body string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+testToken)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res.StatusCode, string(b)
-	}
+	post := func(body string) (int, string) { return postChat(t, gw, testToken, body) }
 	for i := range 600 {
 		b := bad[i%len(bad)]
 		if code, body := post(b.body); code != http.StatusBadRequest || !strings.Contains(body, b.field) {

@@ -155,24 +155,12 @@ func TestDisputeEvidenceFromGateway(t *testing.T) {
 func rpcAs(t *testing.T, url, token, method, params string, v any) *rpc.Error {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
-	req, err := http.NewRequest(http.MethodPost, url+"/rpc", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	_, raw := send(t, url+"/rpc", token, body)
 	var out struct {
 		Result json.RawMessage `json:"result"`
 		Error  *rpc.Error      `json:"error"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatalf("%s: %v", method, err)
 	}
 	if out.Error == nil && v != nil {

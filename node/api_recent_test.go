@@ -3,7 +3,6 @@ package node
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/node/rpc"
@@ -17,15 +16,8 @@ import (
 func TestRecentRequestsAndLatenciesRPC(t *testing.T) {
 	gw, ps := testMarket(t, 1)
 	body := `{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("chat: %d", resp.StatusCode)
+	if code, _ := postChat(t, gw, testToken, body); code != http.StatusOK {
+		t.Fatalf("chat: %d", code)
 	}
 	prov := ps[0].Host().ID().String()
 	refused := func(t *testing.T, n *Node, method, params string, code int) {

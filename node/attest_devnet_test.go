@@ -4,7 +4,6 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,18 +117,7 @@ func TestTEEOnDevnetWithTestDevice(t *testing.T) {
 func askTEE(t *testing.T, n *Node) (int, string) {
 	t.Helper()
 	body := `{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"tenzro":{"verification":"tee"}}`
-	req, _ := http.NewRequest(http.MethodPost, n.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	if _, err := io.Copy(&b, resp.Body); err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b.String()
+	return postChat(t, n, testToken, body)
 }
 
 // TestTestRootNeverBesideRealRoots: [attest] test_root with any real root

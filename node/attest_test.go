@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -114,13 +113,7 @@ func TestTEEBackedByAttestation(t *testing.T) {
 	}
 
 	body := `{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"tenzro":{"verification":"tee"}}`
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	code, raw := postChat(t, gw, testToken, body)
 	var out struct {
 		Tenzro struct {
 			Provider struct {
@@ -130,8 +123,8 @@ func TestTEEBackedByAttestation(t *testing.T) {
 			Payment *struct{ Price uint64 }
 		}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("tee call: status %d, %v", resp.StatusCode, err)
+	if err := json.Unmarshal([]byte(raw), &out); err != nil || code != http.StatusOK {
+		t.Fatalf("tee call: status %d, %v", code, err)
 	}
 	if out.Tenzro.Provider.PeerID != teeID.String() || !out.Tenzro.Receipt.Verified || out.Tenzro.Payment == nil {
 		t.Fatalf("tee call served by %s (verified %v, payment %v); want the attested provider, paid",

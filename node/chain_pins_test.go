@@ -3,7 +3,6 @@ package node
 import (
 	"crypto/ed25519"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -177,15 +176,7 @@ func askPinned(t *testing.T, gw, p *Node, level string, allowUnregistered ...boo
 		"messages": []map[string]string{{"role": "user", "content": "hi"}},
 		"tenzro": map[string]any{"verification": level, "provider": p.Host().ID().String(), "hedge": false,
 			"allow_unregistered": len(allowUnregistered) > 0 && allowUnregistered[0]}})
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
+	return postChat(t, gw, testToken, string(body))
 }
 
 // TestChainPinsAndRegistration: a provider following the chain registers

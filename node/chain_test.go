@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,14 +171,5 @@ func wantCode(t *testing.T, n *Node, method, params string, code int) *rpc.Error
 
 func healthz(t *testing.T, n *Node) (int, string) {
 	t.Helper()
-	res, err := http.Get(n.api.URL() + "/healthz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.StatusCode, string(b)
+	return send(t, n.api.URL()+"/healthz", "", "")
 }

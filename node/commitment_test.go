@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/tenzrod/tenzrod/inference"
@@ -24,12 +22,7 @@ func TestOptimisticCommitmentsCheckOut(t *testing.T) {
 	msgs := []inference.Message{{Role: "user", Content: "Tell me about verification"}}
 	body, _ := json.Marshal(map[string]any{"model": DevnetModelName, "messages": msgs, "max_tokens": 40, "seed": 5,
 		"tenzro": map[string]any{"verification": "optimistic"}})
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(string(body)))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, raw := postChat(t, gw, testToken, string(body))
 	var out struct {
 		Tenzro struct {
 			Receipt struct {
@@ -44,10 +37,9 @@ func TestOptimisticCommitmentsCheckOut(t *testing.T) {
 			Payment *struct{ Price uint64 }
 		}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
 	rc := out.Tenzro.Receipt
 	if !rc.Verified || len(rc.Commitment) == 0 || rc.Receipt.CommitmentHash == "" || out.Tenzro.Payment == nil || len(rc.TokenIDs) == 0 {
 		t.Fatalf("optimistic answer: verified=%v commitment=%d bytes hash=%q ids=%d payment=%v",

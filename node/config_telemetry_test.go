@@ -6,9 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -43,28 +40,7 @@ func TestTelemetryConfigNamesTheKey(t *testing.T) {
 		{`otlp_endpoint = ""`, `otlp_endpont = ""`, "otlp_endpont"},
 	}
 	for _, c := range cases {
-		cfg := testConfig(t, RoleGateway, "software", nil)
-		if err := WriteConfig(cfg, false); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(cfg.Home, ConfigFile)
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(string(raw), c.from) {
-			t.Fatalf("template lacks %q", c.from)
-		}
-		if err := os.WriteFile(path, []byte(strings.Replace(string(raw), c.from, c.to, 1)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := Load(cfg.Home)
-		if err == nil {
-			err = loaded.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), c.key) {
-			t.Errorf("%s → %s: error %v does not name %q", c.from, c.to, err, c.key)
-		}
+		checkEditNamed(t, testConfig(t, RoleGateway, "software", nil), c.from, c.to, c.key)
 	}
 }
 
@@ -81,6 +57,21 @@ func (c *collector) Export(_ context.Context, r *collectortrace.ExportTraceServi
 	defer c.mu.Unlock()
 	c.reqs = append(c.reqs, r)
 	return &collectortrace.ExportTraceServiceResponse{}, nil
+}
+
+// serveGRPC serves c over OTLP/gRPC until the test ends and returns the
+// endpoint to export to.
+func (c *collector) serveGRPC(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	collectortrace.RegisterTraceServiceServer(srv, c)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	return "http://" + ln.Addr().String()
 }
 
 // spans returns each exported span's name with its resource's service.name.
@@ -114,15 +105,7 @@ func TestTelemetryExports(t *testing.T) {
 			col := &collector{}
 			var endpoint string
 			if protocol == otlp.ProtocolGRPC {
-				ln, err := net.Listen("tcp", "127.0.0.1:0")
-				if err != nil {
-					t.Fatal(err)
-				}
-				srv := grpc.NewServer()
-				collectortrace.RegisterTraceServiceServer(srv, col)
-				go func() { _ = srv.Serve(ln) }()
-				t.Cleanup(srv.Stop)
-				endpoint = "http://" + ln.Addr().String()
+				endpoint = col.serveGRPC(t)
 			} else {
 				hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					body, err := io.ReadAll(r.Body)
@@ -165,14 +148,7 @@ func TestTelemetryExports(t *testing.T) {
 // payment record) to the collector, flushed by Stop.
 func TestGatewayTracesToCollector(t *testing.T) {
 	col := &collector{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	collectortrace.RegisterTraceServiceServer(srv, col)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
+	endpoint := col.serveGRPC(t)
 
 	dir, id := testModelDir(t)
 	m := DevnetModel(dir, id)
@@ -180,7 +156,7 @@ func TestGatewayTracesToCollector(t *testing.T) {
 		cfg := testConfig(t, Role(r), "software", boot)
 		if r == nodetest.RoleGateway {
 			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
-			cfg.Telemetry.OTLPEndpoint = "http://" + ln.Addr().String()
+			cfg.Telemetry.OTLPEndpoint = endpoint
 		} else {
 			cfg.Provider.Models = []ModelConfig{m}
 		}
@@ -195,16 +171,8 @@ func TestGatewayTracesToCollector(t *testing.T) {
 		}
 		return false
 	})
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions",
-		strings.NewReader(`{"model":"`+m.Name+`","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d", resp.StatusCode)
+	if code, _ := postChat(t, gw, testToken, `{"model":"`+m.Name+`","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`); code != http.StatusOK {
+		t.Fatalf("status %d", code)
 	}
 	if err := gw.Stop(context.Background()); err != nil {
 		t.Fatal(err)

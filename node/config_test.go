@@ -63,23 +63,34 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{`standby_horizon = "1h0m0s"`, `standby_horizon = "10000h"`, "router.sessions.standby_horizon"},
 	}
 	for _, c := range cases {
-		cfg := testConfig(t, RoleProvider, "software", nil)
-		if err := WriteConfig(cfg, false); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(cfg.Home, ConfigFile)
-		raw, _ := os.ReadFile(path)
-		if !strings.Contains(string(raw), c.from) {
-			t.Fatalf("template lacks %q", c.from)
-		}
-		os.WriteFile(path, []byte(strings.Replace(string(raw), c.from, c.to, 1)), 0o600)
-		loaded, err := Load(cfg.Home)
-		if err == nil {
-			err = loaded.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), c.key) {
-			t.Errorf("%s → %s: error %v does not name %q", c.from, c.to, err, c.key)
-		}
+		checkEditNamed(t, testConfig(t, RoleProvider, "software", nil), c.from, c.to, c.key)
+	}
+}
+
+// checkEditNamed writes cfg, replaces from with to in the written file,
+// and expects loading and validating it to fail naming want.
+func checkEditNamed(t *testing.T, cfg Config, from, to, want string) {
+	t.Helper()
+	if err := WriteConfig(cfg, false); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cfg.Home, ConfigFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), from) {
+		t.Fatalf("written file lacks %q", from)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(raw), from, to, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := Load(cfg.Home)
+	if err == nil {
+		err = loaded.Validate()
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s → %s: error %v does not name %q", from, to, err, want)
 	}
 }
 

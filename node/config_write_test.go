@@ -230,21 +230,6 @@ func TestUnknownKeyNamed(t *testing.T) {
 		{"[provider.standby]\n", "provider.standby.colour"},
 		{"[gossip]\n", "gossip.colour"},
 	} {
-		cfg := fullConfig(t)
-		if err := WriteConfig(cfg, false); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(cfg.Home, ConfigFile)
-		raw, _ := os.ReadFile(path)
-		if !strings.Contains(string(raw), c.after) {
-			t.Fatalf("written file lacks %q", c.after)
-		}
-		edited := strings.Replace(string(raw), c.after, c.after+"colour = 1\n", 1)
-		if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Load(cfg.Home); err == nil || !strings.Contains(err.Error(), "unknown key(s): "+c.key) {
-			t.Errorf("%s: %v, want it refused by name", c.key, err)
-		}
+		checkEditNamed(t, fullConfig(t), c.after, c.after+"colour = 1\n", "unknown key(s): "+c.key)
 	}
 }

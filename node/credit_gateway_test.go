@@ -2,7 +2,6 @@ package node
 
 import (
 	"bufio"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -68,28 +67,16 @@ func askPinnedAs(t *testing.T, gw, p *Node, token string) (int, string) {
 	t.Helper()
 	body := `{"model":"` + DevnetModelName + `","max_tokens":4,"messages":[{"role":"user","content":"hi"}],` +
 		`"tenzro":{"verification":"receipt","hedge":false,"provider":"` + p.Host().ID().String() + `"}}`
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
+	return postChat(t, gw, token, body)
 }
 
 // routerAttempts sums tenzro_router_attempts_total over every provider
 // and outcome on n's /metrics.
 func routerAttempts(t *testing.T, n *Node) float64 {
 	t.Helper()
-	resp, err := http.Get(n.APIURL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	_, metrics := send(t, n.APIURL()+"/metrics", "", "")
 	var sum float64
-	sc := bufio.NewScanner(resp.Body)
+	sc := bufio.NewScanner(strings.NewReader(metrics))
 	for sc.Scan() {
 		line := sc.Text()
 		if !strings.HasPrefix(line, "tenzro_router_attempts_total{") {

@@ -2,8 +2,6 @@ package node
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -87,14 +85,9 @@ func TestForgedGossipIsDroppedOverTheNetwork(t *testing.T) {
 		return rejected > 0
 	})
 
-	resp, err := http.Get(honest.APIURL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := send(t, honest.APIURL()+"/metrics", "", "")
 	want := `tenzro_gossip_messages_total{reason="region_too_fine",topic="` + topicName + `",verdict="reject"}`
-	if !strings.Contains(string(body), want) {
+	if !strings.Contains(body, want) {
 		t.Fatalf("/metrics lacks %s", want)
 	}
 	events, _ := honest.Gossip().Tap().Since(ctx, 1, gossip.KindAnnounce, 100, 0)

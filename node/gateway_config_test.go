@@ -59,21 +59,6 @@ func TestRouterConfigErrorsNameTheKey(t *testing.T) {
 	} {
 		cfg := testConfig(t, RoleGateway, "software", nil)
 		cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken)}}
-		if err := WriteConfig(cfg, false); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(cfg.Home, ConfigFile)
-		raw, _ := os.ReadFile(path)
-		if !strings.Contains(string(raw), c.from) {
-			t.Fatalf("template lacks %q", c.from)
-		}
-		os.WriteFile(path, []byte(strings.Replace(string(raw), c.from, c.to, 1)), 0o600)
-		loaded, err := Load(cfg.Home)
-		if err == nil {
-			err = loaded.Validate()
-		}
-		if err == nil || !strings.Contains(err.Error(), c.key) {
-			t.Errorf("%s → %s: error %v does not name %q", c.from, c.to, err, c.key)
-		}
+		checkEditNamed(t, cfg, c.from, c.to, c.key)
 	}
 }

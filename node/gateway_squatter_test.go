@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,15 +19,7 @@ import (
 func ask(t *testing.T, gw *Node, model, tenzro string) (int, string) {
 	t.Helper()
 	body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":"hi"}],"max_tokens":4,"tenzro":%s}`, model, tenzro)
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
+	return postChat(t, gw, testToken, body)
 }
 
 // TestGatewaySquatterNeverRouted: an unregistered software-key peer
@@ -93,18 +84,14 @@ func TestGatewaySquatterNeverRouted(t *testing.T) {
 	if code, body := ask(t, gw, squatID, `{"allow_unregistered":true}`); code != http.StatusOK || !strings.Contains(body, "squatted") {
 		t.Fatalf("the unregistered ID, opted in: %d %.300s", code, body)
 	}
-	resp, err := http.Get(gw.APIURL() + "/v1/models")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	_, raw := send(t, gw.APIURL()+"/v1/models", "", "")
 	var models struct {
 		Data []struct {
 			ID      string `json:"id"`
 			OwnedBy string `json:"owned_by"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&models); err != nil {
+	if err := json.Unmarshal([]byte(raw), &models); err != nil {
 		t.Fatal(err)
 	}
 	ids := map[string]string{}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -124,18 +122,8 @@ func TestGatewayRoutesWithTheOpenAISDK(t *testing.T) {
 func TestGatewayRefusesWithoutToken(t *testing.T) {
 	gw, _ := testMarket(t, 1)
 	for token, status := range map[string]int{"": 401, "sk-wrong": 401} {
-		req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions",
-			strings.NewReader(`{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}]}`))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != status {
-			t.Fatalf("token %q: status %d", token, resp.StatusCode)
+		if code, _ := postChat(t, gw, token, `{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}]}`); code != status {
+			t.Fatalf("token %q: status %d", token, code)
 		}
 	}
 }
@@ -145,12 +133,7 @@ func TestGatewayRefusesWithoutToken(t *testing.T) {
 func TestReceiptRPC(t *testing.T) {
 	gw, _ := testMarket(t, 1)
 	body := `{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, raw := postChat(t, gw, testToken, body)
 	var out struct {
 		Tenzro struct {
 			Receipt struct {
@@ -159,8 +142,9 @@ func TestReceiptRPC(t *testing.T) {
 			}
 		}
 	}
-	json.NewDecoder(resp.Body).Decode(&out)
-	resp.Body.Close()
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatal(err)
+	}
 	nonce := out.Tenzro.Receipt.Receipt.Nonce
 	got, err := gw.rpcCall("tenzro_getReceipt", `{"nonce":"`+nonce+`"}`)
 	if err != nil {

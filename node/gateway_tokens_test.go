@@ -57,16 +57,10 @@ type routed struct {
 func askRouted(t *testing.T, gw *Node, model, content string, extra ...string) routed {
 	t.Helper()
 	body := fmt.Sprintf(`{"model":%q,"messages":[{"role":"user","content":%q}],"max_tokens":%d,"seed":2%s}`, model, content, 9, strings.Join(extra, ""))
-	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	code, raw := postChat(t, gw, testToken, body)
 	var r routed
-	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("status %d, decode: %v", resp.StatusCode, err)
+	if err := json.Unmarshal([]byte(raw), &r); err != nil || code != 200 {
+		t.Fatalf("status %d, decode: %v", code, err)
 	}
 	return r
 }

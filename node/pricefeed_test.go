@@ -1,8 +1,6 @@
 package node
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -63,13 +61,8 @@ func TestPriceFeedAttestedOnChain(t *testing.T) {
 	if e.Claims == nil || !e.Claims.HardwareClass.Claimed || e.Claims.HardwareClass.Value == "" {
 		t.Fatalf("claims %+v", e.Claims)
 	}
-	resp, err := http.Get(c.validators[0].APIURL() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if !strings.Contains(string(body), `tenzro_pricefeed_attested{model="`+e.Model+`",provider="`+prov+`"} 1`) {
+	_, body := send(t, c.validators[0].APIURL()+"/metrics", "", "")
+	if !strings.Contains(body, `tenzro_pricefeed_attested{model="`+e.Model+`",provider="`+prov+`"} 1`) {
 		t.Fatalf("no attested gauge in /metrics")
 	}
 }
