@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/gossip"
@@ -223,7 +222,7 @@ type moeTenzro struct {
 // or the stream's last that carries one (its final chunks).
 func moeAnswer(t *testing.T, ctx context.Context, n *Node, stream bool, params openai.ChatCompletionNewParams) moeTenzro {
 	t.Helper()
-	client := openai.NewClient(option.WithBaseURL(n.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+	client := sdkClient(n, testToken)
 	var raws []string
 	if stream {
 		s := client.Chat.Completions.NewStreaming(ctx, params)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -90,7 +89,7 @@ func TestRemoteExpertsAcrossHolders(t *testing.T) {
 	}
 	params.Temperature = openai.Float(0.8)
 	answer := func(n *Node, stream bool) string {
-		client := openai.NewClient(option.WithBaseURL(n.APIURL()+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+		client := sdkClient(n, "unused")
 		if !stream {
 			full, err := client.Chat.Completions.New(ctx, params)
 			if err != nil {
@@ -98,14 +97,7 @@ func TestRemoteExpertsAcrossHolders(t *testing.T) {
 			}
 			return full.Choices[0].Message.Content
 		}
-		s := client.Chat.Completions.NewStreaming(ctx, params)
-		acc := openai.ChatCompletionAccumulator{}
-		for s.Next() {
-			acc.AddChunk(s.Current())
-		}
-		if err := s.Err(); err != nil {
-			t.Fatal(err)
-		}
+		acc, _ := streamChat(t, ctx, client, params)
 		return acc.Choices[0].Message.Content
 	}
 	want := answer(local, false)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
@@ -50,7 +49,7 @@ func TestMoEWithoutHoldersIsUnavailable(t *testing.T) {
 		name string
 		n    *Node
 	}{{"the provider's own route", serving}, {"a gateway", gw}} {
-		client := openai.NewClient(option.WithBaseURL(via.n.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+		client := sdkClient(via.n, testToken)
 		_, err := client.Chat.Completions.New(ctx, params)
 		var ae *openai.Error
 		if !errors.As(err, &ae) || ae.StatusCode != http.StatusServiceUnavailable || ae.Code != terms.CodeExpertsUnavailable {

@@ -11,7 +11,6 @@ import (
 	"github.com/tenzrod/tenzrod/router"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 )
 
 // TestGatewayRelaysLogProbs: log-probs asked of a gateway come back, stream
@@ -30,8 +29,8 @@ func TestGatewayRelaysLogProbs(t *testing.T) {
 		Logprobs:    openai.Bool(true),
 		TopLogprobs: openai.Int(3),
 	}
-	direct := openai.NewClient(option.WithBaseURL(ps[0].APIURL()+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
-	routed := openai.NewClient(option.WithBaseURL(gw.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+	direct := sdkClient(ps[0], "unused")
+	routed := sdkClient(gw, testToken)
 
 	want, err := direct.Chat.Completions.New(ctx, params)
 	if err != nil {
@@ -112,13 +111,13 @@ func TestGatewayRelaysUpstreamLogProbs(t *testing.T) {
 		Logprobs:    openai.Bool(true),
 		TopLogprobs: openai.Int(2),
 	}
-	dc := openai.NewClient(option.WithBaseURL(direct.APIURL()+"/v1"), option.WithAPIKey("x"), option.WithMaxRetries(0))
+	dc := sdkClient(direct, "x")
 	want, err := dc.Chat.Completions.New(ctx, params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	params.Model = "fronted"
-	gc := openai.NewClient(option.WithBaseURL(gw.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+	gc := sdkClient(gw, testToken)
 	got, err := gc.Chat.Completions.New(ctx, params)
 	if err != nil {
 		t.Fatal(err)

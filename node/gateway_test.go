@@ -68,7 +68,7 @@ func TestGatewayRoutesWithTheOpenAISDK(t *testing.T) {
 	gw, _ := testMarket(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := openai.NewClient(option.WithBaseURL(gw.APIURL()+"/v1"), option.WithAPIKey(testToken), option.WithMaxRetries(0))
+	client := sdkClient(gw, testToken)
 	params := openai.ChatCompletionNewParams{
 		Model:         DevnetModelName,
 		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Write about the sea")},
@@ -101,14 +101,7 @@ func TestGatewayRoutesWithTheOpenAISDK(t *testing.T) {
 		t.Fatalf("balance %d → %d, price %d", before, after, price)
 	}
 
-	stream := client.Chat.Completions.NewStreaming(ctx, params)
-	acc := openai.ChatCompletionAccumulator{}
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(err)
-	}
+	acc, _ := streamChat(t, ctx, client, params)
 	if acc.Choices[0].Message.Content != full.Choices[0].Message.Content || acc.Usage.CompletionTokens != full.Usage.CompletionTokens {
 		t.Fatalf("stream %q (%d tokens) != non-stream %q (%d)", acc.Choices[0].Message.Content, acc.Usage.CompletionTokens,
 			full.Choices[0].Message.Content, full.Usage.CompletionTokens)

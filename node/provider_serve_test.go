@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/router"
@@ -29,7 +28,7 @@ func TestProviderServesOpenAIRoutes(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := openai.NewClient(option.WithBaseURL(p.APIURL()+"/v1"), option.WithAPIKey("unused"), option.WithMaxRetries(0))
+	client := sdkClient(p, "unused")
 	params := openai.ChatCompletionNewParams{
 		Model:         DevnetModelName,
 		Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Hello there, how are you?")},
@@ -51,16 +50,7 @@ func TestProviderServesOpenAIRoutes(t *testing.T) {
 		t.Fatalf("usage: %+v", full.Usage)
 	}
 
-	stream := client.Chat.Completions.NewStreaming(ctx, params)
-	acc := openai.ChatCompletionAccumulator{}
-	chunks := 0
-	for stream.Next() {
-		acc.AddChunk(stream.Current())
-		chunks++
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(err)
-	}
+	acc, chunks := streamChat(t, ctx, client, params)
 	if chunks < 3 {
 		t.Fatalf("only %d chunks", chunks)
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -52,7 +51,7 @@ func TestUpstreamFrontsAnotherProvider(t *testing.T) {
 		TopLogprobs: openai.Int(3),
 	}
 	call := func(n *Node, model string, stream bool) (string, []openai.ChatCompletionTokenLogprob) {
-		c := openai.NewClient(option.WithBaseURL(n.APIURL()+"/v1"), option.WithAPIKey("x"), option.WithMaxRetries(0))
+		c := sdkClient(n, "x")
 		p := params
 		p.Model = model
 		if !stream {
@@ -62,14 +61,7 @@ func TestUpstreamFrontsAnotherProvider(t *testing.T) {
 			}
 			return r.Choices[0].Message.Content, r.Choices[0].Logprobs.Content
 		}
-		s := c.Chat.Completions.NewStreaming(ctx, p)
-		acc := openai.ChatCompletionAccumulator{}
-		for s.Next() {
-			acc.AddChunk(s.Current())
-		}
-		if err := s.Err(); err != nil {
-			t.Fatal(err)
-		}
+		acc, _ := streamChat(t, ctx, c, p)
 		return acc.Choices[0].Message.Content, acc.Choices[0].Logprobs.Content
 	}
 	want, wantLP := call(direct, DevnetModelName, false)
