@@ -12,9 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
-	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -37,15 +35,7 @@ func TestAbuseFloodLeavesOthersServed(t *testing.T) {
 		pc.Provider.Models = []ModelConfig{DevnetModel(dir, id)}
 		startNode(t, pc)
 	}
-	nodetest.Eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
-		warm := 0
-		for _, o := range gw.Table().Offers(DevnetModelName) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				warm++
-			}
-		}
-		return warm == 2
-	})
+	nodetest.Eventually(t, 30*time.Second, "providers warm at the gateway", func() bool { return warmOffers(gw, DevnetModelName) == 2 })
 	// Every client its own loopback source address: the intake's cap on
 	// connections per address must not be what holds the flood back (a
 	// flood with one token can come from many addresses).

@@ -14,9 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
-	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/gateway/otlp"
 )
@@ -163,14 +161,7 @@ func TestGatewayTracesToCollector(t *testing.T) {
 		return newNode(t, cfg)
 	})
 	gw := mkt.Gateways[0]
-	nodetest.Eventually(t, 30*time.Second, "provider warm at the gateway", func() bool {
-		for _, o := range gw.Table().Offers(m.Name) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				return true
-			}
-		}
-		return false
-	})
+	nodetest.Eventually(t, 30*time.Second, "provider warm at the gateway", func() bool { return warmOffers(gw, m.Name) >= 1 })
 	if code, _ := postChat(t, gw, testToken, `{"model":"`+m.Name+`","messages":[{"role":"user","content":"hi"}],"max_tokens":4}`); code != http.StatusOK {
 		t.Fatalf("status %d", code)
 	}

@@ -9,11 +9,9 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/receipts/terms"
-	"github.com/tenzrod/tenzrod/router"
 )
 
 // TestMoEWithoutHoldersIsUnavailable: a provider serving a MoE model
@@ -30,14 +28,7 @@ func TestMoEWithoutHoldersIsUnavailable(t *testing.T) {
 	gc := testConfig(t, RoleGateway, "software", []string{serving.Host().Addrs()[0]})
 	gc.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
 	gw := startNode(t, gc)
-	nodetest.Eventually(t, 30*time.Second, "the MoE offer warm at the gateway", func() bool {
-		for _, o := range gw.Table().Offers(provider.DevnetMoEModelName) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				return true
-			}
-		}
-		return false
-	})
+	nodetest.Eventually(t, 30*time.Second, "the MoE offer warm at the gateway", func() bool { return warmOffers(gw, provider.DevnetMoEModelName) >= 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	params := openai.ChatCompletionNewParams{

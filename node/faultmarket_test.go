@@ -11,11 +11,9 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/receipts/terms"
-	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
@@ -82,15 +80,7 @@ func newFaultMarketEngines(t *testing.T, fronted int, tune func(*RouterConfig), 
 		m.fakes = append(m.fakes, fe)
 		m.fronts = append(m.fronts, startNode(t, pc).Host().ID())
 	}
-	nodetest.Eventually(t, 30*time.Second, "every provider warm at the gateway", func() bool {
-		warm := 0
-		for _, o := range gw.Table().Offers(DevnetModelName) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				warm++
-			}
-		}
-		return warm == fronted+1
-	})
+	nodetest.Eventually(t, 30*time.Second, "every provider warm at the gateway", func() bool { return warmOffers(gw, DevnetModelName) == fronted+1 })
 	return m
 }
 

@@ -33,6 +33,17 @@ func testMarket(t testing.TB, n int) (*Node, []*Node) {
 	return testMarketServing(t, n, DevnetModel(dir, id))
 }
 
+// warmOffers counts gw's offers of model that are up and warm.
+func warmOffers(gw *Node, model string) int {
+	warm := 0
+	for _, o := range gw.Table().Offers(model) {
+		if o.Status == router.StatusUp && o.State == gossip.StateWarm {
+			warm++
+		}
+	}
+	return warm
+}
+
 // testMarketServing is testMarket with n providers serving m.
 func testMarketServing(t testing.TB, n int, m ModelConfig) (*Node, []*Node) {
 	t.Helper()
@@ -48,15 +59,7 @@ func testMarketServing(t testing.TB, n int, m ModelConfig) (*Node, []*Node) {
 		return newNode(t, cfg)
 	})
 	gw, ps := net.Gateways[0], net.Providers
-	nodetest.Eventually(t, 30*time.Second, "providers warm at the gateway", func() bool {
-		warm := 0
-		for _, o := range gw.Table().Offers(m.Name) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				warm++
-			}
-		}
-		return warm == n
-	})
+	nodetest.Eventually(t, 30*time.Second, "providers warm at the gateway", func() bool { return warmOffers(gw, m.Name) == n })
 	return gw, ps
 }
 

@@ -18,9 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
-	"github.com/tenzrod/tenzrod/router"
 )
 
 // readCounter counts the bytes the API server reads from its connections.
@@ -123,14 +121,7 @@ func floodGateway(t *testing.T) (*Node, *readCounter) {
 	}
 	nodetest.Start(t, "gateway", gw)
 	startNode(t, testConfig(t, RoleProvider, "software", gw.Host().Addrs()[:1]))
-	nodetest.Eventually(t, 30*time.Second, "the provider warm at the gateway", func() bool {
-		for _, o := range gw.Table().Offers(DevnetModelName) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				return true
-			}
-		}
-		return false
-	})
+	nodetest.Eventually(t, 30*time.Second, "the provider warm at the gateway", func() bool { return warmOffers(gw, DevnetModelName) >= 1 })
 	return gw, counter
 }
 

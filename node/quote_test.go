@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
@@ -23,15 +22,7 @@ func TestQuoteInference(t *testing.T) {
 	dear.Provider.Models[0].RateCard = terms.RateCard{InputTokens: 2, OutputTokens: 5, Minimum: 0}
 	dear.Provider.Models[0].Verification = []terms.Verification{"none", "receipt", "optimistic"}
 	pc, pd := startNode(t, cheap), startNode(t, dear)
-	nodetest.Eventually(t, 20*time.Second, "both providers warm at the gateway", func() bool {
-		n := 0
-		for _, o := range gw.Table().Offers(DevnetModelName) {
-			if o.Status == router.StatusUp && o.State == gossip.StateWarm {
-				n++
-			}
-		}
-		return n == 2
-	})
+	nodetest.Eventually(t, 20*time.Second, "both providers warm at the gateway", func() bool { return warmOffers(gw, DevnetModelName) == 2 })
 
 	res, err := gw.quote(t.Context(), []byte(`{"model":"tenzro-devnet","units":{"input_tokens":100,"output_tokens":200},"verification":"receipt"}`))
 	if err != nil {
