@@ -125,13 +125,17 @@ func (c *creditNet) escrow(t *testing.T, settler terms.AccountID) ledger.Escrow 
 	return e
 }
 
-// newRogueHost is a libp2p host of the test's own, outside any node.
-func newRogueHost(t *testing.T) *p2p.Host {
+// newRogueHost is a libp2p host of the test's own, outside any node, on
+// the test network; tune sets what else it needs (bootstrap, DHT server).
+func newRogueHost(t *testing.T, tune ...func(*p2p.Config)) *p2p.Host {
 	t.Helper()
 	pc := p2p.DefaultConfig()
 	pc.Network = "test"
 	pc.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
 	pc.KeyFile = t.TempDir() + "/p2p.key"
+	for _, f := range tune {
+		f(&pc)
+	}
 	h, err := p2p.New(t.Context(), pc)
 	if err != nil {
 		t.Fatal(err)

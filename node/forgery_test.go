@@ -26,19 +26,7 @@ func TestForgedGossipIsDroppedOverTheNetwork(t *testing.T) {
 	defer cancel()
 	honest := startNode(t, testConfig(t, RoleValidator, "software", nil))
 
-	pc := p2p.DefaultConfig()
-	pc.Network = "test"
-	pc.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	pc.Bootstrap = honest.Host().Addrs()[:1]
-	pc.KeyFile = t.TempDir() + "/p2p.key"
-	rogueHost, err := p2p.New(ctx, pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := rogueHost.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rogueHost.Stop(context.Background()) })
+	rogueHost := newRogueHost(t, func(pc *p2p.Config) { pc.Bootstrap = honest.Host().Addrs()[:1] })
 	ps, err := pubsub.NewGossipSub(ctx, rogueHost.Host(), pubsub.WithMessageSignaturePolicy(pubsub.StrictNoSign),
 		pubsub.WithNoAuthor(), pubsub.WithMessageIdFn(gossip.MessageID))
 	if err != nil {

@@ -74,20 +74,9 @@ func buyerLeaves(t *testing.T, gw, p *Node, model string) {
 	chunks := 0
 	sc := bufio.NewScanner(resp.Body)
 	for chunks < 5 && sc.Scan() {
-		line, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok || line == "[DONE]" {
-			continue
-		}
-		var ch struct {
-			Choices []struct {
-				Delta struct {
-					Content string `json:"content"`
-				} `json:"delta"`
-			} `json:"choices"`
-		}
-		if json.Unmarshal([]byte(line), &ch) == nil && len(ch.Choices) > 0 && ch.Choices[0].Delta.Content != "" {
+		if c := sseContent(sc.Text()); c != "" {
 			chunks++
-			delivered.WriteString(ch.Choices[0].Delta.Content)
+			delivered.WriteString(c)
 		}
 	}
 	cancel() // the buyer leaves
@@ -115,4 +104,25 @@ func buyerLeaves(t *testing.T, gw, p *Node, model string) {
 	if c := gw.gateway.Metrics().Snapshot().Providers[ps[0].Host().ID().String()]; c.Failures != 0 {
 		t.Fatalf("the buyer's departure counted against the provider: %+v", c)
 	}
+}
+
+// sseContent is the text one line of a chat stream carries: its first
+// choice's delta content, "" for any other line ([DONE], a comment, an
+// event without text).
+func sseContent(line string) string {
+	data, ok := strings.CutPrefix(line, "data: ")
+	if !ok || data == "[DONE]" {
+		return ""
+	}
+	var ch struct {
+		Choices []struct {
+			Delta struct {
+				Content string `json:"content"`
+			} `json:"delta"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal([]byte(data), &ch) != nil || len(ch.Choices) == 0 {
+		return ""
+	}
+	return ch.Choices[0].Delta.Content
 }

@@ -53,20 +53,7 @@ func TestNetworkGossipAndDHT(t *testing.T) {
 	// A host that never gossips provides a model nobody announced.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pc := p2p.DefaultConfig()
-	pc.Network = "test"
-	pc.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
-	pc.Bootstrap = boot
-	pc.DHTServer = true
-	pc.KeyFile = t.TempDir() + "/p2p.key"
-	silent, err := p2p.New(ctx, pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := silent.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { silent.Stop(context.Background()) })
+	silent := newRogueHost(t, func(pc *p2p.Config) { pc.Bootstrap, pc.DHTServer = boot, true })
 	var hidden [32]byte
 	copy(hidden[:], []byte("a model only the DHT knows about"))
 	if err := silent.ProvideModel(ctx, hidden); err != nil {

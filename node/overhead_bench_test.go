@@ -2,7 +2,6 @@ package node
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -115,18 +114,7 @@ func benchOverheadOn(b *testing.B, gw, p *Node, model string) {
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		var first time.Duration
 		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok || first > 0 || data == "[DONE]" {
-				continue
-			}
-			var c struct {
-				Choices []struct {
-					Delta struct {
-						Content string `json:"content"`
-					} `json:"delta"`
-				} `json:"choices"`
-			}
-			if json.Unmarshal([]byte(data), &c) == nil && len(c.Choices) > 0 && c.Choices[0].Delta.Content != "" {
+			if first == 0 && sseContent(sc.Text()) != "" {
 				first = time.Since(start)
 			}
 		}
