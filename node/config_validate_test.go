@@ -33,6 +33,12 @@ func TestValidateNamesEachKey(t *testing.T) {
 		{"router.durability", func(c *Config) { c.Router.Durability = "never" }},
 		{"router.tokenizers[0]", func(c *Config) { c.Router.Tokenizers = []TokenizerConfig{{Dir: "x", ID: "zz"}} }},
 		{"router.buyers[0]", func(c *Config) { c.Router.Buyers = []BuyerConfig{{Account: "a", TokenSHA256: "short"}} }},
+		{"router.buyers[1]: \"a\" listed twice", func(c *Config) {
+			c.Router.Buyers = []BuyerConfig{{Account: "a", TokenSHA256: TokenHash("x")}, {Account: "a", TokenSHA256: TokenHash("y")}}
+		}},
+		{"router.buyers[0].payer: required on a chain", func(c *Config) {
+			c.Chain.Enabled, c.Router.Buyers = true, []BuyerConfig{{Account: "a", TokenSHA256: TokenHash("x")}}
+		}},
 		{"chain.role", func(c *Config) { c.Chain.Role = consensus.ChainValidator }},
 		{"chain.block_time", func(c *Config) { c.Chain.BlockTime = time.Hour }},
 		{"settle.grace", func(c *Config) { c.Settle.Grace = -time.Second }},
