@@ -23,7 +23,7 @@ func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.Pr
 	if err != nil || res.Code != 0 {
 		c.t.Fatalf("provider record range: %v %s", err, res.GetLog())
 	}
-	pr, err := consensus.ParseProviderRecordRange(m, from, to, res.Height, res.Value, res.ProofOps.Ops)
+	pr, err := consensus.ParseRecordRange(m, from, to, res.Height, res.Value, res.ProofOps.Ops)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 		want     int
 	}{{p.MachineID(), h1, h2, 4}, {p.MachineID(), h2, h2, 2}, {q.MachineID(), 1, h2, 1}, {q.MachineID(), h2, h2, 0}} {
 		pr := c.providerRange(tc.m, tc.from, tc.to)
-		if err := consensus.VerifyProviderRecordRange(root, pr); err != nil {
+		if err := consensus.VerifyRecordRange(root, pr); err != nil {
 			t.Fatalf("%s %d..%d: %v", tc.m, tc.from, tc.to, err)
 		}
 		if len(pr.Records) != tc.want {
@@ -88,14 +88,14 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	for name, bad := range map[string]consensus.ProviderRecordRange{
 		"record dropped": cut(func(r *consensus.ProviderRecordRange) { r.Records = r.Records[:3] }),
 		"price changed":  cut(func(r *consensus.ProviderRecordRange) { r.Records[0].Record.Price++ }),
-		"other machine":  cut(func(r *consensus.ProviderRecordRange) { r.Machine = q.MachineID() }),
+		"other machine":  cut(func(r *consensus.ProviderRecordRange) { r.Owner = q.MachineID() }),
 		"other span":     cut(func(r *consensus.ProviderRecordRange) { r.From = h2 }),
 	} {
-		if err := consensus.VerifyProviderRecordRange(root, bad); err == nil {
+		if err := consensus.VerifyRecordRange(root, bad); err == nil {
 			t.Errorf("%s: verified", name)
 		}
 	}
-	if err := consensus.VerifyProviderRecordRange(root, cut(func(r *consensus.ProviderRecordRange) { r.Records[1].Record.Price++ })); !errors.Is(err, consensus.ErrRecordMismatch) {
+	if err := consensus.VerifyRecordRange(root, cut(func(r *consensus.ProviderRecordRange) { r.Records[1].Record.Price++ })); !errors.Is(err, consensus.ErrRecordMismatch) {
 		t.Errorf("altered record: %v, want ErrRecordMismatch", err)
 	}
 	// The payer index is unaffected by the provider index after it.

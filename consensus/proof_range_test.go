@@ -105,7 +105,7 @@ func TestRecordRangeProofs(t *testing.T) {
 			r.Records = r.Records[1:]
 		}),
 		"other span":     cut(func(r *consensus.RecordRange) { r.From = h1 + 1 }),
-		"other payer":    cut(func(r *consensus.RecordRange) { r.Payer = bob.Account() }),
+		"other payer":    cut(func(r *consensus.RecordRange) { r.Owner = bob.Account() }),
 		"record dropped": cut(func(r *consensus.RecordRange) { r.Records = r.Records[:2] }),
 		"price changed":  cut(func(r *consensus.RecordRange) { r.Records[0].Record.Price++ }),
 		"value changed":  cut(func(r *consensus.RecordRange) { r.Proof.Values[1] = bytes.Repeat([]byte{1}, 32) }),

@@ -39,7 +39,7 @@ func TestRangeCheckersRefuseTampering(t *testing.T) {
 	if err := consensus.VerifyRecordRange(root, rr); err != nil {
 		t.Fatalf("payer range: %v", err)
 	}
-	if err := consensus.VerifyProviderRecordRange(root, pr); err != nil {
+	if err := consensus.VerifyRecordRange(root, pr); err != nil {
 		t.Fatalf("provider range: %v", err)
 	}
 
@@ -79,7 +79,7 @@ func TestRangeCheckersRefuseTampering(t *testing.T) {
 		p1.Proof = cloneProof(pr.Proof)
 		p1.Records = append([]ledger.SettledRecord(nil), pr.Records...)
 		tc.tamper(&p1.Proof, p1.Records, &proot)
-		err2 := consensus.VerifyProviderRecordRange(proot, p1)
+		err2 := consensus.VerifyRecordRange(proot, p1)
 
 		for path, err := range map[string]error{"payer": err1, "provider": err2} {
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
