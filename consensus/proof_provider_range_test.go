@@ -16,18 +16,10 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
+// providerRange queries machine m's records at from..to in the latest
+// state.
 func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.ProviderRecordRange {
-	c.t.Helper()
-	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
-		Path: "providerrange/" + m.String() + "/" + itoa(from) + "/" + itoa(to)})
-	if err != nil || res.Code != 0 {
-		c.t.Fatalf("provider record range: %v %s", err, res.GetLog())
-	}
-	pr, err := consensus.ParseRecordRange(m, from, to, res.Height, res.Value, res.ProofOps.Ops)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return pr
+	return queryRecords(c, "providerrange", m, from, to)
 }
 
 // TestProviderRecordRangeProofs settles records of two payers to two

@@ -18,17 +18,23 @@ import (
 
 // recordRange queries payer's records at from..to in the latest state.
 func (c *chain) recordRange(payer terms.AccountID, from, to int64) consensus.RecordRange {
+	return queryRecords(c, "recordrange", payer, from, to)
+}
+
+// queryRecords asks route for owner's records at from..to in the latest
+// state and decodes the answer, unverified.
+func queryRecords[O consensus.RecordOwner](c *chain, route string, owner O, from, to int64) consensus.RecordSpan[O] {
 	c.t.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
-		Path: "recordrange/" + payer.String() + "/" + itoa(from) + "/" + itoa(to)})
+		Path: route + "/" + owner.String() + "/" + itoa(from) + "/" + itoa(to)})
 	if err != nil || res.Code != 0 {
-		c.t.Fatalf("record range: %v %s", err, res.GetLog())
+		c.t.Fatalf("%s: %v %s", route, err, res.GetLog())
 	}
-	rr, err := consensus.ParseRecordRange(payer, from, to, res.Height, res.Value, res.ProofOps.Ops)
+	r, err := consensus.ParseRecordRange(owner, from, to, res.Height, res.Value, res.ProofOps.Ops)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return rr
+	return r
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
