@@ -38,5 +38,5 @@ var payerIndex = recordIndex[terms.AccountID]{
 // with their range proof. It does not verify the proof; VerifyRecordRange
 // or the evidence package does.
 func (n *Node) RecordRange(ctx context.Context, payer terms.AccountID, from, to, height int64) (RecordRange, error) {
-	return fetchRecords(ctx, n, payer, from, to, height)
+	return FetchRecordRange(ctx, n, payer, from, to, height)
 }

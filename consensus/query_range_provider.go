@@ -47,5 +47,5 @@ var providerIndex = recordIndex[identity.MachineID]{
 // must be >= to), with their range proof. It does not verify the proof;
 // VerifyRecordRange or the evidence package does.
 func (n *Node) ProviderRecordRange(ctx context.Context, m identity.MachineID, from, to, height int64) (ProviderRecordRange, error) {
-	return fetchRecords(ctx, n, m, from, to, height)
+	return FetchRecordRange(ctx, n, m, from, to, height)
 }

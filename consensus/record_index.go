@@ -52,10 +52,11 @@ func VerifyRecordRange[O RecordOwner](root []byte, r RecordSpan[O]) error {
 	return indexOf[O]().verify(root, r)
 }
 
-// fetchRecords runs the range query for owner's records at from..to as of
-// the state after block height (0 = latest committed; it must be >= to)
-// and decodes the answer. It does not verify the proof.
-func fetchRecords[O RecordOwner](ctx context.Context, n *Node, owner O, from, to, height int64) (RecordSpan[O], error) {
+// FetchRecordRange runs the range query for owner's records at from..to
+// as of the state after block height (0 = latest committed; it must be >=
+// to) and decodes the answer. It does not verify the proof;
+// VerifyRecordRange or the evidence package does.
+func FetchRecordRange[O RecordOwner](ctx context.Context, n *Node, owner O, from, to, height int64) (RecordSpan[O], error) {
 	path := fmt.Sprintf("%s/%s/%d/%d", indexOf[O]().route, owner, from, to)
 	r, err := n.Query(ctx, path, height)
 	if err != nil {

@@ -138,7 +138,7 @@ func TestEvidencePack(t *testing.T) {
 
 	// The provider's pack of the same span: the buyer's 3 records (carol's
 	// settled later), proven over the provider index.
-	ppack, err := evidence.ExportProvider(ctx, follower, m.MachineID(), hA, hB)
+	ppack, err := evidence.Export(ctx, follower, m.MachineID(), hA, hB)
 	if err != nil {
 		t.Fatal(err)
 	}
