@@ -15,6 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -184,7 +185,7 @@ func (o *Outbox) Sign(ctx context.Context, rec *receipt.PaymentRecord, provider 
 	}
 	now := o.d.Clock.Now()
 	r.Time, r.ExpiryHeight = now.Unix(), h+o.cfg.Validity
-	if err := receipt.SignRecord(o.d.Key, chainID, &r); err != nil {
+	if err := ledger.NewSigner(o.d.Key, chainID).SignRecord(&r); err != nil {
 		return fmt.Errorf("settle: outbox: sign: %w", err)
 	}
 	if forgetAfterRestart(o) {
