@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -12,8 +14,14 @@ import (
 // payer index.
 type RecordRange = RecordSpan[terms.AccountID]
 
+// ProviderRecordRange is a provider machine's records, of every payer,
+// over a span of heights, proven by the provider index: the provider's
+// evidence of what it was paid.
+type ProviderRecordRange = RecordSpan[identity.MachineID]
+
 // payerIndex is the index of a payer's records (ledger.KeyRecordIndex),
-// served at recordrange/<payer>/<from>/<to>.
+// served at recordrange/<payer>/<from>/<to>. Its keys hold the request
+// digest; the payer is the owner.
 var payerIndex = recordIndex[terms.AccountID]{
 	route:  "recordrange",
 	bounds: ledger.RecordIndexRange,
@@ -22,14 +30,33 @@ var payerIndex = recordIndex[terms.AccountID]{
 		copy(d[:], k[42:])
 		return payer, d, nil
 	},
-	foreign: func(payer terms.AccountID, sr ledger.SettledRecord) string {
-		if sr.Record.Payer == payer {
-			return ""
-		}
-		return fmt.Sprintf("is paid by %s, not %s", sr.Record.Payer, payer)
-	},
+	owner: func(r *receipt.PaymentRecord) terms.AccountID { return r.Payer },
 	entry: func(sr ledger.SettledRecord, h terms.Hash32) (key, value []byte) {
 		return ledger.KeyRecordIndex(sr.Record.Payer, sr.Height, sr.Record.RequestDigest), h[:]
+	},
+}
+
+// providerIndex is the index of the records paid to a machine
+// (ledger.KeyProviderRecordIndex), served at
+// providerrange/<machine>/<from>/<to>. Its values name the payer and the
+// request digest.
+var providerIndex = recordIndex[identity.MachineID]{
+	route:  "providerrange",
+	bounds: ledger.ProviderRecordIndexRange,
+	locate: func(_ identity.MachineID, k, v []byte) (terms.AccountID, terms.Hash32, error) {
+		var payer terms.AccountID
+		var d terms.Hash32
+		if len(v) != 96 {
+			return payer, d, fmt.Errorf("consensus: provider index entry %x holds %d bytes, want 96", k, len(v))
+		}
+		copy(payer[:], v[:32])
+		copy(d[:], v[32:64])
+		return payer, d, nil
+	},
+	owner: func(r *receipt.PaymentRecord) identity.MachineID { return r.Provider },
+	entry: func(sr ledger.SettledRecord, h terms.Hash32) (key, value []byte) {
+		return ledger.KeyProviderRecordIndex(sr.Record.Provider, sr.Height, sr.Record.Payer, sr.Record.RequestDigest),
+			ledger.ProviderRecordIndexValue(sr.Record.Payer, sr.Record.RequestDigest, h)
 	},
 }
 
@@ -39,4 +66,9 @@ var payerIndex = recordIndex[terms.AccountID]{
 // or the evidence package does.
 func (n *Node) RecordRange(ctx context.Context, payer terms.AccountID, from, to, height int64) (RecordRange, error) {
 	return FetchRecordRange(ctx, n, payer, from, to, height)
+}
+
+// ProviderRecordRange is RecordRange for the records paid to machine m.
+func (n *Node) ProviderRecordRange(ctx context.Context, m identity.MachineID, from, to, height int64) (ProviderRecordRange, error) {
+	return FetchRecordRange(ctx, n, m, from, to, height)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -99,8 +100,9 @@ type recordIndex[O RecordOwner] struct {
 	// locate reads the payer and request digest of the record o's index
 	// entry (k, v) names.
 	locate func(o O, k, v []byte) (terms.AccountID, terms.Hash32, error)
-	// foreign says why a record does not belong to o, or "" when it does.
-	foreign func(o O, sr ledger.SettledRecord) string
+	// owner reads the record's field that must equal the span's owner
+	// (its payer or its provider machine).
+	owner func(r *receipt.PaymentRecord) O
 	// entry is the index key and value that must prove sr, given h, the
 	// hash of its encoding.
 	entry func(sr ledger.SettledRecord, h terms.Hash32) (key, value []byte)
@@ -179,8 +181,8 @@ func (x recordIndex[O]) verify(root []byte, r RecordSpan[O]) error {
 		return fmt.Errorf("%w: %d records listed, the proven index holds %d", ErrRecordMismatch, len(r.Records), len(keys))
 	}
 	for i, sr := range r.Records {
-		if why := x.foreign(r.Owner, sr); why != "" {
-			return fmt.Errorf("%w: record %d %s", ErrForeignRecord, i, why)
+		if o := x.owner(&sr.Record); o != r.Owner {
+			return fmt.Errorf("%w: record %d belongs to %s, not %s", ErrForeignRecord, i, o, r.Owner)
 		}
 		enc, err := cborx.Marshal(sr)
 		if err != nil {
