@@ -41,12 +41,10 @@ type CollectorDeps struct {
 // Collector is a provider's durable store of the payment records gateways
 // delivered to it; it settles them on chain in the background.
 type Collector struct {
-	cfg  CollectorConfig
-	d    CollectorDeps
-	b    *book
-	m    collectorMetrics
-	loop loop
-	kick chan struct{}
+	cfg CollectorConfig
+	d   CollectorDeps
+	service
+	m collectorMetrics
 
 	// Under b.mu (kept by onPending): Σ pending price per (payer,
 	// settler) and per settler.
@@ -90,7 +88,7 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 	}
 	reg := registry(d.Registerer)
 	c := &Collector{
-		cfg: cfg, d: d, kick: make(chan struct{}, 1),
+		cfg: cfg, d: d,
 		held: map[[64]byte]uint64{}, bySettler: map[terms.AccountID]uint64{},
 		underpriced: map[terms.AccountID]int{}, shortfall: map[terms.AccountID]uint64{},
 		m: collectorMetrics{
@@ -102,6 +100,7 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 			held:        gaugeVec(reg, "collector", "held_microunits", "Σ price of held records not yet settled, per settler.", "settler"),
 		},
 	}
+	c.service = newService(d.Clock, cfg.Interval, cfg.Retention, d.Log, c.pass)
 	b, err := openBook(context.Background(), cfg.Dir, c.onPending)
 	if err != nil {
 		return nil, fmt.Errorf("settle: collector: %w", err)
@@ -288,13 +287,6 @@ func (c *Collector) again(held, got *Entry) error {
 	return refuse(ledger.CodeDuplicateRecord, "a different record for request %s of payer %s is already held", got.Record.RequestDigest, got.Record.Payer)
 }
 
-func (c *Collector) nudge() {
-	select {
-	case c.kick <- struct{}{}:
-	default:
-	}
-}
-
 // Held is Σ price of records held for (payer, settler) and not yet
 // settled: the provider subtracts it from the escrow's available balance.
 func (c *Collector) Held(payer, settler terms.AccountID) uint64 {
@@ -351,21 +343,4 @@ func (c *Collector) Stats() CollectorStats {
 	}
 	c.umu.Unlock()
 	return s
-}
-
-// Start runs the settlement loop.
-func (c *Collector) Start(context.Context) error { return c.loop.start(c.run) }
-
-// Stop lets a submission in flight finish and be stored (until ctx
-// ends), stops the loop and closes the store.
-func (c *Collector) Stop(ctx context.Context) error {
-	err := c.loop.stop(ctx)
-	return errors.Join(err, c.b.close())
-}
-
-// Close stops at once, cancelling a submission in flight, and closes the
-// store: what a crash leaves is exactly what is on disk.
-func (c *Collector) Close() error {
-	c.loop.halt()
-	return c.b.close()
 }

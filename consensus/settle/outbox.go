@@ -43,10 +43,8 @@ type Outbox struct {
 	cfg     OutboxConfig
 	d       OutboxDeps
 	settler terms.AccountID
-	b       *book
-	m       outboxMetrics
-	loop    loop
-	kick    chan struct{}
+	service
+	m outboxMetrics
 
 	// Sums of the pending records, under b.mu (kept by onPending).
 	byPayer    map[terms.AccountID]uint64
@@ -102,7 +100,7 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 	pub := d.Key.Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
 	o := &Outbox{
 		cfg: cfg, d: d, settler: terms.AccountOf(pub),
-		kick: make(chan struct{}, 1), byPayer: map[terms.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
+		byPayer: map[terms.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
 		providers: map[peer.ID]*deliveryState{},
 		m: outboxMetrics{
 			sideMetrics:   newSideMetrics(reg, "outbox"),
@@ -113,6 +111,7 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 			outstanding:   gaugeVec(reg, "outbox", "outstanding_microunits", "Σ price of signed records not yet known settled, per provider peer.", "provider"),
 		},
 	}
+	o.service = newService(d.Clock, cfg.Interval, cfg.Retention, d.Log, o.round)
 	b, err := openBook(context.Background(), cfg.Dir, o.onPending)
 	if err != nil {
 		return nil, fmt.Errorf("settle: outbox: %w", err)
@@ -222,14 +221,6 @@ func (o *Outbox) nudgeSoon() {
 	}
 }
 
-// nudge wakes the loop (deliver now rather than at the next tick).
-func (o *Outbox) nudge() {
-	select {
-	case o.kick <- struct{}{}:
-	default:
-	}
-}
-
 // Unsettled is Σ price of this outbox's records for payer not yet known
 // settled (skipped records are excluded: they will never be debited).
 func (o *Outbox) Unsettled(payer terms.AccountID) uint64 {
@@ -271,21 +262,4 @@ func (o *Outbox) Stats() OutboxStats {
 		}
 	}
 	return s
-}
-
-// Start runs the delivery and settlement loops.
-func (o *Outbox) Start(context.Context) error { return o.loop.start(o.run) }
-
-// Stop lets the work in flight finish (until ctx ends), stops the loops
-// and closes the store.
-func (o *Outbox) Stop(ctx context.Context) error {
-	err := o.loop.stop(ctx)
-	return errors.Join(err, o.b.close())
-}
-
-// Close stops at once, cancelling deliveries and submissions in flight,
-// and closes the store: what a crash leaves is exactly what is on disk.
-func (o *Outbox) Close() error {
-	o.loop.halt()
-	return o.b.close()
 }

@@ -12,17 +12,13 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
-// run is the outbox's loop: each tick (or nudge) it starts deliveries to
-// the providers that are due, marks what providers settled and settles
+// round is the outbox's round, each tick (or nudge): it starts deliveries
+// to the providers that are due, marks what providers settled and settles
 // the records past their grace.
-func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
-	var prune pruner
-	ticking(o.d.Clock, o.cfg.Interval, o.kick, func(ctx context.Context) {
-		o.deliverDue(ctx)
-		o.watchSettled(ctx)
-		o.settleDue(ctx)
-		prune.maybe(ctx, o.b, o.d.Clock, o.cfg.Retention, o.d.Log)
-	})(ctx, quit)
+func (o *Outbox) round(ctx context.Context) {
+	o.deliverDue(ctx)
+	o.watchSettled(ctx)
+	o.settleDue(ctx)
 }
 
 // deliverDue starts one delivery per provider that has unacknowledged
