@@ -24,15 +24,15 @@ func (c *chain) recordRange(payer terms.AccountID, from, to int64) consensus.Rec
 // queryRecords asks route for owner's records at from..to in the latest
 // state and decodes the answer, unverified.
 func queryRecords[O consensus.RecordOwner](c *chain, route string, owner O, from, to int64) consensus.RecordSpan[O] {
-	c.t.Helper()
+	c.T.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
 		Path: route + "/" + owner.String() + "/" + itoa(from) + "/" + itoa(to)})
 	if err != nil || res.Code != 0 {
-		c.t.Fatalf("%s: %v %s", route, err, res.GetLog())
+		c.T.Fatalf("%s: %v %s", route, err, res.GetLog())
 	}
 	r, err := consensus.ParseRecordRange(owner, from, to, res.Height, res.Value, res.ProofOps.Ops)
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return r
 }

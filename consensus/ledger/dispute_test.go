@@ -15,7 +15,7 @@ func (n *disputeNet) money(open ...terms.Hash32) uint64 {
 	for _, a := range []terms.AccountID{n.buyer.Account(), n.disputer.Account(), n.operator.Account(), ledger.FeePoolAccount} {
 		sum += c.account(a).Balance
 	}
-	for _, v := range c.vals {
+	for _, v := range c.Vals {
 		if v != n.operator {
 			sum += c.account(v.Account()).Balance
 		}
@@ -37,7 +37,7 @@ func (n *disputeNet) money(open ...terms.Hash32) uint64 {
 func (n *disputeNet) provider() ledger.Provider {
 	var p ledger.Provider
 	if !n.c.get(ledger.KeyProvider(n.m.machineID()), &p) {
-		n.c.t.Fatal("provider gone")
+		n.c.T.Fatal("provider gone")
 	}
 	return p
 }
@@ -242,7 +242,7 @@ func TestDisputeRefusals(t *testing.T) {
 	id, tx := n.open(digests[0], evs[0])
 	n.block(tx)
 	// The mempool sees the dispute before the block that draws it.
-	if code := ledger.CodeOf(c.l.Check(c.sign(c.vals[0], &ledger.DisputeVote{ID: id, Round: 1, Commitment: terms.Hash32{1}}))); code != ledger.CodeWrongPhase {
+	if code := ledger.CodeOf(c.l.Check(c.sign(c.Vals[0], &ledger.DisputeVote{ID: id, Round: 1, Commitment: terms.Hash32{1}}))); code != ledger.CodeWrongPhase {
 		t.Errorf("commit before the draw: %v", code)
 	}
 	n.block()
@@ -250,7 +250,7 @@ func TestDisputeRefusals(t *testing.T) {
 	cur := d.Current()
 	member := n.signerOf(cur.Members[0].Validator)
 	var outsider *ledger.Signer
-	for _, v := range c.vals {
+	for _, v := range c.Vals {
 		if v.Account() != cur.Members[0].Validator && v.Account() != cur.Members[1].Validator {
 			outsider = v
 		}
@@ -272,7 +272,7 @@ func TestDisputeRefusals(t *testing.T) {
 		}
 	}
 	first := c.sign(member, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
-	second := c.signAt(member, c.account(member.Account()).Nonce+1, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
+	second := c.SignAt(member, c.account(member.Account()).Nonce+1, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
 	if res := n.blockCodes(first, second); res.Txs[0].Code != ledger.CodeOK || res.Txs[1].Code != ledger.CodeAlreadyVoted {
 		t.Errorf("commit then a second commit: %v, %v (%s)", res.Txs[0].Code, res.Txs[1].Code, res.Txs[1].Log)
 	}

@@ -32,7 +32,7 @@ func BenchmarkSettleRecordCost(b *testing.B) {
 			recs[j] = ledgertest.Signed(b, buyer, receipt.PaymentRecord{Payer: buyer.Account(), Provider: m.machineID(), RequestDigest: d, Price: 3,
 				ReceiptHash: hash, Receipt: env})
 		}
-		txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
+		txs[i] = c.SignAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
 		size += len(txs[i])
 	}
 	b.ResetTimer()

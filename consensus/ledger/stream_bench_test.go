@@ -35,13 +35,13 @@ func BenchmarkStreamLedger(b *testing.B) {
 		for i := range perBlock {
 			n := bn + uint64(i)
 			id := ledger.StreamID(buyer.Account(), n, buyer.Account(), buyer.Account(), m.machineID())
-			opens[i] = c.signAt(buyer, n, &ledger.StreamOpen{Payee: m.machineID(), Rate: 3600, Deposit: 1 << 20})
-			claims[i] = c.signAt(op, on+uint64(i), &ledger.StreamClaim{ID: id})
-			stops[i] = c.signAt(buyer, n+perBlock, &ledger.StreamStop{ID: id})
+			opens[i] = c.SignAt(buyer, n, &ledger.StreamOpen{Payee: m.machineID(), Rate: 3600, Deposit: 1 << 20})
+			claims[i] = c.SignAt(op, on+uint64(i), &ledger.StreamClaim{ID: id})
+			stops[i] = c.SignAt(buyer, n+perBlock, &ledger.StreamStop{ID: id})
 		}
 		b.StartTimer()
 		apply(opens)
-		c.now = c.now.Add(time.Hour)
+		c.Now = c.Now.Add(time.Hour)
 		c.block() // Check runs at the last block's time: let the hour pass there too
 		apply(claims)
 		apply(stops)
