@@ -223,6 +223,17 @@ func (n *disputeNet) open(digest terms.Hash32, ev ledger.DisputeEvidence) (terms
 	return ledger.DisputeID(subj), n.c.sign(n.disputer, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
 }
 
+// openAndDraw opens the dispute of the record digest with ev and commits
+// the block after the opening, whose hash seeds the committee; it returns
+// the dispute's ID and the dispute, its first round drawn.
+func (n *disputeNet) openAndDraw(digest terms.Hash32, ev ledger.DisputeEvidence) (terms.Hash32, ledger.Dispute) {
+	n.c.T.Helper()
+	id, tx := n.open(digest, ev)
+	n.block(tx)
+	n.block()
+	return id, n.dispute(id)
+}
+
 func (n *disputeNet) dispute(id terms.Hash32) ledger.Dispute {
 	n.c.T.Helper()
 	var d ledger.Dispute

@@ -44,10 +44,8 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 			before := n.money()
 			op0, pool0 := c.account(n.operator.Account()).Balance, c.account(ledger.FeePoolAccount).Balance
 			esc0 := c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
-			id, tx := n.open(digest, ev)
-			n.block(tx)
-			n.block()
-			n.vote(id, everyone(n.dispute(id), ledger.VerdictGuilty))
+			id, drawn := n.openAndDraw(digest, ev)
+			n.vote(id, everyone(drawn, ledger.VerdictGuilty))
 			d := n.dispute(id)
 			if d.Status != ledger.DisputeGuilty {
 				t.Fatalf("verdict %v, want guilty", d.Status)

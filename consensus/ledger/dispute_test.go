@@ -135,10 +135,7 @@ func TestDisputeInnocentAndDissent(t *testing.T) {
 	ev := n.answer(t, 0)
 	digest := n.settle(t, 10_000, ev)[0]
 	op0 := c.account(n.operator.Account()).Balance
-	id, tx := n.open(digest, ev)
-	n.block(tx)
-	n.block()
-	d := n.dispute(id)
+	id, d := n.openAndDraw(digest, ev)
 	votes := everyone(d, ledger.VerdictInnocent)
 	dissenter := d.Current().Members[1].Validator
 	votes[dissenter] = ledger.VerdictGuilty
@@ -170,10 +167,7 @@ func TestDisputeRedrawThenLapse(t *testing.T) {
 	ev := n.answer(t, 0)
 	digest := n.settle(t, 10_000, ev)[0]
 	dis0 := c.account(n.disputer.Account()).Balance
-	id, tx := n.open(digest, ev)
-	n.block(tx)
-	n.block()
-	d := n.dispute(id)
+	id, d := n.openAndDraw(digest, ev)
 	votes := map[terms.AccountID]ledger.Verdict{}
 	for i, m := range d.Current().Members {
 		votes[m.Validator] = []ledger.Verdict{ledger.VerdictGuilty, ledger.VerdictAbstain}[i%2]
@@ -319,10 +313,8 @@ func TestDisputeBondLocks(t *testing.T) {
 	if code := withdraw(); code != ledger.CodeUnbonding {
 		t.Fatalf("withdraw inside the dispute window: %v", code)
 	}
-	id, tx := n.open(digest, ev)
-	n.block(tx)
-	n.block()
-	n.vote(id, everyone(n.dispute(id), ledger.VerdictGuilty))
+	id, drawn := n.openAndDraw(digest, ev)
+	n.vote(id, everyone(drawn, ledger.VerdictGuilty))
 	if d := n.dispute(id); d.Status != ledger.DisputeGuilty || n.provider().Bond != 9_000_000 {
 		t.Fatalf("unbonding provider not slashed: %+v bond %d", d, n.provider().Bond)
 	}
