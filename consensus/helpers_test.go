@@ -59,6 +59,32 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	return &chain{Driver: d, app: app}
 }
 
+// newMarket is a one-validator chain on which operator op has registered
+// machine m and payers alice and bob have each funded their own escrow
+// with 10_000.
+func newMarket(t *testing.T) (c *chain, m *machine, alice, bob, op *ledger.Signer) {
+	t.Helper()
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c = newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
+	m = newMachine(t)
+	c.mustApply(c.sign(op, m.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
+		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	return c, m, alice, bob, op
+}
+
+// newProviderChain is a one-validator chain on which operator op has
+// registered provider p.
+func newProviderChain(t *testing.T) (c *chain, p *testnet.Provider, op *ledger.Signer) {
+	t.Helper()
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c = newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
+	p = newProvider(t)
+	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
+	return c, p, op
+}
+
 // block finalizes and commits a block one second after the previous one.
 func (c *chain) block(txs ...[]byte) *abci.FinalizeBlockResponse {
 	c.T.Helper()

@@ -28,14 +28,9 @@ func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.Pr
 // or re-attributing a record fails verification. It also lists a payer's
 // escrows, one per settler.
 func TestProviderRecordRangeProofs(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	c, p, alice, bob, op := newMarket(t)
 	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	p, q := newMachine(t), newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	q := newMachine(t)
 	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 50, Settler: gw.Account()}))
 	n := byte(0)
 	settle := func(s *ledger.Signer, m *machine, k int) []byte {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -44,13 +43,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // span of heights, and that dropping, adding or altering entries, or
 // asking about another span, fails verification.
 func TestRecordRangeProofs(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	p := newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	c, p, alice, bob, _ := newMarket(t)
 	n := byte(0)
 	settle := func(s *ledger.Signer, k int) []byte {
 		recs := make([]receipt.PaymentRecord, k)

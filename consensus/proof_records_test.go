@@ -6,7 +6,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -16,13 +15,8 @@ import (
 // which share one checker, refuse each: a changed proof value, a changed
 // proof node, a wrong root, a record of another owner, a re-ordered list.
 func TestRangeCheckersRefuseTampering(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	p, q := newMachine(t), newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	c, p, alice, bob, op := newMarket(t)
+	q := newMachine(t)
 	c.mustApply(c.sign(op, q.register(t, op.Account())))
 	c.mustApply(
 		c.sign(alice, &ledger.Settlement{Records: []receipt.PaymentRecord{
