@@ -37,17 +37,9 @@ func TestDisputeOnChain(t *testing.T) {
 	params.FeePerRecord = 3 // a conviction refunds the price, fee included
 	params.DisputeCommittee, params.DisputeVerdictBlocks, params.DisputeWindowBlocks = 3, 20, 200
 	dir := t.TempDir()
-	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
+	net := testnet.StartT(ctx, t, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: acct(buyerKey), Balance: 1_000_000},
 			{Account: acct(opKey), Balance: 1_000_000}, {Account: acct(disKey), Balance: 1_000_000}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
 	node := net.Nodes[0]
 	nonces := map[terms.AccountID]uint64{}
 	type signed struct {

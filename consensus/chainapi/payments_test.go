@@ -51,17 +51,10 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.FeePerRecord = 1, 2
 	dir := t.TempDir()
-	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 1, Params: &params, BlockTime: 50 * time.Millisecond,
+	net := testnet.StartT(ctx, t, filepath.Join(dir, "net"), testnet.Options{Validators: 1, Params: &params, BlockTime: 50 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: acct(aliceKey), Balance: 1_000_000},
 			{Account: acct(bobKey), Balance: 1_000_000}, {Account: acct(opKey), Balance: 10}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	var err error
 	c := &paymentsChain{net: net, alice: acct(aliceKey), bob: acct(bobKey), feePerRecord: params.FeePerRecord,
 		byPayer: map[terms.AccountID][]receipt.PaymentRecord{}, byProvider: map[string][]receipt.PaymentRecord{}}
 	for i, m := range []**ledgertest.Machine{&c.p, &c.q} {
