@@ -83,7 +83,7 @@ func indexOf[O RecordOwner]() recordIndex[O] {
 	case identity.MachineID:
 		x = providerIndex
 	}
-	return x.(recordIndex[O])
+	return x.(recordIndex[O]) //nolint:forcetypeassert // RecordOwner admits only the two types switched on, each with its index
 }
 
 // recordIndex is one of the two indexes of settled records, the payer's
