@@ -147,28 +147,12 @@ func pairKey(payer, settler terms.AccountID) [64]byte {
 
 // onPending keeps the sums; it runs under b.mu.
 func (c *Collector) onPending(e *Entry, add bool) error {
-	pk, s, price := pairKey(e.Record.Payer, e.Record.Settler), e.Record.Settler, e.Record.Price
-	if add {
-		h, err := addU(c.held[pk], price)
-		if err != nil {
-			return fmt.Errorf("settle: collector: held for %s/%s: %w", e.Record.Payer, s, err)
-		}
-		t, err := addU(c.bySettler[s], price)
-		if err != nil {
-			return fmt.Errorf("settle: collector: held for settler %s: %w", s, err)
-		}
-		c.held[pk], c.bySettler[s] = h, t
-	} else {
-		c.held[pk] = subU(c.held[pk], price)
-		c.bySettler[s] = subU(c.bySettler[s], price)
-		if c.held[pk] == 0 {
-			delete(c.held, pk)
-		}
+	s := e.Record.Settler
+	held, err := tally(c.held, pairKey(e.Record.Payer, s), c.bySettler, s, e.Record.Price, add)
+	if err != nil {
+		return fmt.Errorf("settle: collector: held for payer %s with settler %s: %w", e.Record.Payer, s, err)
 	}
-	c.m.held.WithLabelValues(s.String()).Set(float64(c.bySettler[s]))
-	if c.bySettler[s] == 0 {
-		delete(c.bySettler, s)
-	}
+	c.m.held.WithLabelValues(s.String()).Set(float64(held))
 	return nil
 }
 

@@ -123,28 +123,12 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 
 // onPending keeps the sums; it runs under b.mu.
 func (o *Outbox) onPending(e *Entry, add bool) error {
-	payer, prov, price := e.Record.Payer, e.PeerID(), e.Record.Price
-	if add {
-		a, err := addU(o.byPayer[payer], price)
-		if err != nil {
-			return fmt.Errorf("settle: outbox: unsettled of payer %s: %w", payer, err)
-		}
-		p, err := addU(o.byProvider[prov], price)
-		if err != nil {
-			return fmt.Errorf("settle: outbox: outstanding at %s: %w", prov, err)
-		}
-		o.byPayer[payer], o.byProvider[prov] = a, p
-	} else {
-		o.byPayer[payer] = subU(o.byPayer[payer], price)
-		o.byProvider[prov] = subU(o.byProvider[prov], price)
-		if o.byPayer[payer] == 0 {
-			delete(o.byPayer, payer)
-		}
+	prov := e.PeerID()
+	out, err := tally(o.byPayer, e.Record.Payer, o.byProvider, prov, e.Record.Price, add)
+	if err != nil {
+		return fmt.Errorf("settle: outbox: unsettled of payer %s at provider %s: %w", e.Record.Payer, prov, err)
 	}
-	o.m.outstanding.WithLabelValues(prov.String()).Set(float64(o.byProvider[prov]))
-	if o.byProvider[prov] == 0 {
-		delete(o.byProvider, prov)
-	}
+	o.m.outstanding.WithLabelValues(prov.String()).Set(float64(out))
 	return nil
 }
 
