@@ -24,7 +24,7 @@ func TestFourValidators(t *testing.T) {
 	params.MinServingBond = 1000
 	params.SLAWindowHours = 6
 	buyer, op := seedKey("buyer"), seedKey("op")
-	id := func(name string) terms.AccountID { return ledger.NewSigner(seedKey(name), "").Account() }
+	id := func(name string) terms.AccountID { return ledgertest.Account(seedKey(name)) }
 	net := testnet.StartT(ctx, t, t.TempDir(), testnet.Options{
 		Validators: 4, Params: &params,
 		// Hour 10 of the chain lasts for the whole test.
