@@ -237,17 +237,8 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 // String names a status in test failures; production reports outcomes by
 // metric (noteOutcome) and log fields, never by this name.
 func (s Status) String() string {
-	switch s {
-	case Err:
-		return "error"
-	case Settled:
-		return "settled"
-	case Duplicate:
-		return "duplicate"
-	case Skipped:
-		return "skipped"
-	case Preempted:
-		return "preempted"
+	if n, ok := enumName(uint8(s), "error", "settled", "duplicate", "skipped", "preempted"); ok {
+		return n
 	}
 	return fmt.Sprintf("status %d", uint8(s))
 }
