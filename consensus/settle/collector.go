@@ -100,14 +100,12 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 			held:        gaugeVec(reg, "collector", "held_microunits", "Σ price of held records not yet settled, per settler.", "settler"),
 		},
 	}
-	c.service = newService(d.Clock, cfg.Interval, cfg.Retention, d.Log, c.pass)
-	b, err := openBook(context.Background(), cfg.Dir, c.onPending)
-	if err != nil {
+	var err error
+	if c.service, err = openService(cfg.Dir, c.onPending, d.Clock, cfg.Interval, cfg.Retention, d.Log, c.pass); err != nil {
 		return nil, fmt.Errorf("settle: collector: %w", err)
 	}
-	c.b = b
 	if err := c.loadUnderpriced(); err != nil {
-		return nil, errors.Join(err, b.close())
+		return nil, errors.Join(err, c.b.close())
 	}
 	return c, nil
 }

@@ -111,12 +111,11 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 			outstanding:   gaugeVec(reg, "outbox", "outstanding_microunits", "Σ price of signed records not yet known settled, per provider peer.", "provider"),
 		},
 	}
-	o.service = newService(d.Clock, cfg.Interval, cfg.Retention, d.Log, o.round)
-	b, err := openBook(context.Background(), cfg.Dir, o.onPending)
-	if err != nil {
+	var err error
+	if o.service, err = openService(cfg.Dir, o.onPending, d.Clock, cfg.Interval, cfg.Retention, d.Log, o.round); err != nil {
 		return nil, fmt.Errorf("settle: outbox: %w", err)
 	}
-	o.b = b
+	b := o.b
 	o.reopened = len(b.pending) > 0 || b.final[StateSettled] > 0 || b.final[StateSkipped] > 0
 	return o, nil
 }

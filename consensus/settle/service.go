@@ -28,10 +28,15 @@ type service struct {
 	log       *slog.Logger
 }
 
-// newService is the service of a component that runs work every interval
-// of clk; its store is opened after.
-func newService(clk clock.Clock, interval, retention time.Duration, log *slog.Logger, work func(ctx context.Context)) service {
-	return service{kick: make(chan struct{}, 1), work: work, clk: clk, interval: interval, retention: retention, log: log}
+// openService opens (creating) the store in dir, onPending keeping the
+// component's sums as records come and go, for a component that runs
+// work every interval of clk.
+func openService(dir string, onPending func(*Entry, bool) error, clk clock.Clock, interval, retention time.Duration, log *slog.Logger, work func(ctx context.Context)) (service, error) {
+	b, err := openBook(context.Background(), dir, onPending)
+	if err != nil {
+		return service{}, err
+	}
+	return service{b: b, kick: make(chan struct{}, 1), work: work, clk: clk, interval: interval, retention: retention, log: log}, nil
 }
 
 // Start runs the background loop.
