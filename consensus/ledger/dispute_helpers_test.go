@@ -223,6 +223,16 @@ func (n *disputeNet) open(digest terms.Hash32, ev ledger.DisputeEvidence) (terms
 	return ledger.DisputeID(subj), n.c.sign(n.disputer, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
 }
 
+// paidAnswer has every validator declare the model, the machine answer
+// call 0 and the buyer settle its record at price: the answer and the
+// record's request digest, what a dispute is opened over.
+func (n *disputeNet) paidAnswer(t *testing.T, price uint64) (ledger.DisputeEvidence, terms.Hash32) {
+	t.Helper()
+	n.declareAll()
+	ev := n.answer(t, 0)
+	return ev, n.settle(t, price, ev)[0]
+}
+
 // openAndDraw opens the dispute of the record digest with ev and commits
 // the block after the opening, whose hash seeds the committee; it returns
 // the dispute's ID and the dispute, its first round drawn.

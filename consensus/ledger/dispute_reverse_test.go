@@ -34,9 +34,7 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 			p.FeePerRecord, p.DisputeRewardBP = fee, tc.rewardBP
 			n := newDisputeNetWith(t, p, []int64{10, 10, 10, 10}, false)
 			c := n.c
-			n.declareAll()
-			ev := n.answer(t, 0)
-			digest := n.settle(t, price, ev)[0]
+			ev, digest := n.paidAnswer(t, price)
 			if tc.drain {
 				bal := c.account(n.operator.Account()).Balance
 				n.block(c.sign(n.operator, &ledger.Transfer{To: n.buyer.Account(), Amount: bal - p.FeePerTx}))

@@ -51,9 +51,7 @@ func (n *disputeNet) provider() ledger.Provider {
 func TestDisputeGuilty(t *testing.T) {
 	n := newDisputeNet(t, []int64{10, 10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	before := n.money()
 	op0, dis0 := c.account(n.operator.Account()).Balance, c.account(n.disputer.Account()).Balance
 	esc0 := c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
@@ -131,9 +129,7 @@ func TestDisputeInnocentAndDissent(t *testing.T) {
 	p.DisputeCommittee = 3
 	n := newDisputeNetWith(t, p, []int64{10, 10, 10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	op0 := c.account(n.operator.Account()).Balance
 	id, d := n.openAndDraw(digest, ev)
 	votes := everyone(d, ledger.VerdictInnocent)
@@ -163,9 +159,7 @@ func TestDisputeInnocentAndDissent(t *testing.T) {
 func TestDisputeRedrawThenLapse(t *testing.T) {
 	n := newDisputeNet(t, []int64{10, 10, 10, 10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	dis0 := c.account(n.disputer.Account()).Balance
 	id, d := n.openAndDraw(digest, ev)
 	votes := map[terms.AccountID]ledger.Verdict{}
@@ -303,9 +297,7 @@ func TestDisputeRefusals(t *testing.T) {
 func TestDisputeBondLocks(t *testing.T) {
 	n := newDisputeNet(t, []int64{10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	n.block(c.sign(n.operator, &ledger.ProviderUnbond{MachineID: n.m.machineID()}))
 	withdraw := func() ledger.Code {
 		return n.try(c.sign(n.operator, &ledger.ProviderWithdraw{MachineID: n.m.machineID()}))
