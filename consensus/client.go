@@ -22,8 +22,8 @@ import (
 // ErrNotStarted is returned by client helpers before Start.
 var ErrNotStarted = errors.New("consensus: node not started")
 
-// QueryResult is a query answer with its proofs; verify raw-key answers
-// with VerifyQuery against the app hash in the header of Height+1.
+// QueryResult is a query answer with its proofs (ProofOpType ops, checked
+// against the app hash in the header of Height+1).
 type QueryResult struct {
 	Height int64
 	Key    []byte

@@ -102,7 +102,7 @@ func TestDevnetGenesisHomes(t *testing.T) {
 		t.Fatalf("edited config: mempool %d p2p %s %v", ccfg.Mempool.Size, ccfg.P2P.ListenAddress, err)
 	}
 
-	f := FollowerConfig(cfgs[1].Home, "f", "tcp://127.0.0.1:1", "", filepath.Join(dir, "genesis.json"), nil)
+	f := Config{Home: cfgs[1].Home, Moniker: "f", P2PListen: "tcp://127.0.0.1:1", GenesisFile: filepath.Join(dir, "genesis.json"), Follower: true}
 	if _, err := New(f); !errors.Is(err, ErrValidatorHome) {
 		t.Fatalf("follower on a validator home: %v, want ErrValidatorHome", err)
 	}

@@ -4,7 +4,7 @@
 // App adapts CometBFT's calls to the ledger. Query answers state reads
 // with Merkle-Patricia proofs: any value returned with its proof can be
 // checked offline against a header signed by > 2/3 of validator power
-// (see VerifyProof). Every settled payment record is indexed by payer and
+// (see Proof and ProofOpType). Every settled payment record is indexed by payer and
 // height (ledger.KeyRecordIndex), so a range proof (RangeProof,
 // VerifyRecordRange) shows all of a payer's records in a span of heights
 // and that there are no others; the evidence sub-package turns that into
@@ -16,7 +16,7 @@
 // running node.
 //
 // New/Start/Stop run a CometBFT node in-process around the application, as
-// a validator or (Config.Follower, FollowerConfig) as a full node that
+// a validator or (Config.Follower) as a full node that
 // follows the chain without voting. DevnetGenesis creates a network's
 // validator homes, genesis and CometBFT config.toml files; LoadConfig reads
 // a home back. The testnet sub-package starts such networks on loopback.

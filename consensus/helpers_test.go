@@ -33,10 +33,8 @@ func newProvider(t *testing.T) *testnet.Provider {
 
 // chain drives an App directly through the ABCI calls CometBFT makes.
 type chain struct {
-	t    testing.TB
-	app  *consensus.App
-	now  time.Time
-	vals []*ledger.Signer // validator operators, equal power
+	ledgertest.Driver
+	app *consensus.App
 }
 
 // newChain starts an app in dir ("" = memory) with nVals validators and
@@ -48,9 +46,7 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = app.Close() })
-	c := &chain{t: t, app: app, now: genesis}
-	var g ledger.AppGenesis
-	g, c.vals = ledgertest.Genesis(testChain, params, nVals, accts...)
+	d, g := ledgertest.NewDriver(t, genesis, params, nVals, accts...)
 	state, err := json.Marshal(g)
 	if err != nil {
 		t.Fatal(err)
@@ -60,32 +56,57 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return &chain{Driver: d, app: app}
+}
+
+// newMarket is a one-validator chain on which operator op has registered
+// machine m and payers alice and bob have each funded their own escrow
+// with 10_000.
+func newMarket(t *testing.T) (c *chain, m *machine, alice, bob, op *ledger.Signer) {
+	t.Helper()
+	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
+	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c = newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
+	m = newMachine(t)
+	c.mustApply(c.sign(op, m.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
+		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	return c, m, alice, bob, op
+}
+
+// newProviderChain is a one-validator chain on which operator op has
+// registered provider p.
+func newProviderChain(t *testing.T) (c *chain, p *testnet.Provider, op *ledger.Signer) {
+	t.Helper()
+	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
+	c = newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
+	p = newProvider(t)
+	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
+	return c, p, op
 }
 
 // block finalizes and commits a block one second after the previous one.
 func (c *chain) block(txs ...[]byte) *abci.FinalizeBlockResponse {
-	c.t.Helper()
-	c.now = c.now.Add(time.Second)
+	c.T.Helper()
 	res, err := c.app.FinalizeBlock(context.Background(), &abci.FinalizeBlockRequest{
-		Txs: txs, Height: c.app.Height() + 1, Time: c.now,
+		Txs: txs, Height: c.app.Height() + 1, Time: c.Tick(),
 	})
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	if _, err := c.app.Commit(context.Background(), &abci.CommitRequest{}); err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return res
 }
 
 // mustApply commits txs in one block and fails unless each applied.
 func (c *chain) mustApply(txs ...[]byte) *abci.FinalizeBlockResponse {
-	c.t.Helper()
+	c.T.Helper()
 	res := c.block(txs...)
 	for i, r := range res.TxResults {
 		if r.Code != 0 {
-			c.t.Fatalf("tx %d: code %d: %s", i, r.Code, r.Log)
+			c.T.Fatalf("tx %d: code %d: %s", i, r.Code, r.Log)
 		}
 	}
 	return res
@@ -93,25 +114,25 @@ func (c *chain) mustApply(txs ...[]byte) *abci.FinalizeBlockResponse {
 
 // query runs a query and verifies its single proof against the app hash.
 func (c *chain) query(path string, v any) bool {
-	c.t.Helper()
+	c.T.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: path})
 	if err != nil || res.Code != 0 {
-		c.t.Fatalf("query %s: %v %s", path, err, res.GetLog())
+		c.T.Fatalf("query %s: %v %s", path, err, res.GetLog())
 	}
 	if err := consensus.VerifyQuery(c.app.AppHash(), res.Value, res.ProofOps.Ops); err != nil {
-		c.t.Fatalf("query %s: %v", path, err)
+		c.T.Fatalf("query %s: %v", path, err)
 	}
 	if len(res.Value) == 0 {
 		return false
 	}
 	if err := cborx.UnmarshalCanonical(res.Value, ledger.MaxValueBytes, v); err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return true
 }
 
 func (c *chain) account(id terms.AccountID) ledger.Account {
-	c.t.Helper()
+	c.T.Helper()
 	var a ledger.Account
 	c.query("account/"+id.String(), &a)
 	return a
@@ -119,13 +140,8 @@ func (c *chain) account(id terms.AccountID) ledger.Account {
 
 // sign signs payload with s at the account's next nonce.
 func (c *chain) sign(s *ledger.Signer, payload any) []byte {
-	c.t.Helper()
-	return c.signAt(s, c.account(s.Account()).Nonce, payload)
-}
-
-func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
-	c.t.Helper()
-	return ledgertest.SignTx(c.t, s, nonce, payload)
+	c.T.Helper()
+	return c.SignAt(s, c.account(s.Account()).Nonce, payload)
 }
 
 // machine is a registered-machine fixture that can sign receipts valid

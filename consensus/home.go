@@ -123,12 +123,3 @@ func checkFollower(genesisFile string, consPub []byte) error {
 	}
 	return nil
 }
-
-// FollowerConfig is the configuration of a full node that follows the
-// chain without voting (a provider's or gateway's node): it syncs blocks
-// from peers, executes them, answers queries with proofs, and relays
-// transactions to the validators.
-func FollowerConfig(home, moniker, p2pListen, rpcListen, genesisFile string, peers []string) Config {
-	return Config{Home: home, Moniker: moniker, P2PListen: p2pListen, RPCListen: rpcListen,
-		GenesisFile: genesisFile, Peers: peers, Follower: true}
-}

@@ -16,18 +16,10 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
+// providerRange queries machine m's records at from..to in the latest
+// state.
 func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.ProviderRecordRange {
-	c.t.Helper()
-	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
-		Path: "providerrange/" + m.String() + "/" + itoa(from) + "/" + itoa(to)})
-	if err != nil || res.Code != 0 {
-		c.t.Fatalf("provider record range: %v %s", err, res.GetLog())
-	}
-	pr, err := consensus.ParseProviderRecordRange(m, from, to, res.Height, res.Value, res.ProofOps.Ops)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return pr
+	return queryRecords(c, "providerrange", m, from, to)
 }
 
 // TestProviderRecordRangeProofs settles records of two payers to two
@@ -36,14 +28,9 @@ func (c *chain) providerRange(m identity.MachineID, from, to int64) consensus.Pr
 // or re-attributing a record fails verification. It also lists a payer's
 // escrows, one per settler.
 func TestProviderRecordRangeProofs(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
+	c, p, alice, bob, op := newMarket(t)
 	gw, _ := ledgertest.Signer(testChain, "gateway", 0)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	p, q := newMachine(t), newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	q := newMachine(t)
 	c.mustApply(c.sign(op, q.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 50, Settler: gw.Account()}))
 	n := byte(0)
 	settle := func(s *ledger.Signer, m *machine, k int) []byte {
@@ -66,7 +53,7 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 		want     int
 	}{{p.MachineID(), h1, h2, 4}, {p.MachineID(), h2, h2, 2}, {q.MachineID(), 1, h2, 1}, {q.MachineID(), h2, h2, 0}} {
 		pr := c.providerRange(tc.m, tc.from, tc.to)
-		if err := consensus.VerifyProviderRecordRange(root, pr); err != nil {
+		if err := consensus.VerifyRecordRange(root, pr); err != nil {
 			t.Fatalf("%s %d..%d: %v", tc.m, tc.from, tc.to, err)
 		}
 		if len(pr.Records) != tc.want {
@@ -88,14 +75,14 @@ func TestProviderRecordRangeProofs(t *testing.T) {
 	for name, bad := range map[string]consensus.ProviderRecordRange{
 		"record dropped": cut(func(r *consensus.ProviderRecordRange) { r.Records = r.Records[:3] }),
 		"price changed":  cut(func(r *consensus.ProviderRecordRange) { r.Records[0].Record.Price++ }),
-		"other machine":  cut(func(r *consensus.ProviderRecordRange) { r.Machine = q.MachineID() }),
+		"other machine":  cut(func(r *consensus.ProviderRecordRange) { r.Owner = q.MachineID() }),
 		"other span":     cut(func(r *consensus.ProviderRecordRange) { r.From = h2 }),
 	} {
-		if err := consensus.VerifyProviderRecordRange(root, bad); err == nil {
+		if err := consensus.VerifyRecordRange(root, bad); err == nil {
 			t.Errorf("%s: verified", name)
 		}
 	}
-	if err := consensus.VerifyProviderRecordRange(root, cut(func(r *consensus.ProviderRecordRange) { r.Records[1].Record.Price++ })); !errors.Is(err, consensus.ErrRecordMismatch) {
+	if err := consensus.VerifyRecordRange(root, cut(func(r *consensus.ProviderRecordRange) { r.Records[1].Record.Price++ })); !errors.Is(err, consensus.ErrRecordMismatch) {
 		t.Errorf("altered record: %v, want ErrRecordMismatch", err)
 	}
 	// The payer index is unaffected by the provider index after it.

@@ -114,6 +114,7 @@ var (
 	// ErrRecordMismatch: a listed record is not the one the proven index
 	// entry commits to, or records are missing or extra.
 	ErrRecordMismatch = errors.New("consensus: record does not match its proven index entry")
-	// ErrForeignRecord: a listed record belongs to another payer.
+	// ErrForeignRecord: a listed record belongs to another payer (or, in a
+	// provider range, was paid to another machine).
 	ErrForeignRecord = errors.New("consensus: record belongs to another account")
 )

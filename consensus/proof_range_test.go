@@ -11,24 +11,29 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // recordRange queries payer's records at from..to in the latest state.
 func (c *chain) recordRange(payer terms.AccountID, from, to int64) consensus.RecordRange {
-	c.t.Helper()
+	return queryRecords(c, "recordrange", payer, from, to)
+}
+
+// queryRecords asks route for owner's records at from..to in the latest
+// state and decodes the answer, unverified.
+func queryRecords[O consensus.RecordOwner](c *chain, route string, owner O, from, to int64) consensus.RecordSpan[O] {
+	c.T.Helper()
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{
-		Path: "recordrange/" + payer.String() + "/" + itoa(from) + "/" + itoa(to)})
+		Path: route + "/" + owner.String() + "/" + itoa(from) + "/" + itoa(to)})
 	if err != nil || res.Code != 0 {
-		c.t.Fatalf("record range: %v %s", err, res.GetLog())
+		c.T.Fatalf("%s: %v %s", route, err, res.GetLog())
 	}
-	rr, err := consensus.ParseRecordRange(payer, from, to, res.Height, res.Value, res.ProofOps.Ops)
+	r, err := consensus.ParseRecordRange(owner, from, to, res.Height, res.Value, res.ProofOps.Ops)
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
-	return rr
+	return r
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
@@ -38,13 +43,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // span of heights, and that dropping, adding or altering entries, or
 // asking about another span, fails verification.
 func TestRecordRangeProofs(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	p := newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	c, p, alice, bob, _ := newMarket(t)
 	n := byte(0)
 	settle := func(s *ledger.Signer, k int) []byte {
 		recs := make([]receipt.PaymentRecord, k)
@@ -105,7 +104,7 @@ func TestRecordRangeProofs(t *testing.T) {
 			r.Records = r.Records[1:]
 		}),
 		"other span":     cut(func(r *consensus.RecordRange) { r.From = h1 + 1 }),
-		"other payer":    cut(func(r *consensus.RecordRange) { r.Payer = bob.Account() }),
+		"other payer":    cut(func(r *consensus.RecordRange) { r.Owner = bob.Account() }),
 		"record dropped": cut(func(r *consensus.RecordRange) { r.Records = r.Records[:2] }),
 		"price changed":  cut(func(r *consensus.RecordRange) { r.Records[0].Record.Price++ }),
 		"value changed":  cut(func(r *consensus.RecordRange) { r.Proof.Values[1] = bytes.Repeat([]byte{1}, 32) }),

@@ -6,7 +6,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -16,13 +15,8 @@ import (
 // which share one checker, refuse each: a changed proof value, a changed
 // proof node, a wrong root, a record of another owner, a re-ordered list.
 func TestRangeCheckersRefuseTampering(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	p, q := newMachine(t), newMachine(t)
-	c.mustApply(c.sign(op, p.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	c, p, alice, bob, op := newMarket(t)
+	q := newMachine(t)
 	c.mustApply(c.sign(op, q.register(t, op.Account())))
 	c.mustApply(
 		c.sign(alice, &ledger.Settlement{Records: []receipt.PaymentRecord{
@@ -39,7 +33,7 @@ func TestRangeCheckersRefuseTampering(t *testing.T) {
 	if err := consensus.VerifyRecordRange(root, rr); err != nil {
 		t.Fatalf("payer range: %v", err)
 	}
-	if err := consensus.VerifyProviderRecordRange(root, pr); err != nil {
+	if err := consensus.VerifyRecordRange(root, pr); err != nil {
 		t.Fatalf("provider range: %v", err)
 	}
 
@@ -79,7 +73,7 @@ func TestRangeCheckersRefuseTampering(t *testing.T) {
 		p1.Proof = cloneProof(pr.Proof)
 		p1.Records = append([]ledger.SettledRecord(nil), pr.Records...)
 		tc.tamper(&p1.Proof, p1.Records, &proot)
-		err2 := consensus.VerifyProviderRecordRange(proot, p1)
+		err2 := consensus.VerifyRecordRange(proot, p1)
 
 		for path, err := range map[string]error{"payer": err1, "provider": err2} {
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {

@@ -133,6 +133,6 @@ var routes = map[string]route{
 		return list[ledger.Dispute](t, r, ledger.DisputePrefix())
 	}),
 	"activedisputes": derived(0, none, func(_ *trie.Trie, r *recorder, _ struct{}) (any, error) { return activeDisputes(r) }),
-	"recordrange":    ranged(terms.ParseAccountID, queryRecordRange),
-	"providerrange":  ranged(identity.ParseMachineID, queryProviderRange),
+	"recordrange":    ranged(terms.ParseAccountID, payerIndex.serve),
+	"providerrange":  ranged(identity.ParseMachineID, providerIndex.serve),
 }

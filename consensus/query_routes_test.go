@@ -9,17 +9,13 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 )
 
 // TestQueryRoutesMalformed: over every route, a path whose segments do not
 // parse (or are too few or too many) is answered CodeMalformed, never
 // internal; a well-formed path of every route is answered code 0.
 func TestQueryRoutesMalformed(t *testing.T) {
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
-	p := newProvider(t)
-	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
+	c, p, op := newProviderChain(t)
 	acc, m, h := op.Account().String(), p.MachineID.String(), strings.Repeat("ab", 32)
 	const bad = "zz"
 	cases := map[string]struct{ good, malformed []string }{

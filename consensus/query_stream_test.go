@@ -9,7 +9,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -17,13 +16,7 @@ import (
 // proof; streams/<payer> lists exactly the payer's open streams, each
 // index entry and stream with a proof that verifies against the app hash.
 func TestStreamQueries(t *testing.T) {
-	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
-	bob, gb := ledgertest.Signer(testChain, "bob", 1_000_000)
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga, gb, gop)
-	m := newMachine(t)
-	c.mustApply(c.sign(op, m.register(t, op.Account())), c.sign(alice, &ledger.EscrowFund{Amount: 10_000}),
-		c.sign(bob, &ledger.EscrowFund{Amount: 10_000}))
+	c, m, alice, bob, op := newMarket(t)
 	open := func(s *ledger.Signer, deposit uint64) terms.Hash32 {
 		nonce := c.account(s.Account()).Nonce
 		res := c.mustApply(c.sign(s, &ledger.StreamOpen{Payee: m.MachineID(), Rate: 3600, Deposit: deposit}))

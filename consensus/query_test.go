@@ -9,7 +9,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -17,10 +16,7 @@ import (
 // (computed) answer through ABCI Query with proofs that verify against the
 // app hash.
 func TestQueriesProve(t *testing.T) {
-	op, gop := ledgertest.Signer(testChain, "operator", 10_000)
-	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop)
-	p := newProvider(t)
-	c.mustApply(c.sign(op, p.Register(testChain, op.Account(), 1000, 60)))
+	c, p, op := newProviderChain(t)
 	res, err := c.app.Query(context.Background(), &abci.QueryRequest{Path: "peer/" + p.PeerID.String()})
 	if err != nil || res.Code != 0 || string(res.Value) != string(p.MachineID[:]) {
 		t.Fatalf("peer query: %v %d %x, want %s", err, res.GetCode(), res.GetValue(), p.MachineID)

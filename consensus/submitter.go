@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cometbft/cometbft/mempool"
-
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -77,47 +75,22 @@ func (s *Submitter) Submit(ctx context.Context, payload any) (TxResult, error) {
 	if chainID == "" {
 		return TxResult{}, errors.New("consensus: submit: no chain ID yet (genesis not applied)")
 	}
-	signer := ledger.NewSigner(s.key, chainID)
-	for attempt := 0; ; attempt++ {
-		if !s.known {
-			a, _, err := s.node.Account(ctx, s.acct)
-			if err != nil {
-				return TxResult{}, fmt.Errorf("consensus: submit: read account %s: %w", s.acct, err)
-			}
-			s.next, s.known = a.Nonce, true
-		}
-		nonce := s.next
-		raw, err := signer.SignTx(nonce, payload)
-		if err != nil {
-			return TxResult{}, err
-		}
-		hash, err := s.node.BroadcastTx(ctx, raw)
-		c := ledger.CodeOf(err)
-		if errors.Is(err, mempool.ErrTxInCache) {
-			// The very same bytes were seen: this nonce went to an
-			// identical transaction (another submitter on this key).
-			c = ledger.CodeStaleNonce
-		}
-		switch {
-		case err == nil:
-		case (c == ledger.CodeStaleNonce || c == ledger.CodeFutureNonce) && attempt < maxNonceRetries:
-			s.recoverNonce(ctx, nonce, c)
-			continue
-		default:
-			return TxResult{}, err
-		}
-		res, err := s.waitCommit(ctx, hash)
-		if err != nil {
-			// Unknown outcome: the transaction may still commit.
-			s.known = false
-			return res, err
-		}
-		if res.Code != ledger.CodeOK {
-			return res, &ledger.TxError{Code: res.Code, Msg: res.Log}
-		}
-		s.next = nonce + 1
-		return res, nil
+	hash, err := s.broadcastNext(ctx, ledger.NewSigner(s.key, chainID), payload)
+	if err != nil {
+		return TxResult{}, err
 	}
+	res, err := s.waitCommit(ctx, hash)
+	if err != nil {
+		// Unknown outcome: the transaction may still commit.
+		s.known = false
+		return res, err
+	}
+	if res.Code != ledger.CodeOK {
+		// Rejected in its block: the chain's nonce is the one to use next.
+		s.known = false
+		return res, &ledger.TxError{Code: res.Code, Msg: res.Log}
+	}
+	return res, nil
 }
 
 // recoverNonce picks the nonce to try after the mempool refused nonce

@@ -57,7 +57,7 @@ func (s *Submitter) SubmitMany(ctx context.Context, payloads []any) ([]TxResult,
 }
 
 // broadcastNext signs p with the next nonce and broadcasts it, recovering
-// from nonce refusals as Submit does; on success the nonce is used.
+// from nonce refusals (recoverNonce); on success the nonce is used.
 func (s *Submitter) broadcastNext(ctx context.Context, signer *ledger.Signer, p any) ([32]byte, error) {
 	for attempt := 0; ; attempt++ {
 		if !s.known {
@@ -75,6 +75,8 @@ func (s *Submitter) broadcastNext(ctx context.Context, signer *ledger.Signer, p 
 		hash, err := s.node.BroadcastTx(ctx, raw)
 		c := ledger.CodeOf(err)
 		if errors.Is(err, mempool.ErrTxInCache) {
+			// The very same bytes were seen: this nonce went to an
+			// identical transaction (another submitter on this key).
 			c = ledger.CodeStaleNonce
 		}
 		switch {

@@ -24,16 +24,8 @@ func TestSubmitter(t *testing.T) {
 	key, bob := ledgertest.SeedKey("submitter", 0), ledgertest.SeedKey("bob", 0)
 	acct := terms.AccountOf(key.Public().(ed25519.PublicKey))
 	to := terms.AccountOf(bob.Public().(ed25519.PublicKey))
-	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{Validators: 1, BlockTime: 50 * time.Millisecond,
+	net := testnet.StartT(ctx, t, t.TempDir(), testnet.Options{Validators: 1, BlockTime: 50 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: acct, Balance: 1000}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
 	node := net.Nodes[0]
 	if _, err := consensus.NewSubmitter(node, key[:10], nil); err == nil {
 		t.Fatal("submitter accepted a truncated key")

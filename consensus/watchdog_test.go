@@ -16,16 +16,8 @@ import (
 func TestWatchdogRedialsAndReportsStall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{Validators: 1,
+	net := testnet.StartT(ctx, t, t.TempDir(), testnet.Options{Validators: 1,
 		WatchInterval: 100 * time.Millisecond, StallAfter: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
 	f, err := net.StartFollower(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

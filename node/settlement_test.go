@@ -200,7 +200,7 @@ func TestPaidCallsSettle(t *testing.T) {
 	t.Logf("blocks from call to settlement: p50 %d, p99 %d, max %d", lag[len(lag)/2], lag[len(lag)*99/100], lag[len(lag)-1])
 	for i, m := range machines {
 		id, _ := identity.ParseMachineID(m)
-		pp, err := evidence.ExportProvider(ctx, c, id, from, to)
+		pp, err := evidence.Export(ctx, c, id, from, to)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -80,7 +80,7 @@ func checkReversalPacks(t *testing.T, ctx context.Context, net *testnet.Net, pay
 		t.Fatalf("tenzro_getPayments: %v %+v", e, pays.Records)
 	}
 	// The provider's pack over the same heights: its index follows too.
-	pack, err := evidence.ExportProvider(ctx, net.Nodes[0], d.Provider, settled, d.ResolveHeight)
+	pack, err := evidence.Export(ctx, net.Nodes[0], d.Provider, settled, d.ResolveHeight)
 	if err != nil {
 		t.Fatalf("provider pack over %d..%d: %v", settled, d.ResolveHeight, err)
 	}

@@ -31,23 +31,14 @@ func TestDisputeOnChain(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	buyerKey, opKey, disKey := seededKey("dispute-buyer"), seededKey("dispute-op"), seededKey("disputer")
-	acct := func(k ed25519.PrivateKey) terms.AccountID { return ledger.NewSigner(k, "").Account() }
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.DisputeMinBond = 1000, 100
 	params.FeePerRecord = 3 // a conviction refunds the price, fee included
 	params.DisputeCommittee, params.DisputeVerdictBlocks, params.DisputeWindowBlocks = 3, 20, 200
 	dir := t.TempDir()
-	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
-		Accounts: []ledger.GenesisAccount{{Account: acct(buyerKey), Balance: 1_000_000},
-			{Account: acct(opKey), Balance: 1_000_000}, {Account: acct(disKey), Balance: 1_000_000}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
+	net := testnet.StartT(ctx, t, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
+		Accounts: []ledger.GenesisAccount{{Account: ledgertest.Account(buyerKey), Balance: 1_000_000},
+			{Account: ledgertest.Account(opKey), Balance: 1_000_000}, {Account: ledgertest.Account(disKey), Balance: 1_000_000}}})
 	node := net.Nodes[0]
 	nonces := map[terms.AccountID]uint64{}
 	type signed struct {
@@ -88,7 +79,7 @@ func TestDisputeOnChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = m.Close() })
-	reg, err := m.Register(net.ChainID, acct(opKey), 100_000, 0)
+	reg, err := m.Register(net.ChainID, ledgertest.Account(opKey), 100_000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +94,7 @@ func TestDisputeOnChain(t *testing.T) {
 
 	// An optimistic answer: a real receipt signing the proofs' commitment
 	// hash, the two token IDs they are of and the input.
-	mid, buyer := m.MachineID(), acct(buyerKey)
+	mid, buyer := m.MachineID(), ledgertest.Account(buyerKey)
 	tokens := []uint32{1, 2}
 	ps, err := commit.Build([][]inference.LogProb{
 		{{ID: 1, LogProb: -0.1}, {ID: 3, LogProb: -2}, {ID: 4, LogProb: -3}, {ID: 5, LogProb: -4}},
@@ -126,13 +117,13 @@ func TestDisputeOnChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	rd := terms.Hash32(receipt.RequestDigest(nonce[:16], ic, model[:]))
-	rec := receipt.PaymentRecord{Payer: acct(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
+	rec := receipt.PaymentRecord{Payer: ledgertest.Account(buyerKey), Provider: mid, RequestDigest: rd, Price: 5000,
 		Receipt: env, ReceiptHash: sha256.Sum256(env), ExpiryHeight: node.App().Height() + 100}
 	if err := ledger.NewSigner(buyerKey, net.ChainID).SignRecord(&rec); err != nil {
 		t.Fatal(err)
 	}
 	settled := send(opKey, &ledger.Settlement{Records: []receipt.PaymentRecord{rec}})
-	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: acct(buyerKey), RequestDigest: rd}
+	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: ledgertest.Account(buyerKey), RequestDigest: rd}
 	id := ledger.DisputeID(subj)
 	opened := send(disKey, &ledger.DisputeOpen{Subject: subj, Bond: 1000,
 		Evidence: ledger.DisputeEvidence{Receipt: env, Proofs: commit.Encode(ps), Tokens: tokens, Input: input}})
@@ -167,7 +158,7 @@ func TestDisputeOnChain(t *testing.T) {
 	}
 	keyOf := map[terms.AccountID]ed25519.PrivateKey{}
 	for _, k := range net.Operators {
-		keyOf[acct(k)] = k
+		keyOf[ledgertest.Account(k)] = k
 	}
 	for _, mem := range cur.Members {
 		ds, err := node.Duties(ctx, mem.Validator)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,31 +37,20 @@ type paymentsChain struct {
 	feePerRecord uint64
 }
 
-func seededKey(name string) ed25519.PrivateKey {
-	seed := sha256.Sum256([]byte("api-payments-" + name))
-	return ed25519.NewKeyFromSeed(seed[:])
-}
+func seededKey(name string) ed25519.PrivateKey { return ledgertest.SeedKey("api-payments-"+name, 0) }
 
 func newPaymentsChain(t *testing.T) *paymentsChain {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	aliceKey, bobKey, opKey := seededKey("alice"), seededKey("bob"), seededKey("op")
-	acct := func(k ed25519.PrivateKey) terms.AccountID { return ledger.NewSigner(k, "").Account() }
 	params := ledger.DefaultParams()
 	params.MinServingBond, params.FeePerRecord = 1, 2
 	dir := t.TempDir()
-	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 1, Params: &params, BlockTime: 50 * time.Millisecond,
-		Accounts: []ledger.GenesisAccount{{Account: acct(aliceKey), Balance: 1_000_000},
-			{Account: acct(bobKey), Balance: 1_000_000}, {Account: acct(opKey), Balance: 10}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	})
-	c := &paymentsChain{net: net, alice: acct(aliceKey), bob: acct(bobKey), feePerRecord: params.FeePerRecord,
+	net := testnet.StartT(ctx, t, filepath.Join(dir, "net"), testnet.Options{Validators: 1, Params: &params, BlockTime: 50 * time.Millisecond,
+		Accounts: []ledger.GenesisAccount{{Account: ledgertest.Account(aliceKey), Balance: 1_000_000},
+			{Account: ledgertest.Account(bobKey), Balance: 1_000_000}, {Account: ledgertest.Account(opKey), Balance: 10}}})
+	var err error
+	c := &paymentsChain{net: net, alice: ledgertest.Account(aliceKey), bob: ledgertest.Account(bobKey), feePerRecord: params.FeePerRecord,
 		byPayer: map[terms.AccountID][]receipt.PaymentRecord{}, byProvider: map[string][]receipt.PaymentRecord{}}
 	for i, m := range []**ledgertest.Machine{&c.p, &c.q} {
 		*m, err = ledgertest.NewMachine(filepath.Join(dir, fmt.Sprint("machine", i)), time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
@@ -91,7 +79,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		return r.Height
 	}
 	for _, m := range []*ledgertest.Machine{c.p, c.q} {
-		reg, err := m.Register(net.ChainID, acct(opKey), 1, 0)
+		reg, err := m.Register(net.ChainID, ledgertest.Account(opKey), 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +94,7 @@ func newPaymentsChain(t *testing.T) *paymentsChain {
 		for _, m := range []*ledgertest.Machine{c.p, c.q} {
 			for _, price := range prices[m] {
 				n++
-				r := receipt.PaymentRecord{Payer: acct(key), Provider: m.MachineID(), RequestDigest: terms.Hash32{n},
+				r := receipt.PaymentRecord{Payer: ledgertest.Account(key), Provider: m.MachineID(), RequestDigest: terms.Hash32{n},
 					QuoteDigest: terms.Hash32{0xcc}, Price: price, Units: price / 10, ExpiryHeight: 300}
 				if r.Receipt, r.ReceiptHash, r.RequestDigest, err = m.PaidReceipt(r.RequestDigest[:], r.Payer, r.Payer, 0); err != nil {
 					t.Fatal(err)

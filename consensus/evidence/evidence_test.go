@@ -33,17 +33,9 @@ func TestEvidencePack(t *testing.T) {
 	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	dir := t.TempDir()
-	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params,
+	net := testnet.StartT(ctx, t, filepath.Join(dir, "net"), testnet.Options{Validators: 4, Params: &params,
 		Accounts: []ledger.GenesisAccount{{Account: account("buyer"), Balance: 1_000_000},
 			{Account: account("carol"), Balance: 1_000_000}, {Account: account("op"), Balance: 10}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
 	ctx, stop := net.Progress(ctx, time.Minute)
 	defer stop()
 	follower, err := net.StartFollower(ctx, filepath.Join(dir, "follower"))
@@ -138,7 +130,7 @@ func TestEvidencePack(t *testing.T) {
 
 	// The provider's pack of the same span: the buyer's 3 records (carol's
 	// settled later), proven over the provider index.
-	ppack, err := evidence.ExportProvider(ctx, follower, m.MachineID(), hA, hB)
+	ppack, err := evidence.Export(ctx, follower, m.MachineID(), hA, hB)
 	if err != nil {
 		t.Fatal(err)
 	}

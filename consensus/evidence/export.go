@@ -15,33 +15,27 @@ import (
 // node's last committed height.
 var ErrNotCommitted = errors.New("evidence: range ends above the last committed height")
 
-// Export builds the pack of account's payment records settled at heights
-// fromHeight..toHeight: it proves them against the state after toHeight,
-// whose root is the app hash of block toHeight+1, and adds that block's
-// signed header, commit and validator set. When toHeight is the latest
-// committed height, it waits (within ctx) for the next block. The pack is
-// verified before it is returned, against its own validator set.
-func Export(ctx context.Context, node *consensus.Node, account terms.AccountID, fromHeight, toHeight int64) (*Pack, error) {
+// Export builds the pack of owner's payment records settled at heights
+// fromHeight..toHeight: a payer account's records, or, for a provider
+// machine, every record settled to it, of any payer. It proves them
+// against the state after toHeight, whose root is the app hash of block
+// toHeight+1, and adds that block's signed header, commit and validator
+// set. When toHeight is the latest committed height, it waits (within ctx)
+// for the next block. The pack is verified before it is returned, against
+// its own validator set.
+func Export[O consensus.RecordOwner](ctx context.Context, node *consensus.Node, owner O, fromHeight, toHeight int64) (*Pack, error) {
 	return export(ctx, node, fromHeight, toHeight, func(p *Pack) error {
-		rr, err := node.RecordRange(ctx, account, fromHeight, toHeight, toHeight)
+		r, err := consensus.FetchRecordRange(ctx, node, owner, fromHeight, toHeight, toHeight)
 		if err != nil {
 			return fmt.Errorf("evidence: records: %w", err)
 		}
-		p.Account, p.Records, p.Proof = account, rr.Records, rr.Proof
-		return nil
-	})
-}
-
-// ExportProvider builds the provider pack of machine m: every payment
-// record settled to it, of any payer, at heights fromHeight..toHeight,
-// proven like Export's.
-func ExportProvider(ctx context.Context, node *consensus.Node, m identity.MachineID, fromHeight, toHeight int64) (*Pack, error) {
-	return export(ctx, node, fromHeight, toHeight, func(p *Pack) error {
-		pr, err := node.ProviderRecordRange(ctx, m, fromHeight, toHeight, toHeight)
-		if err != nil {
-			return fmt.Errorf("evidence: provider records: %w", err)
+		switch o := any(owner).(type) {
+		case terms.AccountID:
+			p.Account = o
+		case identity.MachineID:
+			p.Machine = &o
 		}
-		p.Machine, p.Records, p.Proof = &m, pr.Records, pr.Proof
+		p.Records, p.Proof = r.Records, r.Proof
 		return nil
 	})
 }

@@ -29,7 +29,7 @@ type Pack struct {
 	Account terms.AccountID `json:"account"` // the payer (zero in a provider pack)
 	// Machine, when set, makes this a provider pack: Records are every
 	// record settled to this machine, of any payer, proven over the
-	// provider index (consensus.VerifyProviderRecordRange).
+	// provider index (consensus.VerifyRecordRange).
 	Machine    *identity.MachineID    `json:"machine,omitempty"`
 	FromHeight int64                  `json:"from_height"` // first settlement height covered
 	ToHeight   int64                  `json:"to_height"`   // last one; the proofs are against the state after it

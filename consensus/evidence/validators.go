@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	cmtjson "github.com/cometbft/cometbft/libs/json"
 	cmttypes "github.com/cometbft/cometbft/types"
@@ -30,27 +29,8 @@ type validatorFile struct {
 	Validators json.RawMessage `json:"validators"` // CometBFT JSON
 }
 
-// WriteFile writes the set in FormatValidatorSet.
-func (v ValidatorSet) WriteFile(path string) error {
-	if v.Set == nil {
-		return fmt.Errorf("evidence: write validator set: empty set")
-	}
-	vals, err := cmtjson.Marshal(v.Set.Validators)
-	if err != nil {
-		return fmt.Errorf("evidence: encode validators: %w", err)
-	}
-	b, err := json.MarshalIndent(validatorFile{Format: FormatValidatorSet, ChainID: v.ChainID, Height: v.Height, Validators: vals}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("evidence: encode validator set: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("evidence: write validator set: %w", err)
-	}
-	return nil
-}
-
-// LoadValidatorSet reads a trusted validator set from a file written by
-// WriteFile or from a CometBFT genesis.json (its validators and chain ID).
+// LoadValidatorSet reads a trusted validator set from a FormatValidatorSet
+// file or from a CometBFT genesis.json (its validators and chain ID).
 func LoadValidatorSet(path string) (ValidatorSet, error) {
 	b, err := readBounded(path, 64<<20)
 	if err != nil {

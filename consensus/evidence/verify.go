@@ -80,10 +80,10 @@ func Verify(pack *Pack, trusted ValidatorSet) (Report, error) {
 	}
 	var err error
 	if pack.Machine != nil {
-		err = consensus.VerifyProviderRecordRange(sh.AppHash, consensus.ProviderRecordRange{Machine: *pack.Machine,
+		err = consensus.VerifyRecordRange(sh.AppHash, consensus.ProviderRecordRange{Owner: *pack.Machine,
 			From: pack.FromHeight, To: pack.ToHeight, Height: pack.ToHeight, Records: pack.Records, Proof: pack.Proof})
 	} else {
-		err = consensus.VerifyRecordRange(sh.AppHash, consensus.RecordRange{Payer: pack.Account, From: pack.FromHeight,
+		err = consensus.VerifyRecordRange(sh.AppHash, consensus.RecordRange{Owner: pack.Account, From: pack.FromHeight,
 			To: pack.ToHeight, Height: pack.ToHeight, Records: pack.Records, Proof: pack.Proof})
 	}
 	switch {

@@ -39,17 +39,8 @@ const (
 
 // String names the status.
 func (s DisputeStatus) String() string {
-	switch s {
-	case DisputeDrawing:
-		return "drawing"
-	case DisputeVoting:
-		return "voting"
-	case DisputeGuilty:
-		return "guilty"
-	case DisputeInnocent:
-		return "innocent"
-	case DisputeLapsed:
-		return "lapsed"
+	if n, ok := enumName(uint8(s), "", "drawing", "voting", "guilty", "innocent", "lapsed"); ok {
+		return n
 	}
 	return fmt.Sprintf("status %d", uint8(s))
 }

@@ -26,7 +26,7 @@ func FuzzBatchDisputeEvidence(f *testing.F) {
 	f.Add([]byte{0xa0}, []byte{1, 2, 3, 4}, []byte{1, 2, 3, 4}, uint32(9))
 	nonce := n.c.account(n.disputer.Account()).Nonce // try drops its block: the nonce stays
 	f.Fuzz(func(t *testing.T, rcpt, rows, out []byte, entry uint32) {
-		n.c.t = t
+		n.c.T = t
 		p := *good
 		p.Evidence = ledger.DisputeEvidence{Receipt: rcpt, ReceiptHashes: ge.ReceiptHashes, Entry: entry, Rows: rows, Output: out}
 		raw, err := n.disputer.SignTx(nonce, &p)

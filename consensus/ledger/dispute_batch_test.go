@@ -235,11 +235,11 @@ func TestBatchDisputeRefusals(t *testing.T) {
 // blockTry finalizes one tx on a copy of the next block (dropped) and
 // returns its outcome.
 func (n *disputeNet) blockTry(tx []byte) ledger.TxOutcome {
-	n.c.t.Helper()
+	n.c.T.Helper()
 	h := n.c.l.Height() + 1
-	res, err := n.c.l.FinalizeHashed(h, n.c.now.Add(time.Second), n.hash(h), [][]byte{tx})
+	res, err := n.c.l.FinalizeHashed(h, n.c.Now.Add(time.Second), n.hash(h), [][]byte{tx})
 	if err != nil {
-		n.c.t.Fatal(err)
+		n.c.T.Fatal(err)
 	}
 	return res.Txs[0]
 }

@@ -16,11 +16,8 @@ const (
 
 // String names the action.
 func (a DutyAction) String() string {
-	switch a {
-	case DutyCommit:
-		return "commit"
-	case DutyReveal:
-		return "reveal"
+	if n, ok := enumName(uint8(a), "", "commit", "reveal"); ok {
+		return n
 	}
 	return "none"
 }

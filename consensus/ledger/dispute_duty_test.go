@@ -20,14 +20,14 @@ func TestMemberDuties(t *testing.T) {
 	duties := func(who terms.AccountID) []ledger.Duty {
 		return ledger.MemberDuties([]ledger.Dispute{n.dispute(id)}, who, n.c.l.Height()+1)
 	}
-	if got := duties(n.c.vals[0].Account()); len(got) != 0 {
+	if got := duties(n.c.Vals[0].Account()); len(got) != 0 {
 		t.Fatalf("duties before the draw: %+v", got)
 	}
 	n.block()
 	d := n.dispute(id)
 	cur := d.Current()
 	me := n.signerOf(cur.Members[0].Validator)
-	for _, v := range n.c.vals {
+	for _, v := range n.c.Vals {
 		if v.Account() != cur.Members[0].Validator && v.Account() != cur.Members[1].Validator && len(duties(v.Account())) != 0 {
 			t.Fatalf("a validator off the committee has duties %+v", duties(v.Account()))
 		}

@@ -119,7 +119,7 @@ func TestDisputeForgedEvidenceRefused(t *testing.T) {
 	var txs [][]byte
 	open := func(digest terms.Hash32, ev ledger.DisputeEvidence) {
 		subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}
-		txs = append(txs, c.signAt(n.disputer, nonce, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond}))
+		txs = append(txs, c.SignAt(n.disputer, nonce, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond}))
 		nonce++
 	}
 	for _, name := range names {

@@ -26,7 +26,7 @@ func FuzzDisputeEvidence(f *testing.F) {
 	subj := ledger.DisputeSubject{Kind: ledger.SubjectRecord, Payer: n.buyer.Account(), RequestDigest: digest}
 	nonce := n.c.account(n.disputer.Account()).Nonce // try drops its block: the nonce stays
 	f.Fuzz(func(t *testing.T, rcpt, proofs []byte, tokens uint8, chunk uint32) {
-		n.c.t = t // the chain's helpers report to the running input
+		n.c.T = t // the chain's helpers report to the running input
 		ev := ledger.DisputeEvidence{Receipt: rcpt, Proofs: proofs, Tokens: make([]uint32, tokens), Input: good.Input, Chunk: chunk}
 		if int(tokens) == len(good.Tokens) {
 			ev.Tokens = good.Tokens

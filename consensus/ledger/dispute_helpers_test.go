@@ -76,7 +76,7 @@ func newDisputeNetWith(t testing.TB, params ledger.Params, powers []int64, opera
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
-	n.c = &chain{t: t, l: l, now: genesisTime, vals: vals}
+	n.c = &chain{Driver: ledgertest.Driver{T: t, Now: genesisTime, Vals: vals}, l: l}
 	gen := ledger.AppGenesis{Params: params, Accounts: accts, Validators: gvals}
 	if _, _, err := l.InitChain(testChain, genesisTime, 1, gen); err != nil {
 		t.Fatal(err)
@@ -95,11 +95,11 @@ func newDisputeNetWith(t testing.TB, params ledger.Params, powers []int64, opera
 
 // block finalizes txs with n.hash's block hash and fails unless each applied.
 func (n *disputeNet) block(txs ...[]byte) ledger.BlockResult {
-	n.c.t.Helper()
+	n.c.T.Helper()
 	res := n.blockCodes(txs...)
 	for i, r := range res.Txs {
 		if r.Code != ledger.CodeOK {
-			n.c.t.Fatalf("block %d tx %d: code %v: %s", n.c.l.Height(), i, r.Code, r.Log)
+			n.c.T.Fatalf("block %d tx %d: code %v: %s", n.c.l.Height(), i, r.Code, r.Log)
 		}
 	}
 	return res
@@ -108,23 +108,23 @@ func (n *disputeNet) block(txs ...[]byte) ledger.BlockResult {
 // blockCodes finalizes and commits txs on the chain and its mirror,
 // checks both reach the same state root, and returns the outcomes.
 func (n *disputeNet) blockCodes(txs ...[]byte) ledger.BlockResult {
-	n.c.t.Helper()
+	n.c.T.Helper()
 	c := n.c
-	c.now = c.now.Add(time.Second)
+	c.Now = c.Now.Add(time.Second)
 	h := c.l.Height() + 1
 	var res ledger.BlockResult
 	for i, l := range []*ledger.Ledger{c.l, n.mirror} {
-		r, err := l.FinalizeHashed(h, c.now, n.hash(h), txs)
+		r, err := l.FinalizeHashed(h, c.Now, n.hash(h), txs)
 		if err != nil {
-			c.t.Fatal(err)
+			c.T.Fatal(err)
 		}
 		if err := l.Commit(); err != nil {
-			c.t.Fatal(err)
+			c.T.Fatal(err)
 		}
 		if i == 0 {
 			res = r
 		} else if string(r.AppHash) != string(res.AppHash) {
-			c.t.Fatalf("block %d: the mirror node's state root %x differs from %x", h, r.AppHash, res.AppHash)
+			c.T.Fatalf("block %d: the mirror node's state root %x differs from %x", h, r.AppHash, res.AppHash)
 		}
 	}
 	return res
@@ -132,11 +132,11 @@ func (n *disputeNet) blockCodes(txs ...[]byte) ledger.BlockResult {
 
 // try finalizes one tx on a copy of the next block (dropped) and returns its code.
 func (n *disputeNet) try(tx []byte) ledger.Code {
-	n.c.t.Helper()
+	n.c.T.Helper()
 	h := n.c.l.Height() + 1
-	res, err := n.c.l.FinalizeHashed(h, n.c.now.Add(time.Second), n.hash(h), [][]byte{tx})
+	res, err := n.c.l.FinalizeHashed(h, n.c.Now.Add(time.Second), n.hash(h), [][]byte{tx})
 	if err != nil {
-		n.c.t.Fatal(err)
+		n.c.T.Fatal(err)
 	}
 	return res.Txs[0].Code
 }
@@ -212,7 +212,7 @@ func (n *disputeNet) settle(t testing.TB, price uint64, evs ...ledger.DisputeEvi
 
 func (n *disputeNet) declareAll() {
 	var txs [][]byte
-	for _, v := range n.c.vals {
+	for _, v := range n.c.Vals {
 		txs = append(txs, n.c.sign(v, &ledger.ModelDeclare{ModelID: n.model, Holds: true}))
 	}
 	n.block(txs...)
@@ -223,22 +223,43 @@ func (n *disputeNet) open(digest terms.Hash32, ev ledger.DisputeEvidence) (terms
 	return ledger.DisputeID(subj), n.c.sign(n.disputer, &ledger.DisputeOpen{Subject: subj, Evidence: ev, Bond: disputeBond})
 }
 
+// paidAnswer has every validator declare the model, the machine answer
+// call 0 and the buyer settle its record at price: the answer and the
+// record's request digest, what a dispute is opened over.
+func (n *disputeNet) paidAnswer(t *testing.T, price uint64) (ledger.DisputeEvidence, terms.Hash32) {
+	t.Helper()
+	n.declareAll()
+	ev := n.answer(t, 0)
+	return ev, n.settle(t, price, ev)[0]
+}
+
+// openAndDraw opens the dispute of the record digest with ev and commits
+// the block after the opening, whose hash seeds the committee; it returns
+// the dispute's ID and the dispute, its first round drawn.
+func (n *disputeNet) openAndDraw(digest terms.Hash32, ev ledger.DisputeEvidence) (terms.Hash32, ledger.Dispute) {
+	n.c.T.Helper()
+	id, tx := n.open(digest, ev)
+	n.block(tx)
+	n.block()
+	return id, n.dispute(id)
+}
+
 func (n *disputeNet) dispute(id terms.Hash32) ledger.Dispute {
-	n.c.t.Helper()
+	n.c.T.Helper()
 	var d ledger.Dispute
 	if !n.c.get(ledger.KeyDispute(id), &d) {
-		n.c.t.Fatalf("dispute %s not in state", id)
+		n.c.T.Fatalf("dispute %s not in state", id)
 	}
 	return d
 }
 
 func (n *disputeNet) signerOf(a terms.AccountID) *ledger.Signer {
-	for _, v := range n.c.vals {
+	for _, v := range n.c.Vals {
 		if v.Account() == a {
 			return v
 		}
 	}
-	n.c.t.Fatalf("no validator %s", a)
+	n.c.T.Fatalf("no validator %s", a)
 	return nil
 }
 
@@ -248,7 +269,7 @@ func salt(a terms.AccountID) terms.Hash32 { return sha256.Sum256(append([]byte("
 // one block, waits for the reveal phase and reveals in another; members
 // without a verdict in votes stay silent.
 func (n *disputeNet) vote(id terms.Hash32, votes map[terms.AccountID]ledger.Verdict) {
-	n.c.t.Helper()
+	n.c.T.Helper()
 	d := n.dispute(id)
 	cur := d.Current()
 	var commits, reveals [][]byte

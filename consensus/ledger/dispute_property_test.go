@@ -54,7 +54,7 @@ func TestDisputeProperty(t *testing.T) {
 			ids, txs = append(ids, id), append(txs, tx)
 			next++
 		}
-		for _, v := range n.c.vals {
+		for _, v := range n.c.Vals {
 			for _, duty := range ledger.MemberDuties(ds, v.Account(), n.c.l.Height()+1) {
 				if rng.IntN(5) == 0 {
 					continue // a member that misses this duty

@@ -34,9 +34,7 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 			p.FeePerRecord, p.DisputeRewardBP = fee, tc.rewardBP
 			n := newDisputeNetWith(t, p, []int64{10, 10, 10, 10}, false)
 			c := n.c
-			n.declareAll()
-			ev := n.answer(t, 0)
-			digest := n.settle(t, price, ev)[0]
+			ev, digest := n.paidAnswer(t, price)
 			if tc.drain {
 				bal := c.account(n.operator.Account()).Balance
 				n.block(c.sign(n.operator, &ledger.Transfer{To: n.buyer.Account(), Amount: bal - p.FeePerTx}))
@@ -44,10 +42,8 @@ func TestConvictionRefundsWholePrice(t *testing.T) {
 			before := n.money()
 			op0, pool0 := c.account(n.operator.Account()).Balance, c.account(ledger.FeePoolAccount).Balance
 			esc0 := c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
-			id, tx := n.open(digest, ev)
-			n.block(tx)
-			n.block()
-			n.vote(id, everyone(n.dispute(id), ledger.VerdictGuilty))
+			id, drawn := n.openAndDraw(digest, ev)
+			n.vote(id, everyone(drawn, ledger.VerdictGuilty))
 			d := n.dispute(id)
 			if d.Status != ledger.DisputeGuilty {
 				t.Fatalf("verdict %v, want guilty", d.Status)

@@ -15,7 +15,7 @@ func (n *disputeNet) money(open ...terms.Hash32) uint64 {
 	for _, a := range []terms.AccountID{n.buyer.Account(), n.disputer.Account(), n.operator.Account(), ledger.FeePoolAccount} {
 		sum += c.account(a).Balance
 	}
-	for _, v := range c.vals {
+	for _, v := range c.Vals {
 		if v != n.operator {
 			sum += c.account(v.Account()).Balance
 		}
@@ -37,7 +37,7 @@ func (n *disputeNet) money(open ...terms.Hash32) uint64 {
 func (n *disputeNet) provider() ledger.Provider {
 	var p ledger.Provider
 	if !n.c.get(ledger.KeyProvider(n.m.machineID()), &p) {
-		n.c.t.Fatal("provider gone")
+		n.c.T.Fatal("provider gone")
 	}
 	return p
 }
@@ -51,9 +51,7 @@ func (n *disputeNet) provider() ledger.Provider {
 func TestDisputeGuilty(t *testing.T) {
 	n := newDisputeNet(t, []int64{10, 10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	before := n.money()
 	op0, dis0 := c.account(n.operator.Account()).Balance, c.account(n.disputer.Account()).Balance
 	esc0 := c.escrow(n.buyer.Account(), n.buyer.Account()).Balance
@@ -131,14 +129,9 @@ func TestDisputeInnocentAndDissent(t *testing.T) {
 	p.DisputeCommittee = 3
 	n := newDisputeNetWith(t, p, []int64{10, 10, 10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	op0 := c.account(n.operator.Account()).Balance
-	id, tx := n.open(digest, ev)
-	n.block(tx)
-	n.block()
-	d := n.dispute(id)
+	id, d := n.openAndDraw(digest, ev)
 	votes := everyone(d, ledger.VerdictInnocent)
 	dissenter := d.Current().Members[1].Validator
 	votes[dissenter] = ledger.VerdictGuilty
@@ -166,14 +159,9 @@ func TestDisputeInnocentAndDissent(t *testing.T) {
 func TestDisputeRedrawThenLapse(t *testing.T) {
 	n := newDisputeNet(t, []int64{10, 10, 10, 10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	dis0 := c.account(n.disputer.Account()).Balance
-	id, tx := n.open(digest, ev)
-	n.block(tx)
-	n.block()
-	d := n.dispute(id)
+	id, d := n.openAndDraw(digest, ev)
 	votes := map[terms.AccountID]ledger.Verdict{}
 	for i, m := range d.Current().Members {
 		votes[m.Validator] = []ledger.Verdict{ledger.VerdictGuilty, ledger.VerdictAbstain}[i%2]
@@ -242,7 +230,7 @@ func TestDisputeRefusals(t *testing.T) {
 	id, tx := n.open(digests[0], evs[0])
 	n.block(tx)
 	// The mempool sees the dispute before the block that draws it.
-	if code := ledger.CodeOf(c.l.Check(c.sign(c.vals[0], &ledger.DisputeVote{ID: id, Round: 1, Commitment: terms.Hash32{1}}))); code != ledger.CodeWrongPhase {
+	if code := ledger.CodeOf(c.l.Check(c.sign(c.Vals[0], &ledger.DisputeVote{ID: id, Round: 1, Commitment: terms.Hash32{1}}))); code != ledger.CodeWrongPhase {
 		t.Errorf("commit before the draw: %v", code)
 	}
 	n.block()
@@ -250,7 +238,7 @@ func TestDisputeRefusals(t *testing.T) {
 	cur := d.Current()
 	member := n.signerOf(cur.Members[0].Validator)
 	var outsider *ledger.Signer
-	for _, v := range c.vals {
+	for _, v := range c.Vals {
 		if v.Account() != cur.Members[0].Validator && v.Account() != cur.Members[1].Validator {
 			outsider = v
 		}
@@ -272,7 +260,7 @@ func TestDisputeRefusals(t *testing.T) {
 		}
 	}
 	first := c.sign(member, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
-	second := c.signAt(member, c.account(member.Account()).Nonce+1, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
+	second := c.SignAt(member, c.account(member.Account()).Nonce+1, &ledger.DisputeVote{ID: id, Round: 1, Commitment: mine})
 	if res := n.blockCodes(first, second); res.Txs[0].Code != ledger.CodeOK || res.Txs[1].Code != ledger.CodeAlreadyVoted {
 		t.Errorf("commit then a second commit: %v, %v (%s)", res.Txs[0].Code, res.Txs[1].Code, res.Txs[1].Log)
 	}
@@ -309,9 +297,7 @@ func TestDisputeRefusals(t *testing.T) {
 func TestDisputeBondLocks(t *testing.T) {
 	n := newDisputeNet(t, []int64{10, 10, 10}, false)
 	c := n.c
-	n.declareAll()
-	ev := n.answer(t, 0)
-	digest := n.settle(t, 10_000, ev)[0]
+	ev, digest := n.paidAnswer(t, 10_000)
 	n.block(c.sign(n.operator, &ledger.ProviderUnbond{MachineID: n.m.machineID()}))
 	withdraw := func() ledger.Code {
 		return n.try(c.sign(n.operator, &ledger.ProviderWithdraw{MachineID: n.m.machineID()}))
@@ -319,10 +305,8 @@ func TestDisputeBondLocks(t *testing.T) {
 	if code := withdraw(); code != ledger.CodeUnbonding {
 		t.Fatalf("withdraw inside the dispute window: %v", code)
 	}
-	id, tx := n.open(digest, ev)
-	n.block(tx)
-	n.block()
-	n.vote(id, everyone(n.dispute(id), ledger.VerdictGuilty))
+	id, drawn := n.openAndDraw(digest, ev)
+	n.vote(id, everyone(drawn, ledger.VerdictGuilty))
 	if d := n.dispute(id); d.Status != ledger.DisputeGuilty || n.provider().Bond != 9_000_000 {
 		t.Fatalf("unbonding provider not slashed: %+v bond %d", d, n.provider().Bond)
 	}

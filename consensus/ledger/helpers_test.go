@@ -19,10 +19,8 @@ var genesisTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // chain drives a Ledger directly, the way a consensus engine does.
 type chain struct {
-	t    testing.TB
-	l    *ledger.Ledger
-	now  time.Time
-	vals []*ledger.Signer // validator operators, equal power
+	ledgertest.Driver
+	l *ledger.Ledger
 }
 
 // newChain opens a ledger in dir ("" = memory) with nVals validators and
@@ -34,36 +32,33 @@ func newChain(t testing.TB, dir string, genesis time.Time, params ledger.Params,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = l.Close() })
-	c := &chain{t: t, l: l, now: genesis}
-	var g ledger.AppGenesis
-	g, c.vals = ledgertest.Genesis(testChain, params, nVals, accts...)
+	d, g := ledgertest.NewDriver(t, genesis, params, nVals, accts...)
 	if _, _, err := l.InitChain(testChain, genesis, 1, g); err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return &chain{Driver: d, l: l}
 }
 
 // block finalizes and commits a block one second after the previous one.
 func (c *chain) block(txs ...[]byte) ledger.BlockResult {
-	c.t.Helper()
-	c.now = c.now.Add(time.Second)
-	res, err := c.l.Finalize(c.l.Height()+1, c.now, txs)
+	c.T.Helper()
+	res, err := c.l.Finalize(c.l.Height()+1, c.Tick(), txs)
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	if err := c.l.Commit(); err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return res
 }
 
 // mustApply commits txs in one block and fails unless each applied.
 func (c *chain) mustApply(txs ...[]byte) ledger.BlockResult {
-	c.t.Helper()
+	c.T.Helper()
 	res := c.block(txs...)
 	for i, r := range res.Txs {
 		if r.Code != ledger.CodeOK {
-			c.t.Fatalf("tx %d: code %v: %s", i, r.Code, r.Log)
+			c.T.Fatalf("tx %d: code %v: %s", i, r.Code, r.Log)
 		}
 	}
 	return res
@@ -78,7 +73,7 @@ func (c *chain) mustApply(txs ...[]byte) ledger.BlockResult {
 func wantCodes(t *testing.T, c *chain, txs [][]byte, want ...ledger.Code) {
 	t.Helper()
 	for i, w := range want {
-		res, err := c.l.Finalize(c.l.Height()+1, c.now.Add(time.Second), [][]byte{txs[i]})
+		res, err := c.l.Finalize(c.l.Height()+1, c.Now.Add(time.Second), [][]byte{txs[i]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +86,7 @@ func wantCodes(t *testing.T, c *chain, txs [][]byte, want ...ledger.Code) {
 
 // get decodes the committed value at key into v; false when absent.
 func (c *chain) get(key []byte, v any) bool {
-	c.t.Helper()
+	c.T.Helper()
 	var ok bool
 	err := c.l.View(0, func(t *trie.Trie, _ int64) error {
 		var err error
@@ -99,14 +94,14 @@ func (c *chain) get(key []byte, v any) bool {
 		return err
 	})
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return ok
 }
 
 // raw returns the committed bytes at key (nil when absent).
 func (c *chain) raw(key []byte) []byte {
-	c.t.Helper()
+	c.T.Helper()
 	var v []byte
 	err := c.l.View(0, func(t *trie.Trie, _ int64) error {
 		var err error
@@ -114,27 +109,27 @@ func (c *chain) raw(key []byte) []byte {
 		return err
 	})
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return v
 }
 
 func (c *chain) account(id terms.AccountID) ledger.Account {
-	c.t.Helper()
+	c.T.Helper()
 	var a ledger.Account
 	c.get(ledger.KeyAccount(id), &a)
 	return a
 }
 
 func (c *chain) params() ledger.Params {
-	c.t.Helper()
+	c.T.Helper()
 	var p ledger.Params
 	c.get(ledger.KeyParams(), &p)
 	return p
 }
 
 func (c *chain) escrow(payer, settler terms.AccountID) ledger.Escrow {
-	c.t.Helper()
+	c.T.Helper()
 	var e ledger.Escrow
 	c.get(ledger.KeyEscrow(payer, settler), &e)
 	return e
@@ -171,11 +166,6 @@ func wantSkipped(t testing.TB, o ledger.TxOutcome, settled int, want map[int]led
 
 // sign signs payload with s at the account's next nonce.
 func (c *chain) sign(s *ledger.Signer, payload any) []byte {
-	c.t.Helper()
-	return c.signAt(s, c.account(s.Account()).Nonce, payload)
-}
-
-func (c *chain) signAt(s *ledger.Signer, nonce uint64, payload any) []byte {
-	c.t.Helper()
-	return ledgertest.SignTx(c.t, s, nonce, payload)
+	c.T.Helper()
+	return c.SignAt(s, c.account(s.Account()).Nonce, payload)
 }

@@ -54,9 +54,9 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 	}{
 		{"bad signature", badSig, ledger.CodeBadSignature},
 		{"wrong chain", wrongChain, ledger.CodeBadSignature},
-		{"replayed nonce", c.signAt(alice, 0, &ledger.Transfer{To: rich.Account(), Amount: 7}), ledger.CodeStaleNonce},
-		{"future nonce", c.signAt(alice, 9, &ledger.Transfer{To: rich.Account(), Amount: 7}), ledger.CodeFutureNonce},
-		{"unknown account", c.signAt(stranger, 0, &ledger.Transfer{To: rich.Account(), Amount: 1}), ledger.CodeUnknownAccount},
+		{"replayed nonce", c.SignAt(alice, 0, &ledger.Transfer{To: rich.Account(), Amount: 7}), ledger.CodeStaleNonce},
+		{"future nonce", c.SignAt(alice, 9, &ledger.Transfer{To: rich.Account(), Amount: 7}), ledger.CodeFutureNonce},
+		{"unknown account", c.SignAt(stranger, 0, &ledger.Transfer{To: rich.Account(), Amount: 1}), ledger.CodeUnknownAccount},
 		{"zero amount", c.sign(alice, &ledger.Transfer{To: rich.Account()}), ledger.CodeMalformed},
 		{"garbage", []byte{0xa2, 0x01, 0x40}, ledger.CodeMalformed},
 	}
@@ -91,9 +91,9 @@ func TestRejectedTxsChangeNothing(t *testing.T) {
 		tx   []byte
 		code ledger.Code
 	}{
-		{"overdraft", c.signAt(alice, n, &ledger.Transfer{To: rich.Account(), Amount: 2_000_000}), ledger.CodeOverdraft},
-		{"overflow", c.signAt(alice, n+1, &ledger.Transfer{To: rich.Account(), Amount: 11}), ledger.CodeOverflow},
-		{"escrow overdraft", c.signAt(alice, n+2, &ledger.EscrowWithdraw{Amount: 5001}), ledger.CodeOverdraft},
+		{"overdraft", c.SignAt(alice, n, &ledger.Transfer{To: rich.Account(), Amount: 2_000_000}), ledger.CodeOverdraft},
+		{"overflow", c.SignAt(alice, n+1, &ledger.Transfer{To: rich.Account(), Amount: 11}), ledger.CodeOverflow},
+		{"escrow overdraft", c.SignAt(alice, n+2, &ledger.EscrowWithdraw{Amount: 5001}), ledger.CodeOverdraft},
 	}
 	// Check refuses the first and consumes nothing: the second is ahead.
 	if got := ledger.CodeOf(c.l.Check(failing[0].tx)); got != failing[0].code {
@@ -130,9 +130,9 @@ func TestCheckTxTracksPendingNonces(t *testing.T) {
 	bob, _ := ledgertest.Signer(testChain, "bob", 0)
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
 	check := func(tx []byte) ledger.Code { return ledger.CodeOf(c.l.Check(tx)) }
-	t0 := c.signAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 60})
-	t1 := c.signAt(alice, 1, &ledger.Transfer{To: bob.Account(), Amount: 30})
-	t2 := c.signAt(alice, 2, &ledger.Transfer{To: bob.Account(), Amount: 30})
+	t0 := c.SignAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 60})
+	t1 := c.SignAt(alice, 1, &ledger.Transfer{To: bob.Account(), Amount: 30})
+	t2 := c.SignAt(alice, 2, &ledger.Transfer{To: bob.Account(), Amount: 30})
 	if got := []ledger.Code{check(t0), check(t1), check(t2)}; got[0] != 0 || got[1] != 0 || got[2] != ledger.CodeOverdraft {
 		t.Fatalf("CheckTx codes %v, want [0 0 overdraft]", got)
 	}
@@ -152,7 +152,7 @@ func TestRestartKeepsState(t *testing.T) {
 	bob, _ := ledgertest.Signer(testChain, "bob", 0)
 	c := newChain(t, dir, genesisTime, ledgertest.Params(), 1, ga)
 	for i := range 3 {
-		c.mustApply(c.signAt(alice, uint64(i), &ledger.Transfer{To: bob.Account(), Amount: 10}))
+		c.mustApply(c.SignAt(alice, uint64(i), &ledger.Transfer{To: bob.Account(), Amount: 10}))
 	}
 	height, hash := c.l.Height(), c.l.AppHash()
 	if err := c.l.Close(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 
-	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -176,18 +175,4 @@ func nonZero(what string, v uint64) error {
 		return reject(CodeMalformed, "%s is 0", what)
 	}
 	return nil
-}
-
-// DecodeSettlement parses a settlement payload as carried in a
-// transaction: canonical CBOR passing the stateless checks. Failures are
-// *TxError with CodeMalformed or CodeTooLarge.
-func DecodeSettlement(raw []byte) (*Settlement, error) {
-	var s Settlement
-	if err := cborx.UnmarshalCanonical(raw, MaxTxBytes, &s); err != nil {
-		return nil, reject(CodeMalformed, "settlement: %v", err)
-	}
-	if err := s.validate(); err != nil {
-		return nil, err
-	}
-	return &s, nil
 }

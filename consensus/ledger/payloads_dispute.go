@@ -192,15 +192,8 @@ const (
 
 // String names the verdict.
 func (v Verdict) String() string {
-	switch v {
-	case VerdictNone:
-		return "none"
-	case VerdictGuilty:
-		return "guilty"
-	case VerdictInnocent:
-		return "innocent"
-	case VerdictAbstain:
-		return "abstain"
+	if n, ok := enumName(uint8(v), "none", "guilty", "innocent", "abstain"); ok {
+		return n
 	}
 	return "invalid"
 }

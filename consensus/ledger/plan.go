@@ -39,13 +39,8 @@ const (
 
 // String names the status.
 func (s PlanStatus) String() string {
-	switch s {
-	case PlanOpenStatus:
-		return "open"
-	case PlanCommitted:
-		return "committed"
-	case PlanAborted:
-		return "aborted"
+	if n, ok := enumName(uint8(s), "", "open", "committed", "aborted"); ok {
+		return n
 	}
 	return fmt.Sprintf("status %d", uint8(s))
 }

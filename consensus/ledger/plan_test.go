@@ -14,7 +14,7 @@ import (
 )
 
 func (c *chain) plan(id terms.Hash32) (ledger.Plan, bool) {
-	c.t.Helper()
+	c.T.Helper()
 	var p ledger.Plan
 	ok := c.get(ledger.KeyPlan(id), &p)
 	return p, ok

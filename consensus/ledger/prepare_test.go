@@ -18,12 +18,12 @@ func TestPrepareKeepsChargedFailures(t *testing.T) {
 	alice, ga := ledgertest.Signer(testChain, "alice", 1_000_000)
 	bob, _ := ledgertest.Signer(testChain, "bob", 0)
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, ga)
-	failing := c.signAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 2_000_000})
-	next := c.signAt(alice, 1, &ledger.Transfer{To: bob.Account(), Amount: 10})
-	replay := c.signAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 5})
-	future := c.signAt(alice, 9, &ledger.Transfer{To: bob.Account(), Amount: 5})
+	failing := c.SignAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 2_000_000})
+	next := c.SignAt(alice, 1, &ledger.Transfer{To: bob.Account(), Amount: 10})
+	replay := c.SignAt(alice, 0, &ledger.Transfer{To: bob.Account(), Amount: 5})
+	future := c.SignAt(alice, 9, &ledger.Transfer{To: bob.Account(), Amount: 5})
 	garbage := []byte{0xa2, 0x01, 0x40}
-	got, err := c.l.Prepare(c.l.Height()+1, c.now.Add(time.Second), [][]byte{failing, next, replay, future, garbage}, 1<<20)
+	got, err := c.l.Prepare(c.l.Height()+1, c.Now.Add(time.Second), [][]byte{failing, next, replay, future, garbage}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,11 @@ func TestRegistrationChecks(t *testing.T) {
 	badPeer := q.register(t, op, 1000, 60)
 	badPeer.PeerID = "not-a-peer-id"
 	wantCodes(t, c, [][]byte{
-		c.signAt(op, 0, p.register(t, op, 999, 60)),
-		c.signAt(op, 0, mismatched),
-		c.signAt(op, 0, badPeer),
+		c.SignAt(op, 0, p.register(t, op, 999, 60)),
+		c.SignAt(op, 0, mismatched),
+		c.SignAt(op, 0, badPeer),
 	}, ledger.CodeBondTooLow, ledger.CodeBadIdentity, ledger.CodeBadIdentity)
-	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
+	c.mustApply(c.SignAt(op, 0, p.register(t, op, 1000, 60)))
 	// The operator holds every key here, so all signatures verify; the
 	// state refuses re-pairing p's peer with q or p with q's peer.
 	samePeer := q.unsigned(t, 1000, 60)
@@ -34,10 +34,10 @@ func TestRegistrationChecks(t *testing.T) {
 	p.signMachine(t, otherPeer, op.Account())
 	signPeer(t, otherPeer, q.PeerKey, op.Account())
 	wantCodes(t, c, [][]byte{
-		c.signAt(op, 1, p.register(t, op, 1000, 60)),
-		c.signAt(op, 1, samePeer),
-		c.signAt(op, 1, otherPeer),
-		c.signAt(op, 1, q.register(t, op, 20_000, 60)),
+		c.SignAt(op, 1, p.register(t, op, 1000, 60)),
+		c.SignAt(op, 1, samePeer),
+		c.SignAt(op, 1, otherPeer),
+		c.SignAt(op, 1, q.register(t, op, 20_000, 60)),
 	}, ledger.CodeDuplicate, ledger.CodePairingChanged, ledger.CodePairingChanged, ledger.CodeOverdraft)
 	var got ledger.Provider
 	if !c.get(ledger.KeyProvider(p.machineID()), &got) || got.Operator != op.Account() || got.Bond != 1000 || got.PeerID != p.PeerID.String() {
@@ -63,15 +63,15 @@ func TestSettlement(t *testing.T) {
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop)
 	p := newMachine(t)
 	c.mustApply(
-		c.signAt(op, 0, p.register(t, op, 1000, 60)),
-		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
+		c.SignAt(op, 0, p.register(t, op, 1000, 60)),
+		c.SignAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
 	)
 	rec := func(i byte, price uint64) receipt.PaymentRecord {
 		env, envHash, rd := p.paidReceipt(t, string(rune('0'+i)), buyer.Account(), gw.Account(), 0)
 		return ledgertest.Signed(t, gw, receipt.PaymentRecord{Payer: buyer.Account(), Provider: p.machineID(),
 			RequestDigest: rd, QuoteDigest: terms.Hash32{i, 1}, Price: price, ReceiptHash: envHash, Receipt: env})
 	}
-	res := c.mustApply(c.signAt(gw, 0, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(1, 100), rec(2, 250)}}))
+	res := c.mustApply(c.SignAt(gw, 0, &ledger.Settlement{Records: []receipt.PaymentRecord{rec(1, 100), rec(2, 250)}}))
 	wantSkipped(t, res.Txs[0], 2, nil)
 	var e ledger.Escrow
 	e = c.escrow(buyer.Account(), gw.Account())
@@ -93,7 +93,7 @@ func TestSettlement(t *testing.T) {
 	byStranger := ledgertest.Signed(t, stranger, receipt.PaymentRecord{Payer: stranger.Account(), Provider: p.machineID(),
 		RequestDigest: rd, Price: 1, ReceiptHash: envHash, Receipt: env})
 	// The operator submits: anyone may, the settler's signature authorizes.
-	res = c.mustApply(c.signAt(op, 1, &ledger.Settlement{Records: []receipt.PaymentRecord{
+	res = c.mustApply(c.SignAt(op, 1, &ledger.Settlement{Records: []receipt.PaymentRecord{
 		rec(3, 5), rec(1, 100), rec(4, 20_000), forged, byStranger, rec(3, 5),
 	}}))
 	r := wantSkipped(t, res.Txs[0], 1, map[int]ledger.Code{
@@ -117,19 +117,19 @@ func TestUnbondAndWithdraw(t *testing.T) {
 	other, goth := ledgertest.Signer(testChain, "other", 5000)
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gop, goth)
 	p := newMachine(t)
-	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 3)))
+	c.mustApply(c.SignAt(op, 0, p.register(t, op, 1000, 3)))
 	wantCodes(t, c, [][]byte{
-		c.signAt(op, 1, &ledger.ProviderWithdraw{MachineID: p.machineID()}),
-		c.signAt(other, 0, &ledger.ProviderUnbond{MachineID: p.machineID()}),
+		c.SignAt(op, 1, &ledger.ProviderWithdraw{MachineID: p.machineID()}),
+		c.SignAt(other, 0, &ledger.ProviderUnbond{MachineID: p.machineID()}),
 	}, ledger.CodeUnbonding, ledger.CodeNotAuthorized)
-	c.mustApply(c.signAt(op, 1, &ledger.ProviderUnbond{MachineID: p.machineID()}))
+	c.mustApply(c.SignAt(op, 1, &ledger.ProviderUnbond{MachineID: p.machineID()}))
 	if st := c.standing(p); st.BondLive || st.StandingBP != 0 {
 		t.Fatalf("standing while unbonding = %+v, want 0 and bond not live", st)
 	}
-	wantCodes(t, c, [][]byte{c.signAt(op, 2, &ledger.ProviderWithdraw{MachineID: p.machineID()})}, ledger.CodeUnbonding)
+	wantCodes(t, c, [][]byte{c.SignAt(op, 2, &ledger.ProviderWithdraw{MachineID: p.machineID()})}, ledger.CodeUnbonding)
 	c.block()
 	c.block()
-	c.mustApply(c.signAt(op, 2, &ledger.ProviderWithdraw{MachineID: p.machineID()}))
+	c.mustApply(c.SignAt(op, 2, &ledger.ProviderWithdraw{MachineID: p.machineID()}))
 	if a := c.account(op.Account()); a.Balance != 5000 {
 		t.Fatalf("balance after withdraw %d, want 5000", a.Balance)
 	}

@@ -29,7 +29,7 @@ func TestSettlementChecksReceipts(t *testing.T) {
 	expired := newMachineOn(t, hwkey.BackendSoftware, genesisTime.Add(-2*time.Hour), genesisTime.Add(-time.Hour))
 	var regs [][]byte
 	for i, m := range []*machine{prov, other, expired} {
-		regs = append(regs, c.signAt(op, uint64(i), m.register(t, op, 1000, 60)))
+		regs = append(regs, c.SignAt(op, uint64(i), m.register(t, op, 1000, 60)))
 	}
 	c.mustApply(append(regs, c.sign(buyer, &ledger.EscrowFund{Amount: 50_000}))...)
 

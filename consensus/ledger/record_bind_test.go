@@ -52,10 +52,10 @@ func TestRecordBoundToReceipt(t *testing.T) {
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gother, gg, gop)
 	p := newMachine(t)
 	c.mustApply(
-		c.signAt(op, 0, p.register(t, op, 1000, 60)),
-		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
-		c.signAt(buyer, 1, &ledger.EscrowFund{Amount: 10_000}), // the attacker's own escrow: it settles it
-		c.signAt(other, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
+		c.SignAt(op, 0, p.register(t, op, 1000, 60)),
+		c.SignAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
+		c.SignAt(buyer, 1, &ledger.EscrowFund{Amount: 10_000}), // the attacker's own escrow: it settles it
+		c.SignAt(other, 0, &ledger.EscrowFund{Amount: 10_000, Settler: gw.Account()}),
 	)
 	b, g, o := buyer.Account(), gw.Account(), other.Account()
 	const owed = 100 // the provider's price for the call; the gateway adds 1 of surcharge
@@ -154,9 +154,9 @@ func TestExpertRecordNotDedupedByHolder(t *testing.T) {
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gb, gs, gop)
 	holder := newMachine(t)
 	c.mustApply(
-		c.signAt(op, 0, holder.register(t, op, 1000, 60)),
-		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000}),
-		c.signAt(serving, 0, &ledger.EscrowFund{Amount: 10_000}),
+		c.SignAt(op, 0, holder.register(t, op, 1000, 60)),
+		c.SignAt(buyer, 0, &ledger.EscrowFund{Amount: 10_000}),
+		c.SignAt(serving, 0, &ledger.EscrowFund{Amount: 10_000}),
 	)
 	mid := holder.machineID()
 	env := sealExpert(t, holder.Session, &ledger.ExpertReceipt{Model: ledgertest.Model, Layer: 1, Machine: mid[:], Peer: []byte(holder.PeerID),

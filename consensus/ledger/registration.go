@@ -38,26 +38,6 @@ type RegistrationPayload struct {
 // Marshal returns the payload's canonical CBOR.
 func (r RegistrationPayload) Marshal() ([]byte, error) { return cborx.Marshal(r) }
 
-// DecodeRegistrationPayload parses the canonical CBOR of a payload and
-// checks its fields (chain ID 1..64 bytes, peer ID that parses, non-zero
-// machine ID); failures are CodeMalformed *TxError.
-func DecodeRegistrationPayload(b []byte) (RegistrationPayload, error) {
-	var r RegistrationPayload
-	if err := cborx.UnmarshalCanonical(b, MaxRegistrationPayload, &r); err != nil {
-		return r, reject(CodeMalformed, "registration payload: %v", err)
-	}
-	if n := len(r.ChainID); n == 0 || n > maxChainIDBytes {
-		return r, reject(CodeMalformed, "registration payload: chain ID of %d bytes", n)
-	}
-	if r.MachineID.IsZero() {
-		return r, reject(CodeMalformed, "registration payload: machine ID is zero")
-	}
-	if _, err := peer.Decode(r.PeerID); err != nil || len(r.PeerID) > maxPeerIDBytes {
-		return r, reject(CodeMalformed, "registration payload: peer ID %q does not parse", r.PeerID)
-	}
-	return r, nil
-}
-
 // SigningPayload is the encoded RegistrationPayload of p when operator
 // submits it on chainID: what HWSig, PQSig and PeerSig must sign.
 func (p *ProviderRegister) SigningPayload(chainID string, operator terms.AccountID) ([]byte, error) {

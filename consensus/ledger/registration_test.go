@@ -26,8 +26,8 @@ func TestRegistrationProvesPossession(t *testing.T) {
 	}
 	victim, own := sim(), sim()
 	reg := victim.register(t, victimOp, 1000, 60)
-	c.mustApply(c.signAt(victimOp, 0, reg))
-	twin.mustApply(twin.signAt(victimOp, 0, reg))
+	c.mustApply(c.SignAt(victimOp, 0, reg))
+	twin.mustApply(twin.SignAt(victimOp, 0, reg))
 
 	// Hijack the machine: the victim's public keys and signatures, the
 	// attacker's own peer, signed by the attacker's peer key.
@@ -63,12 +63,12 @@ func TestRegistrationProvesPossession(t *testing.T) {
 
 	before := c.l.AppHash()
 	wantCodes(t, c, [][]byte{
-		c.signAt(attacker, 0, &hijack),
-		c.signAt(attacker, 0, &replay),
-		c.signAt(attacker, 0, stealPeer),
-		c.signAt(attacker, 0, mixed),
-		c.signAt(attacker, 0, mixedPQ),
-		c.signAt(attacker, 0, other),
+		c.SignAt(attacker, 0, &hijack),
+		c.SignAt(attacker, 0, &replay),
+		c.SignAt(attacker, 0, stealPeer),
+		c.SignAt(attacker, 0, mixed),
+		c.SignAt(attacker, 0, mixedPQ),
+		c.SignAt(attacker, 0, other),
 	}, ledger.CodeBadHWSig, ledger.CodeBadHWSig, ledger.CodeBadPeerSig, ledger.CodeBadHWSig, ledger.CodeBadPQSig, ledger.CodeBadHWSig)
 	twin.block()
 	if !bytes.Equal(c.l.AppHash(), twin.l.AppHash()) {
@@ -82,7 +82,7 @@ func TestRegistrationProvesPossession(t *testing.T) {
 		t.Fatalf("attacker's made-up machine registered: %+v", got)
 	}
 	// The same refusals come from the mempool check.
-	if code := ledger.CodeOf(c.l.Check(c.signAt(attacker, 0, stealPeer))); code != ledger.CodeBadPeerSig {
+	if code := ledger.CodeOf(c.l.Check(c.SignAt(attacker, 0, stealPeer))); code != ledger.CodeBadPeerSig {
 		t.Fatalf("Check: %v, want bad peer signature", code)
 	}
 }
@@ -95,19 +95,19 @@ func TestRegistrationTaken(t *testing.T) {
 	second, gs := ledgertest.Signer(testChain, "second", 10_000)
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 1, gf, gs)
 	m, n := newMachine(t), newMachine(t)
-	c.mustApply(c.signAt(first, 0, m.register(t, first, 1000, 60)))
+	c.mustApply(c.SignAt(first, 0, m.register(t, first, 1000, 60)))
 	takeMachine := m.register(t, second, 1000, 60)
 	takePeer := n.unsigned(t, 1000, 60)
 	takePeer.PeerID = m.PeerID.String()
 	n.signMachine(t, takePeer, second.Account())
 	signPeer(t, takePeer, m.PeerKey, second.Account())
 	wantCodes(t, c, [][]byte{
-		c.signAt(second, 0, takeMachine),
-		c.signAt(second, 0, takePeer),
+		c.SignAt(second, 0, takeMachine),
+		c.SignAt(second, 0, takePeer),
 	}, ledger.CodeMachineTaken, ledger.CodePeerTaken)
 	if a := c.account(second.Account()); a.Balance != 10_000 || a.Nonce != 0 {
 		t.Fatalf("refused registrations touched the account: %+v", a)
 	}
 	// n with its own peer is still free to register.
-	c.mustApply(c.signAt(second, 0, n.register(t, second, 1000, 60)))
+	c.mustApply(c.SignAt(second, 0, n.register(t, second, 1000, 60)))
 }

@@ -72,8 +72,8 @@ func benchStage(b *testing.B, st rejectStage) {
 	c := newChain(b, "", genesisTime, ledgertest.Params(), 1, gb, gg, gop)
 	m := newMachine(b)
 	c.mustApply(c.sign(op, m.register(b, op, 1000, 60)),
-		c.signAt(buyer, 0, &ledger.EscrowFund{Amount: 1 << 60}),
-		c.signAt(buyer, 1, &ledger.EscrowFund{Amount: 1 << 60, Settler: gw.Account()}))
+		c.SignAt(buyer, 0, &ledger.EscrowFund{Amount: 1 << 60}),
+		c.SignAt(buyer, 1, &ledger.EscrowFund{Amount: 1 << 60, Settler: gw.Account()}))
 	const price = 3
 	build := func(i int) []receipt.PaymentRecord {
 		recs := make([]receipt.PaymentRecord, rejectBatch)
@@ -120,7 +120,7 @@ func benchStage(b *testing.B, st rejectStage) {
 	nonce := c.account(buyer.Account()).Nonce
 	txs := make([][]byte, b.N)
 	for i, recs := range batches {
-		txs[i] = c.signAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
+		txs[i] = c.SignAt(buyer, nonce+uint64(i), &ledger.Settlement{Records: recs})
 	}
 	b.ResetTimer()
 	var last ledger.BlockResult

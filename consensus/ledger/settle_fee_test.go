@@ -38,9 +38,9 @@ func newFeeWorld(t *testing.T, submitterBalance uint64) *feeWorld {
 	w := &feeWorld{c: newChain(t, "", genesisTime, params, 1, gb, gg, gop, gs), params: params,
 		buyer: buyer, gw: gw, op: op, sub: sub, p: newMachine(t), stranger: newMachine(t)}
 	w.c.mustApply(
-		w.c.signAt(op, 0, w.p.register(t, op, 1000, 60)),
-		w.c.signAt(buyer, 0, &ledger.EscrowFund{Amount: escrowAmt, Settler: gw.Account()}),
-		w.c.signAt(buyer, 1, &ledger.EscrowFund{Amount: escrowAmt}),
+		w.c.SignAt(op, 0, w.p.register(t, op, 1000, 60)),
+		w.c.SignAt(buyer, 0, &ledger.EscrowFund{Amount: escrowAmt, Settler: gw.Account()}),
+		w.c.SignAt(buyer, 1, &ledger.EscrowFund{Amount: escrowAmt}),
 	)
 	w.tracked = []terms.AccountID{buyer.Account(), gw.Account(), op.Account(), sub.Account(), ledger.FeePoolAccount}
 	return w

@@ -76,7 +76,7 @@ func TestSettlementProperty(t *testing.T) {
 		}
 		var wants []expect
 		signTx := func(s *ledger.Signer, p any) {
-			txs = append(txs, c.signAt(s, nonces[s.Account()], p))
+			txs = append(txs, c.SignAt(s, nonces[s.Account()], p))
 		}
 		// Each buyer funds, withdraws or claims at most once per block.
 		for bi, b := range buyers {

@@ -25,9 +25,6 @@ func (s *Signer) Account() terms.AccountID {
 	return terms.AccountOf(s.priv.Public().(ed25519.PublicKey))
 }
 
-// ChainID is the chain the signer signs for.
-func (s *Signer) ChainID() string { return s.chainID }
-
 // SignTx encodes payload (a pointer to one of the payload types, e.g.
 // *Transfer) with nonce and returns the signed transaction bytes.
 func (s *Signer) SignTx(nonce uint64, payload any) ([]byte, error) {

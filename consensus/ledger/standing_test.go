@@ -12,7 +12,7 @@ import (
 
 // standing computes a provider's standing from the committed state.
 func (c *chain) standing(m *machine) ledger.Standing {
-	c.t.Helper()
+	c.T.Helper()
 	var st ledger.Standing
 	err := c.l.View(0, func(t *trie.Trie, _ int64) error {
 		var err error
@@ -20,7 +20,7 @@ func (c *chain) standing(m *machine) ledger.Standing {
 		return err
 	})
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	return st
 }
@@ -34,8 +34,8 @@ func TestStandingFormula(t *testing.T) {
 	outsider, gout := ledgertest.Signer(testChain, "outsider", 10)
 	c := newChain(t, "", genesisTime, ledgertest.Params(), 4, gop, gout)
 	p := newMachine(t)
-	c.mustApply(c.signAt(op, 0, p.register(t, op, 1000, 60)))
-	c.now = genesisTime.Add(10*time.Hour + 5*time.Minute)
+	c.mustApply(c.SignAt(op, 0, p.register(t, op, 1000, 60)))
+	c.Now = genesisTime.Add(10*time.Hour + 5*time.Minute)
 	c.block()
 	votes := map[uint64][]bool{
 		4: {false, false, false, false},
@@ -49,7 +49,7 @@ func TestStandingFormula(t *testing.T) {
 	nonce := make([]uint64, 4)
 	for h := uint64(4); h <= 9; h++ {
 		for v, avail := range votes[h] {
-			txs = append(txs, c.signAt(c.vals[v], nonce[v], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: h, Available: avail}))
+			txs = append(txs, c.SignAt(c.Vals[v], nonce[v], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: h, Available: avail}))
 			nonce[v]++
 		}
 	}
@@ -63,14 +63,14 @@ func TestStandingFormula(t *testing.T) {
 	}
 	q := newMachine(t)
 	wantCodes(t, c, [][]byte{
-		c.signAt(c.vals[0], nonce[0], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 9, Available: false}),
-		c.signAt(c.vals[0], nonce[0], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 11, Available: true}),
-		c.signAt(c.vals[0], nonce[0], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 3, Available: true}),
-		c.signAt(c.vals[0], nonce[0], &ledger.SLAVerdict{MachineID: q.machineID(), Hour: 9, Available: true}),
-		c.signAt(outsider, 0, &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 9, Available: true}),
+		c.SignAt(c.Vals[0], nonce[0], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 9, Available: false}),
+		c.SignAt(c.Vals[0], nonce[0], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 11, Available: true}),
+		c.SignAt(c.Vals[0], nonce[0], &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 3, Available: true}),
+		c.SignAt(c.Vals[0], nonce[0], &ledger.SLAVerdict{MachineID: q.machineID(), Hour: 9, Available: true}),
+		c.SignAt(outsider, 0, &ledger.SLAVerdict{MachineID: p.machineID(), Hour: 9, Available: true}),
 	}, ledger.CodeAlreadyVoted, ledger.CodeBadHour, ledger.CodeBadHour, ledger.CodeUnknownProvider, ledger.CodeNotValidator)
 	// An hour later the window slides: hour 4 leaves, hour 10 (no verdicts) enters.
-	c.now = genesisTime.Add(11*time.Hour + time.Minute)
+	c.Now = genesisTime.Add(11*time.Hour + time.Minute)
 	c.block()
 	if st := c.standing(p); st.AvailableHours != 4 || st.Hours[0].Hour != 5 {
 		t.Fatalf("after the window slid: %+v", st)

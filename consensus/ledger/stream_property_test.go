@@ -119,13 +119,13 @@ func TestStreamProperty(t *testing.T) {
 		if rng.IntN(10) == 0 {
 			gap = time.Duration(rng.IntN(3)) * time.Hour
 		}
-		c.now = c.now.Add(gap) // c.block adds the last second
-		now := c.now.Add(time.Second).Unix()
+		c.Now = c.Now.Add(gap) // c.block adds the last second
+		now := c.Now.Add(time.Second).Unix()
 		var txs [][]byte
 		var wants []ledger.Code
 		var opens []*streamModel // by tx index, nil when not an applied open
 		signTx := func(i int, p any, want ledger.Code) {
-			txs = append(txs, c.signAt(sg[i], nonces[i], p))
+			txs = append(txs, c.SignAt(sg[i], nonces[i], p))
 			nonces[i]++
 			wants = append(wants, want)
 			opens = append(opens, nil)

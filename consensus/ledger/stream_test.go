@@ -47,7 +47,7 @@ func (n *streamNet) open(t *testing.T, rate, deposit uint64) terms.Hash32 {
 }
 
 func (c *chain) stream(id terms.Hash32) (ledger.Stream, bool) {
-	c.t.Helper()
+	c.T.Helper()
 	var s ledger.Stream
 	ok := c.get(ledger.KeyStream(id), &s)
 	return s, ok
@@ -75,7 +75,7 @@ func TestStreamLifecycle(t *testing.T) {
 	}
 	opBal := c.account(n.op.Account()).Balance
 	fee := c.params().FeePerTx
-	c.now = c.now.Add(9 * time.Second) // the claim's block is 10 s after the open
+	c.Now = c.Now.Add(9 * time.Second) // the claim's block is 10 s after the open
 	c.mustApply(c.sign(n.op, &ledger.StreamClaim{ID: id}))
 	want := uint64(rate * 10 / 3600) // 20000 (20000.0027… floored)
 	if got := c.account(n.op.Account()).Balance; got != opBal-fee+want {
@@ -84,7 +84,7 @@ func TestStreamLifecycle(t *testing.T) {
 	if s, _ = c.stream(id); s.Claimed != want || s.Balance() != deposit-want {
 		t.Fatalf("stream after claim %+v", s)
 	}
-	c.now = c.now.Add(4 * time.Second) // stop 15 s after the open
+	c.Now = c.Now.Add(4 * time.Second) // stop 15 s after the open
 	c.mustApply(c.sign(n.buyer, &ledger.StreamStop{ID: id}))
 	accrued := uint64(rate * 15 / 3600)
 	s, _ = c.stream(id)
@@ -113,7 +113,7 @@ func TestStreamPaidOutCloses(t *testing.T) {
 	n := newStreamNet(t)
 	c := n.c
 	id := n.open(t, 3600, 5) // 1 per second, 5 in all
-	c.now = c.now.Add(time.Hour)
+	c.Now = c.Now.Add(time.Hour)
 	before := c.account(n.op.Account()).Balance
 	c.mustApply(c.sign(n.op, &ledger.StreamClaim{ID: id}))
 	if got := c.account(n.op.Account()).Balance; got != before-c.params().FeePerTx+5 {

@@ -185,7 +185,8 @@ func TestAcceptBeforeFirstBlock(t *testing.T) {
 	w := newWorld(t, 1_000_000)
 	ctx := w.progress()
 	// No peers: the follower stays at genesis, catching up.
-	f, err := consensus.New(consensus.FollowerConfig(t.TempDir(), "alone", "tcp://127.0.0.1:0", "", w.net.GenesisFile, nil))
+	f, err := consensus.New(consensus.Config{Home: t.TempDir(), Moniker: "alone", P2PListen: "tcp://127.0.0.1:0",
+		GenesisFile: w.net.GenesisFile, Follower: true})
 	if err != nil {
 		t.Fatal(err)
 	}

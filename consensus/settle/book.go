@@ -88,6 +88,31 @@ func (b *book) close() error {
 	return b.st.close()
 }
 
+// enter holds off close for one operation and, for a write (a
+// transition), serialises it with the other writers; it fails once the
+// book is closed. The caller runs end when the operation is over. close
+// cannot slip in between: it waits for the shared use lock.
+func (b *book) enter(write bool) (end func(), err error) {
+	b.use.RLock()
+	if write {
+		b.tmu.Lock()
+	}
+	end = func() {
+		if write {
+			b.tmu.Unlock()
+		}
+		b.use.RUnlock()
+	}
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		end()
+		return nil, ErrClosed
+	}
+	return end, nil
+}
+
 // lookup returns the stored entry for k in any state (nil when none).
 func (b *book) lookup(ctx context.Context, k rkey) (*Entry, error) {
 	b.use.RLock()
@@ -136,13 +161,12 @@ func (b *book) add(ctx context.Context, e *Entry, extra []kv) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	b.use.RLock()
-	defer b.use.RUnlock()
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return nil, ErrClosed
+	end, err := b.enter(false)
+	if err != nil {
+		return nil, err
 	}
+	defer end()
+	b.mu.Lock()
 	if held, ok := b.pending[k]; ok {
 		b.mu.Unlock()
 		return held, ErrDuplicate
@@ -186,15 +210,12 @@ func (b *book) add(ctx context.Context, e *Entry, extra []kv) (*Entry, error) {
 // batch (they stay pending); keys no longer pending are ignored. It
 // returns how many it rewrote.
 func (b *book) update(ctx context.Context, ks []rkey, f func(*Entry)) (int, error) {
-	b.use.RLock()
-	defer b.use.RUnlock()
-	b.tmu.Lock()
-	defer b.tmu.Unlock()
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return 0, ErrClosed
+	end, err := b.enter(true)
+	if err != nil {
+		return 0, err
 	}
+	defer end()
+	b.mu.Lock()
 	var next []*Entry
 	for _, k := range ks {
 		if cur, ok := b.pending[k]; ok {
@@ -231,15 +252,12 @@ func (b *book) update(ctx context.Context, ks []rkey, f func(*Entry)) (int, erro
 // (f sets State, Height, Code, Reason), in one durable batch; keys no
 // longer pending are ignored. It returns the entries moved.
 func (b *book) finish(ctx context.Context, ks []rkey, f func(int, *Entry)) ([]*Entry, error) {
-	b.use.RLock()
-	defer b.use.RUnlock()
-	b.tmu.Lock()
-	defer b.tmu.Unlock()
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
-		return nil, ErrClosed
+	end, err := b.enter(true)
+	if err != nil {
+		return nil, err
 	}
+	defer end()
+	b.mu.Lock()
 	var moved []*Entry
 	var movedKeys []rkey
 	for i, k := range ks {
@@ -308,14 +326,11 @@ func (b *book) counts() (pending, settled, skipped int) {
 // records returns payer's records in every state, pending first, at most
 // limit (0: no limit).
 func (b *book) records(ctx context.Context, payer [32]byte, limit int) ([]*Entry, error) {
-	b.use.RLock()
-	defer b.use.RUnlock()
-	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
+	end, err := b.enter(false)
+	if err != nil {
+		return nil, err
 	}
+	defer end()
 	var out []*Entry
 	for _, s := range []State{StatePending, StateSettled, StateSkipped} {
 		prefix := statePrefix(s) + fmt.Sprintf("%x", payer[:]) + "/"
@@ -354,19 +369,14 @@ func equalRecords(a, b *Entry) bool {
 // oldest first, with their time index; it returns how many it deleted.
 // Pending records are never pruned.
 func (b *book) prune(ctx context.Context, before int64, limit int) (int, error) {
-	b.use.RLock()
-	defer b.use.RUnlock()
-	b.tmu.Lock()
-	defer b.tmu.Unlock()
-	b.mu.Lock()
-	closed := b.closed
-	b.mu.Unlock()
-	if closed {
-		return 0, ErrClosed
+	end, err := b.enter(true)
+	if err != nil {
+		return 0, err
 	}
+	defer end()
 	var dels []ds.Key
 	var states []State
-	err := b.st.scan(ctx, timePrefix, true, func(key string, _ []byte) error {
+	err = b.st.scan(ctx, timePrefix, true, func(key string, _ []byte) error {
 		if len(states) >= limit {
 			return errStop
 		}

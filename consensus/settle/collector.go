@@ -41,12 +41,10 @@ type CollectorDeps struct {
 // Collector is a provider's durable store of the payment records gateways
 // delivered to it; it settles them on chain in the background.
 type Collector struct {
-	cfg  CollectorConfig
-	d    CollectorDeps
-	b    *book
-	m    collectorMetrics
-	loop loop
-	kick chan struct{}
+	cfg CollectorConfig
+	d   CollectorDeps
+	service
+	m collectorMetrics
 
 	// Under b.mu (kept by onPending): Σ pending price per (payer,
 	// settler) and per settler.
@@ -90,7 +88,7 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 	}
 	reg := registry(d.Registerer)
 	c := &Collector{
-		cfg: cfg, d: d, kick: make(chan struct{}, 1),
+		cfg: cfg, d: d,
 		held: map[[64]byte]uint64{}, bySettler: map[terms.AccountID]uint64{},
 		underpriced: map[terms.AccountID]int{}, shortfall: map[terms.AccountID]uint64{},
 		m: collectorMetrics{
@@ -102,13 +100,12 @@ func OpenCollector(cfg CollectorConfig, d CollectorDeps) (*Collector, error) {
 			held:        gaugeVec(reg, "collector", "held_microunits", "Σ price of held records not yet settled, per settler.", "settler"),
 		},
 	}
-	b, err := openBook(context.Background(), cfg.Dir, c.onPending)
-	if err != nil {
+	var err error
+	if c.service, err = openService(cfg.Dir, c.onPending, d.Clock, cfg.Interval, cfg.Retention, d.Log, c.pass); err != nil {
 		return nil, fmt.Errorf("settle: collector: %w", err)
 	}
-	c.b = b
 	if err := c.loadUnderpriced(); err != nil {
-		return nil, errors.Join(err, b.close())
+		return nil, errors.Join(err, c.b.close())
 	}
 	return c, nil
 }
@@ -148,28 +145,12 @@ func pairKey(payer, settler terms.AccountID) [64]byte {
 
 // onPending keeps the sums; it runs under b.mu.
 func (c *Collector) onPending(e *Entry, add bool) error {
-	pk, s, price := pairKey(e.Record.Payer, e.Record.Settler), e.Record.Settler, e.Record.Price
-	if add {
-		h, err := addU(c.held[pk], price)
-		if err != nil {
-			return fmt.Errorf("settle: collector: held for %s/%s: %w", e.Record.Payer, s, err)
-		}
-		t, err := addU(c.bySettler[s], price)
-		if err != nil {
-			return fmt.Errorf("settle: collector: held for settler %s: %w", s, err)
-		}
-		c.held[pk], c.bySettler[s] = h, t
-	} else {
-		c.held[pk] = subU(c.held[pk], price)
-		c.bySettler[s] = subU(c.bySettler[s], price)
-		if c.held[pk] == 0 {
-			delete(c.held, pk)
-		}
+	s := e.Record.Settler
+	held, err := tally(c.held, pairKey(e.Record.Payer, s), c.bySettler, s, e.Record.Price, add)
+	if err != nil {
+		return fmt.Errorf("settle: collector: held for payer %s with settler %s: %w", e.Record.Payer, s, err)
 	}
-	c.m.held.WithLabelValues(s.String()).Set(float64(c.bySettler[s]))
-	if c.bySettler[s] == 0 {
-		delete(c.bySettler, s)
-	}
+	c.m.held.WithLabelValues(s.String()).Set(float64(held))
 	return nil
 }
 
@@ -288,13 +269,6 @@ func (c *Collector) again(held, got *Entry) error {
 	return refuse(ledger.CodeDuplicateRecord, "a different record for request %s of payer %s is already held", got.Record.RequestDigest, got.Record.Payer)
 }
 
-func (c *Collector) nudge() {
-	select {
-	case c.kick <- struct{}{}:
-	default:
-	}
-}
-
 // Held is Σ price of records held for (payer, settler) and not yet
 // settled: the provider subtracts it from the escrow's available balance.
 func (c *Collector) Held(payer, settler terms.AccountID) uint64 {
@@ -351,21 +325,4 @@ func (c *Collector) Stats() CollectorStats {
 	}
 	c.umu.Unlock()
 	return s
-}
-
-// Start runs the settlement loop.
-func (c *Collector) Start(context.Context) error { return c.loop.start(c.run) }
-
-// Stop lets a submission in flight finish and be stored (until ctx
-// ends), stops the loop and closes the store.
-func (c *Collector) Stop(ctx context.Context) error {
-	err := c.loop.stop(ctx)
-	return errors.Join(err, c.b.close())
-}
-
-// Close stops at once, cancelling a submission in flight, and closes the
-// store: what a crash leaves is exactly what is on disk.
-func (c *Collector) Close() error {
-	c.loop.halt()
-	return c.b.close()
 }

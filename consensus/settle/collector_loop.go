@@ -8,17 +8,8 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
-// run is the collector's loop: every Interval, or when BatchRecords are
-// pending, it submits the pending records.
-func (c *Collector) run(ctx context.Context, quit <-chan struct{}) {
-	var prune pruner
-	ticking(c.d.Clock, c.cfg.Interval, c.kick, func(ctx context.Context) {
-		c.pass(ctx)
-		prune.maybe(ctx, c.b, c.d.Clock, c.cfg.Retention, c.d.Log)
-	})(ctx, quit)
-}
-
-// pass submits up to SubmitBatch pending records, oldest first, and
+// pass is the collector's round, every Interval or when BatchRecords are
+// pending: it submits up to SubmitBatch pending records, oldest first, and
 // stores their outcomes.
 func (c *Collector) pass(ctx context.Context) {
 	now := c.d.Clock.Now()

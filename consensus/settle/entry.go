@@ -23,14 +23,19 @@ const (
 	StateSkipped State = 3
 )
 
+// enumName is names[v]: the names of an enumeration's values in order,
+// "" for a value without one. It reports false for a value without a
+// name.
+func enumName(v uint8, names ...string) (string, bool) {
+	if int(v) < len(names) && names[v] != "" {
+		return names[v], true
+	}
+	return "", false
+}
+
 func (s State) String() string {
-	switch s {
-	case StatePending:
-		return "pending"
-	case StateSettled:
-		return "settled"
-	case StateSkipped:
-		return "skipped"
+	if n, ok := enumName(uint8(s), "", "pending", "settled", "skipped"); ok {
+		return n
 	}
 	return fmt.Sprintf("state %d", uint8(s))
 }

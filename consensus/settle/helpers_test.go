@@ -233,3 +233,12 @@ func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// String names a status in test failures; production reports outcomes by
+// metric (noteOutcome) and log fields, never by this name.
+func (s Status) String() string {
+	if n, ok := enumName(uint8(s), "error", "settled", "duplicate", "skipped", "preempted"); ok {
+		return n
+	}
+	return fmt.Sprintf("status %d", uint8(s))
+}

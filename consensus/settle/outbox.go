@@ -15,6 +15,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -42,10 +43,8 @@ type Outbox struct {
 	cfg     OutboxConfig
 	d       OutboxDeps
 	settler terms.AccountID
-	b       *book
-	m       outboxMetrics
-	loop    loop
-	kick    chan struct{}
+	service
+	m outboxMetrics
 
 	// Sums of the pending records, under b.mu (kept by onPending).
 	byPayer    map[terms.AccountID]uint64
@@ -101,7 +100,7 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 	pub := d.Key.Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
 	o := &Outbox{
 		cfg: cfg, d: d, settler: terms.AccountOf(pub),
-		kick: make(chan struct{}, 1), byPayer: map[terms.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
+		byPayer: map[terms.AccountID]uint64{}, byProvider: map[peer.ID]uint64{},
 		providers: map[peer.ID]*deliveryState{},
 		m: outboxMetrics{
 			sideMetrics:   newSideMetrics(reg, "outbox"),
@@ -112,39 +111,23 @@ func OpenOutbox(cfg OutboxConfig, d OutboxDeps) (*Outbox, error) {
 			outstanding:   gaugeVec(reg, "outbox", "outstanding_microunits", "Σ price of signed records not yet known settled, per provider peer.", "provider"),
 		},
 	}
-	b, err := openBook(context.Background(), cfg.Dir, o.onPending)
-	if err != nil {
+	var err error
+	if o.service, err = openService(cfg.Dir, o.onPending, d.Clock, cfg.Interval, cfg.Retention, d.Log, o.round); err != nil {
 		return nil, fmt.Errorf("settle: outbox: %w", err)
 	}
-	o.b = b
+	b := o.b
 	o.reopened = len(b.pending) > 0 || b.final[StateSettled] > 0 || b.final[StateSkipped] > 0
 	return o, nil
 }
 
 // onPending keeps the sums; it runs under b.mu.
 func (o *Outbox) onPending(e *Entry, add bool) error {
-	payer, prov, price := e.Record.Payer, e.PeerID(), e.Record.Price
-	if add {
-		a, err := addU(o.byPayer[payer], price)
-		if err != nil {
-			return fmt.Errorf("settle: outbox: unsettled of payer %s: %w", payer, err)
-		}
-		p, err := addU(o.byProvider[prov], price)
-		if err != nil {
-			return fmt.Errorf("settle: outbox: outstanding at %s: %w", prov, err)
-		}
-		o.byPayer[payer], o.byProvider[prov] = a, p
-	} else {
-		o.byPayer[payer] = subU(o.byPayer[payer], price)
-		o.byProvider[prov] = subU(o.byProvider[prov], price)
-		if o.byPayer[payer] == 0 {
-			delete(o.byPayer, payer)
-		}
+	prov := e.PeerID()
+	out, err := tally(o.byPayer, e.Record.Payer, o.byProvider, prov, e.Record.Price, add)
+	if err != nil {
+		return fmt.Errorf("settle: outbox: unsettled of payer %s at provider %s: %w", e.Record.Payer, prov, err)
 	}
-	o.m.outstanding.WithLabelValues(prov.String()).Set(float64(o.byProvider[prov]))
-	if o.byProvider[prov] == 0 {
-		delete(o.byProvider, prov)
-	}
+	o.m.outstanding.WithLabelValues(prov.String()).Set(float64(out))
 	return nil
 }
 
@@ -184,7 +167,7 @@ func (o *Outbox) Sign(ctx context.Context, rec *receipt.PaymentRecord, provider 
 	}
 	now := o.d.Clock.Now()
 	r.Time, r.ExpiryHeight = now.Unix(), h+o.cfg.Validity
-	if err := receipt.SignRecord(o.d.Key, chainID, &r); err != nil {
+	if err := ledger.NewSigner(o.d.Key, chainID).SignRecord(&r); err != nil {
 		return fmt.Errorf("settle: outbox: sign: %w", err)
 	}
 	if forgetAfterRestart(o) {
@@ -218,14 +201,6 @@ func (o *Outbox) nudgeSoon() {
 			o.nudging.Store(false)
 			o.nudge()
 		})
-	}
-}
-
-// nudge wakes the loop (deliver now rather than at the next tick).
-func (o *Outbox) nudge() {
-	select {
-	case o.kick <- struct{}{}:
-	default:
 	}
 }
 
@@ -270,21 +245,4 @@ func (o *Outbox) Stats() OutboxStats {
 		}
 	}
 	return s
-}
-
-// Start runs the delivery and settlement loops.
-func (o *Outbox) Start(context.Context) error { return o.loop.start(o.run) }
-
-// Stop lets the work in flight finish (until ctx ends), stops the loops
-// and closes the store.
-func (o *Outbox) Stop(ctx context.Context) error {
-	err := o.loop.stop(ctx)
-	return errors.Join(err, o.b.close())
-}
-
-// Close stops at once, cancelling deliveries and submissions in flight,
-// and closes the store: what a crash leaves is exactly what is on disk.
-func (o *Outbox) Close() error {
-	o.loop.halt()
-	return o.b.close()
 }

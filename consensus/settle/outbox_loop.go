@@ -12,17 +12,13 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
-// run is the outbox's loop: each tick (or nudge) it starts deliveries to
-// the providers that are due, marks what providers settled and settles
+// round is the outbox's round, each tick (or nudge): it starts deliveries
+// to the providers that are due, marks what providers settled and settles
 // the records past their grace.
-func (o *Outbox) run(ctx context.Context, quit <-chan struct{}) {
-	var prune pruner
-	ticking(o.d.Clock, o.cfg.Interval, o.kick, func(ctx context.Context) {
-		o.deliverDue(ctx)
-		o.watchSettled(ctx)
-		o.settleDue(ctx)
-		prune.maybe(ctx, o.b, o.d.Clock, o.cfg.Retention, o.d.Log)
-	})(ctx, quit)
+func (o *Outbox) round(ctx context.Context) {
+	o.deliverDue(ctx)
+	o.watchSettled(ctx)
+	o.settleDue(ctx)
 }
 
 // deliverDue starts one delivery per provider that has unacknowledged
@@ -132,18 +128,33 @@ func (o *Outbox) watchSettled(ctx context.Context) {
 		return
 	}
 	due = due[:min(len(due), o.cfg.SubmitBatch)]
+	// A lookup that fails leaves the rest to the next round.
+	if _, _, err := o.markOnChain(ctx, due, h); err != nil {
+		o.d.Log.Warn("settle: outbox: marking settled records", "err", err)
+	}
+}
+
+// markOnChain looks each of due up on chain, whose height is h: a record
+// the chain settled is marked settled, one whose call it settled with
+// another record is marked skipped (preempted), and the records the chain
+// does not have are returned. A failed lookup ends the lookups
+// (lookupErr); what was found before it is marked all the same.
+func (o *Outbox) markOnChain(ctx context.Context, due []*Entry, h int64) (rest []*Entry, lookupErr, err error) {
 	var found, lost []rkey
 	var why []string
 	for _, e := range due {
 		got, reason, err := lookup(ctx, o.d.Chain, &e.Record)
 		if err != nil {
-			return
+			lookupErr = err
+			break
 		}
 		switch got {
 		case settledSame:
 			found = append(found, keyOf(&e.Record))
 		case settledElse:
 			lost, why = append(lost, keyOf(&e.Record)), append(why, reason)
+		default:
+			rest = append(rest, e)
 		}
 	}
 	moved, err := o.b.finish(ctx, found, func(_ int, e *Entry) { e.State, e.Height = StateSettled, h })
@@ -151,9 +162,7 @@ func (o *Outbox) watchSettled(ctx context.Context) {
 	if err == nil {
 		err = o.preempted(ctx, lost, why, h)
 	}
-	if err != nil {
-		o.d.Log.Warn("settle: outbox: marking settled records", "err", err)
-	}
+	return rest, lookupErr, err
 }
 
 // preempted marks the records whose call the chain settled with another
@@ -210,33 +219,14 @@ func (o *Outbox) settle(ctx context.Context, due []*Entry) error {
 	if err != nil {
 		return err
 	}
-	var found, lost, send []rkey
-	var why []string
-	var recs []receipt.PaymentRecord
-	var chainErr error
-	for _, e := range due {
-		got, reason, err := lookup(ctx, o.d.Chain, &e.Record)
-		if err != nil {
-			chainErr = err
-			break
-		}
-		switch got {
-		case settledSame:
-			found = append(found, keyOf(&e.Record))
-		case settledElse:
-			lost, why = append(lost, keyOf(&e.Record)), append(why, reason)
-		default:
-			send = append(send, keyOf(&e.Record))
-			recs = append(recs, e.Record)
-		}
-	}
-	moved, err := o.b.finish(ctx, found, func(_ int, e *Entry) { e.State, e.Height = StateSettled, h })
-	o.m.settled.Add(float64(len(moved)))
-	if err == nil {
-		err = o.preempted(ctx, lost, why, h)
-	}
-	if err != nil || chainErr != nil || len(recs) == 0 {
+	rest, chainErr, err := o.markOnChain(ctx, due, h)
+	if err != nil || chainErr != nil || len(rest) == 0 {
 		return firstErr(err, chainErr)
+	}
+	send := make([]rkey, len(rest))
+	recs := make([]receipt.PaymentRecord, len(rest))
+	for i, e := range rest {
+		send[i], recs[i] = keyOf(&e.Record), e.Record
 	}
 	o.m.submitted.Add(float64(len(recs)))
 	outs, subErr := SubmitAll(ctx, o.d.Submitter, recs)

@@ -33,22 +33,6 @@ const (
 	Preempted
 )
 
-func (s Status) String() string {
-	switch s {
-	case Err:
-		return "error"
-	case Settled:
-		return "settled"
-	case Duplicate:
-		return "duplicate"
-	case Skipped:
-		return "skipped"
-	case Preempted:
-		return "preempted"
-	}
-	return fmt.Sprintf("status %d", uint8(s))
-}
-
 // Outcome is one record's result.
 type Outcome struct {
 	Status Status
@@ -96,13 +80,18 @@ func SubmitAll(ctx context.Context, sub Submitter, recs []receipt.PaymentRecord)
 		idx = append(idx, i)
 		send = append(send, recs[i])
 	}
-	ends, err := split(send)
+	batches, err := Batches(send)
 	if err != nil {
 		return nil, err // unreachable after checkRecord, unless encoding fails
 	}
-	starts := make([]int, len(ends))
-	for i := 1; i < len(ends); i++ {
-		starts[i] = ends[i-1]
+	// Batch b is send[starts[b]:ends[b]], so its outcomes go to
+	// idx[starts[b]:ends[b]].
+	starts, ends := make([]int, len(batches)), make([]int, len(batches))
+	for b, st := range batches {
+		if b > 0 {
+			starts[b] = ends[b-1]
+		}
+		ends[b] = starts[b] + len(st.Records)
 	}
 	fail := func(from, bi int, err error) error {
 		for _, i := range idx[from:] {
@@ -117,7 +106,7 @@ func SubmitAll(ctx context.Context, sub Submitter, recs []receipt.PaymentRecord)
 			return out, firstErr(first, fail(starts[w], w, err))
 		}
 		if !pipelined {
-			res, err := sub.Submit(ctx, &ledger.Settlement{Records: send[starts[w]:ends[w]]})
+			res, err := sub.Submit(ctx, batches[w])
 			if err == nil {
 				err = fillOutcomes(res, idx[starts[w]:ends[w]], out)
 			}
@@ -130,7 +119,7 @@ func SubmitAll(ctx context.Context, sub Submitter, recs []receipt.PaymentRecord)
 		n := min(pipelineDepth, len(ends)-w)
 		payloads := make([]any, n)
 		for j := range payloads {
-			payloads[j] = &ledger.Settlement{Records: send[starts[w+j]:ends[w+j]]}
+			payloads[j] = batches[w+j]
 		}
 		results, errs := many.SubmitMany(ctx, payloads)
 		for j := range n {

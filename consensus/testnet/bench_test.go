@@ -25,7 +25,7 @@ func BenchmarkSettlement(b *testing.B) {
 	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	buyer, op := seedKey("bench-buyer"), seedKey("bench-op")
-	id := func(k string) terms.AccountID { return ledger.NewSigner(seedKey(k), "").Account() }
+	id := func(k string) terms.AccountID { return ledgertest.Account(seedKey(k)) }
 	net, err := testnet.Start(ctx, b.TempDir(), testnet.Options{
 		Validators: 4, Params: &params, BlockTime: 100 * time.Millisecond,
 		Accounts: []ledger.GenesisAccount{{Account: id("bench-buyer"), Balance: 1 << 62}, {Account: id("bench-op"), Balance: 10}},

@@ -215,8 +215,9 @@ func freePort() (int, error) {
 	return p, nil
 }
 
-// StartFollower creates a full node (consensus.FollowerConfig) in home
-// that peers with every validator, starts it and waits until it has
+// StartFollower creates a full node (Config.Follower: it executes blocks
+// and answers queries without voting) in home that peers with every
+// validator, starts it and waits until it has
 // synced to the validators' height; the caller stops it.
 func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, error) {
 	port, err := freePort()
@@ -231,7 +232,8 @@ func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, 
 		}
 		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
 	}
-	cfg := consensus.FollowerConfig(home, "follower", fmt.Sprintf("tcp://127.0.0.1:%d", port), "", n.GenesisFile, peers)
+	cfg := consensus.Config{Home: home, Moniker: "follower", P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
+		GenesisFile: n.GenesisFile, Peers: peers, Follower: true}
 	c0 := n.Configs[0]
 	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
 	nd, err := consensus.New(cfg)

@@ -24,8 +24,8 @@ func TestFourValidators(t *testing.T) {
 	params.MinServingBond = 1000
 	params.SLAWindowHours = 6
 	buyer, op := seedKey("buyer"), seedKey("op")
-	id := func(name string) terms.AccountID { return ledger.NewSigner(seedKey(name), "").Account() }
-	net, err := testnet.Start(ctx, t.TempDir(), testnet.Options{
+	id := func(name string) terms.AccountID { return ledgertest.Account(seedKey(name)) }
+	net := testnet.StartT(ctx, t, t.TempDir(), testnet.Options{
 		Validators: 4, Params: &params,
 		// Hour 10 of the chain lasts for the whole test.
 		GenesisTime: time.Now().Add(-10*time.Hour - 20*time.Minute),
@@ -34,14 +34,6 @@ func TestFourValidators(t *testing.T) {
 			{Account: id("rich"), Balance: ^uint64(0) - 5},
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := net.Stop(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
 	s := newSender(net)
 	n0, n1, n2 := net.Nodes[0], net.Nodes[1], net.Nodes[2]
 	prov, err := testnet.NewProvider()
