@@ -134,7 +134,7 @@ func (h *holder) rogue(t testing.TB, c Computer, tamper func(sess *identity.Sess
 			}
 			outs[i], _ = PackRows(out, int(req.Dim))
 		}
-		rc, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()))
+		rc, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()), false)
 		if err != nil {
 			_ = st.Reset()
 			return

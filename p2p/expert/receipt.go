@@ -85,11 +85,16 @@ func Seal(sess *identity.Session, r *Receipt) (*identity.Envelope, error) {
 	return env, nil
 }
 
-// Sign seals r with the holder's session key and returns the envelope.
-func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
+// Sign seals r with the holder's session key and returns the envelope's
+// encoding. omitCert leaves the session certificate out, for a caller
+// that holds it already (Request.KnownCert): it is some 5 KB per answer.
+func Sign(sess *identity.Session, r *Receipt, omitCert bool) ([]byte, error) {
 	env, err := Seal(sess, r)
 	if err != nil {
 		return nil, err
+	}
+	if omitCert {
+		env.Cert = identity.Certificate{}
 	}
 	b, err := env.Marshal()
 	if err != nil {
@@ -168,15 +173,9 @@ func Match(r *Receipt, req *Request, outputs [][]byte) error {
 	return nil
 }
 
-// WithCert returns the receipt envelope b with cert put back when the
-// holder left it out (its certificate empty); any other envelope is
-// returned as it is, for Verify to judge.
-func WithCert(b []byte, cert *identity.Certificate) ([]byte, error) {
-	full, _, err := withCert(b, cert)
-	return full, err
-}
-
-// withCert is WithCert also reporting whether it put cert back.
+// withCert returns the receipt envelope b with cert put back when the
+// holder left it out (its certificate empty), and whether it did; any
+// other envelope is returned as it is, for Verify to judge.
 func withCert(b []byte, cert *identity.Certificate) ([]byte, bool, error) {
 	env, err := identity.UnmarshalEnvelope(b, MaxReceiptSize)
 	if err != nil {

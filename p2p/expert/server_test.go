@@ -171,9 +171,9 @@ func TestKnownCertLeftOut(t *testing.T) {
 	if _, err := Verify(nil, short.Receipt, h.machine(), h.peer, time.Now()); err == nil {
 		t.Fatal("a receipt without its certificate verified")
 	}
-	back, err := WithCert(short.Receipt, &h.sess.Cert)
-	if err != nil {
-		t.Fatal(err)
+	back, filled, err := withCert(short.Receipt, &h.sess.Cert)
+	if err != nil || !filled {
+		t.Fatalf("certificate put back: %v, %v", filled, err)
 	}
 	r, err := Verify(nil, back, h.machine(), h.peer, time.Now())
 	if err != nil {

@@ -111,14 +111,3 @@ func exchange(ctx context.Context, h host.Host, p peer.ID, d *Delivery) ([]Resul
 	_ = s.Close()
 	return a.Results, nil
 }
-
-// Deliverer returns Deliver bound to h and network, answering per record
-// whether the gateway may stop delivering it (Acked: persisted, or
-// refused for good), the form a gateway's outbox takes. On an error the
-// records of frames answered before it keep their answers.
-func Deliverer(h host.Host, network string) func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
-	return func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
-		res, err := Deliver(ctx, h, network, p, recs)
-		return Acked(res), err
-	}
-}
