@@ -113,7 +113,7 @@ func TestServerPerPeerLimit(t *testing.T) {
 	hh := newHost(t, hi.key)
 	connect(t, c, hh)
 	block := make(chan struct{})
-	srv, err := NewServer(hh, ServerConfig{Network: testNetwork, MaxPerPeer: 1}, blockingComputer{block},
+	srv, err := NewServer(hh, ServerConfig{Network: testNetwork, Limits: p2p.Limits{MaxPerPeer: 1}}, blockingComputer{block},
 		func() (*identity.Session, error) { return hi.sess, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
