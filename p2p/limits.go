@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -32,6 +33,15 @@ func (l Limits) Validate() error {
 		return fmt.Errorf("max_per_peer %d exceeds max_concurrent %d", l.MaxPerPeer, l.MaxConcurrent)
 	}
 	return nil
+}
+
+// ValidateServer checks what the server of a protocol whose requests
+// name their network needs: that network's name, and valid limits.
+func ValidateServer(network string, l Limits) error {
+	if network == "" {
+		return errors.New("network is required")
+	}
+	return l.Validate()
 }
 
 // Or returns l with its zero fields taken from def. A MaxConcurrent

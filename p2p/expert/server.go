@@ -56,10 +56,7 @@ const (
 
 // Validate checks the configuration.
 func (c ServerConfig) Validate() error {
-	if c.Network == "" {
-		return errors.New("expert: server config: network is required")
-	}
-	if err := c.Limits.Validate(); err != nil {
+	if err := p2p.ValidateServer(c.Network, c.Limits); err != nil {
 		return fmt.Errorf("expert: server config: %w", err)
 	}
 	return nil

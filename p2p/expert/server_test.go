@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -111,7 +112,7 @@ func TestServerPerPeerLimit(t *testing.T) {
 	c := newHost(t, nil)
 	hi := newHolderIdentity(t)
 	hh := newHost(t, hi.key)
-	connect(t, c, hh)
+	p2ptest.Connect(t, c, hh)
 	block := make(chan struct{})
 	srv, err := NewServer(hh, ServerConfig{Network: testNetwork, Limits: p2p.Limits{MaxPerPeer: 1}}, blockingComputer{block},
 		func() (*identity.Session, error) { return hi.sess, nil }, nil)

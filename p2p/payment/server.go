@@ -54,10 +54,7 @@ const writeGrace = 2 * time.Second
 
 // Validate checks the configuration.
 func (c ServerConfig) Validate() error {
-	if c.Network == "" {
-		return errors.New("payment: server config: network is required")
-	}
-	if err := c.Limits.Validate(); err != nil {
+	if err := p2p.ValidateServer(c.Network, c.Limits); err != nil {
 		return fmt.Errorf("payment: server config: %w", err)
 	}
 	return nil
