@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -367,6 +368,14 @@ func openStore(t testing.TB) *bubbleLedger {
 		st.Close()
 	})
 	return l
+}
+
+// inBubble runs body in a synctest bubble over a fresh store (openStore),
+// opened outside the bubble: the store's goroutines must not be part of it.
+func inBubble(t *testing.T, body func(t *testing.T, st *bubbleLedger)) {
+	t.Helper()
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) { body(t, st) })
 }
 
 func testConfig() Config {

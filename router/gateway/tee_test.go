@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
@@ -32,8 +31,7 @@ func (m *market) announceTEE(fp *fakeProvider, outPrice uint64, pub []byte) {
 // or it serves outside the guest). Its answer reaches nobody, is not paid,
 // and the call is served by the next attested provider.
 func TestTEEReceiptFromAnotherKeyFailsOver(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := newMarket(t, st, 2, testConfig(), answer(5*ms, "outside", " the guest"), answer(5*ms, "inside", " the guest"))
 		liar, honest := m.provs[0], m.provs[1]
 		key, _, err := crypto.GenerateEd25519Key(rand.Reader)
