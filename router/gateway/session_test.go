@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
-	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router/routertest"
 )
 
 // TestSessionPinsPrimary: every turn goes to the session's primary while
@@ -226,39 +226,22 @@ func TestSessionRefusals(t *testing.T) {
 
 func count(c prometheus.Counter) uint64 { return (&dtoMetric{}).read(c) }
 
-// standingRegistry is the chain's view for the table: every provider
-// registered to its machine, with the given standings.
-type standingRegistry struct {
-	machines map[peer.ID]identity.MachineID
-	bp       map[identity.MachineID]uint32
-}
-
-func (r standingRegistry) Registered(p peer.ID) (identity.MachineID, bool) {
-	m, ok := r.machines[p]
-	return m, ok
-}
-
-func (r standingRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
-	bp, ok := r.bp[m]
-	return bp, ok
-}
-
 // TestSuccessorTieOnFeeGoesToStanding: equal standby fees are decided by
 // standing.
 func TestSuccessorTieOnFeeGoesToStanding(t *testing.T) {
 	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
-		reg := standingRegistry{machines: map[peer.ID]identity.MachineID{}, bp: map[identity.MachineID]uint32{}}
+		reg := routertest.NewRegistry()
 		for i, fp := range sm.provs {
 			m := fp.ident.MachineID()
-			reg.machines[fp.id], reg.bp[m] = m, uint32(1000*(i+1))
+			reg.Machines[fp.id], reg.Standing[m] = m, uint32(1000*(i+1))
 			sm.standby(i, "DE", 5, uint64(10+i))
 		}
 		sm.table.SetRegistry(reg)
 		sm.beatOnly(0, 1, 2)
 		for _, best := range []int{2, 1} {
-			reg.bp[sm.provs[best].ident.MachineID()] = 9000
-			reg.bp[sm.provs[3-best].ident.MachineID()] = 1000
+			reg.Standing[sm.provs[best].ident.MachineID()] = 9000
+			reg.Standing[sm.provs[3-best].ident.MachineID()] = 1000
 			info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
 			if info.Primary.Peer != sm.provs[0].id.String() || info.Successor == nil || info.Successor.Peer != sm.provs[best].id.String() {
 				t.Fatalf("session %+v: at equal fees the higher standing (p%d) stands by", info, best)
