@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/p2p"
@@ -227,15 +226,5 @@ func finite(b []byte) bool {
 	return true
 }
 
-// clip returns s as valid UTF-8 of at most MaxReasonLen bytes.
-func clip(s string) string {
-	s = strings.ToValidUTF8(s, "?")
-	if len(s) <= MaxReasonLen {
-		return s
-	}
-	s = s[:MaxReasonLen]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+// clip bounds a reason at MaxReasonLen bytes of valid UTF-8.
+func clip(s string) string { return p2p.Clip(s, MaxReasonLen) }

@@ -135,20 +135,8 @@ func encode(what string, v any) ([]byte, error) {
 	return b, nil
 }
 
-// clip returns s as valid UTF-8 of at most MaxReasonLen bytes.
-func clip(s string) string {
-	if !utf8.ValidString(s) {
-		s = string([]rune(s))
-	}
-	if len(s) <= MaxReasonLen {
-		return s
-	}
-	s = s[:MaxReasonLen]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+// clip bounds a reason at MaxReasonLen bytes of valid UTF-8.
+func clip(s string) string { return p2p.Clip(s, MaxReasonLen) }
 
 func writeFrame(w interface{ Write([]byte) (int, error) }, b []byte) error {
 	return p2p.WriteFrame(w, b)
