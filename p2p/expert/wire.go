@@ -120,16 +120,7 @@ func (r *Request) Check() error {
 
 // DecodeRequest strictly decodes a request frame (canonical CBOR, at most
 // MaxRequestSize bytes) and checks it.
-func DecodeRequest(b []byte) (*Request, error) {
-	r := new(Request)
-	if err := cborx.UnmarshalCanonical(b, MaxRequestSize, r); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := r.Check(); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
+func DecodeRequest(b []byte) (*Request, error) { return decodeChecked[Request](b, MaxRequestSize) }
 
 // DecodeResponse strictly decodes a response frame answering req: a
 // success has one output per batch of exactly its input's size and a
@@ -173,13 +164,36 @@ func encode(v any, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// EncodeRequest encodes a request, refusing one a holder would reset.
-func EncodeRequest(r *Request) ([]byte, error) {
-	if err := r.Check(); err != nil {
+// checked is a wire or stored message that checks what decoding alone
+// does not; every one is checked before it is encoded and once decoded.
+type checked[T any] interface {
+	*T
+	Check() error
+}
+
+// encodeChecked checks v and encodes it within limit bytes.
+func encodeChecked[T any, P checked[T]](v P, limit int) ([]byte, error) {
+	if err := v.Check(); err != nil {
 		return nil, err
 	}
-	return encode(r, MaxRequestSize)
+	return encode(v, limit)
 }
+
+// decodeChecked strictly decodes data (canonical CBOR, at most limit
+// bytes) and checks it.
+func decodeChecked[T any, P checked[T]](data []byte, limit int) (*T, error) {
+	v := P(new(T))
+	if err := cborx.UnmarshalCanonical(data, limit, v); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	if err := v.Check(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// EncodeRequest encodes a request, refusing one a holder would reset.
+func EncodeRequest(r *Request) ([]byte, error) { return encodeChecked(r, MaxRequestSize) }
 
 // EncodeResponse encodes a response.
 func EncodeResponse(r *Response) ([]byte, error) { return encode(r, MaxResponseSize) }
