@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -47,7 +48,7 @@ func EncodeBinding(b *Binding) ([]byte, error) { return encodeChecked(b, MaxBind
 
 // DecodeBinding strictly decodes and checks a binding.
 func DecodeBinding(data []byte) (*Binding, error) {
-	return decodeChecked[Binding](data, MaxBindingSize)
+	return cborx.UnmarshalChecked(data, MaxBindingSize, ErrMalformed, (*Binding).Check)
 }
 
 // BindingOf is the binding of a holder's usage for a call to the record

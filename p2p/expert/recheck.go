@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // MaxEvidenceSize bounds an encoded Evidence: the batch, plus the
@@ -62,7 +63,7 @@ func EncodeEvidence(e *Evidence) ([]byte, error) { return encodeChecked(e, MaxEv
 
 // DecodeEvidence strictly decodes and checks evidence.
 func DecodeEvidence(b []byte) (*Evidence, error) {
-	return decodeChecked[Evidence](b, MaxEvidenceSize)
+	return cborx.UnmarshalChecked(b, MaxEvidenceSize, ErrMalformed, (*Evidence).Check)
 }
 
 // Redone is a batch computed again: the output bytes, who computed them

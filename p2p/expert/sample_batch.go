@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // MaxSampleSize bounds an encoded SampledBatch: one batch's input and
@@ -88,5 +89,5 @@ func EncodeSampledBatch(b *SampledBatch) ([]byte, error) { return encodeChecked(
 
 // DecodeSampledBatch strictly decodes and checks a stored batch.
 func DecodeSampledBatch(data []byte) (*SampledBatch, error) {
-	return decodeChecked[SampledBatch](data, MaxSampleSize)
+	return cborx.UnmarshalChecked(data, MaxSampleSize, ErrMalformed, (*SampledBatch).Check)
 }

@@ -120,7 +120,9 @@ func (r *Request) Check() error {
 
 // DecodeRequest strictly decodes a request frame (canonical CBOR, at most
 // MaxRequestSize bytes) and checks it.
-func DecodeRequest(b []byte) (*Request, error) { return decodeChecked[Request](b, MaxRequestSize) }
+func DecodeRequest(b []byte) (*Request, error) {
+	return cborx.UnmarshalChecked(b, MaxRequestSize, ErrMalformed, (*Request).Check)
+}
 
 // DecodeResponse strictly decodes a response frame answering req: a
 // success has one output per batch of exactly its input's size and a
@@ -165,7 +167,8 @@ func encode(v any, limit int) ([]byte, error) {
 }
 
 // checked is a wire or stored message that checks what decoding alone
-// does not; every one is checked before it is encoded and once decoded.
+// does not; every one is checked before it is encoded, and once decoded
+// (cborx.UnmarshalChecked).
 type checked[T any] interface {
 	*T
 	Check() error
@@ -177,19 +180,6 @@ func encodeChecked[T any, P checked[T]](v P, limit int) ([]byte, error) {
 		return nil, err
 	}
 	return encode(v, limit)
-}
-
-// decodeChecked strictly decodes data (canonical CBOR, at most limit
-// bytes) and checks it.
-func decodeChecked[T any, P checked[T]](data []byte, limit int) (*T, error) {
-	v := P(new(T))
-	if err := cborx.UnmarshalCanonical(data, limit, v); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := v.Check(); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
 
 // EncodeRequest encodes a request, refusing one a holder would reset.
