@@ -26,22 +26,23 @@ func NewSeries(reg prometheus.Registerer, subsystem string) Series {
 
 // Counter is the counter tenzro_<subsystem>_<name>.
 func (s Series) Counter(name, help string) prometheus.Counter {
-	return register(s.reg, prometheus.NewCounter(s.opts(name, help)))
+	return Register(s.reg, prometheus.NewCounter(s.opts(name, help)))
 }
 
 // CounterVec is the counter tenzro_<subsystem>_<name> by labels.
 func (s Series) CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
-	return register(s.reg, prometheus.NewCounterVec(s.opts(name, help), labels))
+	return Register(s.reg, prometheus.NewCounterVec(s.opts(name, help), labels))
 }
 
 func (s Series) opts(name, help string) prometheus.CounterOpts {
 	return prometheus.CounterOpts{Namespace: "tenzro", Subsystem: s.subsystem, Name: name, Help: help}
 }
 
-// register registers c on reg, or returns the collector registered before
-// under the same description. Any other refusal (a name taken with other
-// labels or help) is a fault of the code, not of the run: it panics.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+// Register registers c on reg, or returns the collector registered before
+// under the same description, for series a Series does not make. Any
+// other refusal (a name taken with other labels or help) is a fault of
+// the code, not of the run: it panics.
+func Register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	if err := reg.Register(c); err != nil {
 		var are prometheus.AlreadyRegisteredError
 		if errors.As(err, &are) {
