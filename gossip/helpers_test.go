@@ -79,15 +79,7 @@ func (p *testProvider) seal(t testing.TB, kind Kind, msg any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := p.sess.Seal(spec.Domain, spec.PayloadType, payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := env.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return identitytest.Seal(t, p.sess, spec.Domain, spec.PayloadType, payload)
 }
 
 func newTestValidator(now time.Time) (*Validator, *clock.Mock) {

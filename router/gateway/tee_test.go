@@ -1,15 +1,13 @@
 package gateway
 
 import (
-	"crypto/rand"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
-
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/attest"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -34,14 +32,8 @@ func TestTEEReceiptFromAnotherKeyFailsOver(t *testing.T) {
 	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := newMarket(t, st, 2, testConfig(), answer(5*ms, "outside", " the guest"), answer(5*ms, "inside", " the guest"))
 		liar, honest := m.provs[0], m.provs[1]
-		key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		other, err := liar.ident.IssueSession(key, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
+		key, _ := identitytest.PeerKey(t)
+		other := identitytest.Session(t, liar.ident, key, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 		m.announceTEE(liar, 10, other.Cert.SessionPub)
 		m.announceTEE(honest, 11, honest.sess.Cert.SessionPub)
 		before := balance(t, st)

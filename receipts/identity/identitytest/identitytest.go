@@ -36,9 +36,16 @@ func NewMachine(t testing.TB, notBefore, notAfter time.Time) *Machine {
 // closed when the test ends.
 func Open(t testing.TB) *identity.Identity {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
+	return OpenBackend(t, hwkey.BackendSoftware)
+}
+
+// OpenBackend is Open with the hardware-key backend b (the TPM simulator,
+// say).
+func OpenBackend(t testing.TB, b hwkey.Backend) *identity.Identity {
+	t.Helper()
+	id, err := identity.Open(hwkey.Config{Backend: b, Dir: t.TempDir()})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("identity.Open(%s): %v", b, err)
 	}
 	t.Cleanup(func() { _ = id.Close() })
 	return id
@@ -67,4 +74,19 @@ func Session(t testing.TB, id *identity.Identity, key crypto.PrivKey, notBefore,
 		t.Fatal(err)
 	}
 	return sess
+}
+
+// Seal signs payload with sess under domain and payloadType and returns
+// the envelope's bytes as they travel, its certificate included.
+func Seal(t testing.TB, sess *identity.Session, domain, payloadType string, payload []byte) []byte {
+	t.Helper()
+	env, err := sess.Seal(domain, payloadType, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := env.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
