@@ -44,6 +44,13 @@ func newTestSession(t testing.TB, id *identity.Identity, key crypto.PrivKey, now
 	return &testProvider{id: id, peerKey: key, peer: pid, sess: sess, seq: 100}
 }
 
+// newForger is an attacker who holds victim's libp2p key, not its
+// hardware key, and certifies its own machine's session for victim's peer.
+func newForger(t testing.TB, victim *testProvider, now time.Time) *testProvider {
+	t.Helper()
+	return newTestSession(t, newTestProvider(t, now).id, victim.peerKey, now)
+}
+
 func (p *testProvider) machine() []byte { m := p.id.MachineID(); return m[:] }
 
 func (p *testProvider) heartbeat(now time.Time) *Heartbeat {
