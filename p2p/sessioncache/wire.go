@@ -1,7 +1,6 @@
 package sessioncache
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -137,9 +136,3 @@ func encode(what string, v any) ([]byte, error) {
 
 // clip bounds a reason at MaxReasonLen bytes of valid UTF-8.
 func clip(s string) string { return p2p.Clip(s, MaxReasonLen) }
-
-func writeFrame(w interface{ Write([]byte) (int, error) }, b []byte) error {
-	return p2p.WriteFrame(w, b)
-}
-
-func readFrame(r *bufio.Reader) ([]byte, error) { return p2p.ReadFrame(r, MaxFrameSize) }
