@@ -64,16 +64,14 @@ func checkExpertOffers(offers []ExpertOffer) error {
 	if len(offers) > maxExpertOffers {
 		return fmt.Errorf("%w: %d expert offers (max %d)", errInvalid, len(offers), maxExpertOffers)
 	}
-	seen := make(map[string]bool, len(offers))
+	if err := checkRepeats("experts", len(offers), func(i int) []byte { return offers[i].ModelID }); err != nil {
+		return err
+	}
 	for i := range offers {
 		o := &offers[i]
 		if len(o.ModelID) != hashLen {
 			return fmt.Errorf("%w: experts[%d].model_id must be %d bytes", errInvalid, i, hashLen)
 		}
-		if seen[string(o.ModelID)] {
-			return fmt.Errorf("%w: experts[%d] repeats a model", errInvalid, i)
-		}
-		seen[string(o.ModelID)] = true
 		if err := checkIndexes(o.Layers, maxOfferLayers, maxLayerIndex); err != nil {
 			return fmt.Errorf("%w: experts[%d].layers: %w", errInvalid, i, err)
 		}

@@ -2,7 +2,6 @@ package gossip
 
 import (
 	"context"
-	"crypto/rand"
 	"testing"
 	"time"
 
@@ -11,8 +10,8 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -28,16 +27,8 @@ type testProvider struct {
 
 func newTestProvider(t testing.TB, now time.Time) *testProvider {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { id.Close() })
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newTestSession(t, id, key, now)
+	key, _ := identitytest.PeerKey(t)
+	return newTestSession(t, identitytest.Open(t), key, now)
 }
 
 // newTestSession certifies a session of machine id for the peer of key.
@@ -45,15 +36,19 @@ func newTestProvider(t testing.TB, now time.Time) *testProvider {
 // a libp2p key but not the machine's hardware key.
 func newTestSession(t testing.TB, id *identity.Identity, key crypto.PrivKey, now time.Time) *testProvider {
 	t.Helper()
-	sess, err := id.IssueSession(key, now.Add(-time.Minute), now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
 	pid, err := peer.IDFromPrivateKey(key)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sess := identitytest.Session(t, id, key, now.Add(-time.Minute), now.Add(time.Hour))
 	return &testProvider{id: id, peerKey: key, peer: pid, sess: sess, seq: 100}
+}
+
+// newForger is an attacker who holds victim's libp2p key, not its
+// hardware key, and certifies its own machine's session for victim's peer.
+func newForger(t testing.TB, victim *testProvider, now time.Time) *testProvider {
+	t.Helper()
+	return newTestSession(t, newTestProvider(t, now).id, victim.peerKey, now)
 }
 
 func (p *testProvider) machine() []byte { m := p.id.MachineID(); return m[:] }
@@ -91,15 +86,7 @@ func (p *testProvider) seal(t testing.TB, kind Kind, msg any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := p.sess.Seal(spec.Domain, spec.PayloadType, payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := env.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return identitytest.Seal(t, p.sess, spec.Domain, spec.PayloadType, payload)
 }
 
 func newTestValidator(now time.Time) (*Validator, *clock.Mock) {

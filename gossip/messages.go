@@ -121,7 +121,6 @@ func (h *Heartbeat) Check() error {
 	if h.Capacity > maxCapacityValue || h.InFlight > maxCapacityValue || h.QueueDepth > maxCapacityValue {
 		return fmt.Errorf("%w: load figures out of range", errInvalid)
 	}
-	seen := make(map[string]bool, len(h.Models))
 	for i, m := range h.Models {
 		if len(m.ModelID) != hashLen {
 			return fmt.Errorf("%w: models[%d].model_id must be %d bytes", errInvalid, i, hashLen)
@@ -131,12 +130,8 @@ func (h *Heartbeat) Check() error {
 		default:
 			return fmt.Errorf("%w: models[%d].state %q", errInvalid, i, m.State)
 		}
-		if seen[string(m.ModelID)] {
-			return fmt.Errorf("%w: models[%d] repeats a model", errInvalid, i)
-		}
-		seen[string(m.ModelID)] = true
 	}
-	return nil
+	return checkRepeats("models", len(h.Models), func(i int) []byte { return h.Models[i].ModelID })
 }
 
 // Check validates an announcement's structure, including its region.
@@ -162,16 +157,24 @@ func (a *Announcement) Check() error {
 	if a.Standby != nil && len(a.Standby.HPKEKey) != StandbyKeySize {
 		return fmt.Errorf("%w: standby.hpke_key must be %d bytes", errInvalid, StandbyKeySize)
 	}
-	seen := make(map[string]bool, len(a.Models))
 	for i := range a.Models {
-		m := &a.Models[i]
-		if err := m.check(); err != nil {
+		if err := a.Models[i].check(); err != nil {
 			return fmt.Errorf("models[%d]: %w", i, err)
 		}
-		if seen[string(m.ModelID)] {
-			return fmt.Errorf("%w: models[%d] repeats a model", errInvalid, i)
+	}
+	return checkRepeats("models", len(a.Models), func(i int) []byte { return a.Models[i].ModelID })
+}
+
+// checkRepeats refuses a list of n entries (named list) in which an entry
+// names the model (id(i)) of an earlier one: an offer or a status is
+// given once per model.
+func checkRepeats(list string, n int, id func(i int) []byte) error {
+	seen := make(map[string]bool, n)
+	for i := range n {
+		if seen[string(id(i))] {
+			return fmt.Errorf("%w: %s[%d] repeats a model", errInvalid, list, i)
 		}
-		seen[string(m.ModelID)] = true
+		seen[string(id(i))] = true
 	}
 	return nil
 }

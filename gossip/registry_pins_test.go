@@ -53,15 +53,14 @@ func TestRegistryPinsPinToTheChain(t *testing.T) {
 	now := time.Now()
 	v, pins, reg, clk := registryValidator(now)
 	p := newTestProvider(t, now)
-	other := newTestProvider(t, now)
 	// The attacker holds p's libp2p key and announces its own machine
 	// before p registers: accepted, but unregistered.
-	forger := newTestSession(t, other.id, p.peerKey, now)
+	forger := newForger(t, p, now)
 	wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, forger.seal(t, KindAnnounce, forger.announcement(now))), Accept, ReasonOK)
 	if _, ok := pins.Registered(p.peer); ok {
 		t.Fatal("unregistered peer reported registered")
 	}
-	if m, ok := pins.Lookup(p.peer); !ok || m != other.id.MachineID() {
+	if m, ok := pins.Lookup(p.peer); !ok || m != forger.id.MachineID() {
 		t.Fatalf("unregistered peer not pinned first-seen: %s %v", m, ok)
 	}
 

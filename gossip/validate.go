@@ -152,6 +152,28 @@ func certMachine(env *identity.Envelope) (m identity.MachineID) {
 	return m
 }
 
+// checkSequenced applies the rules a provider's sequenced messages
+// (heartbeat, announcement) share, cheapest first: the body names the
+// machine its certificate claims (Reject), its time is in the window and
+// its seq above the last accepted (Ignore), and only then the certificate
+// and signature (authenticate). now is the validation's time.
+func (v *Validator) checkSequenced(kind Kind, machine []byte, timeMs int64, seq uint64, env *identity.Envelope, from peer.ID) (snd Sender, now time.Time, bad *Result) {
+	claimed := certMachine(env)
+	var r Result
+	now = v.clock.Now()
+	if string(machine) != string(claimed[:]) {
+		r = reject(ReasonMachineMismatch, fmt.Errorf("gossip: %s names machine %x but is signed for %s", kind, machine, claimed))
+	} else if err := v.fresh(timeMs, now); err != nil {
+		r = ignore(ReasonStale, err)
+	} else if err := v.seqAbove(kind, claimed, seq); err != nil {
+		r = ignore(ReasonReplay, err)
+	} else {
+		snd, bad = v.authenticate(kind, env, from, now)
+		return snd, now, bad
+	}
+	return Sender{}, now, &r
+}
+
 // authenticate is the expensive second half: certificate chain and
 // signature. from is the peer that propagated the message.
 func (v *Validator) authenticate(kind Kind, env *identity.Envelope, from peer.ID, now time.Time) (Sender, *Result) {

@@ -31,18 +31,7 @@ func (v *Validator) checkAnnouncement(an *Announcement, env *identity.Envelope, 
 		}
 		return reject(reason, fmt.Errorf("gossip: announcement: %w", err))
 	}
-	claimed := certMachine(env)
-	if string(an.MachineID) != string(claimed[:]) {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: announcement names machine %x but is signed for %s", an.MachineID, claimed))
-	}
-	now := v.clock.Now()
-	if err := v.fresh(an.TimeMs, now); err != nil {
-		return ignore(ReasonStale, err)
-	}
-	if err := v.seqAbove(KindAnnounce, claimed, an.Seq); err != nil {
-		return ignore(ReasonReplay, err)
-	}
-	snd, bad := v.authenticate(KindAnnounce, env, from, now)
+	snd, now, bad := v.checkSequenced(KindAnnounce, an.MachineID, an.TimeMs, an.Seq, env, from)
 	if bad != nil {
 		return *bad
 	}

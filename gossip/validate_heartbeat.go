@@ -30,18 +30,7 @@ func (v *Validator) checkHeartbeat(hb *Heartbeat, env *identity.Envelope, from p
 	if err := hb.Check(); err != nil {
 		return reject(ReasonInvalid, fmt.Errorf("gossip: heartbeat: %w", err))
 	}
-	claimed := certMachine(env)
-	if string(hb.MachineID) != string(claimed[:]) {
-		return reject(ReasonMachineMismatch, fmt.Errorf("gossip: heartbeat names machine %x but is signed for %s", hb.MachineID, claimed))
-	}
-	now := v.clock.Now()
-	if err := v.fresh(hb.TimeMs, now); err != nil {
-		return ignore(ReasonStale, err)
-	}
-	if err := v.seqAbove(KindHeartbeat, claimed, hb.Seq); err != nil {
-		return ignore(ReasonReplay, err)
-	}
-	snd, bad := v.authenticate(KindHeartbeat, env, from, now)
+	snd, _, bad := v.checkSequenced(KindHeartbeat, hb.MachineID, hb.TimeMs, hb.Seq, env, from)
 	if bad != nil {
 		return *bad
 	}

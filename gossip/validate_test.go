@@ -48,10 +48,9 @@ func TestForgedHeartbeats(t *testing.T) {
 
 	t.Run("signed by another machine's key", func(t *testing.T) {
 		v, p := pinned(t, now)
-		other := newTestProvider(t, now)
 		// The attacker holds the victim's libp2p key (not its hardware key)
 		// and certifies its own machine's session for the victim's peer.
-		forger := newTestSession(t, other.id, p.peerKey, now)
+		forger := newForger(t, p, now)
 		hb := forger.heartbeat(now)
 		// The pin is this node's view: Ignore, so no relay is penalised.
 		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, forger.seal(t, KindHeartbeat, hb)), Ignore, ReasonPinMismatch)
@@ -59,8 +58,7 @@ func TestForgedHeartbeats(t *testing.T) {
 
 	t.Run("body names the pinned machine but the cert is another's", func(t *testing.T) {
 		v, p := pinned(t, now)
-		other := newTestProvider(t, now)
-		forger := newTestSession(t, other.id, p.peerKey, now)
+		forger := newForger(t, p, now)
 		hb := p.heartbeat(now)
 		wantVerdict(t, v.ValidateHeartbeat(tctx, testRelay, forger.seal(t, KindHeartbeat, hb)), Reject, ReasonMachineMismatch)
 	})
@@ -164,8 +162,7 @@ func TestForgedAnnouncements(t *testing.T) {
 
 	t.Run("another machine after the pin", func(t *testing.T) {
 		v, p := pinned(t, now)
-		other := newTestProvider(t, now)
-		forger := newTestSession(t, other.id, p.peerKey, now)
+		forger := newForger(t, p, now)
 		wantVerdict(t, v.ValidateAnnouncement(tctx, testRelay, forger.seal(t, KindAnnounce, forger.announcement(now))), Ignore, ReasonPinMismatch)
 		if m, _ := v.Pins().Lookup(p.peer); m != p.id.MachineID() {
 			t.Fatalf("pin moved to %s", m)

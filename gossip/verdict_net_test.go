@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -23,16 +24,10 @@ func (d disagreeingPins) Offer(peer.ID, identity.MachineID) identity.MachineID {
 
 func newNetHost(t *testing.T, key crypto.PrivKey) host.Host {
 	t.Helper()
-	opts := []libp2p.Option{libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay()}
-	if key != nil {
-		opts = append(opts, libp2p.Identity(key))
+	if key == nil {
+		return p2ptest.Host(t)
 	}
-	h, err := libp2p.New(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	return h
+	return p2ptest.Host(t, libp2p.Identity(key))
 }
 
 func newNetService(t *testing.T, h host.Host, pins Pins) *Service {

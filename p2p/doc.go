@@ -62,7 +62,12 @@
 // ServicePayment, ServiceExpert, ServiceSessionCache), its deadlines, and
 // a request frame read within its cap and a memory reservation. The
 // protocol's code gets the prepared Stream; its error resets the stream,
-// its success closes it.
+// its success closes it. The small request/answer servers (payment,
+// session-cache, expert) take their bounds as Limits, validated and
+// defaulted one way, and their clients make the exchange with Call: one
+// frame out on a stream attached to its service, one frame back, ctx's end
+// resetting the stream. Their series come from Series, and a reason or
+// message a peer is told is bounded by Clip.
 //
 // # Framing
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/routertest"
 )
 
 type fixture struct {
@@ -127,22 +128,6 @@ func TestStaleHeartbeatDoesNotRewind(t *testing.T) {
 	f.want(t, StatusDown)
 }
 
-// fakeRegistry registers peers to machines and gives standings.
-type fakeRegistry struct {
-	reg      map[peer.ID]identity.MachineID
-	standing map[identity.MachineID]uint32
-}
-
-func (f fakeRegistry) Registered(p peer.ID) (identity.MachineID, bool) {
-	m, ok := f.reg[p]
-	return m, ok
-}
-
-func (f fakeRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
-	s, ok := f.standing[m]
-	return s, ok
-}
-
 // TestRegistryMarksProviders: with a registry, a provider registered to
 // the machine it announced is listed registered with its standing; one
 // not registered (or registered to another machine) is listed as such,
@@ -156,7 +141,8 @@ func TestRegistryMarksProviders(t *testing.T) {
 	if o := f.table.Offers("m")[0]; o.Unregistered || o.StandingKnown {
 		t.Fatalf("without a chain: offer %+v", o)
 	}
-	reg := fakeRegistry{reg: map[peer.ID]identity.MachineID{}, standing: map[identity.MachineID]uint32{f.mach: 8123}}
+	reg := routertest.NewRegistry()
+	reg.Standing[f.mach] = 8123
 	f.table.SetRegistry(reg)
 	if v := f.table.List()[0]; v.Registered == nil || *v.Registered || v.StandingBP != nil {
 		t.Fatalf("unregistered: registered %v standing %v", v.Registered, v.StandingBP)
@@ -164,11 +150,11 @@ func TestRegistryMarksProviders(t *testing.T) {
 	if o := f.table.Offers("m")[0]; !o.Unregistered || !o.StandingKnown || o.Standing != 0 {
 		t.Fatalf("unregistered offer %+v", o)
 	}
-	reg.reg[f.peer] = identity.MachineID{8} // registered, but to another machine
+	reg.Machines[f.peer] = identity.MachineID{8} // registered, but to another machine
 	if v, _ := f.table.Get(f.peer); v.Registered == nil || *v.Registered {
 		t.Fatalf("peer registered to another machine listed registered")
 	}
-	reg.reg[f.peer] = f.mach
+	reg.Machines[f.peer] = f.mach
 	v, _ := f.table.Get(f.peer)
 	if v.Registered == nil || !*v.Registered || v.StandingBP == nil || *v.StandingBP != 8123 {
 		t.Fatalf("registered: registered %v standing %v", v.Registered, v.StandingBP)

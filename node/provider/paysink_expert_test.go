@@ -37,7 +37,7 @@ func TestRecordSinkExpertReceipt(t *testing.T) {
 	}
 	rows, _ := expert.PackRows([][]float32{{1, 2}}, 2)
 	req := &expert.Request{Network: "n", Layer: 1, Dim: 2, Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{5}, Rows: rows}}}
-	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, now))
+	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, now), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func (dn *disputeNet) holderCall(m *llm.Model) (expert.HolderUsage, terms.Hash32
 			req.Batches = append(req.Batches, expert.WireBatch{Expert: uint32(e), Positions: pos, Rows: rows})
 			outs = append(outs, packed)
 		}
-		env, err := expert.Sign(dn.machine.Session, expert.NewReceipt(dn.machine.Session, req, outs, time.Now()))
+		env, err := expert.Sign(dn.machine.Session, expert.NewReceipt(dn.machine.Session, req, outs, time.Now()), false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func TestJudgeBatchTolerance(t *testing.T) {
 	evidence := func(rows []byte, out [][]float32, dim int) ledger.DisputeEvidence {
 		packed, _ := expert.PackRows(out, dim)
 		req := &expert.Request{Layer: 0, Dim: uint32(dim), Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{0, 1}, Rows: rows}}}
-		env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()))
+		env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func BenchmarkBatchJudge(b *testing.B) {
 	rows, _ := expert.PackRows(in, o.Dim)
 	packed, _ := expert.PackRows(out, o.Dim)
 	req := &expert.Request{Layer: 1, Dim: uint32(o.Dim), Batches: []expert.WireBatch{{Expert: 2, Positions: []uint32{0, 1, 2, 3, 4, 5, 6, 7}, Rows: rows}}}
-	env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()))
+	env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()), false)
 	if err != nil {
 		b.Fatal(err)
 	}

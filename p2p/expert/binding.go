@@ -44,23 +44,11 @@ func (b *Binding) Binds(receiptHash terms.Hash32) bool {
 }
 
 // EncodeBinding encodes b as canonical CBOR.
-func EncodeBinding(b *Binding) ([]byte, error) {
-	if err := b.Check(); err != nil {
-		return nil, err
-	}
-	return encode(b, MaxBindingSize)
-}
+func EncodeBinding(b *Binding) ([]byte, error) { return encodeChecked(b, MaxBindingSize) }
 
 // DecodeBinding strictly decodes and checks a binding.
 func DecodeBinding(data []byte) (*Binding, error) {
-	b := new(Binding)
-	if err := cborx.UnmarshalCanonical(data, MaxBindingSize, b); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := b.Check(); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return cborx.UnmarshalChecked(data, MaxBindingSize, ErrMalformed, (*Binding).Check)
 }
 
 // BindingOf is the binding of a holder's usage for a call to the record

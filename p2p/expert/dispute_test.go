@@ -32,7 +32,7 @@ func TestEvidenceDisputeOpen(t *testing.T) {
 	req := &Request{Model: [32]byte{7}, Layer: 3, Dim: dim, Batches: []WireBatch{{Expert: 1, Positions: []uint32{0}, Rows: other},
 		{Expert: 2, Positions: []uint32{4, 5}, Rows: rows}}}
 	rc := NewReceipt(h.sess, req, [][]byte{other, out}, time.Now())
-	env, err := Sign(h.sess, rc)
+	env, err := Sign(h.sess, rc, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestEvidenceDisputeOpen(t *testing.T) {
 	if err != nil || ev == nil {
 		t.Fatalf("recheck of a batch recomputed otherwise: %v %v", ev, err)
 	}
-	earlier, _ := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{other, other}, time.Now()))
+	earlier, _ := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{other, other}, time.Now()), false)
 	u := HolderUsage{Receipts: [][]byte{earlier, env}}
 	payer, digest := terms.AccountID{1}, terms.Hash32{2}
 	p, err := ev.DisputeOpen(payer, digest, u.ReceiptHashes(), 500)

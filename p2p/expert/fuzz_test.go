@@ -54,7 +54,7 @@ func FuzzDecodeResponse(f *testing.F) {
 	req := sampleRequest(f)
 	h := newHolderIdentity(f)
 	outs := [][]byte{req.Batches[0].Rows, req.Batches[1].Rows}
-	rcpt, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()))
+	rcpt, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()), false)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func FuzzDecodeResponse(f *testing.F) {
 func FuzzDecodeReceipt(f *testing.F) {
 	req := sampleRequest(f)
 	h := newHolderIdentity(f)
-	rcpt, err := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{req.Batches[0].Rows, req.Batches[1].Rows}, time.Now()))
+	rcpt, err := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{req.Batches[0].Rows, req.Batches[1].Rows}, time.Now()), false)
 	if err != nil {
 		f.Fatal(err)
 	}

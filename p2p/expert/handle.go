@@ -72,14 +72,9 @@ func (s *Server) answer(ctx context.Context, req *Request, log *slog.Logger) *Re
 	if err != nil {
 		return fail(CodeInternal, fmt.Errorf("expert: no session: %w", err))
 	}
-	env, err := Seal(sess, NewReceipt(sess, req, outputs, time.Now()))
-	if err != nil {
-		return fail(CodeInternal, err)
-	}
-	if h := s.certHash(sess); len(req.KnownCert) == len(h) && bytes.Equal(req.KnownCert, h[:]) {
-		env.Cert = identity.Certificate{} // the caller holds it (Request.KnownCert)
-	}
-	rcpt, err := env.Marshal()
+	h := s.certHash(sess)
+	known := len(req.KnownCert) == len(h) && bytes.Equal(req.KnownCert, h[:])
+	rcpt, err := Sign(sess, NewReceipt(sess, req, outputs, time.Now()), known)
 	if err != nil {
 		return fail(CodeInternal, err)
 	}

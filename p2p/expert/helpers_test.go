@@ -3,7 +3,6 @@ package expert
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"sync"
 	"testing"
 	"time"
@@ -15,8 +14,9 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 )
 
 const testNetwork = "experttest"
@@ -33,49 +33,18 @@ func (h holderIdentity) machine() identity.MachineID { return h.id.MachineID() }
 
 func newHolderIdentity(t testing.TB) holderIdentity {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { id.Close() })
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := peer.IDFromPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Now()
-	sess, err := id.IssueSession(key, now.Add(-time.Minute), now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return holderIdentity{id: id, key: key, peer: pid, sess: sess}
+	m := identitytest.NewMachine(t, now.Add(-time.Minute), now.Add(time.Hour))
+	return holderIdentity{id: m.ID, key: m.Key, peer: m.Peer, sess: m.Session}
 }
 
 // newHost returns a loopback host with key (nil: a fresh one).
 func newHost(t testing.TB, key crypto.PrivKey) host.Host {
 	t.Helper()
-	opts := []libp2p.Option{libp2p.ListenAddrStrings("/ip4/127.0.0.1/tcp/0"), libp2p.DisableRelay()}
-	if key != nil {
-		opts = append(opts, libp2p.Identity(key))
+	if key == nil {
+		return p2ptest.Host(t)
 	}
-	h, err := libp2p.New(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	return h
-}
-
-func connect(t testing.TB, a, b host.Host) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := a.Connect(ctx, peer.AddrInfo{ID: b.ID(), Addrs: b.Addrs()}); err != nil {
-		t.Fatal(err)
-	}
+	return p2ptest.Host(t, libp2p.Identity(key))
 }
 
 // holder is a holder host: its identity and, when honest, its server.
@@ -90,7 +59,7 @@ func startHolder(t testing.TB, caller host.Host, c Computer) *holder {
 	t.Helper()
 	hi := newHolderIdentity(t)
 	h := newHost(t, hi.key)
-	connect(t, caller, h)
+	p2ptest.Connect(t, caller, h)
 	srv, err := NewServer(h, ServerConfig{Network: testNetwork}, c, func() (*identity.Session, error) { return hi.sess, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +103,7 @@ func (h *holder) rogue(t testing.TB, c Computer, tamper func(sess *identity.Sess
 			}
 			outs[i], _ = PackRows(out, int(req.Dim))
 		}
-		rc, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()))
+		rc, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()), false)
 		if err != nil {
 			_ = st.Reset()
 			return

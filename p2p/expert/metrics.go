@@ -1,9 +1,8 @@
 package expert
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tenzrod/tenzrod/p2p"
 )
 
 // Metrics are the expert protocol's series, caller and holder side. A
@@ -25,39 +24,19 @@ type Metrics struct {
 // NewMetrics registers the series on reg (a private registry when nil);
 // parts sharing a registry share the series.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	if reg == nil {
-		reg = prometheus.NewRegistry()
-	}
-	c := func(name, help string) prometheus.Counter {
-		return register(reg, prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert", Name: name, Help: help}))
-	}
+	s := p2p.NewSeries(reg, "expert")
 	return &Metrics{
-		Retired: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
-			Name: "retired_total", Help: "Expert exchanges whose holder was retired for the batch, by reason."}, []string{"reason"})),
-		Exchanges:    c("exchanges_total", "Expert exchanges whose receipt verified and whose rows were used."),
-		ExpertTokens: c("expert_tokens_total", "Expert rows computed at holders and verified."),
-		NoHolder:     c("no_holder_total", "Expert batches that failed a forward pass for want of a holder."),
-		WireBytes: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
-			Name: "wire_bytes_total", Help: "Expert protocol frame bytes of this caller, by direction."}, []string{"direction"})),
-		Served:     c("served_total", "Expert exchanges this holder answered with rows and a signed receipt."),
-		ServedRows: c("served_rows_total", "Expert rows this holder computed."),
-		Sampled:    c("sampled_total", "Verified expert batches stored in full for re-execution."),
-		Rechecked: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
-			Name: "rechecked_total", Help: "Stored expert batches re-executed, by result (match, mismatch: dispute evidence, failed)."}, []string{"result"})),
-		Disputes: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "expert",
-			Name: "disputes_total", Help: "Dispute evidence taken to the chain, by outcome (opened; known: opened before; refused: can never be; failed: retried)."}, []string{"outcome"})),
+		Retired:      s.CounterVec("retired_total", "Expert exchanges whose holder was retired for the batch, by reason.", "reason"),
+		Exchanges:    s.Counter("exchanges_total", "Expert exchanges whose receipt verified and whose rows were used."),
+		ExpertTokens: s.Counter("expert_tokens_total", "Expert rows computed at holders and verified."),
+		NoHolder:     s.Counter("no_holder_total", "Expert batches that failed a forward pass for want of a holder."),
+		WireBytes:    s.CounterVec("wire_bytes_total", "Expert protocol frame bytes of this caller, by direction.", "direction"),
+		Served:       s.Counter("served_total", "Expert exchanges this holder answered with rows and a signed receipt."),
+		ServedRows:   s.Counter("served_rows_total", "Expert rows this holder computed."),
+		Sampled:      s.Counter("sampled_total", "Verified expert batches stored in full for re-execution."),
+		Rechecked: s.CounterVec("rechecked_total",
+			"Stored expert batches re-executed, by result (match, mismatch: dispute evidence, failed).", "result"),
+		Disputes: s.CounterVec("disputes_total",
+			"Dispute evidence taken to the chain, by outcome (opened; known: opened before; refused: can never be; failed: retried).", "outcome"),
 	}
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if old, ok := are.ExistingCollector.(C); ok {
-				return old
-			}
-		}
-		panic("expert: metrics: " + err.Error())
-	}
-	return c
 }

@@ -233,7 +233,7 @@ func TestFaultyHolderCaught(t *testing.T) {
 		{"wrong input hash", ReasonInput, func(own *identity.Session, _ *Request, r *Response) *Response {
 			_, rc, _ := DecodeReceipt(r.Receipt)
 			rc.Entries[0].InputHash[0] ^= 0xff
-			r.Receipt, _ = Sign(own, rc) // the holder's own key: only the hash is wrong
+			r.Receipt, _ = Sign(own, rc, false) // the holder's own key: only the hash is wrong
 			return r
 		}},
 		{"bad signature", ReasonSignature, func(_ *identity.Session, _ *Request, r *Response) *Response {
@@ -243,7 +243,7 @@ func TestFaultyHolderCaught(t *testing.T) {
 			return r
 		}},
 		{"receipt by another machine", ReasonSigner, func(_ *identity.Session, req *Request, r *Response) *Response {
-			r.Receipt, _ = Sign(other.sess, NewReceipt(other.sess, req, r.Outputs, time.Now()))
+			r.Receipt, _ = Sign(other.sess, NewReceipt(other.sess, req, r.Outputs, time.Now()), false)
 			return r
 		}},
 		{"no receipt", ReasonMalformed, func(_ *identity.Session, _ *Request, r *Response) *Response {

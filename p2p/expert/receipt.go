@@ -15,16 +15,15 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
-// Envelope labels of an expert receipt: no other message kind verifies as
-// one, nor the reverse.
+// Envelope labels and bounds of an expert receipt: the ledger's, since
+// the chain judges a dispute over the very bytes the holder signed. No
+// other message kind verifies as one, nor the reverse. MaxBatches entries
+// and MaxRows positions fit well within MaxReceiptPayload.
 const (
 	ReceiptDomain      = ledger.ExpertReceiptDomain
-	ReceiptPayloadType = "tenzro.expert-receipt.v1"
-	// MaxReceiptPayload bounds an encoded receipt: MaxBatches entries and
-	// MaxRows positions fit well within it.
-	MaxReceiptPayload = 64 << 10
-	// MaxReceiptSize bounds a receipt envelope.
-	MaxReceiptSize = MaxReceiptPayload + identity.EnvelopeOverhead
+	ReceiptPayloadType = ledger.ExpertReceiptPayloadType
+	MaxReceiptPayload  = ledger.MaxExpertReceiptPayload
+	MaxReceiptSize     = ledger.MaxExpertReceiptBytes
 )
 
 // Verification errors; Verify and Match wrap exactly one of them.
@@ -38,23 +37,12 @@ var (
 
 // Receipt is a holder's signed statement of one exchange: for each expert
 // batch, the positions, the SHA-256 of the exact input bytes it received
-// and the SHA-256 of the exact output bytes it returned.
-type Receipt struct {
-	Model   [32]byte `cbor:"1,keyasint"`
-	Layer   uint32   `cbor:"2,keyasint"`
-	Machine []byte   `cbor:"3,keyasint"`
-	Peer    []byte   `cbor:"4,keyasint"`
-	TimeMs  int64    `cbor:"5,keyasint"`
-	Entries []Entry  `cbor:"6,keyasint"`
-}
+// and the SHA-256 of the exact output bytes it returned. It is the
+// ledger's ExpertReceipt, which dispute evidence carries.
+type Receipt = ledger.ExpertReceipt
 
 // Entry is one expert batch of a receipt.
-type Entry struct {
-	Expert     uint32   `cbor:"1,keyasint"`
-	Positions  []uint32 `cbor:"2,keyasint"`
-	InputHash  [32]byte `cbor:"3,keyasint"`
-	OutputHash [32]byte `cbor:"4,keyasint"`
-}
+type Entry = ledger.ExpertEntry
 
 // NewReceipt describes the exchange of req answered with outputs.
 func NewReceipt(sess *identity.Session, req *Request, outputs [][]byte, now time.Time) *Receipt {
@@ -85,11 +73,16 @@ func Seal(sess *identity.Session, r *Receipt) (*identity.Envelope, error) {
 	return env, nil
 }
 
-// Sign seals r with the holder's session key and returns the envelope.
-func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
+// Sign seals r with the holder's session key and returns the envelope's
+// encoding. omitCert leaves the session certificate out, for a caller
+// that holds it already (Request.KnownCert): it is some 5 KB per answer.
+func Sign(sess *identity.Session, r *Receipt, omitCert bool) ([]byte, error) {
 	env, err := Seal(sess, r)
 	if err != nil {
 		return nil, err
+	}
+	if omitCert {
+		env.Cert = identity.Certificate{}
 	}
 	b, err := env.Marshal()
 	if err != nil {
@@ -101,15 +94,8 @@ func Sign(sess *identity.Session, r *Receipt) ([]byte, error) {
 // DecodeReceipt strictly decodes a receipt envelope and its payload
 // without verifying anything.
 func DecodeReceipt(b []byte) (*identity.Envelope, *Receipt, error) {
-	env, err := identity.UnmarshalEnvelope(b, MaxReceiptSize)
+	env, r, err := ledger.ParseExpertReceipt(b)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrBadReceipt, err)
-	}
-	if env.Domain != ReceiptDomain || env.PayloadType != ReceiptPayloadType {
-		return nil, nil, fmt.Errorf("%w: domain %q, payload type %q", ErrBadReceipt, env.Domain, env.PayloadType)
-	}
-	r := new(Receipt)
-	if err := cborx.UnmarshalCanonical(env.Payload, MaxReceiptPayload, r); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", ErrBadReceipt, err)
 	}
 	return env, r, nil
@@ -168,15 +154,9 @@ func Match(r *Receipt, req *Request, outputs [][]byte) error {
 	return nil
 }
 
-// WithCert returns the receipt envelope b with cert put back when the
-// holder left it out (its certificate empty); any other envelope is
-// returned as it is, for Verify to judge.
-func WithCert(b []byte, cert *identity.Certificate) ([]byte, error) {
-	full, _, err := withCert(b, cert)
-	return full, err
-}
-
-// withCert is WithCert also reporting whether it put cert back.
+// withCert returns the receipt envelope b with cert put back when the
+// holder left it out (its certificate empty), and whether it did; any
+// other envelope is returned as it is, for Verify to judge.
 func withCert(b []byte, cert *identity.Certificate) ([]byte, bool, error) {
 	env, err := identity.UnmarshalEnvelope(b, MaxReceiptSize)
 	if err != nil {

@@ -59,23 +59,11 @@ func (e *Evidence) Check() error {
 }
 
 // EncodeEvidence encodes e as canonical CBOR.
-func EncodeEvidence(e *Evidence) ([]byte, error) {
-	if err := e.Check(); err != nil {
-		return nil, err
-	}
-	return encode(e, MaxEvidenceSize)
-}
+func EncodeEvidence(e *Evidence) ([]byte, error) { return encodeChecked(e, MaxEvidenceSize) }
 
 // DecodeEvidence strictly decodes and checks evidence.
 func DecodeEvidence(b []byte) (*Evidence, error) {
-	e := new(Evidence)
-	if err := cborx.UnmarshalCanonical(b, MaxEvidenceSize, e); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := e.Check(); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return cborx.UnmarshalChecked(b, MaxEvidenceSize, ErrMalformed, (*Evidence).Check)
 }
 
 // Redone is a batch computed again: the output bytes, who computed them

@@ -32,7 +32,7 @@ func consistentLiar(sess *identity.Session, req *Request, r *Response) *Response
 		v := math.Float32frombits(binary.LittleEndian.Uint32(r.Outputs[i]))
 		binary.LittleEndian.PutUint32(r.Outputs[i], math.Float32bits(v+0.5))
 	}
-	rc, err := Sign(sess, NewReceipt(sess, req, r.Outputs, time.Now()))
+	rc, err := Sign(sess, NewReceipt(sess, req, r.Outputs, time.Now()), false)
 	if err != nil {
 		return nil
 	}
@@ -171,7 +171,7 @@ func TestLocalRecheck(t *testing.T) {
 		output []byte
 		caught bool
 	}{{good, false}, {rounding, false}, {bad, true}} {
-		rc, err := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{tc.output}, time.Now()))
+		rc, err := Sign(h.sess, NewReceipt(h.sess, req, [][]byte{tc.output}, time.Now()), false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -85,21 +85,9 @@ func (b *SampledBatch) Ref() ledger.ExpertBatchRef {
 }
 
 // EncodeSampledBatch encodes b as canonical CBOR.
-func EncodeSampledBatch(b *SampledBatch) ([]byte, error) {
-	if err := b.Check(); err != nil {
-		return nil, err
-	}
-	return encode(b, MaxSampleSize)
-}
+func EncodeSampledBatch(b *SampledBatch) ([]byte, error) { return encodeChecked(b, MaxSampleSize) }
 
 // DecodeSampledBatch strictly decodes and checks a stored batch.
 func DecodeSampledBatch(data []byte) (*SampledBatch, error) {
-	b := new(SampledBatch)
-	if err := cborx.UnmarshalCanonical(data, MaxSampleSize, b); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := b.Check(); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return cborx.UnmarshalChecked(data, MaxSampleSize, ErrMalformed, (*SampledBatch).Check)
 }

@@ -80,7 +80,7 @@ func validSample(t testing.TB, h holderIdentity) *SampledBatch {
 	req := sampleRequest(t)
 	outs := [][]byte{bytes.Clone(req.Batches[0].Rows), bytes.Clone(req.Batches[1].Rows)}
 	outs[1][0] ^= 1
-	rc, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()))
+	rc, err := Sign(h.sess, NewReceipt(h.sess, req, outs, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,13 +35,11 @@ type ServerConfig struct {
 	// Network is this node's network name; requests naming another are
 	// refused with CodeWrongNetwork. Required.
 	Network string
-	// MaxPerPeer caps one caller's exchanges in progress (default 8: a
-	// serving node has a few forward passes in flight at once).
-	MaxPerPeer int
-	// MaxConcurrent caps exchanges of all callers (default 64).
-	MaxConcurrent int
-	// Timeout bounds one exchange: read, compute, sign, write (default 10 s).
-	Timeout time.Duration
+	// Limits cap the exchanges in progress, of one caller (default 8: a
+	// serving node has a few forward passes in flight at once) and of all
+	// (default 64), and bound one exchange: read, compute, sign, write
+	// (default 10 s).
+	p2p.Limits
 	// Metrics takes the holder's series (nil: not exported).
 	Metrics *Metrics
 	// Registerer takes the count of handler panics (a private registry
@@ -58,28 +56,10 @@ const (
 
 // Validate checks the configuration.
 func (c ServerConfig) Validate() error {
-	switch {
-	case c.Network == "":
-		return errors.New("expert: server config: network is required")
-	case c.MaxPerPeer < 0 || c.MaxConcurrent < 0 || c.Timeout < 0:
-		return errors.New("expert: server config: limits and timeout must not be negative")
-	case c.MaxPerPeer > 0 && c.MaxConcurrent > 0 && c.MaxPerPeer > c.MaxConcurrent:
-		return fmt.Errorf("expert: server config: max_per_peer %d exceeds max_concurrent %d", c.MaxPerPeer, c.MaxConcurrent)
+	if err := p2p.ValidateServer(c.Network, c.Limits); err != nil {
+		return fmt.Errorf("expert: server config: %w", err)
 	}
 	return nil
-}
-
-func (c ServerConfig) withDefaults() ServerConfig {
-	if c.MaxPerPeer == 0 {
-		c.MaxPerPeer = DefaultMaxPerPeer
-	}
-	if c.MaxConcurrent == 0 {
-		c.MaxConcurrent = max(DefaultMaxConcurrent, c.MaxPerPeer)
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultServerTimeout
-	}
-	return c
 }
 
 // ServerStats counts what a holder did.
@@ -116,9 +96,9 @@ func NewServer(h host.Host, cfg ServerConfig, c Computer, session func() (*ident
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cfg = cfg.withDefaults()
+	cfg.Limits = cfg.Limits.Or(p2p.Limits{MaxPerPeer: DefaultMaxPerPeer, MaxConcurrent: DefaultMaxConcurrent, Timeout: DefaultServerTimeout})
 	return &Server{h: h, cfg: cfg, compute: c, session: session, log: log,
-		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "expert exchanges"))}, nil
+		life: p2p.NewStreamServer(h, ProtocolID, cfg.PeerLimits("expert exchanges"))}, nil
 }
 
 // Start registers the stream handler; a server starts once.

@@ -12,6 +12,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
@@ -111,9 +112,9 @@ func TestServerPerPeerLimit(t *testing.T) {
 	c := newHost(t, nil)
 	hi := newHolderIdentity(t)
 	hh := newHost(t, hi.key)
-	connect(t, c, hh)
+	p2ptest.Connect(t, c, hh)
 	block := make(chan struct{})
-	srv, err := NewServer(hh, ServerConfig{Network: testNetwork, MaxPerPeer: 1}, blockingComputer{block},
+	srv, err := NewServer(hh, ServerConfig{Network: testNetwork, Limits: p2p.Limits{MaxPerPeer: 1}}, blockingComputer{block},
 		func() (*identity.Session, error) { return hi.sess, nil }, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -171,9 +172,9 @@ func TestKnownCertLeftOut(t *testing.T) {
 	if _, err := Verify(nil, short.Receipt, h.machine(), h.peer, time.Now()); err == nil {
 		t.Fatal("a receipt without its certificate verified")
 	}
-	back, err := WithCert(short.Receipt, &h.sess.Cert)
-	if err != nil {
-		t.Fatal(err)
+	back, filled, err := withCert(short.Receipt, &h.sess.Cert)
+	if err != nil || !filled {
+		t.Fatalf("certificate put back: %v, %v", filled, err)
 	}
 	r, err := Verify(nil, back, h.machine(), h.peer, time.Now())
 	if err != nil {

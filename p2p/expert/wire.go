@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/p2p"
@@ -122,14 +121,7 @@ func (r *Request) Check() error {
 // DecodeRequest strictly decodes a request frame (canonical CBOR, at most
 // MaxRequestSize bytes) and checks it.
 func DecodeRequest(b []byte) (*Request, error) {
-	r := new(Request)
-	if err := cborx.UnmarshalCanonical(b, MaxRequestSize, r); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := r.Check(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return cborx.UnmarshalChecked(b, MaxRequestSize, ErrMalformed, (*Request).Check)
 }
 
 // DecodeResponse strictly decodes a response frame answering req: a
@@ -174,13 +166,24 @@ func encode(v any, limit int) ([]byte, error) {
 	return b, nil
 }
 
-// EncodeRequest encodes a request, refusing one a holder would reset.
-func EncodeRequest(r *Request) ([]byte, error) {
-	if err := r.Check(); err != nil {
+// checked is a wire or stored message that checks what decoding alone
+// does not; every one is checked before it is encoded, and once decoded
+// (cborx.UnmarshalChecked).
+type checked[T any] interface {
+	*T
+	Check() error
+}
+
+// encodeChecked checks v and encodes it within limit bytes.
+func encodeChecked[T any, P checked[T]](v P, limit int) ([]byte, error) {
+	if err := v.Check(); err != nil {
 		return nil, err
 	}
-	return encode(r, MaxRequestSize)
+	return encode(v, limit)
 }
+
+// EncodeRequest encodes a request, refusing one a holder would reset.
+func EncodeRequest(r *Request) ([]byte, error) { return encodeChecked(r, MaxRequestSize) }
 
 // EncodeResponse encodes a response.
 func EncodeResponse(r *Response) ([]byte, error) { return encode(r, MaxResponseSize) }
@@ -227,15 +230,5 @@ func finite(b []byte) bool {
 	return true
 }
 
-// clip returns s as valid UTF-8 of at most MaxReasonLen bytes.
-func clip(s string) string {
-	s = strings.ToValidUTF8(s, "?")
-	if len(s) <= MaxReasonLen {
-		return s
-	}
-	s = s[:MaxReasonLen]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+// clip bounds a reason at MaxReasonLen bytes of valid UTF-8.
+func clip(s string) string { return p2p.Clip(s, MaxReasonLen) }

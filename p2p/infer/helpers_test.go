@@ -14,6 +14,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
@@ -80,14 +81,8 @@ func encodedLen(t *testing.T, f *Frame) int64 {
 // returns the first frame of the answer, decoded.
 func rawExchange(t *testing.T, client host.Host, server peer.ID, payload []byte) *Frame {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	s, err := client.NewStream(ctx, server, ProtocolID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := p2ptest.Stream(t, client, server, ProtocolID)
 	defer func() { _ = s.Reset() }()
-	_ = s.SetDeadline(time.Now().Add(5 * time.Second))
 	if err := p2p.WriteFrame(s, payload); err != nil {
 		t.Fatal(err)
 	}

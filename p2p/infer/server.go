@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/filecoin-project/go-clock"
 	"github.com/libp2p/go-libp2p/core/host"
@@ -266,20 +264,7 @@ func sanitize(e *ErrorFrame) *ErrorFrame {
 		c.Status = 500
 	}
 	c.RetryAfterMs = max(c.RetryAfterMs, 0)
-	c.Code = clip(c.Code, maxCodeLen)
-	c.Message = clip(c.Message, maxMessageLen)
+	c.Code = p2p.Clip(c.Code, maxCodeLen)
+	c.Message = p2p.Clip(c.Message, maxMessageLen)
 	return &c
-}
-
-// clip returns s as valid UTF-8 of at most n bytes.
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
 	mocknet "github.com/libp2p/go-libp2p/p2p/net/mock"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -78,4 +80,18 @@ func MockPair(t testing.TB) (a, b host.Host) {
 	}
 	t.Cleanup(func() { _ = mn.Close() })
 	return mn.Hosts()[0], mn.Hosts()[1]
+}
+
+// Stream opens a stream of proto from client to server, under a deadline
+// of 5 s for the whole exchange; the caller resets or closes it.
+func Stream(t testing.TB, client host.Host, server peer.ID, proto protocol.ID) network.Stream {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := client.NewStream(ctx, server, proto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.SetDeadline(time.Now().Add(5 * time.Second))
+	return s
 }

@@ -1,11 +1,8 @@
 package payment
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -72,53 +69,13 @@ func exchange(ctx context.Context, h host.Host, p peer.ID, d *Delivery) ([]Resul
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultClientTimeout)
 	defer cancel()
-	s, err := h.NewStream(ctx, p, ProtocolID)
+	b, _, err := p2p.Call(ctx, h, p, ProtocolID, ServiceName, payload, MaxAckSize)
 	if err != nil {
-		return nil, fmt.Errorf("payment: open stream to %s: %w", p, err)
-	}
-	if err := s.Scope().SetService(ServiceName); err != nil {
-		_ = s.Reset()
-		return nil, fmt.Errorf("payment: attach stream to service: %w", err)
-	}
-	deadline, _ := ctx.Deadline()
-	_ = s.SetDeadline(deadline)
-	// Ending ctx resets the stream, which unblocks the write or the read.
-	stop := context.AfterFunc(ctx, func() { _ = s.Reset() })
-	defer stop()
-
-	fail := func(what string, err error) ([]Result, error) {
-		_ = s.Reset()
-		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, ErrMalformedAck) {
-			return nil, fmt.Errorf("payment: %s: %w", what, context.Cause(ctx))
-		}
-		return nil, fmt.Errorf("payment: %s: %w", what, err)
-	}
-	start := time.Now()
-	if err := p2p.WriteFrame(s, payload); err != nil {
-		return fail("send delivery", err)
-	}
-	if err := s.CloseWrite(); err != nil {
-		return fail("close write", err)
-	}
-	b, err := p2p.ReadFrame(bufio.NewReader(s), MaxAckSize)
-	if err != nil {
-		return fail(fmt.Sprintf("read ack after %s", time.Since(start).Round(time.Millisecond)), err)
+		return nil, fmt.Errorf("payment: delivery: %w", err)
 	}
 	a, err := DecodeAck(b, len(d.Records))
 	if err != nil {
-		return fail("decode ack", err)
+		return nil, fmt.Errorf("payment: decode ack: %w", err)
 	}
-	_ = s.Close()
 	return a.Results, nil
-}
-
-// Deliverer returns Deliver bound to h and network, answering per record
-// whether the gateway may stop delivering it (Acked: persisted, or
-// refused for good), the form a gateway's outbox takes. On an error the
-// records of frames answered before it keep their answers.
-func Deliverer(h host.Host, network string) func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
-	return func(ctx context.Context, p peer.ID, recs []receipt.PaymentRecord) ([]bool, error) {
-		res, err := Deliver(ctx, h, network, p, recs)
-		return Acked(res), err
-	}
 }

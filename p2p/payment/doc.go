@@ -28,7 +28,7 @@
 // has none). Codes below 1000 are ledger.Code values, so a refusal names
 // the check settlement would fail the record on; the protocol's own are
 // 1000 and up. Acked maps results to the records a gateway's outbox stops
-// delivering; Deliverer gives Deliver in that form. A Sink must be
+// delivering. A Sink must be
 // idempotent: a record persisted whose ack was lost is delivered again.
 //
 // A frame that cannot be a Delivery (oversized, truncated, not canonical

@@ -17,6 +17,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -138,14 +139,8 @@ func (s *recordingSink) count() (persisted, calls int) {
 // reports how the stream ended: the ack frame's bytes, or the read error.
 func rawStream(t *testing.T, client host.Host, server peer.ID, b []byte) ([]byte, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	s, err := client.NewStream(ctx, server, ProtocolID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := p2ptest.Stream(t, client, server, ProtocolID)
 	defer func() { _ = s.Reset() }()
-	_ = s.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := s.Write(b); err != nil {
 		return nil, err
 	}

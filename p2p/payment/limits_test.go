@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
@@ -107,7 +108,7 @@ func TestPerPeerLimit(t *testing.T) {
 	other := newHost(t)
 	connect(t, other, server)
 	sink, entered, release := blockingSink()
-	srv := serve(t, server, ServerConfig{MaxPerPeer: 2}, sink)
+	srv := serve(t, server, ServerConfig{Limits: p2p.Limits{MaxPerPeer: 2}}, sink)
 
 	type outcome struct {
 		res []Result
@@ -186,7 +187,7 @@ func TestServerTimeout(t *testing.T) {
 	client, server := newPair(t)
 	sink, _, release := blockingSink()
 	defer close(release)
-	srv := serve(t, server, ServerConfig{Timeout: 300 * time.Millisecond}, sink)
+	srv := serve(t, server, ServerConfig{Limits: p2p.Limits{Timeout: 300 * time.Millisecond}}, sink)
 	res, err := Deliver(t.Context(), client, testNetwork, server.ID(), records(t, 3, 64))
 	if err != nil {
 		t.Fatal(err)
@@ -243,10 +244,10 @@ func TestServerConfig(t *testing.T) {
 		want string
 	}{
 		{ServerConfig{}, "network"},
-		{ServerConfig{Network: "n", MaxPerPeer: -1}, "max_per_peer"},
-		{ServerConfig{Network: "n", MaxConcurrent: -1}, "max_concurrent"},
-		{ServerConfig{Network: "n", Timeout: -time.Second}, "timeout"},
-		{ServerConfig{Network: "n", MaxPerPeer: 9, MaxConcurrent: 8}, "exceeds"},
+		{ServerConfig{Network: "n", Limits: p2p.Limits{MaxPerPeer: -1}}, "max_per_peer"},
+		{ServerConfig{Network: "n", Limits: p2p.Limits{MaxConcurrent: -1}}, "max_concurrent"},
+		{ServerConfig{Network: "n", Limits: p2p.Limits{Timeout: -time.Second}}, "timeout"},
+		{ServerConfig{Network: "n", Limits: p2p.Limits{MaxPerPeer: 9, MaxConcurrent: 8}}, "exceeds"},
 	} {
 		if _, err := NewServer(h, c.cfg, newSink(nil), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error naming %s", c.cfg, err, c.want)

@@ -27,21 +27,16 @@ type Sink interface {
 	Accept(ctx context.Context, from peer.ID, rec *receipt.PaymentRecord) error
 }
 
-// ServerConfig bounds the server side. Zero durations and limits take the
-// defaults.
+// ServerConfig bounds the server side. Zero limits take the defaults.
 type ServerConfig struct {
 	// Network is this node's network name; a delivery naming another is
 	// refused record by record with CodeWrongNetwork. Required.
 	Network string
-	// MaxPerPeer caps one peer's deliveries in progress at once; a stream
-	// beyond it is reset before it is read. Default 4.
-	MaxPerPeer int
-	// MaxConcurrent caps deliveries in progress from all peers; default 64.
-	MaxConcurrent int
-	// Timeout bounds one exchange: reading the delivery, persisting its
-	// records, writing the ack. Records the sink has not reached by then
-	// are answered CodeRetry. Default 30 s.
-	Timeout time.Duration
+	// Limits cap the deliveries in progress, of one peer (default 4) and
+	// of all (default 64), and bound one exchange: reading the delivery,
+	// persisting its records, writing the ack (default 30 s). Records the
+	// sink has not reached by then are answered CodeRetry.
+	p2p.Limits
 	// Registerer takes the count of handler panics (a private registry
 	// when nil).
 	Registerer prometheus.Registerer
@@ -59,32 +54,10 @@ const writeGrace = 2 * time.Second
 
 // Validate checks the configuration.
 func (c ServerConfig) Validate() error {
-	switch {
-	case c.Network == "":
-		return errors.New("payment: server config: network is required")
-	case c.MaxPerPeer < 0:
-		return fmt.Errorf("payment: server config: max_per_peer %d is negative", c.MaxPerPeer)
-	case c.MaxConcurrent < 0:
-		return fmt.Errorf("payment: server config: max_concurrent %d is negative", c.MaxConcurrent)
-	case c.Timeout < 0:
-		return fmt.Errorf("payment: server config: timeout %s is negative", c.Timeout)
-	case c.MaxPerPeer > 0 && c.MaxConcurrent > 0 && c.MaxPerPeer > c.MaxConcurrent:
-		return fmt.Errorf("payment: server config: max_per_peer %d exceeds max_concurrent %d", c.MaxPerPeer, c.MaxConcurrent)
+	if err := p2p.ValidateServer(c.Network, c.Limits); err != nil {
+		return fmt.Errorf("payment: server config: %w", err)
 	}
 	return nil
-}
-
-func (c ServerConfig) withDefaults() ServerConfig {
-	if c.MaxPerPeer == 0 {
-		c.MaxPerPeer = DefaultMaxPerPeer
-	}
-	if c.MaxConcurrent == 0 {
-		c.MaxConcurrent = max(DefaultMaxConcurrent, c.MaxPerPeer)
-	}
-	if c.Timeout == 0 {
-		c.Timeout = DefaultTimeout
-	}
-	return c
 }
 
 // Stats counts what the server did since it was made.
@@ -124,9 +97,9 @@ func NewServer(h host.Host, cfg ServerConfig, sink Sink, log *slog.Logger) (*Ser
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cfg = cfg.withDefaults()
+	cfg.Limits = cfg.Limits.Or(p2p.Limits{MaxPerPeer: DefaultMaxPerPeer, MaxConcurrent: DefaultMaxConcurrent, Timeout: DefaultTimeout})
 	return &Server{h: h, cfg: cfg, sink: sink, log: log,
-		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "deliveries"))}, nil
+		life: p2p.NewStreamServer(h, ProtocolID, cfg.PeerLimits("deliveries"))}, nil
 }
 
 // Start registers the stream handler. A server starts once.

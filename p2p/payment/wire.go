@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
@@ -198,15 +197,5 @@ func encodeAck(a *Ack) ([]byte, error) {
 	return b, nil
 }
 
-// clip returns s as valid UTF-8 of at most MaxReasonLen bytes.
-func clip(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= MaxReasonLen {
-		return s
-	}
-	s = s[:MaxReasonLen]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+// clip bounds a reason at MaxReasonLen bytes of valid UTF-8.
+func clip(s string) string { return p2p.Clip(s, MaxReasonLen) }

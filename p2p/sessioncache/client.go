@@ -1,7 +1,6 @@
 package sessioncache
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -12,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/p2p"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
@@ -109,40 +109,14 @@ func exchange(ctx context.Context, h host.Host, to peer.ID, req *Request) (*Answ
 	}
 	ctx, cancel := context.WithTimeout(ctx, DefaultClientTimeout)
 	defer cancel()
-	s, err := h.NewStream(ctx, to, ProtocolID)
+	b, _, err := p2p.Call(ctx, h, to, ProtocolID, ServiceName, payload, MaxFrameSize)
 	if err != nil {
-		return nil, fmt.Errorf("sessioncache: open stream to %s: %w", to, err)
-	}
-	if err := s.Scope().SetService(ServiceName); err != nil {
-		_ = s.Reset()
-		return nil, fmt.Errorf("sessioncache: attach stream to service: %w", err)
-	}
-	deadline, _ := ctx.Deadline()
-	_ = s.SetDeadline(deadline)
-	stop := context.AfterFunc(ctx, func() { _ = s.Reset() })
-	defer stop()
-	fail := func(what string, err error) (*Answer, error) {
-		_ = s.Reset()
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("sessioncache: %s: %w", what, context.Cause(ctx))
-		}
-		return nil, fmt.Errorf("sessioncache: %s: %w", what, err)
-	}
-	if err := writeFrame(s, payload); err != nil {
-		return fail("send request", err)
-	}
-	if err := s.CloseWrite(); err != nil {
-		return fail("close write", err)
-	}
-	b, err := readFrame(bufio.NewReader(s))
-	if err != nil {
-		return fail("read answer", err)
+		return nil, fmt.Errorf("sessioncache: %w", err)
 	}
 	ans, err := DecodeAnswer(b)
 	if err != nil {
-		return fail("decode answer", err)
+		return nil, fmt.Errorf("sessioncache: decode answer: %w", err)
 	}
-	_ = s.Close()
 	if ans.Code != CodeOK {
 		return nil, &RefusedError{Code: ans.Code, Reason: ans.Reason}
 	}

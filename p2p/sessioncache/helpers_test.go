@@ -2,7 +2,6 @@ package sessioncache_test
 
 import (
 	"context"
-	"crypto/rand"
 	"testing"
 	"time"
 
@@ -15,8 +14,8 @@ import (
 
 	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 )
 
 // machine is a software-key machine with its libp2p key and session.
@@ -29,21 +28,8 @@ type machine struct {
 
 func newMachine(t testing.TB) *machine {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = id.Close() })
-	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := peer.IDFromPrivateKey(pk)
-	s, err := id.IssueSession(pk, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &machine{id: id, key: pk, peer: pid, sess: s}
+	m := identitytest.NewMachine(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	return &machine{id: m.ID, key: m.Key, peer: m.Peer, sess: m.Session}
 }
 
 func (m *machine) machineID() []byte { id := m.id.MachineID(); return id[:] }

@@ -1,9 +1,8 @@
 package sessioncache
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/tenzrod/tenzrod/p2p"
 )
 
 // Rejection reasons, the label of tenzro_session_cache_rejected_total.
@@ -32,31 +31,12 @@ type Metrics struct {
 // NewMetrics registers the series on reg (a private registry when nil);
 // two holders sharing a registry share the series.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	if reg == nil {
-		reg = prometheus.NewRegistry()
-	}
-	c := func(name, help string) prometheus.Counter {
-		return register(reg, prometheus.NewCounter(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "session_cache", Name: name, Help: help}))
-	}
+	s := p2p.NewSeries(reg, "session_cache")
 	return &Metrics{
-		Rejected: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "session_cache",
-			Name: "rejected_total", Help: "Session-cache states, assignments and challenges refused, by reason."}, []string{"reason"})),
-		Accepted: c("states_accepted_total", "Sealed session states verified and stored by this successor."),
-		Assigned: c("assigned_total", "Sessions this node was assigned as successor and accepted."),
-		Sent:     c("states_sent_total", "Session states this primary sealed and delivered to a successor."),
-		Failed:   c("states_send_failed_total", "Session states this primary could not seal or deliver."),
+		Rejected: s.CounterVec("rejected_total", "Session-cache states, assignments and challenges refused, by reason.", "reason"),
+		Accepted: s.Counter("states_accepted_total", "Sealed session states verified and stored by this successor."),
+		Assigned: s.Counter("assigned_total", "Sessions this node was assigned as successor and accepted."),
+		Sent:     s.Counter("states_sent_total", "Session states this primary sealed and delivered to a successor."),
+		Failed:   s.Counter("states_send_failed_total", "Session states this primary could not seal or deliver."),
 	}
-}
-
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if old, ok := are.ExistingCollector.(C); ok {
-				return old
-			}
-		}
-		panic("sessioncache: metrics: " + err.Error())
-	}
-	return c
 }

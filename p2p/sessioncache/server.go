@@ -16,9 +16,9 @@ import (
 
 // ServerConfig bounds the server; zero values take the defaults.
 type ServerConfig struct {
-	MaxPerPeer    int           // streams in progress per peer (default 4)
-	MaxConcurrent int           // streams in progress in all (default 64)
-	Timeout       time.Duration // one exchange (default 10 s)
+	// Limits cap the streams in progress, of one peer (default 4) and of
+	// all (default 64), and bound one exchange (default 10 s).
+	p2p.Limits
 	// Registerer takes the count of handler panics (a private registry
 	// when nil).
 	Registerer prometheus.Registerer
@@ -45,23 +45,15 @@ func NewServer(h host.Host, hold *Holder, cfg ServerConfig, log *slog.Logger) (*
 	if h == nil || hold == nil {
 		return nil, errors.New("sessioncache: server needs a host and a holder")
 	}
-	if cfg.MaxPerPeer < 0 || cfg.MaxConcurrent < 0 || cfg.Timeout < 0 {
-		return nil, errors.New("sessioncache: server limits must not be negative")
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("sessioncache: server config: %w", err)
 	}
-	if cfg.MaxPerPeer == 0 {
-		cfg.MaxPerPeer = DefaultMaxPerPeer
-	}
-	if cfg.MaxConcurrent == 0 {
-		cfg.MaxConcurrent = max(DefaultMaxConcurrent, cfg.MaxPerPeer)
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
-	}
+	cfg.Limits = cfg.Limits.Or(p2p.Limits{MaxPerPeer: DefaultMaxPerPeer, MaxConcurrent: DefaultMaxConcurrent, Timeout: DefaultTimeout})
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{h: h, hold: hold, cfg: cfg,
-		life: p2p.NewStreamServer(h, ProtocolID, p2p.NewPeerLimits(cfg.MaxPerPeer, cfg.MaxConcurrent, "exchanges"))}
+		life: p2p.NewStreamServer(h, ProtocolID, cfg.PeerLimits("exchanges"))}
 	// The frame's reservation is held to the end: the holder keeps the
 	// state it decodes.
 	spec := p2p.StreamSpec{Service: ServiceName, MaxFrame: MaxFrameSize, Reserve: 2,

@@ -80,7 +80,7 @@ func TestServerResetsBadFrames(t *testing.T) {
 // TestServerPerPeerLimit: a peer's streams beyond MaxPerPeer are reset
 // before they are read.
 func TestServerPerPeerLimit(t *testing.T) {
-	_, ch, sh, srv := serveSuccessor(t, sessioncache.ServerConfig{MaxPerPeer: 1, Timeout: 5 * time.Second})
+	_, ch, sh, srv := serveSuccessor(t, sessioncache.ServerConfig{Limits: p2p.Limits{MaxPerPeer: 1, Timeout: 5 * time.Second}})
 	first := open(t, ch, sh)
 	if _, err := first.Write([]byte{0x05}); err != nil { // a frame that never completes
 		t.Fatal(err)

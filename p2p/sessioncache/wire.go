@@ -1,7 +1,6 @@
 package sessioncache
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -135,23 +134,5 @@ func encode(what string, v any) ([]byte, error) {
 	return b, nil
 }
 
-// clip returns s as valid UTF-8 of at most MaxReasonLen bytes.
-func clip(s string) string {
-	if !utf8.ValidString(s) {
-		s = string([]rune(s))
-	}
-	if len(s) <= MaxReasonLen {
-		return s
-	}
-	s = s[:MaxReasonLen]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-func writeFrame(w interface{ Write([]byte) (int, error) }, b []byte) error {
-	return p2p.WriteFrame(w, b)
-}
-
-func readFrame(r *bufio.Reader) ([]byte, error) { return p2p.ReadFrame(r, MaxFrameSize) }
+// clip bounds a reason at MaxReasonLen bytes of valid UTF-8.
+func clip(s string) string { return p2p.Clip(s, MaxReasonLen) }

@@ -58,14 +58,7 @@ func (a *Attestation) Marshal() ([]byte, error) {
 // Unmarshal decodes an attestation from its canonical encoding and checks
 // its shape (kind, report size, certificate present). It does not verify it.
 func Unmarshal(b []byte) (*Attestation, error) {
-	var a Attestation
-	if err := cborx.UnmarshalCanonical(b, MaxSize, &a); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := a.checkShape(); err != nil {
-		return nil, err
-	}
-	return &a, nil
+	return cborx.UnmarshalChecked(b, MaxSize, ErrMalformed, (*Attestation).checkShape)
 }
 
 func (a *Attestation) checkShape() error {

@@ -103,3 +103,18 @@ func UnmarshalCanonical(b []byte, maxSize int, v any) error {
 	}
 	return nil
 }
+
+// UnmarshalChecked is UnmarshalCanonical into a new T followed by check,
+// for the messages decoding alone does not make valid: a decoding error
+// is returned wrapped in malformed (the message's own sentinel), check's
+// error as it is.
+func UnmarshalChecked[T any](b []byte, maxSize int, malformed error, check func(*T) error) (*T, error) {
+	v := new(T)
+	if err := UnmarshalCanonical(b, maxSize, v); err != nil {
+		return nil, fmt.Errorf("%w: %w", malformed, err)
+	}
+	if err := check(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -76,3 +76,33 @@ func TestUnmarshalStrict(t *testing.T) {
 		t.Fatalf("Unmarshal of non-minimal int: %+v, %v", m, err)
 	}
 }
+
+// TestUnmarshalChecked: a valid message comes back decoded; one that does
+// not decode is refused wrapped in the caller's sentinel; one that
+// decodes but fails its check is refused with the check's own error.
+func TestUnmarshalChecked(t *testing.T) {
+	errBad, errCheck := errors.New("malformed"), errors.New("check")
+	check := func(m *msg) error {
+		if m.A == 0 {
+			return errCheck
+		}
+		return nil
+	}
+	good, err := Marshal(&msg{A: 7, C: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := UnmarshalChecked(good, 64, errBad, check); err != nil || m.A != 7 || m.C != "x" {
+		t.Fatalf("valid message: %+v, %v", m, err)
+	}
+	if _, err := UnmarshalChecked(good[:len(good)-1], 64, errBad, check); !errors.Is(err, errBad) {
+		t.Fatalf("truncated message: %v, want it wrapped in the sentinel", err)
+	}
+	zero, err := Marshal(&msg{C: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := UnmarshalChecked(zero, 64, errBad, check); !errors.Is(err, errCheck) || errors.Is(err, errBad) {
+		t.Fatalf("message failing its check: %v, want the check's error", err)
+	}
+}

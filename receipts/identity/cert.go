@@ -58,16 +58,6 @@ func (c *Certificate) Marshal() ([]byte, error) {
 	return b, nil
 }
 
-// UnmarshalCertificate decodes a certificate from its canonical encoding,
-// rejecting inputs over maxSize bytes. It does not verify the certificate.
-func UnmarshalCertificate(b []byte, maxSize int) (*Certificate, error) {
-	var c Certificate
-	if err := cborx.UnmarshalCanonical(b, maxSize, &c); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformedCert, err)
-	}
-	return &c, nil
-}
-
 // Hash returns SHA-256 of the certificate's deterministic encoding, a key
 // for caching verification results. Encoding a Certificate cannot fail; if
 // it ever did, Hash would return the hash of a fixed marker, which no

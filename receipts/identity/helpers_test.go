@@ -2,12 +2,14 @@ package identity
 
 import (
 	"crypto/rand"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 )
 
@@ -75,3 +77,15 @@ func marshal(t testing.TB, e *Envelope) []byte {
 }
 
 var backends = []hwkey.Backend{hwkey.BackendTPMSim, hwkey.BackendSoftware}
+
+// UnmarshalCertificate decodes a certificate from its canonical encoding,
+// rejecting inputs over maxSize bytes. It does not verify the certificate.
+// Nodes only receive certificates inside envelopes; the tests decode one
+// alone to check its encoding is canonical and bounded.
+func UnmarshalCertificate(b []byte, maxSize int) (*Certificate, error) {
+	var c Certificate
+	if err := cborx.UnmarshalCanonical(b, maxSize, &c); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedCert, err)
+	}
+	return &c, nil
+}

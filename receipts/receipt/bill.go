@@ -101,14 +101,7 @@ func (p *Bill) Marshal() ([]byte, error) {
 // UnmarshalBill decodes and checks a bill, accepting only its
 // canonical encoding of at most MaxBillSize bytes.
 func UnmarshalBill(b []byte) (*Bill, error) {
-	var p Bill
-	if err := cborx.UnmarshalCanonical(b, MaxBillSize, &p); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidBill, err)
-	}
-	if err := p.Check(); err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return cborx.UnmarshalChecked(b, MaxBillSize, ErrInvalidBill, (*Bill).Check)
 }
 
 // Digest is SHA-256 over BillDomain and the bill's deterministic CBOR

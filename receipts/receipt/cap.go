@@ -26,13 +26,6 @@ type CapReport struct {
 	Unbacked bool `json:"unbacked"`
 }
 
-// Capped reports whether any dimension was billed below the claim, or
-// replaced by an exact count.
-func (c CapReport) Capped() bool {
-	return c.OutputExact || c.OutputMaxTokens || c.OutputText || c.OutputWire ||
-		c.InputExact || c.InputWire || c.Unbacked
-}
-
 // Cap returns the units to bill for a claim, each dimension bounded by what
 // the gateway observed:
 //

@@ -2,15 +2,13 @@ package receipt
 
 import (
 	"bytes"
-	"crypto/rand"
 	"testing"
 	"time"
-
-	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -27,20 +25,9 @@ type provider struct {
 
 func newProvider(t testing.TB, b hwkey.Backend) provider {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: b, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("identity.Open(%s): %v", b, err)
-	}
-	t.Cleanup(func() { id.Close() })
-	peerKey, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sess, err := id.IssueSession(peerKey, t0, t0.Add(time.Hour))
-	if err != nil {
-		t.Fatalf("IssueSession: %v", err)
-	}
-	return provider{id: id, sess: sess}
+	id := identitytest.OpenBackend(t, b)
+	peerKey, _ := identitytest.PeerKey(t)
+	return provider{id: id, sess: identitytest.Session(t, id, peerKey, t0, t0.Add(time.Hour))}
 }
 
 func (p provider) machine() identity.MachineID { return p.id.MachineID() }
@@ -94,15 +81,7 @@ func sign(t testing.TB, p provider, r *Receipt) []byte {
 // sealRaw seals an arbitrary payload with p's session, bypassing Sign's checks.
 func sealRaw(t testing.TB, p provider, domain, payloadType string, payload []byte) []byte {
 	t.Helper()
-	env, err := p.sess.Seal(domain, payloadType, payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := env.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return identitytest.Seal(t, p.sess, domain, payloadType, payload)
 }
 
 func (p provider) machineBytes() []byte {

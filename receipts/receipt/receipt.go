@@ -232,14 +232,7 @@ func (r *Receipt) Marshal() ([]byte, error) {
 // UnmarshalReceipt decodes and validates a receipt payload, accepting only
 // its canonical encoding of at most MaxPayloadSize bytes.
 func UnmarshalReceipt(b []byte) (*Receipt, error) {
-	var r Receipt
-	if err := cborx.UnmarshalCanonical(b, MaxPayloadSize, &r); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
-	}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return cborx.UnmarshalChecked(b, MaxPayloadSize, ErrMalformed, (*Receipt).Validate)
 }
 
 // Parse decodes a receipt envelope and its payload without verifying

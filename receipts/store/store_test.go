@@ -2,17 +2,15 @@ package store
 
 import (
 	"bytes"
-	"crypto/rand"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
-
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -21,20 +19,10 @@ import (
 // that machine's ID.
 func signedReceipt(t *testing.T, nonce []byte) ([]byte, identity.MachineID, time.Time) {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendTPMSim, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { id.Close() })
-	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id := identitytest.OpenBackend(t, hwkey.BackendTPMSim)
+	pk, _ := identitytest.PeerKey(t)
 	now := time.Now()
-	sess, err := id.IssueSession(pk, now, now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := identitytest.Session(t, id, pk, now, now.Add(time.Hour))
 	model := bytes.Repeat([]byte{9}, 32)
 	in := receipt.InputCommitment(model, false, nil, "2+2=", "", terms.Sampling{MaxTokens: 4})
 	out := receipt.OutputHash("4")

@@ -46,15 +46,13 @@ type jsonTop struct {
 }
 
 type jsonToken struct {
-	Token   string    `json:"token"`
-	LogProb float32   `json:"logprob"`
-	Bytes   []int     `json:"bytes"`
-	Top     []jsonTop `json:"top_logprobs"`
+	jsonTop
+	Top []jsonTop `json:"top_logprobs"`
 }
 
 // MarshalJSON renders OpenAI's log-prob object.
 func (t TokenLogProbs) MarshalJSON() ([]byte, error) {
-	j := jsonToken{Token: t.Token, LogProb: t.LogProb, Bytes: ints(t.RawBytes()), Top: make([]jsonTop, len(t.Top))}
+	j := jsonToken{jsonTop: jsonTop{Token: t.Token, LogProb: t.LogProb, Bytes: ints(t.RawBytes())}, Top: make([]jsonTop, len(t.Top))}
 	for i, a := range t.Top {
 		j.Top[i] = jsonTop{Token: a.Token, LogProb: a.LogProb, Bytes: ints(a.RawBytes())}
 	}
@@ -70,19 +68,17 @@ func (t TopLogProb) MarshalJSON() ([]byte, error) {
 // an error, and bytes equal to the token's own are not kept.
 func (t *TokenLogProbs) UnmarshalJSON(b []byte) error {
 	var j struct {
-		Token   string       `json:"token"`
-		LogProb float32      `json:"logprob"`
-		Bytes   []int        `json:"bytes"`
-		Top     []TopLogProb `json:"top_logprobs"`
+		jsonTop
+		Top []TopLogProb `json:"top_logprobs"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	raw, err := fromInts(j.Token, j.Bytes)
+	tok, err := j.alternative()
 	if err != nil {
 		return err
 	}
-	*t = TokenLogProbs{Token: j.Token, LogProb: j.LogProb, Top: j.Top, Bytes: raw}
+	*t = TokenLogProbs{Token: tok.Token, LogProb: tok.LogProb, Top: j.Top, Bytes: tok.Bytes}
 	return nil
 }
 
@@ -92,12 +88,19 @@ func (t *TopLogProb) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	raw, err := fromInts(j.Token, j.Bytes)
+	a, err := j.alternative()
 	if err != nil {
 		return err
 	}
-	*t = TopLogProb{Token: j.Token, LogProb: j.LogProb, Bytes: raw}
+	*t = a
 	return nil
+}
+
+// alternative is what j says, its bytes checked as UnmarshalJSON says:
+// a token's own fields are an alternative's, and are read alike.
+func (j jsonTop) alternative() (TopLogProb, error) {
+	raw, err := fromInts(j.Token, j.Bytes)
+	return TopLogProb{Token: j.Token, LogProb: j.LogProb, Bytes: raw}, err
 }
 
 func ints(b []byte) []int {

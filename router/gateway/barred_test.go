@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"testing"
-	"testing/synctest"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -22,8 +21,7 @@ func (b barring) Barred(m identity.MachineID) bool { return m == b.barred }
 // it, not even for a buyer opting in to unregistered providers, and the
 // other provider serves every call.
 func TestBarredNeverRouted(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := newMarket(t, st, 2, testConfig(), answer(ms, "zero"), answer(ms, "one"))
 		reg := registry{}
 		byPeer := map[peer.ID]identity.MachineID{}

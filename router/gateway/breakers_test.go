@@ -22,8 +22,7 @@ import (
 // the router metrics show it open, until when, how often it opened and
 // the failure that opened it; the gauge follows the state.
 func TestBreakerVisible(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		broken := func(int, *infer.Request) script { return script{first: ms, fail: errors.New("engine on fire")} }
 		m := newMarket(t, st, 2, testConfig(), broken, answer(ms, "ok"))
 		for range breaker.DefaultFailures {
@@ -89,8 +88,7 @@ func TestWarmingUp(t *testing.T) {
 // never counts against the refusing one.
 func TestUnpaidFailsOver(t *testing.T) {
 	for _, code := range []string{terms.CodeUnpaid, terms.CodePaymentRequired} {
-		st := openStore(t)
-		synctest.Test(t, func(t *testing.T) {
+		inBubble(t, func(t *testing.T, st *bubbleLedger) {
 			refuse := func(int, *infer.Request) script {
 				return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusPaymentRequired, Code: code, Message: "owes a record"}}
 			}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"testing"
-	"testing/synctest"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 	dto "github.com/prometheus/client_model/go"
@@ -36,8 +35,7 @@ func holderUse(t *testing.T, m *market, expertTokens uint64) []infer.ExpertUse {
 // offer states no MoE shape is billed none, and the buyer sees the
 // holders only when they add up to the receipt.
 func TestBillCapsExpertTokens(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		var m *market
 		claims := []struct {
 			experts, listed uint64
@@ -127,8 +125,7 @@ func TestBillExpertTokensByHeldModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		var m *market
 		m = newMarket(t, st, 1, testConfig(), func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, experts: 1000, holders: holderUse(t, m, 1000)}

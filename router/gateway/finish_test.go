@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -26,8 +25,7 @@ func texts(ds []Delta) string {
 // TestContinuation: a stream cut mid-answer continues on the next provider
 // with the text and token IDs so far; the buyer's text is seamless.
 func TestContinuation(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"The ", "sea ", "is"}, cutAt: 2}
 		}
@@ -59,8 +57,7 @@ func TestContinuation(t *testing.T) {
 // TestContinuationRestart: a successor that cannot continue restarts the
 // answer; the repeat of what the buyer has is skipped.
 func TestContinuationRestart(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"The ", "sea ", "is"}, cutAt: 2}
 		}
@@ -85,8 +82,7 @@ func TestContinuationRestart(t *testing.T) {
 // the buyer gets an explicit interrupted error and never a complete
 // answer, and no third provider is tried.
 func TestContinuationBoundedRetry(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"one ", "two ", "three"}, cutAt: 1}
 		}
@@ -117,8 +113,7 @@ func TestContinuationBoundedRetry(t *testing.T) {
 // TestBillCappedByWire: a provider claiming more output than it sent is
 // billed by the wire's bound; the charge equals the recorded price.
 func TestBillCappedByWire(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		greedy := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"ab", "cd"}, claim: 900}
 		}
@@ -145,8 +140,7 @@ func TestBillCappedByWire(t *testing.T) {
 // received is not paid, counts against the provider and is reported as a
 // failed call; the buyer still gets the answer, marked unverified.
 func TestBillRefusesBadReceipt(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		forger := func(int, *infer.Request) script {
 			return script{first: ms, tokens: []string{"hello"}, forge: true}
 		}
@@ -184,8 +178,7 @@ func TestBuyerLeavesMidStream(t *testing.T) {
 		hang   bool // the provider ignores the stop and goes silent
 	}{{"write fails", false, true, false}, {"context ends", true, true, false}, {"no final", false, false, false}, {"silent", false, false, true}} {
 		t.Run(c.name, func(t *testing.T) {
-			st := openStore(t)
-			synctest.Test(t, func(t *testing.T) {
+			inBubble(t, func(t *testing.T, st *bubbleLedger) {
 				sc := func(int, *infer.Request) script {
 					return script{first: ms, gap: 10 * ms, tokens: tokens, extraOnStop: "unsent"}
 				}

@@ -3,22 +3,21 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -227,23 +226,10 @@ func newMarket(t testing.TB, st *bubbleLedger, n int, cfg Config, scripts ...fun
 	t.Helper()
 	m := &market{t: t, tr: &transport{provs: map[peer.ID]*fakeProvider{}, n: map[peer.ID]int{}}, table: router.NewTable(nil, nil), st: st}
 	for i := 0; i < n; i++ {
-		ident, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ident.Close() })
-		key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		id, _ := peer.IDFromPrivateKey(key)
-		sess, err := ident.IssueSession(key, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fp := &fakeProvider{id: id, ident: ident, sess: sess, script: scripts[min(i, len(scripts)-1)]}
+		pm := identitytest.NewMachine(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		fp := &fakeProvider{id: pm.Peer, ident: pm.ID, sess: pm.Session, script: scripts[min(i, len(scripts)-1)]}
 		m.provs = append(m.provs, fp)
-		m.tr.provs[id] = fp
+		m.tr.provs[pm.Peer] = fp
 		m.announce(fp, uint64(10+i), modelID, modelName)
 	}
 	gw, err := New(cfg, Deps{Transport: m.tr, Table: m.table, Ledger: st, OnCall: func(c Call) {
@@ -382,6 +368,14 @@ func openStore(t testing.TB) *bubbleLedger {
 		st.Close()
 	})
 	return l
+}
+
+// inBubble runs body in a synctest bubble over a fresh store (openStore),
+// opened outside the bubble: the store's goroutines must not be part of it.
+func inBubble(t *testing.T, body func(t *testing.T, st *bubbleLedger)) {
+	t.Helper()
+	st := openStore(t)
+	synctest.Test(t, func(t *testing.T) { body(t, st) })
 }
 
 func testConfig() Config {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/synctest"
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -40,8 +39,7 @@ func TestIntakeNamesTheField(t *testing.T) {
 		{"top_logprobs", func(r *Request) { r.TopLogProbs = infer.MaxTopLogProbs + 1 }},
 		{"model", func(r *Request) { r.Model = "" }},
 	} {
-		st := openStore(t)
-		synctest.Test(t, func(t *testing.T) {
+		inBubble(t, func(t *testing.T, st *bubbleLedger) {
 			m := newMarket(t, st, 1, testConfig(), answer(ms, "ok"))
 			req := request()
 			c.edit(req)
@@ -72,8 +70,7 @@ func paramOf(e *Error) string {
 // the provider: no breaker failure, no failed call reported.
 func TestProviderRefusalIsNeutral(t *testing.T) {
 	for _, code := range []string{terms.CodeBadRequest, terms.CodeGenerationRefused} {
-		st := openStore(t)
-		synctest.Test(t, func(t *testing.T) {
+		inBubble(t, func(t *testing.T, st *bubbleLedger) {
 			refuse := func(int, *infer.Request) script {
 				return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusBadRequest, Code: code, Message: "prompt too long"}}
 			}

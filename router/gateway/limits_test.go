@@ -19,8 +19,7 @@ func limited(err error, code string) bool {
 // are answered 429 naming the limit, other buyers are not held back, and a
 // finished request frees its slot.
 func TestBuyerConcurrencyLimit(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		cfg := testConfig()
 		cfg.BuyerDefaults = BuyerLimits{MaxConcurrent: 2, RatePerMinute: 600}
 		cfg.Buyers = map[string]BuyerLimits{"bob": {MaxConcurrent: 3}}

@@ -4,7 +4,8 @@ import (
 	"encoding/hex"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/tenzrod/tenzrod/p2p"
 )
 
 // RecentKept is how many finished requests the gateway remembers for
@@ -121,13 +122,4 @@ func (g *Gateway) remember(start time.Time, req *Request, res *Result, err error
 }
 
 // clip bounds a remembered text at maxRecentError bytes, on a rune boundary.
-func clip(s string) string {
-	if len(s) <= maxRecentError {
-		return s
-	}
-	s = s[:maxRecentError]
-	for !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
-}
+func clip(s string) string { return p2p.Clip(s, maxRecentError) }

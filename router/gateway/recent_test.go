@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/synctest"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -14,8 +13,7 @@ import (
 // request each land in the ring, newest first, with who served, how many
 // attempts, the billed price, the receipt's verdict and the error.
 func TestRecentRequestsRecordEachRoute(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		down := func(int, *infer.Request) script {
 			return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusInternalServerError, Code: terms.CodeInternal}}
 		}
@@ -67,8 +65,7 @@ func TestRecentRingKeepsTheLast(t *testing.T) {
 // was fed, oldest first and bounded, with its p95 and the hedge delay the
 // router would use.
 func TestLatenciesFollowTheTracker(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := newMarket(t, st, 1, testConfig(), answer(20*ms, "x"))
 		for range 5 {
 			req := request()

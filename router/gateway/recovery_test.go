@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -14,8 +13,7 @@ import (
 // at most a dozen of the calls while it is down, and it serves again
 // within 15 s of recovering.
 func TestRecoveredProviderBackWithin15s(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		down := true
 		flaky := func(int, *infer.Request) script {
 			if down {

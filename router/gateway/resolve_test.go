@@ -102,8 +102,7 @@ func TestSquatterNeverRouted(t *testing.T) {
 // IDs are announced under resolves to neither: 409 listing both; each ID
 // works by itself.
 func TestAmbiguousNameAsksForTheID(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := squatted(t, st, false, nil)
 		_, _, err := route(t, m, request())
 		var ge *Error

@@ -71,8 +71,7 @@ func TestOnlyProviderRetried(t *testing.T) {
 // provider is still held back by an earlier Retry-After waits it out and
 // is served, instead of a 503 no_provider.
 func TestHeldBackProviderWaitedFor(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		busy := func(n int, _ *infer.Request) script {
 			if n == 0 {
 				return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 8000, Retryable: true}}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -42,8 +41,7 @@ func mustRoute(t *testing.T, m *market, req *Request) *Result {
 // p95 of time to first token (clamped), the slower primary is cancelled,
 // and only the winner is billed and reported.
 func TestHedgeFiresAtPrimaryP95(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		slow := func(n int, _ *infer.Request) script {
 			if n < 30 {
 				return script{first: 100 * ms, tokens: []string{"a", "b"}}
@@ -121,8 +119,7 @@ func peersOf(cs []*call) []peer.ID {
 // TestFailoverToNextBest: failed providers are excluded and the request
 // goes to the next best, up to the retry limit.
 func TestFailoverToNextBest(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		down := func(int, *infer.Request) script {
 			return script{first: ms, fail: &infer.ErrorFrame{Status: http.StatusInternalServerError, Code: terms.CodeInternal}}
 		}
@@ -158,8 +155,7 @@ func TestFailoverToNextBest(t *testing.T) {
 // breaker, it is skipped while open, and after the cooldown one probe
 // closes it again.
 func TestBreakerOpensAndProbes(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		healed := false
 		flaky := func(int, *infer.Request) script {
 			if healed {
@@ -200,8 +196,7 @@ func TestBreakerOpensAndProbes(t *testing.T) {
 // capacity code) is failed over without counting a failure, and is not
 // called again before its Retry-After.
 func TestBusyFailsOverWithoutBreakerFailure(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		for _, ef := range []*infer.ErrorFrame{
 			{Status: http.StatusTooManyRequests, Code: codeBusy, RetryAfterMs: 2000},
 			{Status: http.StatusTooManyRequests, Code: terms.CodeCapacity, RetryAfterMs: 2000},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"testing"
-	"testing/synctest"
 )
 
 // TestEndSession: the buyer ends its session before the idle timeout;
@@ -13,8 +12,7 @@ import (
 // session is gone, and ending it again, another buyer's session or a bad
 // ID are refused with the right status.
 func TestEndSession(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 2, true, answer(ms, "ok"))
 		sm.standby(0, "DE", 1, 10)
 		sm.standby(1, "DE", 1, 20)

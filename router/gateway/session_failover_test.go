@@ -16,13 +16,8 @@ import (
 // successor), a fresh successor is assigned to it, the old standby stream
 // is stopped and the next turn is pinned to the new primary.
 func TestFailoverToSuccessor(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
-		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
-		for i := range 3 {
-			sm.standby(i, "DE", int64(i+1), uint64(10+i))
-		}
-		sm.beatOnly(0, 1, 2)
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newStandbyMarket(t, st, answer(ms, "ok"))
 		s := &SessionRequest{Continuity: ContinuityOn}
 		first := sm.mustTurn(t, s)
 		p0, p1, p2 := sm.provs[0].id, sm.provs[1].id, sm.provs[2].id
@@ -74,19 +69,14 @@ func TestFailoverToSuccessor(t *testing.T) {
 // TestTurnFailsAtPrimary: a turn the primary fails (it is still up) goes
 // to the successor with Failover.
 func TestTurnFailsAtPrimary(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		flaky := func(n int, _ *infer.Request) script {
 			if n == 1 {
 				return script{first: ms, fail: &infer.ErrorFrame{Status: 503, Code: "engine"}}
 			}
 			return script{first: ms, tokens: []string{"ok"}}
 		}
-		sm := newSessionMarket(t, st, 3, true, flaky, answer(ms, "ok"))
-		for i := range 3 {
-			sm.standby(i, "DE", int64(i+1), uint64(10+i))
-		}
-		sm.beatOnly(0, 1, 2)
+		sm := newStandbyMarket(t, st, flaky, answer(ms, "ok"))
 		s := &SessionRequest{Continuity: ContinuityOn}
 		s.ID = sm.mustTurn(t, s).ID
 		info := sm.mustTurn(t, s)
@@ -104,13 +94,8 @@ func TestTurnFailsAtPrimary(t *testing.T) {
 // turn its primary last sealed loses the session after one retry: its
 // stream is stopped and the next turn assigns another.
 func TestChallengeDropsStaleSuccessor(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
-		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
-		for i := range 3 {
-			sm.standby(i, "DE", int64(i+1), uint64(10+i))
-		}
-		sm.beatOnly(0, 1, 2)
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newStandbyMarket(t, st, answer(ms, "ok"))
 		s := &SessionRequest{Continuity: ContinuityOn}
 		s.ID = sm.mustTurn(t, s).ID
 		p1, p2 := sm.provs[1].id, sm.provs[2].id
@@ -149,8 +134,7 @@ func TestChallengeDropsStaleSuccessor(t *testing.T) {
 // nothing of it, so its successor is still held to the turn before (and
 // passes its challenge).
 func TestSessionContinuedTurn(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		breaks := func(n int, _ *infer.Request) script {
 			switch n {
 			case 1:
@@ -160,11 +144,7 @@ func TestSessionContinuedTurn(t *testing.T) {
 			}
 			return script{first: ms, gap: ms, tokens: []string{"a", "b", "c"}}
 		}
-		sm := newSessionMarket(t, st, 3, true, breaks, answer(ms, "b", "c"))
-		for i := range 3 {
-			sm.standby(i, "DE", int64(i+1), uint64(10+i))
-		}
-		sm.beatOnly(0, 1, 2)
+		sm := newStandbyMarket(t, st, breaks, answer(ms, "b", "c"))
 		s := &SessionRequest{Continuity: ContinuityOn}
 		s.ID = sm.mustTurn(t, s).ID
 		res, err := sm.turn(t, s)
@@ -184,13 +164,8 @@ func TestSessionContinuedTurn(t *testing.T) {
 // is replaced at the next turn (its stream stopped), not discovered dead
 // at the failover.
 func TestSuccessorDownIsReplaced(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
-		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
-		for i := range 3 {
-			sm.standby(i, "DE", int64(i+1), uint64(10+i))
-		}
-		sm.beatOnly(0, 1, 2)
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newStandbyMarket(t, st, answer(ms, "ok"))
 		s := &SessionRequest{Continuity: ContinuityOn}
 		first := sm.mustTurn(t, s)
 		s.ID = first.ID

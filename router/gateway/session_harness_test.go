@@ -184,6 +184,19 @@ func newSessionMarket(t testing.TB, st *bubbleLedger, n int, withChain bool, scr
 	return sm
 }
 
+// newStandbyMarket is a session market of three providers on a chain,
+// each standing by for the model in DE (provider i for a fee of i+1 and
+// an output price of 10+i) and heartbeating.
+func newStandbyMarket(t testing.TB, st *bubbleLedger, scripts ...func(int, *infer.Request) script) *sessionMarket {
+	t.Helper()
+	sm := newSessionMarket(t, st, 3, true, scripts...)
+	for i := range 3 {
+		sm.standby(i, "DE", int64(i+1), uint64(10+i))
+	}
+	sm.beatOnly(0, 1, 2)
+	return sm
+}
+
 // standby re-announces provider i in region with a standby offer at fee
 // per hour (fee < 0: no standby offer) and output price price.
 func (sm *sessionMarket) standby(i int, region string, fee int64, price uint64) {

@@ -13,15 +13,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
-	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/router/routertest"
 )
 
 // TestSessionPinsPrimary: every turn goes to the session's primary while
 // it is up, even once another provider is cheaper, and carries the
 // session's ID and turn number; without continuity nobody is assigned.
 func TestSessionPinsPrimary(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 3, false, answer(ms, "ok"))
 		first := sm.mustTurn(t, &SessionRequest{})
 		p0 := sm.provs[0].id
@@ -60,8 +59,7 @@ func TestSessionPinsPrimary(t *testing.T) {
 // the primary), funded by a stream at its fee for the horizon, and named
 // in the primary's request.
 func TestSuccessorSelection(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 6, true, answer(ms, "ok"))
 		sm.standby(0, "DE", 1, 10)  // the primary (cheapest to serve)
 		sm.standby(1, "DE", 1, 100) // cheapest standby, but the primary's operator
@@ -87,9 +85,9 @@ func TestSuccessorSelection(t *testing.T) {
 		if len(opened) != 1 || opened[0].payee != m4 || opened[0].rate != 7 || opened[0].deposit != 7 || opened[0].payer != "alice" {
 			t.Fatalf("streams %+v: want one to %s at 7/h, deposit 7 (one hour)", opened, m4)
 		}
-		st := sm.lastCall(t).req.Session
-		if st == nil || peer.ID(st.SuccessorPeer) != p4 || string(st.SuccessorMachine) != string(m4[:]) || len(st.SuccessorKey) != infer.SessionKeySize {
-			t.Fatalf("primary's request names successor %+v", st)
+		turn := sm.lastCall(t).req.Session
+		if turn == nil || peer.ID(turn.SuccessorPeer) != p4 || string(turn.SuccessorMachine) != string(m4[:]) || len(turn.SuccessorKey) != infer.SessionKeySize {
+			t.Fatalf("primary's request names successor %+v", turn)
 		}
 		// A country pin excludes a provider that announces only its continent.
 		if !inJurisdiction("Europe", "DE") || inJurisdiction("DE", "Europe") || inJurisdiction("Europe", "US") || !inJurisdiction("FR", "FR") {
@@ -104,8 +102,7 @@ func TestSuccessorSelection(t *testing.T) {
 // TestSuccessorOffChainIsAnotherMachine: without a chain there are no
 // operators; another machine is the rule.
 func TestSuccessorOffChainIsAnotherMachine(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 2, false, answer(ms, "ok"))
 		sm.standby(0, "DE", 5, 10)
 		sm.standby(1, "DE", 5, 20)
@@ -121,8 +118,7 @@ func TestSuccessorOffChainIsAnotherMachine(t *testing.T) {
 // required refuses (409 no_successor) before any provider is called and
 // keeps no session.
 func TestNoSuccessor(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 2, true, answer(ms, "ok"))
 		sm.standby(1, "DE", 4, 20)
 		sm.chain.operators[sm.provs[1].id] = "op-0" // the only standby is the primary's operator
@@ -157,8 +153,7 @@ func TestNoSuccessor(t *testing.T) {
 
 // TestSessionIdleExpires: an idle session ends and its stream stops.
 func TestSessionIdleExpires(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 2, true, answer(ms, "ok"))
 		sm.standby(0, "DE", 1, 10)
 		sm.standby(1, "DE", 1, 20)
@@ -198,8 +193,7 @@ func TestSessionIdleExpires(t *testing.T) {
 // TestSessionRefusals: a session is its buyer's and its model's; bad
 // options are 400s naming the field.
 func TestSessionRefusals(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 2, false, answer(ms, "ok"))
 		id := sm.mustTurn(t, &SessionRequest{ID: "my-session_1"}).ID
 		if id != "my-session_1" {
@@ -232,40 +226,22 @@ func TestSessionRefusals(t *testing.T) {
 
 func count(c prometheus.Counter) uint64 { return (&dtoMetric{}).read(c) }
 
-// standingRegistry is the chain's view for the table: every provider
-// registered to its machine, with the given standings.
-type standingRegistry struct {
-	machines map[peer.ID]identity.MachineID
-	bp       map[identity.MachineID]uint32
-}
-
-func (r standingRegistry) Registered(p peer.ID) (identity.MachineID, bool) {
-	m, ok := r.machines[p]
-	return m, ok
-}
-
-func (r standingRegistry) StandingBP(m identity.MachineID) (uint32, bool) {
-	bp, ok := r.bp[m]
-	return bp, ok
-}
-
 // TestSuccessorTieOnFeeGoesToStanding: equal standby fees are decided by
 // standing.
 func TestSuccessorTieOnFeeGoesToStanding(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
-		reg := standingRegistry{machines: map[peer.ID]identity.MachineID{}, bp: map[identity.MachineID]uint32{}}
+		reg := routertest.NewRegistry()
 		for i, fp := range sm.provs {
 			m := fp.ident.MachineID()
-			reg.machines[fp.id], reg.bp[m] = m, uint32(1000*(i+1))
+			reg.Machines[fp.id], reg.Standing[m] = m, uint32(1000*(i+1))
 			sm.standby(i, "DE", 5, uint64(10+i))
 		}
 		sm.table.SetRegistry(reg)
 		sm.beatOnly(0, 1, 2)
 		for _, best := range []int{2, 1} {
-			reg.bp[sm.provs[best].ident.MachineID()] = 9000
-			reg.bp[sm.provs[3-best].ident.MachineID()] = 1000
+			reg.Standing[sm.provs[best].ident.MachineID()] = 9000
+			reg.Standing[sm.provs[3-best].ident.MachineID()] = 1000
 			info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
 			if info.Primary.Peer != sm.provs[0].id.String() || info.Successor == nil || info.Successor.Peer != sm.provs[best].id.String() {
 				t.Fatalf("session %+v: at equal fees the higher standing (p%d) stands by", info, best)
@@ -278,8 +254,7 @@ func TestSuccessorTieOnFeeGoesToStanding(t *testing.T) {
 // table, nor the table more than its bound; sessions a refused or failed
 // turn made are not kept.
 func TestSessionLimits(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		sm := newSessionMarket(t, st, 1, false, answer(ms, "ok"))
 		cfg := testConfig()
 		cfg.Sessions.MaxSessions, cfg.Sessions.MaxPerBuyer = 3, 2
@@ -324,13 +299,8 @@ func TestSessionLimits(t *testing.T) {
 // is given up within assignSyncWait for the next candidate, its stream
 // stopped.
 func TestAssignWaitsForTheSuccessorsChain(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
-		sm := newSessionMarket(t, st, 3, true, answer(ms, "ok"))
-		for i := range 3 {
-			sm.standby(i, "DE", int64(i+1), uint64(10+i))
-		}
-		sm.beatOnly(0, 1, 2)
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newStandbyMarket(t, st, answer(ms, "ok"))
 		p1 := sm.provs[1].id
 		sm.net.mu.Lock()
 		sm.net.refuse[p1] = true

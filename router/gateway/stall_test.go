@@ -3,7 +3,6 @@ package gateway
 import (
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
@@ -14,8 +13,7 @@ import (
 // 16 × their p95 (here 16 × 200 ms = 3.2 s), never below stall_min (a fast
 // provider gets 2 s) and off when stall_timeout is 0.
 func TestStallTimeoutFollowsProviderPace(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		paced := func(gap time.Duration) func(int, *infer.Request) script {
 			return func(int, *infer.Request) script {
 				return script{first: ms, gap: gap, tokens: strings.Split(strings.Repeat("x", 20), "")}

@@ -1,16 +1,13 @@
 package gateway
 
 import (
-	"crypto/rand"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
-
-	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/receipts/attest"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -32,18 +29,11 @@ func (m *market) announceTEE(fp *fakeProvider, outPrice uint64, pub []byte) {
 // or it serves outside the guest). Its answer reaches nobody, is not paid,
 // and the call is served by the next attested provider.
 func TestTEEReceiptFromAnotherKeyFailsOver(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := newMarket(t, st, 2, testConfig(), answer(5*ms, "outside", " the guest"), answer(5*ms, "inside", " the guest"))
 		liar, honest := m.provs[0], m.provs[1]
-		key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		other, err := liar.ident.IssueSession(key, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
+		key, _ := identitytest.PeerKey(t)
+		other := identitytest.Session(t, liar.ident, key, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 		m.announceTEE(liar, 10, other.Cert.SessionPub)
 		m.announceTEE(honest, 11, honest.sess.Cert.SessionPub)
 		before := balance(t, st)

@@ -146,8 +146,7 @@ func billed(t *testing.T, res *Result, receiptSpan, billing, payment tracetest.S
 // TestTracePlain: a plain request is a root "chat {model}" span with the
 // GenAI attributes and one child per step.
 func TestTracePlain(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		m := newMarket(t, st, 2, testConfig(), answer(ms, "Hello", " there"))
 		exp := traced(t, m)
 		res := mustRoute(t, m, request())
@@ -203,8 +202,7 @@ func TestTracePlain(t *testing.T) {
 // the primary's; the loser is cancelled, not failed, and only the winner
 // is billed.
 func TestTraceHedged(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		// The primary's latency is unknown: the hedge goes out at MaxDelay.
 		m := newMarket(t, st, 2, testConfig(), answer(time.Second, "slow"), answer(10*ms, "fast"))
 		exp := traced(t, m)
@@ -233,8 +231,7 @@ func TestTraceHedged(t *testing.T) {
 // a continuation span (from the broken provider to its successor) holding
 // the successor's attempt, then the successor's receipt and billing.
 func TestTraceContinued(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		cut := func(int, *infer.Request) script {
 			return script{first: ms, gap: ms, tokens: []string{"The ", "sea ", "is"}, cutAt: 2}
 		}
@@ -284,8 +281,7 @@ func TestTraceContinued(t *testing.T) {
 // TestTraceFailover: when every attempt fails the root says why, each
 // failover round is an attempt of its own, and nothing is billed.
 func TestTraceFailover(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		down := func(int, *infer.Request) script { return script{first: ms, fail: errors.New("connection reset")} }
 		m := newMarket(t, st, 2, testConfig(), down)
 		exp := traced(t, m)
@@ -307,8 +303,7 @@ func TestTraceFailover(t *testing.T) {
 // TestTraceRefusedReceipt: a receipt that does not verify ends the trace
 // at the receipt span, an error saying why; nothing is billed.
 func TestTraceRefusedReceipt(t *testing.T) {
-	st := openStore(t)
-	synctest.Test(t, func(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
 		forger := func(int, *infer.Request) script { return script{first: ms, tokens: []string{"hello"}, forge: true} }
 		m := newMarket(t, st, 1, testConfig(), forger)
 		exp := traced(t, m)

@@ -131,16 +131,6 @@ func (r Report) AttemptsPer() map[peer.ID]int {
 	return m
 }
 
-// Winning returns the winning try, if any.
-func (r Report) Winning() (Try, bool) {
-	for _, t := range r.Tries {
-		if t.Fate == Won {
-			return t, true
-		}
-	}
-	return Try{}, false
-}
-
 func (o Options) maxRetries() int {
 	switch {
 	case o.MaxRetries < 0:
