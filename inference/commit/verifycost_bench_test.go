@@ -10,6 +10,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
@@ -81,7 +82,7 @@ func generateCommitted(b *testing.B, e *llm.Engine, req inference.GenerateReques
 
 // BenchmarkVerifyVsGenerate times, per model, generating committed answers
 // (decoding with top-k log-probs plus building the proofs) against
-// verifying them by one prefill (commit.VerifyWithEngine), both on 2
+// verifying them by one prefill (committest.VerifyWithEngine), both on 2
 // threads with 64-token prefill batches, interleaved prompt by prompt so
 // that both see the same machine load. It fails if an honest answer is
 // flagged or an answer checked against another prompt passes. Metrics:
@@ -117,7 +118,7 @@ func benchVerifyVsGenerate(b *testing.B, m costModel) {
 				b.Fatalf("prompt %d: empty answer", i)
 			}
 			t0 = time.Now()
-			rep, err := commit.VerifyWithEngine(ctx, e, res.Prompt, res.Tokens, proofs, commit.DefaultTolerance)
+			rep, err := committest.VerifyWithEngine(ctx, e, res.Prompt, res.Tokens, proofs, commit.DefaultTolerance)
 			ver += time.Since(t0)
 			if err != nil {
 				b.Fatal(err)
@@ -159,7 +160,7 @@ func changedPromptFlagged(b *testing.B, e *llm.Engine, prompt string, output []i
 	if err != nil {
 		b.Fatal(err)
 	}
-	rep, err := commit.VerifyWithEngine(context.Background(), e, changed, output, proofs, commit.DefaultTolerance)
+	rep, err := committest.VerifyWithEngine(context.Background(), e, changed, output, proofs, commit.DefaultTolerance)
 	if err != nil {
 		b.Fatal(err)
 	}
