@@ -4,23 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	parser "github.com/gpustack/gguf-parser-go"
 )
-
-// Keys returns the metadata keys in sorted order.
-func (f *File) Keys() []string {
-	ks := make([]string, 0, len(f.meta))
-	for k := range f.meta {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// Has reports whether key is present.
-func (f *File) Has(key string) bool { _, ok := f.meta[key]; return ok }
 
 // String returns a string value; ok is false when the key is absent.
 func (f *File) String(key string) (v string, ok bool, err error) {
