@@ -179,3 +179,10 @@ func TestAddrKey(t *testing.T) {
 		t.Errorf("unix address: %q", got)
 	}
 }
+
+// openFrom reports the open connections of one remote IP.
+func (l *perAddrListener) openFrom(host string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open[host]
+}
