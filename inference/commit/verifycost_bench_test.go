@@ -2,8 +2,6 @@ package commit_test
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,41 +13,13 @@ import (
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
 
-// costModel is one model of BenchmarkVerifyVsGenerate.
-type costModel struct {
-	name      string
-	opts      modelgen.GenOptions
-	prompts   int
-	maxTokens int
-}
-
-// costModels are the models BenchmarkVerifyVsGenerate runs on, named by
-// TENZRO_COMMIT_MODELS (space-separated; default "devnet"): "devnet" is the
-// devnet model, "100m" the ~100M-weight F32 shape of scripts/bench-engine
-// (dim 768, 12 layers, 4 kv-heads, ffn 2048, vocab 16000). The 100M model is
-// a 400 MB file and takes minutes, so only scripts/bench-commit asks for it.
-// Both get the same 20 prompts and 64-token answers, so that their ratios
-// compare like for like.
-func costModels(b *testing.B) []costModel {
-	names := strings.Fields(os.Getenv("TENZRO_COMMIT_MODELS"))
-	if len(names) == 0 {
-		names = []string{"devnet"}
-	}
-	var out []costModel
-	for _, n := range names {
-		o := modelgen.DevnetOptions()
-		switch n {
-		case "devnet":
-		case "100m":
-			o.Name = "tenzro-100m"
-			o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab = 12, 768, 12, 4, 2048, 16000
-		default:
-			b.Fatalf("TENZRO_COMMIT_MODELS: unknown model %q (want devnet or 100m)", n)
-		}
-		out = append(out, costModel{name: n, opts: o, prompts: 20, maxTokens: 64})
-	}
-	return out
-}
+// costPrompts and costTokens are the prompts and answer length of every
+// model of BenchmarkVerifyVsGenerate (named by TENZRO_COMMIT_MODELS, see
+// committest.BenchModels), so that their ratios compare like for like.
+const (
+	costPrompts = 20
+	costTokens  = 64
+)
 
 // costRequest is the request of prompt i: the same mix of greedy and
 // sampled decoding as the detection experiment, with the top-k log-probs a
@@ -60,24 +30,6 @@ func costRequest(i int, prompt string, maxTokens int) inference.GenerateRequest 
 		Sampling: inference.Sampling{Temperature: []float64{0, 0.7, 1}[i%3], TopP: 0.95, Seed: uint64(i), MaxTokens: maxTokens},
 		LogProbs: commit.TopK,
 	}
-}
-
-// generateCommitted is what a provider serving `optimistic` does: generate
-// with top-k log-probs and build the chunk proofs.
-func generateCommitted(b *testing.B, e *llm.Engine, req inference.GenerateRequest) (inference.Result, []commit.Proof) {
-	var steps [][]inference.LogProb
-	res, err := e.Generate(context.Background(), req, func(tok inference.Token) error {
-		steps = append(steps, tok.TopK)
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	proofs, err := commit.Build(steps, e.Info().VocabSize)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return res, proofs
 }
 
 // BenchmarkVerifyVsGenerate times, per model, generating committed answers
@@ -92,17 +44,17 @@ func generateCommitted(b *testing.B, e *llm.Engine, req inference.GenerateReques
 // governed committee size k: a dispute's re-executions as a share of the
 // job's price at the provider's rate per compute second).
 func BenchmarkVerifyVsGenerate(b *testing.B) {
-	for _, m := range costModels(b) {
-		b.Run(m.name, func(b *testing.B) { benchVerifyVsGenerate(b, m) })
+	for _, m := range committest.BenchModels(b, "TENZRO_COMMIT_MODELS") {
+		b.Run(m.Name, func(b *testing.B) { benchVerifyVsGenerate(b, m.Opts) })
 	}
 }
 
-func benchVerifyVsGenerate(b *testing.B, m costModel) {
+func benchVerifyVsGenerate(b *testing.B, o modelgen.GenOptions) {
 	// One engine both generates and verifies: Score has its own KV cache,
 	// and a second copy of the weights would only cost memory.
-	e := openModel(b, b.TempDir()+"/model", m.opts, llm.Options{Threads: 2, PrefillChunk: 64})
+	e := openModel(b, b.TempDir()+"/model", o, llm.Options{Threads: 2, PrefillChunk: 64})
 	ctx := context.Background()
-	ps := prompts(m.prompts)
+	ps := prompts(costPrompts)
 	// Greedy prompts (every third) are timed apart too: greedy decoding
 	// skips the sampler's sort of the vocabulary, so it is the cheapest
 	// generation to compare with.
@@ -112,7 +64,7 @@ func benchVerifyVsGenerate(b *testing.B, m costModel) {
 		for i, p := range ps {
 			genBefore, verBefore := gen, ver
 			t0 := time.Now()
-			res, proofs := generateCommitted(b, e, costRequest(i, p, m.maxTokens))
+			res, _, proofs := committest.Generate(b, e, costRequest(i, p, costTokens))
 			gen += time.Since(t0)
 			if len(res.Tokens) == 0 {
 				b.Fatalf("prompt %d: empty answer", i)
