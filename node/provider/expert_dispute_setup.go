@@ -23,13 +23,13 @@ func (r *remoteExperts) disputer(sub string, evidence *expert.SampleStore) (*Exp
 	if !r.cfg.Dispute || r.p.d.Chain == nil || r.p.d.Account == nil {
 		return nil, nil
 	}
-	bindings, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertBindingsDir), sub), 0)
+	bindings, err := r.openStore(expertBindingsDir, sub)
 	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
+		return nil, err
 	}
-	disputed, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertDisputedDir), sub), 0)
+	disputed, err := r.openStore(expertDisputedDir, sub)
 	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
+		return nil, err
 	}
 	return NewExpertDisputer(ExpertDisputerConfig{Evidence: evidence, Bindings: bindings, Disputed: disputed, Chain: r.p.d.Chain,
 		Account: r.p.d.Account, Bond: r.cfg.DisputeBond, Interval: r.cfg.DisputeInterval, Clock: r.p.d.Clock, Metrics: r.met, Log: r.p.d.Log})
@@ -72,4 +72,14 @@ func (p *Provider) ExpertDisputeStats() map[[32]byte]DisputeStats {
 		out[m] = d.Stats()
 	}
 	return out
+}
+
+// openStore opens the store of one model (sub) under the home's dir, with
+// the store's default bound.
+func (r *remoteExperts) openStore(dir, sub string) (*expert.SampleStore, error) {
+	st, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(dir), sub), 0)
+	if err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	return st, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -79,13 +78,13 @@ func (r *remoteExperts) sampling(model [32]byte, m *llm.Model, cfg *expert.Calle
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	sub := hex.EncodeToString(model[:8])
-	samples, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertSamplesDir), sub), 0)
+	samples, err := r.openStore(expertSamplesDir, sub)
 	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
+		return nil, err
 	}
-	evidence, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertEvidenceDir), sub), 0)
+	evidence, err := r.openStore(expertEvidenceDir, sub)
 	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
+		return nil, err
 	}
 	redo := &nodeRedo{local: servedExperts{id: model, m: m}, self: r.p.d.Host.ID(), pay: func(b *expert.SampledBatch, d expert.Redone) {
 		t := new(expert.Tally)
