@@ -152,27 +152,27 @@ func TestFileAttestation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
+	// announces writes the file and reports whether the attestor announces
+	// what it holds.
+	announces := func(file []byte) bool {
+		t.Helper()
+		if err := os.WriteFile(path, file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return a.forAnnouncement(sess) != nil
 	}
-	if a.forAnnouncement(sess) == nil {
+	if !announces(raw) {
 		t.Fatal("raw quote in the file not announced")
 	}
 	enc, err := attesttest.Attestation(t, sess.Cert.SessionPub).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, enc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if a.forAnnouncement(sess) == nil {
+	if !announces(enc) {
 		t.Fatal("encoded attestation in the file not announced")
 	}
 	stale, _ := attesttest.Attestation(t, attesttest.SessionPub(t)).Marshal()
-	if err := os.WriteFile(path, stale, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if a.forAnnouncement(sess) != nil || a.binds(k) {
+	if announces(stale) || a.binds(k) {
 		t.Fatal("a file binding another key was announced")
 	}
 }
