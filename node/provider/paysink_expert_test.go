@@ -1,20 +1,16 @@
 package provider
 
 import (
-	"crypto/rand"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/payment"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
-	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -23,12 +19,7 @@ import (
 // expert batches only with an expert receipt its own machine signed for
 // its own peer, under the request digest its quote digest gives.
 func TestRecordSinkExpertReceipt(t *testing.T) {
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer id.Close()
-	pk, _, _ := crypto.GenerateEd25519Key(rand.Reader)
+	id, pk := testMachine(t)
 	pid, _ := peer.IDFromPrivateKey(pk)
 	now := time.Now()
 	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))

@@ -1,0 +1,27 @@
+package provider
+
+import (
+	"crypto/rand"
+	"testing"
+
+	"github.com/libp2p/go-libp2p/core/crypto"
+
+	"github.com/tenzrod/tenzrod/receipts/hwkey"
+	"github.com/tenzrod/tenzrod/receipts/identity"
+)
+
+// testMachine is a machine identity on the software backend, closed when
+// the test ends, and a fresh peer key for its sessions.
+func testMachine(tb testing.TB) (*identity.Identity, crypto.PrivKey) {
+	tb.Helper()
+	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { id.Close() })
+	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id, key
+}
