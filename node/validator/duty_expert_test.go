@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -35,13 +36,7 @@ func TestJudgeBatchTolerance(t *testing.T) {
 	rows, _ := expert.PackRows(in, o.Dim)
 	// evidence is the batch with output out, signed as the holder's.
 	evidence := func(rows []byte, out [][]float32, dim int) ledger.DisputeEvidence {
-		packed, _ := expert.PackRows(out, dim)
-		req := &expert.Request{Layer: 0, Dim: uint32(dim), Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{0, 1}, Rows: rows}}}
-		env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
+		return batchEvidence(t, mach, 0, 3, rows, out, dim)
 	}
 	shifted := func(f func(x float32) float32) [][]float32 {
 		out := make([][]float32, len(want))
@@ -94,13 +89,7 @@ func BenchmarkBatchJudge(b *testing.B) {
 		b.Fatal(err)
 	}
 	rows, _ := expert.PackRows(in, o.Dim)
-	packed, _ := expert.PackRows(out, o.Dim)
-	req := &expert.Request{Layer: 1, Dim: uint32(o.Dim), Batches: []expert.WireBatch{{Expert: 2, Positions: []uint32{0, 1, 2, 3, 4, 5, 6, 7}, Rows: rows}}}
-	env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ev := ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
+	ev := batchEvidence(b, mach, 1, 2, rows, out, o.Dim)
 	b.Run("holder", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := m.ExpertForward(1, 2, in, 1); err != nil {
@@ -115,6 +104,24 @@ func BenchmarkBatchJudge(b *testing.B) {
 			}
 		}
 	})
+}
+
+// batchEvidence is dispute evidence of one batch of expert e at layer:
+// input rows (packed) at positions 0.., output out of dim columns, in a
+// receipt mach signed.
+func batchEvidence(tb testing.TB, mach *ledgertest.Machine, layer, e int, rows []byte, out [][]float32, dim int) ledger.DisputeEvidence {
+	tb.Helper()
+	packed, _ := expert.PackRows(out, dim)
+	positions := make([]uint32, len(out))
+	for i := range positions {
+		positions[i] = uint32(i)
+	}
+	req := &expert.Request{Layer: uint32(layer), Dim: uint32(dim), Batches: []expert.WireBatch{{Expert: uint32(e), Positions: positions, Rows: rows}}}
+	env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
 }
 
 // expertInput is n rows of dim activations in [-1, 1], distinct per row:
