@@ -35,7 +35,7 @@ func (c *countingQuotes) GetRawQuote(rd [64]byte) ([]uint8, error) {
 // validity; its sessions last an hour and rotate after 45 minutes.
 func keeper(t *testing.T) (*identity.SessionKeeper, *clock.Mock) {
 	t.Helper()
-	id, key := testMachine(t)
+	id, key, _ := testMachine(t)
 	clk := clock.NewMock()
 	clk.Set(attesttest.Now)
 	return identity.NewSessionKeeper(id, key, time.Hour, clk, slog.Default()), clk

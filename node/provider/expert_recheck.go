@@ -78,14 +78,11 @@ func (r *remoteExperts) sampling(model [32]byte, m *llm.Model, cfg *expert.Calle
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	sub := hex.EncodeToString(model[:8])
-	samples, err := r.openStore(expertSamplesDir, sub)
+	st, err := r.openStores(sub, expertSamplesDir, expertEvidenceDir)
 	if err != nil {
 		return nil, err
 	}
-	evidence, err := r.openStore(expertEvidenceDir, sub)
-	if err != nil {
-		return nil, err
-	}
+	samples, evidence := st[0], st[1]
 	redo := &nodeRedo{local: servedExperts{id: model, m: m}, self: r.p.d.Host.ID(), pay: func(b *expert.SampledBatch, d expert.Redone) {
 		t := new(expert.Tally)
 		t.Record(expert.HolderUsage{Holder: d.Holder.Peer, Machine: d.Holder.Machine, Price: d.Holder.Price,

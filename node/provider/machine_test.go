@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
 // testMachine is a machine identity on the software backend, closed when
-// the test ends, and a fresh peer key for its sessions.
-func testMachine(tb testing.TB) (*identity.Identity, crypto.PrivKey) {
+// the test ends, and a fresh peer key for its sessions with its peer ID.
+func testMachine(tb testing.TB) (*identity.Identity, crypto.PrivKey, peer.ID) {
 	tb.Helper()
 	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: tb.TempDir()})
 	if err != nil {
@@ -23,5 +24,9 @@ func testMachine(tb testing.TB) (*identity.Identity, crypto.PrivKey) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return id, key
+	pid, err := peer.IDFromPrivateKey(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id, key, pid
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
@@ -19,8 +18,7 @@ import (
 // expert batches only with an expert receipt its own machine signed for
 // its own peer, under the request digest its quote digest gives.
 func TestRecordSinkExpertReceipt(t *testing.T) {
-	id, pk := testMachine(t)
-	pid, _ := peer.IDFromPrivateKey(pk)
+	id, pk, pid := testMachine(t)
 	now := time.Now()
 	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
 	if err != nil {

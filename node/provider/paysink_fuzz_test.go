@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/payment"
@@ -83,11 +82,7 @@ func TestRecordSinkRefusesOtherPayer(t *testing.T) {
 // digest of its request.
 func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 	tb.Helper()
-	id, pk := testMachine(tb)
-	pid, err := peer.IDFromPrivateKey(pk)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	id, pk, pid := testMachine(tb)
 	now := time.Now()
 	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
 	if err != nil {
