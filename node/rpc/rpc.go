@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sort"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/intake"
 )
 
 // Standard JSON-RPC 2.0 error codes.
@@ -212,10 +214,6 @@ func safeCall(ctx context.Context, h Handler, params json.RawMessage) (res any, 
 	return h(ctx, params)
 }
 
-// temporary is what a read error says when the server, not the client, is
-// the reason (the node's body-read gate is full).
-type temporary interface{ Temporary() bool }
-
 // readBody reads the body under MaxBody; a declared length over it is
 // refused before a byte is read.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
@@ -227,12 +225,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
 	if err == nil {
 		return body, nil
 	}
-	var mb *http.MaxBytesError
-	var tmp temporary
-	switch {
-	case errors.As(err, &mb):
+	switch intake.Fault(err) {
+	case intake.FaultTooLarge:
 		return nil, tooBig
-	case errors.As(err, &tmp) && tmp.Temporary():
+	case intake.FaultBusy:
 		return nil, &Error{Code: CodeUnavailable, Message: "reading body: " + err.Error()}
 	default:
 		return nil, &Error{Code: CodeParseError, Message: "reading body: " + err.Error()}
