@@ -3,6 +3,7 @@ package provider
 import (
 	"crypto/rand"
 	"testing"
+	"time"
 
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -29,4 +30,18 @@ func testMachine(tb testing.TB) (*identity.Identity, crypto.PrivKey, peer.ID) {
 		tb.Fatal(err)
 	}
 	return id, key, pid
+}
+
+// testSession is a session of a fresh test machine, valid from an hour
+// before now to an hour after, with the machine's ID and the session's
+// peer.
+func testSession(tb testing.TB) (identity.MachineID, *identity.Session, peer.ID) {
+	tb.Helper()
+	id, pk, pid := testMachine(tb)
+	now := time.Now()
+	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return id.MachineID(), sess, pid
 }

@@ -18,19 +18,13 @@ import (
 // expert batches only with an expert receipt its own machine signed for
 // its own peer, under the request digest its quote digest gives.
 func TestRecordSinkExpertReceipt(t *testing.T) {
-	id, pk, pid := testMachine(t)
-	now := time.Now()
-	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sess, pid := testSession(t)
 	rows, _ := expert.PackRows([][]float32{{1, 2}}, 2)
 	req := &expert.Request{Network: "n", Layer: 1, Dim: 2, Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{5}, Rows: rows}}}
-	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, now))
+	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, time.Now()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := id.MachineID()
 	quote := terms.Hash32{7}
 	rec := func(rd terms.Hash32) *receipt.PaymentRecord {
 		return &receipt.PaymentRecord{Provider: m, Receipt: env, QuoteDigest: quote, RequestDigest: rd}

@@ -82,13 +82,8 @@ func TestRecordSinkRefusesOtherPayer(t *testing.T) {
 // digest of its request.
 func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 	tb.Helper()
-	id, pk, pid := testMachine(tb)
+	m, sess, pid := testSession(tb)
 	now := time.Now()
-	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m := id.MachineID()
 	r := &receipt.Receipt{ModelID: make([]byte, 32), Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(pid),
 		Nonce: make([]byte, receipt.NonceSize), InputCommitment: make([]byte, 32), OutputHash: make([]byte, 32),
 		Units: terms.Units{InputTokens: 3, OutputTokens: 4}, FinishReason: "stop", TimeMs: now.UnixMilli(),
