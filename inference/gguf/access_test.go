@@ -1,17 +1,13 @@
 package gguf
 
-import "sort"
+import (
+	"maps"
+	"slices"
+)
 
 // keys returns the metadata keys in sorted order, for tests that walk every
 // key; the loaders look keys up by name.
-func (f *File) keys() []string {
-	ks := make([]string, 0, len(f.meta))
-	for k := range f.meta {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
+func (f *File) keys() []string { return slices.Sorted(maps.Keys(f.meta)) }
 
 // cols is the row length (the innermost dimension).
 func (t TensorInfo) cols() int { return int(t.Shape[0]) }

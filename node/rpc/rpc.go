@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/tenzrod/tenzrod/node/intake"
@@ -100,12 +101,7 @@ func (s *Server) Handler(name string) (Handler, bool) {
 
 // Methods lists the registered method names, sorted.
 func (s *Server) Methods() []string {
-	out := make([]string, 0, len(s.methods))
-	for m := range s.methods {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.methods))
 }
 
 type request struct {
