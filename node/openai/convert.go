@@ -72,6 +72,8 @@ func (p *GenerationParams) sampling(maxTokens *int) (inference.Sampling, *Error)
 	return s, nil
 }
 
+// check refuses a request naming no model or asking for more than one
+// choice.
 func (p *GenerationParams) check() *Error {
 	if p.Model == "" {
 		return BadRequest("model", "model is required")
