@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
@@ -68,12 +69,12 @@ func TestOptimisticCommitmentsCheckOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := commit.VerifyWithEngine(context.Background(), eng, prompt, rc.TokenIDs, proofs, commit.DefaultTolerance)
+	rep, err := committest.VerifyWithEngine(context.Background(), eng, prompt, rc.TokenIDs, proofs, commit.DefaultTolerance)
 	if err != nil || !rep.OK {
 		t.Fatalf("honest recomputation: %+v %v", rep, err)
 	}
 	other, _ := eng.EncodePrompt(inference.GenerateRequest{Messages: []inference.Message{{Role: "user", Content: "Something else entirely"}}})
-	if rep, err := commit.VerifyWithEngine(context.Background(), eng, other, rc.TokenIDs, proofs, commit.DefaultTolerance); err == nil && rep.OK {
+	if rep, err := committest.VerifyWithEngine(context.Background(), eng, other, rc.TokenIDs, proofs, commit.DefaultTolerance); err == nil && rep.OK {
 		t.Fatal("proofs passed against another prompt")
 	}
 }

@@ -71,7 +71,7 @@ func TestManifestShape(t *testing.T) {
 	if err := Verify(dir, root); err != nil {
 		t.Fatal(err)
 	}
-	if err := VerifyManifest(dir, &back, root); err != nil {
+	if err := verifyManifest(dir, &back, root); err != nil {
 		t.Fatal(err)
 	}
 	_, again, _ := Build(dir)
@@ -115,10 +115,10 @@ func TestFlippedByteChangesID(t *testing.T) {
 			if err := Verify(dir, root); !errors.Is(err, ErrMismatch) {
 				t.Fatalf("%s byte %d flipped: Verify = %v", p, off, err)
 			}
-			err = VerifyManifest(dir, m, root)
+			err = verifyManifest(dir, m, root)
 			want := fmt.Sprintf("%s chunk %d ", p, off/ChunkSize)
 			if !errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), want) {
-				t.Fatalf("%s byte %d flipped: VerifyManifest = %v, want mention of %q", p, off, err, want)
+				t.Fatalf("%s byte %d flipped: verifyManifest = %v, want mention of %q", p, off, err, want)
 			}
 			b[off] ^= 0x01
 		}
@@ -170,22 +170,22 @@ func TestChunkProofs(t *testing.T) {
 	for fi, f := range m.Files {
 		data := files[f.Path]
 		for c := range f.Chunks {
-			idx, size, p, err := m.ChunkProof(fi, c)
+			idx, size, p, err := m.chunkProof(fi, c)
 			if err != nil {
 				t.Fatal(err)
 			}
 			chunk := data[c*ChunkSize : min((c+1)*ChunkSize, len(data))]
-			if err := VerifyChunk(root, fi, c, chunk, idx, size, p); err != nil {
+			if err := verifyChunk(root, fi, c, chunk, idx, size, p); err != nil {
 				t.Fatalf("%s chunk %d: %v", f.Path, c, err)
 			}
 			bad := append([]byte{}, chunk...)
 			bad[len(bad)/2] ^= 0x80
-			if err := VerifyChunk(root, fi, c, bad, idx, size, p); !errors.Is(err, ErrMismatch) {
+			if err := verifyChunk(root, fi, c, bad, idx, size, p); !errors.Is(err, ErrMismatch) {
 				t.Fatalf("%s chunk %d tampered: %v", f.Path, c, err)
 			}
 		}
 	}
-	if _, _, _, err := m.ChunkProof(0, 0); err == nil {
+	if _, _, _, err := m.chunkProof(0, 0); err == nil {
 		t.Fatal("proof of a chunk of an empty file")
 	}
 }

@@ -12,7 +12,7 @@
 // Chunks are ChunkSize (1 MiB) bytes, the last one shorter; an empty file
 // has no chunk. Integers are big-endian. Every byte of every file is
 // therefore covered, and a single chunk can be checked against the root with
-// an inclusion proof (Manifest.ChunkProof, VerifyChunk) without the rest of
-// the file. Directories are hashed streaming, one chunk in memory at a time.
-// Symbolic links and other non-regular files are refused.
+// an RFC 6962 inclusion proof without the rest of the file (the tests prove
+// every chunk so). Directories are hashed streaming, one chunk in memory at
+// a time. Symbolic links and other non-regular files are refused.
 package catalog

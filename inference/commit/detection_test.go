@@ -11,6 +11,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/gguf"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
@@ -121,7 +122,7 @@ func TestDetectionExperiment(t *testing.T) {
 	}
 	verify := func(name string, e *llm.Engine, prompt, output []int, proofs []commit.Proof) {
 		t0 := time.Now()
-		rep, err := commit.VerifyWithEngine(ctx, e, prompt, output, proofs, commit.DefaultTolerance)
+		rep, err := committest.VerifyWithEngine(ctx, e, prompt, output, proofs, commit.DefaultTolerance)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package commit
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -114,14 +113,4 @@ func meanMedian(d []float64) (mean, median float64) {
 		median = (d[len(d)/2-1] + d[len(d)/2]) / 2
 	}
 	return sum / float64(len(d)), median
-}
-
-// VerifyWithEngine recomputes the steps of output after prompt with one
-// prefill on e (which must hold the committed weights) and verifies the proofs.
-func VerifyWithEngine(ctx context.Context, e inference.Engine, prompt, output []int, proofs []Proof, tol Tolerance) (Report, error) {
-	scored, err := e.Score(ctx, prompt, output, TopK)
-	if err != nil {
-		return Report{}, fmt.Errorf("commit: recompute: %w", err)
-	}
-	return Verify(proofs, scored, e.Info().VocabSize, tol)
 }

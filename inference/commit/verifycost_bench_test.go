@@ -2,53 +2,24 @@ package commit_test
 
 import (
 	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
 
-// costModel is one model of BenchmarkVerifyVsGenerate.
-type costModel struct {
-	name      string
-	opts      modelgen.GenOptions
-	prompts   int
-	maxTokens int
-}
-
-// costModels are the models BenchmarkVerifyVsGenerate runs on, named by
-// TENZRO_COMMIT_MODELS (space-separated; default "devnet"): "devnet" is the
-// devnet model, "100m" the ~100M-weight F32 shape of scripts/bench-engine
-// (dim 768, 12 layers, 4 kv-heads, ffn 2048, vocab 16000). The 100M model is
-// a 400 MB file and takes minutes, so only scripts/bench-commit asks for it.
-// Both get the same 20 prompts and 64-token answers, so that their ratios
-// compare like for like.
-func costModels(b *testing.B) []costModel {
-	names := strings.Fields(os.Getenv("TENZRO_COMMIT_MODELS"))
-	if len(names) == 0 {
-		names = []string{"devnet"}
-	}
-	var out []costModel
-	for _, n := range names {
-		o := modelgen.DevnetOptions()
-		switch n {
-		case "devnet":
-		case "100m":
-			o.Name = "tenzro-100m"
-			o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab = 12, 768, 12, 4, 2048, 16000
-		default:
-			b.Fatalf("TENZRO_COMMIT_MODELS: unknown model %q (want devnet or 100m)", n)
-		}
-		out = append(out, costModel{name: n, opts: o, prompts: 20, maxTokens: 64})
-	}
-	return out
-}
+// costPrompts and costTokens are the prompts and answer length of every
+// model of BenchmarkVerifyVsGenerate (named by TENZRO_COMMIT_MODELS, see
+// committest.BenchModels), so that their ratios compare like for like.
+const (
+	costPrompts = 20
+	costTokens  = 64
+)
 
 // costRequest is the request of prompt i: the same mix of greedy and
 // sampled decoding as the detection experiment, with the top-k log-probs a
@@ -61,27 +32,9 @@ func costRequest(i int, prompt string, maxTokens int) inference.GenerateRequest 
 	}
 }
 
-// generateCommitted is what a provider serving `optimistic` does: generate
-// with top-k log-probs and build the chunk proofs.
-func generateCommitted(b *testing.B, e *llm.Engine, req inference.GenerateRequest) (inference.Result, []commit.Proof) {
-	var steps [][]inference.LogProb
-	res, err := e.Generate(context.Background(), req, func(tok inference.Token) error {
-		steps = append(steps, tok.TopK)
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	proofs, err := commit.Build(steps, e.Info().VocabSize)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return res, proofs
-}
-
 // BenchmarkVerifyVsGenerate times, per model, generating committed answers
 // (decoding with top-k log-probs plus building the proofs) against
-// verifying them by one prefill (commit.VerifyWithEngine), both on 2
+// verifying them by one prefill (committest.VerifyWithEngine), both on 2
 // threads with 64-token prefill batches, interleaved prompt by prompt so
 // that both see the same machine load. It fails if an honest answer is
 // flagged or an answer checked against another prompt passes. Metrics:
@@ -91,17 +44,17 @@ func generateCommitted(b *testing.B, e *llm.Engine, req inference.GenerateReques
 // governed committee size k: a dispute's re-executions as a share of the
 // job's price at the provider's rate per compute second).
 func BenchmarkVerifyVsGenerate(b *testing.B) {
-	for _, m := range costModels(b) {
-		b.Run(m.name, func(b *testing.B) { benchVerifyVsGenerate(b, m) })
+	for _, m := range committest.BenchModels(b, "TENZRO_COMMIT_MODELS") {
+		b.Run(m.Name, func(b *testing.B) { benchVerifyVsGenerate(b, m.Opts) })
 	}
 }
 
-func benchVerifyVsGenerate(b *testing.B, m costModel) {
+func benchVerifyVsGenerate(b *testing.B, o modelgen.GenOptions) {
 	// One engine both generates and verifies: Score has its own KV cache,
 	// and a second copy of the weights would only cost memory.
-	e := openModel(b, b.TempDir()+"/model", m.opts, llm.Options{Threads: 2, PrefillChunk: 64})
+	e := openModel(b, b.TempDir()+"/model", o, llm.Options{Threads: 2, PrefillChunk: 64})
 	ctx := context.Background()
-	ps := prompts(m.prompts)
+	ps := prompts(costPrompts)
 	// Greedy prompts (every third) are timed apart too: greedy decoding
 	// skips the sampler's sort of the vocabulary, so it is the cheapest
 	// generation to compare with.
@@ -111,13 +64,13 @@ func benchVerifyVsGenerate(b *testing.B, m costModel) {
 		for i, p := range ps {
 			genBefore, verBefore := gen, ver
 			t0 := time.Now()
-			res, proofs := generateCommitted(b, e, costRequest(i, p, m.maxTokens))
+			res, _, proofs := committest.Generate(b, e, costRequest(i, p, costTokens))
 			gen += time.Since(t0)
 			if len(res.Tokens) == 0 {
 				b.Fatalf("prompt %d: empty answer", i)
 			}
 			t0 = time.Now()
-			rep, err := commit.VerifyWithEngine(ctx, e, res.Prompt, res.Tokens, proofs, commit.DefaultTolerance)
+			rep, err := committest.VerifyWithEngine(ctx, e, res.Prompt, res.Tokens, proofs, commit.DefaultTolerance)
 			ver += time.Since(t0)
 			if err != nil {
 				b.Fatal(err)
@@ -159,7 +112,7 @@ func changedPromptFlagged(b *testing.B, e *llm.Engine, prompt string, output []i
 	if err != nil {
 		b.Fatal(err)
 	}
-	rep, err := commit.VerifyWithEngine(context.Background(), e, changed, output, proofs, commit.DefaultTolerance)
+	rep, err := committest.VerifyWithEngine(context.Background(), e, changed, output, proofs, commit.DefaultTolerance)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		defer g.Close()
-		for _, k := range g.Keys() {
+		for _, k := range g.keys() {
 			g.String(k)
 			g.Uint(k)
 			g.Float(k)
@@ -46,12 +46,12 @@ func FuzzOpen(f *testing.F) {
 			if err != nil || !ti.Type.Supported() {
 				continue
 			}
-			rb, err := ti.Type.RowBytes(ti.Cols())
+			rb, err := ti.Type.RowBytes(ti.cols())
 			if err != nil {
 				continue
 			}
-			row := make([]float32, ti.Cols())
-			for r := 0; r < ti.Rows(); r++ {
+			row := make([]float32, ti.cols())
+			for r := 0; r < ti.rows(); r++ {
 				if err := DecodeRow(row, ti.Type, raw[r*rb:(r+1)*rb]); err != nil {
 					t.Fatalf("decode %q row %d: %v", ti.Name, r, err)
 				}

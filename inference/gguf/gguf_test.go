@@ -99,14 +99,14 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rb, _ := ti.Type.RowBytes(ti.Cols())
-		got := make([]float32, ti.Cols())
-		for r := 0; r < ti.Rows(); r++ {
+		rb, _ := ti.Type.RowBytes(ti.cols())
+		got := make([]float32, ti.cols())
+		for r := 0; r < ti.rows(); r++ {
 			if err := DecodeRow(got, ti.Type, raw[r*rb:(r+1)*rb]); err != nil {
 				t.Fatal(err)
 			}
 			for c, g := range got {
-				w := want[r*ti.Cols()+c]
+				w := want[r*ti.cols()+c]
 				tol := map[Type]float64{TypeF32: 0, TypeF16: 1e-3 * math.Abs(float64(w)), TypeQ8_0: 0.03}[ti.Type]
 				if math.Abs(float64(g-w)) > tol {
 					t.Fatalf("%s[%d,%d] = %v, want %v (±%v)", name, r, c, g, w, tol)

@@ -4,23 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"reflect"
 
 	parser "github.com/gpustack/gguf-parser-go"
 )
-
-// Keys returns the metadata keys in sorted order.
-func (f *File) Keys() []string {
-	ks := make([]string, 0, len(f.meta))
-	for k := range f.meta {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-// Has reports whether key is present.
-func (f *File) Has(key string) bool { _, ok := f.meta[key]; return ok }
 
 // String returns a string value; ok is false when the key is absent.
 func (f *File) String(key string) (v string, ok bool, err error) {
@@ -54,17 +41,9 @@ func (f *File) Float(key string) (v float64, ok bool, err error) {
 	if !ok {
 		return 0, false, nil
 	}
-	switch x := kv.Value.(type) {
-	case float32:
-		v = float64(x)
-	case float64:
-		v = x
-	default:
-		u, err := toInt(kv.Value)
-		if err != nil {
-			return 0, true, fmt.Errorf("gguf: metadata %q: want a number: %w", key, err)
-		}
-		v = float64(u)
+	v, err = toFloat(kv.Value)
+	if err != nil {
+		return 0, true, fmt.Errorf("gguf: metadata %q: want a number: %w", key, err)
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, true, fmt.Errorf("gguf: metadata %q is not finite", key)
@@ -117,14 +96,8 @@ func (f *File) Strings(key string) ([]string, bool, error) {
 // Float32s returns an array of numbers as float32.
 func (f *File) Float32s(key string) ([]float32, bool, error) {
 	return arrayOf(f, key, parser.GGUFMetadataValueTypeArray, func(x any) (float32, error) {
-		switch v := x.(type) {
-		case float32:
-			return v, nil
-		case float64:
-			return float32(v), nil
-		}
-		n, err := toInt(x)
-		return float32(n), err
+		v, err := toFloat(x)
+		return float32(v), err
 	})
 }
 
@@ -149,29 +122,32 @@ func arrayOf[T any](f *File, key string, want parser.GGUFMetadataValueType, conv
 	return out, true, nil
 }
 
+// toInt converts an integer of any width and sign; a uint64 above
+// MaxInt64 is out of range.
 func toInt(x any) (int64, error) {
-	switch v := x.(type) {
-	case int8:
-		return int64(v), nil
-	case int16:
-		return int64(v), nil
-	case int32:
-		return int64(v), nil
-	case int64:
-		return v, nil
-	case uint8:
-		return int64(v), nil
-	case uint16:
-		return int64(v), nil
-	case uint32:
-		return int64(v), nil
-	case uint64:
-		if v > math.MaxInt64 {
-			return 0, fmt.Errorf("integer %d out of range", v)
+	v := reflect.ValueOf(x)
+	switch {
+	case v.CanInt():
+		return v.Int(), nil
+	case v.CanUint():
+		if u := v.Uint(); u <= math.MaxInt64 {
+			return int64(u), nil
 		}
-		return int64(v), nil
+		return 0, fmt.Errorf("integer %d out of range", v.Uint())
 	}
 	return 0, fmt.Errorf("%T is not an integer", x)
+}
+
+// toFloat converts a float or an integer.
+func toFloat(x any) (float64, error) {
+	switch v := x.(type) {
+	case float32:
+		return float64(v), nil
+	case float64:
+		return v, nil
+	}
+	n, err := toInt(x)
+	return float64(n), err
 }
 
 func toUint(x any) (uint64, error) {

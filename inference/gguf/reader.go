@@ -23,12 +23,6 @@ type TensorInfo struct {
 	Elems  int64
 }
 
-// Cols is the row length (the innermost dimension).
-func (t TensorInfo) Cols() int { return int(t.Shape[0]) }
-
-// Rows is the number of rows (product of all dimensions but the first).
-func (t TensorInfo) Rows() int { return int(t.Elems / int64(t.Shape[0])) }
-
 // File is an opened GGUF file: checked tensor infos and metadata, with the
 // tensor data still on disk.
 type File struct {

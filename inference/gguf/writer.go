@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 )
 
 // GGUF constants used by the writer.
@@ -100,39 +101,30 @@ func (w *Writer) SetBool(key string, v bool) {
 
 // SetStrings sets an array-of-strings metadata value.
 func (w *Writer) SetStrings(key string, vs []string) {
-	vs = append([]string(nil), vs...)
-	w.set(key, func(e *encoder) {
-		e.u32(kvArray)
-		e.u32(kvString)
-		e.u64(uint64(len(vs)))
-		for _, s := range vs {
-			e.str(s)
-		}
-	})
+	setArray(w, key, kvString, vs, (*encoder).str)
 }
 
 // SetFloat32s sets an array-of-float32 metadata value.
 func (w *Writer) SetFloat32s(key string, vs []float32) {
-	vs = append([]float32(nil), vs...)
-	w.set(key, func(e *encoder) {
-		e.u32(kvArray)
-		e.u32(kvFloat32)
-		e.u64(uint64(len(vs)))
-		for _, v := range vs {
-			e.u32(math.Float32bits(v))
-		}
-	})
+	setArray(w, key, kvFloat32, vs, func(e *encoder, v float32) { e.u32(math.Float32bits(v)) })
 }
 
 // SetInt32s sets an array-of-int32 metadata value.
 func (w *Writer) SetInt32s(key string, vs []int32) {
-	vs = append([]int32(nil), vs...)
+	setArray(w, key, kvInt32, vs, func(e *encoder, v int32) { e.u32(uint32(v)) })
+}
+
+// setArray sets an array metadata value of element type elem, each element
+// written by put. vs is copied: the caller may reuse it before the file is
+// written.
+func setArray[T any](w *Writer, key string, elem uint32, vs []T, put func(*encoder, T)) {
+	vs = slices.Clone(vs)
 	w.set(key, func(e *encoder) {
 		e.u32(kvArray)
-		e.u32(kvInt32)
+		e.u32(elem)
 		e.u64(uint64(len(vs)))
 		for _, v := range vs {
-			e.u32(uint32(v))
+			put(e, v)
 		}
 	})
 }

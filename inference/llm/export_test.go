@@ -24,3 +24,7 @@ func UseKernels(name string) (restore func()) {
 
 // LogSoftmax64 is the float64 log-softmax ReferenceScore uses.
 func LogSoftmax64(x []float64) []float64 { return logSoftmax64(x) }
+
+// CommonPrefix is the prefix cache's measure of what two token sequences
+// share.
+func CommonPrefix(a, b []int) int { return commonPrefix(a, b) }

@@ -142,5 +142,6 @@ func chooseKernels() kernelSet {
 	return all[0]
 }
 
-// Kernels names the kernel set in use: "avx2", "neon" or "go".
+// Kernels names the kernel set in use: "avx2", "neon" or "go". A provider
+// logs it when a model warms, since the pure-Go set is several times slower.
 func Kernels() string { return kern.name }

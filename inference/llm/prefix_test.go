@@ -11,16 +11,6 @@ import (
 	"github.com/tenzrod/tenzrod/inference/llm"
 )
 
-func commonPrefix(a, b []int) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
 type turnOut struct {
 	res  inference.Result
 	toks []inference.Token
@@ -65,7 +55,7 @@ func TestPrefixCacheBitIdentical(t *testing.T) {
 			t.Fatalf("first turn reports %d cached tokens", w.res.CachedTokens)
 		}
 		if turn > 1 {
-			want := min(commonPrefix(prevState, w.res.Prompt), len(w.res.Prompt)-1)
+			want := min(llm.CommonPrefix(prevState, w.res.Prompt), len(w.res.Prompt)-1)
 			if w.res.CachedTokens != want || want == 0 {
 				t.Fatalf("turn %d: cached %d tokens, want %d (the shared prefix)", turn, w.res.CachedTokens, want)
 			}
@@ -103,7 +93,7 @@ func TestPrefillWarmsSession(t *testing.T) {
 	}
 	// The state ends with the opened assistant turn, the next prompt with
 	// a user turn: all but those few header tokens are shared.
-	if want := commonPrefix(state, w.res.Prompt); w.res.CachedTokens != want || want < len(state)-8 {
+	if want := llm.CommonPrefix(state, w.res.Prompt); w.res.CachedTokens != want || want < len(state)-8 {
 		t.Fatalf("cached %d tokens, want %d of a %d-token state", w.res.CachedTokens, want, len(state))
 	}
 	// Another session sharing the system prompt copies the prefix and

@@ -29,7 +29,7 @@ func sessionHistory(b *testing.B, e *llm.Engine, want int) (next []inference.Mes
 	next = append(hist, inference.Message{Role: "user", Content: "What did the log say about the last boat?"})
 	a, _ := e.EncodePrompt(inference.GenerateRequest{Messages: hist})
 	p, _ := e.EncodePrompt(inference.GenerateRequest{Messages: next})
-	return next, a[:commonPrefix(a, p)]
+	return next, a[:llm.CommonPrefix(a, p)]
 }
 
 // BenchmarkSessionTTFT is the time to the first token of a turn after a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
+	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 )
 
@@ -102,6 +103,19 @@ func (e *env) paidCall(ctx context.Context, content string) (answer, error) {
 	}
 	e.note(a)
 	return a, nil
+}
+
+// paidReceipt is paidCall with its record's receipt parsed.
+func (e *env) paidReceipt(ctx context.Context, content string) (answer, *identity.Envelope, *receipt.Receipt, error) {
+	a, err := e.paidCall(ctx, content)
+	if err != nil {
+		return a, nil, nil, err
+	}
+	env, rc, err := receipt.Parse(a.Record.Receipt)
+	if err != nil {
+		return a, nil, nil, fmt.Errorf("attacktest: the answer's receipt: %w", err)
+	}
+	return a, env, rc, nil
 }
 
 func p50(ds []time.Duration) time.Duration {

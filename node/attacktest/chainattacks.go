@@ -15,7 +15,6 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -24,13 +23,9 @@ import (
 // receipt a buyer gets), signed by the attacker's account with signatures
 // it cannot make. The chain must refuse it with a registration code.
 func registrationHijack(ctx context.Context, e *env) (Verdict, string, error) {
-	a, err := e.paidCall(ctx, "whose machine is this")
+	a, env, _, err := e.paidReceipt(ctx, "whose machine is this")
 	if err != nil {
 		return Failed, "", err
-	}
-	env, _, err := receipt.Parse(a.Record.Receipt)
-	if err != nil {
-		return Failed, "", fmt.Errorf("attacktest: the answer's receipt: %w", err)
 	}
 	pid, err := peer.IDFromBytes(env.Cert.PeerID)
 	if err != nil {

@@ -32,13 +32,9 @@ func unregisteredFreeCalls(ctx context.Context, e *env) (Verdict, string, error)
 	if len(e.t.ProviderAddrs) == 0 || e.t.Network == "" {
 		return NA, "needs a provider's p2p address and the network name", nil
 	}
-	a, err := e.paidCall(ctx, "whose model is this")
+	_, _, rc, err := e.paidReceipt(ctx, "whose model is this")
 	if err != nil {
 		return Failed, "", err
-	}
-	_, rc, err := receipt.Parse(a.Record.Receipt)
-	if err != nil {
-		return Failed, "", fmt.Errorf("attacktest: the answer's receipt: %w", err)
 	}
 	info, err := peer.AddrInfoFromString(e.t.ProviderAddrs[0])
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -178,4 +179,31 @@ func TestAddrKey(t *testing.T) {
 	if got := addrKey(&net.UnixAddr{Name: "@sock", Net: "unix"}); got != "@sock" {
 		t.Errorf("unix address: %q", got)
 	}
+}
+
+// TestFault: the gate's own refusal is the server's (retry), a slow or
+// broken body the client's, and a body over a handler's cap too large.
+func TestFault(t *testing.T) {
+	_, overCap := io.ReadAll(http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader("too long")), 3))
+	for _, c := range []struct {
+		err  error
+		want ReadFault
+	}{
+		{errBodyBusy{slots: 2, share: true}, FaultBusy},
+		{fmt.Errorf("read: %w", errBodyBusy{slots: 8, wait: 1}), FaultBusy},
+		{errBodySlow, FaultClient},
+		{errors.New("connection reset"), FaultClient},
+		{overCap, FaultTooLarge},
+	} {
+		if got := Fault(c.err); got != c.want {
+			t.Errorf("%v: %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// openFrom reports the open connections of one remote IP.
+func (l *perAddrListener) openFrom(host string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open[host]
 }

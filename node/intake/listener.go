@@ -99,13 +99,6 @@ func addrKey(a net.Addr) string {
 	return ip.String()
 }
 
-// openFrom reports the open connections of one remote IP.
-func (l *perAddrListener) openFrom(host string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.open[host]
-}
-
 type countedConn struct {
 	net.Conn
 	l    *perAddrListener

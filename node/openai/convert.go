@@ -14,28 +14,43 @@ const (
 	defaultCompMax  = 16 // OpenAI's default max_tokens for /v1/completions
 )
 
-func sampling(temp, topP *float64, topK *int, seed *int64, maxTokens *int, stop StopList) (inference.Sampling, *Error) {
+// generationRequest is the body of either generation endpoint.
+type generationRequest interface {
+	toRequest() (*Request, *Error)
+	common() *GenerationParams
+}
+
+func (p *GenerationParams) common() *GenerationParams { return p }
+
+// includeUsage reports whether a stream ends with a usage chunk.
+func (p *GenerationParams) includeUsage() bool {
+	return p.StreamOptions != nil && p.StreamOptions.IncludeUsage
+}
+
+// sampling checks the shared sampling fields; maxTokens is the endpoint's
+// own choice of max_tokens (or its default).
+func (p *GenerationParams) sampling(maxTokens *int) (inference.Sampling, *Error) {
 	s := inference.Sampling{Temperature: 1, TopP: 1}
-	if temp != nil {
-		if *temp < 0 || *temp > 2 {
-			return s, BadRequest("temperature", "temperature must be between 0 and 2, got %v", *temp)
+	if p.Temperature != nil {
+		if *p.Temperature < 0 || *p.Temperature > 2 {
+			return s, BadRequest("temperature", "temperature must be between 0 and 2, got %v", *p.Temperature)
 		}
-		s.Temperature = *temp
+		s.Temperature = *p.Temperature
 	}
-	if topP != nil {
-		if *topP <= 0 || *topP > 1 {
-			return s, BadRequest("top_p", "top_p must be in (0, 1], got %v", *topP)
+	if p.TopP != nil {
+		if *p.TopP <= 0 || *p.TopP > 1 {
+			return s, BadRequest("top_p", "top_p must be in (0, 1], got %v", *p.TopP)
 		}
-		s.TopP = *topP
+		s.TopP = *p.TopP
 	}
-	if topK != nil {
-		if *topK < 0 {
+	if p.TopK != nil {
+		if *p.TopK < 0 {
 			return s, BadRequest("top_k", "top_k must not be negative")
 		}
-		s.TopK = *topK
+		s.TopK = *p.TopK
 	}
-	if seed != nil {
-		s.Seed = uint64(*seed)
+	if p.Seed != nil {
+		s.Seed = uint64(*p.Seed)
 	} else {
 		s.Seed = randomSeed()
 	}
@@ -45,30 +60,32 @@ func sampling(temp, topP *float64, topK *int, seed *int64, maxTokens *int, stop 
 		}
 		s.MaxTokens = *maxTokens
 	}
-	if len(stop) > maxStops {
+	if len(p.Stop) > maxStops {
 		return s, BadRequest("stop", "at most %d stop sequences", maxStops)
 	}
-	for _, st := range stop {
+	for _, st := range p.Stop {
 		if st == "" {
 			return s, BadRequest("stop", "stop sequences must not be empty")
 		}
 	}
-	s.Stop = stop
+	s.Stop = p.Stop
 	return s, nil
 }
 
-func checkCommon(model string, n *int) *Error {
-	if model == "" {
+// check refuses a request naming no model or asking for more than one
+// choice.
+func (p *GenerationParams) check() *Error {
+	if p.Model == "" {
 		return BadRequest("model", "model is required")
 	}
-	if n != nil && *n != 1 {
+	if p.N != nil && *p.N != 1 {
 		return BadRequest("n", "only n=1 is supported")
 	}
 	return nil
 }
 
-func chatToRequest(cr *ChatRequest) (*Request, *Error) {
-	if e := checkCommon(cr.Model, cr.N); e != nil {
+func (cr *ChatRequest) toRequest() (*Request, *Error) {
+	if e := cr.check(); e != nil {
 		return nil, e
 	}
 	if len(cr.Messages) == 0 {
@@ -85,7 +102,7 @@ func chatToRequest(cr *ChatRequest) (*Request, *Error) {
 	if maxTok == nil {
 		maxTok = cr.MaxTokens
 	}
-	s, e := sampling(cr.Temperature, cr.TopP, cr.TopK, cr.Seed, maxTok, cr.Stop)
+	s, e := cr.sampling(maxTok)
 	if e != nil {
 		return nil, e
 	}
@@ -104,8 +121,8 @@ func chatToRequest(cr *ChatRequest) (*Request, *Error) {
 	return req, nil
 }
 
-func completionToRequest(cr *CompletionRequest) (*Request, *Error) {
-	if e := checkCommon(cr.Model, cr.N); e != nil {
+func (cr *CompletionRequest) toRequest() (*Request, *Error) {
+	if e := cr.check(); e != nil {
 		return nil, e
 	}
 	prompt, e := parsePrompt(cr.Prompt)
@@ -120,7 +137,7 @@ func completionToRequest(cr *CompletionRequest) (*Request, *Error) {
 		d := defaultCompMax
 		maxTok = &d
 	}
-	s, e := sampling(cr.Temperature, cr.TopP, cr.TopK, cr.Seed, maxTok, cr.Stop)
+	s, e := cr.sampling(maxTok)
 	if e != nil {
 		return nil, e
 	}

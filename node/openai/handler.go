@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -60,7 +61,10 @@ func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any) *Err
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return BadRequest(te.Field, "%s: expected %s", te.Field, te.Type)
+			// The fields both endpoints share are embedded: the client
+			// knows them by their JSON name alone.
+			field := strings.TrimPrefix(te.Field, "GenerationParams.")
+			return BadRequest(field, "%s: expected %s", field, te.Type)
 		}
 		return BadRequest("", "invalid JSON body: %v", err)
 	}
@@ -68,35 +72,27 @@ func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any) *Err
 }
 
 func (h *Handler) chat(w http.ResponseWriter, r *http.Request) {
-	var cr ChatRequest
-	if e := h.decodeBody(w, r, &cr); e != nil {
-		writeError(w, e)
-		return
-	}
-	req, e := chatToRequest(&cr)
-	if e != nil {
-		writeError(w, e)
-		return
-	}
-	req.Header = r.Header
-	includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
-	h.serve(w, r.Context(), req, "chatcmpl-", includeUsage)
+	h.generate(w, r, &ChatRequest{}, "chatcmpl-")
 }
 
 func (h *Handler) completions(w http.ResponseWriter, r *http.Request) {
-	var cr CompletionRequest
-	if e := h.decodeBody(w, r, &cr); e != nil {
+	h.generate(w, r, &CompletionRequest{}, "cmpl-")
+}
+
+// generate decodes r's body into gr and serves it; idPrefix starts the
+// answer's id as OpenAI's does for that endpoint.
+func (h *Handler) generate(w http.ResponseWriter, r *http.Request, gr generationRequest, idPrefix string) {
+	if e := h.decodeBody(w, r, gr); e != nil {
 		writeError(w, e)
 		return
 	}
-	req, e := completionToRequest(&cr)
+	req, e := gr.toRequest()
 	if e != nil {
 		writeError(w, e)
 		return
 	}
 	req.Header = r.Header
-	includeUsage := cr.StreamOptions != nil && cr.StreamOptions.IncludeUsage
-	h.serve(w, r.Context(), req, "cmpl-", includeUsage)
+	h.serve(w, r.Context(), req, idPrefix, gr.common().includeUsage())
 }
 
 func (h *Handler) serve(w http.ResponseWriter, ctx context.Context, req *Request, idPrefix string, includeUsage bool) {

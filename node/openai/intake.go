@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/tenzrod/tenzrod/node/intake"
 )
 
 // HandlerOption configures a Handler.
@@ -61,10 +63,6 @@ func tooLarge(limit int64) *Error {
 		Message: fmt.Sprintf("request body exceeds %d bytes", limit)}
 }
 
-// temporary is what a read error says when the server, not the client, is
-// the reason (the node's body-read gate is full).
-type temporary interface{ Temporary() bool }
-
 // readBody reads the whole body under the cap. A declared length over the
 // cap is refused before reading; a known length is read into one buffer of
 // exactly that size, so memory per request is the body and not a doubling
@@ -87,12 +85,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Err
 	if err == nil {
 		return b, nil
 	}
-	var mb *http.MaxBytesError
-	var tmp temporary
-	switch {
-	case errors.As(err, &mb):
+	switch intake.Fault(err) {
+	case intake.FaultTooLarge:
 		return nil, tooLarge(h.maxBody)
-	case errors.As(err, &tmp) && tmp.Temporary():
+	case intake.FaultBusy:
 		e := Unavailable("reading the request body: %v", err)
 		e.RetryAfter = 1
 		return nil, e

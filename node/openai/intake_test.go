@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // touchReader fails the test's check if anything reads it.
@@ -101,15 +103,6 @@ func TestBearerToken(t *testing.T) {
 	}
 }
 
-type tempErr struct{}
-
-func (tempErr) Error() string   { return "slots busy" }
-func (tempErr) Temporary() bool { return true }
-
-type errReader struct{ err error }
-
-func (r errReader) Read([]byte) (int, error) { return 0, r.err }
-
 // TestBodyCap: a declared length over the cap is a 413 before any read; an
 // undeclared (chunked) one is cut at the cap; a server-side read refusal is
 // a 503 with Retry-After, a client's broken body a 400.
@@ -130,11 +123,11 @@ func TestBodyCap(t *testing.T) {
 	if rec := serve(h, req); rec.Code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("chunked over the cap: %d %s", rec.Code, rec.Body.String())
 	}
-	rec := serve(h, httptest.NewRequest(http.MethodPost, "/v1/completions", errReader{tempErr{}}))
+	rec := serve(h, httptest.NewRequest(http.MethodPost, "/v1/completions", nodetest.FailingBody(nodetest.ErrBusy)))
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" {
 		t.Fatalf("temporary read error: %d %s", rec.Code, rec.Body.String())
 	}
-	if rec := serve(h, httptest.NewRequest(http.MethodPost, "/v1/completions", errReader{errors.New("reset")})); rec.Code != http.StatusBadRequest {
+	if rec := serve(h, httptest.NewRequest(http.MethodPost, "/v1/completions", nodetest.FailingBody(errors.New("reset")))); rec.Code != http.StatusBadRequest {
 		t.Fatalf("broken body: %d %s", rec.Code, rec.Body.String())
 	}
 	if h := NewHandler(echoBackend{t}, WithMaxBody(MaxBody*2)); h.maxBody != MaxBody {

@@ -8,31 +8,10 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 )
 
-// ChatRequest is the body of POST /v1/chat/completions. Fields OpenAI
-// defines that tenzrod does not use are accepted and ignored, as OpenAI
-// clients send many of them by default.
-type ChatRequest struct {
-	Model               string              `json:"model"`
-	Messages            []inference.Message `json:"messages"`
-	Stream              bool                `json:"stream"`
-	StreamOptions       *StreamOptions      `json:"stream_options,omitempty"`
-	MaxTokens           *int                `json:"max_tokens,omitempty"`
-	MaxCompletionTokens *int                `json:"max_completion_tokens,omitempty"`
-	Temperature         *float64            `json:"temperature,omitempty"`
-	TopP                *float64            `json:"top_p,omitempty"`
-	TopK                *int                `json:"top_k,omitempty"`
-	Seed                *int64              `json:"seed,omitempty"`
-	Stop                StopList            `json:"stop,omitempty"`
-	N                   *int                `json:"n,omitempty"`
-	LogProbs            bool                `json:"logprobs,omitempty"`
-	TopLogProbs         *int                `json:"top_logprobs,omitempty"`
-	Tenzro              json.RawMessage     `json:"tenzro,omitempty"`
-}
-
-// CompletionRequest is the body of POST /v1/completions.
-type CompletionRequest struct {
+// GenerationParams are the request fields /v1/chat/completions and
+// /v1/completions share, decoded and checked the same way for both.
+type GenerationParams struct {
 	Model         string          `json:"model"`
-	Prompt        json.RawMessage `json:"prompt"`
 	Stream        bool            `json:"stream"`
 	StreamOptions *StreamOptions  `json:"stream_options,omitempty"`
 	MaxTokens     *int            `json:"max_tokens,omitempty"`
@@ -42,9 +21,26 @@ type CompletionRequest struct {
 	Seed          *int64          `json:"seed,omitempty"`
 	Stop          StopList        `json:"stop,omitempty"`
 	N             *int            `json:"n,omitempty"`
-	LogProbs      *int            `json:"logprobs,omitempty"`
-	Echo          bool            `json:"echo,omitempty"`
 	Tenzro        json.RawMessage `json:"tenzro,omitempty"`
+}
+
+// ChatRequest is the body of POST /v1/chat/completions. Fields OpenAI
+// defines that tenzrod does not use are accepted and ignored, as OpenAI
+// clients send many of them by default.
+type ChatRequest struct {
+	GenerationParams
+	Messages            []inference.Message `json:"messages"`
+	MaxCompletionTokens *int                `json:"max_completion_tokens,omitempty"`
+	LogProbs            bool                `json:"logprobs,omitempty"`
+	TopLogProbs         *int                `json:"top_logprobs,omitempty"`
+}
+
+// CompletionRequest is the body of POST /v1/completions.
+type CompletionRequest struct {
+	GenerationParams
+	Prompt   json.RawMessage `json:"prompt"`
+	LogProbs *int            `json:"logprobs,omitempty"`
+	Echo     bool            `json:"echo,omitempty"`
 }
 
 // StreamOptions are the stream_options object.

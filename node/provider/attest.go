@@ -92,13 +92,19 @@ func (a *attestor) forAnnouncement(sess *identity.Session) *attest.Attestation {
 // announcement: the attestation announced binds the old one, so a new
 // announcement is due now, not at the next interval.
 func (a *attestor) rotated(keeper *identity.SessionKeeper) bool {
+	return a.checkKey(keeper, func(pub []byte) bool { return a.sent != nil && !bytes.Equal(a.sent, pub) })
+}
+
+// checkKey is f of the session key the provider signs with now, under the
+// attestor's lock; false when there is no such key.
+func (a *attestor) checkKey(keeper *identity.SessionKeeper, f func(pub []byte) bool) bool {
 	pub, ok := a.signingKey(keeper)
 	if !ok {
 		return false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sent != nil && !bytes.Equal(a.sent, pub)
+	return f(pub)
 }
 
 // signingKey is the session key the provider signs with now; false when
@@ -157,11 +163,5 @@ func (a *attestor) current(sess *identity.Session) (*attest.Attestation, error) 
 // binds reports whether a verified attestation binds the session key the
 // provider signs with now: a `tee` call is served only then.
 func (a *attestor) binds(keeper *identity.SessionKeeper) bool {
-	pub, ok := a.signingKey(keeper)
-	if !ok {
-		return false
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.att != nil && bytes.Equal(a.pub, pub)
+	return a.checkKey(keeper, func(pub []byte) bool { return a.att != nil && bytes.Equal(a.pub, pub) })
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"bytes"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,11 +13,9 @@ import (
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/tenzrod/tenzrod/receipts/attest"
 	"github.com/tenzrod/tenzrod/receipts/attest/attesttest"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -38,15 +35,7 @@ func (c *countingQuotes) GetRawQuote(rd [64]byte) ([]uint8, error) {
 // validity; its sessions last an hour and rotate after 45 minutes.
 func keeper(t *testing.T) (*identity.SessionKeeper, *clock.Mock) {
 	t.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { id.Close() })
-	key, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, key, _ := testMachine(t)
 	clk := clock.NewMock()
 	clk.Set(attesttest.Now)
 	return identity.NewSessionKeeper(id, key, time.Hour, clk, slog.Default()), clk
@@ -152,27 +141,27 @@ func TestFileAttestation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, raw, 0o600); err != nil {
-		t.Fatal(err)
+	// announces writes the file and reports whether the attestor announces
+	// what it holds.
+	announces := func(file []byte) bool {
+		t.Helper()
+		if err := os.WriteFile(path, file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return a.forAnnouncement(sess) != nil
 	}
-	if a.forAnnouncement(sess) == nil {
+	if !announces(raw) {
 		t.Fatal("raw quote in the file not announced")
 	}
 	enc, err := attesttest.Attestation(t, sess.Cert.SessionPub).Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, enc, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if a.forAnnouncement(sess) == nil {
+	if !announces(enc) {
 		t.Fatal("encoded attestation in the file not announced")
 	}
 	stale, _ := attesttest.Attestation(t, attesttest.SessionPub(t)).Marshal()
-	if err := os.WriteFile(path, stale, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if a.forAnnouncement(sess) != nil || a.binds(k) {
+	if announces(stale) || a.binds(k) {
 		t.Fatal("a file binding another key was announced")
 	}
 }

@@ -23,14 +23,11 @@ func (r *remoteExperts) disputer(sub string, evidence *expert.SampleStore) (*Exp
 	if !r.cfg.Dispute || r.p.d.Chain == nil || r.p.d.Account == nil {
 		return nil, nil
 	}
-	bindings, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertBindingsDir), sub), 0)
+	st, err := r.openStores(sub, expertBindingsDir, expertDisputedDir)
 	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
+		return nil, err
 	}
-	disputed, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertDisputedDir), sub), 0)
-	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
-	}
+	bindings, disputed := st[0], st[1]
 	return NewExpertDisputer(ExpertDisputerConfig{Evidence: evidence, Bindings: bindings, Disputed: disputed, Chain: r.p.d.Chain,
 		Account: r.p.d.Account, Bond: r.cfg.DisputeBond, Interval: r.cfg.DisputeInterval, Clock: r.p.d.Clock, Metrics: r.met, Log: r.p.d.Log})
 }
@@ -72,4 +69,18 @@ func (p *Provider) ExpertDisputeStats() map[[32]byte]DisputeStats {
 		out[m] = d.Stats()
 	}
 	return out
+}
+
+// openStores opens the stores of one model (sub) under each of the home's
+// dirs, in order, each with the store's default bound.
+func (r *remoteExperts) openStores(sub string, dirs ...string) ([]*expert.SampleStore, error) {
+	out := make([]*expert.SampleStore, len(dirs))
+	for i, dir := range dirs {
+		st, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(dir), sub), 0)
+		if err != nil {
+			return nil, fmt.Errorf("provider: %w", err)
+		}
+		out[i] = st
+	}
+	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -79,14 +78,11 @@ func (r *remoteExperts) sampling(model [32]byte, m *llm.Model, cfg *expert.Calle
 		return nil, fmt.Errorf("provider: %w", err)
 	}
 	sub := hex.EncodeToString(model[:8])
-	samples, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertSamplesDir), sub), 0)
+	st, err := r.openStores(sub, expertSamplesDir, expertEvidenceDir)
 	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
+		return nil, err
 	}
-	evidence, err := expert.OpenSampleStore(filepath.Join(r.p.d.Path(expertEvidenceDir), sub), 0)
-	if err != nil {
-		return nil, fmt.Errorf("provider: %w", err)
-	}
+	samples, evidence := st[0], st[1]
 	redo := &nodeRedo{local: servedExperts{id: model, m: m}, self: r.p.d.Host.ID(), pay: func(b *expert.SampledBatch, d expert.Redone) {
 		t := new(expert.Tally)
 		t.Record(expert.HolderUsage{Holder: d.Holder.Peer, Machine: d.Holder.Machine, Price: d.Holder.Price,

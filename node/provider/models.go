@@ -134,7 +134,7 @@ func (s *modelSet) load(ctx context.Context) {
 		}
 		m.state = gossip.StateWarm
 		m.mu.Unlock()
-		s.log.Info("model warm", "model", m.cfg.Name, "id", info.ID, "params", info.Params, "quant", info.Quant)
+		s.log.Info("model warm", "model", m.cfg.Name, "id", info.ID, "params", info.Params, "quant", info.Quant, "kernels", llm.Kernels())
 	}
 }
 

@@ -1,20 +1,15 @@
 package provider
 
 import (
-	"crypto/rand"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/p2p/payment"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
-	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -23,25 +18,13 @@ import (
 // expert batches only with an expert receipt its own machine signed for
 // its own peer, under the request digest its quote digest gives.
 func TestRecordSinkExpertReceipt(t *testing.T) {
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer id.Close()
-	pk, _, _ := crypto.GenerateEd25519Key(rand.Reader)
-	pid, _ := peer.IDFromPrivateKey(pk)
-	now := time.Now()
-	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sess, pid := testSession(t)
 	rows, _ := expert.PackRows([][]float32{{1, 2}}, 2)
 	req := &expert.Request{Network: "n", Layer: 1, Dim: 2, Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{5}, Rows: rows}}}
-	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, now), false)
+	env, err := expert.Sign(sess, expert.NewReceipt(sess, req, [][]byte{rows}, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := id.MachineID()
 	quote := terms.Hash32{7}
 	rec := func(rd terms.Hash32) *receipt.PaymentRecord {
 		return &receipt.PaymentRecord{Provider: m, Receipt: env, QuoteDigest: quote, RequestDigest: rd}

@@ -2,18 +2,14 @@ package provider
 
 import (
 	"bytes"
-	"crypto/rand"
 	"errors"
 	"testing"
 	"time"
 
 	"github.com/filecoin-project/go-clock"
-	"github.com/libp2p/go-libp2p/core/crypto"
-	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/p2p/payment"
-	"github.com/tenzrod/tenzrod/receipts/hwkey"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -86,25 +82,8 @@ func TestRecordSinkRefusesOtherPayer(t *testing.T) {
 // digest of its request.
 func sinkReceiptSeed(tb testing.TB) (identity.MachineID, []byte, [32]byte) {
 	tb.Helper()
-	id, err := identity.Open(hwkey.Config{Backend: hwkey.BackendSoftware, Dir: tb.TempDir()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { id.Close() })
-	pk, _, err := crypto.GenerateEd25519Key(rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	pid, err := peer.IDFromPrivateKey(pk)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	m, sess, pid := testSession(tb)
 	now := time.Now()
-	sess, err := id.IssueSession(pk, now.Add(-time.Hour), now.Add(time.Hour))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	m := id.MachineID()
 	r := &receipt.Receipt{ModelID: make([]byte, 32), Engine: "embedded", MachineID: m[:], ProviderPeer: []byte(pid),
 		Nonce: make([]byte, receipt.NonceSize), InputCommitment: make([]byte, 32), OutputHash: make([]byte, 32),
 		Units: terms.Units{InputTokens: 3, OutputTokens: 4}, FinishReason: "stop", TimeMs: now.UnixMilli(),

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/nodetest"
 )
 
 // TestBatchTimeBound: a batch's calls share one deadline. The call running
@@ -91,7 +93,7 @@ func TestBatchLengthCap(t *testing.T) {
 // TestBodyCapByLength: a declared length over MaxBody is refused before
 // the body is read (the reader here fails if it is touched).
 func TestBodyCapByLength(t *testing.T) {
-	req := httptest.NewRequest(http.MethodPost, "/rpc", failingReader{errors.New("read")})
+	req := httptest.NewRequest(http.MethodPost, "/rpc", nodetest.FailingBody(errors.New("read")))
 	req.ContentLength = MaxBody + 1
 	rec := httptest.NewRecorder()
 	newTestServer().ServeHTTP(rec, req)
@@ -100,25 +102,15 @@ func TestBodyCapByLength(t *testing.T) {
 	}
 }
 
-// busyErr is what the node's body gate returns when no slot is free.
-type busyErr struct{}
-
-func (busyErr) Error() string   { return "all slots busy" }
-func (busyErr) Temporary() bool { return true }
-
-type failingReader struct{ err error }
-
-func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
-
 // TestBodyReadErrors: a server-side refusal to read (Temporary) is -32000,
 // a client's broken body -32700.
 func TestBodyReadErrors(t *testing.T) {
 	for _, c := range []struct {
 		err  error
 		want string
-	}{{busyErr{}, `"code":-32000,"message":"reading body: all slots busy"`}, {errors.New("reset"), `"code":-32700`}} {
+	}{{nodetest.ErrBusy, `"code":-32000,"message":"reading body: all slots busy"`}, {errors.New("reset"), `"code":-32700`}} {
 		rec := httptest.NewRecorder()
-		newTestServer().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/rpc", failingReader{c.err}))
+		newTestServer().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/rpc", nodetest.FailingBody(c.err)))
 		if !strings.Contains(rec.Body.String(), c.want) {
 			t.Errorf("%v: %s, want %s", c.err, rec.Body.String(), c.want)
 		}

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"time"
+
+	"github.com/tenzrod/tenzrod/node/intake"
 )
 
 // Standard JSON-RPC 2.0 error codes.
@@ -98,12 +101,7 @@ func (s *Server) Handler(name string) (Handler, bool) {
 
 // Methods lists the registered method names, sorted.
 func (s *Server) Methods() []string {
-	out := make([]string, 0, len(s.methods))
-	for m := range s.methods {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.methods))
 }
 
 type request struct {
@@ -212,10 +210,6 @@ func safeCall(ctx context.Context, h Handler, params json.RawMessage) (res any, 
 	return h(ctx, params)
 }
 
-// temporary is what a read error says when the server, not the client, is
-// the reason (the node's body-read gate is full).
-type temporary interface{ Temporary() bool }
-
 // readBody reads the body under MaxBody; a declared length over it is
 // refused before a byte is read.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
@@ -227,12 +221,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
 	if err == nil {
 		return body, nil
 	}
-	var mb *http.MaxBytesError
-	var tmp temporary
-	switch {
-	case errors.As(err, &mb):
+	switch intake.Fault(err) {
+	case intake.FaultTooLarge:
 		return nil, tooBig
-	case errors.As(err, &tmp) && tmp.Temporary():
+	case intake.FaultBusy:
 		return nil, &Error{Code: CodeUnavailable, Message: "reading body: " + err.Error()}
 	default:
 		return nil, &Error{Code: CodeParseError, Message: "reading body: " + err.Error()}

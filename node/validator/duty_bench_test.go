@@ -5,48 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/commit"
+	"github.com/tenzrod/tenzrod/inference/commit/committest"
 	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/node/provider"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/pricing"
 )
-
-// committeeModel is a model BenchmarkCommitteeCost prices disputes on,
-// named by TENZRO_COMMITTEE_MODELS (space-separated; default "devnet"):
-// "devnet" is the devnet model, "moe" the devnet MoE model, "100m" the
-// ~100M-weight F32 shape of scripts/bench-engine (dim 768, 12 layers, 4
-// kv-heads, ffn 2048, vocab 16000; a 400 MB file, so only
-// scripts/bench-disputes asks for it).
-func committeeModels(b *testing.B) map[string]modelgen.GenOptions {
-	names := strings.Fields(os.Getenv("TENZRO_COMMITTEE_MODELS"))
-	if len(names) == 0 {
-		names = []string{"devnet"}
-	}
-	out := map[string]modelgen.GenOptions{}
-	for _, n := range names {
-		o := modelgen.DevnetOptions()
-		switch n {
-		case "devnet":
-		case "moe":
-			o.MoE = true
-		case "100m":
-			o.Name = "tenzro-100m"
-			o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab = 12, 768, 12, 4, 2048, 16000
-		default:
-			b.Fatalf("TENZRO_COMMITTEE_MODELS: unknown model %q (want devnet, moe or 100m)", n)
-		}
-		out[n] = o
-	}
-	return out
-}
 
 // envInt reads a positive integer from the environment, or def.
 func envInt(name string, def int) int {
@@ -74,8 +45,10 @@ func envInt(name string, def int) int {
 // bond-first-µ and bond-last-µ (the least dispute bonds), tokens (per
 // answer).
 func BenchmarkCommitteeCost(b *testing.B) {
-	for name, o := range committeeModels(b) {
-		b.Run(name, func(b *testing.B) { benchCommitteeCost(b, o) })
+	// TENZRO_COMMITTEE_MODELS names the models (committest.BenchModels);
+	// scripts/bench-disputes asks for the 100M one.
+	for _, m := range committest.BenchModels(b, "TENZRO_COMMITTEE_MODELS") {
+		b.Run(m.Name, func(b *testing.B) { benchCommitteeCost(b, m.Opts) })
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
+	"github.com/tenzrod/tenzrod/inference/llm"
 	"github.com/tenzrod/tenzrod/inference/modelgen"
 	"github.com/tenzrod/tenzrod/p2p/expert"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -21,27 +23,13 @@ import (
 // the model computes, and finds evidence whose rows are not the ones the
 // receipt signs innocent.
 func TestJudgeBatchTolerance(t *testing.T) {
-	dir := t.TempDir()
 	o := modelgen.DevnetOptions()
 	o.MoE, o.Layers, o.Dim, o.Heads, o.FFN, o.Vocab = true, 2, 64, 4, 128, 320
-	eng := openGenerated(t, filepath.Join(dir, "m"), o)
-	m := eng.Model()
-	mach := testMachine(t, filepath.Join(dir, "machine"))
-	in := expertInput(2, o.Dim)
-	want, err := m.ExpertForward(0, 3, in, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _ := expert.PackRows(in, o.Dim)
+	bt := newExpertBatch(t, o, 2, 0, 3)
+	eng, rows, want := bt.eng, bt.rows, bt.out
 	// evidence is the batch with output out, signed as the holder's.
 	evidence := func(rows []byte, out [][]float32, dim int) ledger.DisputeEvidence {
-		packed, _ := expert.PackRows(out, dim)
-		req := &expert.Request{Layer: 0, Dim: uint32(dim), Batches: []expert.WireBatch{{Expert: 3, Positions: []uint32{0, 1}, Rows: rows}}}
-		env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()), false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
+		return bt.evidence(t, rows, out, dim)
 	}
 	shifted := func(f func(x float32) float32) [][]float32 {
 		out := make([][]float32, len(want))
@@ -82,28 +70,14 @@ func TestJudgeBatchTolerance(t *testing.T) {
 // batch (the devnet MoE shape, 8 rows: about a prefill chunk's share of
 // one expert) against the holder's own work for it, one ExpertForward.
 func BenchmarkBatchJudge(b *testing.B) {
-	dir := b.TempDir()
 	o := modelgen.DevnetOptions()
 	o.MoE = true
-	eng := openGenerated(b, filepath.Join(dir, "m"), o)
-	m := eng.Model()
-	mach := testMachine(b, filepath.Join(dir, "machine"))
-	in := expertInput(8, o.Dim)
-	out, err := m.ExpertForward(1, 2, in, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rows, _ := expert.PackRows(in, o.Dim)
-	packed, _ := expert.PackRows(out, o.Dim)
-	req := &expert.Request{Layer: 1, Dim: uint32(o.Dim), Batches: []expert.WireBatch{{Expert: 2, Positions: []uint32{0, 1, 2, 3, 4, 5, 6, 7}, Rows: rows}}}
-	env, err := expert.Sign(mach.Session, expert.NewReceipt(mach.Session, req, [][]byte{packed}, time.Now()), false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ev := ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
+	bt := newExpertBatch(b, o, 8, 1, 2)
+	eng, m := bt.eng, bt.eng.Model()
+	ev := bt.evidence(b, bt.rows, bt.out, o.Dim)
 	b.Run("holder", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := m.ExpertForward(1, 2, in, 1); err != nil {
+			if _, err := m.ExpertForward(1, 2, bt.in, 1); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -115,6 +89,50 @@ func BenchmarkBatchJudge(b *testing.B) {
 			}
 		}
 	})
+}
+
+// expertBatch is a holder's batch for one expert of a generated MoE
+// model: its input (packed as rows) and the output the holder's engine
+// computes, and the holder's machine that signs it.
+type expertBatch struct {
+	eng      *llm.Engine
+	mach     *ledgertest.Machine
+	layer, e int
+	in, out  [][]float32
+	rows     []byte
+}
+
+// newExpertBatch generates model o and computes a batch of n rows for
+// expert e at layer.
+func newExpertBatch(tb testing.TB, o modelgen.GenOptions, n, layer, e int) expertBatch {
+	tb.Helper()
+	dir := tb.TempDir()
+	bt := expertBatch{eng: openGenerated(tb, filepath.Join(dir, "m"), o), mach: testMachine(tb, filepath.Join(dir, "machine")),
+		layer: layer, e: e, in: expertInput(n, o.Dim)}
+	var err error
+	if bt.out, err = bt.eng.Model().ExpertForward(layer, e, bt.in, 1); err != nil {
+		tb.Fatal(err)
+	}
+	bt.rows, _ = expert.PackRows(bt.in, o.Dim)
+	return bt
+}
+
+// evidence is dispute evidence of the batch with input rows (packed) at
+// positions 0.. and output out of dim columns, in a receipt the holder
+// signed.
+func (bt expertBatch) evidence(tb testing.TB, rows []byte, out [][]float32, dim int) ledger.DisputeEvidence {
+	tb.Helper()
+	packed, _ := expert.PackRows(out, dim)
+	positions := make([]uint32, len(out))
+	for i := range positions {
+		positions[i] = uint32(i)
+	}
+	req := &expert.Request{Layer: uint32(bt.layer), Dim: uint32(dim), Batches: []expert.WireBatch{{Expert: uint32(bt.e), Positions: positions, Rows: rows}}}
+	env, err := expert.Sign(bt.mach.Session, expert.NewReceipt(bt.mach.Session, req, [][]byte{packed}, time.Now()), false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ledger.DisputeEvidence{Receipt: env, ReceiptHashes: []terms.Hash32{{1}}, Rows: rows, Output: packed}
 }
 
 // expertInput is n rows of dim activations in [-1, 1], distinct per row:

@@ -28,13 +28,26 @@ func measureDHT(ctx context.Context, mk *market, res *Result) {
 	}
 }
 
-func newDHT(h host.Host, mode dht.ModeOpt, boot []peer.AddrInfo) (*dht.IpfsDHT, error) {
-	return dht.New(h,
+// startDHT links h on the mock network to each of hosts it is not yet
+// linked to and starts its DHT in mode.
+func (mk *market) startDHT(h host.Host, hosts []host.Host, mode dht.ModeOpt, boot []peer.AddrInfo) (*dht.IpfsDHT, error) {
+	for _, o := range hosts {
+		if o.ID() != h.ID() && len(mk.mn.LinksBetweenPeers(h.ID(), o.ID())) == 0 {
+			if _, err := mk.mn.LinkPeers(h.ID(), o.ID()); err != nil {
+				return nil, fmt.Errorf("scale: dht link: %w", err)
+			}
+		}
+	}
+	d, err := dht.New(h,
 		dht.ProtocolPrefix(protocol.ID("/tenzro/"+network)),
 		dht.Mode(mode),
 		dht.DisableValues(),
 		dht.BootstrapPeers(boot...),
 	)
+	if err != nil {
+		return nil, fmt.Errorf("scale: dht on %s: %w", h.ID(), err)
+	}
+	return d, nil
 }
 
 func runDHT(ctx context.Context, mk *market, res *Result) error {
@@ -56,16 +69,9 @@ func runDHT(ctx context.Context, mk *market, res *Result) error {
 		}
 	}()
 	for _, h := range hosts {
-		for _, o := range hosts {
-			if o.ID() < h.ID() && len(mk.mn.LinksBetweenPeers(h.ID(), o.ID())) == 0 {
-				if _, err := mk.mn.LinkPeers(h.ID(), o.ID()); err != nil {
-					return fmt.Errorf("scale: dht link: %w", err)
-				}
-			}
-		}
-		d, err := newDHT(h, dht.ModeServer, boot)
+		d, err := mk.startDHT(h, hosts, dht.ModeServer, boot)
 		if err != nil {
-			return fmt.Errorf("scale: dht: %w", err)
+			return err
 		}
 		dhts = append(dhts, d)
 	}
@@ -88,14 +94,9 @@ func runDHT(ctx context.Context, mk *market, res *Result) error {
 	if err != nil {
 		return err
 	}
-	for _, o := range hosts {
-		if _, err := mk.mn.LinkPeers(h.ID(), o.ID()); err != nil {
-			return fmt.Errorf("scale: dht link: %w", err)
-		}
-	}
-	client, err := newDHT(h, dht.ModeClient, boot)
+	client, err := mk.startDHT(h, hosts, dht.ModeClient, boot)
 	if err != nil {
-		return fmt.Errorf("scale: dht client: %w", err)
+		return err
 	}
 	dhts = append(dhts, client)
 	if _, err := mk.mn.ConnectPeers(h.ID(), mk.cores[0].h.ID()); err != nil {
