@@ -104,7 +104,7 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 	// No probes: a validator's paid probe of the MoE model pays the holders
 	// too, records no buyer of this test holds.
 	ps := startDevnet(t, bin, 1, 1, 1, "--moe-holders", "2", "--probe-interval", "0s")
-	m := ps.m
+	m := ps.M
 	gw, v0, serving := ps.node("gateway-0"), ps.node("validator-0"), ps.node("provider-0")
 	holders := []devnet.NodeEntry{ps.node("holder-0"), ps.node("holder-1")}
 	provs := append([]devnet.NodeEntry{serving}, holders...)

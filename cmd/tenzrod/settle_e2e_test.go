@@ -131,7 +131,7 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	bin := buildBinary(t)
 	built := time.Since(t0)
 	ps := startDevnet(t, bin, 4, 2, 1)
-	m := ps.m
+	m := ps.M
 	gw, v0, v3 := ps.node("gateway-0"), ps.node("validator-0"), ps.node("validator-3")
 	provs := []devnet.NodeEntry{ps.node("provider-0"), ps.node("provider-1")}
 	for _, p := range provs {
