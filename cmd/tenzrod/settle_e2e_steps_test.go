@@ -164,13 +164,10 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 	killed := time.Now()
 	var missing []string
 	for {
-		got := map[string]bool{}
-		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: from + 1}).Records {
-			got[r.RequestDigest] = true
-		}
+		got := settledTimes(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: from + 1})
 		missing = missing[:0]
 		for d := range batch {
-			if !got[d] {
+			if got[d] == 0 {
 				missing = append(missing, d)
 			}
 		}

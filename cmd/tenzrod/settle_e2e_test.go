@@ -11,8 +11,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 )
 
 // buyerBook is what the buyer holds: every signed record a response
@@ -139,25 +137,9 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	}
 	t.Logf("binary built in %s; devnet up, both providers registered and up everywhere after %s", built.Round(time.Second), time.Since(t0).Round(time.Second))
 
-	// The invariants below assume no per-transaction fee: a provider's
-	// operator also signs its settlements, and a fee would come off its
-	// balance beside the per-record fees tenzro_getPayments reports.
-	var params ledger.Params
-	if err := rpcCall(v0.API, "tenzro_getParams", nil, &params); err != nil {
-		t.Fatal(err)
-	}
-	if params.FeePerTx != 0 {
-		t.Fatalf("fee_per_tx is %d; this test accounts for per-record fees only", params.FeePerTx)
-	}
+	requireNoTxFee(t, v0.API)
 	buyer, settler := m.BuyerChainAccount, accountOfHome(t, gw.Home)
-	var ops, machines []string
-	for _, p := range provs {
-		var info node.NodeInfo
-		if err := rpcCall(p.API, "tenzro_nodeInfo", nil, &info); err != nil {
-			t.Fatal(err)
-		}
-		ops, machines = append(ops, accountOfHome(t, p.Home)), append(machines, info.MachineID)
-	}
+	ops, machines := operatorsOf(t, provs)
 	snap0 := snapshotAt(t, v0.API, buyer, append(slices.Clone(ops), feePool))
 	if _, ok := snap0.escrows[settler]; !ok {
 		t.Fatalf("the buyer has no escrow with the gateway's account %s: %v", settler, snap0.escrows)
@@ -244,12 +226,7 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	book.mu.Lock()
 	received := maps.Clone(book.recs)
 	t.Logf("calls phase %s: %d paid calls answered with a signed record, failures %v", time.Since(phase).Round(time.Millisecond), book.ok, book.fails)
-	for k, msg := range book.why {
-		t.Logf("  %s, e.g.: %.300s", k, msg)
-	}
-	if len(book.twice) > 0 {
-		t.Errorf("the buyer received records with the same request digest twice: %v", book.twice)
-	}
+	book.logFailures(t)
 	book.mu.Unlock()
 
 	// Step 7 first: it runs while the kill phase's records settle.
@@ -258,16 +235,8 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	// Step 5: every record the buyer received settles.
 	settleStart := time.Now()
 	waitFor(t, 90*time.Second, "every record the buyer received settled", func() bool {
-		got := map[string]bool{}
-		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: snap0.height + 1}).Records {
-			got[r.RequestDigest] = true
-		}
-		for d := range received {
-			if !got[d] {
-				return false
-			}
-		}
-		return got[joined.RequestDigest]
+		got := settledTimes(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: snap0.height + 1})
+		return settledAll(got, received) && got[joined.RequestDigest] > 0
 	})
 	t.Logf("all %d records of the calls phase (and join's) settled %s after the callers stopped", len(received), time.Since(settleStart).Round(time.Millisecond))
 	ps.stopPID(joined.pid)
