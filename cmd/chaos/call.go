@@ -14,15 +14,6 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 )
 
-// signedRecord is what a buyer keeps of a response's tenzro.payment.signed.
-type signedRecord struct {
-	Payer         string `json:"payer"`
-	Settler       string `json:"settler"`
-	Provider      string `json:"provider_machine"`
-	RequestDigest string `json:"request_digest"`
-	Price         uint64 `json:"price"`
-}
-
 // tenzroObject is the part of a response's `tenzro` object the history keeps.
 type tenzroObject struct {
 	Provider struct {
@@ -36,7 +27,7 @@ type tenzroObject struct {
 		} `json:"receipt"`
 	} `json:"receipt"`
 	Payment *struct {
-		Signed *signedRecord `json:"signed"`
+		Signed *devproc.SignedRecord `json:"signed"`
 	} `json:"payment"`
 	Attempts  int          `json:"attempts"`
 	Continued bool         `json:"continued"`

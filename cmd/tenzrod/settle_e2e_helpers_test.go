@@ -17,12 +17,7 @@ import (
 // signedRecord is what a buyer keeps of a response's
 // tenzro.payment.signed.
 type signedRecord struct {
-	Payer         string `json:"payer"`
-	Settler       string `json:"settler"`
-	Provider      string `json:"provider_machine"`
-	RequestDigest string `json:"request_digest"`
-	Price         uint64 `json:"price"`
-	Sig           string `json:"sig"`
+	devproc.SignedRecord
 	// Nonce is the receipt's (from the response, not the record).
 	Nonce string `json:"-"`
 }

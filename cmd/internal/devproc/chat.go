@@ -83,3 +83,14 @@ func Lines(r io.Reader, prefix string, fn func(rest string) bool) error {
 	}
 	return nil
 }
+
+// SignedRecord is what a buyer keeps of a response's
+// tenzro.payment.signed: the chain's payment record the routing node
+// signed as settler, which the checks then look for on chain.
+type SignedRecord struct {
+	Payer         string `json:"payer"`
+	Settler       string `json:"settler"`
+	Provider      string `json:"provider_machine"`
+	RequestDigest string `json:"request_digest"`
+	Price         uint64 `json:"price"`
+}
