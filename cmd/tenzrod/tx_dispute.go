@@ -30,12 +30,9 @@ func newTxModelCmd() *cobra.Command {
 		Example: "  tenzrod tx model declare --key ~/.tenzrod/validator/account.key --model 5f…2c",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if model == "" {
-				return fmt.Errorf("--model is required: the catalog model ID (64 hex digits)")
-			}
-			id, err := terms.ParseHash(model)
+			id, err := requiredFlag("model", model, "the catalog model ID (64 hex digits)", terms.ParseHash)
 			if err != nil {
-				return fmt.Errorf("--model: %w", err)
+				return err
 			}
 			s, err := o.open(cmd)
 			if err != nil {

@@ -154,12 +154,9 @@ func newTxPlanDecideCmd() *cobra.Command {
 		Example: "  tenzrod tx plan decide --key gateway.key --id 0b…7f --commit",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id == "" {
-				return fmt.Errorf("--id is required: the plan ID (64 hex digits) tx plan open printed")
-			}
-			h, err := terms.ParseHash(id)
+			h, err := requiredFlag("id", id, "the plan ID (64 hex digits) tx plan open printed", terms.ParseHash)
 			if err != nil {
-				return fmt.Errorf("--id: %w", err)
+				return err
 			}
 			if commit == abort {
 				return fmt.Errorf("give exactly one of --commit and --abort")

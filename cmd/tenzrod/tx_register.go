@@ -146,14 +146,7 @@ func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID str
 
 // machineFlag parses --machine.
 func machineFlag(s string) (identity.MachineID, error) {
-	if s == "" {
-		return identity.MachineID{}, errors.New("--machine is required: the machine ID (64 hex digits; `tenzrod keys show --home DIR` prints it)")
-	}
-	m, err := identity.ParseMachineID(s)
-	if err != nil {
-		return m, fmt.Errorf("--machine: %w", err)
-	}
-	return m, nil
+	return requiredFlag("machine", s, "the machine ID (64 hex digits; `tenzrod keys show --home DIR` prints it)", identity.ParseMachineID)
 }
 
 func newTxUnbondCmd() *cobra.Command {

@@ -6,7 +6,8 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"time"
+
+	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // quoteParams builds tenzro_quoteInference's params from
@@ -71,27 +72,9 @@ func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	return err
 }
 
-type providerCounts struct {
-	Attempts  uint64  `json:"attempts"`
-	Failures  uint64  `json:"failures"`
-	Cancelled uint64  `json:"cancelled"`
-	Won       uint64  `json:"won"`
-	HedgeWon  uint64  `json:"hedges_won"`
-	Paid      uint64  `json:"paid"`
-	Samples   int     `json:"latency_samples"`
-	P95Ms     float64 `json:"p95_ms"`
-	Breaker   *struct {
-		State       string    `json:"state"`
-		Failures    int       `json:"consecutive_failures"`
-		OpenUntil   time.Time `json:"open_until"`
-		Opens       uint64    `json:"opens"`
-		LastFailure string    `json:"last_failure"`
-	} `json:"breaker"`
-}
-
 // breaker shows a provider's breaker: its state, until when an open one
 // refuses, and how often it opened.
-func (c *providerCounts) breaker() string {
+func breakerLine(c *gateway.ProviderCounts) string {
 	b := c.Breaker
 	if b == nil {
 		return "-"
@@ -106,19 +89,8 @@ func (c *providerCounts) breaker() string {
 	return s
 }
 
-type routerMetrics struct {
-	RequestsRouted   uint64                     `json:"requests_routed"`
-	HedgesDispatched uint64                     `json:"hedges_dispatched"`
-	HedgesWon        uint64                     `json:"hedges_won"`
-	DeadlineMisses   uint64                     `json:"deadline_misses"`
-	Failovers        uint64                     `json:"failovers"`
-	Continuations    uint64                     `json:"continuations"`
-	BadReceipts      uint64                     `json:"bad_receipts"`
-	Providers        map[string]*providerCounts `json:"providers"`
-}
-
 func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var m routerMetrics
+	var m gateway.Snapshot
 	if err := decodeResult(raw, &m); err != nil {
 		return err
 	}
@@ -137,10 +109,10 @@ func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	for _, id := range ids {
 		c := m.Providers[id]
 		p95 := "-"
-		if c.Samples > 0 {
-			p95 = fmt.Sprintf("%.1f ms (%d)", c.P95Ms, c.Samples)
+		if c.LatencySamples > 0 {
+			p95 = fmt.Sprintf("%.1f ms (%d)", c.P95Ms, c.LatencySamples)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95, c.breaker())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95, breakerLine(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
