@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -50,11 +49,7 @@ type quoteLine struct {
 	Attested  *attestedInfo `json:"attested"`
 }
 
-func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var lines []quoteLine
-	if err := decodeResult(raw, &lines); err != nil {
-		return err
-	}
+func renderQuotes(w io.Writer, lines []quoteLine, _ *invocation) error {
 	if len(lines) == 0 {
 		_, err := fmt.Fprintln(w, "(no provider is up with the model warm at that verification level)")
 		return err
@@ -89,11 +84,7 @@ func breakerLine(c *gateway.ProviderCounts) string {
 	return s
 }
 
-func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var m gateway.Snapshot
-	if err := decodeResult(raw, &m); err != nil {
-		return err
-	}
+func renderMetrics(w io.Writer, m gateway.Snapshot, _ *invocation) error {
 	fmt.Fprintf(w, "requests routed %d   hedges dispatched %d (won %d)   failovers %d   continuations %d   deadline misses %d   bad receipts %d\n",
 		m.RequestsRouted, m.HedgesDispatched, m.HedgesWon, m.Failovers, m.Continuations, m.DeadlineMisses, m.BadReceipts)
 	if len(m.Providers) == 0 {

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -32,11 +31,7 @@ type sessionView struct {
 	StreamError string `json:"stream_error"`
 }
 
-func renderSession(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var s sessionView
-	if err := decodeResult(raw, &s); err != nil {
-		return err
-	}
+func renderSession(w io.Writer, s sessionView, _ *invocation) error {
 	tw := newTable(w)
 	fmt.Fprintf(tw, "session\t%s\n", s.ID)
 	fmt.Fprintf(tw, "model\t%s\n", orDash(s.Model))
