@@ -34,15 +34,11 @@ func newTxModelCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
 			what := "declare holding model " + id.String()
 			if drop {
 				what = "drop model " + id.String()
 			}
-			return s.submit(what, &ledger.ModelDeclare{ModelID: id, Holds: !drop})
+			return o.submit(cmd, what, &ledger.ModelDeclare{ModelID: id, Holds: !drop})
 		},
 	}
 	o.register(declare)

@@ -161,15 +161,11 @@ func newTxPlanDecideCmd() *cobra.Command {
 			if commit == abort {
 				return fmt.Errorf("give exactly one of --commit and --abort")
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
 			what := "plan abort " + h.String()
 			if commit {
 				what = "plan commit " + h.String()
 			}
-			return s.submit(what, &ledger.PlanDecide{ID: h, Commit: commit})
+			return o.submit(cmd, what, &ledger.PlanDecide{ID: h, Commit: commit})
 		},
 	}
 	o.register(cmd)

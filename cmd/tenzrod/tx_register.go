@@ -186,11 +186,8 @@ func newTxMachineCmd(tx func(identity.MachineID) (string, any)) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit(tx(m))
+			what, payload := tx(m)
+			return o.submit(cmd, what, payload)
 		},
 	}
 	o.register(cmd)

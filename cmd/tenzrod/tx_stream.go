@@ -146,11 +146,7 @@ func newTxStreamIDCmd(name, short string, payload func(terms.Hash32) any) *cobra
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit("stream "+name+" "+h.String(), payload(h))
+			return o.submit(cmd, "stream "+name+" "+h.String(), payload(h))
 		},
 	}
 	o.register(cmd)
