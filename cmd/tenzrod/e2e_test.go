@@ -61,23 +61,35 @@ func rpcCall(api, method string, params, result any) error {
 	return json.Unmarshal(raw, result)
 }
 
-type providerStatus struct {
-	PeerID string `json:"peer_id"`
-	Status string `json:"status"`
+// providerAt is peer's status ("" if unknown) and whether it is
+// registered on chain, as the node at api lists it.
+func providerAt(api, peer string) (status string, registered bool) {
+	var ps []struct {
+		PeerID     string `json:"peer_id"`
+		Status     string `json:"status"`
+		Registered *bool  `json:"registered"`
+	}
+	if rpcCall(api, "tenzro_listProviders", nil, &ps) != nil {
+		return "", false
+	}
+	for _, p := range ps {
+		if p.PeerID == peer {
+			return p.Status, p.Registered != nil && *p.Registered
+		}
+	}
+	return "", false
 }
 
 // statusAt returns peer's status as the node at api sees it ("" if unknown).
 func statusAt(api, peer string) string {
-	var ps []providerStatus
-	if err := rpcCall(api, "tenzro_listProviders", nil, &ps); err != nil {
-		return ""
-	}
-	for _, p := range ps {
-		if p.PeerID == peer {
-			return p.Status
-		}
-	}
-	return ""
+	s, _ := providerAt(api, peer)
+	return s
+}
+
+// registeredUp reports whether the node at api lists peer registered and up.
+func registeredUp(api, peer string) bool {
+	s, registered := providerAt(api, peer)
+	return s == "up" && registered
 }
 
 func peerOf(e devnet.NodeEntry) string {

@@ -60,19 +60,6 @@ func settledAll[V any](times map[string]int, want map[string]V) bool {
 	return true
 }
 
-// logFailures logs the calls the buyer saw fail, one message of each kind,
-// and fails the test if the buyer was shown a record twice. The caller
-// holds b.mu.
-func (b *buyerBook) logFailures(t *testing.T) {
-	t.Helper()
-	for k, msg := range b.why {
-		t.Logf("  %s, e.g.: %.300s", k, msg)
-	}
-	if len(b.twice) > 0 {
-		t.Errorf("records shown to the buyer twice (the same request digest): %v", b.twice)
-	}
-}
-
 // payerNamed names a settled record's payer in checkOperatorsRose's log:
 // "buyer" for buyer's, else other.
 func payerNamed(buyer, other string) func(chainapi.PaymentView) string {
