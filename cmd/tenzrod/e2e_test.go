@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
-	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 )
 
 // built is the tenzrod binary the end-to-end tests share: linking it
@@ -48,17 +46,7 @@ func buildBinary(t *testing.T) string {
 // rpcCall makes one JSON-RPC call through the CLI's client and decodes its
 // result; the tests poll with it, so a call gives up after 3 s.
 func rpcCall(api, method string, params, result any) error {
-	c, err := shell.NewClient(api)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	raw, err := c.Call(ctx, method, params)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, result)
+	return devproc.RPC(api, method, params, result, 3*time.Second)
 }
 
 // providerAt is peer's status ("" if unknown) and whether it is

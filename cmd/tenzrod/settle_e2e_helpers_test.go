@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
-	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
 
 // signedRecord is what a buyer keeps of a response's
@@ -161,12 +160,7 @@ func metric(api, name string) (float64, error) {
 }
 
 // quotedAt is how many providers the routing node at api quotes model at.
-func quotedAt(api, model string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	n, _ := devnet.QuotedAt(ctx, api, model)
-	return n
-}
+func quotedAt(api, model string) int { return devproc.Quoted(api, model, 3*time.Second) }
 
 // waitFor polls cond every 100 ms until it holds, failing the test with
 // what after limit.
