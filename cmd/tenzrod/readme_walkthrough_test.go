@@ -225,9 +225,8 @@ func addDevnetProvider(t *testing.T, ps *procSet, name string, args ...string) d
 	if err != nil {
 		t.Fatalf("devnet add-provider %v: %v\n%s", args, err, out)
 	}
-	var m devnet.Manifest
-	b, err := os.ReadFile(filepath.Join(dir, devnet.ManifestFile))
-	if err != nil || json.Unmarshal(b, &m) != nil {
+	m, err := devproc.ReadManifest(dir)
+	if err != nil {
 		t.Fatalf("devnet.json after add-provider: %v", err)
 	}
 	ps.M = m

@@ -56,19 +56,34 @@ func StartDevnet(ctx context.Context, c *exec.Cmd, dir string) (*Devnet, error) 
 		return nil, fmt.Errorf("devproc: start devnet: %w", err)
 	}
 	go func() { _ = c.Wait(); close(d.exited) }()
-	manifest := filepath.Join(dir, devnet.ManifestFile)
 	for {
-		if b, err := os.ReadFile(manifest); err == nil && json.Unmarshal(b, &d.M) == nil {
+		m, err := ReadManifest(dir)
+		if err == nil {
+			d.M = m
 			return d, nil
 		}
 		select {
 		case <-d.exited:
 			return d, fmt.Errorf("devproc: the devnet exited before writing its manifest:\n%s", Tail(d.Out.String(), 20))
 		case <-ctx.Done():
-			return d, fmt.Errorf("devproc: no %s: %w", manifest, ctx.Err())
+			return d, fmt.Errorf("%w (%w)", err, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// ReadManifest reads the manifest of the devnet in dir.
+func ReadManifest(dir string) (devnet.Manifest, error) {
+	var m devnet.Manifest
+	path := filepath.Join(dir, devnet.ManifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return m, fmt.Errorf("devproc: %w", err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return m, fmt.Errorf("devproc: %s: %w", path, err)
+	}
+	return m, nil
 }
 
 // Stop ends the devnet with SIGINT (SIGKILL after 30 s), which stops its
