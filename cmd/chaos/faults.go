@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 )
 
 // The fault kinds, each injected at least once per round of the schedule.
@@ -250,12 +252,5 @@ func healthy(api string) bool {
 
 // waitUntil polls cond every 200 ms for up to limit.
 func waitUntil(limit time.Duration, cond func() bool) (time.Duration, bool) {
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			return time.Since(start), false
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return time.Since(start), true
+	return devproc.WaitUntil(limit, 200*time.Millisecond, cond)
 }

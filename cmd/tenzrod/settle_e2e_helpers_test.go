@@ -166,12 +166,9 @@ func quotedAt(api, model string) int { return devproc.Quoted(api, model, 3*time.
 // what after limit.
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			t.Fatalf("%s: not within %s", what, limit)
-		}
-		time.Sleep(100 * time.Millisecond)
+	took, ok := devproc.WaitUntil(limit, 100*time.Millisecond, cond)
+	if !ok {
+		t.Fatalf("%s: not within %s", what, limit)
 	}
-	return time.Since(start)
+	return took
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // Alive reports whether pid names a process (a zombie not yet reaped
@@ -32,4 +33,17 @@ func StartLogged(c *exec.Cmd, logPath string, stdout io.Writer) (<-chan struct{}
 	done := make(chan struct{})
 	go func() { _ = c.Wait(); logf.Close(); close(done) }() //nolint:errcheck // the child wrote through its own descriptor; ours buffers nothing
 	return done, nil
+}
+
+// WaitUntil polls cond every poll until it holds or limit has passed; it
+// returns how long that took and whether cond held.
+func WaitUntil(limit, poll time.Duration, cond func() bool) (time.Duration, bool) {
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			return time.Since(start), false
+		}
+		time.Sleep(poll)
+	}
+	return time.Since(start), true
 }
