@@ -16,24 +16,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/node/attacktest"
 )
-
-// manifest is the part of a devnet's devnet.json the attacks need.
-type manifest struct {
-	Gateway    string `json:"gateway"`
-	BuyerToken string `json:"buyer_token"`
-	BuyerKey   string `json:"buyer_key"`
-	Model      string `json:"model"`
-	Network    string `json:"network"`
-	Nodes      []struct {
-		Role string   `json:"role"`
-		API  string   `json:"api"`
-		P2P  []string `json:"p2p"`
-		Home string   `json:"home"`
-	} `json:"nodes"`
-}
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -65,8 +51,8 @@ func run(args []string, out, errOut io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	var m manifest
-	if raw, err := os.ReadFile(filepath.Join(*dir, "devnet.json")); err == nil {
+	var m devnet.Manifest
+	if raw, err := os.ReadFile(filepath.Join(*dir, devnet.ManifestFile)); err == nil {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return fmt.Errorf("%s/devnet.json: %w", *dir, err)
 		}

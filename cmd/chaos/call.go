@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,17 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/inference"
 )
-
-// signedRecord is what a buyer keeps of a response's tenzro.payment.signed.
-type signedRecord struct {
-	Payer         string `json:"payer"`
-	Settler       string `json:"settler"`
-	Provider      string `json:"provider_machine"`
-	RequestDigest string `json:"request_digest"`
-	Price         uint64 `json:"price"`
-}
 
 // tenzroObject is the part of a response's `tenzro` object the history keeps.
 type tenzroObject struct {
@@ -37,7 +27,7 @@ type tenzroObject struct {
 		} `json:"receipt"`
 	} `json:"receipt"`
 	Payment *struct {
-		Signed *signedRecord `json:"signed"`
+		Signed *devproc.SignedRecord `json:"signed"`
 	} `json:"payment"`
 	Attempts  int          `json:"attempts"`
 	Continued bool         `json:"continued"`
@@ -90,32 +80,26 @@ var errNoFrames = errors.New("stream: no events")
 func parseStream(r io.Reader, onText func()) (answer, error) {
 	var a answer
 	var text strings.Builder
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	events := 0
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue
-		}
+	err := devproc.Lines(r, "data: ", func(data string) bool {
 		events++
 		if a.Done {
 			a.Err = "an event after [DONE]"
 			a.Done = false
-			break
+			return false
 		}
 		if data == "[DONE]" {
 			a.Done = true
-			continue
+			return true
 		}
 		var f frame
 		if err := json.Unmarshal([]byte(data), &f); err != nil {
 			a.Err = fmt.Sprintf("undecodable event: %.80s", data)
-			break
+			return false
 		}
 		if f.Error != nil {
 			a.Err = string(*f.Error)
-			break
+			return false
 		}
 		for _, c := range f.Choices {
 			if c.Delta != nil && c.Delta.Content != nil {
@@ -132,9 +116,10 @@ func parseStream(r io.Reader, onText func()) (answer, error) {
 		if f.Tenzro != nil {
 			a.Tenzro = f.Tenzro
 		}
-	}
+		return true
+	})
 	a.Text = text.String()
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		a.Done = false
 		a.Err = "stream broke: " + err.Error()
 	}
@@ -186,24 +171,11 @@ func (r chatRequest) messages() []inference.Message {
 	return append(append([]inference.Message(nil), r.History...), inference.Message{Role: "user", Content: r.Prompt})
 }
 
-func (r chatRequest) body(model string) []byte {
+func (r chatRequest) body(model string) map[string]any {
 	body := map[string]any{"model": model, "max_tokens": r.MaxTokens, "seed": r.Seed, "stream": r.Stream,
 		"messages": r.messages()}
-	opts := map[string]any{}
-	if r.Turn == 1 {
-		opts["session"] = map[string]any{"continuity": true}
-	}
-	if r.Pin != "" {
-		opts["provider"] = r.Pin
-	}
-	if r.NoHedge {
-		opts["hedge"] = false
-	}
-	if len(opts) > 0 {
-		body["tenzro"] = opts
-	}
-	b, _ := json.Marshal(body)
-	return b
+	devproc.Route{Provider: r.Pin, NoHedge: r.NoHedge, Continuity: r.Turn == 1}.Add(body)
+	return body
 }
 
 var callClient = &http.Client{Timeout: 45 * time.Second}
@@ -211,24 +183,11 @@ var callClient = &http.Client{Timeout: 45 * time.Second}
 // doCall makes one chat completion at api with token; status is the HTTP
 // status (0 if none came).
 func doCall(ctx context.Context, api, token, model string, r chatRequest, onText func()) (answer, int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/v1/chat/completions", bytes.NewReader(r.body(model)))
+	resp, status, err := devproc.PostChat(ctx, callClient, api, token, r.Session, r.body(model))
 	if err != nil {
-		return answer{}, 0, fmt.Errorf("chaos: %w", err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	if r.Session != "" {
-		req.Header.Set("X-Tenzro-Session", r.Session)
-	}
-	resp, err := callClient.Do(req)
-	if err != nil {
-		return answer{}, 0, err
+		return answer{}, status, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return answer{}, resp.StatusCode, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
-	}
 	if r.Stream {
 		a, err := parseStream(resp.Body, onText)
 		return a, resp.StatusCode, err

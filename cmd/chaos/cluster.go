@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,16 +14,16 @@ import (
 
 	"github.com/tenzrod/tenzrod/internal/freeport"
 
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
 
 // cluster is the devnet under test plus the join gateway.
 type cluster struct {
-	bin   string
-	dir   string
-	dn    *exec.Cmd
-	dnOut *devnet.SyncBuffer
-	m     devnet.Manifest
+	bin string
+	dir string
+	dn  *devproc.Devnet
+	m   devnet.Manifest
 
 	validators, providers, gateways []*proc
 	join                            *proc
@@ -35,16 +32,14 @@ type cluster struct {
 
 // buildBinary builds tenzrod from the module at repo into dir.
 func buildBinary(repo, dir string) (string, error) {
-	bin := filepath.Join(dir, "tenzrod")
-	args := []string{"build", "-o", bin}
+	var tags []string
 	if brokenBuild {
 		// The deliberately broken node (consensus/settle/broken_on.go).
-		args = append(args, "-tags", "chaosbroken")
+		tags = append(tags, "chaosbroken")
 	}
-	c := exec.Command("go", append(args, "./cmd/tenzrod")...)
-	c.Dir = repo
-	if out, err := c.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("chaos: go build ./cmd/tenzrod: %w\n%s", err, out)
+	bin, err := devproc.Build(repo, "./cmd/tenzrod", dir, tags...)
+	if err != nil {
+		return "", fmt.Errorf("chaos: %w", err)
 	}
 	return bin, nil
 }
@@ -52,36 +47,17 @@ func buildBinary(repo, dir string) (string, error) {
 // startCluster runs `tenzrod devnet` in dir and waits for its manifest,
 // then starts the join gateway with the buyer's key and a deposit.
 func startCluster(ctx context.Context, cfg config, bin, dir string) (*cluster, error) {
-	cl := &cluster{bin: bin, dir: dir, dnOut: &devnet.SyncBuffer{}}
-	cl.dn = exec.Command(bin, "devnet", "--dir", dir, "--fresh",
-		"--validators", strconv.Itoa(cfg.validators), "--providers", strconv.Itoa(cfg.providers),
-		"--gateways", strconv.Itoa(cfg.gateways))
-	cl.dn.Stdout, cl.dn.Stderr = cl.dnOut, cl.dnOut
-	cl.dn.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := cl.dn.Start(); err != nil {
-		return nil, fmt.Errorf("chaos: start devnet: %w", err)
+	cl := &cluster{bin: bin, dir: dir}
+	c := devproc.Command(bin, dir, cfg.validators, cfg.providers, cfg.gateways, "--fresh")
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	dn, err := devproc.StartDevnet(ctx, c, dir)
+	cl.dn = dn
+	if err != nil {
+		return cl, fmt.Errorf("chaos: %w", err)
 	}
-	manifest := filepath.Join(dir, devnet.ManifestFile)
-	exited := make(chan struct{})
-	go func() { _ = cl.dn.Wait(); close(exited) }()
-	for {
-		if b, err := os.ReadFile(manifest); err == nil && json.Unmarshal(b, &cl.m) == nil {
-			break
-		}
-		select {
-		case <-exited:
-			return cl, fmt.Errorf("chaos: the devnet exited before writing its manifest:\n%s", tail(cl.dnOut.String(), 20))
-		case <-ctx.Done():
-			return cl, fmt.Errorf("chaos: no devnet manifest: %w", ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	cl.m = dn.M
 	for _, n := range cl.m.Nodes {
-		cmd := n.Role
-		if n.Role == "gateway" {
-			cmd = "join" // the devnet runs its gateways as `tenzrod join --home`
-		}
-		p := &proc{name: n.Name, role: n.Role, home: n.Home, api: n.API, pid: n.PID, args: []string{cmd, "--home", n.Home}}
+		p := &proc{name: n.Name, role: n.Role, home: n.Home, api: n.API, pid: n.PID, args: devproc.RestartArgs(n)}
 		switch n.Role {
 		case "validator":
 			cl.validators = append(cl.validators, p)
@@ -119,17 +95,11 @@ func (cl *cluster) startJoin(ctx context.Context) error {
 	}
 	out := &devnet.SyncBuffer{}
 	c := exec.Command(cl.bin, first...)
-	logf, err := os.OpenFile(filepath.Join(cl.dir, "join.log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("chaos: %w", err)
-	}
-	c.Stdout, c.Stderr = io.MultiWriter(out, logf), logf
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := c.Start(); err != nil {
-		return errors.Join(fmt.Errorf("chaos: start join: %w", err), logf.Close())
+	done, err := devproc.StartLogged(c, filepath.Join(cl.dir, "join.log"), out)
+	if err != nil {
+		return fmt.Errorf("chaos: join: %w", err)
 	}
-	done := make(chan struct{})
-	go func() { _ = c.Wait(); logf.Close(); close(done) }() //nolint:errcheck // the child wrote through its own descriptor; ours buffers nothing
 	p.pid, p.cmd, p.done = c.Process.Pid, c, done
 	cl.join = p
 	deadline := time.Now().Add(120 * time.Second)
@@ -144,13 +114,13 @@ func (cl *cluster) startJoin(ctx context.Context) error {
 		}
 		select {
 		case <-done:
-			return fmt.Errorf("chaos: join exited early:\n%s", tail(out.String(), 20))
+			return fmt.Errorf("chaos: join exited early:\n%s", devproc.Tail(out.String(), 20))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("chaos: join printed no token within 120 s:\n%s", tail(out.String(), 20))
+			return fmt.Errorf("chaos: join printed no token within 120 s:\n%s", devproc.Tail(out.String(), 20))
 		}
 	}
 }
@@ -188,22 +158,7 @@ func (cl *cluster) stop() {
 		wg.Go(func() { p.finish(15 * time.Second) })
 	}
 	wg.Wait()
-	if cl.dn == nil || cl.dn.Process == nil {
-		return
-	}
-	_ = cl.dn.Process.Signal(syscall.SIGINT)
-	deadline := time.Now().Add(30 * time.Second)
-	for alive(cl.dn.Process.Pid) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if alive(cl.dn.Process.Pid) {
-		_ = cl.dn.Process.Kill()
-	}
-	for _, n := range cl.m.Nodes {
-		if alive(n.PID) {
-			_ = syscall.Kill(n.PID, syscall.SIGKILL)
-		}
-	}
+	cl.dn.Stop()
 }
 
 func freePort() (int, error) {
@@ -212,10 +167,4 @@ func freePort() (int, error) {
 		return 0, fmt.Errorf("chaos: %w", err)
 	}
 	return p, nil
-}
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

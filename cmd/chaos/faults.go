@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 )
 
 // The fault kinds, each injected at least once per round of the schedule.
@@ -91,6 +93,19 @@ func (m *chaosMonkey) hold(lo, hi time.Duration) {
 	time.Sleep(lo + time.Duration(m.rng.Int64N(int64(hi-lo))))
 }
 
+// restart stops p with sig (SIGKILL after limit), keeps it down for
+// between minDown and maxDown (not at all when maxDown is 0) and starts it
+// again from its home.
+func (m *chaosMonkey) restart(p *proc, sig syscall.Signal, limit, minDown, maxDown time.Duration) error {
+	if err := p.kill(sig, limit); err != nil {
+		return err
+	}
+	if maxDown > 0 {
+		m.hold(minDown, maxDown)
+	}
+	return p.start(m.cl.bin)
+}
+
 // inject runs one fault and waits for recovery, which sets f.Recovered.
 func (m *chaosMonkey) inject(kind string, f *faultRecord) error {
 	cl := m.cl
@@ -125,31 +140,21 @@ func (m *chaosMonkey) inject(kind string, f *faultRecord) error {
 	case faultGatewayKill:
 		p = m.pick(cl.gateways)
 		f.Target = p.name
-		if err := p.kill(syscall.SIGKILL, 10*time.Second); err != nil {
-			return err
-		}
-		if err := p.start(cl.bin); err != nil {
+		if err := m.restart(p, syscall.SIGKILL, 10*time.Second, 0, 0); err != nil {
 			return err
 		}
 		recovered = func() bool { return healthy(p.api) && quotedAt(p.api, cl.m.Model) >= m.liveProviders() }
 	case faultValidatorKill:
 		p = m.pick(cl.validators)
 		f.Target = p.name
-		if err := p.kill(syscall.SIGKILL, 10*time.Second); err != nil {
-			return err
-		}
-		m.hold(2*time.Second, 5*time.Second)
-		if err := p.start(cl.bin); err != nil {
+		if err := m.restart(p, syscall.SIGKILL, 10*time.Second, 2*time.Second, 5*time.Second); err != nil {
 			return err
 		}
 		recovered = func() bool { return m.caughtUp(p) }
 	case faultFollowerRestart:
 		p = m.pick(append(append([]*proc{cl.join}, cl.gateways...), cl.providers...))
 		f.Target = p.name
-		if err := p.kill(syscall.SIGTERM, 15*time.Second); err != nil {
-			return err
-		}
-		if err := p.start(cl.bin); err != nil {
+		if err := m.restart(p, syscall.SIGTERM, 15*time.Second, 0, 0); err != nil {
 			return err
 		}
 		recovered = func() bool {
@@ -247,12 +252,5 @@ func healthy(api string) bool {
 
 // waitUntil polls cond every 200 ms for up to limit.
 func waitUntil(limit time.Duration, cond func() bool) (time.Duration, bool) {
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			return time.Since(start), false
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return time.Since(start), true
+	return devproc.WaitUntil(limit, 200*time.Millisecond, cond)
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 )
 
 // callRecord is one call in the history: what was asked, of whom, and
@@ -26,7 +28,7 @@ type callRecord struct {
 func (c *callRecord) ok() bool { return c.Err == "" && c.Answer.Done && c.Answer.Err == "" }
 
 // record is the signed payment record the buyer received, if any.
-func (c *callRecord) record() *signedRecord {
+func (c *callRecord) record() *devproc.SignedRecord {
 	if t := c.Answer.Tenzro; t != nil && t.Payment != nil {
 		return t.Payment.Signed
 	}

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 )
 
 // proc is one tenzrod process the soak controls: a devnet child it found
@@ -19,12 +20,10 @@ type proc struct {
 	mu      sync.Mutex
 	pid     int
 	cmd     *exec.Cmd
-	done    chan struct{} // closed when cmd exits; nil for a devnet child
-	stopped bool          // SIGSTOPped
-	down    bool          // killed and not restarted
+	done    <-chan struct{} // closed when cmd exits; nil for a devnet child
+	stopped bool            // SIGSTOPped
+	down    bool            // killed and not restarted
 }
-
-func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
 // live reports whether the process runs (a stopped one counts).
 func (p *proc) live() bool {
@@ -41,7 +40,7 @@ func (p *proc) live() bool {
 			return true
 		}
 	}
-	return alive(p.pid)
+	return devproc.Alive(p.pid)
 }
 
 // signal sends sig to the process.
@@ -85,19 +84,13 @@ func (p *proc) kill(sig syscall.Signal, limit time.Duration) error {
 
 // start runs the process again from its home, output appended to its log.
 func (p *proc) start(bin string) error {
-	logf, err := os.OpenFile(p.home+"/node.log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
-		return fmt.Errorf("chaos: %w", err)
-	}
 	c := exec.Command(bin, p.args...)
-	c.Stdout, c.Stderr = logf, logf
 	// The node dies with the soak, whatever ends it.
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := c.Start(); err != nil {
-		return errors.Join(fmt.Errorf("chaos: start %s: %w", p.name, err), logf.Close())
+	done, err := devproc.StartLogged(c, filepath.Join(p.home, "node.log"), nil)
+	if err != nil {
+		return fmt.Errorf("chaos: %s: %w", p.name, err)
 	}
-	done := make(chan struct{})
-	go func() { _ = c.Wait(); logf.Close(); close(done) }() //nolint:errcheck // the child wrote through its own descriptor; ours buffers nothing
 	p.mu.Lock()
 	p.pid, p.cmd, p.done, p.down, p.stopped = c.Process.Pid, c, done, false, false
 	p.mu.Unlock()

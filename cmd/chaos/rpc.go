@@ -1,15 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
-	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/node"
 )
 
@@ -17,21 +15,10 @@ const rpcTimeout = 5 * time.Second
 
 var rpcClient = &http.Client{Timeout: rpcTimeout}
 
-// rpcCall makes one JSON-RPC call to a node's API through the CLI's client
-// and decodes its result; rpcTimeout bounds it as it bounds the soak's other
-// requests.
+// rpcCall makes one JSON-RPC call to a node's API; rpcTimeout bounds it
+// as it bounds the soak's other requests.
 func rpcCall(api, method string, params, result any) error {
-	c, err := shell.NewClient(api)
-	if err != nil {
-		return fmt.Errorf("chaos: rpc %s: %w", method, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-	defer cancel()
-	raw, err := c.Call(ctx, method, params)
-	if err != nil {
-		return fmt.Errorf("chaos: rpc: %w", err)
-	}
-	return json.Unmarshal(raw, result)
+	return devproc.RPC(api, method, params, result, rpcTimeout)
 }
 
 // nodeInfo is the node's tenzro_nodeInfo (ok false if it did not answer).
@@ -41,10 +28,7 @@ func nodeInfo(api string) (node.NodeInfo, bool) {
 }
 
 // heightAt is the chain height the node has committed (0: no answer).
-func heightAt(api string) int64 {
-	info, _ := nodeInfo(api)
-	return info.Height
-}
+func heightAt(api string) int64 { return devproc.Height(api, rpcTimeout) }
 
 // providerStatus is one row of tenzro_listProviders.
 type providerStatus struct {
@@ -66,12 +50,7 @@ func statusesAt(api string) (map[string]string, error) {
 }
 
 // quotedAt is how many providers the routing node at api quotes model at.
-func quotedAt(api, model string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
-	defer cancel()
-	n, _ := devnet.QuotedAt(ctx, api, model)
-	return n
-}
+func quotedAt(api, model string) int { return devproc.Quoted(api, model, rpcTimeout) }
 
 // appHashAt asks a node's CometBFT RPC (rpcListen, tcp://host:port) for
 // the app hash the block at height h carries in its header.

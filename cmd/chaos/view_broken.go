@@ -3,8 +3,6 @@
 package main
 
 import (
-	"github.com/tenzrod/tenzrod/node"
-
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 )
 

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -19,8 +15,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
-	"github.com/tenzrod/tenzrod/cmd/tenzrod/shell"
 )
 
 // built is the tenzrod binary the end-to-end tests share: linking it
@@ -39,12 +35,7 @@ func buildBinary(t *testing.T) string {
 		if built.dir, built.err = os.MkdirTemp("", "tenzrod-e2e-"); built.err != nil {
 			return
 		}
-		bin := filepath.Join(built.dir, "tenzrod")
-		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %w\n%s", err, out)
-			return
-		}
-		built.bin = bin
+		built.bin, built.err = devproc.Build(".", ".", built.dir)
 	})
 	if built.err != nil {
 		t.Fatal(built.err)
@@ -55,45 +46,43 @@ func buildBinary(t *testing.T) string {
 // rpcCall makes one JSON-RPC call through the CLI's client and decodes its
 // result; the tests poll with it, so a call gives up after 3 s.
 func rpcCall(api, method string, params, result any) error {
-	c, err := shell.NewClient(api)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	raw, err := c.Call(ctx, method, params)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, result)
+	return devproc.RPC(api, method, params, result, 3*time.Second)
 }
 
-type providerStatus struct {
-	PeerID string `json:"peer_id"`
-	Status string `json:"status"`
+// providerAt is peer's status ("" if unknown) and whether it is
+// registered on chain, as the node at api lists it.
+func providerAt(api, peer string) (status string, registered bool) {
+	var ps []struct {
+		PeerID     string `json:"peer_id"`
+		Status     string `json:"status"`
+		Registered *bool  `json:"registered"`
+	}
+	if rpcCall(api, "tenzro_listProviders", nil, &ps) != nil {
+		return "", false
+	}
+	for _, p := range ps {
+		if p.PeerID == peer {
+			return p.Status, p.Registered != nil && *p.Registered
+		}
+	}
+	return "", false
 }
 
 // statusAt returns peer's status as the node at api sees it ("" if unknown).
 func statusAt(api, peer string) string {
-	var ps []providerStatus
-	if err := rpcCall(api, "tenzro_listProviders", nil, &ps); err != nil {
-		return ""
-	}
-	for _, p := range ps {
-		if p.PeerID == peer {
-			return p.Status
-		}
-	}
-	return ""
+	s, _ := providerAt(api, peer)
+	return s
+}
+
+// registeredUp reports whether the node at api lists peer registered and up.
+func registeredUp(api, peer string) bool {
+	s, registered := providerAt(api, peer)
+	return s == "up" && registered
 }
 
 func peerOf(e devnet.NodeEntry) string {
 	a := e.P2P[0]
 	return a[strings.LastIndex(a, "/")+1:]
-}
-
-func alive(pid int) bool {
-	return pid > 0 && syscall.Kill(pid, 0) == nil
 }
 
 // waitAll polls every observer until cond(api) holds at all of them and
@@ -162,52 +151,9 @@ func TestDevnetKillProviderGoesDown(t *testing.T) {
 	if s := os.Getenv("TENZRO_E2E_KILLS"); s != "" {
 		kills, _ = strconv.Atoi(s)
 	}
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	var out bytes.Buffer
-	dn := exec.Command(bin, "devnet", "--dir", dir, "--validators", "2", "--providers", "2", "--gateways", "1")
-	dn.Stdout, dn.Stderr = &out, &out
-	if err := dn.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var restarted []*exec.Cmd
-	var m devnet.Manifest
-	defer func() {
-		for _, c := range restarted {
-			_ = c.Process.Signal(syscall.SIGTERM)
-			_ = c.Wait()
-		}
-		_ = dn.Process.Signal(syscall.SIGINT)
-		done := make(chan error, 1)
-		go func() { done <- dn.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = dn.Process.Kill()
-			t.Errorf("devnet did not stop within 30 s")
-		}
-		for _, n := range m.Nodes {
-			if alive(n.PID) {
-				t.Errorf("%s (pid %d) still running after the devnet stopped", n.Name, n.PID)
-				_ = syscall.Kill(n.PID, syscall.SIGKILL)
-			}
-		}
-		if t.Failed() {
-			t.Logf("devnet output:\n%s", out.String())
-		}
-	}()
-
-	manifest := filepath.Join(dir, devnet.ManifestFile)
-	deadline := time.Now().Add(120 * time.Second)
-	for {
-		if b, err := os.ReadFile(manifest); err == nil && json.Unmarshal(b, &m) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s after 120 s", manifest)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	ps := startDevnet(t, buildBinary(t), 2, 2, 1)
+	m := ps.M
+	var restarted []int // pids
 	var providers, others []devnet.NodeEntry
 	for _, n := range m.Nodes {
 		if n.Role == "provider" {
@@ -234,7 +180,7 @@ func TestDevnetKillProviderGoesDown(t *testing.T) {
 		}
 		pid := victim.PID
 		if k >= len(providers) {
-			pid = restarted[len(restarted)-len(providers)].Process.Pid
+			pid = restarted[len(restarted)-len(providers)]
 		}
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatalf("kill %s: %v", victim.Name, err)
@@ -249,13 +195,7 @@ func TestDevnetKillProviderGoesDown(t *testing.T) {
 		}
 		downTimes = append(downTimes, took...)
 
-		c := exec.Command(bin, "provider", "--home", victim.Home)
-		logf, _ := os.OpenFile(filepath.Join(victim.Home, "node.log"), os.O_WRONLY|os.O_APPEND, 0)
-		c.Stdout, c.Stderr = logf, logf
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		restarted = append(restarted, c)
+		restarted = append(restarted, ps.start(filepath.Join(victim.Home, "node.log"), nil, devproc.RestartArgs(victim)...).Process.Pid)
 		up := waitAll(t, others, 30*time.Second, victim.Name+" back up", func(api string) bool {
 			return statusAt(api, peerOf(victim)) == "up"
 		})

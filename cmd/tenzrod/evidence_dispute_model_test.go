@@ -39,7 +39,7 @@ func TestEvidenceDisputeModel(t *testing.T) {
 	if err := modelgen.GenerateModel(otherDir, o); err != nil {
 		t.Fatal(err)
 	}
-	mach := testMachine(t, filepath.Join(dir, "machine"))
+	mach := testMachine(t)
 	real := openModel(t, realDir)
 	model := real.Info().ID
 	in := receipt.EvidenceInput{Chat: true, Messages: []terms.Message{{Role: "user", Content: "café 🙂"}},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/evidence"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/consensus/testnet"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -24,16 +24,11 @@ import (
 
 // submitTxs signs payloads as key's next transactions, broadcasts them and
 // waits until each commits with code 0; it returns the last height.
-func submitTxs(ctx context.Context, t *testing.T, n *consensus.Node, chainID string, key ed25519.PrivateKey, nonce *uint64, payloads ...any) int64 {
+func submitTxs(ctx context.Context, t *testing.T, n *consensus.Node, nonces *ledgertest.Nonces, key ed25519.PrivateKey, payloads ...any) int64 {
 	t.Helper()
 	var h int64
 	for _, p := range payloads {
-		raw, err := ledger.NewSigner(key, chainID).SignTx(*nonce, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*nonce++
-		hash, err := n.BroadcastTx(ctx, raw)
+		hash, err := n.BroadcastTx(ctx, nonces.Sign(t, key, p))
 		if err != nil {
 			t.Fatalf("broadcast %T: %v", p, err)
 		}
@@ -54,15 +49,14 @@ func submitTxs(ctx context.Context, t *testing.T, n *consensus.Node, chainID str
 func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	_, buyerKey, _ := ed25519.GenerateKey(rand.Reader)
-	_, opKey, _ := ed25519.GenerateKey(rand.Reader)
-	buyer := terms.AccountOf(buyerKey.Public().(ed25519.PublicKey))
+	buyerKey, opKey := ledgertest.NewKey(), ledgertest.NewKey()
+	buyer := ledgertest.Account(buyerKey)
 	params := ledger.DefaultParams()
 	params.MinServingBond = 1
 	dir := t.TempDir()
 	net, err := testnet.Start(ctx, filepath.Join(dir, "net"), testnet.Options{Validators: 2, Params: &params,
 		Accounts: []ledger.GenesisAccount{{Account: buyer, Balance: 1_000_000},
-			{Account: terms.AccountOf(opKey.Public().(ed25519.PublicKey)), Balance: 10}}})
+			{Account: ledgertest.Account(opKey), Balance: 10}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,15 +65,15 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	prov := testMachine(t, filepath.Join(dir, "machine"))
-	reg, err := prov.Register(net.ChainID, terms.AccountOf(opKey.Public().(ed25519.PublicKey)), 1, 0)
+	prov := testMachine(t)
+	reg, err := prov.Register(net.ChainID, ledgertest.Account(opKey), 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	node := net.Nodes[0]
-	var opNonce, buyerNonce uint64
-	submitTxs(ctx, t, node, net.ChainID, opKey, &opNonce, reg)
-	from := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &ledger.EscrowFund{Amount: 100_000})
+	nonces := ledgertest.NewNonces(net.ChainID)
+	submitTxs(ctx, t, node, nonces, opKey, reg)
+	from := submitTxs(ctx, t, node, nonces, buyerKey, &ledger.EscrowFund{Amount: 100_000})
 	recs := make([]receipt.PaymentRecord, 3)
 	for i := range recs {
 		recs[i] = receipt.PaymentRecord{Payer: buyer, Provider: prov.MachineID(), RequestDigest: terms.Hash32{byte(i + 1)},
@@ -92,7 +86,7 @@ func TestEvidenceExportAndVerifyCLI(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	to := submitTxs(ctx, t, node, net.ChainID, buyerKey, &buyerNonce, &ledger.Settlement{Records: recs})
+	to := submitTxs(ctx, t, node, nonces, buyerKey, &ledger.Settlement{Records: recs})
 
 	// A node API that answers tenzro_getEvidencePack from the testnet.
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

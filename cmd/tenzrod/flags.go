@@ -34,30 +34,24 @@ func (f *nodeFlags) register(fs *pflag.FlagSet, role node.Role) {
 	fs.StringVar(&f.region, "region", "", regionUsage(role))
 }
 
+// apply sets in cfg the keys whose flags were given in fs.
 func (f *nodeFlags) apply(cfg *node.Config, fs *pflag.FlagSet) {
-	if fs.Changed("network") {
-		cfg.Network = f.network
-	}
-	if fs.Changed("api-listen") {
-		cfg.API.Listen = f.apiListen
-	}
-	if fs.Changed("p2p-listen") {
-		cfg.P2P.Listen = f.p2pListen
-	}
-	if fs.Changed("bootstrap") {
-		cfg.P2P.Bootstrap = f.bootstrap
-	}
-	if fs.Changed("key-backend") {
-		cfg.Identity.Backend = f.keyBackend
-	}
-	if fs.Changed("log-level") {
-		cfg.Log.Level = f.logLevel
-	}
-	if fs.Changed("log-format") {
-		cfg.Log.Format = f.logFormat
-	}
-	if fs.Changed("region") {
-		cfg.Provider.Region = f.region
+	for _, o := range []struct {
+		flag string
+		set  func()
+	}{
+		{"network", func() { cfg.Network = f.network }},
+		{"api-listen", func() { cfg.API.Listen = f.apiListen }},
+		{"p2p-listen", func() { cfg.P2P.Listen = f.p2pListen }},
+		{"bootstrap", func() { cfg.P2P.Bootstrap = f.bootstrap }},
+		{"key-backend", func() { cfg.Identity.Backend = f.keyBackend }},
+		{"log-level", func() { cfg.Log.Level = f.logLevel }},
+		{"log-format", func() { cfg.Log.Format = f.logFormat }},
+		{"region", func() { cfg.Provider.Region = f.region }},
+	} {
+		if fs.Changed(o.flag) {
+			o.set()
+		}
 	}
 }
 

@@ -119,25 +119,22 @@ func (p *ports) release() {
 func freePorts(cfg *node.Config) error {
 	var p ports
 	defer p.release()
-	api, err := p.tcp("127.0.0.1")
-	if err != nil {
-		return err
-	}
-	tcp, err := p.tcp("0.0.0.0")
-	if err != nil {
-		return err
-	}
-	udp, err := p.udp("0.0.0.0")
-	if err != nil {
-		return err
-	}
-	chainP2P, err := p.tcp("0.0.0.0")
-	if err != nil {
-		return err
-	}
-	chainRPC, err := p.tcp("127.0.0.1")
-	if err != nil {
-		return err
+	var api, tcp, udp, chainP2P, chainRPC int
+	for _, r := range []struct {
+		port *int
+		take func(host string) (int, error)
+		host string
+	}{
+		{&api, p.tcp, "127.0.0.1"},
+		{&tcp, p.tcp, "0.0.0.0"},
+		{&udp, p.udp, "0.0.0.0"},
+		{&chainP2P, p.tcp, "0.0.0.0"},
+		{&chainRPC, p.tcp, "127.0.0.1"},
+	} {
+		var err error
+		if *r.port, err = r.take(r.host); err != nil {
+			return err
+		}
 	}
 	cfg.API.Listen = fmt.Sprintf("127.0.0.1:%d", api)
 	cfg.P2P.Listen = []string{fmt.Sprintf("/ip4/0.0.0.0/tcp/%d", tcp), fmt.Sprintf("/ip4/0.0.0.0/udp/%d/quic-v1", udp)}

@@ -2,11 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -220,13 +217,7 @@ func TestInitChainFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), nodetest.StartTimeout)
-	defer cancel()
-	nd, err := node.New(ctx, fcfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := nodetest.Start(t, "follower", nd)
+	f := startInProcess(t, "follower", fcfg)
 	target := n.node.Info().Height
 	nodetest.Eventually(t, 30*time.Second, "the follower at the validator's height", func() bool { return f.Info().Height >= target })
 

@@ -12,7 +12,6 @@ import (
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/node/provider"
 )
 
@@ -104,7 +103,7 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 	// No probes: a validator's paid probe of the MoE model pays the holders
 	// too, records no buyer of this test holds.
 	ps := startDevnet(t, bin, 1, 1, 1, "--moe-holders", "2", "--probe-interval", "0s")
-	m := ps.m
+	m := ps.M
 	gw, v0, serving := ps.node("gateway-0"), ps.node("validator-0"), ps.node("provider-0")
 	holders := []devnet.NodeEntry{ps.node("holder-0"), ps.node("holder-1")}
 	provs := append([]devnet.NodeEntry{serving}, holders...)
@@ -112,22 +111,9 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 	// and they are ready once answers name them paid.
 	waitFor(t, 60*time.Second, "the serving provider registered and up at the gateway", func() bool { return registeredUp(gw.API, peerOf(serving)) })
 	waitFor(t, 60*time.Second, "the gateway quotes the MoE model", func() bool { return quotedAt(gw.API, provider.DevnetMoEModelName) > 0 })
-	var params ledger.Params
-	if err := rpcCall(v0.API, "tenzro_getParams", nil, &params); err != nil {
-		t.Fatal(err)
-	}
-	if params.FeePerTx != 0 {
-		t.Fatalf("fee_per_tx is %d; this test accounts for per-record fees only", params.FeePerTx)
-	}
+	requireNoTxFee(t, v0.API)
 	payer := accountOfHome(t, serving.Home) // pays the holders, from its escrow with itself
-	var ops, machines []string              // the serving provider's, then the holders'
-	for _, p := range provs {
-		var info node.NodeInfo
-		if err := rpcCall(p.API, "tenzro_nodeInfo", nil, &info); err != nil {
-			t.Fatal(err)
-		}
-		ops, machines = append(ops, accountOfHome(t, p.Home)), append(machines, info.MachineID)
-	}
+	ops, machines := operatorsOf(t, provs)  // the serving provider's, then the holders'
 	// A holder's registration takes its bond from its operator's balance:
 	// it must be on chain before the snapshot the balances are checked
 	// from.
@@ -186,35 +172,15 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 	}
 	t.Logf("%d MoE calls answered with a signed record, %d holder records shown to the buyer, holder lines unpaid %v, failures %v",
 		book.ok, len(held), book.unpaid, book.fails)
-	for k, msg := range book.why {
-		t.Logf("  %s, e.g.: %.300s", k, msg)
-	}
-	if len(book.twice) > 0 {
-		t.Errorf("records shown to the buyer twice: %v", book.twice)
-	}
+	book.logFailures(t)
 	book.mu.Unlock()
 
 	settled := func(who string) map[string]int {
-		got := map[string]int{}
-		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: who, From: snap0.height + 1}).Records {
-			got[r.RequestDigest]++
-		}
-		return got
+		return settledTimes(t, v0.API, chainapi.PaymentsParams{Payer: who, From: snap0.height + 1})
 	}
 	start := time.Now()
 	waitFor(t, 120*time.Second, "every holder record and buyer record the answers named settled", func() bool {
-		hs, bs := settled(payer), settled(m.BuyerChainAccount)
-		for d := range held {
-			if hs[d] == 0 {
-				return false
-			}
-		}
-		for d := range calls {
-			if bs[d] == 0 {
-				return false
-			}
-		}
-		return true
+		return settledAll(settled(payer), held) && settledAll(settled(m.BuyerChainAccount), calls)
 	})
 	t.Logf("every record settled %s after the callers stopped", time.Since(start).Round(time.Millisecond))
 	snap1 := snapshotAt(t, v0.API, payer, append(slices.Clone(ops), feePool))
@@ -227,10 +193,7 @@ func TestDevnetMoEHoldersPaidAcrossKills(t *testing.T) {
 func checkHolderMoney(t *testing.T, api string, snap0, snap1 chainSnap, payer, buyer string, ops, machines []string,
 	held map[string]expertPart, calls map[string]signedRecord, failed int) {
 	t.Helper()
-	times := map[string]int{}
-	for _, r := range paymentsIn(t, api, chainapi.PaymentsParams{Payer: buyer, From: 1, To: snap1.height}).Records {
-		times[r.RequestDigest]++
-	}
+	times := settledTimes(t, api, chainapi.PaymentsParams{Payer: buyer, From: 1, To: snap1.height})
 	for d, r := range calls {
 		if times[d] != 1 {
 			t.Errorf("the buyer's record %s (price %d) settled %d times, want exactly once", d, r.Price, times[d])
@@ -270,15 +233,8 @@ func checkHolderMoney(t *testing.T, api string, snap0, snap1 chainSnap, payer, b
 	if extras > 2*failed {
 		t.Errorf("%d holder records settled that no answer named; at most those of the %d failed calls, 2 holders each, may be", extras, failed)
 	}
-	if fell := snap0.escrows[payer] - snap1.escrows[payer]; fell != sum {
-		t.Errorf("escrow (serving, serving) fell by %d (%d → %d), want exactly Σ of the holder records settled %d", fell, snap0.escrows[payer], snap1.escrows[payer], sum)
-	}
+	checkEscrowFell(t, snap0, snap1, payer, "(serving, serving)", sum, "Σ of the holder records settled")
 	// The serving provider pays its holders from its escrow, not its
 	// balance: every operator's balance rises by what it was paid.
-	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r chainapi.PaymentView) string {
-		if r.Payer == buyer {
-			return "buyer"
-		}
-		return "serving provider"
-	})
+	checkOperatorsRose(t, api, snap0, snap1, ops, machines, payerNamed(buyer, "serving provider"))
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 )
 
@@ -101,7 +102,7 @@ func TestReadme(t *testing.T) {
 	ps := startDevnetIn(t, bin, filepath.Join(work, ".devnet"), 1, 1, 1)
 	up := time.Since(start)
 
-	script, ran := readmeScript(t, blocks, ps.m.Gateway)
+	script, ran := readmeScript(t, blocks, ps.M.Gateway)
 	// HOME is the test's, so ~/.tenzrod and the shell's history stay in it.
 	out, err := runScript(t, work, "HOME="+filepath.Join(work, "home")+"\n"+script, 6*time.Minute)
 	if err != nil {
@@ -141,7 +142,7 @@ func TestReadme(t *testing.T) {
 	if err != nil || json.Unmarshal(b, &answer) != nil {
 		t.Fatalf("answer.json: %v %s", err, b)
 	}
-	if answer.Tenzro.Provider.PeerID != peer || answer.Tenzro.Payment.Signed == nil || answer.Tenzro.Payment.Signed.Payer != ps.m.BuyerChainAccount {
+	if answer.Tenzro.Provider.PeerID != peer || answer.Tenzro.Payment.Signed == nil || answer.Tenzro.Payment.Signed.Payer != ps.M.BuyerChainAccount {
 		t.Fatalf("the routed call: provider %s (want %s), payment %+v", answer.Tenzro.Provider.PeerID, peer, answer.Tenzro.Payment.Signed)
 	}
 	// The join block's last line is the payer of the laptop's call: the
@@ -164,14 +165,14 @@ func TestReadme(t *testing.T) {
 	addTook := time.Since(added)
 	// A third fronts provider-0's own OpenAI route as its upstream engine:
 	// the same weights, so the same catalog ID (the id rule).
-	fronted := addDevnetProvider(t, ps, "provider-2", "--upstream", ps.node("provider-0").API+"/v1", "--upstream-model", ps.m.Model)
+	fronted := addDevnetProvider(t, ps, "provider-2", "--upstream", ps.node("provider-0").API+"/v1", "--upstream-model", ps.M.Model)
 	for i, p := range []devnet.NodeEntry{np, fronted, fronted} {
-		rec, err := paidChat(context.Background(), ps.m.Gateway, ps.m.BuyerToken, ps.m.Model, chatOpts{pin: peerOf(p), n: i})
+		rec, err := paidChat(context.Background(), ps.M.Gateway, ps.M.BuyerToken, ps.M.Model, chatOpts{pin: peerOf(p), n: i})
 		if err != nil {
 			t.Fatalf("a paid call pinned to %s: %v", p.Name, err)
 		}
-		if rec.Payer != ps.m.BuyerChainAccount {
-			t.Errorf("%s's call paid by %s, want the buyer %s", p.Name, rec.Payer, ps.m.BuyerChainAccount)
+		if rec.Payer != ps.M.BuyerChainAccount {
+			t.Errorf("%s's call paid by %s, want the buyer %s", p.Name, rec.Payer, ps.M.BuyerChainAccount)
 		}
 	}
 	handStartedNamed(t, ps, work)
@@ -188,7 +189,7 @@ func handStartedNamed(t *testing.T, ps *procSet, work string) {
 	t.Helper()
 	p0 := ps.node("provider-0")
 	_ = syscall.Kill(p0.PID, syscall.SIGKILL)
-	waitFor(t, 10*time.Second, "provider-0 killed", func() bool { return !alive(p0.PID) })
+	waitFor(t, 10*time.Second, "provider-0 killed", func() bool { return !devproc.Alive(p0.PID) })
 	logf, err := os.Create(filepath.Join(work, "provider-0-by-hand.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -201,8 +202,8 @@ func handStartedNamed(t *testing.T, ps *procSet, work string) {
 	}
 	defer func() { _ = hand.Process.Kill(); _ = hand.Wait() }()
 	ps.stop() // the devnet's Ctrl-C (SIGINT); the test's cleanup stops it again, a no-op
-	out := ps.out.String()
-	for _, n := range ps.m.Nodes {
+	out := ps.Out.String()
+	for _, n := range ps.M.Nodes {
 		if n.Name != p0.Name && !strings.Contains(out, "devnet: stopped "+n.Name+" (pid ") {
 			t.Errorf("the devnet's stop does not say it stopped %s:\n%s", n.Name, out)
 		}
@@ -219,19 +220,18 @@ func handStartedNamed(t *testing.T, ps *procSet, work string) {
 // it too) and that the gateway lists it registered and up.
 func addDevnetProvider(t *testing.T, ps *procSet, name string, args ...string) devnet.NodeEntry {
 	t.Helper()
-	dir := filepath.Dir(ps.m.Genesis)
+	dir := filepath.Dir(ps.M.Genesis)
 	out, err := exec.Command(ps.bin, append([]string{"devnet", "add-provider", "--dir", dir}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("devnet add-provider %v: %v\n%s", args, err, out)
 	}
-	var m devnet.Manifest
-	b, err := os.ReadFile(filepath.Join(dir, devnet.ManifestFile))
-	if err != nil || json.Unmarshal(b, &m) != nil {
+	m, err := devproc.ReadManifest(dir)
+	if err != nil {
 		t.Fatalf("devnet.json after add-provider: %v", err)
 	}
-	ps.m = m
+	ps.M = m
 	np := ps.node(name)
-	if np.PID == 0 || !alive(np.PID) || !strings.Contains(string(out), "the gateway quotes") {
+	if np.PID == 0 || !devproc.Alive(np.PID) || !strings.Contains(string(out), "the gateway quotes") {
 		t.Fatalf("%s in devnet.json: %+v\n%s", name, np, out)
 	}
 	if !registeredUp(m.Gateway, peerOf(np)) {

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
@@ -98,10 +98,4 @@ var feePool = ledger.FeePoolAccount.String()
 
 // heightAt is the chain height the node at api has committed (0 if it
 // does not answer).
-func heightAt(api string) int64 {
-	var info node.NodeInfo
-	if rpcCall(api, "tenzro_nodeInfo", nil, &info) != nil {
-		return 0
-	}
-	return info.Height
-}
+func heightAt(api string) int64 { return devproc.Height(api, 3*time.Second) }

@@ -1,30 +1,22 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 )
 
 // signedRecord is what a buyer keeps of a response's
 // tenzro.payment.signed.
 type signedRecord struct {
-	Payer         string `json:"payer"`
-	Settler       string `json:"settler"`
-	Provider      string `json:"provider_machine"`
-	RequestDigest string `json:"request_digest"`
-	Price         uint64 `json:"price"`
-	Sig           string `json:"sig"`
+	devproc.SignedRecord
 	// Nonce is the receipt's (from the response, not the record).
 	Nonce string `json:"-"`
 }
@@ -81,32 +73,12 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 	if o.stream {
 		body["stream"] = true
 	}
-	opts := map[string]any{}
-	if o.pin != "" {
-		opts["provider"] = o.pin
-	}
-	if o.noHedge {
-		opts["hedge"] = false
-	}
-	if len(opts) > 0 {
-		body["tenzro"] = opts
-	}
-	b, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/v1/chat/completions", bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := callClient.Do(req)
+	devproc.Route{Provider: o.pin, NoHedge: o.noHedge}.Add(body)
+	resp, _, err := devproc.PostChat(ctx, callClient, api, token, "", body)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(msg))
-	}
 	if !o.stream {
 		var p tenzroPart
 		if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
@@ -122,12 +94,9 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 	}
 	var got *signedRecord
 	var streamErr string
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok || data == "[DONE]" {
-			continue
+	err = devproc.Lines(resp.Body, "data: ", func(data string) bool {
+		if data == "[DONE]" {
+			return true
 		}
 		if o.onText != nil && strings.Contains(data, `"content":"`) && !strings.Contains(data, `"content":""`) {
 			o.onText()
@@ -143,9 +112,10 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 				*o.experts = p.Tenzro.Experts
 			}
 		}
-	}
+		return true
+	})
 	if got == nil {
-		return nil, fmt.Errorf("stream ended without a signed payment record (%w %s)", sc.Err(), streamErr)
+		return nil, fmt.Errorf("stream ended without a signed payment record (%w %s)", err, streamErr)
 	}
 	return got, nil
 }
@@ -177,34 +147,28 @@ func metric(api, name string) (float64, error) {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
-		}
+	var v float64
+	var parseErr error
+	err = devproc.Lines(resp.Body, name+" ", func(rest string) bool {
+		v, parseErr = strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		return false
+	})
+	if err != nil {
+		return 0, err
 	}
-	return 0, sc.Err()
+	return v, parseErr
 }
 
 // quotedAt is how many providers the routing node at api quotes model at.
-func quotedAt(api, model string) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	n, _ := devnet.QuotedAt(ctx, api, model)
-	return n
-}
+func quotedAt(api, model string) int { return devproc.Quoted(api, model, 3*time.Second) }
 
 // waitFor polls cond every 100 ms until it holds, failing the test with
 // what after limit.
 func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			t.Fatalf("%s: not within %s", what, limit)
-		}
-		time.Sleep(100 * time.Millisecond)
+	took, ok := devproc.WaitUntil(limit, 100*time.Millisecond, cond)
+	if !ok {
+		t.Fatalf("%s: not within %s", what, limit)
 	}
-	return time.Since(start)
+	return took
 }

@@ -58,15 +58,8 @@ func checkMoney(t *testing.T, api string, snap0, snap1 chainSnap, buyer, settler
 	if sumSettled < sumReceived {
 		t.Errorf("Σ settled %d < Σ received %d", sumSettled, sumReceived)
 	}
-	if fell := snap0.escrows[settler] - snap1.escrows[settler]; fell != sumSettled {
-		t.Errorf("escrow (buyer, gateway) fell by %d (%d → %d), want exactly Σ settled %d", fell, snap0.escrows[settler], snap1.escrows[settler], sumSettled)
-	}
-	checkOperatorsRose(t, api, snap0, snap1, ops, machines, func(r chainapi.PaymentView) string {
-		if r.Payer == buyer {
-			return "buyer"
-		}
-		return "probe"
-	})
+	checkEscrowFell(t, snap0, snap1, settler, "(buyer, gateway)", sumSettled, "Σ settled")
+	checkOperatorsRose(t, api, snap0, snap1, ops, machines, payerNamed(buyer, "probe"))
 	if e, ok := snap1.escrows[buyer]; !ok || e != joinDeposit-joined.Price {
 		t.Errorf("escrow (buyer, buyer) is %d (exists %v), want the deposit %d − the laptop call's price %d", e, ok, joinDeposit, joined.Price)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
 )
@@ -24,7 +25,7 @@ func (ps *procSet) stopPID(pid int) {
 	ps.t.Helper()
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	deadline := time.Now().Add(15 * time.Second)
-	for alive(pid) {
+	for devproc.Alive(pid) {
 		if time.Now().After(deadline) {
 			ps.t.Errorf("pid %d did not stop within 15 s of SIGTERM", pid)
 			_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -41,7 +42,7 @@ func (ps *procSet) stopPID(pid int) {
 // serving that call.
 func joinAndPay(t *testing.T, ps *procSet, v0 devnet.NodeEntry) joinedCall {
 	t.Helper()
-	m := ps.m
+	m := ps.M
 	dir := t.TempDir()
 	out := &devnet.SyncBuffer{}
 	start := time.Now()
@@ -50,7 +51,7 @@ func joinAndPay(t *testing.T, ps *procSet, v0 devnet.NodeEntry) joinedCall {
 		"--account-key", m.BuyerKey, "--deposit", "5_000_000", "--api-listen", "127.0.0.1:0")
 	var api, token string
 	waitFor(t, 90*time.Second, "join prints its bearer token and API", func() bool {
-		if !alive(cmd.Process.Pid) {
+		if !devproc.Alive(cmd.Process.Pid) {
 			t.Fatalf("join exited early; output:\n%s", out.String())
 		}
 		s := out.String()
@@ -104,7 +105,7 @@ func joinAndPay(t *testing.T, ps *procSet, v0 devnet.NodeEntry) joinedCall {
 // restarts it, and waits for the providers alone to settle the batch.
 func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid int, buyer string, from int64) map[string]signedRecord {
 	t.Helper()
-	m := ps.m
+	m := ps.M
 	const (
 		signedSeries = "tenzro_settle_outbox_records_signed_total"
 		ackedSeries  = "tenzro_settle_outbox_records_acknowledged_total"
@@ -163,13 +164,10 @@ func providerCollected(t *testing.T, ps *procSet, gw, v0 devnet.NodeEntry, pid i
 	killed := time.Now()
 	var missing []string
 	for {
-		got := map[string]bool{}
-		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: from + 1}).Records {
-			got[r.RequestDigest] = true
-		}
+		got := settledTimes(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: from + 1})
 		missing = missing[:0]
 		for d := range batch {
-			if !got[d] {
+			if got[d] == 0 {
 				missing = append(missing, d)
 			}
 		}

@@ -1,119 +1,14 @@
 package main
 
 import (
-	"context"
 	"maps"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/node"
 )
-
-// buyerBook is what the buyer holds: every signed record a response
-// carried, by request digest, and the calls that failed, by kind.
-type buyerBook struct {
-	mu    sync.Mutex
-	recs  map[string]signedRecord
-	twice []string
-	fails map[string]int    // by phase and kind
-	why   map[string]string // one message of each
-	phase string
-	ok    int
-
-	hold     atomic.Bool  // callers wait while set
-	inFlight atomic.Int32 // callers' calls under way
-}
-
-func newBuyerBook() *buyerBook {
-	return &buyerBook{recs: map[string]signedRecord{}, fails: map[string]int{}, why: map[string]string{}}
-}
-
-func (b *buyerBook) note(r *signedRecord, err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if err != nil {
-		k := b.phase + ": " + failureKind(err)
-		b.fails[k]++
-		if _, ok := b.why[k]; !ok {
-			b.why[k] = err.Error()
-		}
-		return
-	}
-	if _, seen := b.recs[r.RequestDigest]; seen {
-		b.twice = append(b.twice, r.RequestDigest)
-	}
-	b.recs[r.RequestDigest] = *r
-	b.ok++
-}
-
-func (b *buyerBook) setPhase(p string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.phase = p
-}
-
-func (b *buyerBook) successes() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ok
-}
-
-// callers runs n goroutines making paid calls through api until stop is
-// called, alternating stream and non-stream.
-func callers(api, token, model string, n int, b *buyerBook) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for c := range n {
-		wg.Go(func() {
-			for i := 0; ctx.Err() == nil; i++ {
-				if b.hold.Load() {
-					time.Sleep(10 * time.Millisecond)
-					continue
-				}
-				b.inFlight.Add(1)
-				r, err := paidChat(ctx, api, token, model, chatOpts{stream: (i+c)%2 == 0, n: c*1_000_000 + i})
-				if ctx.Err() != nil && err != nil {
-					return // stopped mid-call: not a failure of the system
-				}
-				b.inFlight.Add(-1)
-				b.note(r, err)
-				time.Sleep(20 * time.Millisecond)
-			}
-		})
-	}
-	return func() { cancel(); wg.Wait() }
-}
-
-// waitCalls waits until the buyer holds more successful calls than now.
-func waitCalls(t *testing.T, b *buyerBook, more int, what string) time.Duration {
-	t.Helper()
-	base := b.successes()
-	return waitFor(t, 60*time.Second, what, func() bool { return b.successes() >= base+more })
-}
-
-// registeredUp reports whether the node at api lists peer registered and up.
-func registeredUp(api, peer string) bool {
-	var ps []struct {
-		PeerID     string `json:"peer_id"`
-		Status     string `json:"status"`
-		Registered *bool  `json:"registered"`
-	}
-	if rpcCall(api, "tenzro_listProviders", nil, &ps) != nil {
-		return false
-	}
-	for _, p := range ps {
-		if p.PeerID == peer {
-			return p.Status == "up" && p.Registered != nil && *p.Registered
-		}
-	}
-	return false
-}
 
 // TestDevnetCrashSafeSettlement is #11's crash-safety acceptance on real
 // processes: 4 validators, 2 providers, a gateway. While the buyer's two
@@ -131,7 +26,7 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	bin := buildBinary(t)
 	built := time.Since(t0)
 	ps := startDevnet(t, bin, 4, 2, 1)
-	m := ps.m
+	m := ps.M
 	gw, v0, v3 := ps.node("gateway-0"), ps.node("validator-0"), ps.node("validator-3")
 	provs := []devnet.NodeEntry{ps.node("provider-0"), ps.node("provider-1")}
 	for _, p := range provs {
@@ -139,25 +34,9 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	}
 	t.Logf("binary built in %s; devnet up, both providers registered and up everywhere after %s", built.Round(time.Second), time.Since(t0).Round(time.Second))
 
-	// The invariants below assume no per-transaction fee: a provider's
-	// operator also signs its settlements, and a fee would come off its
-	// balance beside the per-record fees tenzro_getPayments reports.
-	var params ledger.Params
-	if err := rpcCall(v0.API, "tenzro_getParams", nil, &params); err != nil {
-		t.Fatal(err)
-	}
-	if params.FeePerTx != 0 {
-		t.Fatalf("fee_per_tx is %d; this test accounts for per-record fees only", params.FeePerTx)
-	}
+	requireNoTxFee(t, v0.API)
 	buyer, settler := m.BuyerChainAccount, accountOfHome(t, gw.Home)
-	var ops, machines []string
-	for _, p := range provs {
-		var info node.NodeInfo
-		if err := rpcCall(p.API, "tenzro_nodeInfo", nil, &info); err != nil {
-			t.Fatal(err)
-		}
-		ops, machines = append(ops, accountOfHome(t, p.Home)), append(machines, info.MachineID)
-	}
+	ops, machines := operatorsOf(t, provs)
 	snap0 := snapshotAt(t, v0.API, buyer, append(slices.Clone(ops), feePool))
 	if _, ok := snap0.escrows[settler]; !ok {
 		t.Fatalf("the buyer has no escrow with the gateway's account %s: %v", settler, snap0.escrows)
@@ -244,12 +123,7 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	book.mu.Lock()
 	received := maps.Clone(book.recs)
 	t.Logf("calls phase %s: %d paid calls answered with a signed record, failures %v", time.Since(phase).Round(time.Millisecond), book.ok, book.fails)
-	for k, msg := range book.why {
-		t.Logf("  %s, e.g.: %.300s", k, msg)
-	}
-	if len(book.twice) > 0 {
-		t.Errorf("the buyer received records with the same request digest twice: %v", book.twice)
-	}
+	book.logFailures(t)
 	book.mu.Unlock()
 
 	// Step 7 first: it runs while the kill phase's records settle.
@@ -258,16 +132,8 @@ func TestDevnetCrashSafeSettlement(t *testing.T) {
 	// Step 5: every record the buyer received settles.
 	settleStart := time.Now()
 	waitFor(t, 90*time.Second, "every record the buyer received settled", func() bool {
-		got := map[string]bool{}
-		for _, r := range paymentsIn(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: snap0.height + 1}).Records {
-			got[r.RequestDigest] = true
-		}
-		for d := range received {
-			if !got[d] {
-				return false
-			}
-		}
-		return got[joined.RequestDigest]
+		got := settledTimes(t, v0.API, chainapi.PaymentsParams{Payer: buyer, From: snap0.height + 1})
+		return settledAll(got, received) && got[joined.RequestDigest] > 0
 	})
 	t.Logf("all %d records of the calls phase (and join's) settled %s after the callers stopped", len(received), time.Since(settleStart).Round(time.Millisecond))
 	ps.stopPID(joined.pid)

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,17 +29,7 @@ func startTestNode(t *testing.T, role node.Role, boot []string, model ...string)
 		cfg.Provider.AnnounceInterval = time.Second
 		cfg.Provider.Models = []node.ModelConfig{node.DevnetModel(model[0], model[1])}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	n, err := node.New(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := n.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Stop(context.Background()) })
-	return n
+	return startInProcess(t, string(role), cfg)
 }
 
 // TestShellAgainstRealNodes runs the shell's one-shot commands against a

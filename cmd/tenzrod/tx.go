@@ -68,11 +68,7 @@ spending from it changes no buyer's escrow or balance.`,
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit(fmt.Sprintf("transfer %d micro-units to %s", amt, dst), &ledger.Transfer{To: dst, Amount: amt})
+			return o.submit(cmd, fmt.Sprintf("transfer %d micro-units to %s", amt, dst), &ledger.Transfer{To: dst, Amount: amt})
 		},
 	}
 	o.register(cmd)
@@ -121,11 +117,7 @@ covered; claim pays out a withdrawal once it has unlocked.`,
 			if err != nil {
 				return err
 			}
-			s, err := co.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit("escrow claim, settler "+fsettlerName(csettler), &ledger.EscrowClaim{Settler: st})
+			return co.submit(cmd, "escrow claim, settler "+fsettlerName(csettler), &ledger.EscrowClaim{Settler: st})
 		},
 	}
 	co.register(claim)
@@ -158,11 +150,7 @@ func newEscrowAmountCmd(verb, short, amountHelp string, tx func(amt uint64, st t
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit(fmt.Sprintf("escrow %s %d micro-units, settler %s", verb, amt, fsettlerName(settler)), tx(amt, st))
+			return o.submit(cmd, fmt.Sprintf("escrow %s %d micro-units, settler %s", verb, amt, fsettlerName(settler)), tx(amt, st))
 		},
 	}
 	o.register(cmd)

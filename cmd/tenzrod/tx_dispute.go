@@ -30,14 +30,7 @@ func newTxModelCmd() *cobra.Command {
 		Example: "  tenzrod tx model declare --key ~/.tenzrod/validator/account.key --model 5f…2c",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if model == "" {
-				return fmt.Errorf("--model is required: the catalog model ID (64 hex digits)")
-			}
-			id, err := terms.ParseHash(model)
-			if err != nil {
-				return fmt.Errorf("--model: %w", err)
-			}
-			s, err := o.open(cmd)
+			id, err := requiredFlag("model", model, "the catalog model ID (64 hex digits)", terms.ParseHash)
 			if err != nil {
 				return err
 			}
@@ -45,7 +38,7 @@ func newTxModelCmd() *cobra.Command {
 			if drop {
 				what = "drop model " + id.String()
 			}
-			return s.submit(what, &ledger.ModelDeclare{ModelID: id, Holds: !drop})
+			return o.submit(cmd, what, &ledger.ModelDeclare{ModelID: id, Holds: !drop})
 		},
 	}
 	o.register(declare)

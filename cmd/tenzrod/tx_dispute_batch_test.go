@@ -18,7 +18,7 @@ import (
 // binding.
 func batchEvidence(t *testing.T, home string, payer terms.AccountID) (string, *expert.Binding) {
 	t.Helper()
-	m := testMachine(t, filepath.Join(t.TempDir(), "machine"))
+	m := testMachine(t)
 	const dim = 4
 	rows, _ := expert.PackRows([][]float32{{1, 2, 3, 4}}, dim)
 	out, _ := expert.PackRows([][]float32{{4, 3, 2, 1}}, dim)

@@ -154,25 +154,18 @@ func newTxPlanDecideCmd() *cobra.Command {
 		Example: "  tenzrod tx plan decide --key gateway.key --id 0b…7f --commit",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id == "" {
-				return fmt.Errorf("--id is required: the plan ID (64 hex digits) tx plan open printed")
-			}
-			h, err := terms.ParseHash(id)
+			h, err := requiredFlag("id", id, "the plan ID (64 hex digits) tx plan open printed", terms.ParseHash)
 			if err != nil {
-				return fmt.Errorf("--id: %w", err)
+				return err
 			}
 			if commit == abort {
 				return fmt.Errorf("give exactly one of --commit and --abort")
-			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
 			}
 			what := "plan abort " + h.String()
 			if commit {
 				what = "plan commit " + h.String()
 			}
-			return s.submit(what, &ledger.PlanDecide{ID: h, Commit: commit})
+			return o.submit(cmd, what, &ledger.PlanDecide{ID: h, Commit: commit})
 		},
 	}
 	o.register(cmd)

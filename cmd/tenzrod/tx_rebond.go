@@ -32,11 +32,7 @@ chain's min_serving_bond; its next records start a new episode.`,
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit("re-bond machine "+m.String(), &ledger.ProviderRebond{MachineID: m, Amount: amt})
+			return o.submit(cmd, "re-bond machine "+m.String(), &ledger.ProviderRebond{MachineID: m, Amount: amt})
 		},
 	}
 	o.register(cmd)

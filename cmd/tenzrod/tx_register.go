@@ -146,14 +146,7 @@ func signRegistration(id *identity.Identity, peerKey crypto.PrivKey, chainID str
 
 // machineFlag parses --machine.
 func machineFlag(s string) (identity.MachineID, error) {
-	if s == "" {
-		return identity.MachineID{}, errors.New("--machine is required: the machine ID (64 hex digits; `tenzrod keys show --home DIR` prints it)")
-	}
-	m, err := identity.ParseMachineID(s)
-	if err != nil {
-		return m, fmt.Errorf("--machine: %w", err)
-	}
-	return m, nil
+	return requiredFlag("machine", s, "the machine ID (64 hex digits; `tenzrod keys show --home DIR` prints it)", identity.ParseMachineID)
 }
 
 func newTxUnbondCmd() *cobra.Command {
@@ -193,11 +186,8 @@ func newTxMachineCmd(tx func(identity.MachineID) (string, any)) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := o.open(cmd)
-			if err != nil {
-				return err
-			}
-			return s.submit(tx(m))
+			what, payload := tx(m)
+			return o.submit(cmd, what, payload)
 		},
 	}
 	o.register(cmd)

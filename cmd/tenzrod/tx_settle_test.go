@@ -27,7 +27,7 @@ func TestTxSettle(t *testing.T) {
 	chainID := n.node.Chain().App().ChainID()
 	opFile, op := newAccount(t)
 	mustTx(t, "transfer", "--api", n.api, "--key", n.buyerKey, "--to", op.String(), "--amount", "2_000_000_000")
-	mach := testMachine(t, t.TempDir())
+	mach := testMachine(t)
 	reg, err := mach.Register(chainID, op, ledger.DefaultParams().MinServingBond, 60)
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,20 @@ func accountFlag(name, s string) (terms.AccountID, error) {
 	return id, nil
 }
 
+// requiredFlag parses the value s of the required flag --name; an empty
+// value is refused saying what the flag wants.
+func requiredFlag[T any](name, s, wants string, parse func(string) (T, error)) (T, error) {
+	var zero T
+	if s == "" {
+		return zero, fmt.Errorf("--%s is required: %s", name, wants)
+	}
+	v, err := parse(s)
+	if err != nil {
+		return zero, fmt.Errorf("--%s: %w", name, err)
+	}
+	return v, nil
+}
+
 func newTxStreamOpenCmd() *cobra.Command {
 	var (
 		o                     txOpts
@@ -66,12 +80,9 @@ func newTxStreamOpenCmd() *cobra.Command {
   tenzrod tx stream open --key gateway.key --payer 5e…a1 --payee 9c…04 --rate 3600 --deposit 100_000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if payee == "" {
-				return fmt.Errorf("--payee is required: the registered machine ID (64 hex digits) whose operator the stream pays")
-			}
-			m, err := identity.ParseMachineID(payee)
+			m, err := requiredFlag("payee", payee, "the registered machine ID (64 hex digits) whose operator the stream pays", identity.ParseMachineID)
 			if err != nil {
-				return fmt.Errorf("--payee: %w", err)
+				return err
 			}
 			r, err := rate.required("rate")
 			if err != nil {
@@ -131,18 +142,11 @@ func newTxStreamIDCmd(name, short string, payload func(terms.Hash32) any) *cobra
 		Example: "  tenzrod tx stream " + name + " --key account.key --id 0b…7f",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id == "" {
-				return fmt.Errorf("--id is required: the stream ID (64 hex digits) tx stream open printed")
-			}
-			h, err := terms.ParseHash(id)
-			if err != nil {
-				return fmt.Errorf("--id: %w", err)
-			}
-			s, err := o.open(cmd)
+			h, err := requiredFlag("id", id, "the stream ID (64 hex digits) tx stream open printed", terms.ParseHash)
 			if err != nil {
 				return err
 			}
-			return s.submit("stream "+name+" "+h.String(), payload(h))
+			return o.submit(cmd, "stream "+name+" "+h.String(), payload(h))
 		},
 	}
 	o.register(cmd)

@@ -83,6 +83,16 @@ func (o *txOpts) open(cmd *cobra.Command) (*txSession, error) {
 		chainID: info.ChainID, out: cmd.OutOrStdout(), cmd: cmd}, nil
 }
 
+// submit opens a session and submits one transaction: all a command does
+// once its flags parse, unless it needs the session first.
+func (o *txOpts) submit(cmd *cobra.Command, what string, payload any) error {
+	s, err := o.open(cmd)
+	if err != nil {
+		return err
+	}
+	return s.submit(what, payload)
+}
+
 // callInto calls method and decodes its result into v.
 func callInto(ctx context.Context, c *shell.Client, method string, params, v any) error {
 	raw, err := c.Call(ctx, method, params)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,15 +60,9 @@ func startTxNet(t *testing.T) *txNet {
 	if cfg, err = node.Load(home); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), nodetest.StartTimeout)
-	defer cancel()
-	nd, err := node.New(ctx, cfg, node.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.node = nodetest.Start(t, "validator", nd)
-	n.api = nd.APIURL()
-	nodetest.Eventually(t, 20*time.Second, "first block", func() bool { return nd.Info().Height > 0 })
+	n.node = startInProcess(t, "validator", cfg)
+	n.api = n.node.APIURL()
+	nodetest.Eventually(t, 20*time.Second, "first block", func() bool { return n.node.Info().Height > 0 })
 	return n
 }
 

@@ -48,15 +48,7 @@ func FuzzDecodeAddRequest(f *testing.F) {
 // --probe-interval reaches the validators' configs (0 turns probes off).
 func TestPlanFaucetAndProbes(t *testing.T) {
 	off := time.Duration(0)
-	o := Options{Dir: t.TempDir(), Binary: "tenzrod", Network: "faucet", KeyBackend: "software",
-		Validators: 1, Providers: 1, Gateways: 1, Fresh: true, ProbeInterval: &off}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	plans, chain, err := plan(o, "sk-tenzro-plan")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, plans, chain := testPlan(t, Options{Network: "faucet", Validators: 1, Providers: 1, Gateways: 1, ProbeInterval: &off})
 	key, err := consensus.ReadAccountKey(filepath.Join(o.Dir, FaucetKeyFile))
 	if err != nil {
 		t.Fatal(err)

@@ -47,15 +47,7 @@ func TestManifestOwnerOnly(t *testing.T) {
 // genesis, makes each validator a persistent peer of every other node and
 // gives buyers' tokens to the routers only.
 func TestPlanFourValidators(t *testing.T) {
-	o := Options{Dir: t.TempDir(), Binary: "tenzrod", Network: "plan", KeyBackend: "software",
-		Validators: 4, Providers: 2, Gateways: 1, Fresh: true}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	plans, chain, err := plan(o, "sk-tenzro-plan")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, plans, chain := testPlan(t, Options{Network: "plan", Validators: 4, Providers: 2, Gateways: 1})
 	if len(plans) != 7 || chain.chainID != "tenzro-plan" {
 		t.Fatalf("%d plans, chain %q", len(plans), chain.chainID)
 	}

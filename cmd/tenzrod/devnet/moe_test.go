@@ -17,15 +17,7 @@ import (
 // disputes find a committee, and the devnet says so before it starts; a
 // holder count that cannot place each expert twice is refused.
 func TestPlanMoEHolders(t *testing.T) {
-	o := Options{Dir: t.TempDir(), Binary: "tenzrod", Network: "moeplan", KeyBackend: "software",
-		Validators: 3, Providers: 2, Gateways: 1, Fresh: true, MoEHolders: 3}
-	if err := o.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	plans, _, err := plan(o, "sk-tenzro-plan")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, plans, _ := testPlan(t, Options{Network: "moeplan", Validators: 3, Providers: 2, Gateways: 1, MoEHolders: 3})
 	d := modelgen.DevnetOptions()
 	at := map[[2]uint32]int{}
 	holders, serving, judges := 0, 0, 0

@@ -19,12 +19,7 @@ import (
 // that root while the provider offers tee; without --tee no node trusts a
 // test root, so the same device's attestation is refused everywhere.
 func TestPlanTEE(t *testing.T) {
-	o := Options{Dir: t.TempDir(), Binary: "tenzrod", Network: "teeplan", KeyBackend: "software",
-		Validators: 1, Providers: 2, Gateways: 1, Fresh: true, TEE: true}
-	plans, _, err := plan(o, "sk-tenzro-plan")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, plans, _ := testPlan(t, Options{Network: "teeplan", Validators: 1, Providers: 2, Gateways: 1, TEE: true})
 	pub := []byte("a session key's PKIX DER")
 	sess := attest.Session{Pub: pub, NotAfter: time.Now().Add(time.Hour)}
 	var root ed25519.PublicKey
@@ -66,11 +61,8 @@ func TestPlanTEE(t *testing.T) {
 		t.Fatalf("%d provider devices, want 2", len(devices))
 	}
 
-	o.TEE, o.Dir = false, t.TempDir()
-	plans, _, err = plan(o, "sk-tenzro-plan")
-	if err != nil {
-		t.Fatal(err)
-	}
+	o.TEE = false
+	_, plans, _ = testPlan(t, o)
 	for _, p := range plans {
 		cfg, err := node.Load(p.entry.Home)
 		if err != nil {

@@ -15,7 +15,7 @@ func TestQuotesShowAttestation(t *testing.T) {
 	 {"provider":"12D3KooWAbzQ1ccmRcR4yJQ3b8pZ6hGmP9jX2Vv8kF7sDqWnErTy","key_backend":"software","region":"US",
 	  "in_flight":1,"capacity":2,"breakdown":{"usage":400,"minimum":0},"surcharge":1,"price":401,"quote_digest":"99887766554433221100"}]`)
 	var out bytes.Buffer
-	if err := renderQuotes(&out, raw, nil); err != nil {
+	if err := decoded(renderQuotes)(&out, raw, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -34,7 +34,7 @@ func TestQuotesLabelTestAttestation(t *testing.T) {
 	  "in_flight":0,"capacity":4,"breakdown":{"usage":300,"minimum":0},"surcharge":500,"price":800,"quote_digest":"aabbccddeeff00112233",
 	  "attested":{"kind":"test","signer":"TEST-DEVICE","product_line":"TEST-ONLY","measurement":"b0b1b2b3b4b5b6b7"}}]`)
 	var out bytes.Buffer
-	if err := renderQuotes(&out, raw, nil); err != nil {
+	if err := decoded(renderQuotes)(&out, raw, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := lineWith(t, out.String(), "w3UERE"); len(got) < 5 || got[4] != "TEST-ONLY:b0b1b2b3…" {

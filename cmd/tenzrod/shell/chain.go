@@ -3,7 +3,6 @@ package shell
 import (
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -54,11 +53,7 @@ type accountView struct {
 	} `json:"plans"`
 }
 
-func renderAccount(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var a accountView
-	if err := decodeResult(raw, &a); err != nil {
-		return err
-	}
+func renderAccount(w io.Writer, a accountView, _ *invocation) error {
 	tw := newTable(w)
 	fmt.Fprintf(tw, "account\t%s\n", orDash(a.Account))
 	if !a.Exists {
@@ -90,11 +85,7 @@ type validatorView struct {
 	Power      int64  `json:"power"`
 }
 
-func renderValidators(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var vs []validatorView
-	if err := decodeResult(raw, &vs); err != nil {
-		return err
-	}
+func renderValidators(w io.Writer, vs []validatorView, _ *invocation) error {
 	var total int64
 	for _, v := range vs {
 		total += v.Power
@@ -135,11 +126,7 @@ type standingView struct {
 	RebondDue      uint64 `json:"rebond_due"`
 }
 
-func renderStanding(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var s standingView
-	if err := decodeResult(raw, &s); err != nil {
-		return err
-	}
+func renderStanding(w io.Writer, s standingView, _ *invocation) error {
 	tw := newTable(w)
 	fmt.Fprintf(tw, "machine_id\t%s\n", orDash(s.MachineID))
 	fmt.Fprintf(tw, "standing\t%s  (at height %d)\n", bp(s.StandingBP), s.Height)

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -70,13 +69,12 @@ type disputeView struct {
 	} `json:"rounds"`
 }
 
-func renderDisputes(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var v struct {
-		Disputes []disputeView `json:"disputes"`
-	}
-	if err := decodeResult(raw, &v); err != nil {
-		return err
-	}
+// disputesResult is tenzro_listDisputes' result.
+type disputesResult struct {
+	Disputes []disputeView `json:"disputes"`
+}
+
+func renderDisputes(w io.Writer, v disputesResult, _ *invocation) error {
 	if len(v.Disputes) == 0 {
 		_, err := fmt.Fprintln(w, "(no disputes)")
 		return err
@@ -89,13 +87,12 @@ func renderDisputes(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	return tw.Flush()
 }
 
-func renderDispute(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var v struct {
-		Dispute disputeView `json:"dispute"`
-	}
-	if err := decodeResult(raw, &v); err != nil {
-		return err
-	}
+// disputeResult is tenzro_getDispute's result.
+type disputeResult struct {
+	Dispute disputeView `json:"dispute"`
+}
+
+func renderDispute(w io.Writer, v disputeResult, _ *invocation) error {
 	d := v.Dispute
 	tw := newTable(w)
 	fmt.Fprintf(tw, "dispute\t%s\n", d.ID)

@@ -1,12 +1,12 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strconv"
-	"time"
+
+	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // quoteParams builds tenzro_quoteInference's params from
@@ -49,11 +49,7 @@ type quoteLine struct {
 	Attested  *attestedInfo `json:"attested"`
 }
 
-func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var lines []quoteLine
-	if err := decodeResult(raw, &lines); err != nil {
-		return err
-	}
+func renderQuotes(w io.Writer, lines []quoteLine, _ *invocation) error {
 	if len(lines) == 0 {
 		_, err := fmt.Fprintln(w, "(no provider is up with the model warm at that verification level)")
 		return err
@@ -71,27 +67,9 @@ func renderQuotes(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	return err
 }
 
-type providerCounts struct {
-	Attempts  uint64  `json:"attempts"`
-	Failures  uint64  `json:"failures"`
-	Cancelled uint64  `json:"cancelled"`
-	Won       uint64  `json:"won"`
-	HedgeWon  uint64  `json:"hedges_won"`
-	Paid      uint64  `json:"paid"`
-	Samples   int     `json:"latency_samples"`
-	P95Ms     float64 `json:"p95_ms"`
-	Breaker   *struct {
-		State       string    `json:"state"`
-		Failures    int       `json:"consecutive_failures"`
-		OpenUntil   time.Time `json:"open_until"`
-		Opens       uint64    `json:"opens"`
-		LastFailure string    `json:"last_failure"`
-	} `json:"breaker"`
-}
-
 // breaker shows a provider's breaker: its state, until when an open one
 // refuses, and how often it opened.
-func (c *providerCounts) breaker() string {
+func breakerLine(c *gateway.ProviderCounts) string {
 	b := c.Breaker
 	if b == nil {
 		return "-"
@@ -106,22 +84,7 @@ func (c *providerCounts) breaker() string {
 	return s
 }
 
-type routerMetrics struct {
-	RequestsRouted   uint64                     `json:"requests_routed"`
-	HedgesDispatched uint64                     `json:"hedges_dispatched"`
-	HedgesWon        uint64                     `json:"hedges_won"`
-	DeadlineMisses   uint64                     `json:"deadline_misses"`
-	Failovers        uint64                     `json:"failovers"`
-	Continuations    uint64                     `json:"continuations"`
-	BadReceipts      uint64                     `json:"bad_receipts"`
-	Providers        map[string]*providerCounts `json:"providers"`
-}
-
-func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var m routerMetrics
-	if err := decodeResult(raw, &m); err != nil {
-		return err
-	}
+func renderMetrics(w io.Writer, m gateway.Snapshot, _ *invocation) error {
 	fmt.Fprintf(w, "requests routed %d   hedges dispatched %d (won %d)   failovers %d   continuations %d   deadline misses %d   bad receipts %d\n",
 		m.RequestsRouted, m.HedgesDispatched, m.HedgesWon, m.Failovers, m.Continuations, m.DeadlineMisses, m.BadReceipts)
 	if len(m.Providers) == 0 {
@@ -137,10 +100,10 @@ func renderMetrics(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	for _, id := range ids {
 		c := m.Providers[id]
 		p95 := "-"
-		if c.Samples > 0 {
-			p95 = fmt.Sprintf("%.1f ms (%d)", c.P95Ms, c.Samples)
+		if c.LatencySamples > 0 {
+			p95 = fmt.Sprintf("%.1f ms (%d)", c.P95Ms, c.LatencySamples)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95, c.breaker())
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", shortID(id), c.Attempts, c.Won, c.HedgeWon, c.Failures, c.Cancelled, c.Paid, p95, breakerLine(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

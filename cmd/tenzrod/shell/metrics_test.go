@@ -12,7 +12,7 @@ func TestRenderMetrics(t *testing.T) {
 			"breaker":{"state":"open","consecutive_failures":3,"open_until":"2026-12-01T10:00:05Z","opens":2,"last_failure":"infer: stream reset"}},
 		"12D3KooWZZZZzjz3zR1TuT8Mbbbb":{"attempts":1,"cancelled":1}}}`)
 	var out bytes.Buffer
-	if err := renderMetrics(&out, raw, nil); err != nil {
+	if err := decoded(renderMetrics)(&out, raw, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -62,11 +61,7 @@ type paymentsView struct {
 	Fees     uint64        `json:"fees"`
 }
 
-func renderPayments(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var v paymentsView
-	if err := decodeResult(raw, &v); err != nil {
-		return err
-	}
+func renderPayments(w io.Writer, v paymentsView, _ *invocation) error {
 	// The column of the other party: a payer's providers, a provider's payers.
 	other, otherOf := "PROVIDER", func(p paymentView) string { return p.Provider }
 	who := "payer " + v.Payer

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -48,11 +47,7 @@ type priceFeed struct {
 	Entries      []priceEntry `json:"entries"`
 }
 
-func renderPriceFeed(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var f priceFeed
-	if err := decodeResult(raw, &f); err != nil {
-		return err
-	}
+func renderPriceFeed(w io.Writer, f priceFeed, _ *invocation) error {
 	if len(f.Entries) == 0 {
 		_, err := fmt.Fprintln(w, "(no validator has observed a provider yet)")
 		return err

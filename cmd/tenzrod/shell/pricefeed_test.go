@@ -12,7 +12,7 @@ func TestRenderPriceFeed(t *testing.T) {
 		"price_per_unit_p50":1.5,"price_per_unit_p95":2,"latency_p50_ms":5,"latency_p95_ms":9,
 		"provider_claims":{"hardware_class":{"value":"cpu-generic","claimed":true},"region":{"value":"DE","claimed":true}}}]}`)
 	var out bytes.Buffer
-	if err := renderPriceFeed(&out, raw, nil); err != nil {
+	if err := decoded(renderPriceFeed)(&out, raw, nil); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()

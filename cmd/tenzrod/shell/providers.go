@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -83,11 +82,7 @@ func (p providerInfo) modelStates() string {
 	return strings.Join(parts, ",")
 }
 
-func renderProviders(w io.Writer, raw json.RawMessage, inv *invocation) error {
-	var provs []providerInfo
-	if err := decodeResult(raw, &provs); err != nil {
-		return err
-	}
+func renderProviders(w io.Writer, provs []providerInfo, inv *invocation) error {
 	if len(provs) == 0 {
 		_, err := fmt.Fprintln(w, "(no providers known to this node)")
 		return err

@@ -39,6 +39,19 @@ func decodeResult(raw json.RawMessage, v any) error {
 	return nil
 }
 
+// decoded makes a command's render of a renderer of one result type: the
+// raw result is decoded into T first, and a result of another shape is
+// an error.
+func decoded[T any](render func(w io.Writer, v T, inv *invocation) error) func(io.Writer, json.RawMessage, *invocation) error {
+	return func(w io.Writer, raw json.RawMessage, inv *invocation) error {
+		var v T
+		if err := decodeResult(raw, &v); err != nil {
+			return err
+		}
+		return render(w, v, inv)
+	}
+}
+
 // backendLabel says how much a machine ID is worth, by its key backend.
 func backendLabel(backend string) string {
 	switch backend {
@@ -123,11 +136,7 @@ type nodeInfo struct {
 	} `json:"chain"`
 }
 
-func renderInfo(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var n nodeInfo
-	if err := decodeResult(raw, &n); err != nil {
-		return err
-	}
+func renderInfo(w io.Writer, n nodeInfo, _ *invocation) error {
 	tw := newTable(w)
 	fmt.Fprintf(tw, "peer_id\t%s\n", orDash(n.PeerID))
 	fmt.Fprintf(tw, "role\t%s\n", orDash(n.Role))
@@ -156,11 +165,7 @@ type peerInfo struct {
 	LatencyMS *float64 `json:"latency_ms"`
 }
 
-func renderPeers(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var peers []peerInfo
-	if err := decodeResult(raw, &peers); err != nil {
-		return err
-	}
+func renderPeers(w io.Writer, peers []peerInfo, _ *invocation) error {
 	if len(peers) == 0 {
 		_, err := fmt.Fprintln(w, "(no peers connected)")
 		return err
@@ -199,11 +204,7 @@ func (t topicInfo) peerCount() string {
 	return "-"
 }
 
-func renderTopics(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var topics []topicInfo
-	if err := decodeResult(raw, &topics); err != nil {
-		return err
-	}
+func renderTopics(w io.Writer, topics []topicInfo, _ *invocation) error {
 	if len(topics) == 0 {
 		_, err := fmt.Fprintln(w, "(no topics joined)")
 		return err
@@ -222,11 +223,7 @@ type dhtProvider struct {
 	Addrs  []string `json:"addrs"`
 }
 
-func renderDHTProviders(w io.Writer, raw json.RawMessage, inv *invocation) error {
-	var provs []dhtProvider
-	if err := decodeResult(raw, &provs); err != nil {
-		return err
-	}
+func renderDHTProviders(w io.Writer, provs []dhtProvider, inv *invocation) error {
 	if len(provs) == 0 {
 		_, err := fmt.Fprintf(w, "(no providers of %s found in the DHT)\n", inv.arg(0))
 		return err

@@ -1,10 +1,11 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/tenzrod/tenzrod/router/gateway"
 )
 
 // sessionParams is the params function of `session ID`.
@@ -16,30 +17,11 @@ func sessionParams(inv *invocation) (any, error) {
 	return map[string]string{"id": id}, nil
 }
 
-type sessionMember struct {
-	Peer     string `json:"peer"`
-	Machine  string `json:"machine"`
-	Operator string `json:"operator"`
-	Region   string `json:"region"`
-	Fee      uint64 `json:"standby_fee_per_hour"`
-	StreamID string `json:"stream_id"`
-}
-
+// sessionView is tenzro_getSession's result: the gateway's view of the
+// session and, where the node pays a successor's standby, its stream.
 type sessionView struct {
-	ID              string         `json:"id"`
-	Model           string         `json:"model_id"`
-	Payer           string         `json:"payer"`
-	Continuity      string         `json:"continuity"`
-	Jurisdiction    string         `json:"jurisdiction"`
-	Turn            uint32         `json:"turn"`
-	Primary         *sessionMember `json:"primary"`
-	Successor       *sessionMember `json:"successor"`
-	SuccessorReason string         `json:"successor_reason"`
-	Failovers       uint32         `json:"failovers"`
-	LastUseMs       int64          `json:"last_use_ms"`
-	IdleExpiresMs   int64          `json:"idle_expires_ms"`
-	InTurn          bool           `json:"in_turn"`
-	Stream          *struct {
+	gateway.SessionView
+	Stream *struct {
 		Rate     uint64 `json:"rate"`
 		Deposit  uint64 `json:"deposit"`
 		Claimed  uint64 `json:"claimed"`
@@ -49,11 +31,7 @@ type sessionView struct {
 	StreamError string `json:"stream_error"`
 }
 
-func renderSession(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var s sessionView
-	if err := decodeResult(raw, &s); err != nil {
-		return err
-	}
+func renderSession(w io.Writer, s sessionView, _ *invocation) error {
 	tw := newTable(w)
 	fmt.Fprintf(tw, "session\t%s\n", s.ID)
 	fmt.Fprintf(tw, "model\t%s\n", orDash(s.Model))
@@ -72,7 +50,7 @@ func renderSession(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	if s.Successor == nil {
 		fmt.Fprintf(tw, "successor\tnone (%s)\n", orDash(s.SuccessorReason))
 	} else {
-		fmt.Fprintf(tw, "successor\t%s, standby %d micro-units/h\n", memberLine(s.Successor), s.Successor.Fee)
+		fmt.Fprintf(tw, "successor\t%s, standby %d micro-units/h\n", memberLine(s.Successor), s.Successor.FeePerHour)
 		switch {
 		case s.Successor.StreamID == "":
 			fmt.Fprintf(tw, "stream\tnone (no chain, or a free standby)\n")
@@ -89,7 +67,7 @@ func renderSession(w io.Writer, raw json.RawMessage, _ *invocation) error {
 	return tw.Flush()
 }
 
-func memberLine(m *sessionMember) string {
+func memberLine(m *gateway.MemberView) string {
 	if m == nil {
 		return "none yet"
 	}

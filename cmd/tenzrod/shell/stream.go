@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,29 +14,28 @@ func streamParams(inv *invocation) (any, error) {
 	return map[string]string{"id": id}, nil
 }
 
+// streamResult is tenzro_getStream's result.
+type streamResult struct {
+	Stream struct {
+		ID         string `json:"id"`
+		Payer      string `json:"payer"`
+		Settler    string `json:"settler"`
+		Payee      string `json:"payee"`
+		Operator   string `json:"operator"`
+		Rate       uint64 `json:"rate"`
+		Deposit    uint64 `json:"deposit"`
+		Claimed    uint64 `json:"claimed"`
+		Refunded   uint64 `json:"refunded"`
+		OpenHeight int64  `json:"open_height"`
+		Closed     bool   `json:"closed"`
+		CloseH     int64  `json:"close_height"`
+	} `json:"stream"`
+	Balance uint64 `json:"balance"`
+	Height  int64  `json:"height"`
+}
+
 // renderStream shows one stream escrow as tenzro_getStream gives it.
-func renderStream(w io.Writer, raw json.RawMessage, _ *invocation) error {
-	var v struct {
-		Stream struct {
-			ID         string `json:"id"`
-			Payer      string `json:"payer"`
-			Settler    string `json:"settler"`
-			Payee      string `json:"payee"`
-			Operator   string `json:"operator"`
-			Rate       uint64 `json:"rate"`
-			Deposit    uint64 `json:"deposit"`
-			Claimed    uint64 `json:"claimed"`
-			Refunded   uint64 `json:"refunded"`
-			OpenHeight int64  `json:"open_height"`
-			Closed     bool   `json:"closed"`
-			CloseH     int64  `json:"close_height"`
-		} `json:"stream"`
-		Balance uint64 `json:"balance"`
-		Height  int64  `json:"height"`
-	}
-	if err := decodeResult(raw, &v); err != nil {
-		return err
-	}
+func renderStream(w io.Writer, v streamResult, _ *invocation) error {
 	s := v.Stream
 	tw := newTable(w)
 	fmt.Fprintf(tw, "stream\t%s\n", s.ID)
