@@ -23,7 +23,7 @@ func batchEvidence(t *testing.T, home string, payer terms.AccountID) (string, *e
 	rows, _ := expert.PackRows([][]float32{{1, 2, 3, 4}}, dim)
 	out, _ := expert.PackRows([][]float32{{4, 3, 2, 1}}, dim)
 	req := &expert.Request{Model: [32]byte{0x1a}, Layer: 1, Dim: dim, Batches: []expert.WireBatch{{Expert: 2, Positions: []uint32{0}, Rows: rows}}}
-	env, err := expert.Sign(m.Session, expert.NewReceipt(m.Session, req, [][]byte{out}, time.Now()))
+	env, err := expert.Sign(m.Session, expert.NewReceipt(m.Session, req, [][]byte{out}, time.Now()), false)
 	if err != nil {
 		t.Fatal(err)
 	}
