@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/node/nodetest"
+	"github.com/tenzrod/tenzrod/node/rpc"
 )
 
 // TestPerAddrLimit: over a real loopback listener, the limit+1-th open
@@ -187,15 +188,15 @@ func TestFault(t *testing.T) {
 	_, overCap := io.ReadAll(http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader("too long")), 3))
 	for _, c := range []struct {
 		err  error
-		want ReadFault
+		want rpc.ReadFault
 	}{
-		{errBodyBusy{slots: 2, share: true}, FaultBusy},
-		{fmt.Errorf("read: %w", errBodyBusy{slots: 8, wait: 1}), FaultBusy},
-		{errBodySlow, FaultClient},
-		{errors.New("connection reset"), FaultClient},
-		{overCap, FaultTooLarge},
+		{errBodyBusy{slots: 2, share: true}, rpc.FaultBusy},
+		{fmt.Errorf("read: %w", errBodyBusy{slots: 8, wait: 1}), rpc.FaultBusy},
+		{errBodySlow, rpc.FaultClient},
+		{errors.New("connection reset"), rpc.FaultClient},
+		{overCap, rpc.FaultTooLarge},
 	} {
-		if got := Fault(c.err); got != c.want {
+		if got := rpc.BodyFault(c.err); got != c.want {
 			t.Errorf("%v: %v, want %v", c.err, got, c.want)
 		}
 	}

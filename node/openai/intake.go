@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/tenzrod/tenzrod/node/intake"
+	"github.com/tenzrod/tenzrod/node/rpc"
 )
 
 // HandlerOption configures a Handler.
@@ -85,10 +85,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Err
 	if err == nil {
 		return b, nil
 	}
-	switch intake.Fault(err) {
-	case intake.FaultTooLarge:
+	switch rpc.BodyFault(err) {
+	case rpc.FaultTooLarge:
 		return nil, tooLarge(h.maxBody)
-	case intake.FaultBusy:
+	case rpc.FaultBusy:
 		e := Unavailable("reading the request body: %v", err)
 		e.RetryAfter = 1
 		return nil, e

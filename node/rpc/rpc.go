@@ -12,8 +12,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/tenzrod/tenzrod/node/intake"
 )
 
 // Standard JSON-RPC 2.0 error codes.
@@ -221,10 +219,10 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *Error) {
 	if err == nil {
 		return body, nil
 	}
-	switch intake.Fault(err) {
-	case intake.FaultTooLarge:
+	switch BodyFault(err) {
+	case FaultTooLarge:
 		return nil, tooBig
-	case intake.FaultBusy:
+	case FaultBusy:
 		return nil, &Error{Code: CodeUnavailable, Message: "reading body: " + err.Error()}
 	default:
 		return nil, &Error{Code: CodeParseError, Message: "reading body: " + err.Error()}

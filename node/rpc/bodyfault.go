@@ -1,4 +1,4 @@
-package intake
+package rpc
 
 import (
 	"errors"
@@ -6,7 +6,9 @@ import (
 )
 
 // ReadFault says whose a failed request-body read is, so that every API
-// the node serves answers it alike.
+// the node serves (JSON-RPC here, the OpenAI routes) answers it alike. It
+// lives in this leaf because every API imports it; node/intake's gate
+// marks its own refusals Temporary.
 type ReadFault int
 
 const (
@@ -19,8 +21,8 @@ const (
 	FaultClient
 )
 
-// Fault classifies err, a failed read of a body under http.MaxBytesReader.
-func Fault(err error) ReadFault {
+// BodyFault classifies err, a failed read of a body under http.MaxBytesReader.
+func BodyFault(err error) ReadFault {
 	var mb *http.MaxBytesError
 	var tmp interface{ Temporary() bool }
 	switch {
