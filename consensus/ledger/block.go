@@ -17,7 +17,7 @@ func (l *Ledger) Finalize(height int64, blockTime time.Time, txs [][]byte) (Bloc
 // StandInBlockHash is the block hash Finalize uses: SHA-256 of a domain
 // and the height.
 func StandInBlockHash(height int64) terms.Hash32 {
-	return sha256.Sum256(cat("tenzro/v1/stand-in-block-hash", u64(uint64(height))))
+	return sha256.Sum256(cat("tenzro/v1/stand-in-block-hash", u64(nonNeg(height))))
 }
 
 // FinalizeHashed executes a decided block's transactions, each

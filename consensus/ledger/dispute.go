@@ -232,11 +232,11 @@ func DrawCommittee(seed terms.Hash32, round uint8, eligible []Candidate, k int) 
 	for len(out) < k && len(pool) > 0 {
 		x := next(total)
 		i := 0
-		for ; x >= uint64(pool[i].Power); i++ {
-			x -= uint64(pool[i].Power)
+		for ; x >= nonNeg(pool[i].Power); i++ {
+			x -= nonNeg(pool[i].Power)
 		}
 		out = append(out, pool[i])
-		total -= uint64(pool[i].Power)
+		total -= nonNeg(pool[i].Power)
 		pool = slices.Delete(pool, i, i+1)
 	}
 	return out

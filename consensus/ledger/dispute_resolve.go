@@ -53,9 +53,9 @@ func (r *txRun) tickDispute(id terms.Hash32) error {
 	h := r.blk.Height
 	switch cur := d.Current(); {
 	case d.Status == DisputeDrawing && d.OpenHeight < h:
-		return r.draw(&d, 1, int(r.params.DisputeCommittee))
+		return r.draw(&d, 1, int(min(r.params.DisputeCommittee, MaxCommittee)))
 	case d.Status == DisputeVoting && h > cur.RevealEnd && cur.Round == 1:
-		return r.draw(&d, 2, 2*int(r.params.DisputeCommittee)+1)
+		return r.draw(&d, 2, 2*int(min(r.params.DisputeCommittee, MaxCommittee))+1)
 	case d.Status == DisputeVoting && h > cur.RevealEnd:
 		return r.resolve(&d, VerdictNone)
 	}
@@ -75,9 +75,8 @@ func (r *txRun) draw(d *Dispute, round uint8, k int) error {
 		return r.resolve(d, VerdictNone)
 	}
 	rd := DisputeRound{Round: round, Seed: seed, DrawHeight: r.blk.Height}
-	half := int64(r.params.DisputeVerdictBlocks / 2)
-	rd.CommitEnd = r.blk.Height + half - 1
-	rd.RevealEnd = r.blk.Height + int64(r.params.DisputeVerdictBlocks) - 1
+	rd.CommitEnd = after(r.blk.Height, r.params.DisputeVerdictBlocks/2) - 1
+	rd.RevealEnd = after(r.blk.Height, r.params.DisputeVerdictBlocks) - 1
 	for _, c := range picked {
 		rd.Members = append(rd.Members, CommitteeMember{Validator: c.Validator, Power: c.Power})
 	}
@@ -188,7 +187,7 @@ func (r *txRun) convict(d *Dispute, prov *Provider) error {
 	if err := r.reverse(d); err != nil {
 		return err
 	}
-	until := r.blk.Time + int64(r.params.DisputeStandingHours*r.params.HourSeconds)
+	until := after(r.blk.Time, r.params.DisputeStandingHours*r.params.HourSeconds)
 	prov.SlashedUntil = max(prov.SlashedUntil, until)
 	return nil
 }

@@ -78,7 +78,7 @@ func (r *txRun) openDispute(p *DisputeOpen) error {
 		return reject(CodeBondTooLow, "dispute bond %d below %d (the minimum, or %d bp of the record's price %d per chunk up to chunk %d)",
 			p.Bond, least, r.params.DisputeBondBP, rec.Record.Price, p.Evidence.Chunk)
 	}
-	if end := rec.Height + int64(r.params.DisputeWindowBlocks); r.blk.Height > end {
+	if end := after(rec.Height, r.params.DisputeWindowBlocks); r.blk.Height > end {
 		return reject(CodeDisputeWindow, "record settled at height %d may be disputed up to height %d, block is %d", rec.Height, end, r.blk.Height)
 	}
 	var model terms.Hash32

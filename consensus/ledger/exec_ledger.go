@@ -47,7 +47,7 @@ func (r *txRun) withdrawEscrow(p *EscrowWithdraw) error {
 	if e.Pending, err = add(e.Pending, p.Amount, "pending withdrawal"); err != nil {
 		return err
 	}
-	e.Unlock = r.blk.Height + int64(r.params.WithdrawDelayBlocks)
+	e.Unlock = after(r.blk.Height, r.params.WithdrawDelayBlocks)
 	return Save(r.st, KeyEscrow(payer, settler), e)
 }
 

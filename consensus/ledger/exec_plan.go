@@ -60,7 +60,7 @@ func (r *txRun) openPlan(p *PlanOpen) error {
 	}
 	pl := Plan{ID: id, Payer: payer, Settler: settler, Legs: p.Legs, Payouts: PlanPayouts(p.Total, p.Legs),
 		Total: p.Total, SplitRule: rule, QuoteDigest: quoteDigest, OpenHeight: r.blk.Height,
-		Deadline: r.blk.Height + int64(p.TimeoutBlocks), Status: PlanOpenStatus}
+		Deadline: after(r.blk.Height, p.TimeoutBlocks), Status: PlanOpenStatus}
 	r.data = append([]byte(nil), id[:]...)
 	if allLocal(p.Legs, chainID) {
 		if err := r.commitPlan(&pl); err != nil {

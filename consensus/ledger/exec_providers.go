@@ -96,7 +96,7 @@ func (r *txRun) unbond(u *ProviderUnbond) error {
 	if p.UnbondAt != 0 {
 		return reject(CodeUnbonding, "machine %s is already unbonding", p.MachineID)
 	}
-	p.UnbondAt = r.blk.Time + int64(p.UnbondingSecs)
+	p.UnbondAt = after(r.blk.Time, p.UnbondingSecs)
 	return Save(r.st, KeyProvider(p.MachineID), p)
 }
 
@@ -126,7 +126,7 @@ func HourOf(t, genesis int64, hourSeconds uint64) uint64 {
 	if t <= genesis || hourSeconds == 0 {
 		return 0
 	}
-	return uint64(t-genesis) / hourSeconds
+	return nonNeg(t-genesis) / hourSeconds
 }
 
 func (r *txRun) verdict(v *SLAVerdict) error {
@@ -181,5 +181,5 @@ func DisputeFreeHeight(p Provider, params Params) int64 {
 	if p.LastSettled == 0 {
 		return 0
 	}
-	return p.LastSettled + int64(params.DisputeWindowBlocks) + 2*(int64(params.DisputeVerdictBlocks)+1) + 1
+	return after(after(p.LastSettled, params.DisputeWindowBlocks), 2*(params.DisputeVerdictBlocks+1)+1)
 }

@@ -40,7 +40,7 @@ func (r *txRun) setStake(v Validator, stake uint64) error {
 	}
 	old := v.Power
 	v.Stake = stake
-	v.Power = int64(stake / PowerUnit)
+	v.Power = powerOf(stake)
 	tot.Power += v.Power - old
 	switch {
 	case old == 0 && v.Power > 0:
@@ -149,7 +149,7 @@ func (r *txRun) openProposal(params Params, rebind *NameProposal) error {
 		return err
 	}
 	prop := Proposal{ID: m.NextProposalID, Proposer: v.Operator, Params: params, Rebind: rebind,
-		Deadline: r.blk.Height + int64(cur.VotingPeriodBlocks)}
+		Deadline: after(r.blk.Height, cur.VotingPeriodBlocks)}
 	m.NextProposalID++
 	if err := Save(r.st, keyMeta, m); err != nil {
 		return err

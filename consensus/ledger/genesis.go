@@ -116,7 +116,7 @@ func (g AppGenesis) apply(s KV, meta ChainMeta) ([]ValChange, error) {
 		changes []ValChange
 	)
 	for _, v := range g.Validators {
-		val := Validator{Operator: v.Operator, ConsPubKey: v.ConsPubKey, Stake: v.Stake, Power: int64(v.Stake / PowerUnit)}
+		val := Validator{Operator: v.Operator, ConsPubKey: v.ConsPubKey, Stake: v.Stake, Power: powerOf(v.Stake)}
 		if err := Save(s, KeyValidator(v.Operator), val); err != nil {
 			return nil, err
 		}

@@ -47,7 +47,7 @@ func DecodeSettleReport(data []byte) (SettleReport, error) {
 }
 
 func (r *SettleReport) skip(i int, te *TxError) {
-	r.Skipped = append(r.Skipped, SkippedRecord{Index: uint32(i), Code: te.Code, Reason: te.Msg})
+	r.Skipped = append(r.Skipped, SkippedRecord{Index: uint32(min(max(i, 0), MaxRecordsPerTx)), Code: te.Code, Reason: te.Msg})
 	at, found := slices.BinarySearchFunc(r.Counts, te.Code, func(c CodeCount, k Code) int { return int(c.Code) - int(k) })
 	if found {
 		r.Counts[at].Count++

@@ -63,7 +63,7 @@ func (r *txRun) settleOne(st *Overlay, chainID string, receipts *receiptChecker,
 	if rec.ExpiryHeight < r.blk.Height {
 		return reject(CodeExpiredRecord, "record %d: expired at height %d, block is %d", i, rec.ExpiryHeight, r.blk.Height)
 	}
-	if rec.ExpiryHeight > r.blk.Height+int64(r.params.WithdrawDelayBlocks) {
+	if rec.ExpiryHeight > after(r.blk.Height, r.params.WithdrawDelayBlocks) {
 		// Valid for longer than a withdrawal waits: a payer could withdraw
 		// and claim before it settles. Settlers sign shorter validities.
 		return reject(CodeExpiredRecord, "record %d: valid until height %d, more than the withdrawal delay (%d blocks) after block %d",

@@ -181,7 +181,7 @@ func KeyRecord(payer terms.AccountID, requestDigest terms.Hash32) []byte {
 // the key after an index entry is an index entry too (range proofs need
 // edge keys of one length).
 func KeyRecordIndex(payer terms.AccountID, height int64, requestDigest terms.Hash32) []byte {
-	return cat("x/", payer[:], u64(uint64(height)), requestDigest[:])
+	return cat("x/", payer[:], u64(nonNeg(height)), requestDigest[:])
 }
 
 // KeyProviderRecordIndex is the state key of a settled record's entry in
@@ -193,7 +193,7 @@ func KeyRecordIndex(payer terms.AccountID, height int64, requestDigest terms.Has
 // edge keys of one length.
 func KeyProviderRecordIndex(m identity.MachineID, height int64, payer terms.AccountID, requestDigest terms.Hash32) []byte {
 	d := sha256.Sum256(cat("", payer[:], requestDigest[:]))
-	return cat("y/", m[:], u64(uint64(height)), d[:])
+	return cat("y/", m[:], u64(nonNeg(height)), d[:])
 }
 
 // ProviderRecordIndexValue is the value of a provider index entry: payer ‖
@@ -210,7 +210,7 @@ func ProviderRecordIndexRange(m identity.MachineID, from, to int64) (first, last
 	for i := range hi {
 		hi[i] = 0xff
 	}
-	return cat("y/", m[:], u64(uint64(from)), make([]byte, 32)), cat("y/", m[:], u64(uint64(to)), hi)
+	return cat("y/", m[:], u64(nonNeg(from)), make([]byte, 32)), cat("y/", m[:], u64(nonNeg(to)), hi)
 }
 
 // RecordIndexRange returns the first and last possible index keys of

@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -59,8 +58,11 @@ func OpenStore(dir string) (*Store, error) {
 	head, err := disk.Get(diskKeyHead)
 	switch {
 	case err == nil && len(head) == 40:
-		s.height = int64(binary.BigEndian.Uint64(head[:8]))
-		s.root = common.BytesToHash(head[8:])
+		h, ok := heightOf(head[:8])
+		if !ok {
+			return nil, fmt.Errorf("ledger: state db head record names height %x, past the largest", head[:8])
+		}
+		s.height, s.root = h, common.BytesToHash(head[8:])
 	case err == nil:
 		return nil, fmt.Errorf("ledger: state db head record is %d bytes, want 40", len(head))
 	}
@@ -87,7 +89,7 @@ func (s *Store) RootAt(h int64) (common.Hash, error) {
 	if h == s.height {
 		return s.root, nil
 	}
-	b, err := s.disk.Get(cat(string(diskKeyRootAt), u64(uint64(h))))
+	b, err := s.disk.Get(cat(string(diskKeyRootAt), u64(nonNeg(h))))
 	if err != nil || len(b) != 32 {
 		return common.Hash{}, fmt.Errorf("ledger: no state at height %d", h)
 	}
@@ -112,7 +114,7 @@ func (s *Store) Stage(t *trie.Trie, parent common.Hash, height int64) (common.Ha
 	if nodes == nil {
 		return root, nil
 	}
-	if err := s.tdb.Update(root, parent, uint64(height), trienode.NewWithNodeSet(nodes), nil); err != nil {
+	if err := s.tdb.Update(root, parent, nonNeg(height), trienode.NewWithNodeSet(nodes), nil); err != nil {
 		return common.Hash{}, fmt.Errorf("ledger: stage root %x: %w", root, err)
 	}
 	return root, nil
@@ -128,9 +130,9 @@ func (s *Store) Commit(root common.Hash, height int64) error {
 		}
 	}
 	b := s.disk.NewBatch()
-	head := append(u64(uint64(height)), root[:]...)
+	head := append(u64(nonNeg(height)), root[:]...)
 	if err := errors.Join(
-		b.Put(cat(string(diskKeyRootAt), u64(uint64(height))), root[:]),
+		b.Put(cat(string(diskKeyRootAt), u64(nonNeg(height))), root[:]),
 		b.Put(diskKeyHead, head),
 		b.Write(),
 	); err != nil {

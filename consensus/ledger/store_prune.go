@@ -1,7 +1,6 @@
 package ledger
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -73,7 +72,9 @@ func (s *Store) Prune(keep int64) (PruneStats, error) {
 			}
 			st.DeletedNodes++
 		case len(k) == len(rootAt)+8 && string(k[:len(rootAt)]) == string(rootAt):
-			if h := int64(binary.BigEndian.Uint64(k[len(rootAt):])); h >= st.KeptFrom {
+			// A root under a height past the largest is no root this store
+			// wrote: it is left alone.
+			if h, ok := heightOf(k[len(rootAt):]); !ok || h >= st.KeptFrom {
 				continue
 			}
 			st.DeletedRoots++

@@ -68,7 +68,7 @@ func StreamAccrual(rate, deposit uint64, open, t int64) uint64 {
 	if t <= open {
 		return 0
 	}
-	elapsed := uint64(t - open)
+	elapsed := nonNeg(t - open)
 	hi, lo := bits.Mul64(rate, elapsed)
 	if hi >= SecondsPerHour {
 		return deposit // the quotient would not fit in 64 bits: beyond any deposit

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 
@@ -195,7 +196,12 @@ func (t TCBConfig) parts() (kds.TCBParts, error) {
 	if err := errors.Join(errs...); err != nil {
 		return kds.TCBParts{}, err
 	}
-	return kds.TCBParts{BlSpl: uint8(t.BlSpl), TeeSpl: uint8(t.TeeSpl), SnpSpl: uint8(t.SnpSpl), UcodeSpl: uint8(t.UcodeSpl)}, nil
+	return kds.TCBParts{BlSpl: svn(t.BlSpl), TeeSpl: svn(t.TeeSpl), SnpSpl: svn(t.SnpSpl), UcodeSpl: svn(t.UcodeSpl)}, nil
+}
+
+// svn is a security version number checked above to be 0..255 at most.
+func svn(v int) uint8 {
+	return uint8(min(max(v, 0), math.MaxUint8))
 }
 
 // trustedARKs are the ARKs of p's roots (AMD's embedded ones by default).

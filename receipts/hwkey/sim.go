@@ -48,7 +48,9 @@ func openSim(dir string) (Key, error) {
 		return nil, fmt.Errorf("hwkey: tpm-sim seed %s is %d bytes, want %d", path, len(secret), simSeedSize)
 	}
 	k := &simKey{
-		seed:   int64(binary.BigEndian.Uint64(secret[:8])),
+		// Any 64 bits are a seed: the conversion reinterprets them, and a
+		// machine's existing seed file must keep giving the same TPM.
+		seed:   int64(binary.BigEndian.Uint64(secret[:8])), //nolint:gosec // G115: a bit reinterpretation, on purpose
 		unique: secret,
 	}
 	err = k.with(func(_ transport.TPM, p *primary) error {

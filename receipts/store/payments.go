@@ -23,7 +23,9 @@ func paymentKey(requestDigest []byte) ds.Key {
 
 // indexKey orders a payer's records by time, then request digest.
 func indexKey(rec *receipt.Bill) ds.Key {
-	t := uint64(rec.TimeMs) ^ (1 << 63)
+	// Flipping the sign bit of the two's-complement bits maps int64 onto
+	// uint64 in order, so that hex keys sort as the times do.
+	t := uint64(rec.TimeMs) ^ (1 << 63) //nolint:gosec // G115: a bit reinterpretation, on purpose
 	return key("i", hex.EncodeToString([]byte(rec.Payer)), fmt.Sprintf("%016x-%x", t, rec.RequestDigest))
 }
 
