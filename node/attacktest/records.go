@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
-	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -101,8 +100,11 @@ func recordCombos(ctx context.Context, e *env) (Verdict, string, error) {
 		return Failed, "", err
 	}
 	h := *a.Record
-	strangerKey := ledgertest.NewKey()
-	stranger := terms.AccountOf(strangerKey.Public().(ed25519.PublicKey))
+	strangerPub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return Failed, "", fmt.Errorf("attacktest: stranger key: %w", err)
+	}
+	stranger := terms.AccountOf(strangerPub)
 	type combo struct {
 		name string
 		rec  receipt.PaymentRecord
