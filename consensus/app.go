@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	abci "github.com/cometbft/cometbft/abci/types"
 
@@ -21,6 +22,11 @@ type App struct {
 
 	log *slog.Logger
 	l   *ledger.Ledger
+
+	snapMu  sync.Mutex
+	restore *ledger.Restore // the snapshot being restored (OfferSnapshot)
+
+	retain retention // RetainHeight's rules (SetRetain)
 }
 
 var _ abci.Application = (*App)(nil)

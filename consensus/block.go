@@ -48,12 +48,13 @@ func (a *App) FinalizeBlock(_ context.Context, req *abci.FinalizeBlockRequest) (
 	}, nil
 }
 
-// Commit writes the staged state to disk.
+// Commit writes the staged state to disk and tells CometBFT which blocks
+// it may prune (retention).
 func (a *App) Commit(context.Context, *abci.CommitRequest) (*abci.CommitResponse, error) {
 	if err := a.l.Commit(); err != nil {
 		return nil, err
 	}
-	return &abci.CommitResponse{}, nil
+	return &abci.CommitResponse{RetainHeight: a.retainHeight()}, nil
 }
 
 // CheckTx admits a transaction to the mempool when it would apply on top

@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
 )
 
 // Chain roles: a validator votes in consensus; a follower (providers,
@@ -45,6 +47,13 @@ type ChainConfig struct {
 	// (queries with proofs at older heights answer "no state"); 0 keeps
 	// every version.
 	StateVersions int64 `toml:"state_versions" comment:"Heights of application state kept for queries (older ones are pruned); 0 keeps every version."`
+	// SnapshotInterval is how often (in heights) the state is snapshotted
+	// for nodes that state-sync; 0 takes none. SnapshotKeep is how many of
+	// the newest are kept.
+	SnapshotInterval int64 `toml:"snapshot_interval" comment:"Take a state-sync snapshot every this many heights, for new nodes to join from; 0 takes none."`
+	SnapshotKeep     int64 `toml:"snapshot_keep" comment:"Snapshots kept (the newest)."`
+	// RetainBlocks is how many recent blocks CometBFT keeps; 0 keeps all.
+	RetainBlocks int64 `toml:"retain_blocks" comment:"Blocks kept (older ones are pruned), never past the newest snapshot, and a validator keeps the genesis's evidence max age; 0 keeps every block."`
 	// StallAfter is how long the height may stay put before the node
 	// reports its chain stalled (/healthz 503, tenzro_nodeInfo, metrics);
 	// 0 = ten blocks, at least 15s.
@@ -62,7 +71,7 @@ func DefaultChainConfig(validator bool) ChainConfig {
 		r = ChainValidator
 	}
 	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:0", PersistentPeers: []string{},
-		StateVersions: DefaultStateVersions}
+		StateVersions: DefaultStateVersions, SnapshotInterval: ledger.DefaultSnapshotInterval, SnapshotKeep: ledger.DefaultSnapshotKeep}
 }
 
 // DefaultStateVersions keeps about 8 minutes of 500 ms blocks, and an hour
@@ -109,6 +118,15 @@ func (c ChainConfig) Validate(nodeRole string) error {
 	if c.StateVersions < 0 || c.StateVersions > 0 && c.StateVersions < 2 {
 		errs = append(errs, fmt.Errorf("chain.state_versions: %d, want 0 (keep all) or at least 2", c.StateVersions))
 	}
+	if c.SnapshotInterval < 0 {
+		errs = append(errs, fmt.Errorf("chain.snapshot_interval: %d is negative", c.SnapshotInterval))
+	}
+	if c.SnapshotKeep < 1 {
+		errs = append(errs, fmt.Errorf("chain.snapshot_keep: %d, want at least 1", c.SnapshotKeep))
+	}
+	if c.RetainBlocks < 0 || c.RetainBlocks > 0 && c.RetainBlocks < 2 {
+		errs = append(errs, fmt.Errorf("chain.retain_blocks: %d, want 0 (keep all) or at least 2", c.RetainBlocks))
+	}
 	if c.BlockTime < 0 || c.BlockTime > time.Minute {
 		errs = append(errs, fmt.Errorf("chain.block_time: %s outside 0..1m", c.BlockTime))
 	}
@@ -130,6 +148,7 @@ func (c ChainConfig) Apply(cc Config, path func(string) string) Config {
 	}
 	cc.Follower = c.Role == ChainFollower
 	cc.StateVersions, cc.StallAfter = c.StateVersions, c.StallAfter
+	cc.SnapshotInterval, cc.SnapshotKeep, cc.RetainBlocks = c.SnapshotInterval, c.SnapshotKeep, c.RetainBlocks
 	return cc
 }
 

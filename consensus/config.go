@@ -29,6 +29,13 @@ type Config struct {
 	// StateVersions is how many heights of application state are kept
 	// (ledger.Ledger.SetStateVersions); 0 keeps every version.
 	StateVersions int64
+	// SnapshotInterval and SnapshotKeep set the ledger's state-sync
+	// snapshots (ledger.Ledger.SetSnapshots; interval 0 takes none, keep 0
+	// = ledger.DefaultSnapshotKeep); RetainBlocks the blocks CometBFT keeps
+	// (App.SetRetain; 0 keeps all).
+	SnapshotInterval int64
+	SnapshotKeep     int64
+	RetainBlocks     int64
 	// WatchInterval is how often the watchdog checks the persistent peers
 	// and the height (0 = 2s); StallAfter is how long the height may stay
 	// put before the node reports its chain stalled (0 =
@@ -57,6 +64,9 @@ func (c Config) Validate() error {
 		if !ok || len(id) != 40 || addr == "" {
 			return fmt.Errorf("consensus: config: peer %q must be <40 hex node ID>@host:port", p)
 		}
+	}
+	if c.SnapshotInterval < 0 || c.SnapshotKeep < 0 || c.RetainBlocks < 0 {
+		return fmt.Errorf("consensus: config: negative snapshot interval, snapshot keep or retained blocks")
 	}
 	if c.BlockTime < 0 || c.EmptyBlocksInterval < 0 || c.WatchInterval < 0 || c.StallAfter < 0 {
 		return fmt.Errorf("consensus: config: negative durations")

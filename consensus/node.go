@@ -71,6 +71,9 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	app.Ledger().SetStateVersions(cfg.StateVersions)
+	if err := configureSnapshots(app, cfg, ccfg.GenesisFile()); err != nil {
+		return nil, errors.Join(err, app.Close())
+	}
 	n := &Node{cfg: cfg, log: logger, app: app, walFile: ccfg.Consensus.WalFile()}
 	dbProvider := func(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 		db, err := openCometDB(ctx)

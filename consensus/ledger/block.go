@@ -103,10 +103,11 @@ func (l *Ledger) Commit() error {
 	l.pending = false
 	l.meta.Height = l.pendingHeight
 	l.resetCheck()
+	l.maybeSnapshot(l.pendingHeight, l.pendingRoot)
 	if l.keep > 0 && l.pendingHeight%max(1, l.keep/10) == 0 {
 		// A failed prune leaves more state than needed, never less: the
 		// block is committed either way.
-		st, err := l.store.Prune(l.keep)
+		st, err := l.store.Prune(l.keep, l.snap.pinned()...)
 		if err != nil {
 			l.log.Error("ledger: prune state", "height", l.pendingHeight, "err", err)
 		} else {

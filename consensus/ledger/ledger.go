@@ -31,6 +31,9 @@ type Ledger struct {
 	sigs  *sigCache
 
 	keep int64 // state versions kept (SetStateVersions); 0 keeps all
+
+	dir  string    // the state's directory ("" = memory)
+	snap snapshots // periodic state-sync snapshots (SetSnapshots)
 }
 
 // SetStateVersions makes Commit keep the state of the last n heights
@@ -69,7 +72,7 @@ func Open(dir string, logger *slog.Logger) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Ledger{log: logger, store: st, sigs: newSigCache()}
+	l := &Ledger{log: logger, store: st, sigs: newSigCache(), dir: dir}
 	if st.Root() != types.EmptyRootHash {
 		t, err := st.Open(st.Root())
 		if err != nil {
@@ -86,6 +89,7 @@ func Open(dir string, logger *slog.Logger) (*Ledger, error) {
 
 // Close closes the state database.
 func (l *Ledger) Close() error {
+	l.snap.stop()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.store.Close()

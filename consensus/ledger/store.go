@@ -129,6 +129,11 @@ func (s *Store) Commit(root common.Hash, height int64) error {
 			return fmt.Errorf("ledger: write root %x: %w", root, err)
 		}
 	}
+	return s.writeHead(root, height)
+}
+
+// writeHead records root as the state of height and makes it the head.
+func (s *Store) writeHead(root common.Hash, height int64) error {
 	b := s.disk.NewBatch()
 	head := append(u64(nonNeg(height)), root[:]...)
 	if err := errors.Join(

@@ -30,8 +30,10 @@ const pruneWriteBatch = 10_000
 // lock): a node written while the live set is gathered could be deleted.
 // A crash part way leaves unreachable nodes behind, which the next Prune
 // deletes; it never deletes a reachable one. A kept root whose nodes are
-// not all on disk stops it before anything is deleted.
-func (s *Store) Prune(keep int64) (PruneStats, error) {
+// not all on disk stops it before anything is deleted. The pinned roots
+// are kept too, whatever their height: a snapshot being taken reads one
+// outside the Ledger's lock.
+func (s *Store) Prune(keep int64, pinned ...common.Hash) (PruneStats, error) {
 	var st PruneStats
 	if keep < 1 {
 		return st, fmt.Errorf("ledger: prune: keep %d versions, want at least 1", keep)
@@ -43,6 +45,11 @@ func (s *Store) Prune(keep int64) (PruneStats, error) {
 		if err != nil {
 			continue // a height before this store's first commit
 		}
+		if err := s.markLive(root, live); err != nil {
+			return st, err
+		}
+	}
+	for _, root := range pinned {
 		if err := s.markLive(root, live); err != nil {
 			return st, err
 		}

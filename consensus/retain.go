@@ -1,0 +1,93 @@
+package consensus
+
+import (
+	"fmt"
+
+	cmttypes "github.com/cometbft/cometbft/types"
+
+	"github.com/tenzrod/tenzrod/consensus/ledger"
+)
+
+// retention is what the App's Commit needs to tell CometBFT the oldest
+// block to keep.
+type retention struct {
+	blocks   int64 // [chain] retain_blocks; 0 keeps every block
+	evidence int64 // blocks evidence may reach back (validators); 0 = none needed
+}
+
+// SetRetain makes Commit ask CometBFT to keep only the last blocks blocks
+// (0 keeps all), and never the evidenceBlocks before the head: a validator
+// passes its genesis's evidence max age so the evidence it verifies or
+// proposes still finds its blocks; a follower passes 0.
+func (a *App) SetRetain(blocks, evidenceBlocks int64) {
+	a.snapMu.Lock()
+	defer a.snapMu.Unlock()
+	a.retain = retention{blocks: max(0, blocks), evidence: max(0, evidenceBlocks)}
+}
+
+func (a *App) retainHeight() int64 {
+	a.snapMu.Lock()
+	r := a.retain
+	a.snapMu.Unlock()
+	if r.blocks == 0 {
+		return 0
+	}
+	newest, snapshots := a.l.NewestSnapshot()
+	return RetainHeight(a.l.Height(), r.blocks, r.evidence, newest, snapshots)
+}
+
+// RetainHeight is the oldest block a node keeps after committing height:
+// the last retainBlocks blocks, but never past the newest snapshot (a node
+// restored from it block-syncs from there, from this node's blocks) nor
+// within evidenceBlocks of the head. With snapshots on and none taken yet
+// every block is kept. 0 keeps every block, as CometBFT reads it.
+func RetainHeight(height, retainBlocks, evidenceBlocks, newestSnapshot int64, snapshots bool) int64 {
+	if retainBlocks <= 0 || snapshots && newestSnapshot <= 0 {
+		return 0
+	}
+	r := height - retainBlocks + 1
+	if snapshots {
+		r = min(r, newestSnapshot)
+	}
+	if evidenceBlocks > 0 {
+		r = min(r, height-evidenceBlocks)
+	}
+	if r <= 1 {
+		return 0
+	}
+	return r
+}
+
+// configureSnapshots applies cfg's snapshot and retention settings to
+// app; a validator's retention keeps the genesis's evidence max age.
+func configureSnapshots(app *App, cfg Config, genesisFile string) error {
+	keep := cfg.SnapshotKeep
+	if keep == 0 {
+		keep = ledger.DefaultSnapshotKeep
+	}
+	if err := app.Ledger().SetSnapshots(cfg.SnapshotInterval, keep); err != nil {
+		return fmt.Errorf("consensus: %w", err)
+	}
+	var evidence int64
+	if cfg.RetainBlocks > 0 && !cfg.Follower {
+		var err error
+		if evidence, err = evidenceAgeBlocks(genesisFile); err != nil {
+			return err
+		}
+	}
+	app.SetRetain(cfg.RetainBlocks, evidence)
+	return nil
+}
+
+// evidenceAgeBlocks is the evidence max age in blocks of the genesis at
+// path.
+func evidenceAgeBlocks(path string) (int64, error) {
+	g, err := cmttypes.GenesisDocFromFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("consensus: read genesis: %w", err)
+	}
+	if g.ConsensusParams == nil {
+		return cmttypes.DefaultConsensusParams().Evidence.MaxAgeNumBlocks, nil
+	}
+	return g.ConsensusParams.Evidence.MaxAgeNumBlocks, nil
+}
