@@ -130,6 +130,8 @@ func chunkField(b []byte) ([]byte, int, error) {
 	switch {
 	case n <= 0:
 		return nil, 0, errors.New("bad length prefix")
+	case n != len(binary.AppendUvarint(nil, l)):
+		return nil, 0, errors.New("length prefix not in its shortest form")
 	case l == 0:
 		return nil, 0, errors.New("empty")
 	case l > uint64(len(b)-n):
