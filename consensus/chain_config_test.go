@@ -29,6 +29,10 @@ func TestChainConfigValidate(t *testing.T) {
 		{"negative stall", "chain.stall_after", func(c *ChainConfig) { c.StallAfter = -time.Second }},
 		{"slow blocks", "chain.block_time", func(c *ChainConfig) { c.BlockTime = time.Hour }},
 		{"one state version", "chain.state_versions", func(c *ChainConfig) { c.StateVersions = 1 }},
+		{"negative snapshot interval", "chain.snapshot_interval", func(c *ChainConfig) { c.SnapshotInterval = -1 }},
+		{"no snapshot kept", "chain.snapshot_keep", func(c *ChainConfig) { c.SnapshotKeep = 0 }},
+		{"one block retained", "chain.retain_blocks", func(c *ChainConfig) { c.RetainBlocks = 1 }},
+		{"negative retained blocks", "chain.retain_blocks", func(c *ChainConfig) { c.RetainBlocks = -5 }},
 	} {
 		bad := good
 		bad.PersistentPeers = append([]string(nil), good.PersistentPeers...)
@@ -52,5 +56,10 @@ func TestChainConfigApply(t *testing.T) {
 	got := c.Apply(Config{BlockTime: 3 * time.Second}, func(p string) string { return "/home/" + p })
 	if got.GenesisFile != "/home/g.json" || got.BlockTime != 3*time.Second || !got.Follower || len(got.Peers) != 1 || got.P2PListen != c.P2PListen {
 		t.Fatalf("applied: %+v", got)
+	}
+	c.RetainBlocks = 500
+	got = c.Apply(Config{}, func(p string) string { return p })
+	if got.SnapshotInterval != 1000 || got.SnapshotKeep != 2 || got.RetainBlocks != 500 {
+		t.Fatalf("snapshot and retention settings applied as %d, %d, %d", got.SnapshotInterval, got.SnapshotKeep, got.RetainBlocks)
 	}
 }

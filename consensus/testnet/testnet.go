@@ -31,6 +31,10 @@ type Options struct {
 	// WatchInterval and StallAfter set every node's watchdog
 	// (consensus.Config); 0 keeps the defaults.
 	WatchInterval, StallAfter time.Duration
+	// SnapshotInterval, SnapshotKeep and RetainBlocks set every node's
+	// state-sync snapshots and block retention (consensus.Config); 0 takes
+	// no snapshots and keeps every block.
+	SnapshotInterval, SnapshotKeep, RetainBlocks int64
 }
 
 // Net is a running network of validators.
@@ -100,6 +104,7 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 	for i := range cfgs {
 		cfgs[i].Logger = opt.Logger
 		cfgs[i].WatchInterval, cfgs[i].StallAfter = opt.WatchInterval, opt.StallAfter
+		cfgs[i].SnapshotInterval, cfgs[i].SnapshotKeep, cfgs[i].RetainBlocks = opt.SnapshotInterval, opt.SnapshotKeep, opt.RetainBlocks
 	}
 	n.Configs, n.GenesisFile = cfgs, filepath.Join(dir, "genesis.json")
 	n.Nodes = make([]*consensus.Node, opt.Validators)
