@@ -171,6 +171,28 @@ func TestSnapshotChunkAlteredIsRefused(t *testing.T) {
 	}
 }
 
+// TestSnapshotWhileCommitting: blocks go on, pruning all but two
+// heights of state, while snapshots are taken in the background; every
+// snapshot listed restores to its app hash.
+func TestSnapshotWhileCommitting(t *testing.T) {
+	c := newSnapChain(t, "", 8, 5, 3, 1024)
+	c.l.SetStateVersions(2)
+	for range 30 {
+		c.mustApply(c.transfers(8)...)
+	}
+	c.l.WaitSnapshot()
+	ms := snapshots(t, c.l)
+	if len(ms) == 0 || ms[0].Height < 5 {
+		t.Fatalf("snapshots %v", ms)
+	}
+	for _, m := range ms {
+		dst := restoreInto(t, c.l, m)
+		if h, hash := dst.Head(); h != m.Height || !bytes.Equal(hash, m.AppHash[:]) {
+			t.Fatalf("snapshot %d restored to %d %x", m.Height, h, hash)
+		}
+	}
+}
+
 // TestSnapshotMetaDecode refuses metadata that is short, of height 0,
 // names no chunk or holds the wrong number of hashes, and round-trips a
 // good one.
