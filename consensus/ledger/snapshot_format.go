@@ -74,11 +74,11 @@ func DecodeSnapshotMeta(b []byte) (SnapshotMeta, error) {
 	m.Height = h
 	m.AppHash = common.BytesToHash(b[8:40])
 	m.Pairs = binary.BigEndian.Uint64(b[40:48])
-	n := uint64(binary.BigEndian.Uint32(b[48:52]))
+	n := int(binary.BigEndian.Uint32(b[48:52]))
 	if n == 0 {
 		return m, errors.New("ledger: snapshot metadata names no chunks")
 	}
-	if rest := uint64(len(b) - snapshotMetaFixed); rest != 32*n {
+	if rest := len(b) - snapshotMetaFixed; rest != 32*n {
 		return m, fmt.Errorf("ledger: snapshot metadata holds %d bytes of chunk hashes for %d chunks", rest, n)
 	}
 	m.Chunks = make([][32]byte, n)
@@ -126,16 +126,19 @@ func DecodeSnapshotChunk(chunk []byte, f func(key, val []byte) error) error {
 
 // chunkField reads one length-prefixed, non-empty field.
 func chunkField(b []byte) ([]byte, int, error) {
-	l, n := binary.Uvarint(b)
+	u, n := binary.Uvarint(b)
 	switch {
 	case n <= 0:
 		return nil, 0, errors.New("bad length prefix")
-	case n != len(binary.AppendUvarint(nil, l)):
+	case n != len(binary.AppendUvarint(nil, u)):
 		return nil, 0, errors.New("length prefix not in its shortest form")
-	case l == 0:
+	case u == 0:
 		return nil, 0, errors.New("empty")
-	case l > uint64(len(b)-n):
-		return nil, 0, fmt.Errorf("length %d past the chunk's end", l)
+	case u > SnapshotChunkMax:
+		return nil, 0, fmt.Errorf("length %d past a chunk's largest", u)
 	}
-	return b[n : n+int(l)], n + int(l), nil //nolint:gosec // l ≤ len(b)-n, checked above
+	if l := int(u); l <= len(b)-n {
+		return b[n : n+l], n + l, nil
+	}
+	return nil, 0, fmt.Errorf("length %d past the chunk's end", u)
 }
