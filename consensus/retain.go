@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"fmt"
+	"time"
 
 	cmttypes "github.com/cometbft/cometbft/types"
 
@@ -71,7 +72,7 @@ func configureSnapshots(app *App, cfg Config, genesisFile string) error {
 	var evidence int64
 	if cfg.RetainBlocks > 0 && !cfg.Follower {
 		var err error
-		if evidence, err = evidenceAgeBlocks(genesisFile); err != nil {
+		if evidence, err = evidenceAgeBlocks(genesisFile, cfg.BlockTime); err != nil {
 			return err
 		}
 	}
@@ -79,15 +80,22 @@ func configureSnapshots(app *App, cfg Config, genesisFile string) error {
 	return nil
 }
 
-// evidenceAgeBlocks is the evidence max age in blocks of the genesis at
-// path.
-func evidenceAgeBlocks(path string) (int64, error) {
+// evidenceAgeBlocks is how many blocks back evidence under the genesis at
+// path may reach. CometBFT expires evidence only once it is older than
+// both the max age in blocks and the max age in time, so the time is
+// turned into blocks at blockTime (0 = 1s), the shortest a block takes:
+// the larger of the two, never too few.
+func evidenceAgeBlocks(path string, blockTime time.Duration) (int64, error) {
 	g, err := cmttypes.GenesisDocFromFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("consensus: read genesis: %w", err)
 	}
-	if g.ConsensusParams == nil {
-		return cmttypes.DefaultConsensusParams().Evidence.MaxAgeNumBlocks, nil
+	ev := cmttypes.DefaultConsensusParams().Evidence
+	if g.ConsensusParams != nil {
+		ev = g.ConsensusParams.Evidence
 	}
-	return g.ConsensusParams.Evidence.MaxAgeNumBlocks, nil
+	if blockTime <= 0 {
+		blockTime = time.Second
+	}
+	return max(ev.MaxAgeNumBlocks, int64(ev.MaxAgeDuration/blockTime)), nil
 }
