@@ -20,4 +20,12 @@
 // follows the chain without voting. DevnetGenesis creates a network's
 // validator homes, genesis and CometBFT config.toml files; LoadConfig reads
 // a home back. The testnet sub-package starts such networks on loopback.
+//
+// The App serves the ledger's snapshots through ABCI state sync
+// (ListSnapshots, LoadSnapshotChunk) and restores one (OfferSnapshot,
+// ApplySnapshotChunk: a chunk not matching its hash is fetched again and
+// its sender refused; a snapshot not rebuilding the trusted app hash is
+// rejected). Commit's RetainHeight lets CometBFT prune old blocks per
+// [chain] retain_blocks (RetainHeight), never past the newest snapshot and,
+// on a validator, never within the evidence max age.
 package consensus

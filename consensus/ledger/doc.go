@@ -99,4 +99,12 @@
 // Ledger drives it the way an engine does: InitChain, then per block
 // Finalize and Commit; Check keeps a mempool view and Prepare filters a
 // proposal. Exec and Deliver apply one transaction to any KV.
+//
+// State-sync snapshots (snapshot_*.go): every SetSnapshots interval,
+// Commit starts a goroutine that reads the root just committed (pinned
+// against Prune) and writes its key/value pairs in key order, in chunks of
+// at most 10 MB, each named by its SHA-256 in the snapshot's metadata
+// (SnapshotFormat 1); the newest few are kept beside the state directory.
+// Restore rebuilds the trie from the pairs of an offered snapshot and
+// adopts it only when the rebuilt root is the snapshot's app hash.
 package ledger
