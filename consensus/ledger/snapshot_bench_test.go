@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"testing"
+	"time"
 )
 
 // BenchmarkSnapshot takes and restores a snapshot of a state of 5,000
@@ -32,6 +33,29 @@ func BenchmarkSnapshot(b *testing.B) {
 		}
 		b.ReportMetric(float64(size), "bytes")
 		b.ReportMetric(float64(m.Pairs), "pairs")
+	})
+	// A block of 50 transfers alone, and while a snapshot of the state is
+	// being taken beside it: snapshotting must not hold blocks up.
+	b.Run("block", func(b *testing.B) {
+		for b.Loop() {
+			c.mustApply(c.transfers(50)...)
+		}
+	})
+	b.Run("block-during-snapshot", func(b *testing.B) {
+		var blocks time.Duration
+		n := 0
+		for b.Loop() {
+			done := make(chan error, 1)
+			go func() { _, err := c.l.SnapshotNow(); done <- err }()
+			start := time.Now()
+			c.mustApply(c.transfers(50)...)
+			blocks += time.Since(start)
+			n++
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(blocks.Nanoseconds())/float64(n), "block-ns")
 	})
 	b.Run("restore", func(b *testing.B) {
 		for b.Loop() {
