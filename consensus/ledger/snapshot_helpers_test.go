@@ -78,12 +78,19 @@ func restoreInto(t testing.TB, src *ledger.Ledger, m ledger.SnapshotMeta) *ledge
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dst.Close() })
+	applySnapshot(t, src, dst, m)
+	return dst
+}
+
+// applySnapshot restores snapshot m of src into dst, chunk by chunk.
+func applySnapshot(t testing.TB, src, dst *ledger.Ledger, m ledger.SnapshotMeta) {
+	t.Helper()
 	r, err := dst.BeginRestore(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range m.Chunks {
-		b, err := src.SnapshotChunk(m.Height, uint32(i))
+		b, err := src.SnapshotChunk(m.Height, uint32(i)) //nolint:gosec // a chunk index
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +102,6 @@ func restoreInto(t testing.TB, src *ledger.Ledger, m ledger.SnapshotMeta) *ledge
 			t.Fatalf("chunk %d of %d: done = %v", i, len(m.Chunks), done)
 		}
 	}
-	return dst
 }
 
 // rawAt reads key from l's state at height (0 = the last commit).

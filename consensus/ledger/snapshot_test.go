@@ -111,6 +111,49 @@ func TestSnapshotKeepsTheNewest(t *testing.T) {
 	restoreInto(t, c.l, snapshots(t, c.l)[1])
 }
 
+// TestSnapshotRestoreOnDisk: a state restored into a ledger on disk is
+// there after a reopen, at the snapshot's height and app hash, and the
+// chain commits on top of it.
+func TestSnapshotRestoreOnDisk(t *testing.T) {
+	c := newSnapChain(t, filepath.Join(t.TempDir(), "src"), 8, 3, 2, 4096)
+	c.grow(6, 8)
+	m := snapshots(t, c.l)[0]
+	dir := filepath.Join(t.TempDir(), "dst")
+	dst, err := ledger.Open(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applySnapshot(t, c.l, dst, m)
+	if err := dst.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dst, err = ledger.Open(dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if h, hash := dst.Head(); h != 6 || !bytes.Equal(hash, c.l.AppHash()) {
+		t.Fatalf("reopened restored state at %d %x, want 6 %x", h, hash, c.l.AppHash())
+	}
+	key := ledger.KeyAccount(ledgertest.Account(ledgertest.SeedKey("fresh", 0)))
+	if got, want := rawAt(t, dst, 0, key), rawAt(t, c.l, 0, key); len(want) == 0 || !bytes.Equal(got, want) {
+		t.Fatalf("account read back %x, want %x", got, want)
+	}
+	txs := c.transfers(8)
+	at := c.Tick()
+	want, err := c.l.Finalize(7, at, txs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := dst.Finalize(7, at, txs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Commit(); err != nil || !bytes.Equal(got.AppHash, want.AppHash) {
+		t.Fatalf("block 7 on the restored state: %x (%v), want %x", got.AppHash, err, want.AppHash)
+	}
+}
+
 // TestSnapshotChunkAlteredIsRefused: a chunk that does not match its hash
 // is refused as the chunk's fault (ErrSnapshotChunk) and the right one is
 // then taken; a snapshot whose metadata names another app hash is refused
