@@ -14,6 +14,11 @@ import (
 type retention struct {
 	blocks   int64 // [chain] retain_blocks; 0 keeps every block
 	evidence int64 // blocks evidence may reach back (validators); 0 = none needed
+	// CometBFT refuses (and logs, every block) a retain height below its
+	// oldest block or below one it was given before: floor is the height
+	// a snapshot restored this node at (no block before it was ever here),
+	// last the height reported before.
+	floor, last int64
 }
 
 // SetRetain makes Commit ask CometBFT to keep only the last blocks blocks
@@ -23,18 +28,24 @@ type retention struct {
 func (a *App) SetRetain(blocks, evidenceBlocks int64) {
 	a.snapMu.Lock()
 	defer a.snapMu.Unlock()
-	a.retain = retention{blocks: max(0, blocks), evidence: max(0, evidenceBlocks)}
+	a.retain.blocks, a.retain.evidence = max(0, blocks), max(0, evidenceBlocks)
 }
 
 func (a *App) retainHeight() int64 {
+	newest, snapshots := a.l.NewestSnapshot()
+	h := a.l.Height()
 	a.snapMu.Lock()
-	r := a.retain
-	a.snapMu.Unlock()
+	defer a.snapMu.Unlock()
+	r := &a.retain
 	if r.blocks == 0 {
 		return 0
 	}
-	newest, snapshots := a.l.NewestSnapshot()
-	return RetainHeight(a.l.Height(), r.blocks, r.evidence, newest, snapshots)
+	got := RetainHeight(h, r.blocks, r.evidence, newest, snapshots)
+	if got <= r.floor {
+		return 0
+	}
+	r.last = max(r.last, got)
+	return r.last
 }
 
 // RetainHeight is the oldest block a node keeps after committing height:

@@ -110,6 +110,7 @@ func (a *App) ApplySnapshotChunk(_ context.Context, req *abci.ApplySnapshotChunk
 	}
 	if done {
 		a.restore = nil
+		a.retain.floor = a.l.Height()
 	}
 	return &abci.ApplySnapshotChunkResponse{Result: abci.APPLY_SNAPSHOT_CHUNK_RESULT_ACCEPT}, nil
 }

@@ -117,6 +117,12 @@ func TestAppStateSync(t *testing.T) {
 	if r, _ := dst.LoadSnapshotChunk(ctx, &abci.LoadSnapshotChunkRequest{Height: s.Height, Format: s.Format + 1}); len(r.Chunk) != 0 {
 		t.Fatal("a chunk of an unknown format was served")
 	}
+	// No block before the snapshot's height was ever here: keeping the
+	// last 2 asks nothing of CometBFT until the retain height passes 6.
+	dst.SetRetain(2, 0)
+	if got := commitRetains(t, restored, 2); !slices.Equal(got, []int64{0, 7}) {
+		t.Fatalf("retain heights after the restore %v, want [0 7]", got)
+	}
 }
 
 // TestAppRefusesForgedSnapshot: a snapshot whose chunks match its
