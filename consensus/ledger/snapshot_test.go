@@ -55,21 +55,25 @@ func TestSnapshotRestoresTheState(t *testing.T) {
 	if !bytes.Equal(again.l.AppHash(), want) {
 		t.Fatal("the replayed chain differs at height 10")
 	}
-	txs := again.transfers(8)
-	at := again.Tick()
-	r1, err := again.l.Finalize(11, at, txs)
+	sameNextBlock(t, again, dst)
+}
+
+// sameNextBlock executes c's next block of transfers on c and on
+// restored, which is at c's height, and wants the same app hash from both
+// and restored to commit it.
+func sameNextBlock(t *testing.T, c *snapChain, restored *ledger.Ledger) {
+	t.Helper()
+	txs, at, h := c.transfers(8), c.Tick(), c.l.Height()+1
+	want, err := c.l.Finalize(h, at, txs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := dst.Finalize(11, at, txs)
+	got, err := restored.Finalize(h, at, txs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(r1.AppHash, r2.AppHash) {
-		t.Fatalf("block 11 on the restored state: %x, on the replayed one %x", r2.AppHash, r1.AppHash)
-	}
-	if err := dst.Commit(); err != nil {
-		t.Fatal(err)
+	if err := restored.Commit(); err != nil || !bytes.Equal(got.AppHash, want.AppHash) {
+		t.Fatalf("block %d on the restored state: %x (%v), want %x", h, got.AppHash, err, want.AppHash)
 	}
 }
 
@@ -139,19 +143,7 @@ func TestSnapshotRestoreOnDisk(t *testing.T) {
 	if got, want := rawAt(t, dst, 0, key), rawAt(t, c.l, 0, key); len(want) == 0 || !bytes.Equal(got, want) {
 		t.Fatalf("account read back %x, want %x", got, want)
 	}
-	txs := c.transfers(8)
-	at := c.Tick()
-	want, err := c.l.Finalize(7, at, txs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := dst.Finalize(7, at, txs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Commit(); err != nil || !bytes.Equal(got.AppHash, want.AppHash) {
-		t.Fatalf("block 7 on the restored state: %x (%v), want %x", got.AppHash, err, want.AppHash)
-	}
+	sameNextBlock(t, c, dst)
 }
 
 // TestSnapshotChunkAlteredIsRefused: a chunk that does not match its hash
