@@ -39,7 +39,7 @@ type NATConfig struct {
 	RelayClient bool `toml:"relay_client" json:"relay_client" comment:"While private, reserve a slot on a relay and announce its /p2p-circuit addresses (providers, laptop gateways)."`
 	// Relays are the relays tried, multiaddrs ending in /p2p/<id>; empty
 	// means the bootstrap peers, which are the validators.
-	Relays []string        `toml:"relays" json:"relays" comment:"Relays to reserve on: multiaddrs ending in /p2p/<peer id>; empty: the bootstrap peers."`
+	Relays []string           `toml:"relays" json:"relays" comment:"Relays to reserve on: multiaddrs ending in /p2p/<peer id>; empty: the bootstrap peers."`
 	Relay  RelayServiceConfig `toml:"relay" json:"relay"`
 }
 
@@ -71,6 +71,8 @@ func DefaultNATConfig() NATConfig {
 		Reachability: ReachAuto,
 		HolePunching: true,
 		RelayClient:  true,
+		// Empty, not nil: what a written config reads back.
+		Relays: []string{},
 		Relay: RelayServiceConfig{
 			MaxReservations:      128,
 			MaxReservationsPerIP: 8,
