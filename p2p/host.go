@@ -136,8 +136,10 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Host, error) {
 		provided:  make(map[[32]byte]*provideState),
 		kick:      make(chan struct{}, 1),
 	}
+	// A node known to be behind NAT answers no DHT queries: others would
+	// keep it in their routing tables and wait on it through its relay.
 	mode := dht.ModeClient
-	if cfg.DHTServer {
+	if cfg.DHTServer && cfg.NAT.Reachability != ReachPrivate {
 		mode = dht.ModeServer
 	}
 	d, err := dht.New(h,
@@ -159,7 +161,7 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Host, error) {
 		return nil, fmt.Errorf("p2p: dht: %w", err)
 	}
 	hst.dht = d
-	hst.log.Info("p2p host ready", "network", cfg.Network, "dht_server", cfg.DHTServer,
+	hst.log.Info("p2p host ready", "network", cfg.Network, "dht_server", mode == dht.ModeServer,
 		"addrs", hst.Addrs(), "bootstrap_peers", len(boot), "reachability", cfg.NAT.Reachability,
 		"relay_service", cfg.NAT.Relay.Enabled, "relays", len(relays))
 	return hst, nil

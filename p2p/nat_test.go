@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	dht "github.com/libp2p/go-libp2p-kad-dht"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
@@ -63,11 +64,14 @@ func newNATTrio(t *testing.T) natTrio {
 	r := newTestHost(t, rcfg)
 	relay := tcpAddr(t, r)
 
-	pcfg := testConfig(t, false, nil)
+	pcfg := testConfig(t, true, nil)
 	pcfg.Listen = []string{"/ip4/127.0.0.1/tcp/0"}
 	pcfg.NAT.Reachability = ReachPrivate
 	pcfg.NAT.Relays = []string{relay}
 	p := newTestHost(t, pcfg)
+	if p.DHT().Mode() != dht.ModeClient {
+		t.Errorf("a private node's DHT runs in mode %v, want client", p.DHT().Mode())
+	}
 	p.Host().SetStreamHandler(echoProto, func(s network.Stream) {
 		b, err := ReadFrame(bufio.NewReader(s), 64)
 		if err == nil {
