@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/client"
 	ma "github.com/multiformats/go-multiaddr"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -61,6 +62,8 @@ func newNATTrio(t *testing.T) natTrio {
 	rcfg.NAT.Reachability = ReachPublic
 	rcfg.NAT.AutoNATService = true
 	rcfg.NAT.Relay.Enabled = true
+	rcfg.NAT.Relay.CircuitData = 1 << 20
+	rcfg.NAT.Relay.CircuitDuration = 3 * time.Minute
 	r := newTestHost(t, rcfg)
 	relay := tcpAddr(t, r)
 
@@ -110,8 +113,13 @@ func TestReachedThroughRelay(t *testing.T) {
 		t.Fatal("no connection to P")
 	}
 	for _, c := range conns {
-		if !Relayed(c) || !c.Stat().Limited {
-			t.Errorf("connection to P via %s: relayed %v limited %v, want both", c.RemoteMultiaddr(), Relayed(c), c.Stat().Limited)
+		st := c.Stat()
+		if !Relayed(c) || !st.Limited {
+			t.Errorf("connection to P via %s: relayed %v limited %v, want both", c.RemoteMultiaddr(), Relayed(c), st.Limited)
+		}
+		// R's [p2p.nat.relay] limits are what the circuit carries.
+		if st.Extra[client.StatLimitData] != uint64(1<<20) || st.Extra[client.StatLimitDuration] != 3*time.Minute {
+			t.Errorf("circuit limits %v / %v, want 1 MiB / 3m", st.Extra[client.StatLimitData], st.Extra[client.StatLimitDuration])
 		}
 	}
 	if !RelayedTo(ch, pid) || RelayedTo(ch, n.r.ID()) {
