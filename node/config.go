@@ -118,6 +118,14 @@ func Default(role Role) Config {
 	pc := p2p.DefaultConfig()
 	pc.KeyFile = "p2p.key"
 	pc.DHTServer = role != RoleGateway
+	if role == RoleValidator {
+		// Validators are the public servers: they answer reachability
+		// probes and relay for providers and laptops behind NAT, which
+		// reserve on them (their bootstrap peers) by default.
+		pc.NAT.Reachability = p2p.ReachPublic
+		pc.NAT.AutoNATService = true
+		pc.NAT.Relay.Enabled = true
+	}
 	return Config{
 		Role:     role,
 		Network:  "devnet",

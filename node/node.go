@@ -125,7 +125,7 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 	if n.id, err = identity.Open(cfg.HWKeyConfig()); err != nil {
 		return nil, fmt.Errorf("node: %w", err) // already "identity: …"
 	}
-	if n.host, err = p2p.New(ctx, cfg.P2PConfig(), p2p.WithLogger(n.log)); err != nil {
+	if n.host, err = p2p.New(ctx, cfg.P2PConfig(), p2p.WithLogger(n.log), p2p.WithRegisterer(n.reg)); err != nil {
 		return nil, err
 	}
 	peerKey := n.host.Host().Peerstore().PrivKey(n.host.ID())

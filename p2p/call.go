@@ -18,9 +18,10 @@ import (
 // answer frame of at most maxAnswer bytes. Ending ctx resets the stream,
 // which unblocks the write or the read; a failure then reports ctx's
 // cause. sent is the bytes put on the wire (0 when the request did not go
-// out), which a caller counts whatever the outcome.
+// out), which a caller counts whatever the outcome. The exchange may cross
+// a relay (AllowRelayed): its peer may be a provider behind a hard NAT.
 func Call(ctx context.Context, h host.Host, p peer.ID, proto protocol.ID, service string, request []byte, maxAnswer int) (answer []byte, sent int, err error) {
-	s, err := h.NewStream(ctx, p, proto)
+	s, err := h.NewStream(AllowRelayed(ctx, string(proto)), p, proto)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open stream to %s: %w", p, err)
 	}

@@ -31,6 +31,9 @@ type Config struct {
 	// ConnHigh connections are trimmed down to ConnLow.
 	ConnLow  int `toml:"conn_low" json:"conn_low" comment:"Connection manager watermarks."`
 	ConnHigh int `toml:"conn_high" json:"conn_high"`
+	// NAT is how a node behind a home router is reached: AutoNAT, circuit
+	// relays, hole punching.
+	NAT NATConfig `toml:"nat" json:"nat"`
 }
 
 // DefaultConfig returns the defaults: network "devnet", TCP and QUIC on port
@@ -42,6 +45,7 @@ func DefaultConfig() Config {
 		Listen:   []string{"/ip4/0.0.0.0/tcp/4001", "/ip4/0.0.0.0/udp/4001/quic-v1"},
 		ConnLow:  64,
 		ConnHigh: 192,
+		NAT:      DefaultNATConfig(),
 	}
 }
 
@@ -63,10 +67,11 @@ func (c Config) Validate() error {
 	if len(c.Listen) == 0 && c.DHTServer {
 		errs = append(errs, errors.New("p2p.listen: a DHT server needs at least one listen address"))
 	}
-	for i, s := range c.Bootstrap {
-		if _, err := parseBootstrapAddr(s); err != nil {
-			errs = append(errs, fmt.Errorf("p2p.bootstrap[%d]: %w", i, err))
-		}
+	if _, err := parseAddrInfos("p2p.bootstrap", c.Bootstrap); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.NAT.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.ConnLow < 1 {
 		errs = append(errs, fmt.Errorf("p2p.conn_low: must be at least 1, got %d", c.ConnLow))
@@ -77,15 +82,23 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// bootstrapInfos parses the bootstrap list into one AddrInfo per peer,
-// merging addresses of the same peer and preserving first-seen order.
+// bootstrapInfos parses the bootstrap list into one AddrInfo per peer.
 func (c Config) bootstrapInfos() ([]peer.AddrInfo, error) {
+	return parseAddrInfos("p2p.bootstrap", c.Bootstrap)
+}
+
+// parseAddrInfos parses a list of peer addresses (the key names it in
+// errors, all of them reported) into one AddrInfo per peer, merging
+// addresses of the same peer and preserving first-seen order.
+func parseAddrInfos(key string, list []string) ([]peer.AddrInfo, error) {
 	var out []peer.AddrInfo
+	var errs []error
 	index := make(map[peer.ID]int)
-	for i, s := range c.Bootstrap {
+	for i, s := range list {
 		ai, err := parseBootstrapAddr(s)
 		if err != nil {
-			return nil, fmt.Errorf("p2p.bootstrap[%d]: %w", i, err)
+			errs = append(errs, fmt.Errorf("%s[%d]: %w", key, i, err))
+			continue
 		}
 		if j, ok := index[ai.ID]; ok {
 			out[j].Addrs = append(out[j].Addrs, ai.Addrs...)
@@ -93,6 +106,9 @@ func (c Config) bootstrapInfos() ([]peer.AddrInfo, error) {
 		}
 		index[ai.ID] = len(out)
 		out = append(out, ai)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return out, nil
 }

@@ -3,6 +3,9 @@ package p2p
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
 )
 
 const testPeer = "12D3KooWEyoppNCUx8Yx66oV9fJnriXwCcXwDDUA2kj6vnc6iDEp"
@@ -49,6 +52,16 @@ func TestConfigValidate(t *testing.T) {
 		{"bootstrap webrtc", func(c *Config) { c.Bootstrap = []string{"/ip4/1.2.3.4/udp/1/webrtc-direct/p2p/" + testPeer} }, "p2p.bootstrap[0]: "},
 		{"conn low zero", func(c *Config) { c.ConnLow = 0 }, "p2p.conn_low:"},
 		{"conn high not above low", func(c *Config) { c.ConnLow, c.ConnHigh = 100, 100 }, "p2p.conn_high:"},
+		{"nat relays", func(c *Config) { c.NAT.Relays = []string{"/ip4/127.0.0.1/udp/4001/quic-v1/p2p/" + testPeer} }, ""},
+		{"nat private", func(c *Config) { c.NAT.Reachability = ReachPrivate }, ""},
+		{"nat reachability", func(c *Config) { c.NAT.Reachability = "maybe" }, `p2p.nat.reachability: want "auto", "public" or "private", got "maybe"`},
+		{"nat relays garbage", func(c *Config) { c.NAT.Relays = []string{"nope"} }, `p2p.nat.relays[0]: invalid multiaddr "nope"`},
+		{"nat relay no peer id", func(c *Config) { c.NAT.Relays = []string{"/ip4/127.0.0.1/tcp/4001"} }, "p2p.nat.relays[0]: missing /p2p/ peer id"},
+		{"relay circuits zero", func(c *Config) { c.NAT.Relay.MaxCircuits = 0 }, "p2p.nat.relay.max_circuits: must be at least 1"},
+		{"relay data tiny", func(c *Config) { c.NAT.Relay.CircuitData = 1024 }, "p2p.nat.relay.circuit_data: must be at least 65536"},
+		{"relay duration zero", func(c *Config) { c.NAT.Relay.CircuitDuration = 0 }, "p2p.nat.relay.circuit_duration:"},
+		{"relay ttl short", func(c *Config) { c.NAT.Relay.ReservationTTL = time.Second }, "p2p.nat.relay.reservation_ttl:"},
+		{"relay per ip above total", func(c *Config) { c.NAT.Relay.MaxReservationsPerIP = 200 }, "p2p.nat.relay.max_reservations_per_ip: 200 exceeds max_reservations 128"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,5 +110,25 @@ func TestBootstrapInfosMergesPeers(t *testing.T) {
 	}
 	if len(infos) != 1 || len(infos[0].Addrs) != 2 || infos[0].ID.String() != testPeer {
 		t.Fatalf("bootstrapInfos = %v, want one peer with two addrs", infos)
+	}
+}
+
+// TestRelayInfos: the relays are the configured ones, else the bootstrap
+// peers, never the node itself.
+func TestRelayInfos(t *testing.T) {
+	self, err := peer.Decode(testPeer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const other = "12D3KooWGzBQHvCmHEh5dC6b9c1jTbtXpsjqovfDD7bHTCGWRGZ2"
+	c := DefaultConfig()
+	c.Bootstrap = []string{"/ip4/127.0.0.1/tcp/4001/p2p/" + testPeer, "/ip4/127.0.0.1/tcp/4002/p2p/" + other}
+	got, err := c.relayInfos(self)
+	if err != nil || len(got) != 1 || got[0].ID.String() != other {
+		t.Fatalf("relays from bootstrap = %v, %v; want only %s", got, err, other)
+	}
+	c.NAT.Relays = []string{"/ip4/127.0.0.1/tcp/4003/p2p/" + testPeer}
+	if got, err := c.relayInfos(self); err != nil || len(got) != 0 {
+		t.Fatalf("relays = %v, %v; want none (the only one is self, the bootstrap list is not used)", got, err)
 	}
 }

@@ -20,9 +20,40 @@
 // from libp2p's per-IP connection caps, so a devnet of many nodes on
 // 127.0.0.1 works.
 //
-// The network runs on loopback, LANs and servers with reachable addresses, so
-// there is no circuit relay, no hole punching and no NAT port mapping, and
-// private and loopback addresses are advertised.
+// Private and loopback addresses are advertised, so devnets and LANs find
+// each other. UPnP port mapping is not used.
+//
+// # NAT traversal
+//
+// Config.NAT ([p2p.nat]) uses go-libp2p's own services. AutoNAT v2 runs on
+// every host (it tells which of its addresses peers can dial back; its
+// server half is rate limited); NAT.AutoNATService also answers AutoNAT v1,
+// from which go-libp2p 0.52 still derives the host's reachability that
+// starts AutoRelay and the relay service. NAT.Reachability "public" or
+// "private" skips the probing. A public node with NAT.Relay.Enabled offers
+// a circuit relay v2 bounded by the [p2p.nat.relay] limits; a private node
+// with NAT.RelayClient reserves slots on up to two relays (NAT.Relays, else
+// the bootstrap peers, which are the validators) and announces their
+// /p2p-circuit addresses in identify and its DHT provider records, and runs
+// its DHT in client mode. Hole punching (DCUtR, NAT.HolePunching) then
+// upgrades a relayed connection to a direct one where the NATs allow it.
+// QUIC listens beside TCP (Config.Listen), which gives DCUtR its better
+// odds. node.Default makes validators public relays and AutoNAT servers;
+// providers and gateways find out and use relays.
+//
+// go-libp2p opens no stream over a relayed (limited) connection unless the
+// context allows it; AllowRelayed does, and Call uses it, since a provider
+// behind a hard NAT is reachable only through its relay. go-libp2p prefers a
+// direct connection when one exists. Relayed, RelayedTo and PeerInfo.Relayed
+// say when a connection crosses a relay; tenzro_p2p_relayed_connections,
+// tenzro_p2p_relay_reservations and tenzro_p2p_hole_punches_total count it.
+// A relay sees only ciphertext: Noise or TLS runs end to end over the
+// circuit.
+//
+// AutoRelay announces a relay only at its public addresses, and DCUtR arms
+// itself only once the host has a public address: on loopback a slot is
+// reserved and the relayed path works (dialled at the relay's address plus
+// /p2p-circuit), but no circuit address is announced and no hole is punched.
 //
 // # DHT
 //

@@ -60,6 +60,7 @@ type Host struct {
 	host      host.Host
 	dht       *dht.IpfsDHT
 	bootstrap []peer.AddrInfo
+	nat       *natMetrics
 
 	// dhtBootstrap gates the bootstrap list handed to the DHT so that New
 	// does not dial: the DHT only sees the peers once Start has run.
@@ -116,20 +117,29 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Host, error) {
 		}
 	}
 
-	h, err := newLibp2pHost(cfg, key, o.libp2p)
+	relays, err := cfg.relayInfos(self)
 	if err != nil {
 		return nil, err
 	}
+	nat := newNATMetrics(o.reg)
+	h, err := newLibp2pHost(cfg, key, append(cfg.NAT.options(relays, nat), o.libp2p...))
+	if err != nil {
+		return nil, err
+	}
+	nat.host.Store(&h)
 	hst := &Host{
 		log:       o.log.With("peer", self.String()),
 		t:         o.timing,
 		host:      h,
 		bootstrap: boot,
+		nat:       nat,
 		provided:  make(map[[32]byte]*provideState),
 		kick:      make(chan struct{}, 1),
 	}
+	// A node known to be behind NAT answers no DHT queries: others would
+	// keep it in their routing tables and wait on it through its relay.
 	mode := dht.ModeClient
-	if cfg.DHTServer {
+	if cfg.DHTServer && cfg.NAT.Reachability != ReachPrivate {
 		mode = dht.ModeServer
 	}
 	d, err := dht.New(h,
@@ -151,8 +161,9 @@ func New(ctx context.Context, cfg Config, opts ...Option) (*Host, error) {
 		return nil, fmt.Errorf("p2p: dht: %w", err)
 	}
 	hst.dht = d
-	hst.log.Info("p2p host ready", "network", cfg.Network, "dht_server", cfg.DHTServer,
-		"addrs", hst.Addrs(), "bootstrap_peers", len(boot))
+	hst.log.Info("p2p host ready", "network", cfg.Network, "dht_server", mode == dht.ModeServer,
+		"addrs", hst.Addrs(), "bootstrap_peers", len(boot), "reachability", cfg.NAT.Reachability,
+		"relay_service", cfg.NAT.Relay.Enabled, "relays", len(relays))
 	return hst, nil
 }
 
@@ -177,11 +188,11 @@ func newLibp2pHost(cfg Config, key crypto.PrivKey, extra []libp2p.Option) (host.
 		libp2p.Muxer(yamux.ID, yamux.DefaultTransport),
 		libp2p.ResourceManager(rm),
 		libp2p.ConnectionManager(cm),
-		// The network runs on loopback, LANs and servers with reachable
-		// addresses. libp2p enables the circuit-relay transport by default,
-		// so it is switched off; hole punching, AutoRelay and NAT port
-		// mapping are only enabled on request and are not requested.
-		libp2p.DisableRelay(),
+		// The circuit-relay transport (libp2p's default) stays on: it dials
+		// the /p2p-circuit addresses of nodes behind NAT and takes their
+		// relayed connections. AutoNAT, AutoRelay, the relay service and
+		// hole punching come from Config.NAT. UPnP port mapping is not
+		// used: it opens ports on the operator's router unasked.
 		// Loopback and private addresses must be advertised (identify, DHT
 		// provider records) or devnets and LANs could not find each other.
 		libp2p.NonPublicAddrPublishing(true),

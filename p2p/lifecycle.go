@@ -180,6 +180,8 @@ type PeerInfo struct {
 	ID peer.ID `json:"id"`
 	// Addrs are the remote addresses of the open connections.
 	Addrs []string `json:"addrs"`
+	// Relayed: every open connection runs through a circuit relay.
+	Relayed bool `json:"relayed"`
 	// Direction of the oldest open connection: "inbound" or "outbound".
 	Direction string `json:"direction"`
 	// Latency is the peerstore's moving average round-trip time (ping,
@@ -204,6 +206,7 @@ func (h *Host) Peers() []PeerInfo {
 			ID:        p,
 			Direction: strings.ToLower(conns[0].Stat().Direction.String()),
 			Latency:   ps.LatencyEWMA(p),
+			Relayed:   RelayedTo(h.host, p),
 		}
 		for _, c := range conns {
 			info.Addrs = append(info.Addrs, c.RemoteMultiaddr().String())

@@ -7,6 +7,7 @@ import (
 
 	"github.com/libp2p/go-libp2p"
 	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Option adjusts how New builds a Host.
@@ -17,6 +18,7 @@ type options struct {
 	log    *slog.Logger
 	timing timing
 	libp2p []libp2p.Option
+	reg    prometheus.Registerer
 }
 
 // timing holds the host's protocol timers. Production uses the defaults;
@@ -59,6 +61,18 @@ func WithLogger(l *slog.Logger) Option {
 			return errors.New("WithLogger: nil logger")
 		}
 		o.log = l
+		return nil
+	}
+}
+
+// WithRegisterer registers the host's series (relayed connections, relay
+// reservations, hole punches) on reg (default: a private registry).
+func WithRegisterer(reg prometheus.Registerer) Option {
+	return func(o *options) error {
+		if reg == nil {
+			return errors.New("WithRegisterer: nil registerer")
+		}
+		o.reg = reg
 		return nil
 	}
 }
