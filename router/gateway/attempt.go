@@ -70,7 +70,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 	}
 	start := g.clock.Now()
 	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer), stop: make(chan struct{}), start: start, probe: probe}
-	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.gaps.stallTimeout(g.cfg, c.offer.Peer), StopGrace: transportStopGrace}
+	cfg := infer.ClientConfig{FirstTokenTimeout: g.firstTokenTimeout(c.offer.Peer), StallTimeout: g.gaps.stallTimeout(g.cfg, c.offer.Peer), StopGrace: transportStopGrace}
 	pace := &tokenPace{g: g.gaps, p: c.offer.Peer}
 	go func() {
 		final, stats, err := g.transport.Call(ctx, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {

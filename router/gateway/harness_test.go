@@ -68,6 +68,7 @@ type call struct {
 	cfg       infer.ClientConfig
 	cancelled bool // ended because ctx was done
 	stopped   bool // ended by ErrStop
+	timedOut  bool // ended by cfg.FirstTokenTimeout
 }
 
 // fakeProvider is one machine behind the scripted transport.
@@ -119,6 +120,16 @@ func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, cf
 			tr.mu.Unlock()
 			return ctx.Err()
 		}
+	}
+	if ft := cfg.FirstTokenTimeout; ft > 0 && sc.first >= ft {
+		// The provider is silent past the bound: as infer.Call, give up.
+		if err := wait(ft); err != nil {
+			return nil, st, err
+		}
+		tr.mu.Lock()
+		c.timedOut = true
+		tr.mu.Unlock()
+		return nil, st, fmt.Errorf("transport: %w after %s", infer.ErrFirstTokenTimeout, ft)
 	}
 	if err := wait(sc.first); err != nil {
 		return nil, st, err
@@ -380,7 +391,9 @@ func inBubble(t *testing.T, body func(t *testing.T, st *bubbleLedger)) {
 
 func testConfig() Config {
 	c := DefaultConfig()
-	c.FirstTokenTimeout, c.StallTimeout = 0, 0 // the scripted transport does not enforce them
+	// The scripted transport enforces first_token_timeout when set (not
+	// stall_timeout); off here, a test sets it to see it applied.
+	c.FirstTokenTimeout, c.StallTimeout = 0, 0
 	return c
 }
 

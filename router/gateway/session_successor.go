@@ -65,7 +65,7 @@ func (g *Gateway) standbys(ctx context.Context, t *sessionTurn, primary *member,
 			worse(ReasonNoStandby)
 			continue
 		}
-		if !inJurisdiction(t.jurisdiction, o.Region) {
+		if !inRegion(t.jurisdiction, o.Region) {
 			worse(ReasonJurisdiction)
 			continue
 		}
