@@ -102,6 +102,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 		o := g.outcome(cancelled, err)
 		if o.Kind == breaker.Failure {
 			g.watch.failed(c.offer.Peer, err, g.clock.Now()) // before Report, which may open the breaker
+			g.suspectIfGone(c.offer.Peer, err)
 		}
 		br.Report(ticket, o)
 		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled || isStop(err))

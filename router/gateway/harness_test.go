@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
@@ -74,6 +75,7 @@ type call struct {
 // fakeProvider is one machine behind the scripted transport.
 type fakeProvider struct {
 	id     peer.ID
+	key    crypto.PrivKey // id's libp2p key, for a test that gives it a host
 	ident  *identity.Identity
 	sess   *identity.Session
 	script func(n int, req *infer.Request) script // n: this provider's call number, from 0
@@ -238,7 +240,7 @@ func newMarket(t testing.TB, st *bubbleLedger, n int, cfg Config, scripts ...fun
 	m := &market{t: t, tr: &transport{provs: map[peer.ID]*fakeProvider{}, n: map[peer.ID]int{}}, table: router.NewTable(nil, nil), st: st}
 	for i := 0; i < n; i++ {
 		pm := identitytest.NewMachine(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
-		fp := &fakeProvider{id: pm.Peer, ident: pm.ID, sess: pm.Session, script: scripts[min(i, len(scripts)-1)]}
+		fp := &fakeProvider{id: pm.Peer, key: pm.Key, ident: pm.ID, sess: pm.Session, script: scripts[min(i, len(scripts)-1)]}
 		m.provs = append(m.provs, fp)
 		m.tr.provs[pm.Peer] = fp
 		m.announce(fp, uint64(10+i), modelID, modelName)
