@@ -106,52 +106,69 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // as its connection closes and the turn goes straight to the warm
 // successor: one attempt. Without it, the attempt at the primary fails
 // as unreachable, not by the 30 s first-token bound, and the successor
-// serves it in the same race: two attempts.
+// serves it in the same race: two attempts. An ordinary request to the
+// killed provider (the cheapest) goes the same way.
 func TestKilledPrimaryFailsOverAtOnce(t *testing.T) {
-	for _, watch := range []bool{true, false} {
-		name := map[bool]string{true: "suspected", false: "unreachable"}[watch]
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		watch, session bool
+	}{
+		{"session suspected", true, true}, {"session unreachable", false, true},
+		{"request suspected", true, false}, {"request unreachable", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			st := openStore(t)
 			sm := newStandbyMarket(t, st, answer(ms, "ok"))
-			rec, hosts := onHosts(t, sm, st, watch)
+			rec, hosts := onHosts(t, sm, st, tc.watch)
 			p0, p1, p2 := sm.provs[0].id, sm.provs[1].id, sm.provs[2].id
 			s := &SessionRequest{Continuity: ContinuityOn}
-			first := sm.mustTurn(t, s)
-			if first.Primary.Peer != p0.String() || first.Successor == nil || first.Successor.Peer != p1.String() {
-				t.Fatalf("first turn %+v", first)
+			if tc.session {
+				first := sm.mustTurn(t, s)
+				if first.Primary.Peer != p0.String() || first.Successor == nil || first.Successor.Peer != p1.String() {
+					t.Fatalf("first turn %+v", first)
+				}
+				s.ID = first.ID
 			}
-			s.ID = first.ID
 			n := len(rec.since(0))
 			if err := hosts[0].Close(); err != nil {
 				t.Fatal(err)
 			}
-			if watch {
+			if tc.watch {
 				waitFor(t, "the primary suspected", func() bool { return sm.table.Suspected(p0) })
 			}
 			if sm.table.Status(p0) != router.StatusUp {
-				t.Fatal("the primary is already down by its heartbeats: the turn would not be sent at once")
+				t.Fatal("the primary is already down by its heartbeats: the request would not be sent at once")
 			}
-			res, err := sm.turn(t, s)
+			var res *Result
+			var err error
+			if tc.session {
+				res, err = sm.turn(t, s)
+			} else {
+				res, _, err = route(t, sm.market, request())
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			info := res.Session
-			if info == nil || info.ServedBy != ServedBySuccessor || info.Primary.Peer != p1.String() || info.Successor == nil || info.Successor.Peer != p2.String() {
+			if res.Provider.PeerID != p1.String() {
+				t.Fatalf("served by %s, want %s", res.Provider.PeerID, p1)
+			}
+			if info := res.Session; tc.session && (info == nil || info.ServedBy != ServedBySuccessor || info.Primary.Peer != p1.String() ||
+				info.Successor == nil || info.Successor.Peer != p2.String()) {
 				t.Fatalf("turn after the kill %+v", info)
 			}
 			cs := rec.since(n)
 			want := 1
-			if !watch {
+			if !tc.watch {
 				want = 2
 				if len(cs) != 2 || cs[0].peer != p0 || !errors.Is(cs[0].err, infer.ErrUnreachable) || errors.Is(cs[0].err, infer.ErrFirstTokenTimeout) {
-					t.Fatalf("calls %+v: want the primary unreachable, then the successor", cs)
+					t.Fatalf("calls %+v: want the primary unreachable, then the next", cs)
 				}
 				if !sm.table.Suspected(p0) {
 					t.Fatal("an unreachable primary is not suspected")
 				}
 			}
 			if res.Attempts != want || len(cs) != want || cs[want-1].peer != p1 || cs[want-1].err != nil {
-				t.Fatalf("attempts %d, calls %+v: want %d ending at the successor", res.Attempts, cs, want)
+				t.Fatalf("attempts %d, calls %+v: want %d ending at %s", res.Attempts, cs, want, p1)
 			}
 		})
 	}
