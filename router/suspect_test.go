@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 )
 
@@ -63,19 +64,7 @@ func TestConnWatchSuspectsClosedConnection(t *testing.T) {
 	if err := gw.Network().ClosePeer(prov.ID()); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "suspected after the close", func() bool { return table.Suspected(prov.ID()) })
+	nodetest.Eventually(t, 10*time.Second, "suspected after the close", func() bool { return table.Suspected(prov.ID()) })
 	p2ptest.Connect(t, gw, prov)
-	waitUntil(t, "cleared after the reconnect", func() bool { return !table.Suspected(prov.ID()) })
-}
-
-// waitUntil waits for cond, failing after a generous bound.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	nodetest.Eventually(t, 10*time.Second, "cleared after the reconnect", func() bool { return !table.Suspected(prov.ID()) })
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/p2ptest"
 	"github.com/tenzrod/tenzrod/router"
@@ -88,18 +89,6 @@ func onHosts(t *testing.T, sm *sessionMarket, st *bubbleLedger, watch bool) (*re
 	return rec, hosts
 }
 
-// waitFor waits for cond, failing after a generous bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting: %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // TestKilledPrimaryFailsOverAtOnce: the session's primary is killed (its
 // host closed) and the next turn is sent at once, well inside the
 // heartbeat window. With the connection watch, the primary is suspected
@@ -134,7 +123,7 @@ func TestKilledPrimaryFailsOverAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.watch {
-				waitFor(t, "the primary suspected", func() bool { return sm.table.Suspected(p0) })
+				nodetest.Eventually(t, 10*time.Second, "the primary suspected", func() bool { return sm.table.Suspected(p0) })
 			}
 			if sm.table.Status(p0) != router.StatusUp {
 				t.Fatal("the primary is already down by its heartbeats: the request would not be sent at once")
