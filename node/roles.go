@@ -18,6 +18,7 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/gateway/otlp"
@@ -90,6 +91,8 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 	}
 	warm := infer.NewWarm(n.host.Dialer())
 	n.parts = append(n.parts, warm) // stopping resets the idle streams
+	// A provider whose connection closes is tried last at once, before its heartbeats lapse.
+	n.parts = append(n.parts, router.NewConnWatch(n.host.Dialer().Network(), n.table))
 	deps := gateway.Deps{Transport: gateway.WarmHostTransport(n.host.Dialer(), n.cfg.Network, warm), Table: n.table,
 		Ledger: n.store, Clock: n.clock, Log: n.log, Registerer: n.reg, Tokenizers: toks}
 	if n.cfg.Telemetry.Enabled() {

@@ -56,6 +56,9 @@ type entry struct {
 	dhtModels  map[string]bool
 	dhtAddrs   []string
 	discovered time.Time
+	// suspected is when p's last libp2p connection closed; zero when it
+	// is not suspected (see Suspect).
+	suspected time.Time
 }
 
 // NewTable returns an empty table. A nil clock means the wall clock.

@@ -61,7 +61,8 @@ const inlineWriteLimit = 64 << 10
 // ErrStalled; ErrMalformedFrame; ErrNoFinal when the stream ends, breaks or
 // is reset before a final frame (wrapping the transport error); ctx's error
 // when ctx ends first; an error wrapping ErrInvalidRequest for a request
-// Validate refuses; network errors from opening the stream; and the error
+// Validate refuses; ErrUnreachable (wrapping the network error) when no
+// stream could be opened; and the error
 // of onToken, which aborts the call. On every failure the stream is reset,
 // so the provider stops generating. WireStats are valid on every return.
 //
@@ -123,15 +124,24 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 		if cause := wd.cause(); cause != nil {
 			return nil, st, cause
 		}
-		return nil, st, fmt.Errorf("infer: open stream to %s: %w", p, err)
+		if ctx.Err() != nil { // the caller's end, not the provider's
+			return nil, st, fmt.Errorf("infer: open stream to %s: %w", p, err)
+		}
+		return nil, st, fmt.Errorf("infer: open stream to %s: %w: %w", p, ErrUnreachable, err)
 	}
 	if err := s.Scope().SetService(ServiceName); err != nil {
 		_ = s.Reset()
 		return nil, st, fmt.Errorf("infer: attach stream to service: %w", err)
 	}
-	final, st, _, err := exchange(ctx, s, wd, payload, cfg, onToken)
+	final, st, unused, err := exchange(ctx, s, wd, payload, cfg, onToken)
 	if err == nil {
 		cfg.Warm.refill(p)
+	}
+	if unused && s.Conn().IsClosed() {
+		// The stream opened on a connection that was already dying (its
+		// peer killed, the close not yet seen): nothing reached the
+		// provider, as with a failed dial.
+		err = fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return final, st, err
 }

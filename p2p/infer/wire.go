@@ -41,6 +41,11 @@ var (
 	// ErrNoFinal: the stream ended (closed, reset or broken) before a final
 	// or error frame: a cut stream, never a complete answer.
 	ErrNoFinal = errors.New("infer: stream ended without a final frame")
+	// ErrUnreachable: no stream to the provider could be opened (no
+	// connection and the dial failed, or the connection died while the
+	// stream was negotiated): the provider never saw the request, and a
+	// router fails over at once instead of waiting for a first token.
+	ErrUnreachable = errors.New("infer: provider unreachable")
 	// ErrInvalidRequest: Request.Validate refused the request.
 	ErrInvalidRequest = errors.New("infer: invalid request")
 	// ErrStop, wrapped in the error of Call's token callback, asks the

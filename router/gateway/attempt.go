@@ -70,7 +70,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 	}
 	start := g.clock.Now()
 	s := &stream{choice: c, req: ir, tokens: make(chan *infer.TokenFrame, tokenBuffer), stop: make(chan struct{}), start: start, probe: probe}
-	cfg := infer.ClientConfig{FirstTokenTimeout: g.cfg.FirstTokenTimeout, StallTimeout: g.gaps.stallTimeout(g.cfg, c.offer.Peer), StopGrace: transportStopGrace}
+	cfg := infer.ClientConfig{FirstTokenTimeout: g.firstTokenTimeout(c.offer.Peer), StallTimeout: g.gaps.stallTimeout(g.cfg, c.offer.Peer), StopGrace: transportStopGrace}
 	pace := &tokenPace{g: g.gaps, p: c.offer.Peer}
 	go func() {
 		final, stats, err := g.transport.Call(ctx, c.offer.Peer, ir, cfg, func(tf *infer.TokenFrame) error {
@@ -102,6 +102,7 @@ func (g *Gateway) open(ctx context.Context, c choice, ir *infer.Request, probe b
 		o := g.outcome(cancelled, err)
 		if o.Kind == breaker.Failure {
 			g.watch.failed(c.offer.Peer, err, g.clock.Now()) // before Report, which may open the breaker
+			g.suspectIfGone(c.offer.Peer, err)
 		}
 		br.Report(ticket, o)
 		g.metrics.attempt(c.offer.Peer, o.Kind, cancelled || isStop(err))

@@ -59,8 +59,8 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	for _, o := range offers {
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
-			(req.PinRegion != "" && o.Region != req.PinRegion) ||
-			(req.turn != nil && !inJurisdiction(req.turn.jurisdiction, o.Region)) ||
+			!inRegion(req.PinRegion, o.Region) ||
+			(req.turn != nil && !inRegion(req.turn.jurisdiction, o.Region)) ||
 			!routable(o, req) {
 			continue
 		}

@@ -257,6 +257,9 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 		cands, err = g.arrange(req.turn, cands, choices)
 	}
 	if err == nil {
+		cands = g.suspectedLast(cands)
+	}
+	if err == nil {
 		traceCandidates(quote, cands)
 		err = g.checkFunds(qctx, req.Payer, cands[0].Price)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
@@ -68,11 +69,13 @@ type call struct {
 	cfg       infer.ClientConfig
 	cancelled bool // ended because ctx was done
 	stopped   bool // ended by ErrStop
+	timedOut  bool // ended by cfg.FirstTokenTimeout
 }
 
 // fakeProvider is one machine behind the scripted transport.
 type fakeProvider struct {
 	id     peer.ID
+	key    crypto.PrivKey // id's libp2p key, for a test that gives it a host
 	ident  *identity.Identity
 	sess   *identity.Session
 	script func(n int, req *infer.Request) script // n: this provider's call number, from 0
@@ -119,6 +122,16 @@ func (tr *transport) Call(ctx context.Context, p peer.ID, req *infer.Request, cf
 			tr.mu.Unlock()
 			return ctx.Err()
 		}
+	}
+	if ft := cfg.FirstTokenTimeout; ft > 0 && sc.first >= ft {
+		// The provider is silent past the bound: as infer.Call, give up.
+		if err := wait(ft); err != nil {
+			return nil, st, err
+		}
+		tr.mu.Lock()
+		c.timedOut = true
+		tr.mu.Unlock()
+		return nil, st, fmt.Errorf("transport: %w after %s", infer.ErrFirstTokenTimeout, ft)
 	}
 	if err := wait(sc.first); err != nil {
 		return nil, st, err
@@ -227,7 +240,7 @@ func newMarket(t testing.TB, st *bubbleLedger, n int, cfg Config, scripts ...fun
 	m := &market{t: t, tr: &transport{provs: map[peer.ID]*fakeProvider{}, n: map[peer.ID]int{}}, table: router.NewTable(nil, nil), st: st}
 	for i := 0; i < n; i++ {
 		pm := identitytest.NewMachine(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
-		fp := &fakeProvider{id: pm.Peer, ident: pm.ID, sess: pm.Session, script: scripts[min(i, len(scripts)-1)]}
+		fp := &fakeProvider{id: pm.Peer, key: pm.Key, ident: pm.ID, sess: pm.Session, script: scripts[min(i, len(scripts)-1)]}
 		m.provs = append(m.provs, fp)
 		m.tr.provs[pm.Peer] = fp
 		m.announce(fp, uint64(10+i), modelID, modelName)
@@ -380,7 +393,9 @@ func inBubble(t *testing.T, body func(t *testing.T, st *bubbleLedger)) {
 
 func testConfig() Config {
 	c := DefaultConfig()
-	c.FirstTokenTimeout, c.StallTimeout = 0, 0 // the scripted transport does not enforce them
+	// The scripted transport enforces first_token_timeout when set (not
+	// stall_timeout); off here, a test sets it to see it applied.
+	c.FirstTokenTimeout, c.StallTimeout = 0, 0
 	return c
 }
 

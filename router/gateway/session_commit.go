@@ -54,6 +54,9 @@ func (g *Gateway) commitTurn(ctx context.Context, t *sessionTurn, w choice, cont
 			g.sessionMetrics.assigned.Inc()
 		}
 	}
+	if continued {
+		served = ServedByContinued // said last: the failover counts above still held
+	}
 	info := &SessionInfo{ID: e.id, Turn: e.turn, Primary: *winner.view(), Successor: e.successor.view(), ServedBy: served}
 	if e.successor == nil {
 		info.SuccessorReason = e.reason

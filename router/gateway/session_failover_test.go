@@ -130,7 +130,8 @@ func TestChallengeDropsStaleSuccessor(t *testing.T) {
 }
 
 // TestSessionContinuedTurn: a turn whose primary breaks mid-stream is
-// finished by stream continuation, as any request; the primary sealed
+// finished by stream continuation, as any request, and says so (served_by
+// continued, the primary still holding the session); the primary sealed
 // nothing of it, so its successor is still held to the turn before (and
 // passes its challenge).
 func TestSessionContinuedTurn(t *testing.T) {
@@ -148,7 +149,7 @@ func TestSessionContinuedTurn(t *testing.T) {
 		s := &SessionRequest{Continuity: ContinuityOn}
 		s.ID = sm.mustTurn(t, s).ID
 		res, err := sm.turn(t, s)
-		if err != nil || !res.Continued || res.Session.ServedBy != ServedByPrimary || res.Session.Primary.Peer != sm.provs[0].id.String() {
+		if err != nil || !res.Continued || res.Session.ServedBy != ServedByContinued || res.Session.Primary.Peer != sm.provs[0].id.String() {
 			t.Fatalf("continued turn: %+v %v", res, err)
 		}
 		info := sm.mustTurn(t, s)

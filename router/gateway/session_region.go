@@ -10,11 +10,13 @@ var continentM49 = map[string]string{
 	"North America": "003", "Oceania": "009", "South America": "005",
 }
 
-// inJurisdiction reports whether a provider announcing region satisfies a
-// session's jurisdiction pin j: the same region, or a country inside the
-// continent j names. A provider announcing only a continent does not
-// satisfy a country pin: it may be anywhere on it.
-func inJurisdiction(j, region string) bool {
+// inRegion reports whether a provider announcing region satisfies the pin
+// j: the same region, or a country inside the continent j names. A
+// request's region pin and a session's jurisdiction both go through it, so
+// "Europe" means the same on a plain request as on a session. A provider
+// announcing only a continent does not satisfy a country pin: it may be
+// anywhere on it.
+func inRegion(j, region string) bool {
 	if j == "" || region == j {
 		return true
 	}

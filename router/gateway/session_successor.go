@@ -58,14 +58,15 @@ func (g *Gateway) standbys(ctx context.Context, t *sessionTurn, primary *member,
 	var standing []uint32
 	for _, o := range g.table.OffersOf(t.modelID()) {
 		if o.Peer == primary.peer || o.Machine == primary.machine || exclude[o.Peer] || o.Barred ||
-			o.Status != router.StatusUp || o.State != gossip.StateWarm || !o.Serves(t.level) || !g.breakers.Ready(o.Peer) {
+			o.Status != router.StatusUp || o.State != gossip.StateWarm || !o.Serves(t.level) || !g.breakers.Ready(o.Peer) ||
+			g.table.Suspected(o.Peer) { // its connection just closed: not one to stand by on
 			continue
 		}
 		if o.Standby == nil || len(o.Standby.HPKEKey) != gossip.StandbyKeySize {
 			worse(ReasonNoStandby)
 			continue
 		}
-		if !inJurisdiction(t.jurisdiction, o.Region) {
+		if !inRegion(t.jurisdiction, o.Region) {
 			worse(ReasonJurisdiction)
 			continue
 		}

@@ -90,7 +90,7 @@ func TestSuccessorSelection(t *testing.T) {
 			t.Fatalf("primary's request names successor %+v", turn)
 		}
 		// A country pin excludes a provider that announces only its continent.
-		if !inJurisdiction("Europe", "DE") || inJurisdiction("DE", "Europe") || inJurisdiction("Europe", "US") || !inJurisdiction("FR", "FR") {
+		if !inRegion("Europe", "DE") || inRegion("DE", "Europe") || inRegion("Europe", "US") || !inRegion("FR", "FR") {
 			t.Fatal("jurisdiction matching")
 		}
 		if got := count(sm.gw.sessionMetrics.assigned); got != 1 {

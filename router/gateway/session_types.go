@@ -62,6 +62,10 @@ const (
 	// ServedByReplacement is a provider that was neither: primary and
 	// successor were both unavailable, so the turn was served cold.
 	ServedByReplacement = "replacement"
+	// ServedByContinued is a turn whose stream broke mid-answer and was
+	// finished by another provider (stream continuation): the race's
+	// winner still holds the session, but it did not serve the whole turn.
+	ServedByContinued = "continued"
 )
 
 // SessionInfo is the response's `tenzro.session`.
