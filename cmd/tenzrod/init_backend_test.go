@@ -55,14 +55,13 @@ func TestInitRefusedFlagWritesNothing(t *testing.T) {
 // TestInitBackendWorksHere: a provider or validator home made without
 // --key-backend gets a backend that opens on this machine (the software
 // key when there is no TPM, said so), and an explicit tpm with no TPM is
-// refused before anything is written.
+// refused before anything is written. "No TPM" is a --tpm-device that
+// does not exist, so the test means the same on a machine with one.
 func TestInitBackendWorksHere(t *testing.T) {
-	if hwkey.ProbeTPM("") == nil {
-		t.Skip("this machine has a TPM: the default opens as is")
-	}
+	noTPM := filepath.Join(t.TempDir(), "tpmrm0")
 	for _, role := range []string{"provider", "validator"} {
 		home := t.TempDir()
-		out, err := runCLI(t, "init", "--home", home, "--role", role)
+		out, err := runCLI(t, "init", "--home", home, "--role", role, "--tpm-device", noTPM)
 		if err != nil {
 			t.Fatalf("init --role %s with no TPM: %v\n%s", role, err, out)
 		}
@@ -78,9 +77,9 @@ func TestInitBackendWorksHere(t *testing.T) {
 		}
 	}
 	home := filepath.Join(t.TempDir(), "home")
-	out, err := runCLI(t, "init", "--home", home, "--role", "provider", "--key-backend", "tpm")
-	if err == nil || !strings.Contains(err.Error(), "--key-backend software") {
-		t.Fatalf("init --key-backend tpm with no TPM: %v, want a refusal naming the alternatives\n%s", err, out)
+	out, err := runCLI(t, "init", "--home", home, "--role", "provider", "--key-backend", "tpm", "--tpm-device", noTPM)
+	if err == nil || !strings.Contains(err.Error(), "--key-backend software") || !strings.Contains(err.Error(), noTPM) {
+		t.Fatalf("init --key-backend tpm with no TPM: %v, want a refusal naming the device and the alternatives\n%s", err, out)
 	}
 	if left := entries(t, home); len(left) > 0 {
 		t.Errorf("init --key-backend tpm refused but left %v", left)
@@ -90,10 +89,8 @@ func TestInitBackendWorksHere(t *testing.T) {
 // TestIdentityErrorOnePrefix: an identity that cannot open is reported
 // with each component's prefix once ("identity: hwkey: …").
 func TestIdentityErrorOnePrefix(t *testing.T) {
-	if hwkey.ProbeTPM("") == nil {
-		t.Skip("this machine has a TPM")
-	}
 	home := t.TempDir()
+	noTPM := filepath.Join(home, "tpmrm0")
 	if out, err := runCLI(t, "init", "--home", home, "--role", "gateway"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -103,11 +100,12 @@ func TestIdentityErrorOnePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = []byte(strings.Replace(string(b), `backend = "software"`, `backend = "tpm"`, 1))
+	b = []byte(strings.Replace(string(b), `device = "`+hwkey.DefaultDevice+`"`, `device = "`+noTPM+`"`, 1))
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err = runCLI(t, "keys", "show", "--home", home)
-	if err == nil || !strings.HasPrefix(err.Error(), "identity: hwkey: tpm device") || strings.Count(err.Error(), "identity:") != 1 {
+	if err == nil || !strings.HasPrefix(err.Error(), "identity: hwkey: tpm device "+noTPM) || strings.Count(err.Error(), "identity:") != 1 {
 		t.Fatalf("keys show with a missing TPM: %v, want one \"identity: hwkey: tpm device …\"", err)
 	}
 }
