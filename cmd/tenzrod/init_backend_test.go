@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,7 +138,8 @@ func TestHelpTexts(t *testing.T) {
 
 // TestJoinWithoutGenesisSaysHowToPay: a gateway set up without --genesis
 // says that it cannot pay, and how to set up one that does; a --deposit
-// to it is refused with the same directions.
+// without --genesis is refused with the same directions, before a new
+// home is written and on a home that follows no chain.
 func TestJoinWithoutGenesisSaysHowToPay(t *testing.T) {
 	sk, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
@@ -146,11 +150,37 @@ func TestJoinWithoutGenesisSaysHowToPay(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := filepath.Join(t.TempDir(), "laptop")
-	out, err := runCLI(t, "join", "--home", home, "--bootstrap", "/ip4/127.0.0.1/tcp/4001/p2p/"+pid.String(), "--deposit", "5")
-	if err == nil || !strings.Contains(err.Error(), "cannot pay providers") || !strings.Contains(err.Error(), "refused (401)") ||
-		!strings.Contains(err.Error(), "--genesis genesis.json") {
-		t.Fatalf("join --deposit without --genesis: %v, want that it cannot pay and how to make it pay\n%s", err, out)
+	boot := "/ip4/127.0.0.1/tcp/4001/p2p/" + pid.String()
+	refusedDeposit := func(when string) {
+		t.Helper()
+		out, err := runCLI(t, "join", "--home", home, "--bootstrap", boot, "--deposit", "5")
+		if err == nil || !strings.Contains(err.Error(), "cannot pay providers") || !strings.Contains(err.Error(), "refused (401)") ||
+			!strings.Contains(err.Error(), "--genesis genesis.json") {
+			t.Fatalf("join --deposit without --genesis (%s): %v, want that it cannot pay and how to make it pay\n%s", when, err, out)
+		}
 	}
+	refusedDeposit("a new home")
+	if left := entries(t, home); len(left) > 0 {
+		t.Errorf("join --deposit without --genesis refused but left %v", left)
+	}
+	// A plain join (no paying flags) starts, and says at start that it
+	// cannot pay and how to make it pay. The context is cancelled
+	// already: the message comes before the node, which then stops.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	root := newRootCmd()
+	var plain bytes.Buffer
+	root.SetOut(&plain)
+	root.SetErr(&plain)
+	root.SetArgs([]string{"join", "--home", home, "--bootstrap", boot, "--api-listen", "127.0.0.1:0", "--p2p-listen", "/ip4/127.0.0.1/tcp/0"})
+	err = root.ExecuteContext(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("a plain join, stopped at once: %v\n%s", err, plain.String())
+	}
+	if !strings.Contains(plain.String(), "cannot pay providers") || !strings.Contains(plain.String(), "--genesis genesis.json") {
+		t.Errorf("a plain join does not say it cannot pay and how to make it pay:\n%s", plain.String())
+	}
+	refusedDeposit("the home the plain join made")
 	_, err = runCLI(t, "join", "--home", home, "--genesis", "genesis.json", "--account-key", "me.key")
 	if err == nil || !strings.Contains(err.Error(), "give another --home") {
 		t.Errorf("join --genesis on an existing home: %v", err)
