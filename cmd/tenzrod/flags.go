@@ -16,6 +16,7 @@ type nodeFlags struct {
 	p2pListen  []string
 	bootstrap  []string
 	keyBackend string
+	tpmDevice  string
 	logLevel   string
 	logFormat  string
 	region     string
@@ -29,6 +30,7 @@ func (f *nodeFlags) register(fs *pflag.FlagSet, role node.Role) {
 	fs.StringSliceVar(&f.p2pListen, "p2p-listen", nil, "libp2p listen multiaddrs (config: p2p.listen)")
 	fs.StringSliceVar(&f.bootstrap, "bootstrap", nil, "bootstrap peer multiaddrs ending in /p2p/<id> (config: p2p.bootstrap)")
 	fs.StringVar(&f.keyBackend, "key-backend", "", "hardware identity backend: tpm | tpm-sim | software (config: identity.backend)")
+	fs.StringVar(&f.tpmDevice, "tpm-device", "", "the TPM device the tpm backend opens, e.g. /dev/tpm0 where there is no resource manager (config: identity.device; default /dev/tpmrm0)")
 	fs.StringVar(&f.logLevel, "log-level", "", "debug | info | warn | error (config: log.level)")
 	fs.StringVar(&f.logFormat, "log-format", "", "text | json (config: log.format)")
 	fs.StringVar(&f.region, "region", "", regionUsage(role))
@@ -45,6 +47,7 @@ func (f *nodeFlags) apply(cfg *node.Config, fs *pflag.FlagSet) {
 		{"p2p-listen", func() { cfg.P2P.Listen = f.p2pListen }},
 		{"bootstrap", func() { cfg.P2P.Bootstrap = f.bootstrap }},
 		{"key-backend", func() { cfg.Identity.Backend = f.keyBackend }},
+		{"tpm-device", func() { cfg.Identity.Device = f.tpmDevice }},
 		{"log-level", func() { cfg.Log.Level = f.logLevel }},
 		{"log-format", func() { cfg.Log.Format = f.logFormat }},
 		{"region", func() { cfg.Provider.Region = f.region }},

@@ -18,6 +18,9 @@ import (
 // fails would leave a half-made home behind for the operator to --force.
 func chooseBackend(out io.Writer, cfg *node.Config, fs *pflag.FlagSet) error {
 	backend, device := cfg.Identity.Backend, cfg.Identity.Device
+	if fs.Changed("tpm-device") {
+		device, _ = fs.GetString("tpm-device")
+	}
 	if fs.Changed("key-backend") {
 		v, _ := fs.GetString("key-backend")
 		b, err := hwkey.ParseBackend(v)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,14 +58,13 @@ func TestInitRefusedFlagWritesNothing(t *testing.T) {
 // TestInitBackendWorksHere: a provider or validator home made without
 // --key-backend gets a backend that opens on this machine (the software
 // key when there is no TPM, said so), and an explicit tpm with no TPM is
-// refused before anything is written.
+// refused before anything is written. "No TPM" is a --tpm-device that
+// does not exist, so the test means the same on a machine with one.
 func TestInitBackendWorksHere(t *testing.T) {
-	if hwkey.ProbeTPM("") == nil {
-		t.Skip("this machine has a TPM: the default opens as is")
-	}
+	noTPM := filepath.Join(t.TempDir(), "tpmrm0")
 	for _, role := range []string{"provider", "validator"} {
 		home := t.TempDir()
-		out, err := runCLI(t, "init", "--home", home, "--role", role)
+		out, err := runCLI(t, "init", "--home", home, "--role", role, "--tpm-device", noTPM)
 		if err != nil {
 			t.Fatalf("init --role %s with no TPM: %v\n%s", role, err, out)
 		}
@@ -78,9 +80,9 @@ func TestInitBackendWorksHere(t *testing.T) {
 		}
 	}
 	home := filepath.Join(t.TempDir(), "home")
-	out, err := runCLI(t, "init", "--home", home, "--role", "provider", "--key-backend", "tpm")
-	if err == nil || !strings.Contains(err.Error(), "--key-backend software") {
-		t.Fatalf("init --key-backend tpm with no TPM: %v, want a refusal naming the alternatives\n%s", err, out)
+	out, err := runCLI(t, "init", "--home", home, "--role", "provider", "--key-backend", "tpm", "--tpm-device", noTPM)
+	if err == nil || !strings.Contains(err.Error(), "--key-backend software") || !strings.Contains(err.Error(), noTPM) {
+		t.Fatalf("init --key-backend tpm with no TPM: %v, want a refusal naming the device and the alternatives\n%s", err, out)
 	}
 	if left := entries(t, home); len(left) > 0 {
 		t.Errorf("init --key-backend tpm refused but left %v", left)
@@ -90,10 +92,8 @@ func TestInitBackendWorksHere(t *testing.T) {
 // TestIdentityErrorOnePrefix: an identity that cannot open is reported
 // with each component's prefix once ("identity: hwkey: …").
 func TestIdentityErrorOnePrefix(t *testing.T) {
-	if hwkey.ProbeTPM("") == nil {
-		t.Skip("this machine has a TPM")
-	}
 	home := t.TempDir()
+	noTPM := filepath.Join(home, "tpmrm0")
 	if out, err := runCLI(t, "init", "--home", home, "--role", "gateway"); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -103,11 +103,12 @@ func TestIdentityErrorOnePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	b = []byte(strings.Replace(string(b), `backend = "software"`, `backend = "tpm"`, 1))
+	b = []byte(strings.Replace(string(b), `device = "`+hwkey.DefaultDevice+`"`, `device = "`+noTPM+`"`, 1))
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err = runCLI(t, "keys", "show", "--home", home)
-	if err == nil || !strings.HasPrefix(err.Error(), "identity: hwkey: tpm device") || strings.Count(err.Error(), "identity:") != 1 {
+	if err == nil || !strings.HasPrefix(err.Error(), "identity: hwkey: tpm device "+noTPM) || strings.Count(err.Error(), "identity:") != 1 {
 		t.Fatalf("keys show with a missing TPM: %v, want one \"identity: hwkey: tpm device …\"", err)
 	}
 }
@@ -137,7 +138,8 @@ func TestHelpTexts(t *testing.T) {
 
 // TestJoinWithoutGenesisSaysHowToPay: a gateway set up without --genesis
 // says that it cannot pay, and how to set up one that does; a --deposit
-// to it is refused with the same directions.
+// without --genesis is refused with the same directions, before a new
+// home is written and on a home that follows no chain.
 func TestJoinWithoutGenesisSaysHowToPay(t *testing.T) {
 	sk, _, err := crypto.GenerateEd25519Key(rand.Reader)
 	if err != nil {
@@ -148,11 +150,37 @@ func TestJoinWithoutGenesisSaysHowToPay(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := filepath.Join(t.TempDir(), "laptop")
-	out, err := runCLI(t, "join", "--home", home, "--bootstrap", "/ip4/127.0.0.1/tcp/4001/p2p/"+pid.String(), "--deposit", "5")
-	if err == nil || !strings.Contains(err.Error(), "cannot pay providers") || !strings.Contains(err.Error(), "refused (401)") ||
-		!strings.Contains(err.Error(), "--genesis genesis.json") {
-		t.Fatalf("join --deposit without --genesis: %v, want that it cannot pay and how to make it pay\n%s", err, out)
+	boot := "/ip4/127.0.0.1/tcp/4001/p2p/" + pid.String()
+	refusedDeposit := func(when string) {
+		t.Helper()
+		out, err := runCLI(t, "join", "--home", home, "--bootstrap", boot, "--deposit", "5")
+		if err == nil || !strings.Contains(err.Error(), "cannot pay providers") || !strings.Contains(err.Error(), "refused (401)") ||
+			!strings.Contains(err.Error(), "--genesis genesis.json") {
+			t.Fatalf("join --deposit without --genesis (%s): %v, want that it cannot pay and how to make it pay\n%s", when, err, out)
+		}
 	}
+	refusedDeposit("a new home")
+	if left := entries(t, home); len(left) > 0 {
+		t.Errorf("join --deposit without --genesis refused but left %v", left)
+	}
+	// A plain join (no paying flags) starts, and says at start that it
+	// cannot pay and how to make it pay. The context is cancelled
+	// already: the message comes before the node, which then stops.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	root := newRootCmd()
+	var plain bytes.Buffer
+	root.SetOut(&plain)
+	root.SetErr(&plain)
+	root.SetArgs([]string{"join", "--home", home, "--bootstrap", boot, "--api-listen", "127.0.0.1:0", "--p2p-listen", "/ip4/127.0.0.1/tcp/0"})
+	err = root.ExecuteContext(ctx)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Errorf("a plain join, stopped at once: %v\n%s", err, plain.String())
+	}
+	if !strings.Contains(plain.String(), "cannot pay providers") || !strings.Contains(plain.String(), "--genesis genesis.json") {
+		t.Errorf("a plain join does not say it cannot pay and how to make it pay:\n%s", plain.String())
+	}
+	refusedDeposit("the home the plain join made")
 	_, err = runCLI(t, "join", "--home", home, "--genesis", "genesis.json", "--account-key", "me.key")
 	if err == nil || !strings.Contains(err.Error(), "give another --home") {
 		t.Errorf("join --genesis on an existing home: %v", err)

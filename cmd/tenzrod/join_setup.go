@@ -35,6 +35,8 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 		return node.Config{}, fmt.Errorf("--bootstrap is required the first time (no config at %s)", filepath.Join(home, node.ConfigFile))
 	case jf.genesis == "" && (jf.accountKey != "" || len(jf.chainPeers) > 0):
 		return node.Config{}, errors.New("--account-key and --chain-peer need --genesis (the chain they pay on)")
+	case jf.genesis == "" && fs.Changed("deposit"):
+		return node.Config{}, fmt.Errorf("--deposit needs --genesis: a gateway that follows no chain cannot pay providers and has no bearer token, so every call to its OpenAI API would be refused (401); nothing was written in %s;\n%s", home, howToPay)
 	case jf.genesis != "" && jf.accountKey == "":
 		return node.Config{}, errors.New("--genesis needs --account-key: the account that pays for your calls")
 	case jf.genesis != "" && len(jf.chainPeers) == 0:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,35 +22,65 @@ func (b readmeBlock) first() string {
 	return strings.TrimSpace(l)
 }
 
-// readmeShellBlocks returns every ```sh block of README.md, in order.
+// shellFences are fence languages of shell that are not "sh": a block
+// fenced so would escape TestReadme, so the README may not use them.
+var shellFences = map[string]bool{"bash": true, "shell": true, "console": true, "zsh": true, "shell-session": true}
+
+// readmeShellBlocks returns every ```sh block of README.md, in order,
+// and fails the test on a fence parseShellBlocks refuses.
 func readmeShellBlocks(t *testing.T) []readmeBlock {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	blocks, err := parseShellBlocks(string(raw))
+	if err != nil {
+		t.Fatalf("README.md: %v", err)
+	}
+	return blocks
+}
+
+// parseShellBlocks returns every ```sh block of markdown, in order. It
+// refuses a fence that could hide a shell block from TestReadme: one with
+// no language, or a shell fenced other than as sh.
+func parseShellBlocks(markdown string) ([]readmeBlock, error) {
 	var (
 		blocks  []readmeBlock
+		errs    []error
 		section string
 		cur     *readmeBlock
+		inOther bool // in a fenced block that is not sh (toml, json)
+		opened  int  // the line of the open fence
 	)
-	for i, l := range strings.Split(string(raw), "\n") {
+	for i, l := range strings.Split(markdown, "\n") {
+		fence, isFence := strings.CutPrefix(strings.TrimSpace(l), "```")
+		if isFence && cur == nil && !inOther {
+			opened = i + 1
+		}
 		switch {
-		case cur != nil && strings.HasPrefix(l, "```"):
+		case cur != nil && isFence:
 			blocks = append(blocks, *cur)
 			cur = nil
 		case cur != nil:
 			cur.text += l + "\n"
-		case l == "```sh":
+		case inOther:
+			inOther = !isFence
+		case isFence && fence == "sh":
 			cur = &readmeBlock{line: i + 1, section: section}
+		case isFence && (fence == "" || shellFences[fence]):
+			errs = append(errs, fmt.Errorf("line %d: a block fenced %q: fence shell as ```sh (TestReadme runs those) and anything else with its language", i+1, l))
+			inOther = true
+		case isFence:
+			inOther = true
 		case strings.HasPrefix(l, "## "):
 			section = l
 		}
 	}
-	if cur != nil {
-		t.Fatalf("README.md:%d: unterminated ```sh block", cur.line)
+	if cur != nil || inOther {
+		errs = append(errs, fmt.Errorf("line %d: an unterminated fenced block", opened))
 	}
-	return blocks
+	return blocks, errors.Join(errs...)
 }
 
 // notRunnable are the README's shell blocks TestReadme does not run, by
@@ -128,4 +159,26 @@ func blockOutput(out string, b readmeBlock) string {
 		after = after[:i]
 	}
 	return after
+}
+
+// TestReadmeFences: TestReadme sees every shell block, so a README block
+// fenced in a way it would not run (bash, console, no language) is an
+// error, while sh, toml and json blocks parse, indented or not, each under
+// its section.
+func TestReadmeFences(t *testing.T) {
+	good := "## A\n```sh\necho a\n```\n```toml\n[x]\n```\n## B\n  ```sh\n  echo b\n  ```\n```json\n{}\n```\n"
+	blocks, err := parseShellBlocks(good)
+	if err != nil || len(blocks) != 2 || blocks[0].first() != "echo a" || blocks[1].section != "## B" || blocks[1].line != 9 {
+		t.Fatalf("parse: %v %+v", err, blocks)
+	}
+	for _, bad := range []string{
+		"## A\n```bash\necho a\n```\n",
+		"## A\n```console\n$ echo a\n```\n",
+		"## A\n```\necho a\n```\n",
+		"## A\n```sh\necho a\n",
+	} {
+		if _, err := parseShellBlocks(bad); err == nil {
+			t.Errorf("parse accepts %q", bad)
+		}
+	}
 }
