@@ -19,7 +19,7 @@ type Member interface {
 // Timeouts of a member's start and stop.
 const (
 	StartTimeout = 30 * time.Second
-	StopTimeout  = 10 * time.Second
+	StopTimeout  = 30 * time.Second
 )
 
 // Start starts m and stops it when the test ends; a failure to stop is a

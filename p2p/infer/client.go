@@ -119,7 +119,7 @@ func Call(ctx context.Context, h host.Host, p peer.ID, req *Request, cfg ClientC
 			return final, st, err
 		}
 	}
-	s, err := h.NewStream(sctx, p, ProtocolID)
+	s, err := h.NewStream(p2p.AllowRelayed(sctx, "tenzro inference"), p, ProtocolID)
 	if err != nil {
 		if cause := wd.cause(); cause != nil {
 			return nil, st, cause

@@ -8,6 +8,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/tenzrod/tenzrod/p2p"
 )
 
 // WarmIdle is how long a warm stream waits for its call. A provider's
@@ -120,7 +121,7 @@ func (w *Warm) refill(p peer.ID) {
 func (w *Warm) open(p peer.ID) network.Stream {
 	ctx, cancel := context.WithTimeout(context.Background(), warmOpenTimeout)
 	defer cancel()
-	s, err := w.h.NewStream(network.WithNoDial(ctx, "warm streams only reuse connections"), p, ProtocolID)
+	s, err := w.h.NewStream(p2p.AllowRelayed(network.WithNoDial(ctx, "warm streams only reuse connections"), "tenzro inference"), p, ProtocolID)
 	if err != nil {
 		return nil
 	}
