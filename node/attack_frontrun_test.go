@@ -94,6 +94,11 @@ func TestBuyerFrontRunRefused(t *testing.T) {
 		t.Errorf("the buyer's own escrow moved: %d -> %d", own0, e)
 	}
 	nodetest.Eventually(t, 20*time.Second, "the outbox sees its record settled", func() bool { return gw.outbox.Unsettled(testBuyer()) == 0 })
+	// The escrow moves when the block commits; the collector counts the
+	// record when its loop reads the result, a moment later.
+	nodetest.Eventually(t, 20*time.Second, "the collector counts its record settled", func() bool {
+		return metricValue(t, prov, "tenzro_settle_collector_records_settled_total") >= 1
+	})
 	for n, names := range map[*Node][]string{
 		prov: {"tenzro_settle_collector_records_preempted_total", "tenzro_settle_collector_records_duplicate_total"},
 		gw:   {"tenzro_settle_outbox_records_preempted_total", "tenzro_settle_outbox_records_duplicate_total"},
