@@ -9,6 +9,7 @@ import (
 	"github.com/tenzrod/tenzrod/consensus/ledgertest"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/identity/identitytest"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -45,15 +46,7 @@ func sealExpert(t testing.TB, s *identity.Session, r *ledger.ExpertReceipt) []by
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := s.Seal(ledger.ExpertReceiptDomain, ledger.ExpertReceiptPayloadType, payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := env.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return identitytest.Seal(t, s, ledger.ExpertReceiptDomain, ledger.ExpertReceiptPayloadType, payload)
 }
 
 // exchange is an expert receipt of the machine for exchange i of call tag.
