@@ -36,6 +36,17 @@ const (
 // devnetBlockTime is the devnet's timeout_commit.
 const devnetBlockTime = 500 * time.Millisecond
 
+// A devnet's followers (providers, gateways) keep the blocks of its last
+// minute or so, not a long-lived network's: snapshots (for nodes that
+// join by state sync) are taken every devnetSnapshotInterval heights,
+// and blocks older than both the newest snapshot and devnetRetainBlocks
+// are pruned. Validators keep the genesis's evidence age besides, so a
+// laptop that joins later still block-syncs from them.
+const (
+	devnetSnapshotInterval = 100
+	devnetRetainBlocks     = 100
+)
+
 // devnetHourSeconds is the devnet's SLA "hour": validators give verdicts
 // on every provider once a minute.
 const devnetHourSeconds = 60
@@ -104,6 +115,7 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		c.Chain.P2PListen = fmt.Sprintf("tcp://127.0.0.1:%d", ports[i].chainP2P)
 		c.Chain.RPCListen = fmt.Sprintf("tcp://127.0.0.1:%d", ports[i].chainRPC)
 		c.Chain.PersistentPeers = []string{}
+		c.Chain.SnapshotInterval, c.Chain.RetainBlocks = devnetSnapshotInterval, devnetRetainBlocks
 		op, err := consensus.LoadOrCreateAccountKey(c.Path(AccountKeyFile))
 		if err != nil {
 			return info, err
