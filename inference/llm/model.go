@@ -17,6 +17,11 @@ type FFN struct {
 type Layer struct {
 	AttnNorm, FFNNorm []float32
 	Q, K, V, O        *Matrix
+	QBias, KBias      []float32 // qwen2 (optional elsewhere)
+	VBias, OBias      []float32
+	QNorm, KNorm      []float32 // qwen3, gemma3: HeadDim each
+	PostAttnNorm      []float32 // gemma
+	PostFFNNorm       []float32 // gemma
 	FFN               *FFN    // dense layers
 	Router            *Matrix // MoE: Experts rows of Dim
 	Experts           []*FFN  // MoE
@@ -32,7 +37,12 @@ type Model struct {
 	OutNorm []float32
 	Output  *Matrix
 	Layers  []Layer
-	invFreq []float64
+	// RopeFactors divide the rope frequencies (rope_freqs.weight; nil
+	// when the file has none).
+	RopeFactors []float32
+	// Rope inverse frequencies (scaling and rope_freqs.weight applied) of
+	// the global and the sliding-window layers.
+	invFreq, invFreqSWA []float64
 }
 
 // LoadModel reads a llama-family model from an opened GGUF file, one tensor
@@ -65,10 +75,11 @@ func LoadModel(f *gguf.File) (*Model, error) {
 		l := &m.Layers[i]
 		l.AttnNorm = ld.vector(p+"attn_norm.weight", cfg.Dim)
 		l.FFNNorm = ld.vector(p+"ffn_norm.weight", cfg.Dim)
-		l.Q = ld.proj(p+"attn_q.weight", cfg.Dim, cfg.Dim)
+		l.Q = ld.proj(p+"attn_q.weight", cfg.QDim(), cfg.Dim)
 		l.K = ld.proj(p+"attn_k.weight", kv, cfg.Dim)
 		l.V = ld.proj(p+"attn_v.weight", kv, cfg.Dim)
-		l.O = ld.proj(p+"attn_output.weight", cfg.Dim, cfg.Dim)
+		l.O = ld.proj(p+"attn_output.weight", cfg.Dim, cfg.QDim())
+		ld.archLayer(l, p)
 		if cfg.Experts == 0 {
 			l.FFN = &FFN{
 				Gate: ld.proj(p+"ffn_gate.weight", cfg.FFN, cfg.Dim),
@@ -100,10 +111,8 @@ func LoadModel(f *gguf.File) (*Model, error) {
 		}
 	}
 	m.Params = ld.params
-	m.invFreq = make([]float64, cfg.RopeDim/2)
-	lb := logDet(cfg.RopeBase)
-	for i := range m.invFreq {
-		m.invFreq[i] = expDet(-r64(float64(2*i) / float64(cfg.RopeDim) * lb))
+	if err := ld.ropeFreqs(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

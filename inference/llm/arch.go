@@ -1,0 +1,105 @@
+package llm
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tenzrod/tenzrod/inference/gguf"
+)
+
+// archTraits are what an architecture fixes in code rather than in its
+// metadata, as llama.cpp's loader and graph builders fix them.
+type archTraits struct {
+	// neox: rope rotates the pairs (i, i+d/2) of a head (llama.cpp's
+	// LLAMA_ROPE_TYPE_NEOX). llama's converter permutes Q and K so that
+	// adjacent pairs serve instead; the others are stored unpermuted.
+	neox    bool
+	qkvBias bool // attn_{q,k,v}.bias are required
+	qkNorm  bool // attn_{q,k}_norm.weight: an RMSNorm over each head of Q and K before rope
+	// gemma: embeddings scaled by sqrt(n_embd), post-attention and
+	// post-feed-forward norms before each residual add, GeGLU.
+	gemma bool
+	// swaPattern: layer l attends to a sliding window unless
+	// l%swaPattern == swaPattern-1 (llama.cpp's set_swa_pattern); 0: no
+	// sliding layers.
+	swaPattern int
+	swaDefault uint64  // window when the file gives none (0: the key is required)
+	softcap    bool    // attention and final logit soft-capping
+	swaBase    float64 // rope base of the sliding layers (0: the model's base)
+	layers27B  int     // block count llama.cpp calls 27B, whose query scale is 1/sqrt(n_embd/n_head)
+}
+
+var archs = map[string]archTraits{
+	"llama":  {},
+	"qwen2":  {neox: true, qkvBias: true},
+	"qwen3":  {neox: true, qkNorm: true},
+	"gemma2": {neox: true, gemma: true, swaPattern: 2, swaDefault: 4096, softcap: true, layers27B: 46},
+	"gemma3": {neox: true, gemma: true, qkNorm: true, swaPattern: 6, swaBase: 10000, layers27B: 62},
+}
+
+// Architectures lists the general.architecture values the engine loads.
+func Architectures() []string { return []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3"} }
+
+// archConfig reads the metadata an architecture's traits call for.
+func archConfig(f *gguf.File, c *Config, t archTraits) error {
+	c.RopeNeox, c.QKVBias, c.QKNorm, c.Gemma = t.neox, t.qkvBias, t.qkNorm, t.gemma
+	c.AttnScale = 1 / math.Sqrt(float64(c.HeadDim))
+	if t.layers27B != 0 && c.Layers == t.layers27B {
+		c.AttnScale = 1 / math.Sqrt(float64(c.Dim/c.Heads))
+	}
+	c.RopeBaseSWA, c.RopeScaleSWA = c.RopeBase, c.RopeScale
+	if t.swaBase != 0 {
+		c.RopeBaseSWA, c.RopeScaleSWA = t.swaBase, 1
+		if err := optFloat(f, c.Arch+".rope.freq_base_swa", 1, 1e12, &c.RopeBaseSWA); err != nil {
+			return err
+		}
+	}
+	if t.swaPattern != 0 {
+		w, ok, err := f.Uint(c.Arch + ".attention.sliding_window")
+		switch {
+		case err != nil:
+			return err
+		case !ok && t.swaDefault == 0:
+			return fmt.Errorf("%s.attention.sliding_window missing", c.Arch)
+		case !ok:
+			w = t.swaDefault
+		case w < 1 || w > maxContext:
+			return fmt.Errorf("%s.attention.sliding_window %d outside 1..%d", c.Arch, w, maxContext)
+		}
+		c.SlidingWindow, c.SWAPattern = int(w), t.swaPattern
+	}
+	if t.softcap {
+		// llama.cpp's defaults when the keys are absent.
+		c.AttnSoftcap, c.FinalSoftcap = 50, 30
+		if err := optFloat(f, c.Arch+".attn_logit_softcapping", 0, 1e6, &c.AttnSoftcap); err != nil {
+			return err
+		}
+		if err := optFloat(f, c.Arch+".final_logit_softcapping", 0, 1e6, &c.FinalSoftcap); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optFloat sets *v from key when present, checking it lies in (lo, hi].
+func optFloat(f *gguf.File, key string, lo, hi float64, v *float64) error {
+	x, ok, err := f.Float(key)
+	if err != nil || !ok {
+		return err
+	}
+	if !(x > lo && x <= hi) {
+		return fmt.Errorf("%s = %v outside (%v, %v]", key, x, lo, hi)
+	}
+	*v = x
+	return nil
+}
+
+// Sliding reports whether layer l attends only to the last SlidingWindow
+// positions.
+func (c Config) Sliding(l int) bool {
+	return c.SWAPattern != 0 && l%c.SWAPattern < c.SWAPattern-1
+}
+
+// QDim is the width of one position's queries (Heads x HeadDim), which
+// differs from Dim when the file sets attention.key_length.
+func (c Config) QDim() int { return c.Heads * c.HeadDim }
