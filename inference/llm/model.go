@@ -22,9 +22,9 @@ type Layer struct {
 	QNorm, KNorm      []float32 // qwen3, gemma3: HeadDim each
 	PostAttnNorm      []float32 // gemma
 	PostFFNNorm       []float32 // gemma
-	FFN               *FFN    // dense layers
-	Router            *Matrix // MoE: Experts rows of Dim
-	Experts           []*FFN  // MoE
+	FFN               *FFN      // dense layers
+	Router            *Matrix   // MoE: Experts rows of Dim
+	Experts           []*FFN    // MoE
 }
 
 // Model is a loaded llama-family model: configuration, tokenizer and weights.
