@@ -101,6 +101,13 @@ func TestBadOptions(t *testing.T) {
 		"moe":      func(o *modelgen.GenOptions) { o.MoE, o.ExpertsUsed = true, 9 },
 		"tok":      func(o *modelgen.GenOptions) { o.Tokenizer = "wordpiece" },
 		"layers":   func(o *modelgen.GenOptions) { o.Layers = 0 },
+		"arch":     func(o *modelgen.GenOptions) { o.Arch = "mamba" },
+		"arch moe": func(o *modelgen.GenOptions) { o.Arch, o.MoE = "qwen3", true },
+		"head dim": func(o *modelgen.GenOptions) { o.HeadDim = 7 },
+		"rope":     func(o *modelgen.GenOptions) { o.RopeScaling = "yarn" },
+		"llama3":   func(o *modelgen.GenOptions) { o.Arch, o.RopeScaling = "gemma3", "llama3" },
+		"factor":   func(o *modelgen.GenOptions) { o.RopeScaling, o.RopeFactor = "linear", 0 },
+		"window":   func(o *modelgen.GenOptions) { o.Arch, o.SlidingWindow = "gemma2", -1 },
 	} {
 		o := modelgen.DevnetOptions()
 		mut(&o)
