@@ -26,7 +26,7 @@ func FuzzLoadModel(f *testing.F) {
 		case "llama":
 			o.Tokenizer, o.MoE, o.Experts, o.ExpertsUsed = "llama", true, 2, 1
 		case "gemma3":
-			o.Arch, o.Layers, o.SlidingWindow, o.HeadDim, o.RopeScaling, o.RopeFactor = "gemma3", 2, 4, 8, "linear", 2
+			o.Arch, o.Layers, o.SlidingWindow, o.HeadDim, o.RopeScaling, o.RopeFactor = "gemma3", 2, 4, 16, "linear", 2
 		case "qwen2":
 			o.Arch = "qwen2"
 		case "llama3-rope":

@@ -42,6 +42,8 @@ func (o *GenOptions) checkArch() error {
 		return fmt.Errorf("llama3 rope scaling is for llama, not %s", o.Arch)
 	case o.RopeScaling == "linear" && !(o.RopeFactor >= 1 && o.RopeFactor <= 1024):
 		return fmt.Errorf("linear rope scaling needs a factor in 1..1024, got %v", o.RopeFactor)
+	case o.HeadDim*o.Heads%32 != 0:
+		return fmt.Errorf("heads x head size %d must be a multiple of 32", o.HeadDim*o.Heads)
 	case o.SlidingWindow < 0 || o.AttnSoftcap < 0 || o.FinalSoftcap < 0:
 		return fmt.Errorf("sliding window and soft-caps must not be negative")
 	}

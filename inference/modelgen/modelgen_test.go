@@ -104,6 +104,7 @@ func TestBadOptions(t *testing.T) {
 		"arch":     func(o *modelgen.GenOptions) { o.Arch = "mamba" },
 		"arch moe": func(o *modelgen.GenOptions) { o.Arch, o.MoE = "qwen3", true },
 		"head dim": func(o *modelgen.GenOptions) { o.HeadDim = 7 },
+		"q width":  func(o *modelgen.GenOptions) { o.Heads, o.KVHeads, o.HeadDim = 3, 1, 10 },
 		"rope":     func(o *modelgen.GenOptions) { o.RopeScaling = "yarn" },
 		"llama3":   func(o *modelgen.GenOptions) { o.Arch, o.RopeScaling = "gemma3", "llama3" },
 		"factor":   func(o *modelgen.GenOptions) { o.RopeScaling, o.RopeFactor = "linear", 0 },
