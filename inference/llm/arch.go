@@ -27,6 +27,12 @@ type archTraits struct {
 	softcap    bool    // attention and final logit soft-capping
 	swaBase    float64 // rope base of the sliding layers (0: the model's base)
 	layers27B  int     // block count llama.cpp calls 27B, whose query scale is 1/sqrt(n_embd/n_head)
+	// fusedGateUp: ffn_up holds the gate's rows then the up projection's
+	// (Phi-3), and there is no ffn_gate.
+	fusedGateUp bool
+	// noRopeFactors names per-frequency rope factor tensors whose scheme
+	// the engine lacks (Phi-3's LongRoPE), refused rather than ignored.
+	noRopeFactors []string
 }
 
 var archs = map[string]archTraits{
@@ -35,14 +41,22 @@ var archs = map[string]archTraits{
 	"qwen3":  {neox: true, qkNorm: true},
 	"gemma2": {neox: true, gemma: true, swaPattern: 2, swaDefault: 4096, softcap: true, layers27B: 46},
 	"gemma3": {neox: true, gemma: true, qkNorm: true, swaPattern: 6, swaBase: 10000, layers27B: 62},
+	// llama.cpp ignores phi3.attention.sliding_window (it disables Phi's
+	// SWA), so the engine does too.
+	"phi3": {neox: true, fusedGateUp: true, noRopeFactors: []string{"rope_factors_long.weight", "rope_factors_short.weight"}},
 }
 
 // Architectures lists the general.architecture values the engine loads.
-func Architectures() []string { return []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3"} }
+func Architectures() []string { return []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"} }
 
 // archConfig reads the metadata an architecture's traits call for.
 func archConfig(f *gguf.File, c *Config, t archTraits) error {
-	c.RopeNeox, c.QKVBias, c.QKNorm, c.Gemma = t.neox, t.qkvBias, t.qkNorm, t.gemma
+	c.RopeNeox, c.QKVBias, c.QKNorm, c.Gemma, c.FusedGateUp = t.neox, t.qkvBias, t.qkNorm, t.gemma, t.fusedGateUp
+	for _, name := range t.noRopeFactors {
+		if _, ok := f.Tensor(name); ok {
+			return fmt.Errorf("%s: LongRoPE factors (%s) are not supported", c.Arch, name)
+		}
+	}
 	c.AttnScale = 1 / math.Sqrt(float64(c.HeadDim))
 	if t.layers27B != 0 && c.Layers == t.layers27B {
 		c.AttnScale = 1 / math.Sqrt(float64(c.Dim/c.Heads))

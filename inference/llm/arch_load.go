@@ -31,6 +31,34 @@ func (ld *loader) archLayer(l *Layer, p string) {
 	}
 }
 
+// projSplit reads a projection whose rows stack several matrices (Phi-3's
+// fused attn_qkv and gate+up ffn_up) and returns them in order, each
+// exactly the matrix its rows would make on their own.
+func (ld *loader) projSplit(name string, cols int, rows ...int) []*Matrix {
+	total := 0
+	for _, r := range rows {
+		total += r
+	}
+	ti, raw := ld.read(name, cols, total)
+	if ld.err != nil {
+		return nil
+	}
+	ld.types[ti.Type] = true
+	rb := len(raw) / total
+	out := make([]*Matrix, len(rows))
+	at := 0
+	for i, r := range rows {
+		m, err := NewMatrix(ti.Type, r, cols, raw[at*rb:(at+r)*rb:(at+r)*rb])
+		if err != nil {
+			ld.err = fmt.Errorf("llm: tensor %q part %d: %w", name, i, err)
+			return nil
+		}
+		out[i] = m
+		at += r
+	}
+	return out
+}
+
 // optVector is vector for a tensor the file may omit (nil then).
 func (ld *loader) optVector(name string, n int) []float32 {
 	if _, ok := ld.f.Tensor(name); !ok {

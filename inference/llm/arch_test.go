@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -29,6 +30,7 @@ func archOptions() map[string]modelgen.GenOptions {
 		"gemma2": with(func(o *modelgen.GenOptions) {
 			o.Arch, o.SlidingWindow, o.AttnSoftcap, o.FinalSoftcap, o.Tokenizer = "gemma2", 6, 2, 4, "llama"
 		}),
+		"phi3": with(func(o *modelgen.GenOptions) { o.Arch = "phi3" }),
 		// Six layers: five sliding, the sixth global with linear rope scaling.
 		"gemma3": with(func(o *modelgen.GenOptions) {
 			o.Arch, o.Layers, o.SlidingWindow, o.HeadDim, o.RopeScaling, o.RopeFactor = "gemma3", 6, 6, 24, "linear", 8
@@ -84,5 +86,57 @@ func TestArchConfig(t *testing.T) {
 	}
 	if c := cfg("llama-linear-rope"); c.RopeScale != 0.25 || c.RopeNeox {
 		t.Fatalf("linear rope config %+v", c)
+	}
+	if c := cfg("phi3"); !c.RopeNeox || !c.FusedGateUp || c.QKVBias {
+		t.Fatalf("phi3 config %+v", c)
+	}
+}
+
+// TestPhi3FusedSplit: the matrices cut from Phi-3's fused tensors are the
+// file's rows in llama.cpp's order: Q, K, V in attn_qkv; the gate, then
+// the up projection, in ffn_up.
+func TestPhi3FusedSplit(t *testing.T) {
+	o := archOptions()["phi3"]
+	m := open(t, o, llm.Options{}).Model()
+	f, err := gguf.Open(filepath.Join(model(t, o), "model.gguf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c, l := m.Cfg, m.Layers[1]
+	fileRow := func(name string, r int) []float32 {
+		ti, ok := f.Tensor(name)
+		if !ok {
+			t.Fatalf("%s missing", name)
+		}
+		raw, err := f.ReadTensor(ti, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := make([]float32, c.Dim)
+		rb := len(raw) / int(ti.Shape[1])
+		if err := gguf.DecodeRow(row, ti.Type, raw[r*rb:(r+1)*rb]); err != nil {
+			t.Fatal(err)
+		}
+		return row
+	}
+	buf := make([]float32, c.Dim)
+	for _, tc := range []struct {
+		name   string
+		fused  string
+		offset int
+		m      *llm.Matrix
+	}{
+		{"q", "blk.1.attn_qkv.weight", 0, l.Q},
+		{"k", "blk.1.attn_qkv.weight", c.QDim(), l.K},
+		{"v", "blk.1.attn_qkv.weight", c.QDim() + c.KVDim(), l.V},
+		{"gate", "blk.1.ffn_up.weight", 0, l.FFN.Gate},
+		{"up", "blk.1.ffn_up.weight", c.FFN, l.FFN.Up},
+	} {
+		for _, r := range []int{0, tc.m.Rows - 1} {
+			if !slices.Equal(tc.m.Row(r, buf), fileRow(tc.fused, tc.offset+r)) {
+				t.Fatalf("%s row %d is not row %d of %s", tc.name, r, tc.offset+r, tc.fused)
+			}
+		}
 	}
 }

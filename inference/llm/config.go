@@ -32,6 +32,7 @@ type Config struct {
 	QKVBias      bool
 	QKNorm       bool
 	Gemma        bool    // embedding scaling, post norms, GeGLU
+	FusedGateUp  bool    // ffn_up stacks gate and up rows (phi3)
 	AttnScale    float64 // attention scores are q·k times this
 	AttnSoftcap  float64 // scores become c*tanh(s/c) when nonzero
 	FinalSoftcap float64 // as AttnSoftcap, for the output logits

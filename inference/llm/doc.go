@@ -19,7 +19,10 @@
 // attention and feed-forward too, attention and final logits soft-capped
 // as c·tanh(x/c), even layers attending to a sliding window); gemma3
 // (gemma2's layout with head norms, no soft-caps, five sliding layers in
-// six whose rope has its own base). Gemma's norm weights are used as
+// six whose rope has its own base); phi3 (fused attn_qkv and gate+up
+// ffn_up, cut into the usual matrices at load; its sliding window ignored
+// and LongRoPE factors refused, as llama.cpp does the one and the engine
+// cannot do the other). Gemma's norm weights are used as
 // stored: llama.cpp's converter has already added the 1 of (1+w).
 //
 // Kernels (kernels.go): the inner loops come in kernel sets chosen at start

@@ -75,12 +75,23 @@ func LoadModel(f *gguf.File) (*Model, error) {
 		l := &m.Layers[i]
 		l.AttnNorm = ld.vector(p+"attn_norm.weight", cfg.Dim)
 		l.FFNNorm = ld.vector(p+"ffn_norm.weight", cfg.Dim)
-		l.Q = ld.proj(p+"attn_q.weight", cfg.QDim(), cfg.Dim)
-		l.K = ld.proj(p+"attn_k.weight", kv, cfg.Dim)
-		l.V = ld.proj(p+"attn_v.weight", kv, cfg.Dim)
+		if _, fused := f.Tensor(p + "attn_qkv.weight"); fused {
+			if qkv := ld.projSplit(p+"attn_qkv.weight", cfg.Dim, cfg.QDim(), kv, kv); qkv != nil {
+				l.Q, l.K, l.V = qkv[0], qkv[1], qkv[2]
+			}
+		} else {
+			l.Q = ld.proj(p+"attn_q.weight", cfg.QDim(), cfg.Dim)
+			l.K = ld.proj(p+"attn_k.weight", kv, cfg.Dim)
+			l.V = ld.proj(p+"attn_v.weight", kv, cfg.Dim)
+		}
 		l.O = ld.proj(p+"attn_output.weight", cfg.Dim, cfg.QDim())
 		ld.archLayer(l, p)
-		if cfg.Experts == 0 {
+		if cfg.Experts == 0 && cfg.FusedGateUp {
+			l.FFN = &FFN{Down: ld.proj(p+"ffn_down.weight", cfg.Dim, cfg.FFN)}
+			if gu := ld.projSplit(p+"ffn_up.weight", cfg.Dim, cfg.FFN, cfg.FFN); gu != nil {
+				l.FFN.Gate, l.FFN.Up = gu[0], gu[1]
+			}
+		} else if cfg.Experts == 0 {
 			l.FFN = &FFN{
 				Gate: ld.proj(p+"ffn_gate.weight", cfg.FFN, cfg.Dim),
 				Up:   ld.proj(p+"ffn_up.weight", cfg.FFN, cfg.Dim),

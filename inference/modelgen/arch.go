@@ -8,7 +8,7 @@ import (
 )
 
 // Arches are the architectures GenerateModel writes.
-var Arches = []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3"}
+var Arches = []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}
 
 func (o *GenOptions) arch() string {
 	if o.Arch == "" {

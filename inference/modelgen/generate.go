@@ -32,7 +32,7 @@ type GenOptions struct {
 	Experts     int
 	ExpertsUsed int
 	// Arch is general.architecture: "llama" (default), "qwen2", "qwen3",
-	// "gemma2" or "gemma3", with the tensors and keys llama.cpp reads for it.
+	// "gemma2", "gemma3" or "phi3", with the tensors and keys llama.cpp reads for it.
 	Arch string
 	// HeadDim, when set, is the attention head size written as
 	// attention.key_length (heads x HeadDim then need not equal Dim).
@@ -180,9 +180,14 @@ func addTensors(w *gguf.Writer, o *GenOptions, vocab int) error {
 	for l := 0; l < o.Layers; l++ {
 		p := fmt.Sprintf("blk.%d.", l)
 		add(p+"attn_norm.weight", gguf.TypeF32, []uint64{d}, 1, 0.05)
-		add(p+"attn_q.weight", q, []uint64{d, qd}, 0, 2*inv(d))
-		add(p+"attn_k.weight", q, []uint64{d, kv}, 0, 2*inv(d))
-		add(p+"attn_v.weight", q, []uint64{d, kv}, 0, inv(d))
+		if o.arch() == "phi3" {
+			// Phi-3 stores Q, K and V as one matrix, rows in that order.
+			add(p+"attn_qkv.weight", q, []uint64{d, qd + 2*kv}, 0, 2*inv(d))
+		} else {
+			add(p+"attn_q.weight", q, []uint64{d, qd}, 0, 2*inv(d))
+			add(p+"attn_k.weight", q, []uint64{d, kv}, 0, 2*inv(d))
+			add(p+"attn_v.weight", q, []uint64{d, kv}, 0, inv(d))
+		}
 		add(p+"attn_output.weight", q, []uint64{qd, d}, 0, inv(qd))
 		addArchLayer(add, o, p)
 		add(p+"ffn_norm.weight", gguf.TypeF32, []uint64{d}, 1, 0.05)
@@ -192,6 +197,10 @@ func addTensors(w *gguf.Writer, o *GenOptions, vocab int) error {
 			add(p+"ffn_gate_exps.weight", q, []uint64{d, ff, e}, 0, inv(d))
 			add(p+"ffn_up_exps.weight", q, []uint64{d, ff, e}, 0, inv(d))
 			add(p+"ffn_down_exps.weight", q, []uint64{ff, d, e}, 0, inv(ff))
+		} else if o.arch() == "phi3" {
+			// The gate's rows, then the up projection's.
+			add(p+"ffn_up.weight", q, []uint64{d, 2 * ff}, 0, inv(d))
+			add(p+"ffn_down.weight", q, []uint64{ff, d}, 0, inv(ff))
 		} else {
 			add(p+"ffn_gate.weight", q, []uint64{d, ff}, 0, inv(d))
 			add(p+"ffn_up.weight", q, []uint64{d, ff}, 0, inv(d))

@@ -81,7 +81,7 @@ var specKeys = map[string]check{
 
 // tensorName matches the tensor names llama.cpp gives the generated
 // architectures in GGUF.
-var tensorName = regexp.MustCompile(`^((token_embd|output_norm|output|rope_freqs|blk\.\d+\.(attn_norm|attn_q|attn_k|attn_v|attn_output|attn_q_norm|attn_k_norm|post_attention_norm|post_ffw_norm|ffn_norm|ffn_gate|ffn_up|ffn_down|ffn_gate_inp|ffn_gate_exps|ffn_up_exps|ffn_down_exps))\.weight|blk\.\d+\.attn_[qkv]\.bias)$`)
+var tensorName = regexp.MustCompile(`^((token_embd|output_norm|output|rope_freqs|blk\.\d+\.(attn_norm|attn_q|attn_k|attn_v|attn_qkv|attn_output|attn_q_norm|attn_k_norm|post_attention_norm|post_ffw_norm|ffn_norm|ffn_gate|ffn_up|ffn_down|ffn_gate_inp|ffn_gate_exps|ffn_up_exps|ffn_down_exps))\.weight|blk\.\d+\.attn_[qkv]\.bias)$`)
 
 func archOf(o modelgen.GenOptions) string {
 	if o.Arch == "" {
@@ -122,6 +122,7 @@ func TestGeneratedFilesCarrySpecNames(t *testing.T) {
 		withArch(small("gpt2", gguf.TypeF16, false), "qwen3", ""),
 		withArch(small("llama", gguf.TypeF32, false), "gemma2", ""),
 		withArch(small("llama", gguf.TypeQ8_0, false), "gemma3", "linear"),
+		withArch(small("gpt2", gguf.TypeF32, false), "phi3", ""),
 	} {
 		name := archOf(o) + "-" + o.RopeScaling + "-" + o.Tokenizer + "-" + o.Quant.String()
 		t.Run(name, func(t *testing.T) {
