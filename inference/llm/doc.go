@@ -20,9 +20,9 @@
 // as c·tanh(x/c), even layers attending to a sliding window); gemma3
 // (gemma2's layout with head norms, no soft-caps, five sliding layers in
 // six whose rope has its own base); phi3 (fused attn_qkv and gate+up
-// ffn_up, cut into the usual matrices at load; its sliding window ignored
-// and LongRoPE factors refused, as llama.cpp does the one and the engine
-// cannot do the other). Gemma's norm weights are used as
+// ffn_up, cut into the usual matrices at load; its sliding window is
+// ignored, as llama.cpp ignores it, and LongRoPE factor tensors are
+// refused). Gemma's norm weights are used as
 // stored: llama.cpp's converter has already added the 1 of (1+w).
 //
 // Kernels (kernels.go): the inner loops come in kernel sets chosen at start
