@@ -70,7 +70,7 @@ catalog ID (the Merkle root of DIR).`,
 	f.IntVar(&o.FFN, "ffn", o.FFN, "feed-forward hidden size (multiple of 32)")
 	f.IntVar(&o.Vocab, "vocab", o.Vocab, "vocabulary size")
 	f.IntVar(&o.Context, "context", o.Context, "context length")
-	f.StringVar(&quant, "quant", "F32", "weight type: F32 | F16 | Q8_0")
+	f.StringVar(&quant, "quant", "F32", "weight type: F32 | F16 | BF16 | Q8_0 | Q4_K | Q6_K")
 	f.StringVar(&o.Tokenizer, "tokenizer", o.Tokenizer, "gpt2 (byte-level BPE) | llama (SentencePiece BPE)")
 	f.BoolVar(&o.MoE, "moe", false, "mixture of experts: each feed-forward block becomes --experts experts")
 	f.IntVar(&o.Experts, "experts", o.Experts, "experts per layer (with --moe)")

@@ -140,3 +140,18 @@ func TestPhi3FusedSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestDownloadedWeightTypes: BF16, Q4_K and Q6_K weights (decoded to
+// float32 at load) match the reference, agree across kernel sets, and name
+// the model's quantisation.
+func TestDownloadedWeightTypes(t *testing.T) {
+	for _, q := range []gguf.Type{gguf.TypeBF16, gguf.TypeQ4_K, gguf.TypeQ6_K} {
+		o := withQuant(tinyOptions(), q)
+		o.Arch, o.Dim, o.FFN, o.HeadDim = "qwen3", 256, 256, 64
+		matchesReference(t, q.String(), o)
+		sameAcrossKernels(t, llm.KernelSets(), q.String(), o)
+		if got := open(t, o, llm.Options{}).Model().Quant; got != q.String() {
+			t.Fatalf("%v model reports quantisation %s", q, got)
+		}
+	}
+}

@@ -9,15 +9,18 @@ import (
 
 // Matrix is a weight matrix of Rows rows of Cols elements, held in the form
 // the kernels read: F32 as float32, F16 as its half-precision bits, Q8_0 as
-// int8 quants with the block scales decoded to float32 beside them.
+// int8 quants with the block scales decoded to float32 beside them. BF16,
+// Q4_K and Q6_K rows are decoded to float32 at load (Type F32, Stored the
+// file's type): exact, the kernels unchanged, at four bytes a weight.
 type Matrix struct {
-	Type gguf.Type
-	Rows int
-	Cols int
-	f32  []float32
-	f16  []uint16
-	q8   []int8    // Q8_0 quants, Rows x Cols
-	q8d  []float32 // Q8_0 block scales, Rows x Cols/32
+	Type   gguf.Type
+	Stored gguf.Type
+	Rows   int
+	Cols   int
+	f32    []float32
+	f16    []uint16
+	q8     []int8    // Q8_0 quants, Rows x Cols
+	q8d    []float32 // Q8_0 block scales, Rows x Cols/32
 }
 
 // NewMatrix decodes encoded rows.
@@ -29,9 +32,10 @@ func NewMatrix(t gguf.Type, rows, cols int, raw []byte) (*Matrix, error) {
 	if rows <= 0 || cols <= 0 || len(raw) != rows*rb {
 		return nil, fmt.Errorf("llm: %v matrix %dx%d needs %d bytes, got %d", t, rows, cols, rows*rb, len(raw))
 	}
-	m := &Matrix{Type: t, Rows: rows, Cols: cols}
+	m := &Matrix{Type: t, Stored: t, Rows: rows, Cols: cols}
 	switch t {
-	case gguf.TypeF32:
+	case gguf.TypeF32, gguf.TypeBF16, gguf.TypeQ4_K, gguf.TypeQ6_K:
+		m.Type = gguf.TypeF32
 		m.f32 = make([]float32, rows*cols)
 		if err := gguf.DecodeRow(m.f32, t, raw); err != nil {
 			return nil, fmt.Errorf("llm: %w", err)

@@ -157,7 +157,7 @@ func (ld *loader) read(name string, shape ...int) (gguf.TensorInfo, []byte) {
 		}
 	}
 	if !ti.Type.Supported() {
-		ld.err = fmt.Errorf("llm: tensor %q has type %v; the embedded engine supports F32, F16 and Q8_0", name, ti.Type)
+		ld.err = fmt.Errorf("llm: tensor %q has type %v; the embedded engine supports F32, F16, BF16, Q8_0, Q4_K and Q6_K", name, ti.Type)
 		return ti, nil
 	}
 	raw, err := ld.f.ReadTensor(ti, nil)
@@ -186,7 +186,7 @@ func (ld *loader) matrix(name string, rows, cols int) *Matrix {
 func (ld *loader) proj(name string, rows, cols int) *Matrix {
 	m := ld.matrix(name, rows, cols)
 	if m != nil {
-		ld.types[m.Type] = true
+		ld.types[m.Stored] = true
 	}
 	return m
 }

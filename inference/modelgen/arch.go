@@ -44,6 +44,8 @@ func (o *GenOptions) checkArch() error {
 		return fmt.Errorf("linear rope scaling needs a factor in 1..1024, got %v", o.RopeFactor)
 	case o.HeadDim*o.Heads%32 != 0:
 		return fmt.Errorf("heads x head size %d must be a multiple of 32", o.HeadDim*o.Heads)
+	case (o.Quant == gguf.TypeQ4_K || o.Quant == gguf.TypeQ6_K) && (o.Dim%gguf.KBlockSize != 0 || o.FFN%gguf.KBlockSize != 0 || o.headDim()*o.Heads%gguf.KBlockSize != 0):
+		return fmt.Errorf("%v needs dim, ffn and heads x head size in multiples of %d", o.Quant, gguf.KBlockSize)
 	case o.SlidingWindow < 0 || o.AttnSoftcap < 0 || o.FinalSoftcap < 0:
 		return fmt.Errorf("sliding window and soft-caps must not be negative")
 	}
@@ -57,6 +59,13 @@ func (o *GenOptions) checkArch() error {
 		o.FinalSoftcap = 30
 	}
 	return nil
+}
+
+// FileType is general.file_type for a model whose matrices are all of type
+// q: llama.cpp's llama_ftype (ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7,
+// MOSTLY_Q4_K_S 14, MOSTLY_Q6_K 18, MOSTLY_BF16 32).
+func FileType(q gguf.Type) uint32 {
+	return map[gguf.Type]uint32{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7, gguf.TypeQ4_K: 14, gguf.TypeQ6_K: 18, gguf.TypeBF16: 32}[q]
 }
 
 // writeArchMeta writes the keys llama.cpp reads for the architecture

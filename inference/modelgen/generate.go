@@ -24,7 +24,7 @@ type GenOptions struct {
 	Vocab     int // vocabulary size, padded with reserved tokens when the corpus yields fewer merges
 	Context   int
 	RopeBase  float64
-	Quant     gguf.Type // F32, F16 or Q8_0 for the projection, embedding and output matrices
+	Quant     gguf.Type // F32, F16, BF16, Q8_0, Q4_K or Q6_K for the projection, embedding and output matrices
 	Tokenizer string    // "gpt2" (byte-level BPE, default) or "llama" (SentencePiece BPE)
 	// MoE replaces each feed-forward block by Experts experts of which the
 	// router picks ExpertsUsed per token.
@@ -117,7 +117,7 @@ func writeMeta(w *gguf.Writer, o *GenOptions, vocab int) {
 	if name == "" {
 		name = "tenzro-generated"
 	}
-	ft := map[gguf.Type]uint32{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7}[o.Quant]
+	ft := FileType(o.Quant)
 	arch := o.arch()
 	w.SetString("general.architecture", arch)
 	w.SetString("general.name", name)

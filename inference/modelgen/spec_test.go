@@ -28,8 +28,9 @@ var specKeys = map[string]check{
 	"general.description": anyString,
 	"general.alignment":   wantUint(gguf.DefaultAlignment),
 	"general.file_type": func(f *gguf.File, key string, o modelgen.GenOptions) string {
-		// llama_ftype: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7.
-		want := map[gguf.Type]uint64{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7}[o.Quant]
+		// llama_ftype: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7, MOSTLY_Q4_K_S 14,
+		// MOSTLY_Q6_K 18, MOSTLY_BF16 32.
+		want := map[gguf.Type]uint64{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7, gguf.TypeQ4_K: 14, gguf.TypeQ6_K: 18, gguf.TypeBF16: 32}[o.Quant]
 		return wantUint(want)(f, key, o)
 	},
 	"ARCH.context_length":                   anyUint,
