@@ -16,6 +16,10 @@ type archTraits struct {
 	neox    bool
 	qkvBias bool // attn_{q,k,v}.bias are required
 	qkNorm  bool // attn_{q,k}_norm.weight: an RMSNorm over each head of Q and K before rope
+	// moe: every layer is a mixture of experts of expert_feed_forward_length
+	// (llama.cpp's qwen3moe: softmax router, top-k weights renormalised, as
+	// the engine's llama experts).
+	moe bool
 	// gemma: embeddings scaled by sqrt(n_embd), post-attention and
 	// post-feed-forward norms before each residual add, GeGLU.
 	gemma bool
@@ -36,18 +40,21 @@ type archTraits struct {
 }
 
 var archs = map[string]archTraits{
-	"llama":  {},
-	"qwen2":  {neox: true, qkvBias: true},
-	"qwen3":  {neox: true, qkNorm: true},
-	"gemma2": {neox: true, gemma: true, swaPattern: 2, swaDefault: 4096, softcap: true, layers27B: 46},
-	"gemma3": {neox: true, gemma: true, qkNorm: true, swaPattern: 6, swaBase: 10000, layers27B: 62},
+	"llama":    {},
+	"qwen2":    {neox: true, qkvBias: true},
+	"qwen3":    {neox: true, qkNorm: true},
+	"qwen3moe": {neox: true, qkNorm: true, moe: true},
+	"gemma2":   {neox: true, gemma: true, swaPattern: 2, swaDefault: 4096, softcap: true, layers27B: 46},
+	"gemma3":   {neox: true, gemma: true, qkNorm: true, swaPattern: 6, swaBase: 10000, layers27B: 62},
 	// llama.cpp ignores phi3.attention.sliding_window (it disables Phi's
 	// SWA), so the engine does too.
 	"phi3": {neox: true, fusedGateUp: true, noRopeFactors: []string{"rope_factors_long.weight", "rope_factors_short.weight"}},
 }
 
 // Architectures lists the general.architecture values the engine loads.
-func Architectures() []string { return []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"} }
+func Architectures() []string {
+	return []string{"llama", "qwen2", "qwen3", "qwen3moe", "gemma2", "gemma3", "phi3"}
+}
 
 // archConfig reads the metadata an architecture's traits call for.
 func archConfig(f *gguf.File, c *Config, t archTraits) error {

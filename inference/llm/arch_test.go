@@ -31,6 +31,9 @@ func archOptions() map[string]modelgen.GenOptions {
 			o.Arch, o.SlidingWindow, o.AttnSoftcap, o.FinalSoftcap, o.Tokenizer = "gemma2", 6, 2, 4, "llama"
 		}),
 		"phi3": with(func(o *modelgen.GenOptions) { o.Arch = "phi3" }),
+		"qwen3moe": with(func(o *modelgen.GenOptions) {
+			o.Arch, o.HeadDim, o.MoE, o.Experts, o.ExpertsUsed = "qwen3moe", 32, true, 4, 2
+		}),
 		// Six layers: five sliding, the sixth global with linear rope scaling.
 		"gemma3": with(func(o *modelgen.GenOptions) {
 			o.Arch, o.Layers, o.SlidingWindow, o.HeadDim, o.RopeScaling, o.RopeFactor = "gemma3", 6, 6, 24, "linear", 8
@@ -86,6 +89,9 @@ func TestArchConfig(t *testing.T) {
 	}
 	if c := cfg("llama-linear-rope"); c.RopeScale != 0.25 || c.RopeNeox {
 		t.Fatalf("linear rope config %+v", c)
+	}
+	if c := cfg("qwen3moe"); c.Experts != 4 || c.ExpertsUsed != 2 || c.FFN != 128 || !c.QKNorm {
+		t.Fatalf("qwen3moe config %+v", c)
 	}
 	if c := cfg("phi3"); !c.RopeNeox || !c.FusedGateUp || c.QKVBias {
 		t.Fatalf("phi3 config %+v", c)

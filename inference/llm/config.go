@@ -93,7 +93,7 @@ func configFrom(f *gguf.File) (Config, error) {
 	if c.KVHeads, err = u("attention.head_count_kv", uint64(c.Heads), 1, c.Heads); err != nil {
 		return c, err
 	}
-	if c.FFN, err = u("feed_forward_length", 0, 1, maxFFN); err != nil {
+	if c.FFN, err = u("feed_forward_length", 0, 1, maxFFN); err != nil && !traits.moe {
 		return c, err
 	}
 	if c.Context, err = u("context_length", 2048, 1, maxContext); err != nil {
@@ -104,6 +104,16 @@ func configFrom(f *gguf.File) (Config, error) {
 	}
 	if c.ExpertsUsed, err = u("expert_used_count", 1, 0, max(c.Experts, 1)); err != nil {
 		return c, err
+	}
+	if traits.moe {
+		// The dense feed_forward_length of a Qwen MoE is unused; each
+		// expert's width has its own key.
+		if c.FFN, err = u("expert_feed_forward_length", 0, 1, maxFFN); err != nil {
+			return c, err
+		}
+		if c.Experts <= 1 {
+			return c, fmt.Errorf("%s needs expert_count > 1, got %d", arch, c.Experts)
+		}
 	}
 	if c.Experts <= 1 {
 		c.Experts, c.ExpertsUsed = 0, 0

@@ -15,7 +15,8 @@
 // llama (optionally with linear rope scaling or Llama 3.1's per-frequency
 // rope_freqs.weight); qwen2 (Q/K/V biases, NEOX rope: pairs (i, i+d/2));
 // qwen3 (an RMSNorm over each head of Q and K, heads of key_length rather
-// than dim/heads); gemma2 (embeddings times sqrt(dim), GeGLU, norms after
+// than dim/heads); qwen3moe (qwen3 with experts of
+// expert_feed_forward_length); gemma2 (embeddings times sqrt(dim), GeGLU, norms after
 // attention and feed-forward too, attention and final logits soft-capped
 // as c·tanh(x/c), even layers attending to a sliding window); gemma3
 // (gemma2's layout with head norms, no soft-caps, five sliding layers in

@@ -8,7 +8,7 @@ import (
 )
 
 // Arches are the architectures GenerateModel writes.
-var Arches = []string{"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3"}
+var Arches = []string{"llama", "qwen2", "qwen3", "qwen3moe", "gemma2", "gemma3", "phi3"}
 
 func (o *GenOptions) arch() string {
 	if o.Arch == "" {
@@ -34,8 +34,8 @@ func (o *GenOptions) checkArch() error {
 	switch {
 	case !known:
 		return fmt.Errorf("architecture %q is not one of %v", o.Arch, Arches)
-	case o.MoE && o.arch() != "llama":
-		return fmt.Errorf("mixture of experts is generated for llama only, not %s", o.Arch)
+	case o.MoE != (o.arch() == "qwen3moe") && o.arch() != "llama":
+		return fmt.Errorf("%s is generated with --moe %v", o.Arch, o.arch() == "qwen3moe")
 	case o.RopeScaling != "" && o.RopeScaling != "llama3" && o.RopeScaling != "linear":
 		return fmt.Errorf("rope scaling %q is not llama3 or linear", o.RopeScaling)
 	case o.RopeScaling == "llama3" && o.arch() != "llama":
@@ -80,6 +80,9 @@ func writeArchMeta(w *gguf.Writer, o *GenOptions) {
 		w.SetString(arch+".rope.scaling.type", "linear")
 		w.SetFloat32(arch+".rope.scaling.factor", float32(o.RopeFactor))
 	}
+	if arch == "qwen3moe" {
+		w.SetUint32(arch+".expert_feed_forward_length", uint32(o.FFN))
+	}
 	if o.gemma() {
 		w.SetUint32(arch+".attention.sliding_window", uint32(o.SlidingWindow))
 	}
@@ -100,7 +103,7 @@ func addArchLayer(add func(string, gguf.Type, []uint64, float64, float64), o *Ge
 		add(p+"attn_q.bias", gguf.TypeF32, []uint64{qd}, 0, 0.2)
 		add(p+"attn_k.bias", gguf.TypeF32, []uint64{kv}, 0, 0.2)
 		add(p+"attn_v.bias", gguf.TypeF32, []uint64{kv}, 0, 0.2)
-	case "qwen3", "gemma3":
+	case "qwen3", "qwen3moe", "gemma3":
 		add(p+"attn_q_norm.weight", gguf.TypeF32, []uint64{hd}, 1, 0.05)
 		add(p+"attn_k_norm.weight", gguf.TypeF32, []uint64{hd}, 1, 0.05)
 	}

@@ -52,6 +52,7 @@ var specKeys = map[string]check{
 	"ARCH.vocab_size":                       anyUint,
 	"ARCH.expert_count":                     anyUint,
 	"ARCH.expert_used_count":                anyUint,
+	"ARCH.expert_feed_forward_length":       anyUint,
 	"tokenizer.ggml.model": func(f *gguf.File, key string, o modelgen.GenOptions) string {
 		return wantString(map[string]string{"": "gpt2", "gpt2": "gpt2", "llama": "llama"}[o.Tokenizer])(f, key, o)
 	},
@@ -124,6 +125,7 @@ func TestGeneratedFilesCarrySpecNames(t *testing.T) {
 		withArch(small("llama", gguf.TypeF32, false), "gemma2", ""),
 		withArch(small("llama", gguf.TypeQ8_0, false), "gemma3", "linear"),
 		withArch(small("gpt2", gguf.TypeF32, false), "phi3", ""),
+		withArch(small("gpt2", gguf.TypeF32, true), "qwen3moe", ""),
 	} {
 		name := archOf(o) + "-" + o.RopeScaling + "-" + o.Tokenizer + "-" + o.Quant.String()
 		t.Run(name, func(t *testing.T) {
