@@ -29,8 +29,8 @@ func newModelGenCmd() *cobra.Command {
 		Use:   "gen --out DIR",
 		Short: "Write a small random-weight GGUF model with its tokenizer",
 		Long: `gen writes DIR/model.gguf: a model of the given architecture (llama, qwen2,
-qwen3, qwen3moe, gemma2, gemma3, phi3) with random weights, a real byte-level BPE (or
-SentencePiece) tokenizer and a ChatML chat template. The
+qwen3, qwen3moe, gemma2, gemma3, phi3) with random weights, a real
+byte-level BPE (or SentencePiece) tokenizer and a ChatML chat template. The
 devnet and the tests use it; nothing is downloaded. It prints the model's
 catalog ID (the Merkle root of DIR).`,
 		Example: `  tenzrod model gen --out models/tiny
