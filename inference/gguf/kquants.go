@@ -30,23 +30,33 @@ func q4KScaleMin(j int, s []byte) (sc, m uint8) {
 	return s[j+4]&0xf | (s[j-4]>>6)<<4, s[j+4]>>4 | (s[j]>>6)<<4
 }
 
+// UnpackQ4K splits one Q4_K block into its 256 quants (0..15, in weight
+// order) and, per sub-block of 32, the scale and min a weight is
+// scale*q - min of; decoding a weight is exactly that expression.
+func UnpackQ4K(blk []byte, q *[KBlockSize]uint8, scale, minv *[8]float32) {
+	blk = blk[:q4KBlockBytes]
+	d := f16Table[binary.LittleEndian.Uint16(blk)]
+	dmin := f16Table[binary.LittleEndian.Uint16(blk[2:])]
+	scales, qs := blk[4:16], blk[16:]
+	for s := range 8 {
+		sc, m := q4KScaleMin(s, scales)
+		scale[s], minv[s] = float32(d*float32(sc)), float32(dmin*float32(m))
+	}
+	for j := range 4 { // 64 weights: low nibbles, then high
+		for l, b := range qs[32*j : 32*j+32] {
+			q[64*j+l], q[64*j+32+l] = b&0xf, b>>4
+		}
+	}
+}
+
 func decodeQ4K(dst []float32, src []byte) {
+	var q [KBlockSize]uint8
+	var scale, minv [8]float32
 	for b := 0; b < len(dst)/KBlockSize; b++ {
-		blk := src[b*q4KBlockBytes:][:q4KBlockBytes]
-		d := f16Table[binary.LittleEndian.Uint16(blk)]
-		dmin := f16Table[binary.LittleEndian.Uint16(blk[2:])]
-		scales, qs := blk[4:16], blk[16:]
+		UnpackQ4K(src[b*q4KBlockBytes:], &q, &scale, &minv)
 		out := dst[b*KBlockSize:][:KBlockSize]
-		for j := 0; j < 4; j++ { // 64 weights: low nibbles, then high
-			sc1, m1 := q4KScaleMin(2*j, scales)
-			sc2, m2 := q4KScaleMin(2*j+1, scales)
-			d1, mn1 := float32(d*float32(sc1)), float32(dmin*float32(m1))
-			d2, mn2 := float32(d*float32(sc2)), float32(dmin*float32(m2))
-			q := qs[32*j:][:32]
-			for l := range 32 {
-				out[64*j+l] = float32(d1*float32(q[l]&0xf)) - mn1
-				out[64*j+32+l] = float32(d2*float32(q[l]>>4)) - mn2
-			}
+		for i, v := range q {
+			out[i] = float32(scale[i/32]*float32(v)) - minv[i/32]
 		}
 	}
 }

@@ -143,8 +143,8 @@ func TestKernelMatmulShapes(t *testing.T) {
 	}
 	shapes = append(shapes, shape{3, 12, 4}, shape{5, 20, 1}, shape{67, 256, 5}, shape{131, 512, 1})
 	for _, sh := range shapes {
-		for _, ty := range []gguf.Type{gguf.TypeF32, gguf.TypeF16, gguf.TypeQ8_0} {
-			if ty == gguf.TypeQ8_0 && sh.cols%qk != 0 {
+		for _, ty := range []gguf.Type{gguf.TypeF32, gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+			if ty == gguf.TypeQ8_0 && sh.cols%qk != 0 || ty == gguf.TypeQ4_K && sh.cols%gguf.KBlockSize != 0 {
 				continue
 			}
 			vals := randF32(rng, sh.rows*sh.cols)
@@ -169,6 +169,9 @@ func TestKernelMatmulShapes(t *testing.T) {
 					case gguf.TypeQ8_0:
 						q, d := m.q8Row(r)
 						want[b*sh.rows+r] = dotQ8(q, d, xb)
+					case gguf.TypeQ4_K:
+						q, d := m.q8Row(r)
+						want[b*sh.rows+r] = dotQ4K(q, d, m.q4Mins(r), xb)
 					default:
 						want[b*sh.rows+r] = dot(m.Row(r, buf), xb)
 					}
