@@ -7,8 +7,10 @@
 // experts: a router picks the top ExpertsUsed of Experts per token, weights
 // renormalised over the chosen ones) → residual; final RMSNorm and the output
 // projection (tied to the embedding when the file has no output.weight).
-// Weights may be F32, F16 (kept as halves) or Q8_0 (int8 quants, block
-// scales decoded to float32 at load).
+// Weights may be F32, F16 (kept as halves), Q8_0 (int8 quants, block
+// scales decoded to float32 at load), Q4_K (likewise, plus sub-block mins:
+// its products are Q8_0 products less a mins term, q4k.go), or BF16 and
+// Q6_K (decoded to float32 at load: exact, but four bytes a weight).
 //
 // Architectures (arch.go) vary that network as llama.cpp does for the same
 // general.architecture, reading the same metadata keys and tensor names:
