@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
-
-	"github.com/tenzrod/tenzrod/inference/gguf"
 )
 
 // TestKernelExpBitIdentical: the vector expDet gives the scalar one's bits
@@ -84,39 +82,5 @@ func TestKernelAttentionBitIdentical(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// TestQ4KMatchesDecodedRow: a Q4_K matrix's rows decode as gguf decodes
-// them, and its product tracks the decoded row's to float32 rounding.
-func TestQ4KMatchesDecodedRow(t *testing.T) {
-	rng := rand.New(rand.NewPCG(8, 1))
-	const cols = 2 * gguf.KBlockSize
-	row, x := make([]float32, cols), make([]float32, cols)
-	for i := range row {
-		row[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
-	}
-	raw, err := gguf.EncodeRow(nil, gguf.TypeQ4_K, row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewMatrix(gguf.TypeQ4_K, 1, cols, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deq := make([]float32, cols)
-	if err := gguf.DecodeRow(deq, gguf.TypeQ4_K, raw); err != nil {
-		t.Fatal(err)
-	}
-	if !equalBits(m.Row(0, make([]float32, cols)), deq) {
-		t.Fatal("Matrix.Row differs from gguf.DecodeRow")
-	}
-	var want float64
-	for i := range deq {
-		want += float64(deq[i]) * float64(x[i])
-	}
-	q, d := m.q8Row(0)
-	if got := dotQ4K(q, d, m.q4Mins(0), x); math.Abs(float64(got)-want) > 1e-3 {
-		t.Fatalf("Q4_K dot %v, decoded dot %v", got, want)
 	}
 }
