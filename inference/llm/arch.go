@@ -27,10 +27,14 @@ type archTraits struct {
 	// l%swaPattern == swaPattern-1 (llama.cpp's set_swa_pattern); 0: no
 	// sliding layers.
 	swaPattern int
-	swaDefault uint64  // window when the file gives none (0: the key is required)
-	softcap    bool    // attention and final logit soft-capping
-	swaBase    float64 // rope base of the sliding layers (0: the model's base)
-	layers27B  int     // block count llama.cpp calls 27B, whose query scale is 1/sqrt(n_embd/n_head)
+	swaDefault uint64 // window when the file gives none (0: the key is required)
+	// swaOptional: without a window every layer is global and the final
+	// logits are soft-capped (newer llama.cpp's gemma3); with one,
+	// attention.sliding_window_pattern may replace swaPattern.
+	swaOptional bool
+	softcap     bool    // attention and final logit soft-capping
+	swaBase     float64 // rope base of the sliding layers (0: the model's base)
+	layers27B   int     // block count llama.cpp calls 27B, whose query scale is 1/sqrt(n_embd/n_head)
 	// fusedGateUp: ffn_up holds the gate's rows then the up projection's
 	// (Phi-3), and there is no ffn_gate.
 	fusedGateUp bool
@@ -45,7 +49,7 @@ var archs = map[string]archTraits{
 	"qwen3":    {neox: true, qkNorm: true},
 	"qwen3moe": {neox: true, qkNorm: true, moe: true},
 	"gemma2":   {neox: true, gemma: true, swaPattern: 2, swaDefault: 4096, softcap: true, layers27B: 46},
-	"gemma3":   {neox: true, gemma: true, qkNorm: true, swaPattern: 6, swaBase: 10000, layers27B: 62},
+	"gemma3":   {neox: true, gemma: true, qkNorm: true, swaPattern: 6, swaOptional: true, swaBase: 10000, layers27B: 62},
 	// llama.cpp ignores phi3.attention.sliding_window (it disables Phi's
 	// SWA), so the engine does too.
 	"phi3": {neox: true, fusedGateUp: true, noRopeFactors: []string{"rope_factors_long.weight", "rope_factors_short.weight"}},
@@ -80,6 +84,11 @@ func archConfig(f *gguf.File, c *Config, t archTraits) error {
 		switch {
 		case err != nil:
 			return err
+		case t.swaOptional && (!ok || w == 0):
+			// As llama.cpp builds such a gemma3: every layer global, the
+			// final logits soft-capped (30 unless the file says).
+			c.FinalSoftcap = 30
+			return optFloat(f, c.Arch+".final_logit_softcapping", 0, 1e6, &c.FinalSoftcap)
 		case !ok && t.swaDefault == 0:
 			return fmt.Errorf("%s.attention.sliding_window missing", c.Arch)
 		case !ok:
@@ -88,6 +97,17 @@ func archConfig(f *gguf.File, c *Config, t archTraits) error {
 			return fmt.Errorf("%s.attention.sliding_window %d outside 1..%d", c.Arch, w, maxContext)
 		}
 		c.SlidingWindow, c.SWAPattern = int(w), t.swaPattern
+		if t.swaOptional {
+			p, ok, err := f.Uint(c.Arch + ".attention.sliding_window_pattern")
+			switch {
+			case err != nil:
+				return fmt.Errorf("%s.attention.sliding_window_pattern (a per-layer array is not supported): %w", c.Arch, err)
+			case ok && (p < 1 || p > maxLayers):
+				return fmt.Errorf("%s.attention.sliding_window_pattern %d outside 1..%d", c.Arch, p, maxLayers)
+			case ok:
+				c.SWAPattern = int(p)
+			}
+		}
 	}
 	if t.softcap {
 		// llama.cpp's defaults when the keys are absent.

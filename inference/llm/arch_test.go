@@ -34,6 +34,7 @@ func archOptions() map[string]modelgen.GenOptions {
 		"qwen3moe": with(func(o *modelgen.GenOptions) {
 			o.Arch, o.HeadDim, o.MoE, o.Experts, o.ExpertsUsed = "qwen3moe", 32, true, 4, 2
 		}),
+		"gemma3-global": with(func(o *modelgen.GenOptions) { o.Arch, o.SlidingWindow = "gemma3", -1 }),
 		// Six layers: five sliding, the sixth global with linear rope scaling.
 		"gemma3": with(func(o *modelgen.GenOptions) {
 			o.Arch, o.Layers, o.SlidingWindow, o.HeadDim, o.RopeScaling, o.RopeFactor = "gemma3", 6, 6, 24, "linear", 8
@@ -77,6 +78,9 @@ func TestArchConfig(t *testing.T) {
 	g3 := cfg("gemma3")
 	if g3.FinalSoftcap != 0 || g3.AttnSoftcap != 0 || !g3.QKNorm || g3.RopeScale != 1.0/8 || g3.RopeScaleSWA != 1 || g3.RopeBaseSWA != 10000 {
 		t.Fatalf("gemma3 config %+v", g3)
+	}
+	if c := cfg("gemma3-global"); c.SWAPattern != 0 || c.Sliding(0) || c.FinalSoftcap != 30 || c.AttnSoftcap != 0 {
+		t.Fatalf("gemma3 without a window: config %+v", c)
 	}
 	for l := range g3.Layers {
 		if g3.Sliding(l) != (l != 5) {

@@ -46,8 +46,8 @@ func (o *GenOptions) checkArch() error {
 		return fmt.Errorf("heads x head size %d must be a multiple of 32", o.HeadDim*o.Heads)
 	case (o.Quant == gguf.TypeQ4_K || o.Quant == gguf.TypeQ6_K) && (o.Dim%gguf.KBlockSize != 0 || o.FFN%gguf.KBlockSize != 0 || o.headDim()*o.Heads%gguf.KBlockSize != 0):
 		return fmt.Errorf("%v needs dim, ffn and heads x head size in multiples of %d", o.Quant, gguf.KBlockSize)
-	case o.SlidingWindow < 0 || o.AttnSoftcap < 0 || o.FinalSoftcap < 0:
-		return fmt.Errorf("sliding window and soft-caps must not be negative")
+	case o.SlidingWindow < -1 || o.SlidingWindow == -1 && o.arch() != "gemma3" || o.AttnSoftcap < 0 || o.FinalSoftcap < 0:
+		return fmt.Errorf("sliding window (-1 for none: gemma3 only) and soft-caps must not be negative")
 	}
 	if o.SlidingWindow == 0 {
 		o.SlidingWindow = 512
@@ -83,7 +83,7 @@ func writeArchMeta(w *gguf.Writer, o *GenOptions) {
 	if arch == "qwen3moe" {
 		w.SetUint32(arch+".expert_feed_forward_length", uint32(o.FFN))
 	}
-	if o.gemma() {
+	if o.gemma() && o.SlidingWindow > 0 {
 		w.SetUint32(arch+".attention.sliding_window", uint32(o.SlidingWindow))
 	}
 	if arch == "gemma2" {

@@ -42,7 +42,8 @@ type GenOptions struct {
 	// rope.scaling.type linear with factor RopeFactor.
 	RopeScaling string
 	RopeFactor  float64
-	// SlidingWindow is the gemma window (default 512); AttnSoftcap and
+	// SlidingWindow is the gemma window (default 512; -1 writes none, which
+	// makes every gemma3 layer global); AttnSoftcap and
 	// FinalSoftcap the gemma2 soft-caps (defaults 50 and 30, Gemma 2's).
 	SlidingWindow int
 	AttnSoftcap   float64
