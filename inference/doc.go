@@ -2,8 +2,9 @@
 // every engine implements, and the request, token and result types that cross
 // it. Engines live in sub-packages:
 //
-//   - inference/llm: the embedded pure-Go llama-family decoder (dense and
-//     mixture-of-experts) on GGUF weights in F32, F16 or Q8_0.
+//   - inference/llm: the embedded pure-Go decoder (llama, qwen2, qwen3,
+//     qwen3moe, gemma2, gemma3, phi3; dense and mixture-of-experts) on GGUF
+//     weights in F32, F16, BF16, Q8_0, Q4_K or Q6_K.
 //   - inference/gguf: GGUF writer, and loading through gguf-parser-go.
 //   - inference/modelgen: random-weight models with a real tokenizer for
 //     devnet and tests (`tenzrod model gen`).

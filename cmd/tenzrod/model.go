@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,12 +28,14 @@ func newModelGenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "gen --out DIR",
 		Short: "Write a small random-weight GGUF model with its tokenizer",
-		Long: `gen writes DIR/model.gguf: a llama-family model with random weights, a real
+		Long: `gen writes DIR/model.gguf: a model of the given architecture (llama, qwen2,
+qwen3, qwen3moe, gemma2, gemma3, phi3) with random weights, a real
 byte-level BPE (or SentencePiece) tokenizer and a ChatML chat template. The
 devnet and the tests use it; nothing is downloaded. It prints the model's
 catalog ID (the Merkle root of DIR).`,
 		Example: `  tenzrod model gen --out models/tiny
   tenzrod model gen --out models/moe --moe --experts 8
+  tenzrod model gen --out models/qwen3 --arch qwen3 --head-dim 64
   tenzrod model gen --out models/100m --layers 12 --dim 768 --heads 12 --kv-heads 4 --ffn 2048 --vocab 32000 --quant Q8_0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -67,11 +70,16 @@ catalog ID (the Merkle root of DIR).`,
 	f.IntVar(&o.FFN, "ffn", o.FFN, "feed-forward hidden size (multiple of 32)")
 	f.IntVar(&o.Vocab, "vocab", o.Vocab, "vocabulary size")
 	f.IntVar(&o.Context, "context", o.Context, "context length")
-	f.StringVar(&quant, "quant", "F32", "weight type: F32 | F16 | Q8_0")
+	f.StringVar(&quant, "quant", "F32", "weight type: F32 | F16 | BF16 | Q8_0 | Q4_K | Q6_K")
 	f.StringVar(&o.Tokenizer, "tokenizer", o.Tokenizer, "gpt2 (byte-level BPE) | llama (SentencePiece BPE)")
 	f.BoolVar(&o.MoE, "moe", false, "mixture of experts: each feed-forward block becomes --experts experts")
 	f.IntVar(&o.Experts, "experts", o.Experts, "experts per layer (with --moe)")
 	f.IntVar(&o.ExpertsUsed, "experts-used", o.ExpertsUsed, "experts the gate picks per token (with --moe)")
+	f.StringVar(&o.Arch, "arch", "llama", "architecture: "+strings.Join(modelgen.Arches, " | "))
+	f.IntVar(&o.HeadDim, "head-dim", 0, "attention head size when not dim/heads (written as attention.key_length)")
+	f.StringVar(&o.RopeScaling, "rope-scaling", "", "llama3 (Llama 3.1 rope_freqs.weight) | linear (with --rope-factor)")
+	f.Float64Var(&o.RopeFactor, "rope-factor", 0, "linear rope scaling factor")
+	f.IntVar(&o.SlidingWindow, "sliding-window", 0, "gemma sliding-window size (default 512)")
 	return cmd
 }
 

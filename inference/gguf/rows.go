@@ -27,6 +27,23 @@ func EncodeRow(dst []byte, t Type, src []float32) ([]byte, error) {
 			dst = appendQ8Block(dst, src[b:b+Q8BlockSize])
 		}
 		return dst, nil
+	case TypeBF16:
+		for _, v := range src {
+			dst = binary.LittleEndian.AppendUint16(dst, f32ToBF16(v))
+		}
+		return dst, nil
+	case TypeQ4_K, TypeQ6_K:
+		if len(src)%KBlockSize != 0 {
+			return dst, fmt.Errorf("gguf: %v row length %d is not a multiple of %d", t, len(src), KBlockSize)
+		}
+		for b := 0; b < len(src); b += KBlockSize {
+			if t == TypeQ4_K {
+				dst = appendQ4KBlock(dst, src[b:b+KBlockSize])
+			} else {
+				dst = appendQ6KBlock(dst, src[b:b+KBlockSize])
+			}
+		}
+		return dst, nil
 	}
 	return dst, fmt.Errorf("gguf: cannot encode tensor type %v", t)
 }
@@ -81,6 +98,14 @@ func DecodeRow(dst []float32, t Type, src []byte) error {
 				out[i] = d * float32(int8(q[i]))
 			}
 		}
+	case TypeBF16:
+		for i := range dst {
+			dst[i] = bf16ToF32(binary.LittleEndian.Uint16(src[2*i:]))
+		}
+	case TypeQ4_K:
+		decodeQ4K(dst, src)
+	case TypeQ6_K:
+		decodeQ6K(dst, src)
 	}
 	return nil
 }

@@ -13,6 +13,9 @@ const (
 	TypeF32  Type = 0
 	TypeF16  Type = 1
 	TypeQ8_0 Type = 8
+	TypeQ4_K Type = 12
+	TypeQ6_K Type = 14
+	TypeBF16 Type = 30
 )
 
 // Q8BlockSize is the number of weights in one Q8_0 block; Q8BlockBytes is
@@ -33,6 +36,12 @@ func (t Type) String() string {
 		return "F16"
 	case TypeQ8_0:
 		return "Q8_0"
+	case TypeQ4_K:
+		return "Q4_K"
+	case TypeQ6_K:
+		return "Q6_K"
+	case TypeBF16:
+		return "BF16"
 	}
 	return fmt.Sprintf("type(%d)", uint32(t))
 }
@@ -46,13 +55,20 @@ func ParseType(name string) (Type, error) {
 		return TypeF16, nil
 	case "Q8_0", "q8_0", "Q8", "q8":
 		return TypeQ8_0, nil
+	case "Q4_K", "q4_k":
+		return TypeQ4_K, nil
+	case "Q6_K", "q6_k":
+		return TypeQ6_K, nil
+	case "BF16", "bf16":
+		return TypeBF16, nil
 	}
-	return 0, fmt.Errorf("gguf: unknown tensor type %q (want F32, F16 or Q8_0)", name)
+	return 0, fmt.Errorf("gguf: unknown tensor type %q (want F32, F16, BF16, Q8_0, Q4_K or Q6_K)", name)
 }
 
 // Supported reports whether the package can encode and decode rows of t.
 func (t Type) Supported() bool {
-	return t == TypeF32 || t == TypeF16 || t == TypeQ8_0
+	_, _, ok := t.layout()
+	return ok
 }
 
 // layout returns the elements per block and bytes per block of t.
@@ -64,6 +80,12 @@ func (t Type) layout() (block, size uint64, ok bool) {
 		return 1, 2, true
 	case TypeQ8_0:
 		return Q8BlockSize, Q8BlockBytes, true
+	case TypeBF16:
+		return 1, 2, true
+	case TypeQ4_K:
+		return KBlockSize, q4KBlockBytes, true
+	case TypeQ6_K:
+		return KBlockSize, q6KBlockBytes, true
 	}
 	return 0, 0, false
 }
@@ -73,18 +95,14 @@ func (t Type) RowBytes(n int) (int, error) {
 	if n < 0 {
 		return 0, fmt.Errorf("gguf: negative row length %d", n)
 	}
-	switch t {
-	case TypeF32:
-		return 4 * n, nil
-	case TypeF16:
-		return 2 * n, nil
-	case TypeQ8_0:
-		if n%Q8BlockSize != 0 {
-			return 0, fmt.Errorf("gguf: Q8_0 row length %d is not a multiple of %d", n, Q8BlockSize)
-		}
-		return n / Q8BlockSize * Q8BlockBytes, nil
+	block, size, ok := t.layout()
+	if !ok {
+		return 0, fmt.Errorf("gguf: unsupported tensor type %v", t)
 	}
-	return 0, fmt.Errorf("gguf: unsupported tensor type %v", t)
+	if n%int(block) != 0 {
+		return 0, fmt.Errorf("gguf: %v row length %d is not a multiple of %d", t, n, block)
+	}
+	return n / int(block) * int(size), nil
 }
 
 // tensorBytes returns the byte size of a tensor of the given shape whose

@@ -1,5 +1,5 @@
-// Package llm is tenzrod's embedded inference engine: a llama-family
-// decoder on GGUF weights, in Go with assembly kernels.
+// Package llm is tenzrod's embedded inference engine: a decoder-only
+// transformer on GGUF weights, in Go with assembly kernels.
 //
 // Model: token embedding, then per layer RMSNorm → grouped-query attention
 // with rotary position embeddings (GGML "normal" mode: adjacent pairs) and a
@@ -7,8 +7,26 @@
 // experts: a router picks the top ExpertsUsed of Experts per token, weights
 // renormalised over the chosen ones) → residual; final RMSNorm and the output
 // projection (tied to the embedding when the file has no output.weight).
-// Weights may be F32, F16 (kept as halves) or Q8_0 (int8 quants, block
-// scales decoded to float32 at load).
+// Weights may be F32, F16 (kept as halves), Q8_0 (int8 quants, block
+// scales decoded to float32 at load), Q4_K (likewise, plus sub-block mins:
+// its products are Q8_0 products less a mins term, q4k.go), or BF16 and
+// Q6_K (decoded to float32 at load: exact, but four bytes a weight).
+//
+// Architectures (arch.go) vary that network as llama.cpp does for the same
+// general.architecture, reading the same metadata keys and tensor names:
+// llama (optionally with linear rope scaling or Llama 3.1's per-frequency
+// rope_freqs.weight); qwen2 (Q/K/V biases, NEOX rope: pairs (i, i+d/2));
+// qwen3 (an RMSNorm over each head of Q and K, heads of key_length rather
+// than dim/heads); qwen3moe (qwen3 with experts of
+// expert_feed_forward_length); gemma2 (embeddings times sqrt(dim), GeGLU, norms after
+// attention and feed-forward too, attention and final logits soft-capped
+// as c·tanh(x/c), even layers attending to a sliding window); gemma3
+// (gemma2's layout with head norms, no soft-caps, five sliding layers in
+// six whose rope has its own base); phi3 (fused attn_qkv and gate+up
+// ffn_up, cut into the usual matrices at load; its sliding window is
+// ignored, as llama.cpp ignores it, and LongRoPE factor tensors are
+// refused). Gemma's norm weights are used as
+// stored: llama.cpp's converter has already added the 1 of (1+w).
 //
 // Kernels (kernels.go): the inner loops come in kernel sets chosen at start
 // by CPU feature detection: AVX2 (and AVX-512 prefill tiles) on amd64, NEON

@@ -15,6 +15,7 @@ import (
 	"github.com/tenzrod/tenzrod/inference/catalog"
 	"github.com/tenzrod/tenzrod/inference/gguf"
 	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
 
 type run struct {
@@ -92,7 +93,12 @@ func TestDeterministicAcrossThreadsAndBatches(t *testing.T) {
 }
 
 func TestContinuationMatchesUncut(t *testing.T) {
-	o := tinyOptions()
+	for _, o := range []modelgen.GenOptions{tinyOptions(), archOptions()["gemma3"]} {
+		continuationMatchesUncut(t, o)
+	}
+}
+
+func continuationMatchesUncut(t *testing.T, o modelgen.GenOptions) {
 	a := open(t, o, llm.Options{Threads: 1})
 	b := open(t, o, llm.Options{Threads: 3, PrefillChunk: 3})
 	rng := rand.New(rand.NewPCG(5, 5))

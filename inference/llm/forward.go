@@ -78,44 +78,46 @@ func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]flo
 		}
 	}
 	s.grow(s.n + B)
-	dim, kvDim := cfg.Dim, cfg.KVDim()
+	dim, kvDim, qDim := cfg.Dim, cfg.KVDim(), cfg.QDim()
 	x := s.buf("x", B*dim)
 	xb := s.buf("xb", B*dim)
-	q := s.buf("q", B*dim)
+	q := s.buf("q", B*qDim)
 	kb := s.buf("k", B*kvDim)
 	vb := s.buf("v", B*kvDim)
-	att := s.buf("att", B*dim)
+	att := s.buf("att", B*qDim)
 	tmp := s.buf("tmp", dim)
 	for b, t := range tokens {
 		copy(x[b*dim:(b+1)*dim], s.m.Embed.Row(t, tmp))
+	}
+	if cfg.Gemma {
+		scale(x, float32(math.Sqrt(float64(dim))))
 	}
 	for l := range s.m.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("llm: %w", err)
 		}
 		layer := &s.m.Layers[l]
-		for b := 0; b < B; b++ {
-			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.AttnNorm, cfg.Eps)
-		}
+		s.norms(xb, x, layer.AttnNorm, B)
 		matmuls(s.threads, product{q, layer.Q, xb, B}, product{kb, layer.K, xb, B}, product{vb, layer.V, xb, B})
-		for b := 0; b < B; b++ {
-			pos := s.n + b
-			rope(q[b*dim:(b+1)*dim], cfg.Heads, cfg.HeadDim, cfg.RopeDim, pos, s.m.invFreq)
-			rope(kb[b*kvDim:(b+1)*kvDim], cfg.KVHeads, cfg.HeadDim, cfg.RopeDim, pos, s.m.invFreq)
-		}
+		s.prepareQKV(l, q, kb, vb, B)
 		copy(s.k[l][s.n*kvDim:], kb)
 		copy(s.v[l][s.n*kvDim:], vb)
 		s.attention(l, q, att, B)
 		matmul(s.threads, xb, layer.O, att, B)
-		add(x, xb)
-		for b := 0; b < B; b++ {
-			rmsNorm(xb[b*dim:(b+1)*dim], x[b*dim:(b+1)*dim], layer.FFNNorm, cfg.Eps)
+		addRows(xb, layer.OBias, B)
+		if layer.PostAttnNorm != nil {
+			s.norms(xb, xb, layer.PostAttnNorm, B)
 		}
+		add(x, xb)
+		s.norms(xb, x, layer.FFNNorm, B)
 		out := s.buf("ffnout", B*dim)
 		if layer.FFN != nil {
 			s.ffn(layer.FFN, xb, out, B)
 		} else if err := s.moe(ctx, l, xb, out, B); err != nil {
 			return nil, err
+		}
+		if layer.PostFFNNorm != nil {
+			s.norms(out, out, layer.PostFFNNorm, B)
 		}
 		add(x, out)
 	}
@@ -129,6 +131,9 @@ func (s *Sequence) Forward(ctx context.Context, tokens []int, from int) ([][]flo
 	}
 	flat := make([]float32, n*cfg.Vocab)
 	matmul(s.threads, flat, s.m.Output, xb, n)
+	if cfg.FinalSoftcap != 0 {
+		softcap(flat, float32(cfg.FinalSoftcap))
+	}
 	logits := make([][]float32, n)
 	for i := range logits {
 		logits[i] = flat[i*cfg.Vocab : (i+1)*cfg.Vocab : (i+1)*cfg.Vocab]
@@ -147,26 +152,34 @@ func add(x, y []float32) {
 // against the cache; each (token, head) is one job computed in a fixed order.
 func (s *Sequence) attention(l int, q, out []float32, B int) {
 	cfg := &s.m.Cfg
-	dim, kvDim, hd := cfg.Dim, cfg.KVDim(), cfg.HeadDim
+	qDim, kvDim, hd := cfg.QDim(), cfg.KVDim(), cfg.HeadDim
 	group := cfg.Heads / cfg.KVHeads
-	scale := float32(1 / math.Sqrt(float64(hd)))
+	sc32 := float32(cfg.AttnScale)
+	window := s.n + B
+	if cfg.Sliding(l) {
+		window = cfg.SlidingWindow
+	}
 	kc, vc := s.k[l], s.v[l]
 	for w := 0; w < s.threads; w++ {
-		s.att.get(w, s.n+B)
+		s.att.get(w, min(s.n+B, window))
 	}
 	parallelFor(s.threads, B*cfg.Heads, 1, func(w, lo, hi int) {
 		for j := lo; j < hi; j++ {
 			b, h := j/cfg.Heads, j%cfg.Heads
 			pos := s.n + b
-			qh := q[b*dim+h*hd : b*dim+(h+1)*hd]
-			off := (h / group) * hd
-			sc := s.att.bufs[w][:pos+1]
+			first := max(0, pos-window+1) // older positions are outside the sliding window
+			qh := q[b*qDim+h*hd : b*qDim+(h+1)*hd]
+			off := first*kvDim + (h/group)*hd
+			sc := s.att.bufs[w][:pos+1-first]
 			kern.scores(sc, qh, kc[off:], kvDim)
 			for p := range sc {
-				sc[p] *= scale
+				sc[p] *= sc32
+			}
+			if cfg.AttnSoftcap != 0 {
+				softcap(sc, float32(cfg.AttnSoftcap))
 			}
 			softmaxInPlace(sc)
-			kern.wsum(out[b*dim+h*hd:b*dim+(h+1)*hd], sc, vc[off:], kvDim)
+			kern.wsum(out[b*qDim+h*hd:b*qDim+(h+1)*hd], sc, vc[off:], kvDim)
 		}
 	})
 }
@@ -179,7 +192,11 @@ func (s *Sequence) ffn(f *FFN, in, out []float32, B int) {
 	matmuls(s.threads, product{g, f.Gate, in, B}, product{u, f.Up, in, B})
 	// Elementwise, so splitting it over threads changes no bit.
 	parallelFor(s.threads, B, max(1, serialWork/(16*hidden)), func(_, lo, hi int) {
-		swiglu(g[lo*hidden:hi*hidden], u[lo*hidden:hi*hidden])
+		if s.m.Cfg.Gemma {
+			geglu(g[lo*hidden:hi*hidden], u[lo*hidden:hi*hidden])
+		} else {
+			swiglu(g[lo*hidden:hi*hidden], u[lo*hidden:hi*hidden])
+		}
 	})
 	matmul(s.threads, out, f.Down, g, B)
 }

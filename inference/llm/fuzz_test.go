@@ -16,11 +16,22 @@ import (
 // parsing, configuration, tokenizer, weights) and, when a model loads, runs
 // it briefly. Malformed files must give errors, never panics.
 func FuzzLoadModel(f *testing.F) {
-	for _, kind := range []string{"gpt2", "llama"} {
+	// One seed per tokenizer, then one per architecture trait set (head
+	// norms and sliding windows, biases, rope factors).
+	for _, kind := range []string{"gpt2", "llama", "gemma3", "qwen2", "llama3-rope"} {
 		o := modelgen.DevnetOptions()
 		o.Layers, o.Dim, o.Heads, o.KVHeads, o.FFN, o.Vocab, o.Context = 1, 32, 2, 1, 32, 400, 32
-		o.Quant, o.Tokenizer = gguf.TypeQ8_0, kind
-		o.MoE, o.Experts, o.ExpertsUsed = kind == "llama", 2, 1
+		o.Quant, o.Tokenizer = gguf.TypeQ8_0, "gpt2"
+		switch kind {
+		case "llama":
+			o.Tokenizer, o.MoE, o.Experts, o.ExpertsUsed = "llama", true, 2, 1
+		case "gemma3":
+			o.Arch, o.Layers, o.SlidingWindow, o.HeadDim, o.RopeScaling, o.RopeFactor = "gemma3", 2, 4, 16, "linear", 2
+		case "qwen2":
+			o.Arch = "qwen2"
+		case "llama3-rope":
+			o.RopeScaling = "llama3"
+		}
 		dir := f.TempDir()
 		if err := modelgen.GenerateModel(dir, o); err != nil {
 			f.Fatal(err)

@@ -143,8 +143,8 @@ func TestKernelMatmulShapes(t *testing.T) {
 	}
 	shapes = append(shapes, shape{3, 12, 4}, shape{5, 20, 1}, shape{67, 256, 5}, shape{131, 512, 1})
 	for _, sh := range shapes {
-		for _, ty := range []gguf.Type{gguf.TypeF32, gguf.TypeF16, gguf.TypeQ8_0} {
-			if ty == gguf.TypeQ8_0 && sh.cols%qk != 0 {
+		for _, ty := range []gguf.Type{gguf.TypeF32, gguf.TypeF16, gguf.TypeQ8_0, gguf.TypeQ4_K} {
+			if ty == gguf.TypeQ8_0 && sh.cols%qk != 0 || ty == gguf.TypeQ4_K && sh.cols%gguf.KBlockSize != 0 {
 				continue
 			}
 			vals := randF32(rng, sh.rows*sh.cols)
@@ -169,6 +169,9 @@ func TestKernelMatmulShapes(t *testing.T) {
 					case gguf.TypeQ8_0:
 						q, d := m.q8Row(r)
 						want[b*sh.rows+r] = dotQ8(q, d, xb)
+					case gguf.TypeQ4_K:
+						q, d := m.q8Row(r)
+						want[b*sh.rows+r] = dotQ4K(q, d, m.q4Mins(r), xb)
 					default:
 						want[b*sh.rows+r] = dot(m.Row(r, buf), xb)
 					}
@@ -188,37 +191,50 @@ func TestKernelMatmulShapes(t *testing.T) {
 	}
 }
 
-// TestKernelQ8MatchesDequantised: the Q8_0 product is the dot product of
-// the dequantised row, up to float32 rounding.
+// TestKernelQ8MatchesDequantised: the Q8_0 product (and the Q4_K one, a
+// Q8_0 product less its mins' term) is the dot product of the dequantised
+// row, up to float32 rounding, and Matrix.Row decodes as gguf does.
 func TestKernelQ8MatchesDequantised(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
-	const cols = 96
-	row, x := make([]float32, cols), make([]float32, cols)
-	for i := range row {
-		row[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
-	}
-	raw, err := gguf.EncodeRow(nil, gguf.TypeQ8_0, row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := NewMatrix(gguf.TypeQ8_0, 1, cols, raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deq := make([]float32, cols)
-	if err := gguf.DecodeRow(deq, gguf.TypeQ8_0, raw); err != nil {
-		t.Fatal(err)
-	}
-	var want float64
-	for i := range deq {
-		want += float64(deq[i]) * float64(x[i])
-	}
-	q, d := m.q8Row(0)
-	if got := dotQ8(q, d, x); math.Abs(float64(got)-want) > 1e-4 {
-		t.Fatalf("Q8_0 dot %v, dequantised dot %v", got, want)
-	}
-	if got := m.Row(0, make([]float32, cols)); !equalBits(got, deq) {
-		t.Fatal("Matrix.Row differs from gguf.DecodeRow")
+	for _, tc := range []struct {
+		ty   gguf.Type
+		cols int
+		tol  float64
+		dot  func(m *Matrix, x []float32) float32
+	}{
+		{gguf.TypeQ8_0, 96, 1e-4, func(m *Matrix, x []float32) float32 { q, d := m.q8Row(0); return dotQ8(q, d, x) }},
+		{gguf.TypeQ4_K, 2 * gguf.KBlockSize, 1e-3, func(m *Matrix, x []float32) float32 {
+			q, d := m.q8Row(0)
+			return dotQ4K(q, d, m.q4Mins(0), x)
+		}},
+	} {
+		cols := tc.cols
+		row, x := make([]float32, cols), make([]float32, cols)
+		for i := range row {
+			row[i], x[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		}
+		raw, err := gguf.EncodeRow(nil, tc.ty, row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := NewMatrix(tc.ty, 1, cols, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deq := make([]float32, cols)
+		if err := gguf.DecodeRow(deq, tc.ty, raw); err != nil {
+			t.Fatal(err)
+		}
+		var want float64
+		for i := range deq {
+			want += float64(deq[i]) * float64(x[i])
+		}
+		if got := tc.dot(m, x); math.Abs(float64(got)-want) > tc.tol {
+			t.Fatalf("%v dot %v, dequantised dot %v", tc.ty, got, want)
+		}
+		if got := m.Row(0, make([]float32, cols)); !equalBits(got, deq) {
+			t.Fatalf("%v: Matrix.Row differs from gguf.DecodeRow", tc.ty)
+		}
 	}
 }
 

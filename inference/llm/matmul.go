@@ -87,8 +87,24 @@ func groupFunc(p product) (int, func(tb *tileBuf, r0, nr int)) {
 	_ = out[batch*rows-1]
 	_ = x[batch*cols-1]
 	xs := func(b int) []float32 { return x[b*cols : (b+1)*cols : (b+1)*cols] }
+	// Q4_K: a Q8_0 product less the mins' term (q4k.go), subtracted from
+	// each output once its tile is written.
+	var sums []float32
+	if m.q4min != nil {
+		sums = blockSums(x, cols, batch)
+	}
+	fix := func(r0, nr, b0, nb int) {
+		if sums == nil {
+			return
+		}
+		for b := b0; b < b0+nb; b++ {
+			for r := r0; r < r0+nr; r++ {
+				out[b*rows+r] -= minTerm(m.q4Mins(r), sums[b*(cols/qk):])
+			}
+		}
+	}
 	switch {
-	case m.Type == gguf.TypeQ8_0 && batch == 1:
+	case m.q8 != nil && batch == 1:
 		return 4, func(tb *tileBuf, r0, nr int) {
 			q, d, o := &tb.q4, &tb.d4, &tb.o4
 			for i := range q {
@@ -96,8 +112,9 @@ func groupFunc(p product) (int, func(tb *tileBuf, r0, nr int)) {
 			}
 			kern.q8Rows4(o, q, d, x[:cols])
 			copy(out[r0:r0+nr], o[:nr])
+			fix(r0, nr, 0, 1)
 		}
-	case m.Type == gguf.TypeQ8_0:
+	case m.q8 != nil:
 		return 2, func(tb *tileBuf, r0, nr int) {
 			q, d, o, xt := &tb.q2, &tb.d2, &tb.o8, &tb.x4
 			for i := range q {
@@ -114,6 +131,7 @@ func groupFunc(p product) (int, func(tb *tileBuf, r0, nr int)) {
 						out[(b+t)*rows+r0+i] = o[4*i+t]
 					}
 				}
+				fix(r0, nr, b, nt)
 			}
 		}
 	case cols%8 != 0:

@@ -9,15 +9,22 @@ import (
 
 // Matrix is a weight matrix of Rows rows of Cols elements, held in the form
 // the kernels read: F32 as float32, F16 as its half-precision bits, Q8_0 as
-// int8 quants with the block scales decoded to float32 beside them.
+// int8 quants with the block scales decoded to float32 beside them, Q4_K
+// the same way plus each sub-block's min (q4k.go). BF16 and Q6_K rows are
+// decoded to float32 at load (Type F32, Stored the file's type): exact, the
+// kernels unchanged, at four bytes a weight.
 type Matrix struct {
-	Type gguf.Type
-	Rows int
-	Cols int
-	f32  []float32
-	f16  []uint16
-	q8   []int8    // Q8_0 quants, Rows x Cols
-	q8d  []float32 // Q8_0 block scales, Rows x Cols/32
+	Type   gguf.Type
+	Stored gguf.Type
+	Rows   int
+	Cols   int
+	f32    []float32
+	f16    []uint16
+	q8     []int8    // Q8_0 quants, Rows x Cols
+	q8d    []float32 // Q8_0 block scales, Rows x Cols/32
+	// Q4_K sub-block mins, Rows x Cols/32 (q8 and q8d then hold its quants
+	// and sub-block scales).
+	q4min []float32
 }
 
 // NewMatrix decodes encoded rows.
@@ -29,9 +36,10 @@ func NewMatrix(t gguf.Type, rows, cols int, raw []byte) (*Matrix, error) {
 	if rows <= 0 || cols <= 0 || len(raw) != rows*rb {
 		return nil, fmt.Errorf("llm: %v matrix %dx%d needs %d bytes, got %d", t, rows, cols, rows*rb, len(raw))
 	}
-	m := &Matrix{Type: t, Rows: rows, Cols: cols}
+	m := &Matrix{Type: t, Stored: t, Rows: rows, Cols: cols}
 	switch t {
-	case gguf.TypeF32:
+	case gguf.TypeF32, gguf.TypeBF16, gguf.TypeQ6_K:
+		m.Type = gguf.TypeF32
 		m.f32 = make([]float32, rows*cols)
 		if err := gguf.DecodeRow(m.f32, t, raw); err != nil {
 			return nil, fmt.Errorf("llm: %w", err)
@@ -45,6 +53,11 @@ func NewMatrix(t gguf.Type, rows, cols int, raw []byte) (*Matrix, error) {
 		m.q8 = make([]int8, rows*cols)
 		m.q8d = make([]float32, rows*cols/qk)
 		unpackQ8(raw, m.q8, m.q8d)
+	case gguf.TypeQ4_K:
+		m.q8 = make([]int8, rows*cols)
+		m.q8d = make([]float32, rows*cols/qk)
+		m.q4min = make([]float32, rows*cols/qk)
+		unpackQ4K(raw, m.q8, m.q8d, m.q4min)
 	default:
 		return nil, fmt.Errorf("llm: %v matrices are not supported", t)
 	}
@@ -67,7 +80,16 @@ func (m *Matrix) Row(r int, scratch []float32) []float32 {
 	}
 	scratch = scratch[:c]
 	q, d := m.q8Row(r)
-	// The same expression as gguf.DecodeRow.
+	// The same expressions as gguf.DecodeRow.
+	if m.q4min != nil {
+		mins := m.q4Mins(r)
+		for b, db := range d {
+			for i, v := range q[b*qk : (b+1)*qk] {
+				scratch[b*qk+i] = float32(db*float32(v)) - mins[b]
+			}
+		}
+		return scratch
+	}
 	for b, db := range d {
 		for i, v := range q[b*qk : (b+1)*qk] {
 			scratch[b*qk+i] = db * float32(v)

@@ -17,9 +17,14 @@ type FFN struct {
 type Layer struct {
 	AttnNorm, FFNNorm []float32
 	Q, K, V, O        *Matrix
-	FFN               *FFN    // dense layers
-	Router            *Matrix // MoE: Experts rows of Dim
-	Experts           []*FFN  // MoE
+	QBias, KBias      []float32 // qwen2 (optional elsewhere)
+	VBias, OBias      []float32
+	QNorm, KNorm      []float32 // qwen3, gemma3: HeadDim each
+	PostAttnNorm      []float32 // gemma
+	PostFFNNorm       []float32 // gemma
+	FFN               *FFN      // dense layers
+	Router            *Matrix   // MoE: Experts rows of Dim
+	Experts           []*FFN    // MoE
 }
 
 // Model is a loaded llama-family model: configuration, tokenizer and weights.
@@ -32,7 +37,12 @@ type Model struct {
 	OutNorm []float32
 	Output  *Matrix
 	Layers  []Layer
-	invFreq []float64
+	// RopeFactors divide the rope frequencies (rope_freqs.weight; nil
+	// when the file has none).
+	RopeFactors []float32
+	// Rope inverse frequencies (scaling and rope_freqs.weight applied) of
+	// the global and the sliding-window layers.
+	invFreq, invFreqSWA []float64
 }
 
 // LoadModel reads a llama-family model from an opened GGUF file, one tensor
@@ -65,11 +75,23 @@ func LoadModel(f *gguf.File) (*Model, error) {
 		l := &m.Layers[i]
 		l.AttnNorm = ld.vector(p+"attn_norm.weight", cfg.Dim)
 		l.FFNNorm = ld.vector(p+"ffn_norm.weight", cfg.Dim)
-		l.Q = ld.proj(p+"attn_q.weight", cfg.Dim, cfg.Dim)
-		l.K = ld.proj(p+"attn_k.weight", kv, cfg.Dim)
-		l.V = ld.proj(p+"attn_v.weight", kv, cfg.Dim)
-		l.O = ld.proj(p+"attn_output.weight", cfg.Dim, cfg.Dim)
-		if cfg.Experts == 0 {
+		if _, fused := f.Tensor(p + "attn_qkv.weight"); fused {
+			if qkv := ld.projSplit(p+"attn_qkv.weight", cfg.Dim, cfg.QDim(), kv, kv); qkv != nil {
+				l.Q, l.K, l.V = qkv[0], qkv[1], qkv[2]
+			}
+		} else {
+			l.Q = ld.proj(p+"attn_q.weight", cfg.QDim(), cfg.Dim)
+			l.K = ld.proj(p+"attn_k.weight", kv, cfg.Dim)
+			l.V = ld.proj(p+"attn_v.weight", kv, cfg.Dim)
+		}
+		l.O = ld.proj(p+"attn_output.weight", cfg.Dim, cfg.QDim())
+		ld.archLayer(l, p)
+		if cfg.Experts == 0 && cfg.FusedGateUp {
+			l.FFN = &FFN{Down: ld.proj(p+"ffn_down.weight", cfg.Dim, cfg.FFN)}
+			if gu := ld.projSplit(p+"ffn_up.weight", cfg.Dim, cfg.FFN, cfg.FFN); gu != nil {
+				l.FFN.Gate, l.FFN.Up = gu[0], gu[1]
+			}
+		} else if cfg.Experts == 0 {
 			l.FFN = &FFN{
 				Gate: ld.proj(p+"ffn_gate.weight", cfg.FFN, cfg.Dim),
 				Up:   ld.proj(p+"ffn_up.weight", cfg.FFN, cfg.Dim),
@@ -100,10 +122,8 @@ func LoadModel(f *gguf.File) (*Model, error) {
 		}
 	}
 	m.Params = ld.params
-	m.invFreq = make([]float64, cfg.RopeDim/2)
-	lb := logDet(cfg.RopeBase)
-	for i := range m.invFreq {
-		m.invFreq[i] = expDet(-r64(float64(2*i) / float64(cfg.RopeDim) * lb))
+	if err := ld.ropeFreqs(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -137,7 +157,7 @@ func (ld *loader) read(name string, shape ...int) (gguf.TensorInfo, []byte) {
 		}
 	}
 	if !ti.Type.Supported() {
-		ld.err = fmt.Errorf("llm: tensor %q has type %v; the embedded engine supports F32, F16 and Q8_0", name, ti.Type)
+		ld.err = fmt.Errorf("llm: tensor %q has type %v; the embedded engine supports F32, F16, BF16, Q8_0, Q4_K and Q6_K", name, ti.Type)
 		return ti, nil
 	}
 	raw, err := ld.f.ReadTensor(ti, nil)
@@ -166,7 +186,7 @@ func (ld *loader) matrix(name string, rows, cols int) *Matrix {
 func (ld *loader) proj(name string, rows, cols int) *Matrix {
 	m := ld.matrix(name, rows, cols)
 	if m != nil {
-		ld.types[m.Type] = true
+		ld.types[m.Stored] = true
 	}
 	return m
 }

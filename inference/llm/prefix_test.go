@@ -9,6 +9,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/llm"
+	"github.com/tenzrod/tenzrod/inference/modelgen"
 )
 
 type turnOut struct {
@@ -34,9 +35,17 @@ func genTurn(t *testing.T, e *llm.Engine, req inference.GenerateRequest) turnOut
 // whose cache carries each turn into the next and on one without a cache:
 // every token, log-prob and text must be the same, and from turn 2 on the
 // warm engine must report the shared prefix as cached.
+// The sliding-window architecture runs it too: its cached prefixes must
+// hold the keys a window still needs.
 func TestPrefixCacheBitIdentical(t *testing.T) {
-	warm := open(t, tinyOptions(), llm.Options{Threads: 2, PrefillChunk: 7})
-	cold := open(t, tinyOptions(), llm.Options{Threads: 1, CacheBytes: -1})
+	for _, o := range []modelgen.GenOptions{tinyOptions(), archOptions()["gemma3"]} {
+		prefixCacheBitIdentical(t, o)
+	}
+}
+
+func prefixCacheBitIdentical(t *testing.T, o modelgen.GenOptions) {
+	warm := open(t, o, llm.Options{Threads: 2, PrefillChunk: 7})
+	cold := open(t, o, llm.Options{Threads: 1, CacheBytes: -1})
 	msgs := chat("Tell me about the sea and the small town by it.")
 	sp := inference.Sampling{Temperature: 0.8, TopP: 0.95, Seed: 7, MaxTokens: 12}
 	var prevState []int

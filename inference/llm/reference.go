@@ -9,9 +9,11 @@ import (
 )
 
 // ReferenceForward returns the logits of every position of tokens from a
-// direct float64 transcription of the llama forward pass (RMSNorm, RoPE on
-// adjacent pairs, grouped-query causal attention, SwiGLU or a top-k mixture
-// of experts) that shares no kernel with the engine. It is slow (no cache
+// direct float64 transcription of the forward pass (RMSNorm, RoPE on
+// adjacent or NEOX pairs, grouped-query causal attention with the
+// architecture's biases, head norms, soft-capping and sliding windows,
+// SwiGLU, GeGLU or a top-k mixture of experts) that shares no kernel with
+// the engine. It is slow (no cache
 // reuse across calls, no batching, one goroutine) and exists to check the
 // engine and to calibrate commitment tolerances against an honest but
 // different implementation of the same weights.
@@ -51,20 +53,54 @@ func (m *Model) ReferenceForward(tokens []int) ([][]float64, error) {
 		}
 		return out
 	}
-	rope := func(x []float64, pos int) {
+	rope := func(x []float64, pos, l int) {
+		base, scale := c.RopeBase, c.RopeScale
+		if c.Sliding(l) {
+			base, scale = c.RopeBaseSWA, c.RopeScaleSWA
+		}
+		half := c.RopeDim / 2
 		for h := 0; h < len(x)/c.HeadDim; h++ {
-			for i := 0; i < c.RopeDim/2; i++ {
-				th := float64(pos) * math.Pow(c.RopeBase, -float64(2*i)/float64(c.RopeDim))
-				a, b := x[h*c.HeadDim+2*i], x[h*c.HeadDim+2*i+1]
-				x[h*c.HeadDim+2*i] = a*math.Cos(th) - b*math.Sin(th)
-				x[h*c.HeadDim+2*i+1] = a*math.Sin(th) + b*math.Cos(th)
+			for i := 0; i < half; i++ {
+				th := float64(pos) * math.Pow(base, -float64(2*i)/float64(c.RopeDim)) * scale
+				if m.RopeFactors != nil {
+					th /= float64(m.RopeFactors[i])
+				}
+				i0, i1 := h*c.HeadDim+2*i, h*c.HeadDim+2*i+1
+				if c.RopeNeox {
+					i0, i1 = h*c.HeadDim+i, h*c.HeadDim+i+half
+				}
+				a, b := x[i0], x[i1]
+				x[i0] = a*math.Cos(th) - b*math.Sin(th)
+				x[i1] = a*math.Sin(th) + b*math.Cos(th)
 			}
+		}
+	}
+	addVec := func(x []float64, b []float32) {
+		for i := range b {
+			x[i] += float64(b[i])
+		}
+	}
+	headNorm := func(x []float64, w []float32) {
+		for h := 0; h < len(x)/c.HeadDim; h++ {
+			copy(x[h*c.HeadDim:], norm(x[h*c.HeadDim:(h+1)*c.HeadDim], w))
+		}
+	}
+	capped := func(x, cap float64) float64 {
+		if cap == 0 {
+			return x
+		}
+		return cap * math.Tanh(x/cap)
+	}
+	act := func(g float64) float64 { return g / (1 + math.Exp(-g)) }
+	if c.Gemma {
+		act = func(g float64) float64 {
+			return 0.5 * g * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(g+0.044715*g*g*g)))
 		}
 	}
 	ffn := func(f *FFN, x []float64) []float64 {
 		g, u := matvec(f.Gate, x), matvec(f.Up, x)
 		for i := range g {
-			g[i] = g[i] / (1 + math.Exp(-g[i])) * u[i]
+			g[i] = act(g[i]) * u[i]
 		}
 		return matvec(f.Down, g)
 	}
@@ -74,38 +110,59 @@ func (m *Model) ReferenceForward(tokens []int) ([][]float64, error) {
 	buf := make([]float32, c.Dim)
 	for pos, tok := range tokens {
 		x := vec(m.Embed.Row(tok, buf))
+		if c.Gemma {
+			for i := range x {
+				x[i] *= math.Sqrt(float64(c.Dim))
+			}
+		}
 		for l := range m.Layers {
 			L := &m.Layers[l]
 			xb := norm(x, L.AttnNorm)
 			q, k, v := matvec(L.Q, xb), matvec(L.K, xb), matvec(L.V, xb)
-			rope(q, pos)
-			rope(k, pos)
+			addVec(q, L.QBias)
+			addVec(k, L.KBias)
+			addVec(v, L.VBias)
+			if L.QNorm != nil {
+				headNorm(q, L.QNorm)
+				headNorm(k, L.KNorm)
+			}
+			rope(q, pos, l)
+			rope(k, pos, l)
 			ks[l], vs[l] = append(ks[l], k), append(vs[l], v)
-			att := make([]float64, c.Dim)
+			first := 0
+			if c.Sliding(l) {
+				first = max(0, pos-c.SlidingWindow+1)
+			}
+			att := make([]float64, c.QDim())
 			for h := 0; h < c.Heads; h++ {
 				kvh := h / (c.Heads / c.KVHeads)
 				sc := make([]float64, pos+1)
 				mx := math.Inf(-1)
-				for p := range sc {
+				for p := first; p <= pos; p++ {
 					for d := 0; d < c.HeadDim; d++ {
 						sc[p] += q[h*c.HeadDim+d] * ks[l][p][kvh*c.HeadDim+d]
 					}
-					sc[p] /= math.Sqrt(float64(c.HeadDim))
+					sc[p] = capped(sc[p]*c.AttnScale, c.AttnSoftcap)
 					mx = math.Max(mx, sc[p])
 				}
 				var sum float64
-				for p := range sc {
+				for p := first; p <= pos; p++ {
 					sc[p] = math.Exp(sc[p] - mx)
 					sum += sc[p]
 				}
-				for p := range sc {
+				for p := first; p <= pos; p++ {
 					for d := 0; d < c.HeadDim; d++ {
 						att[h*c.HeadDim+d] += sc[p] / sum * vs[l][p][kvh*c.HeadDim+d]
 					}
 				}
 			}
-			for i, o := range matvec(L.O, att) {
-				x[i] += o
+			o := matvec(L.O, att)
+			addVec(o, L.OBias)
+			if L.PostAttnNorm != nil {
+				o = norm(o, L.PostAttnNorm)
+			}
+			for i := range x {
+				x[i] += o[i]
 			}
 			xb = norm(x, L.FFNNorm)
 			var out []float64
@@ -130,11 +187,18 @@ func (m *Model) ReferenceForward(tokens []int) ([][]float64, error) {
 					}
 				}
 			}
+			if L.PostFFNNorm != nil {
+				out = norm(out, L.PostFFNNorm)
+			}
 			for i := range x {
 				x[i] += out[i]
 			}
 		}
-		logits = append(logits, matvec(m.Output, norm(x, m.OutNorm)))
+		lg := matvec(m.Output, norm(x, m.OutNorm))
+		for i := range lg {
+			lg[i] = capped(lg[i], c.FinalSoftcap)
+		}
+		logits = append(logits, lg)
 	}
 	return logits, nil
 }

@@ -1,5 +1,8 @@
-// Package modelgen writes small random-weight llama-family models with a
-// real tokenizer, for devnet and tests (`tenzrod model gen`). Nothing is
+// Package modelgen writes small random-weight models with a real
+// tokenizer, for devnet and tests (`tenzrod model gen`): llama (optionally
+// with Llama 3.1 rope factors or linear rope scaling), qwen2, qwen3,
+// qwen3moe, gemma2, gemma3 and phi3, each with the metadata keys and
+// tensors llama.cpp reads for its architecture (arch.go). Nothing is
 // downloaded: the tokenizer's merges are learned from a short English text
 // embedded in the package, and the weights come from a seeded PRNG, so the
 // same options always produce the same file, byte for byte.

@@ -93,14 +93,23 @@ func TestQuantAndMoEVariants(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	for name, mut := range map[string]func(*modelgen.GenOptions){
-		"dim":      func(o *modelgen.GenOptions) { o.Dim = 100 },
-		"heads":    func(o *modelgen.GenOptions) { o.Heads = 5 },
-		"kv heads": func(o *modelgen.GenOptions) { o.KVHeads = 4 },
-		"vocab":    func(o *modelgen.GenOptions) { o.Vocab = 10 },
-		"quant":    func(o *modelgen.GenOptions) { o.Quant = 2 },
-		"moe":      func(o *modelgen.GenOptions) { o.MoE, o.ExpertsUsed = true, 9 },
-		"tok":      func(o *modelgen.GenOptions) { o.Tokenizer = "wordpiece" },
-		"layers":   func(o *modelgen.GenOptions) { o.Layers = 0 },
+		"dim":       func(o *modelgen.GenOptions) { o.Dim = 100 },
+		"heads":     func(o *modelgen.GenOptions) { o.Heads = 5 },
+		"kv heads":  func(o *modelgen.GenOptions) { o.KVHeads = 4 },
+		"vocab":     func(o *modelgen.GenOptions) { o.Vocab = 10 },
+		"quant":     func(o *modelgen.GenOptions) { o.Quant = 2 },
+		"moe":       func(o *modelgen.GenOptions) { o.MoE, o.ExpertsUsed = true, 9 },
+		"tok":       func(o *modelgen.GenOptions) { o.Tokenizer = "wordpiece" },
+		"layers":    func(o *modelgen.GenOptions) { o.Layers = 0 },
+		"arch":      func(o *modelgen.GenOptions) { o.Arch = "mamba" },
+		"arch moe":  func(o *modelgen.GenOptions) { o.Arch, o.MoE = "qwen3", true },
+		"dense moe": func(o *modelgen.GenOptions) { o.Arch = "qwen3moe" },
+		"head dim":  func(o *modelgen.GenOptions) { o.HeadDim = 7 },
+		"q width":   func(o *modelgen.GenOptions) { o.Heads, o.KVHeads, o.HeadDim = 3, 1, 10 },
+		"rope":      func(o *modelgen.GenOptions) { o.RopeScaling = "yarn" },
+		"llama3":    func(o *modelgen.GenOptions) { o.Arch, o.RopeScaling = "gemma3", "llama3" },
+		"factor":    func(o *modelgen.GenOptions) { o.RopeScaling, o.RopeFactor = "linear", 0 },
+		"window":    func(o *modelgen.GenOptions) { o.Arch, o.SlidingWindow = "gemma2", -1 },
 	} {
 		o := modelgen.DevnetOptions()
 		mut(&o)

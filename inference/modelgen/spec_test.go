@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	parser "github.com/gpustack/gguf-parser-go"
@@ -15,31 +16,43 @@ import (
 )
 
 // specKeys are the metadata keys of the GGUF specification (and of
-// llama.cpp's llama architecture and tokenizer loader) that generated files
-// may carry, each with a check of its value. A file with any other key, or
-// a value llama.cpp does not know, fails.
+// llama.cpp's architecture and tokenizer loaders) that generated files may
+// carry, each with a check of its value; ARCH stands for the file's
+// general.architecture. A file with any other key, or a value llama.cpp
+// does not know, fails.
 var specKeys = map[string]check{
-	"general.architecture": wantString("llama"),
-	"general.name":         anyString,
-	"general.description":  anyString,
-	"general.alignment":    wantUint(gguf.DefaultAlignment),
+	"general.architecture": func(f *gguf.File, key string, o modelgen.GenOptions) string {
+		return wantString(archOf(o))(f, key, o)
+	},
+	"general.name":        anyString,
+	"general.description": anyString,
+	"general.alignment":   wantUint(gguf.DefaultAlignment),
 	"general.file_type": func(f *gguf.File, key string, o modelgen.GenOptions) string {
-		// llama_ftype: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7.
-		want := map[gguf.Type]uint64{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7}[o.Quant]
+		// llama_ftype: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7, MOSTLY_Q4_K_S 14,
+		// MOSTLY_Q6_K 18, MOSTLY_BF16 32.
+		want := map[gguf.Type]uint64{gguf.TypeF32: 0, gguf.TypeF16: 1, gguf.TypeQ8_0: 7, gguf.TypeQ4_K: 14, gguf.TypeQ6_K: 18, gguf.TypeBF16: 32}[o.Quant]
 		return wantUint(want)(f, key, o)
 	},
-	"llama.context_length":                   anyUint,
-	"llama.embedding_length":                 anyUint,
-	"llama.block_count":                      anyUint,
-	"llama.feed_forward_length":              anyUint,
-	"llama.attention.head_count":             anyUint,
-	"llama.attention.head_count_kv":          anyUint,
-	"llama.rope.dimension_count":             anyUint,
-	"llama.rope.freq_base":                   anyFloat,
-	"llama.attention.layer_norm_rms_epsilon": anyFloat,
-	"llama.vocab_size":                       anyUint,
-	"llama.expert_count":                     anyUint,
-	"llama.expert_used_count":                anyUint,
+	"ARCH.context_length":                   anyUint,
+	"ARCH.embedding_length":                 anyUint,
+	"ARCH.block_count":                      anyUint,
+	"ARCH.feed_forward_length":              anyUint,
+	"ARCH.attention.head_count":             anyUint,
+	"ARCH.attention.head_count_kv":          anyUint,
+	"ARCH.attention.key_length":             anyUint,
+	"ARCH.attention.value_length":           anyUint,
+	"ARCH.attention.sliding_window":         anyUint,
+	"ARCH.attn_logit_softcapping":           anyFloat,
+	"ARCH.final_logit_softcapping":          anyFloat,
+	"ARCH.rope.dimension_count":             anyUint,
+	"ARCH.rope.freq_base":                   anyFloat,
+	"ARCH.rope.scaling.type":                wantString("linear"),
+	"ARCH.rope.scaling.factor":              anyFloat,
+	"ARCH.attention.layer_norm_rms_epsilon": anyFloat,
+	"ARCH.vocab_size":                       anyUint,
+	"ARCH.expert_count":                     anyUint,
+	"ARCH.expert_used_count":                anyUint,
+	"ARCH.expert_feed_forward_length":       anyUint,
 	"tokenizer.ggml.model": func(f *gguf.File, key string, o modelgen.GenOptions) string {
 		return wantString(map[string]string{"": "gpt2", "gpt2": "gpt2", "llama": "llama"}[o.Tokenizer])(f, key, o)
 	},
@@ -68,8 +81,16 @@ var specKeys = map[string]check{
 	"tokenizer.chat_template":         anyString,
 }
 
-// tensorName matches the llama architecture's tensor names in GGUF.
-var tensorName = regexp.MustCompile(`^(token_embd|output_norm|output|blk\.\d+\.(attn_norm|attn_q|attn_k|attn_v|attn_output|ffn_norm|ffn_gate|ffn_up|ffn_down|ffn_gate_inp|ffn_gate_exps|ffn_up_exps|ffn_down_exps))\.weight$`)
+// tensorName matches the tensor names llama.cpp gives the generated
+// architectures in GGUF.
+var tensorName = regexp.MustCompile(`^((token_embd|output_norm|output|rope_freqs|blk\.\d+\.(attn_norm|attn_q|attn_k|attn_v|attn_qkv|attn_output|attn_q_norm|attn_k_norm|post_attention_norm|post_ffw_norm|ffn_norm|ffn_gate|ffn_up|ffn_down|ffn_gate_inp|ffn_gate_exps|ffn_up_exps|ffn_down_exps))\.weight|blk\.\d+\.attn_[qkv]\.bias)$`)
+
+func archOf(o modelgen.GenOptions) string {
+	if o.Arch == "" {
+		return "llama"
+	}
+	return o.Arch
+}
 
 // metadataKeys lists the keys of the file at path as the GGUF parser the
 // reader is built on sees them: the reader itself looks keys up by name only.
@@ -98,8 +119,15 @@ func TestGeneratedFilesCarrySpecNames(t *testing.T) {
 		small("gpt2", gguf.TypeF32, false),
 		small("llama", gguf.TypeF16, false),
 		small("gpt2", gguf.TypeQ8_0, true),
+		withArch(small("llama", gguf.TypeF32, false), "llama", "llama3"),
+		withArch(small("gpt2", gguf.TypeF32, false), "qwen2", ""),
+		withArch(small("gpt2", gguf.TypeF16, false), "qwen3", ""),
+		withArch(small("llama", gguf.TypeF32, false), "gemma2", ""),
+		withArch(small("llama", gguf.TypeQ8_0, false), "gemma3", "linear"),
+		withArch(small("gpt2", gguf.TypeF32, false), "phi3", ""),
+		withArch(small("gpt2", gguf.TypeF32, true), "qwen3moe", ""),
 	} {
-		name := o.Tokenizer + "-" + o.Quant.String()
+		name := archOf(o) + "-" + o.RopeScaling + "-" + o.Tokenizer + "-" + o.Quant.String()
 		t.Run(name, func(t *testing.T) {
 			dir, _ := gen(t, o)
 			path := filepath.Join(dir, "model.gguf")
@@ -110,7 +138,7 @@ func TestGeneratedFilesCarrySpecNames(t *testing.T) {
 			defer f.Close()
 			keys := metadataKeys(t, path)
 			for _, key := range slices.Sorted(maps.Keys(keys)) {
-				check, ok := specKeys[key]
+				check, ok := specKeys[strings.Replace(key, archOf(o)+".", "ARCH.", 1)]
 				if !ok {
 					t.Errorf("key %q is not a GGUF spec name", key)
 					continue
@@ -134,6 +162,16 @@ func TestGeneratedFilesCarrySpecNames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withArch makes o a model of arch with the given rope scaling and a head
+// size other than dim/heads.
+func withArch(o modelgen.GenOptions, arch, rope string) modelgen.GenOptions {
+	o.Arch, o.RopeScaling, o.HeadDim = arch, rope, 24
+	if rope == "linear" {
+		o.RopeFactor = 8
+	}
+	return o
 }
 
 // check returns what is wrong with the value of key, or "".
