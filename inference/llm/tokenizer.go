@@ -29,6 +29,7 @@ const maxVocab = 1 << 21
 type Tokenizer struct {
 	kind         string // "llama" or "gpt2"
 	pre          string // tokenizer.ggml.pre, "gpt-2" spelt the GGUF way; "" if absent
+	rule         string // the pre-tokenizer rule pre selects (gpt2 models)
 	tokens       []string
 	types        []int32
 	scores       []float32
@@ -39,7 +40,7 @@ type Tokenizer struct {
 	byteTok      [256]int       // token of each byte (spm <0xXX>, gpt2 single-byte symbol), -1 if none
 
 	bos, eos, unk  int
-	addBOS         bool
+	addBOS, addEOS bool
 	addSpacePrefix bool
 	eog            map[int]bool
 
@@ -103,6 +104,7 @@ func NewTokenizer(f *gguf.File) (*Tokenizer, error) {
 	if t.pre, err = preTokenizer(f); err != nil {
 		return nil, err
 	}
+	t.rule = ruleOf(t.pre)
 	if kind == "gpt2" {
 		if err := t.loadMerges(f); err != nil {
 			return nil, err
@@ -162,14 +164,24 @@ func (t *Tokenizer) loadSpecial(f *gguf.File) error {
 	if err != nil {
 		return err
 	}
-	t.addBOS = t.kind == "llama"
+	// llama.cpp's defaults: SentencePiece and Llama 3's rule add BOS; a
+	// file's own add_bos_token / add_eos_token override them.
+	t.addBOS = t.kind == "llama" || (t.kind == "gpt2" && t.rule == preLlama3)
 	if b, ok, err := f.Bool("tokenizer.ggml.add_bos_token"); err != nil {
 		return fmt.Errorf("llm: tokenizer: %w", err)
 	} else if ok {
 		t.addBOS = b
 	}
+	if b, ok, err := f.Bool("tokenizer.ggml.add_eos_token"); err != nil {
+		return fmt.Errorf("llm: tokenizer: %w", err)
+	} else if ok {
+		t.addEOS = b
+	}
 	if t.addBOS && t.bos < 0 {
 		return errors.New("llm: tokenizer: add_bos_token is set but there is no bos_token_id")
+	}
+	if t.addEOS && t.eos < 0 {
+		return errors.New("llm: tokenizer: add_eos_token is set but there is no eos_token_id")
 	}
 	t.addSpacePrefix = t.kind == "llama"
 	if b, ok, err := f.Bool("tokenizer.ggml.add_space_prefix"); err != nil {
@@ -250,7 +262,7 @@ func (t *Tokenizer) IsEOG(id int) bool { return t.eog[id] }
 // Encode tokenizes text, turning the text of control and user-defined
 // tokens into those tokens. It never adds BOS.
 func (t *Tokenizer) Encode(text string) []int {
-	return t.encodeFragments([]fragment{{text: text, special: true}})
+	return t.encodeFragments([]fragment{{text: text, special: true}}, nil)
 }
 
 // encodePlain tokenizes text without special tokens; atStart says whether
