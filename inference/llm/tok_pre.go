@@ -9,7 +9,7 @@ import (
 // Each rule is the sequence of regexes llama.cpp applies (each regex splits
 // the pieces the previous one left), written as hand-made matchers that do
 // what the regex does, lookahead included: Go's regexp has no lookahead, and
-// a backtracking engine (regexp2) was 5-10x slower on the same corpus (see
+// a backtracking engine (regexp2) was 3-11x slower on the same corpus (see
 // BenchmarkPreTokenizeRules). tok_pre_test.go checks every rule against
 // regexp2 running llama.cpp's regex strings.
 const (
@@ -127,18 +127,37 @@ func splitRule(rule, text string) []string {
 	default:
 		ends = p.pass(ends, p.matchGPT2)
 	}
-	out := make([]string, 0, len(ends))
+	// One buffer holds every piece; the pieces are slices of it.
 	var b strings.Builder
-	start := 0
+	b.Grow(len(text) + 2*len(p.cps))
+	for _, r := range p.cps {
+		appendCodepoint(&b, r)
+	}
+	all := b.String()
+	out := make([]string, 0, len(ends))
+	start, off := 0, 0
 	for _, e := range ends {
-		b.Reset()
+		n := 0
 		for _, r := range p.cps[start:e] {
-			appendCodepoint(&b, r)
+			n += codepointLen(r)
 		}
-		out = append(out, b.String())
-		start = e
+		out = append(out, all[off:off+n])
+		start, off = e, off+n
 	}
 	return out
+}
+
+// codepointLen is the length appendCodepoint writes for r.
+func codepointLen(r rune) int {
+	switch {
+	case r < 0x80:
+		return 1
+	case r < 0x800:
+		return 2
+	case r < 0x10000:
+		return 3
+	}
+	return 4
 }
 
 // matcher returns the end of the match starting at pos within [pos, hi),
