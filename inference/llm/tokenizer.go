@@ -164,9 +164,10 @@ func (t *Tokenizer) loadSpecial(f *gguf.File) error {
 	if err != nil {
 		return err
 	}
-	// llama.cpp's defaults: SentencePiece and Llama 3's rule add BOS; a
-	// file's own add_bos_token / add_eos_token override them.
-	t.addBOS = t.kind == "llama" || (t.kind == "gpt2" && t.rule == preLlama3)
+	// llama.cpp's defaults: SentencePiece and Llama 3's rule add BOS (the
+	// latter only where the file names one); a file's own add_bos_token /
+	// add_eos_token override them.
+	t.addBOS = t.kind == "llama" || (t.kind == "gpt2" && t.rule == preLlama3 && t.bos >= 0)
 	if b, ok, err := f.Bool("tokenizer.ggml.add_bos_token"); err != nil {
 		return fmt.Errorf("llm: tokenizer: %w", err)
 	} else if ok {
