@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -33,16 +34,17 @@ type ChatMessage struct {
 type ToolCall struct {
 	ID        string
 	Name      string
-	Arguments any // decoded JSON (an object), or its text
+	Arguments json.RawMessage // a JSON object, or a JSON string holding one
 }
 
 // ChatInput is what a template renders: the conversation, the tools the
-// model may call (JSON-like values, as OpenAI's tools field decodes),
-// whether to open the assistant turn, and extra template variables (for
-// example enable_thinking).
+// model may call (each a JSON object, as OpenAI's tools field carries
+// them; key order is kept, as templates print them with tojson), whether
+// to open the assistant turn, and extra template variables (for example
+// enable_thinking).
 type ChatInput struct {
 	Messages            []ChatMessage
-	Tools               []any
+	Tools               []json.RawMessage
 	AddGenerationPrompt bool
 	Extra               map[string]any
 }
@@ -67,41 +69,62 @@ func (c *ChatTemplate) Render(in ChatInput, bos, eos string) (string, error) {
 }
 
 func (c *ChatTemplate) render(in ChatInput, bos, eos string, str func(string) string) (string, error) {
-	msgs := make([]any, len(in.Messages))
+	msgs := make([]jinja.Value, len(in.Messages))
 	for i, m := range in.Messages {
 		if !validRole(m.Role) {
 			return "", fmt.Errorf("llm: message %d: invalid role %q", i, m.Role)
 		}
-		msg := map[string]any{"role": m.Role, "content": str(m.Content)}
+		msg := jinja.NewDict()
+		d := msg.AsDict()
+		d.Set("role", jinja.NewString(m.Role))
+		d.Set("content", jinja.NewString(str(m.Content)))
 		if m.ReasoningContent != "" {
-			msg["reasoning_content"] = str(m.ReasoningContent)
+			d.Set("reasoning_content", jinja.NewString(str(m.ReasoningContent)))
 		}
 		if m.ToolCallID != "" {
-			msg["tool_call_id"] = str(m.ToolCallID)
+			d.Set("tool_call_id", jinja.NewString(str(m.ToolCallID)))
 		}
 		if m.Name != "" {
-			msg["name"] = str(m.Name)
+			d.Set("name", jinja.NewString(str(m.Name)))
 		}
 		if len(m.ToolCalls) > 0 {
-			calls := make([]any, len(m.ToolCalls))
+			calls := make([]jinja.Value, len(m.ToolCalls))
 			for j, tc := range m.ToolCalls {
-				fn := map[string]any{"name": str(tc.Name), "arguments": mapStrings(tc.Arguments, str)}
-				calls[j] = map[string]any{"type": "function", "id": str(tc.ID), "function": fn}
+				args, err := jsonValue(tc.Arguments, str)
+				if err != nil {
+					return "", fmt.Errorf("llm: message %d: tool call %d: arguments: %w", i, j, err)
+				}
+				fn := jinja.NewDict()
+				fn.AsDict().Set("name", jinja.NewString(str(tc.Name)))
+				fn.AsDict().Set("arguments", args)
+				call := jinja.NewDict()
+				call.AsDict().Set("id", jinja.NewString(str(tc.ID)))
+				call.AsDict().Set("type", jinja.NewString("function"))
+				call.AsDict().Set("function", fn)
+				calls[j] = call
 			}
-			msg["tool_calls"] = calls
+			d.Set("tool_calls", jinja.NewList(calls))
 		}
 		msgs[i] = msg
 	}
 	data := map[string]jinja.Value{}
 	for k, v := range in.Extra {
-		data[k] = jinja.FromGoValue(mapStrings(v, str))
+		data[k] = jinja.FromGoValue(v)
 	}
-	data["messages"] = jinja.FromGoValue(msgs)
+	data["messages"] = jinja.NewList(msgs)
 	data["add_generation_prompt"] = jinja.NewBool(in.AddGenerationPrompt)
 	data["bos_token"] = jinja.NewString(bos)
 	data["eos_token"] = jinja.NewString(eos)
 	if in.Tools != nil {
-		data["tools"] = jinja.FromGoValue(mapStrings(in.Tools, str))
+		tools := make([]jinja.Value, len(in.Tools))
+		for i, raw := range in.Tools {
+			v, err := jsonValue(raw, str)
+			if err != nil {
+				return "", fmt.Errorf("llm: tool %d: %w", i, err)
+			}
+			tools[i] = v
+		}
+		data["tools"] = jinja.NewList(tools)
 	}
 	// The date a template prints must not depend on when a prompt is
 	// encoded: a validator re-encodes it later and must get the same tokens.
@@ -111,28 +134,6 @@ func (c *ChatTemplate) render(in ChatInput, bos, eos string, str func(string) st
 		return "", fmt.Errorf("llm: chat template: %w", err)
 	}
 	return out, nil
-}
-
-// mapStrings copies a JSON-like value with every string (keys included)
-// passed through f.
-func mapStrings(v any, f func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return f(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = mapStrings(e, f)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[f(k)] = mapStrings(e, f)
-		}
-		return out
-	}
-	return v
 }
 
 // EncodeTemplate renders in with tmpl and tokenizes the result. Only the
