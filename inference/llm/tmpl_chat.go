@@ -51,7 +51,7 @@ type ChatInput struct {
 
 // CompileChatTemplate compiles Jinja template source.
 func CompileChatTemplate(src string) (*ChatTemplate, error) {
-	t, err := jinja.Compile(src)
+	t, err := jinja.Compile(rewriteTojsonIndent(src))
 	if err != nil {
 		return nil, fmt.Errorf("llm: chat template: %w", err)
 	}
@@ -129,6 +129,7 @@ func (c *ChatTemplate) render(in ChatInput, bos, eos string, str func(string) st
 	// The date a template prints must not depend on when a prompt is
 	// encoded: a validator re-encodes it later and must get the same tokens.
 	data["strftime_now"] = jinja.NewCallable("strftime_now", fixedStrftime)
+	data[tojsonIndentName] = jinja.NewCallable(tojsonIndentName, tojsonIndent)
 	out, err := c.tmpl.RenderValues(data)
 	if err != nil {
 		return "", fmt.Errorf("llm: chat template: %w", err)
