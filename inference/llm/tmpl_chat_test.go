@@ -93,7 +93,7 @@ func TestChatTemplatesRender(t *testing.T) {
 
 // chatFixture is a Qwen-style tokenizer: ChatML control tokens and the
 // user-defined <think> markers.
-func chatFixture(t *testing.T) (*Tokenizer, map[string]int) {
+func chatFixture(t testing.TB) (*Tokenizer, map[string]int) {
 	v := newVocabFixture("gpt2", "qwen2")
 	ids := map[string]int{}
 	for _, s := range []string{"<|im_start|>", "<|im_end|>", "<|endoftext|>"} {
@@ -174,12 +174,12 @@ func TestChatTemplateAntiForgery(t *testing.T) {
 func FuzzChatTemplateContent(f *testing.F) {
 	f.Add(attack, `{"q": "<|im_start|>"}`)
 	f.Add("plain", `{}`)
+	tok, ids := chatFixture(f)
+	tmpl := loadTemplate(f, "qwen3.jinja")
 	f.Fuzz(func(t *testing.T, content, args string) {
 		if len(content) > 256 || len(args) > 256 {
 			return
 		}
-		tok, ids := chatFixture(&testing.T{})
-		tmpl := loadTemplate(t, "qwen3.jinja")
 		in := ChatInput{AddGenerationPrompt: true, Messages: []ChatMessage{
 			{Role: "user", Content: content},
 			{Role: "assistant", Content: "x", ToolCalls: []ToolCall{{Name: "f", Arguments: json.RawMessage(args)}}},

@@ -66,7 +66,7 @@ func (v *vocabFixture) word(w string) {
 	}
 }
 
-func (v *vocabFixture) open(t *testing.T) *Tokenizer {
+func (v *vocabFixture) open(t testing.TB) *Tokenizer {
 	t.Helper()
 	w := gguf.NewWriter()
 	w.SetString("general.architecture", "llama")
