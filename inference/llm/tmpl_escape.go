@@ -61,29 +61,15 @@ func (t *Tokenizer) controlAt(s string) int {
 // escape returns s with control-token text and mark code points replaced
 // by marks.
 func (e *escaper) escape(s string) string {
-	var b strings.Builder
-	done := 0
-	for i := 0; i < len(s); {
-		if id := e.t.controlAt(s[i:]); id >= 0 {
-			b.WriteString(s[done:i])
-			b.WriteRune(e.mark(e.t.tokens[id]))
-			i += len(e.t.tokens[id])
-			done = i
-			continue
+	return rewrite(s, func(rest string) (string, int) {
+		if id := e.t.controlAt(rest); id >= 0 {
+			return string(e.mark(e.t.tokens[id])), len(e.t.tokens[id])
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if isMark(r) {
-			b.WriteString(s[done:i])
-			b.WriteRune(e.mark(s[i : i+n]))
-			done = i + n
+		if r, n := utf8.DecodeRuneInString(rest); isMark(r) {
+			return string(e.mark(rest[:n])), n
 		}
-		i += n
-	}
-	if done == 0 {
-		return s
-	}
-	b.WriteString(s[done:])
-	return b.String()
+		return "", 0
+	})
 }
 
 // restore puts the escaped strings back into s.
@@ -91,15 +77,28 @@ func (e *escaper) restore(s string) string {
 	if len(e.table) == 0 {
 		return s
 	}
+	return rewrite(s, func(rest string) (string, int) {
+		if r, n := utf8.DecodeRuneInString(rest); isMark(r) && int(r-markBase) < len(e.table) {
+			return e.table[r-markBase], n
+		}
+		return "", 0
+	})
+}
+
+// rewrite scans s rune by rune; where repl returns a length n > 0 for the
+// text at that point, the n bytes there are replaced by its string.
+func rewrite(s string, repl func(rest string) (string, int)) string {
 	var b strings.Builder
 	done := 0
 	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if isMark(r) && int(r-markBase) < len(e.table) {
+		if r, n := repl(s[i:]); n > 0 {
 			b.WriteString(s[done:i])
-			b.WriteString(e.table[r-markBase])
-			done = i + n
+			b.WriteString(r)
+			i += n
+			done = i
+			continue
 		}
+		_, n := utf8.DecodeRuneInString(s[i:])
 		i += n
 	}
 	if done == 0 {

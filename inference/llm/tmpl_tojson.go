@@ -39,41 +39,35 @@ func writeJSONIndent(b *strings.Builder, v jinja.Value, indent string, level int
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(indent, l))
 	}
+	// seq writes a JSON array or object of n items, one per line.
+	seq := func(open, close byte, n int, item func(i int)) {
+		if n == 0 {
+			b.WriteByte(open)
+			b.WriteByte(close)
+			return
+		}
+		b.WriteByte(open)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			nl(level + 1)
+			item(i)
+		}
+		nl(level)
+		b.WriteByte(close)
+	}
 	switch {
 	case v.IsDict():
 		d := v.AsDict()
-		if d.Len() == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteByte('{')
-		for i, k := range d.Keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			nl(level + 1)
-			writeJSONString(b, k)
+		seq('{', '}', d.Len(), func(i int) {
+			writeJSONString(b, d.Keys[i])
 			b.WriteString(": ")
-			writeJSONIndent(b, d.Data[k], indent, level+1)
-		}
-		nl(level)
-		b.WriteByte('}')
+			writeJSONIndent(b, d.Data[d.Keys[i]], indent, level+1)
+		})
 	case v.IsList():
 		l := v.AsList()
-		if l.Len() == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteByte('[')
-		for i, e := range l.Items {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			nl(level + 1)
-			writeJSONIndent(b, e, indent, level+1)
-		}
-		nl(level)
-		b.WriteByte(']')
+		seq('[', ']', l.Len(), func(i int) { writeJSONIndent(b, l.Items[i], indent, level+1) })
 	case v.IsString():
 		writeJSONString(b, v.AsString())
 	case v.IsBool():
