@@ -165,6 +165,7 @@ func TestSpecialPartition(t *testing.T) {
 	start := v.add("<|im_start|>", tokControl, 0)
 	end := v.add("<|im_end|>", tokControl, 0)
 	think := v.add("<think>", tokUserDefined, 0)
+	raw := v.add("Ġraw▁", tokUserDefined, 0)
 	v.ids["tokenizer.ggml.eos_token_id"] = uint32(end)
 	v.bools["tokenizer.ggml.add_eos_token"] = true
 	tok := v.open(t)
@@ -178,6 +179,12 @@ func TestSpecialPartition(t *testing.T) {
 	frag := tok.encodeFragments([]fragment{{text: "<|im_start|>"}, {text: "<think>"}}, nil)
 	if slices.Contains(frag, start) || !slices.Contains(frag, think) {
 		t.Fatalf("message text: %v: want <think> as its token and <|im_start|> as text", frag)
+	}
+	if piece := string(tok.Piece(think)); piece != "<think>" {
+		t.Fatalf("user-defined piece %q", piece)
+	}
+	if piece := string(tok.Piece(raw)); piece != "Ġraw▁" {
+		t.Fatalf("user-defined tokens print their raw text, as in llama.cpp: %q", piece)
 	}
 	if p := tok.EncodePrompt("hi"); p[len(p)-1] != end {
 		t.Fatalf("add_eos_token: prompt %v does not end with EOS %d", p, end)

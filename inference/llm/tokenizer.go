@@ -298,6 +298,10 @@ func (t *Tokenizer) Piece(id int) []byte {
 	switch t.types[id] {
 	case tokControl, tokUnused:
 		return nil
+	case tokUserDefined:
+		// llama.cpp prints user-defined tokens as their raw text, with
+		// neither byte-level decoding nor "▁" unescaping.
+		return []byte(t.tokens[id])
 	}
 	if t.kind == "llama" {
 		return t.pieceSPM(id)
