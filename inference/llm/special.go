@@ -75,8 +75,11 @@ func (t *Tokenizer) presentSpecials(parts []part) []int {
 			if !t.specialStart[s[i]] {
 				continue
 			}
-			for _, id := range t.special {
-				if !found[id] && t.matchable(p, id) && strings.HasPrefix(s[i:], t.tokens[id]) {
+			for _, n := range t.specialLens {
+				if i+n > len(s) {
+					continue
+				}
+				if id, ok := t.specialText[s[i:i+n]]; ok && t.matchable(p, id) {
 					found[id] = true
 				}
 			}

@@ -50,8 +50,11 @@ func (t *Tokenizer) controlAt(s string) int {
 	if s == "" || !t.specialStart[s[0]] {
 		return -1
 	}
-	for _, id := range t.special {
-		if t.types[id] == tokControl && strings.HasPrefix(s, t.tokens[id]) {
+	for _, n := range t.specialLens {
+		if n > len(s) {
+			continue
+		}
+		if id, ok := t.specialText[s[:n]]; ok && t.types[id] == tokControl {
 			return id
 		}
 	}

@@ -37,6 +37,8 @@ type Tokenizer struct {
 	merges       map[string]int // gpt2: "left right" -> rank
 	special      []int          // control and user-defined tokens, longest text first
 	specialStart [256]bool      // first bytes of special tokens
+	specialText  map[string]int // special token of each text (the first listed)
+	specialLens  []int          // distinct lengths of special token texts, longest first
 	byteTok      [256]int       // token of each byte (spm <0xXX>, gpt2 single-byte symbol), -1 if none
 
 	bos, eos, unk  int
@@ -200,10 +202,20 @@ func (t *Tokenizer) loadSpecial(f *gguf.File) error {
 			t.special = append(t.special, i)
 		}
 	}
-	for _, id := range t.special {
-		t.specialStart[t.tokens[id][0]] = true
-	}
 	sort.SliceStable(t.special, func(a, b int) bool { return len(t.tokens[t.special[a]]) > len(t.tokens[t.special[b]]) })
+	// Lookups by text and length keep matching cheap for vocabularies with
+	// thousands of special tokens (Gemma's <unusedN>).
+	t.specialText = make(map[string]int, len(t.special))
+	for _, id := range t.special {
+		s := t.tokens[id]
+		t.specialStart[s[0]] = true
+		if _, dup := t.specialText[s]; !dup {
+			t.specialText[s] = id
+		}
+		if n := len(t.specialLens); n == 0 || t.specialLens[n-1] != len(s) {
+			t.specialLens = append(t.specialLens, len(s))
+		}
+	}
 	for _, name := range eogNames {
 		if i, ok := t.ids[name]; ok && t.types[i] == tokControl {
 			t.eog[i] = true
