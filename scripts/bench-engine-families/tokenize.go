@@ -2,7 +2,10 @@
 
 // tokenize builds a GGUF tokenizer from a Hugging Face tokenizer.json
 // (byte-level BPE: vocabulary, merges, added tokens as control or
-// user-defined) with the given tokenizer.ggml.pre, and prints tenzrod's
+// user-defined) with the given tokenizer.ggml.pre, or with PRE "spm" a
+// SentencePiece one (byte-fallback BPE as Gemma ships it; piece scores
+// are taken as minus the ID, which is how SentencePiece orders BPE
+// pieces, as tokenizer.json has no scores), and prints tenzrod's
 // token IDs for each string of a JSON list, one JSON line each (part of
 // scripts/bench-engine --families). Usage: go run tokenize.go TOKENIZER_JSON PRE CORPUS_JSON
 package main
@@ -25,7 +28,8 @@ type hfTokenizer struct {
 		Special bool   `json:"special"`
 	} `json:"added_tokens"`
 	Model struct {
-		Type   string            `json:"type"`
+		Type string `json:"type"`
+
 		Vocab  map[string]int    `json:"vocab"`
 		Merges []json.RawMessage `json:"merges"`
 	} `json:"model"`
@@ -81,11 +85,24 @@ func run(args []string) error {
 	}
 	w := gguf.NewWriter()
 	w.SetString("general.architecture", "llama")
-	w.SetString("tokenizer.ggml.model", "gpt2")
-	w.SetString("tokenizer.ggml.pre", args[1])
 	w.SetStrings("tokenizer.ggml.tokens", tokens)
+	if args[1] == "spm" {
+		scores := make([]float32, n)
+		for i, s := range tokens {
+			scores[i] = -float32(i)
+			if len(s) == 6 && strings.HasPrefix(s, "<0x") && strings.HasSuffix(s, ">") {
+				types[i] = 6 // byte
+			}
+		}
+		w.SetString("tokenizer.ggml.model", "llama")
+		w.SetFloat32s("tokenizer.ggml.scores", scores)
+		w.SetBool("tokenizer.ggml.add_space_prefix", false)
+	} else {
+		w.SetString("tokenizer.ggml.model", "gpt2")
+		w.SetString("tokenizer.ggml.pre", args[1])
+		w.SetStrings("tokenizer.ggml.merges", merges)
+	}
 	w.SetInt32s("tokenizer.ggml.token_type", types)
-	w.SetStrings("tokenizer.ggml.merges", merges)
 	w.SetBool("tokenizer.ggml.add_bos_token", false)
 	dir, err := os.MkdirTemp("", "tokenize")
 	if err != nil {
