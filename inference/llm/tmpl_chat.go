@@ -22,19 +22,19 @@ type ChatTemplate struct {
 
 // ChatMessage is one message as chat templates see it.
 type ChatMessage struct {
-	Role             string
-	Content          string
-	ReasoningContent string     // an assistant turn's reasoning (Qwen3)
-	ToolCalls        []ToolCall // an assistant turn's calls
-	ToolCallID       string     // a tool turn's answer to this call
-	Name             string     // a tool turn's tool name
+	Role             string     `json:"role"`
+	Content          string     `json:"content"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"` // an assistant turn's reasoning (Qwen3)
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`        // an assistant turn's calls
+	ToolCallID       string     `json:"tool_call_id,omitempty"`      // a tool turn's answer to this call
+	Name             string     `json:"name,omitempty"`              // a tool turn's tool name
 }
 
 // ToolCall is a function call an assistant turn made.
 type ToolCall struct {
-	ID        string
-	Name      string
-	Arguments json.RawMessage // a JSON object, or a JSON string holding one
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"` // a JSON object, or a JSON string holding one
 }
 
 // ChatInput is what a template renders: the conversation, the tools the
@@ -43,10 +43,10 @@ type ToolCall struct {
 // to open the assistant turn, and extra template variables (for example
 // enable_thinking).
 type ChatInput struct {
-	Messages            []ChatMessage
-	Tools               []json.RawMessage
-	AddGenerationPrompt bool
-	Extra               map[string]any
+	Messages            []ChatMessage     `json:"messages"`
+	Tools               []json.RawMessage `json:"tools,omitempty"`
+	AddGenerationPrompt bool              `json:"add_generation_prompt"`
+	Extra               map[string]any    `json:"extra,omitempty"`
 }
 
 // CompileChatTemplate compiles Jinja template source.

@@ -12,35 +12,10 @@ import (
 // text is in <name>.txt (rendered by Python's Jinja2 with Hugging Face's
 // settings when the case was written).
 type templateCase struct {
-	Name                string            `json:"name"`
-	Template            string            `json:"template"`
-	AddGenerationPrompt bool              `json:"add_generation_prompt"`
-	Tools               []json.RawMessage `json:"tools"`
-	Extra               map[string]any    `json:"extra"`
-	Error               string            `json:"error"`
-	Messages            []struct {
-		Role       string `json:"role"`
-		Content    string `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		Name       string `json:"name"`
-		ToolCalls  []struct {
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-}
-
-func (c templateCase) input() ChatInput {
-	in := ChatInput{Tools: c.Tools, AddGenerationPrompt: c.AddGenerationPrompt, Extra: c.Extra}
-	for _, m := range c.Messages {
-		cm := ChatMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-		for _, tc := range m.ToolCalls {
-			cm.ToolCalls = append(cm.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
-		}
-		in.Messages = append(in.Messages, cm)
-	}
-	return in
+	Name     string `json:"name"`
+	Template string `json:"template"`
+	Error    string `json:"error"`
+	ChatInput
 }
 
 func loadTemplate(t testing.TB, name string) *ChatTemplate {
@@ -71,7 +46,7 @@ func TestChatTemplatesRender(t *testing.T) {
 		t.Fatalf("%d cases", len(cases))
 	}
 	for _, c := range cases {
-		got, err := loadTemplate(t, c.Template).Render(c.input(), "<BOS>", "<EOS>")
+		got, err := loadTemplate(t, c.Template).Render(c.ChatInput, "<BOS>", "<EOS>")
 		if c.Error != "" {
 			if err == nil || !strings.Contains(err.Error(), c.Error) {
 				t.Errorf("%s: error %v, want one containing %q", c.Name, err, c.Error)

@@ -15,21 +15,8 @@ import (
 )
 
 type tcase struct {
-	Name                string            `json:"name"`
-	AddGenerationPrompt bool              `json:"add_generation_prompt"`
-	Tools               []json.RawMessage `json:"tools"`
-	Extra               map[string]any    `json:"extra"`
-	Messages            []struct {
-		Role       string `json:"role"`
-		Content    string `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		Name       string `json:"name"`
-		ToolCalls  []struct {
-			ID        string          `json:"id"`
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
+	Name string `json:"name"`
+	llm.ChatInput
 }
 
 func main() {
@@ -61,16 +48,8 @@ func run(args []string) error {
 	}
 	enc := json.NewEncoder(os.Stdout)
 	for _, c := range cases {
-		in := llm.ChatInput{Tools: c.Tools, AddGenerationPrompt: c.AddGenerationPrompt, Extra: c.Extra}
-		for _, m := range c.Messages {
-			cm := llm.ChatMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
-			for _, tc := range m.ToolCalls {
-				cm.ToolCalls = append(cm.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
-			}
-			in.Messages = append(in.Messages, cm)
-		}
 		out := map[string]string{"name": c.Name}
-		if text, err := tmpl.Render(in, args[2], args[3]); err != nil {
+		if text, err := tmpl.Render(c.ChatInput, args[2], args[3]); err != nil {
 			out["error"] = err.Error()
 		} else {
 			out["text"] = text
