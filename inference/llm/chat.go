@@ -7,9 +7,10 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 )
 
-// ChatFormat is a family of chat templates the engine renders natively.
-// GGUF files carry Jinja templates; rather than run Jinja, the engine
-// recognises the family by its markers and renders it itself.
+// ChatFormat is a family of chat templates rendered natively, without
+// Jinja: the engine uses ChatML for files that carry no template (files
+// that do are rendered by their own template, tmpl_chat.go); EncodeChat
+// renders any of the families for callers that name one.
 type ChatFormat string
 
 // Supported chat formats.
