@@ -14,6 +14,7 @@ require (
 	github.com/cometbft/cometbft v1.0.1
 	github.com/cometbft/cometbft-db v1.0.1
 	github.com/cometbft/cometbft/api v1.0.0
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/filecoin-project/go-clock v0.1.0
 	github.com/fxamacker/cbor/v2 v2.10.0
@@ -83,7 +84,6 @@ require (
 	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.4.1 // indirect
 	github.com/dgraph-io/badger/v4 v4.5.1 // indirect
 	github.com/dgraph-io/ristretto/v2 v2.1.0 // indirect
-	github.com/dlclark/regexp2/v2 v2.13.0 // indirect
 	github.com/dunglas/httpsfv v1.1.2 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/emicklei/dot v1.6.2 // indirect
