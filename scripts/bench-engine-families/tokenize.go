@@ -85,6 +85,12 @@ func run(args []string) error {
 	}
 	w := gguf.NewWriter()
 	w.SetString("general.architecture", "llama")
+	// A minimal shape, so that llama.cpp can load the file vocabulary-only.
+	for k, v := range map[string]uint32{"context_length": 4096, "embedding_length": 64, "block_count": 1,
+		"feed_forward_length": 64, "attention.head_count": 1, "attention.head_count_kv": 1} {
+		w.SetUint32("llama."+k, v)
+	}
+	w.SetFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5)
 	w.SetStrings("tokenizer.ggml.tokens", tokens)
 	if args[1] == "spm" {
 		scores := make([]float32, n)
@@ -104,12 +110,16 @@ func run(args []string) error {
 	}
 	w.SetInt32s("tokenizer.ggml.token_type", types)
 	w.SetBool("tokenizer.ggml.add_bos_token", false)
-	dir, err := os.MkdirTemp("", "tokenize")
-	if err != nil {
-		return err
+	// The file stays for llama.cpp's side when $TOKENIZE_GGUF names it.
+	path := os.Getenv("TOKENIZE_GGUF")
+	if path == "" {
+		dir, err := os.MkdirTemp("", "tokenize")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "tok.gguf")
 	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "tok.gguf")
 	if err := w.WriteFile(path); err != nil {
 		return err
 	}
