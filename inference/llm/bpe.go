@@ -1,9 +1,6 @@
 package llm
 
-import (
-	"unicode"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // byteToRune is GPT-2's bytes_to_unicode table: every byte maps to a
 // printable rune, so byte-level BPE works on printable strings.
@@ -35,11 +32,11 @@ func ByteLevel(s string) string {
 
 const maxCache = 1 << 14
 
-// encodeBPE splits text with GPT-2's pre-tokenizer and merges each word by
-// merge rank.
+// encodeBPE splits text with the file's pre-tokenizer rule and merges each
+// pre-token by merge rank.
 func (t *Tokenizer) encodeBPE(text string) []int {
 	var out []int
-	for _, w := range PreTokenize(text) {
+	for _, w := range splitRule(t.rule, text) {
 		out = append(out, t.encodeWord(w)...)
 	}
 	return out
@@ -53,6 +50,25 @@ func (t *Tokenizer) encodeWord(w string) []int {
 		return ids
 	}
 	mapped := ByteLevel(w)
+	if id, ok := t.ids[mapped]; ok && ignoresMerges(t.rule) {
+		ids = []int{id}
+	} else {
+		ids = t.mergeWord(mapped)
+	}
+	t.mu.Lock()
+	if len(t.cache) >= maxCache {
+		clear(t.cache)
+	}
+	t.cache[w] = ids
+	t.mu.Unlock()
+	return ids
+}
+
+// mergeWord merges a byte-level word by merge rank. A final symbol missing
+// from the vocabulary falls back, as in llama.cpp, to the tokens of its
+// single bytes where those exist.
+func (t *Tokenizer) mergeWord(mapped string) []int {
+	var ids []int
 	bounds := make([]int, 0, len(mapped)+1)
 	for i := range mapped {
 		bounds = append(bounds, i)
@@ -68,20 +84,12 @@ func (t *Tokenizer) encodeWord(w string) []int {
 			ids = append(ids, id)
 			continue
 		}
-		for _, r := range piece {
-			if id := t.byteTok[runeToByte[r]]; id >= 0 {
+		for i := 0; i < len(piece); i++ {
+			if id, ok := t.ids[piece[i:i+1]]; ok {
 				ids = append(ids, id)
-			} else if t.unk >= 0 {
-				ids = append(ids, t.unk)
 			}
 		}
 	}
-	t.mu.Lock()
-	if len(t.cache) >= maxCache {
-		clear(t.cache)
-	}
-	t.cache[w] = ids
-	t.mu.Unlock()
 	return ids
 }
 
@@ -99,72 +107,5 @@ func (t *Tokenizer) pieceBPE(id int) []byte {
 	return out
 }
 
-// PreTokenize splits text like GPT-2's pattern
-//
-//	's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-func PreTokenize(text string) []string {
-	var out []string
-	for i := 0; i < len(text); {
-		n := matchAt(text[i:])
-		out = append(out, text[i:i+n])
-		i += n
-	}
-	return out
-}
-
-func runeClass(r rune) int {
-	switch {
-	case unicode.IsLetter(r):
-		return 1
-	case unicode.IsNumber(r):
-		return 2
-	case unicode.IsSpace(r):
-		return 3
-	}
-	return 4
-}
-
-// matchAt returns the length of the pre-token at the start of s (> 0).
-func matchAt(s string) int {
-	if s[0] == '\'' {
-		for _, c := range []string{"'s", "'t", "'re", "'ve", "'m", "'ll", "'d"} {
-			if len(s) >= len(c) && s[:len(c)] == c {
-				return len(c)
-			}
-		}
-	}
-	r, size := utf8.DecodeRuneInString(s)
-	start := 0
-	if r == ' ' && size < len(s) {
-		if r2, _ := utf8.DecodeRuneInString(s[size:]); runeClass(r2) != 3 {
-			start, r = size, r2
-		}
-	}
-	class := runeClass(r)
-	if class != 3 {
-		end := start
-		for end < len(s) {
-			r, n := utf8.DecodeRuneInString(s[end:])
-			if runeClass(r) != class {
-				break
-			}
-			end += n
-		}
-		return end
-	}
-	// A whitespace run: leave its last character to the next token when a
-	// non-space follows and the run is longer than one character.
-	end, last := 0, 0
-	for end < len(s) {
-		r, n := utf8.DecodeRuneInString(s[end:])
-		if runeClass(r) != 3 {
-			break
-		}
-		last = end
-		end += n
-	}
-	if end < len(s) && last > 0 {
-		return last
-	}
-	return end
-}
+// PreTokenize splits text with GPT-2's pre-tokenizer rule.
+func PreTokenize(text string) []string { return splitRule(preGPT2, text) }

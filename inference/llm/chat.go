@@ -7,9 +7,10 @@ import (
 	"github.com/tenzrod/tenzrod/inference"
 )
 
-// ChatFormat is a family of chat templates the engine renders natively.
-// GGUF files carry Jinja templates; rather than run Jinja, the engine
-// recognises the family by its markers and renders it itself.
+// ChatFormat is a family of chat templates rendered natively, without
+// Jinja: the engine uses ChatML for files that carry no template (files
+// that do are rendered by their own template, tmpl_chat.go); EncodeChat
+// renders any of the families for callers that name one.
 type ChatFormat string
 
 // Supported chat formats.
@@ -120,18 +121,23 @@ func (t *Tokenizer) EncodeChat(format ChatFormat, msgs []inference.Message) ([]i
 	if err != nil {
 		return nil, err
 	}
-	return t.withBOS(t.encodeFragments(fr)), nil
+	return t.withSpecials(t.encodeFragments(fr, nil)), nil
 }
 
-// EncodePrompt tokenizes a raw prompt, prepending BOS when the tokenizer
-// asks for it.
+// EncodePrompt tokenizes a raw prompt, adding BOS and EOS when the
+// tokenizer asks for them.
 func (t *Tokenizer) EncodePrompt(text string) []int {
-	return t.withBOS(t.Encode(text))
+	return t.withSpecials(t.Encode(text))
 }
 
-func (t *Tokenizer) withBOS(ids []int) []int {
+// withSpecials adds BOS and EOS as the tokenizer asks (llama.cpp's
+// add_special), not doubling one the text already produced.
+func (t *Tokenizer) withSpecials(ids []int) []int {
 	if t.addBOS && (len(ids) == 0 || ids[0] != t.bos) {
 		ids = append([]int{t.bos}, ids...)
+	}
+	if t.addEOS && ids[len(ids)-1] != t.eos {
+		ids = append(ids, t.eos)
 	}
 	return ids
 }

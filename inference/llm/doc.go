@@ -47,16 +47,26 @@
 // commitment checks rely on. ReferenceForward is an independent float64
 // transcription of the same network, used to test the kernels.
 //
-// Tokenizers come from the GGUF metadata: "llama" (SentencePiece BPE by
-// piece scores with byte fallback, "▁" for spaces, optional space prefix)
-// and "gpt2" (byte-level BPE by merge rank after GPT-2's pre-tokenizer
-// pattern). Other pre-tokenizers (tokenizer.ggml.pre, e.g. llama-bpe or
-// qwen2) are approximated by GPT-2's pattern. Control and user-defined tokens
-// are matched in prompt text; in chat messages only the template's own
-// markers are, so message content cannot forge turns. Chat templates are not
-// executed as Jinja: the family (ChatML, Llama 3, Llama 2, Gemma) is
-// recognised from tokenizer.chat_template and rendered natively; generated
-// models carry ChatML.
+// Tokenizers come from the GGUF metadata, as llama.cpp reads it: "llama"
+// (SentencePiece BPE by piece scores with byte fallback, "▁" for spaces,
+// optional space prefix) and "gpt2" (byte-level BPE by merge rank after
+// the pre-tokenizer rule tokenizer.ggml.pre selects: gpt-2, llama-bpe,
+// qwen2, smollm or default, each the exact sequence of regexes llama.cpp
+// applies, as hand-written matchers checked against those regexes in the
+// tests; unknown names get the default rule, as in llama.cpp). Text is
+// decoded as llama.cpp decodes it (each invalid UTF-8 byte is U+FFFD);
+// add_bos/add_eos follow the file, with llama.cpp's defaults. Control and
+// user-defined tokens are split out longest first, as llama.cpp does.
+//
+// Chat templates (tmpl_*.go): tokenizer.chat_template is executed by a
+// Jinja engine (github.com/ardanlabs/jinja) with messages, tools,
+// add_generation_prompt, bos_token/eos_token and a fixed strftime_now date
+// (a validator must re-encode the same prompt later); a file without a
+// template is rendered as ChatML. Message text cannot forge turns: control
+// token text in messages, tools and tool-call arguments is swapped for
+// private-use code points while the template renders, so only the
+// template's own markers become control tokens, and the text is put back
+// before it is tokenized as text.
 //
 // Prefix cache (prefix.go, prefill.go): a generation with a CacheKey (a
 // session ID) leaves its sequence's KV state in a per-engine cache bounded

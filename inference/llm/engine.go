@@ -43,11 +43,11 @@ type Options struct {
 // Engine is the embedded engine: a Model behind the inference.Engine
 // interface. It is safe for concurrent use; each call has its own KV cache.
 type Engine struct {
-	m      *Model
-	info   inference.ModelInfo
-	opts   Options
-	format ChatFormat
-	cache  *prefixCache // nil: off
+	m     *Model
+	info  inference.ModelInfo
+	opts  Options
+	chat  *ChatTemplate // nil: native ChatML
+	cache *prefixCache  // nil: off
 }
 
 var _ inference.Engine = (*Engine)(nil)
@@ -85,10 +85,12 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if e.info.Name == "" {
 		e.info.Name = filepath.Base(dir)
 	}
-	if t, _, _ := f.String("tokenizer.chat_template"); t != "" {
-		e.info.Template = t
+	if e.chat, err = chatTemplateOf(f); err != nil {
+		return nil, err
 	}
-	e.format = DetectChatFormat(e.info.Template)
+	if e.chat != nil {
+		e.info.Template = e.chat.Source()
+	}
 	return e, nil
 }
 
@@ -141,7 +143,6 @@ func New(m *Model, id inference.ModelID, opts Options) *Engine {
 			ContextLength: ctxLen, Quant: m.Quant, Params: m.Params, Layers: m.Cfg.Layers,
 			Experts: m.Cfg.Experts, ExpertsUsed: m.Cfg.ExpertsUsed,
 		},
-		format: ChatML,
 	}
 }
 
@@ -175,7 +176,7 @@ func (e *Engine) EncodePrompt(req inference.GenerateRequest) ([]int, error) {
 		}
 		return append([]int(nil), req.PromptTokens...), nil
 	}
-	return encodePrompt(e.m.Tok, e.format, req)
+	return encodePrompt(e.m.Tok, e.chat, req)
 }
 
 // prefill feeds tokens to seq in chunks and returns the logits of the last.

@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/inference/gguf"
 )
 
 // PromptTokenizer is a model's tokenizer and chat format without its
 // weights: what a gateway needs to count a request's tokens exactly, and
 // to check the token IDs a provider streams against the text it sent.
 type PromptTokenizer struct {
-	tok    *Tokenizer
-	format ChatFormat
-	id     inference.ModelID
+	tok  *Tokenizer
+	chat *ChatTemplate // nil: native ChatML
+	id   inference.ModelID
 	// cfg is the model's shape when its metadata parses (cfgOK).
 	cfg   Config
 	cfgOK bool
@@ -33,8 +34,11 @@ func OpenTokenizer(dir string, id inference.ModelID) (*PromptTokenizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: %s: %w", dir, err)
 	}
-	tmpl, _, _ := f.String("tokenizer.chat_template")
-	p := &PromptTokenizer{tok: tok, format: DetectChatFormat(tmpl), id: id}
+	chat, err := chatTemplateOf(f)
+	if err != nil {
+		return nil, fmt.Errorf("llm: %s: %w", dir, err)
+	}
+	p := &PromptTokenizer{tok: tok, chat: chat, id: id}
 	p.cfg, err = configFrom(f)
 	p.cfgOK = err == nil
 	return p, nil
@@ -60,14 +64,27 @@ func (p *PromptTokenizer) ModelID() inference.ModelID { return p.id }
 // EncodePrompt returns the prompt tokens of req exactly as the engine
 // serving the model feeds them (chat template, BOS).
 func (p *PromptTokenizer) EncodePrompt(req inference.GenerateRequest) ([]int, error) {
-	return encodePrompt(p.tok, p.format, req)
+	return encodePrompt(p.tok, p.chat, req)
 }
 
 // Detokenize returns the text of ids.
 func (p *PromptTokenizer) Detokenize(ids []int) string { return p.tok.Decode(ids) }
 
-// encodePrompt is EncodePrompt for a tokenizer and chat format.
-func encodePrompt(tok *Tokenizer, format ChatFormat, req inference.GenerateRequest) ([]int, error) {
+// chatTemplateOf compiles f's tokenizer.chat_template; nil when the file
+// has none (prompts are then rendered as ChatML).
+func chatTemplateOf(f *gguf.File) (*ChatTemplate, error) {
+	src, ok, err := f.String("tokenizer.chat_template")
+	if err != nil {
+		return nil, fmt.Errorf("llm: tokenizer.chat_template: %w", err)
+	}
+	if !ok || src == "" {
+		return nil, nil
+	}
+	return CompileChatTemplate(src)
+}
+
+// encodePrompt is EncodePrompt for a tokenizer and chat template.
+func encodePrompt(tok *Tokenizer, chat *ChatTemplate, req inference.GenerateRequest) ([]int, error) {
 	switch {
 	case len(req.PromptTokens) > 0:
 		for _, t := range req.PromptTokens {
@@ -77,7 +94,7 @@ func encodePrompt(tok *Tokenizer, format ChatFormat, req inference.GenerateReque
 		}
 		return append([]int(nil), req.PromptTokens...), nil
 	case len(req.Messages) > 0:
-		return tok.EncodeChat(format, req.Messages)
+		return encodeChatInput(tok, chat, req.Messages)
 	case req.Prompt != "":
 		return tok.EncodePrompt(req.Prompt), nil
 	}

@@ -16,8 +16,10 @@ func (t *Tokenizer) encodeSPM(text string, spacePrefix bool) []int {
 	if text == "" {
 		return nil
 	}
+	// Symbols are as long as their lead byte announces, unchecked, as in
+	// llama.cpp: invalid UTF-8 then comes out as byte tokens the same way.
 	bounds := make([]int, 0, len(text)+1)
-	for i := range text {
+	for i := 0; i < len(text); i += utf8Len(text[i]) {
 		bounds = append(bounds, i)
 	}
 	bounds = append(bounds, len(text))
@@ -80,4 +82,18 @@ func hexDigit(c byte) (byte, bool) {
 		return c - 'a' + 10, true
 	}
 	return 0, false
+}
+
+// utf8Len is the sequence length a UTF-8 lead byte announces (1 for
+// continuation bytes), llama.cpp's unicode_len_utf8.
+func utf8Len(c byte) int {
+	switch c >> 4 {
+	case 0xC, 0xD:
+		return 2
+	case 0xE:
+		return 3
+	case 0xF:
+		return 4
+	}
+	return 1
 }

@@ -29,6 +29,7 @@ const maxVocab = 1 << 21
 type Tokenizer struct {
 	kind         string // "llama" or "gpt2"
 	pre          string // tokenizer.ggml.pre, "gpt-2" spelt the GGUF way; "" if absent
+	rule         string // the pre-tokenizer rule pre selects (gpt2 models)
 	tokens       []string
 	types        []int32
 	scores       []float32
@@ -36,10 +37,12 @@ type Tokenizer struct {
 	merges       map[string]int // gpt2: "left right" -> rank
 	special      []int          // control and user-defined tokens, longest text first
 	specialStart [256]bool      // first bytes of special tokens
+	specialText  map[string]int // special token of each text (the first listed)
+	specialLens  []int          // distinct lengths of special token texts, longest first
 	byteTok      [256]int       // token of each byte (spm <0xXX>, gpt2 single-byte symbol), -1 if none
 
 	bos, eos, unk  int
-	addBOS         bool
+	addBOS, addEOS bool
 	addSpacePrefix bool
 	eog            map[int]bool
 
@@ -103,6 +106,7 @@ func NewTokenizer(f *gguf.File) (*Tokenizer, error) {
 	if t.pre, err = preTokenizer(f); err != nil {
 		return nil, err
 	}
+	t.rule = ruleOf(t.pre)
 	if kind == "gpt2" {
 		if err := t.loadMerges(f); err != nil {
 			return nil, err
@@ -162,14 +166,25 @@ func (t *Tokenizer) loadSpecial(f *gguf.File) error {
 	if err != nil {
 		return err
 	}
-	t.addBOS = t.kind == "llama"
+	// llama.cpp's defaults: SentencePiece and Llama 3's rule add BOS (the
+	// latter only where the file names one); a file's own add_bos_token /
+	// add_eos_token override them.
+	t.addBOS = t.kind == "llama" || (t.kind == "gpt2" && t.rule == preLlama3 && t.bos >= 0)
 	if b, ok, err := f.Bool("tokenizer.ggml.add_bos_token"); err != nil {
 		return fmt.Errorf("llm: tokenizer: %w", err)
 	} else if ok {
 		t.addBOS = b
 	}
+	if b, ok, err := f.Bool("tokenizer.ggml.add_eos_token"); err != nil {
+		return fmt.Errorf("llm: tokenizer: %w", err)
+	} else if ok {
+		t.addEOS = b
+	}
 	if t.addBOS && t.bos < 0 {
 		return errors.New("llm: tokenizer: add_bos_token is set but there is no bos_token_id")
+	}
+	if t.addEOS && t.eos < 0 {
+		return errors.New("llm: tokenizer: add_eos_token is set but there is no eos_token_id")
 	}
 	t.addSpacePrefix = t.kind == "llama"
 	if b, ok, err := f.Bool("tokenizer.ggml.add_space_prefix"); err != nil {
@@ -187,10 +202,20 @@ func (t *Tokenizer) loadSpecial(f *gguf.File) error {
 			t.special = append(t.special, i)
 		}
 	}
-	for _, id := range t.special {
-		t.specialStart[t.tokens[id][0]] = true
-	}
 	sort.SliceStable(t.special, func(a, b int) bool { return len(t.tokens[t.special[a]]) > len(t.tokens[t.special[b]]) })
+	// Lookups by text and length keep matching cheap for vocabularies with
+	// thousands of special tokens (Gemma's <unusedN>).
+	t.specialText = make(map[string]int, len(t.special))
+	for _, id := range t.special {
+		s := t.tokens[id]
+		t.specialStart[s[0]] = true
+		if _, dup := t.specialText[s]; !dup {
+			t.specialText[s] = id
+		}
+		if n := len(t.specialLens); n == 0 || t.specialLens[n-1] != len(s) {
+			t.specialLens = append(t.specialLens, len(s))
+		}
+	}
 	for _, name := range eogNames {
 		if i, ok := t.ids[name]; ok && t.types[i] == tokControl {
 			t.eog[i] = true
@@ -250,7 +275,7 @@ func (t *Tokenizer) IsEOG(id int) bool { return t.eog[id] }
 // Encode tokenizes text, turning the text of control and user-defined
 // tokens into those tokens. It never adds BOS.
 func (t *Tokenizer) Encode(text string) []int {
-	return t.encodeFragments([]fragment{{text: text, special: true}})
+	return t.encodeFragments([]fragment{{text: text, special: true}}, nil)
 }
 
 // encodePlain tokenizes text without special tokens; atStart says whether
@@ -285,6 +310,10 @@ func (t *Tokenizer) Piece(id int) []byte {
 	switch t.types[id] {
 	case tokControl, tokUnused:
 		return nil
+	case tokUserDefined:
+		// llama.cpp prints user-defined tokens as their raw text, with
+		// neither byte-level decoding nor "▁" unescaping.
+		return []byte(t.tokens[id])
 	}
 	if t.kind == "llama" {
 		return t.pieceSPM(id)

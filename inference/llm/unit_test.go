@@ -158,7 +158,7 @@ func TestPreTokenize(t *testing.T) {
 		"price: $42.50!":  {"price", ":", " $", "42", ".", "50", "!"},
 		"héllo wörld 日本語": {"héllo", " wörld", " 日本語"},
 		" \tx":            {" ", "\t", "x"},
-		"\xff\xfeab":      {"\xff\xfe", "ab"},
+		"\xff\xfeab":      {"\uFFFD\uFFFD", "ab"}, // llama.cpp: each invalid byte is U+FFFD
 	}
 	for in, want := range cases {
 		got := PreTokenize(in)
