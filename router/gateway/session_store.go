@@ -120,7 +120,9 @@ func decodeSession(b []byte) (*sessionEntry, error) {
 	if err := cborx.UnmarshalCanonical(b, maxSessionRecord, &r); err != nil {
 		return nil, fmt.Errorf("gateway: session record: %w", err)
 	}
-	bad := func(err error) (*sessionEntry, error) { return nil, fmt.Errorf("gateway: session record %q: %w", r.ID, err) }
+	bad := func(err error) (*sessionEntry, error) {
+		return nil, fmt.Errorf("gateway: session record %q: %w", r.ID, err)
+	}
 	if err := CheckSessionID(r.ID); err != nil {
 		return bad(err)
 	}
