@@ -46,7 +46,13 @@ func (g *Gateway) RestoreSessions() (restored, ended int, err error) {
 			why = restoreUnknown
 		}
 		g.sessions.mu.Lock()
-		if _, dup := g.sessions.m[id]; why == "" && (dup || len(g.sessions.m) >= g.sessions.max || g.sessions.perPayer[e.payer] >= g.sessions.maxPayer) {
+		if _, live := g.sessions.m[id]; live {
+			// Restored twice, or begun meanwhile: the live row owns the
+			// stream and the record.
+			g.sessions.mu.Unlock()
+			continue
+		}
+		if why == "" && (len(g.sessions.m) >= g.sessions.max || g.sessions.perPayer[e.payer] >= g.sessions.maxPayer) {
 			why = restoreFull
 		}
 		if why == "" {
