@@ -40,6 +40,19 @@ func storedSuccessor(t testing.TB, dir string) *successor {
 	return s
 }
 
+// heldOne is a stored successor in dir holding turn 1 (of n tokens) of
+// session "s".
+func heldOne(t *testing.T, dir string, n int) *successor {
+	t.Helper()
+	gw, primary := newMachine(t), newMachine(t)
+	s := storedSuccessor(t, dir)
+	assigned(t, s, gw, assignment("s", primary))
+	if err := s.hold.Accept(primary.peer, seal(t, primary, s.key.Public(), state("s", 1, n))); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestHolderRestartKeepsState: a successor restarted with its store holds
 // the latest accepted state (re-verified from the bytes the primary
 // sealed) and proves it; it still refuses an older turn.
@@ -99,12 +112,7 @@ func TestHolderRestartKeepsState(t *testing.T) {
 // is what makes the gateway replace it.
 func TestHolderRestartWithoutState(t *testing.T) {
 	dir := t.TempDir()
-	gw, primary := newMachine(t), newMachine(t)
-	s := storedSuccessor(t, dir)
-	assigned(t, s, gw, assignment("s", primary))
-	if err := s.hold.Accept(primary.peer, seal(t, primary, s.key.Public(), state("s", 1, 5))); err != nil {
-		t.Fatal(err)
-	}
+	s := heldOne(t, dir, 5)
 	fresh, rs := reopen(t, s, t.TempDir())
 	if len(rs) != 0 {
 		t.Fatalf("restored %d from an empty store", len(rs))
@@ -133,12 +141,7 @@ func TestHolderRestartWithoutState(t *testing.T) {
 // sealed state, or the gateway's statement) is dropped at restore.
 func TestHolderRestoreRefusesTampered(t *testing.T) {
 	dir := t.TempDir()
-	gw, primary := newMachine(t), newMachine(t)
-	s := storedSuccessor(t, dir)
-	assigned(t, s, gw, assignment("s", primary))
-	if err := s.hold.Accept(primary.peer, seal(t, primary, s.key.Public(), state("s", 1, 50))); err != nil {
-		t.Fatal(err)
-	}
+	s := heldOne(t, dir, 50)
 	files, err := filepath.Glob(filepath.Join(dir, "*.rec"))
 	if err != nil || len(files) != 1 {
 		t.Fatalf("stored files %v %v", files, err)

@@ -22,6 +22,17 @@ func (sm *sessionMarket) storeAt(t *testing.T, dir string) SessionStore {
 	return s
 }
 
+// storedSession is a standby market whose gateway stores its table, with
+// one session's first turn served.
+func storedSession(t *testing.T, st *bubbleLedger) (*sessionMarket, SessionStore, *SessionRequest) {
+	t.Helper()
+	sm := newStandbyMarket(t, st, answer(ms, "ok"))
+	store := sm.storeAt(t, t.TempDir())
+	s := &SessionRequest{Continuity: ContinuityOn}
+	s.ID = sm.mustTurn(t, s).ID
+	return sm, store, s
+}
+
 // restart replaces the market's gateway by a new one over the same
 // providers, chain and store, as a restarted process would be, and
 // restores its table.
@@ -97,10 +108,7 @@ func TestSessionsSurviveGatewayRestart(t *testing.T) {
 // back; an idled one's stream is stopped at once and its record deleted.
 func TestRestoreStopsWhatCannotContinue(t *testing.T) {
 	inBubble(t, func(t *testing.T, st *bubbleLedger) {
-		sm := newStandbyMarket(t, st, answer(ms, "ok"))
-		store := sm.storeAt(t, t.TempDir())
-		s := &SessionRequest{Continuity: ContinuityOn}
-		s.ID = sm.mustTurn(t, s).ID
+		sm, store, s := storedSession(t, st)
 		if err := store.Put("garbled", []byte{0xa1, 0x01}); err != nil {
 			t.Fatal(err)
 		}
@@ -133,10 +141,7 @@ func TestRestoreStopsWhatCannotContinue(t *testing.T) {
 // ends them and stops their streams, as before.
 func TestPersistentGatewayStopKeepsSessions(t *testing.T) {
 	inBubble(t, func(t *testing.T, st *bubbleLedger) {
-		sm := newStandbyMarket(t, st, answer(ms, "ok"))
-		store := sm.storeAt(t, t.TempDir())
-		s := &SessionRequest{Continuity: ContinuityOn}
-		s.ID = sm.mustTurn(t, s).ID
+		sm, store, s := storedSession(t, st)
 		sw := NewSessionSweeper(sm.gw, sm.gw.clock)
 		if err := sw.Start(t.Context()); err != nil {
 			t.Fatal(err)
@@ -150,6 +155,23 @@ func TestPersistentGatewayStopKeepsSessions(t *testing.T) {
 		}
 		if r, _ := sm.restart(t, st, store); r != 1 {
 			t.Fatalf("restored %d", r)
+		}
+		if _, ok := sm.gw.Session(s.ID); !ok {
+			t.Fatalf("session %s not restored", s.ID)
+		}
+		// Without a store the same stop ends the session and its stream.
+		sm.gw.store = nil
+		sw = NewSessionSweeper(sm.gw, sm.gw.clock)
+		if err := sw.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := sw.Stop(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		opened, stopped := sm.chain.streams()
+		if len(opened) != 1 || !stopped[opened[0].id] {
+			t.Fatalf("an in-memory gateway's stop left streams %+v stopped %v", opened, stopped)
 		}
 	})
 }

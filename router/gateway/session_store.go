@@ -10,18 +10,16 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // SessionStore keeps the session table's rows across restarts, one
-// record per session ID (p2p/sessioncache.DirStore is one).
-type SessionStore interface {
-	Put(id string, b []byte) error
-	Delete(id string) error
-	All() (map[string][]byte, error)
-}
+// record per session ID: the store successors keep their states in
+// (p2p/sessioncache.DirStore is one).
+type SessionStore = sessioncache.Store
 
 // sessionRecord is a session as stored: what a restarted gateway needs to
 // continue it (its primary, its successor and the stream paying it, the
