@@ -50,6 +50,7 @@ type sessionEntry struct {
 	created, lastUse time.Time
 	busy             bool // a turn (or a successor's replacement) is in flight
 	checking         bool // a challenge of the successor is in flight
+	checkedAt        time.Time
 	level            terms.Verification
 	failovers        uint32
 	// failed are the successors that failed a challenge: never this

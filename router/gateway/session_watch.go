@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/tenzrod/tenzrod/router"
 )
@@ -25,10 +26,13 @@ func (g *Gateway) CheckSuccessors(all bool, wg *sync.WaitGroup) int {
 	if g.successors == nil {
 		return 0
 	}
+	now := g.clock.Now()
 	g.sessions.mu.Lock()
 	var cands []successorCheck
 	for _, e := range g.sessions.m {
-		if e.successor != nil && !e.busy && !e.checking {
+		// A lapse re-checks a successor that passed only after a while: one
+		// degraded but answering is not asked every second.
+		if e.successor != nil && !e.busy && !e.checking && (all || now.Sub(e.checkedAt) >= lapseRecheck) {
 			cands = append(cands, successorCheck{e, e.successor, e.sealed})
 		}
 	}
@@ -61,6 +65,9 @@ func (g *Gateway) CheckSuccessors(all bool, wg *sync.WaitGroup) int {
 	return n
 }
 
+// lapseRecheck spaces the lapse-triggered challenges of one successor.
+const lapseRecheck = 10 * time.Second
+
 // lapsed: the table knows the provider and it is not up (its heartbeats
 // lapsed), or this node's connection to it just closed. One the table
 // has not heard of yet (a gateway just restarted) is left to the
@@ -76,7 +83,7 @@ func (g *Gateway) lapsed(m *member) bool {
 func (g *Gateway) checkSuccessor(c successorCheck) {
 	ok := g.proves(c.e, c.m, c.want)
 	g.sessions.mu.Lock()
-	c.e.checking = false
+	c.e.checking, c.e.checkedAt = false, g.clock.Now()
 	g.sessions.mu.Unlock()
 	if ok || !g.dropSuccessor(c.e, c.m) {
 		return

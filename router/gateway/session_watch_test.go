@@ -192,3 +192,34 @@ func TestCheckSkipsSessionsInTurn(t *testing.T) {
 		}
 	})
 }
+
+// TestLapsedButAnswering: a successor whose heartbeats lapsed but which
+// still proves its turn keeps the session and its stream, and is asked
+// again only after lapseRecheck, not every second.
+func TestLapsedButAnswering(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newStandbyMarket(t, st, answer(ms, "ok"))
+		p1 := sm.provs[1].id
+		s := &SessionRequest{Continuity: ContinuityOn}
+		s.ID = sm.mustTurn(t, s).ID
+		synctest.Wait()
+		sweeping(t, sm)
+		for sm.table.Status(p1) == router.StatusUp {
+			sm.pass(time.Second, 0, 2)
+		}
+		sm.pass(lapseRecheck/2, 0, 2)
+		synctest.Wait()
+		if got := sm.net.askedOf(p1); got != 1 {
+			t.Fatalf("a lapsed successor asked %d times within %s, want 1", got, lapseRecheck/2)
+		}
+		sm.pass(lapseRecheck, 0, 2)
+		synctest.Wait()
+		if got := sm.net.askedOf(p1); got != 2 {
+			t.Fatalf("a lapsed successor asked %d times after %s more, want 2", got, lapseRecheck)
+		}
+		v, _ := sm.gw.Session(s.ID)
+		if _, stopped := sm.chain.streams(); len(stopped) != 0 || v.Successor == nil || v.Successor.Peer != p1.String() {
+			t.Fatalf("an answering successor lost the session: %+v, stopped %v", v, stopped)
+		}
+	})
+}
