@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,8 +69,18 @@ type sessionRead struct {
 
 type streamRead struct {
 	Stream struct {
-		Closed bool `json:"closed"`
+		Closed   bool   `json:"closed"`
+		Claimed  uint64 `json:"claimed"`
+		Refunded uint64 `json:"refunded"`
+		Deposit  uint64 `json:"deposit"`
 	} `json:"stream"`
+}
+
+// streamClosed reports whether stream id is closed, as the node at api
+// reads the chain.
+func streamClosed(api, token, id string) (streamRead, bool) {
+	var sr streamRead
+	return sr, buyerRPC(api, token, "tenzro_getStream", map[string]string{"id": id}, &sr) == nil && sr.Stream.Closed
 }
 
 // TestDevnetGatewayKilledKeepsSessions: the devnet's gateway is killed
@@ -77,7 +88,8 @@ type streamRead struct {
 // from its store, the next turn continues the same session (turn 2, a
 // successor named), and the standby stream opened before the kill is
 // either still the session's successor's or stopped: never left running
-// unowned.
+// unowned. Then the session's successor is killed with no traffic: its
+// stream is stopped on chain and another successor engaged.
 func TestDevnetGatewayKilledKeepsSessions(t *testing.T) {
 	ps := startDevnet(t, buildBinary(t), 1, 3, 1)
 	m := ps.M
@@ -130,10 +142,63 @@ func TestDevnetGatewayKilledKeepsSessions(t *testing.T) {
 	if after.Successor.StreamID != before.Successor.StreamID {
 		// The successor was replaced: the old stream must be stopped.
 		if _, ok := devproc.WaitUntil(30*time.Second, 250*time.Millisecond, func() bool {
-			var sr streamRead
-			return buyerRPC(gw.API, m.BuyerToken, "tenzro_getStream", map[string]string{"id": before.Successor.StreamID}, &sr) == nil && sr.Stream.Closed
+			_, closed := streamClosed(gw.API, m.BuyerToken, before.Successor.StreamID)
+			return closed
 		}); !ok {
 			t.Fatalf("the replaced successor's stream %s still runs", before.Successor.StreamID)
 		}
+	}
+	successorKilled(t, ps, gw, after.Successor.Peer, after.Successor.StreamID, first.ID)
+}
+
+// successorKilled SIGKILLs the provider standing by for session id and,
+// with no traffic, expects the gateway to stop its standby stream on
+// chain (closed: claimed stops growing, deposit = claimed + refunded) and
+// engage another successor with a running stream.
+func successorKilled(t *testing.T, ps *procSet, gw devnet.NodeEntry, succPeer, stream, id string) {
+	t.Helper()
+	m := ps.M
+	var victim devnet.NodeEntry
+	for _, n := range m.Nodes {
+		if n.Role == "provider" && peerOf(n) == succPeer {
+			victim = n
+		}
+	}
+	if victim.Name == "" {
+		t.Fatalf("no provider with peer %s", succPeer)
+	}
+	if err := syscall.Kill(victim.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitDead(t, victim.Name, victim.PID)
+	var sr streamRead
+	took, ok := devproc.WaitUntil(60*time.Second, 250*time.Millisecond, func() bool {
+		var closed bool
+		sr, closed = streamClosed(gw.API, m.BuyerToken, stream)
+		return closed
+	})
+	if !ok {
+		t.Fatalf("the killed successor's stream %s still runs a minute later", stream)
+	}
+	// Detection is at once (the connection closes; heartbeats lapse in
+	// 6 s); the rest is a challenge's retry and the stop's block, with a
+	// loaded machine's slack.
+	t.Logf("the killed successor's stream stopped %s after the kill", took)
+	if took > 30*time.Second {
+		t.Errorf("the killed successor's stream stopped %s after the kill, want within 30 s", took)
+	}
+	if sr.Stream.Claimed+sr.Stream.Refunded != sr.Stream.Deposit {
+		t.Fatalf("stopped stream %+v: deposit = claimed + refunded", sr.Stream)
+	}
+	var v sessionRead
+	if _, ok := devproc.WaitUntil(30*time.Second, 250*time.Millisecond, func() bool {
+		if buyerRPC(gw.API, m.BuyerToken, "tenzro_getSession", map[string]string{"id": id}, &v) != nil || v.Successor == nil ||
+			v.Successor.Peer == succPeer || v.Successor.StreamID == "" {
+			return false
+		}
+		_, closed := streamClosed(gw.API, m.BuyerToken, v.Successor.StreamID)
+		return !closed
+	}); !ok {
+		t.Fatalf("no new successor with a running stream after the kill: %+v", v)
 	}
 }
