@@ -11,19 +11,25 @@ import (
 	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
-// TestDeadSuccessorStreamStopped: a session's successor dies with no
-// traffic; the gateway, challenging it at once (its connection closed,
-// then its heartbeats lapsed), stops its standby stream on chain (claimed
-// stops growing: the stream is closed, deposit = claimed + refunded) and
-// engages another successor with a stream of its own, within the
-// challenge interval and a few blocks.
-func TestDeadSuccessorStreamStopped(t *testing.T) {
-	const fee = 36_000
-	const every = 5 * time.Second
+// standbyChainFee is every provider's standby fee in a standbyChain: 10
+// micro-units a second.
+const standbyChainFee = 36_000
+
+// standbyChain is a chain of one validator (the gateway) and three
+// providers, each standing by for standbyChainFee and claiming every
+// second, their offers known to the gateway.
+type standbyChain struct {
+	t   *testing.T
+	net *chainNet
+	gw  *Node
+}
+
+func newStandbyChain(t *testing.T, valOpt func(*Config)) *standbyChain {
+	t.Helper()
 	net := newChainNetWith(t, 1, 3, 0, testChainParams(3600), chainExtra{provOpts: []func(*Config){func(c *Config) {
-		c.Provider.Standby.Enabled, c.Provider.Standby.FeePerHour, c.Provider.Standby.ClaimInterval = true, fee, time.Second
-	}}}, func(c *Config) { c.Router.ProbeInterval, c.Router.Sessions.ChallengeInterval = 0, every })
-	gw, chain := net.validators[0], net.validators[0].Chain()
+		c.Provider.Standby.Enabled, c.Provider.Standby.FeePerHour, c.Provider.Standby.ClaimInterval = true, standbyChainFee, time.Second
+	}}}, func(c *Config) { c.Router.ProbeInterval = 0; valOpt(c) })
+	gw := net.validators[0]
 	waitRegistered(t, gw, net.registered)
 	nodetest.Eventually(t, 30*time.Second, "every provider's standby offer at the gateway", func() bool {
 		n := 0
@@ -34,26 +40,43 @@ func TestDeadSuccessorStreamStopped(t *testing.T) {
 		}
 		return n == 3
 	})
-	session := func(id string) gatewayapi.SessionResult {
-		t.Helper()
-		v, err := gw.rpcCall("tenzro_getSession", `{"id":"`+id+`"}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.(gatewayapi.SessionResult)
+	return &standbyChain{t: t, net: net, gw: gw}
+}
+
+// session is tenzro_getSession at the gateway.
+func (sc *standbyChain) session(id string) gatewayapi.SessionResult {
+	sc.t.Helper()
+	v, err := sc.gw.rpcCall("tenzro_getSession", `{"id":"`+id+`"}`)
+	if err != nil {
+		sc.t.Fatal(err)
 	}
-	stream := func(id string) ledger.Stream {
-		t.Helper()
-		h, err := terms.ParseHash(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, ok, err := chain.Stream(t.Context(), h)
-		if err != nil || !ok {
-			t.Fatalf("stream %s: ok %v, %v", id, ok, err)
-		}
-		return s
+	return v.(gatewayapi.SessionResult)
+}
+
+// stream reads stream id from the chain.
+func (sc *standbyChain) stream(id string) ledger.Stream {
+	sc.t.Helper()
+	h, err := terms.ParseHash(id)
+	if err != nil {
+		sc.t.Fatal(err)
 	}
+	s, ok, err := sc.gw.Chain().Stream(sc.t.Context(), h)
+	if err != nil || !ok {
+		sc.t.Fatalf("stream %s: ok %v, %v", id, ok, err)
+	}
+	return s
+}
+
+// TestDeadSuccessorStreamStopped: a session's successor dies with no
+// traffic; the gateway, challenging it at once (its connection closed,
+// then its heartbeats lapsed), stops its standby stream on chain (claimed
+// stops growing: the stream is closed, deposit = claimed + refunded) and
+// engages another successor with a stream of its own, within the
+// challenge interval and a few blocks.
+func TestDeadSuccessorStreamStopped(t *testing.T) {
+	const every = 5 * time.Second
+	sc := newStandbyChain(t, func(c *Config) { c.Router.Sessions.ChallengeInterval = every })
+	net, gw, session, stream := sc.net, sc.gw, sc.session, sc.stream
 	history := []inference.Message{{Role: "user", Content: "Tell me about rivers"}}
 	s := acceptancePost(t, gw, history, map[string]any{"session": map[string]any{"continuity": "required"}}, "").session
 	if s == nil || s.Successor == nil {
