@@ -61,6 +61,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{`idle_timeout = "30m0s"`, `idle_timeout = "1s"`, "router.sessions.idle_timeout"},
 		{`max_sessions = 10000`, `max_sessions = 0`, "router.sessions.max_sessions"},
 		{`standby_horizon = "1h0m0s"`, `standby_horizon = "10000h"`, "router.sessions.standby_horizon"},
+		{`challenge_interval = "1m0s"`, `challenge_interval = "2h"`, "router.sessions.challenge_interval"},
 	}
 	for _, c := range cases {
 		checkEditNamed(t, testConfig(t, RoleProvider, "software", nil), c.from, c.to, c.key)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"path/filepath"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/validator"
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/p2p/payment"
+	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
 	"github.com/tenzrod/tenzrod/router/chainview"
@@ -127,6 +129,10 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		deps.OnCall = func(c gateway.Call) { n.validator.OnCall(c) }
 	}
 	deps.Successors = gateway.CacheSuccessors(n.host.Dialer())
+	// The session table outlives a restart: sessions continue with their successors and streams.
+	if deps.SessionStore, err = sessioncache.OpenDirStore(n.cfg.Path(filepath.Join("data", "sessions"))); err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
 	gateway.LogSurchargeSource(n.log, n.chain != nil, n.cfg.Router.Surcharges)
 	if n.gateway, err = gateway.New(n.cfg.Router.GatewayConfig(), deps); err != nil {
 		return err

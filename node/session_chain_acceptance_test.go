@@ -8,13 +8,11 @@ import (
 	"time"
 
 	"github.com/tenzrod/tenzrod/consensus/chainapi"
-	"github.com/tenzrod/tenzrod/consensus/ledger"
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/node/nodetest"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router/gateway"
-	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 )
 
 // TestSessionStandbyOnChain: on a chain, the gateway pays a session's
@@ -24,41 +22,9 @@ import (
 // successor serves the next turn, its standby stream is stopped (accrued
 // paid, the rest refunded) and a new successor's stream opens.
 func TestSessionStandbyOnChain(t *testing.T) {
-	const fee = 36_000 // 10 micro-units a second
-	net := newChainNetWith(t, 1, 3, 0, testChainParams(3600), chainExtra{provOpts: []func(*Config){func(c *Config) {
-		c.Provider.Standby.Enabled, c.Provider.Standby.FeePerHour, c.Provider.Standby.ClaimInterval = true, fee, time.Second
-	}}}, func(c *Config) { c.Router.ProbeInterval = 0 })
-	gw, chain := net.validators[0], net.validators[0].Chain()
-	waitRegistered(t, gw, net.registered)
-	nodetest.Eventually(t, 30*time.Second, "every provider's standby offer at the gateway", func() bool {
-		n := 0
-		for _, o := range gw.Table().Offers(DevnetModelName) {
-			if o.Standby != nil {
-				n++
-			}
-		}
-		return n == 3
-	})
-	session := func(id string) gatewayapi.SessionResult {
-		t.Helper()
-		v, err := gw.rpcCall("tenzro_getSession", `{"id":"`+id+`"}`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v.(gatewayapi.SessionResult)
-	}
-	stream := func(id string) ledger.Stream {
-		t.Helper()
-		h, err := terms.ParseHash(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, ok, err := chain.Stream(t.Context(), h)
-		if err != nil || !ok {
-			t.Fatalf("stream %s: ok %v, %v", id, ok, err)
-		}
-		return s
-	}
+	const fee = standbyChainFee
+	sc := newStandbyChain(t, func(*Config) {})
+	net, gw, chain, session, stream := sc.net, sc.gw, sc.gw.Chain(), sc.session, sc.stream
 	operator := func(machine string) terms.AccountID {
 		t.Helper()
 		m, err := identity.ParseMachineID(machine)

@@ -16,6 +16,9 @@ type StandbyConfig struct {
 	// KeyFile holds the X-Wing key states are sealed to (relative to the
 	// home; made on first start, mode 0600).
 	KeyFile string `toml:"key_file"`
+	// StateDir keeps the sessions held and their latest states (relative
+	// to the home), so a restarted successor is still warm.
+	StateDir string `toml:"state_dir"`
 	// MaxSessions bounds the sessions held at once.
 	MaxSessions int `toml:"max_sessions"`
 	// ClaimInterval is how often, on a chain, accrued standby pay is
@@ -25,7 +28,7 @@ type StandbyConfig struct {
 
 // DefaultStandbyConfig returns the standby defaults (off).
 func DefaultStandbyConfig() StandbyConfig {
-	return StandbyConfig{FeePerHour: 36_000, KeyFile: "session-cache.key", MaxSessions: 1024, ClaimInterval: time.Minute}
+	return StandbyConfig{FeePerHour: 36_000, KeyFile: "session-cache.key", StateDir: "session-cache-states", MaxSessions: 1024, ClaimInterval: time.Minute}
 }
 
 // Validate checks the section, naming each bad key.
@@ -36,6 +39,9 @@ func (c StandbyConfig) Validate() error {
 	}
 	if c.Enabled && c.KeyFile == "" {
 		errs = append(errs, errors.New("provider.standby.key_file: required when standby is enabled"))
+	}
+	if c.Enabled && c.StateDir == "" {
+		errs = append(errs, errors.New("provider.standby.state_dir: required when standby is enabled"))
 	}
 	if c.MaxSessions < 1 || c.MaxSessions > 1<<20 {
 		errs = append(errs, fmt.Errorf("provider.standby.max_sessions: %d outside 1..1048576", c.MaxSessions))

@@ -19,6 +19,7 @@ func TestStandbyConfigErrorsNameTheKey(t *testing.T) {
 	for key, mutate := range map[string]func(*StandbyConfig){
 		"provider.standby.fee_per_hour":   func(c *StandbyConfig) { c.Enabled, c.FeePerHour = true, 0 },
 		"provider.standby.key_file":       func(c *StandbyConfig) { c.Enabled, c.KeyFile = true, "" },
+		"provider.standby.state_dir":      func(c *StandbyConfig) { c.Enabled, c.StateDir = true, "" },
 		"provider.standby.max_sessions":   func(c *StandbyConfig) { c.MaxSessions = 0 },
 		"provider.standby.claim_interval": func(c *StandbyConfig) { c.ClaimInterval = time.Millisecond },
 	} {

@@ -50,8 +50,12 @@ func newSessions(p *Provider) (*sessions, error) {
 	if s.key, err = sessioncache.LoadOrCreateKey(p.d.Path(cfg.KeyFile)); err != nil {
 		return nil, err
 	}
+	st, err := sessioncache.OpenDirStore(p.d.Path(cfg.StateDir))
+	if err != nil {
+		return nil, err
+	}
 	hc := sessioncache.HolderConfig{
-		Key: s.key, Session: p.d.Session.Current, Standby: s.standsBy, OnState: s.onState,
+		Key: s.key, Store: st, Session: p.d.Session.Current, Standby: s.standsBy, OnState: s.onState,
 		MaxSessions: cfg.MaxSessions, Clock: p.d.Clock, Metrics: s.met, Log: p.d.Log,
 	}
 	if p.d.Chain != nil {
@@ -73,6 +77,7 @@ func (s *sessions) Start(context.Context) error {
 		return err
 	}
 	s.srv = srv
+	s.restore()
 	if s.pay != nil {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); s.pay.run(s.ctx, s.p.cfg.Standby.ClaimInterval) }()

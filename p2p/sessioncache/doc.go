@@ -21,7 +21,9 @@
 //	    by the primary's certified session key.
 //
 // The successor side is a Holder (keys, the sessions it stands by for,
-// the latest state of each, in memory within a bound) behind a Server.
+// the latest state of each, in memory within a bound and, with a Store,
+// on disk as received, so a restart re-verifies them and stays warm)
+// behind a Server.
 // The Holder accepts a state only when it is sealed to its own key,
 // unaltered, signed by the machine the session's assignment named as
 // primary (and sent from that peer), for the assigned model, and newer

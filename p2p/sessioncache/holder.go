@@ -48,17 +48,21 @@ type HolderConfig struct {
 	// MaxSessions bounds the sessions held (default 1024); the least
 	// recently touched goes first.
 	MaxSessions int
-	Clock       clock.Clock
-	Metrics     *Metrics
-	Log         *slog.Logger
+	// Store, when set, keeps each held session (the assignment and the
+	// state as sealed) so a restarted successor is still warm (Restore).
+	Store   Store
+	Clock   clock.Clock
+	Metrics *Metrics
+	Log     *slog.Logger
 }
 
 // DefaultMaxSessions is HolderConfig.MaxSessions' default.
 const DefaultMaxSessions = 1024
 
 // Holder is the successor side: the sessions assigned to it and the latest
-// verified state of each, in memory (a restarted successor holds nothing
-// and answers challenges so; the gateway then stops its stream).
+// verified state of each, in memory and, with a Store, on disk (a
+// successor restarted without its state answers challenges so, and the
+// gateway then stops its stream).
 type Holder struct {
 	cfg      HolderConfig
 	keyHash  [32]byte
@@ -72,6 +76,7 @@ type held struct {
 	gateway peer.ID
 	state   *State
 	hash    []byte
+	sealed  []byte // state as received, what is persisted
 	touched time.Time
 }
 
@@ -128,25 +133,32 @@ func (h *Holder) assign(ctx context.Context, gateway peer.ID, s *SignedAssignmen
 		}
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	e := h.sessions[a.SessionID]
+	var evicted string
 	if e == nil {
-		h.evictLocked()
+		evicted = h.evictLocked()
 		e = &held{}
 		h.sessions[a.SessionID] = e
 	} else if e.state != nil && !bytes.Equal(e.state.ModelID, a.ModelID) {
 		// The session changed model: what it held is of no use.
-		e.state, e.hash = nil, nil
+		e.state, e.hash, e.sealed = nil, nil, nil
 	}
 	// A new primary after a failover keeps the turn held, so no state
 	// older than it is taken from anyone.
 	e.a, e.stmt, e.gateway, e.touched = a, s, gateway, h.cfg.Clock.Now()
+	sealed := e.sealed
+	h.mu.Unlock()
+	if evicted != "" {
+		h.unpersist(evicted)
+	}
+	h.persist(a.SessionID, gateway, s, sealed)
 	h.cfg.Metrics.Assigned.Inc()
 	return nil
 }
 
-// evictLocked makes room for one more session.
-func (h *Holder) evictLocked() {
+// evictLocked makes room for one more session and returns the one it
+// dropped ("" for none).
+func (h *Holder) evictLocked() (gone string) {
 	for len(h.sessions) >= h.cfg.MaxSessions {
 		var oldest string
 		var at time.Time
@@ -156,7 +168,9 @@ func (h *Holder) evictLocked() {
 			}
 		}
 		delete(h.sessions, oldest)
+		gone = oldest
 	}
+	return gone
 }
 
 // Accept verifies a sealed state from peer from and stores it.
@@ -228,7 +242,10 @@ func (h *Holder) accept(from peer.ID, b []byte) (Assignment, *State, error) {
 	if e.state != nil && st.Turn <= e.state.Turn {
 		return a, nil, reject(ReasonReplayed, "turn %d, this node holds turn %d", st.Turn, e.state.Turn)
 	}
-	e.state, e.hash, e.touched = st, hash, h.cfg.Clock.Now()
+	e.state, e.hash, e.sealed, e.touched = st, hash, b, h.cfg.Clock.Now()
+	// Written before the sender's answer: a state acknowledged is one a
+	// restart keeps.
+	h.persist(sealed.SessionID, e.gateway, e.stmt, b)
 	return e.a, st, nil
 }
 
@@ -249,6 +266,7 @@ func (h *Holder) Forget(sessionID string) {
 	h.mu.Lock()
 	delete(h.sessions, sessionID)
 	h.mu.Unlock()
+	h.unpersist(sessionID)
 }
 
 // Len is the number of sessions held.

@@ -41,7 +41,7 @@ type Config struct {
 	// [[router.buyers]] entries.
 	Buyers map[string]BuyerLimits `toml:"-"`
 	// Sessions bounds the session table and sizes standby streams.
-	Sessions SessionConfig `toml:"sessions" comment:"Sessions (tenzro.session): at most max_sessions held at once (more are refused with 503 until idle ones end) and max_per_buyer of one buyer (429); a session no turn used for idle_timeout ends and its standby stream is stopped; a successor's standby stream is funded for standby_horizon at its announced fee."`
+	Sessions SessionConfig `toml:"sessions" comment:"Sessions (tenzro.session): at most max_sessions held at once (more are refused with 503 until idle ones end) and max_per_buyer of one buyer (429); a session no turn used for idle_timeout ends and its standby stream is stopped; a successor's standby stream is funded for standby_horizon at its announced fee, and each successor proves the state it holds every challenge_interval (and at once when its heartbeats lapse) or is replaced."`
 }
 
 // DefaultConfig returns the routing defaults.
@@ -50,7 +50,8 @@ func DefaultConfig() Config {
 		Surcharges: pricing.Surcharges{None: 0, Receipt: 1, Optimistic: 5, TEE: 20},
 		Deadline:   2 * time.Minute, FirstTokenTimeout: 30 * time.Second, StallTimeout: 10 * time.Second, StallMin: 2 * time.Second,
 		MaxRetries: 2, Weights: strategy.DefaultWeights, DefaultMaxTokens: 512, BuyerDefaults: DefaultBuyerLimits(),
-		Sessions: SessionConfig{MaxSessions: 10_000, MaxPerBuyer: 256, IdleTimeout: 30 * time.Minute, StandbyHorizon: time.Hour},
+		Sessions: SessionConfig{MaxSessions: 10_000, MaxPerBuyer: 256, IdleTimeout: 30 * time.Minute, StandbyHorizon: time.Hour,
+			ChallengeInterval: time.Minute},
 	}
 }
 
@@ -96,6 +97,9 @@ func (c Config) Validate(prefix string) error {
 	}
 	if s := c.Sessions; s.IdleTimeout < time.Minute || s.IdleTimeout > 7*24*time.Hour {
 		bad("sessions.idle_timeout", "%s outside 1m..168h", s.IdleTimeout)
+	}
+	if s := c.Sessions; s.ChallengeInterval < time.Second || s.ChallengeInterval > time.Hour {
+		bad("sessions.challenge_interval", "%s outside 1s..1h", s.ChallengeInterval)
 	}
 	if s := c.Sessions; s.StandbyHorizon < time.Minute || s.StandbyHorizon > 30*24*time.Hour {
 		bad("sessions.standby_horizon", "%s outside 1m..720h", s.StandbyHorizon)

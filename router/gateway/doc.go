@@ -44,8 +44,13 @@
 // primary's infer.Request.Session, so the primary seals its state to it
 // after the turn. A turn the primary cannot serve goes to the successor
 // with Failover set; it becomes the primary and gets a successor of its
-// own. Successors are challenged for the turn they hold; one that fails
-// loses the session and its stream.
+// own. Successors are challenged for the turn they hold, at each turn,
+// every challenge_interval between turns and at once when their
+// heartbeats lapse (CheckSuccessors); one that fails loses the session
+// and its stream, and a replacement is engaged for the primary at once.
+// With Deps.SessionStore the table is stored as it changes and taken back
+// at start (RestoreSessions): a restarted gateway continues each session
+// with its successor and stream, or stops the stream of one it cannot.
 //
 // With Deps.Tracer every request is one OpenTelemetry trace (trace.go):
 // a root span named by the GenAI conventions and a span per step, each

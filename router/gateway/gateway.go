@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/filecoin-project/go-clock"
@@ -65,6 +66,9 @@ type Deps struct {
 	// Streams pays standby successors by stream escrow (with a chain);
 	// nil opens none.
 	Streams StandbyStreams
+	// SessionStore, when set, keeps the session table across restarts
+	// (RestoreSessions); nil keeps it in memory only.
+	SessionStore SessionStore
 	// Surcharges, with a chain, are the governed verification surcharges
 	// (the chain's surcharge_* params): the only ones quotes and bills
 	// use. Nil (no chain) falls back to Config.Surcharges.
@@ -124,6 +128,10 @@ type Gateway struct {
 	operators      Operators
 	streams        StandbyStreams
 	surcharges     SurchargeSource
+	store          SessionStore
+	// persistMu orders the store's writes as the table's changes were
+	// made (taken before the table's lock is released; persistLocked).
+	persistMu sync.Mutex
 }
 
 // New returns a gateway.
@@ -173,7 +181,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 		selector: sel, latency: lat, gaps: gaps, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
 		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
 		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing(),
-		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams,
+		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams, store: d.SessionStore,
 		surcharges: d.Surcharges}
 	brs.OnChange(g.breakerChanged)
 	return g, nil

@@ -39,7 +39,7 @@ func (g *Gateway) commitTurn(ctx context.Context, t *sessionTurn, w choice, cont
 	}
 	// else: the pinned primary kept the session's successor (or, if a
 	// challenge dropped it meanwhile, its absence).
-	e.primary, e.model, e.turn, e.lastUse, e.busy = winner, t.model, t.n, g.clock.Now(), false
+	e.primary, e.model, e.turn, e.lastUse, e.busy, e.level = winner, t.model, t.n, g.clock.Now(), false, t.level
 	if served == ServedBySuccessor {
 		e.failovers++
 	}
@@ -62,7 +62,9 @@ func (g *Gateway) commitTurn(ctx context.Context, t *sessionTurn, w choice, cont
 		info.SuccessorReason = e.reason
 	}
 	keep := e.successor
+	persisted := g.persistLocked([]*sessionEntry{e}, nil)
 	g.sessions.mu.Unlock()
+	persisted()
 
 	if old != nil && old != keep {
 		why := "replaced"
@@ -85,11 +87,14 @@ func (g *Gateway) abortTurn(t *sessionTurn) {
 	g.sessions.mu.Lock()
 	t.e.busy = false
 	keep := t.e.successor
+	persisted := func() {}
 	if t.created {
 		g.sessions.remove(t.id)
 		keep = nil
+		persisted = g.persistLocked(nil, []string{t.id})
 	}
 	g.sessions.mu.Unlock()
+	persisted()
 	g.sessionMetrics.active.Set(float64(g.sessions.len()))
 	g.stopUnused(opened, keep, nil)
 }
@@ -133,6 +138,17 @@ const challengeRetry = 2 * time.Second
 // cannot answer, or answers another turn after one retry, loses the
 // session: its stream is stopped and the next turn assigns a new one.
 func (g *Gateway) challenge(e *sessionEntry, m *member, want uint32) {
+	if g.proves(e, m, want) {
+		return
+	}
+	if g.dropSuccessor(e, m) {
+		g.stopStream(m, "challenge_failed")
+	}
+}
+
+// proves asks m, up to twice, to prove it holds a turn of e in
+// want..e.turn+1, and counts the outcome.
+func (g *Gateway) proves(e *sessionEntry, m *member, want uint32) bool {
 	var got uint32
 	var err error
 	for try := 0; try < 2; try++ {
@@ -147,31 +163,45 @@ func (g *Gateway) challenge(e *sessionEntry, m *member, want uint32) {
 		g.sessions.mu.Unlock()
 		if err == nil && got >= want && got <= latest {
 			g.sessionMetrics.challenges.WithLabelValues("passed").Inc()
-			return
+			return true
+		}
+		// The retry waits for a state in transfer; one unreachable and
+		// lapsed has none coming, and every second of it is paid.
+		if err != nil && g.lapsed(m) {
+			break
 		}
 	}
 	g.sessionMetrics.challenges.WithLabelValues("failed").Inc()
 	g.log.Warn("session: successor failed its challenge", "session", e.id, "successor", m.peer, "want_turn", want, "turn", got, "err", err)
+	return false
+}
+
+// dropSuccessor takes m from session e for good, if it is still e's
+// successor.
+func (g *Gateway) dropSuccessor(e *sessionEntry, m *member) bool {
 	g.sessions.mu.Lock()
 	dropped := e.successor == m
+	persisted := func() {}
 	if dropped {
 		e.successor, e.reason = nil, ReasonChallengeFailed
 		if e.failed == nil {
 			e.failed = map[peer.ID]bool{}
 		}
 		e.failed[m.peer] = true
+		if g.sessions.m[e.id] == e {
+			persisted = g.persistLocked([]*sessionEntry{e}, nil)
+		}
 	}
 	g.sessions.mu.Unlock()
-	if dropped {
-		g.stopStream(m, "challenge_failed")
-	}
+	persisted()
+	return dropped
 }
 
 // SweepSessions ends every session idle for longer than the idle timeout,
 // stopping its standby stream; the node calls it periodically, and turns
 // call it at most once a second.
 func (g *Gateway) SweepSessions() int {
-	gone := g.sessions.expired(g.clock.Now())
+	gone := g.sessions.expired(g.clock.Now(), g.persistLocked)
 	for _, e := range gone {
 		g.sessions.mu.Lock()
 		s := e.successor
@@ -189,14 +219,17 @@ func (g *Gateway) SweepSessions() int {
 // deposit, bounded by the standby horizon.
 func (g *Gateway) EndSessions(ctx context.Context) int {
 	g.sessions.mu.Lock()
-	var streams []string
+	var streams, ids []string
 	for id, e := range g.sessions.m {
 		if e.successor != nil && e.successor.stream != "" {
 			streams = append(streams, e.successor.stream)
 		}
 		g.sessions.remove(id)
+		ids = append(ids, id)
 	}
+	persisted := g.persistLocked(nil, ids)
 	g.sessions.mu.Unlock()
+	persisted()
 	g.sessionMetrics.active.Set(0)
 	stopped := 0
 	for _, id := range streams {

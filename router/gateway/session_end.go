@@ -44,7 +44,9 @@ func (g *Gateway) EndSession(ctx context.Context, id, payer string) (EndedSessio
 	g.sessions.remove(id)
 	out := EndedSession{ID: id, Turns: e.turn}
 	succ := e.successor
+	persisted := g.persistLocked(nil, []string{id})
 	g.sessions.mu.Unlock()
+	persisted()
 	g.sessionMetrics.active.Set(float64(g.sessions.len()))
 	if succ == nil || succ.stream == "" || g.streams == nil {
 		return out, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/tenzrod/tenzrod/receipts/identity"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // member is one provider in a session: its primary or its successor.
@@ -47,7 +48,10 @@ type sessionEntry struct {
 	// successor: the state the successor should hold.
 	sealed           uint32
 	created, lastUse time.Time
-	busy             bool // a turn is in flight
+	busy             bool // a turn (or a successor's replacement) is in flight
+	checking         bool // a challenge of the successor is in flight
+	checkedAt        time.Time
+	level            terms.Verification
 	failovers        uint32
 	// failed are the successors that failed a challenge: never this
 	// session's again.
@@ -141,18 +145,23 @@ func (t *sessionTable) begin(sr *SessionRequest, payer string, now time.Time) (*
 	return e, true, nil
 }
 
-// expired removes every idle session not in a turn and returns them.
-func (t *sessionTable) expired(now time.Time) []*sessionEntry {
+// expired removes every idle session not in a turn and returns them;
+// persist records their removal (Gateway.persistLocked).
+func (t *sessionTable) expired(now time.Time, persist func([]*sessionEntry, []string) func()) []*sessionEntry {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.lastSweep = now
 	var out []*sessionEntry
+	var ids []string
 	for id, e := range t.m {
 		if !e.busy && now.Sub(e.lastUse) >= t.idle {
 			t.remove(id)
 			out = append(out, e)
+			ids = append(ids, id)
 		}
 	}
+	persisted := persist(nil, ids)
+	t.mu.Unlock()
+	persisted()
 	return out
 }
 

@@ -132,6 +132,10 @@ type SessionConfig struct {
 	IdleTimeout time.Duration `toml:"idle_timeout"`
 	// StandbyHorizon sizes a standby stream's deposit: rate × horizon.
 	StandbyHorizon time.Duration `toml:"standby_horizon"`
+	// ChallengeInterval is how often each successor must prove the state
+	// it holds (besides at once when its heartbeats lapse): a dead one is
+	// paid at most about this long.
+	ChallengeInterval time.Duration `toml:"challenge_interval"`
 }
 
 // validSession checks a request's session options (400 naming the field).
