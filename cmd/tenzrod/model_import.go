@@ -77,9 +77,12 @@ func importModel(w io.Writer, src string, o importOpts) error {
 	if err != nil {
 		return fmt.Errorf("model import: %w", err)
 	}
-	dir := dest
-	if o.out == "" {
-		dir = filepath.ToSlash(filepath.Join("models", name))
+	// A config's dir is relative to the home; --out may be anywhere.
+	dir := filepath.ToSlash(filepath.Join("models", name))
+	if o.out != "" {
+		if dir, err = filepath.Abs(dest); err != nil {
+			return fmt.Errorf("model import: %w", err)
+		}
 	}
 	fmt.Fprintf(w, "imported %s as %s\nmodel id %s\n\nadd to the provider's config.toml:\n\n", src, filepath.Join(dest, "model.gguf"), root)
 	fmt.Fprintf(w, "[[provider.models]]\nname = %q\ndir = %q\nid = %q\nengine = \"embedded\"\nverification = [\"receipt\", \"optimistic\"]\n", name, dir, root)

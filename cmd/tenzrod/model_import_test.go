@@ -151,6 +151,10 @@ func TestModelImportRefuses(t *testing.T) {
 			t.Errorf("inspect %s: engine %q, want it to name %q", tc.path, in.Engine, tc.why)
 		}
 	}
+	help, err := runCLI(t, "model", "import", "--help")
+	if err != nil || !strings.Contains(help, "HOME/models/NAME/model.gguf") || !strings.Contains(help, `dir = "models/NAME"`) {
+		t.Errorf("import --help does not say where the model goes: %v\n%s", err, help)
+	}
 	for _, args := range [][]string{
 		{filepath.Join(gen, "model.gguf")},
 		{filepath.Join(gen, "model.gguf"), "--home", t.TempDir(), "--out", t.TempDir()},

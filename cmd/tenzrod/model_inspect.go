@@ -41,6 +41,7 @@ hash a directory.`,
 			if asJSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false) // templates are full of <|im_start|>
 				return enc.Encode(in)
 			}
 			printInfo(cmd.OutOrStdout(), in)
@@ -107,7 +108,7 @@ func printInfo(w io.Writer, in *modelInfo) {
 	p("tokenizer", "%s, pre %s, vocabulary %d", orDash(t.Model), orDash(t.Pre), t.Vocab)
 	p("bos / eos", "%s / %s", t.BOS, t.EOS)
 	if in.Template.Present {
-		p("chat template", "%d bytes, first line %q", in.Template.Bytes, in.Template.FirstLine)
+		p("chat template", "%d bytes, first line %q", in.Template.Bytes, clip(in.Template.FirstLine, 100))
 	} else {
 		p("chat template", "none")
 	}
@@ -119,6 +120,15 @@ func (r *tokenRef) String() string {
 		return "-"
 	}
 	return fmt.Sprintf("%d %q", r.ID, r.Text)
+}
+
+// clip shortens s to n runes, marking the cut; --json has it whole.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }
 
 func orDash(s string) string {
