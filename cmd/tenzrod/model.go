@@ -14,8 +14,8 @@ import (
 )
 
 func newModelCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "model", Short: "Generate models and compute their catalog IDs"}
-	cmd.AddCommand(newModelGenCmd(), newModelManifestCmd())
+	cmd := &cobra.Command{Use: "model", Short: "Generate, import and inspect models and compute their catalog IDs"}
+	cmd.AddCommand(newModelGenCmd(), newModelManifestCmd(), newModelImportCmd(), newModelInspectCmd())
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,6 +19,11 @@ func FuzzOpen(f *testing.F) {
 	f.Add(good[:len(good)/2])
 	f.Add(good[:200])
 	f.Add([]byte("GGUF\x03\x00\x00\x00"))
+	spacedFile, err := os.ReadFile(spaced(f, f.TempDir()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(spacedFile)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "fuzz.gguf")
@@ -29,14 +35,22 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		defer g.Close()
+		kept := 0
 		for _, k := range g.keys() {
-			g.String(k)
+			s, _, _ := g.String(k)
+			ss, _, _ := g.Strings(k)
+			kept += len(s)
+			for _, x := range ss {
+				kept += len(x) + 8
+			}
 			g.Uint(k)
 			g.Float(k)
 			g.Bool(k)
-			g.Strings(k)
 			g.Float32s(k)
 			g.Ints(k)
+		}
+		if kept > len(data) {
+			t.Fatalf("strings of %d bytes from a %d-byte file", kept, len(data))
 		}
 		for _, ti := range g.Tensors {
 			if ti.Offset+ti.Size > int64(len(data)) {
@@ -56,6 +70,36 @@ func FuzzOpen(f *testing.F) {
 					t.Fatalf("decode %q row %d: %v", ti.Name, r, err)
 				}
 			}
+		}
+	})
+}
+
+// FuzzReadExact feeds arbitrary bytes to the header walk that keeps strings
+// exact, which Open runs only after the parser accepted the file: it must
+// fail cleanly on its own, and what it keeps must fit in the input.
+func FuzzReadExact(f *testing.F) {
+	good, err := os.ReadFile(spaced(f, f.TempDir()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := readExact(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, s := range e.strs {
+			n += len(s)
+		}
+		for _, ss := range e.arrs {
+			for _, s := range ss {
+				n += len(s) + 8
+			}
+		}
+		if n > len(data) {
+			t.Fatalf("kept %d string bytes from a %d-byte input", n, len(data))
 		}
 	})
 }

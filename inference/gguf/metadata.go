@@ -1,10 +1,10 @@
 package gguf
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 
 	parser "github.com/gpustack/gguf-parser-go"
 )
@@ -15,7 +15,7 @@ func (f *File) String(key string) (v string, ok bool, err error) {
 	if !ok {
 		return "", false, nil
 	}
-	s, isStr := kv.Value.(string)
+	s, isStr := f.exact.strs[key]
 	if kv.ValueType != parser.GGUFMetadataValueTypeString || !isStr {
 		return "", true, fmt.Errorf("gguf: metadata %q is a %v, want a string", key, kv.ValueType)
 	}
@@ -82,15 +82,16 @@ func (f *File) array(key string, want parser.GGUFMetadataValueType) (parser.GGUF
 	return av, true, nil
 }
 
-// Strings returns an array of strings.
+// Strings returns an array of strings, byte for byte as in the file.
 func (f *File) Strings(key string) ([]string, bool, error) {
-	return arrayOf(f, key, parser.GGUFMetadataValueTypeString, func(x any) (string, error) {
-		s, ok := x.(string)
-		if !ok {
-			return "", errors.New("not a string")
-		}
-		return s, nil
-	})
+	if _, ok, err := f.array(key, parser.GGUFMetadataValueTypeString); !ok || err != nil {
+		return nil, ok, err
+	}
+	ss, ok := f.exact.arrs[key]
+	if !ok {
+		return nil, true, fmt.Errorf("gguf: metadata %q: not a string array in the header", key)
+	}
+	return slices.Clone(ss), true, nil
 }
 
 // Float32s returns an array of numbers as float32.

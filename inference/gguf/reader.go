@@ -34,6 +34,7 @@ type File struct {
 	Tensors   []TensorInfo
 
 	meta   map[string]parser.GGUFMetadataKV
+	exact  *exact // the header's strings byte for byte
 	byName map[string]int
 	f      *os.File
 }
@@ -57,7 +58,12 @@ func Open(path string) (*File, error) {
 		f.Close() //nolint:errcheck // read-only, and err is the failure to report
 		return nil, fmt.Errorf("gguf: %s: %w", path, err)
 	}
-	out, err := check(gf, size)
+	ex, err := readExact(f, size)
+	if err != nil {
+		f.Close() //nolint:errcheck // read-only, and err is the failure to report
+		return nil, fmt.Errorf("gguf: %s: %w", path, err)
+	}
+	out, err := check(gf, ex, size)
 	if err != nil {
 		f.Close() //nolint:errcheck // read-only, and err is the failure to report
 		return nil, fmt.Errorf("gguf: %s: %w", path, err)
@@ -125,7 +131,7 @@ func contains(r io.ReaderAt, pat []byte) (bool, error) {
 	}
 }
 
-func check(gf *parser.GGUFFile, size int64) (*File, error) {
+func check(gf *parser.GGUFFile, ex *exact, size int64) (*File, error) {
 	if gf.Header.Magic != parser.GGUFMagicGGUFLe {
 		return nil, errors.New("only little-endian GGUF is supported")
 	}
@@ -135,9 +141,18 @@ func check(gf *parser.GGUFFile, size int64) (*File, error) {
 		Alignment: DefaultAlignment,
 		DataStart: gf.TensorDataStartOffset,
 		meta:      make(map[string]parser.GGUFMetadataKV, len(gf.Header.MetadataKV)),
+		exact:     ex,
 		byName:    make(map[string]int, len(gf.TensorInfos)),
 	}
-	for _, kv := range gf.Header.MetadataKV {
+	if len(ex.keys) != len(gf.Header.MetadataKV) || len(ex.tensors) != len(gf.TensorInfos) {
+		return nil, errors.New("the header walk and the parser disagree on the entry counts")
+	}
+	for i, kv := range gf.Header.MetadataKV {
+		// Keys are kept exact too: the parser's are trimmed.
+		if !sameTrimmed(ex.keys[i], kv.Key) {
+			return nil, fmt.Errorf("metadata key %d: %q read as %q", i, ex.keys[i], kv.Key)
+		}
+		kv.Key = ex.keys[i]
 		if _, dup := out.meta[kv.Key]; dup {
 			return nil, fmt.Errorf("duplicate metadata key %q", kv.Key)
 		}
@@ -156,6 +171,10 @@ func check(gf *parser.GGUFFile, size int64) (*File, error) {
 	}
 	avail := uint64(size - out.DataStart)
 	for i, ti := range gf.TensorInfos {
+		if !sameTrimmed(ex.tensors[i], ti.Name) {
+			return nil, fmt.Errorf("tensor %d: name %q read as %q", i, ex.tensors[i], ti.Name)
+		}
+		ti.Name = ex.tensors[i]
 		t, err := checkTensor(ti, out.Alignment, avail)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %d %q: %w", i, ti.Name, err)
@@ -169,6 +188,9 @@ func check(gf *parser.GGUFFile, size int64) (*File, error) {
 	}
 	return out, nil
 }
+
+// sameTrimmed reports whether the parser's s (trimmed) came from raw.
+func sameTrimmed(raw, s string) bool { return string(bytes.TrimSpace([]byte(raw))) == s }
 
 func checkTensor(ti parser.GGUFTensorInfo, align, avail uint64) (TensorInfo, error) {
 	if ti.Name == "" {

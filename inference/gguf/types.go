@@ -3,6 +3,8 @@ package gguf
 import (
 	"fmt"
 	"math/bits"
+
+	parser "github.com/gpustack/gguf-parser-go"
 )
 
 // Type is a GGML tensor type. The values are the ggml ones.
@@ -42,6 +44,11 @@ func (t Type) String() string {
 		return "Q6_K"
 	case TypeBF16:
 		return "BF16"
+	}
+	// Types the package cannot decode still get ggml's name (Q4_0, IQ2_XS,
+	// ...), so a refusal names what the file holds.
+	if _, known := parser.GGMLType(t).Trait(); known {
+		return parser.GGMLType(t).String()
 	}
 	return fmt.Sprintf("type(%d)", uint32(t))
 }
