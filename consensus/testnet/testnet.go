@@ -35,6 +35,9 @@ type Options struct {
 	// state-sync snapshots and block retention (consensus.Config); 0 takes
 	// no snapshots and keeps every block.
 	SnapshotInterval, SnapshotKeep, RetainBlocks int64
+	// RPC runs every validator's CometBFT RPC server on a loopback port
+	// (Net.RPCServers), for nodes that join by state sync.
+	RPC bool
 }
 
 // Net is a running network of validators.
@@ -44,6 +47,7 @@ type Net struct {
 	Operators   []ed25519.PrivateKey // validator operator account keys, by node index
 	Configs     []consensus.Config
 	Nodes       []*consensus.Node // nil while a node is stopped
+	RPCServers  []string          // the validators' CometBFT RPC URLs, with Options.RPC
 }
 
 // Start creates the homes under dir, writes one genesis, starts every
@@ -92,10 +96,19 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 			return nil, err
 		}
 		pub := op.Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
-		spec.Validators = append(spec.Validators, consensus.DevnetValidator{
+		v := consensus.DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
 			Operator: terms.AccountOf(pub), Stake: opt.Stake,
-		})
+		}
+		if opt.RPC {
+			rpc, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			v.RPCListen = fmt.Sprintf("tcp://127.0.0.1:%d", rpc)
+			n.RPCServers = append(n.RPCServers, fmt.Sprintf("http://127.0.0.1:%d", rpc))
+		}
+		spec.Validators = append(spec.Validators, v)
 	}
 	cfgs, err := consensus.DevnetGenesis(spec)
 	if err != nil {
@@ -225,6 +238,13 @@ func freePort() (int, error) {
 // validator, starts it and waits until it has
 // synced to the validators' height; the caller stops it.
 func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, error) {
+	return n.StartFollowerWith(ctx, home, nil)
+}
+
+// StartFollowerWith is StartFollower with edit applied to the follower's
+// configuration before it is built (nil edits nothing): a state sync
+// join, say.
+func (n *Net) StartFollowerWith(ctx context.Context, home string, edit func(*consensus.Config)) (*consensus.Node, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -241,6 +261,9 @@ func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, 
 		GenesisFile: n.GenesisFile, Peers: peers, Follower: true}
 	c0 := n.Configs[0]
 	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
+	if edit != nil {
+		edit(&cfg)
+	}
 	nd, err := consensus.New(cfg)
 	if err != nil {
 		return nil, err
