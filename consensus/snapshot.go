@@ -99,6 +99,7 @@ func (a *App) ApplySnapshotChunk(_ context.Context, req *abci.ApplySnapshotChunk
 	switch {
 	case errors.Is(err, ledger.ErrSnapshotChunk):
 		a.log.Warn("consensus: snapshot chunk refused", "chunk", req.Index, "sender", req.Sender, "err", err)
+		a.synced.refused++
 		resp := &abci.ApplySnapshotChunkResponse{Result: abci.APPLY_SNAPSHOT_CHUNK_RESULT_RETRY, RefetchChunks: []uint32{req.Index}}
 		if req.Sender != "" {
 			resp.RejectSenders = []string{req.Sender}

@@ -14,9 +14,9 @@ import (
 
 // restoreProgress is what state sync restored so far (App.synced).
 type restoreProgress struct {
-	height          int64
-	chunks, applied int
-	done            bool
+	height                   int64
+	chunks, applied, refused int
+	done                     bool
 }
 
 // syncPlan is how a node's start restores its state, and the rate it
@@ -120,6 +120,7 @@ type SyncProgress struct {
 	SnapshotHeight int64 // the snapshot being restored; 0 = none offered yet
 	Chunks         int   // the snapshot's chunks
 	ChunksApplied  int
+	ChunksRefused  int   // chunks that did not match their hash, fetched again from another peer
 	Restored       bool  // the snapshot is restored; blocks after it are being fetched
 	Height         int64 // the last committed height
 	Target         int64 // the chain's height as its nodes last told; 0 = unknown
@@ -163,7 +164,7 @@ func (n *Node) SyncProgress(ctx context.Context) SyncProgress {
 	n.app.snapMu.Lock()
 	r := n.app.synced
 	n.app.snapMu.Unlock()
-	p.SnapshotHeight, p.Chunks, p.ChunksApplied, p.Restored = r.height, r.chunks, r.applied, r.done
+	p.SnapshotHeight, p.Chunks, p.ChunksApplied, p.ChunksRefused, p.Restored = r.height, r.chunks, r.applied, r.refused, r.done
 	s := &n.sync
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -245,22 +245,10 @@ func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, 
 // configuration before it is built (nil edits nothing): a state sync
 // join, say.
 func (n *Net) StartFollowerWith(ctx context.Context, home string, edit func(*consensus.Config)) (*consensus.Node, error) {
-	port, err := freePort()
+	cfg, err := n.FollowerConfig(home)
 	if err != nil {
 		return nil, err
 	}
-	var peers []string
-	for _, c := range n.Configs {
-		keys, err := consensus.InitHome(c.Home)
-		if err != nil {
-			return nil, err
-		}
-		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
-	}
-	cfg := consensus.Config{Home: home, Moniker: "follower", P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
-		GenesisFile: n.GenesisFile, Peers: peers, Follower: true}
-	c0 := n.Configs[0]
-	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -271,14 +259,36 @@ func (n *Net) StartFollowerWith(ctx context.Context, home string, edit func(*con
 	if err := nd.Start(ctx); err != nil {
 		return nil, errors.Join(err, nd.Stop(ctx))
 	}
-	if err := waitCaughtUp(ctx, nd, n.MaxHeight()); err != nil {
+	if err := WaitCaughtUp(ctx, nd, n.MaxHeight()); err != nil {
 		return nil, errors.Join(err, nd.Stop(ctx))
 	}
 	return nd, nil
 }
 
-// waitCaughtUp waits until nd has left block sync and committed height h.
-func waitCaughtUp(ctx context.Context, nd *consensus.Node, h int64) error {
+// FollowerConfig is the configuration of a follower in home on a free
+// port that peers with every validator, in the validators' order.
+func (n *Net) FollowerConfig(home string) (consensus.Config, error) {
+	port, err := freePort()
+	if err != nil {
+		return consensus.Config{}, err
+	}
+	var peers []string
+	for _, c := range n.Configs {
+		keys, err := consensus.InitHome(c.Home)
+		if err != nil {
+			return consensus.Config{}, err
+		}
+		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
+	}
+	cfg := consensus.Config{Home: home, Moniker: "follower", P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
+		GenesisFile: n.GenesisFile, Peers: peers, Follower: true}
+	c0 := n.Configs[0]
+	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
+	return cfg, nil
+}
+
+// WaitCaughtUp waits until nd has left block sync and committed height h.
+func WaitCaughtUp(ctx context.Context, nd *consensus.Node, h int64) error {
 	for {
 		busy, err := nd.CatchingUp(ctx)
 		if err != nil {
