@@ -53,7 +53,7 @@ func (s *StateSync) validate() error {
 		return nil
 	}
 	switch {
-	case len(s.RPCServers) == 1:
+	case len(s.RPCServers) < 2:
 		return errors.New("consensus: config: state sync needs at least two RPC servers (the light client's primary and a witness)")
 	case (s.TrustHeight > 0) != (s.TrustHash != ""):
 		return errors.New("consensus: config: the trust height and the trust hash are given together or not at all")
