@@ -30,6 +30,7 @@ type joinFlags struct {
 	chainPeers []string
 	chainP2P   string
 	deposit    string
+	sync       syncFlags
 }
 
 func newJoinCmd() *cobra.Command {
@@ -79,8 +80,8 @@ the config.`,
 			cfg, err := node.Load(home)
 			switch {
 			case err == nil:
-				if cmd.Flags().Changed("genesis") || cmd.Flags().Changed("account-key") {
-					return fmt.Errorf("join: %s exists, and --genesis and --account-key only set up a new home: give another --home (or remove %s) to set up a paying gateway", filepath.Join(home, node.ConfigFile), home)
+				if cmd.Flags().Changed("genesis") || cmd.Flags().Changed("account-key") || cmd.Flags().Changed("chain-rpc") {
+					return fmt.Errorf("join: %s exists, and --genesis, --account-key and --chain-rpc only set up a new home: give another --home (or remove %s) to set up a paying gateway", filepath.Join(home, node.ConfigFile), home)
 				}
 			case errors.Is(err, os.ErrNotExist):
 				if cfg, err = newJoinHome(cmd, home, nf, jf); err != nil {
@@ -110,6 +111,7 @@ the config.`,
 	cmd.Flags().StringSliceVar(&jf.chainPeers, "chain-peer", nil, "a validator's CometBFT address ID@HOST:PORT to follow the chain through (first run, with --genesis; repeatable)")
 	cmd.Flags().StringVar(&jf.chainP2P, "chain-p2p-listen", "", "this node's CometBFT listen address (default: a free loopback port)")
 	cmd.Flags().StringVar(&jf.deposit, "deposit", "", "micro-units to move from your account into your escrow with this gateway")
+	jf.sync.register(cmd.Flags())
 	nf.register(cmd.Flags(), node.RoleGateway)
 	return cmd
 }
