@@ -1,9 +1,9 @@
 package main
 
 import (
-	"io"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"

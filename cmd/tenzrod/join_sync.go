@@ -51,8 +51,8 @@ func (f syncFlags) apply(out io.Writer, cc *consensus.ChainConfig, chainID strin
 	if (f.trustHeight > 0) != (f.trustHash != "") || f.trustHeight < 0 {
 		return errors.New("--trust-height and --trust-hash go together: a positive height and the hex hash of its block")
 	}
-	cc.StateSyncRPC, cc.TrustHeight, cc.TrustHash = f.rpc, f.trustHeight, strings.ToUpper(f.trustHash)
 	if f.trustHeight > 0 {
+		cc.StateSyncRPC, cc.TrustHeight, cc.TrustHash = f.rpc, f.trustHeight, strings.ToUpper(f.trustHash)
 		fmt.Fprintf(out, "state sync   trusting block %d %s (--trust-height, --trust-hash)\n", f.trustHeight, cc.TrustHash)
 		return nil
 	}
@@ -62,6 +62,9 @@ func (f syncFlags) apply(out io.Writer, cc *consensus.ChainConfig, chainID strin
 	if err != nil {
 		return fmt.Errorf("--chain-rpc: %w", err)
 	}
+	// The trusted block itself is not kept: it is agreed again at the
+	// first start, when the snapshots are newer.
+	cc.StateSyncRPC = f.rpc
 	if root.Snapshot == 0 {
 		fmt.Fprintf(out, "state sync   the chain (height %d) offers no snapshot yet: the first start replays it\n", root.Latest)
 		return nil
