@@ -1,7 +1,6 @@
 package testnet_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -86,12 +85,5 @@ func TestJoinRefetchesAlteredChunk(t *testing.T) {
 	if !p.Restored || p.SnapshotHeight != s0 || p.ChunksRefused < 1 {
 		t.Fatalf("progress %+v: want the snapshot at %d restored after a refused chunk", p, s0)
 	}
-	h := joined.App().Height()
-	want, err := sameAppHash(ctx, net, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := joined.App().AppHashAt(h); err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("joined app hash at %d = %x (%v), validators %x", h, got, err, want)
-	}
+	sameAsValidators(ctx, t, net, joined, joined.App().Height())
 }

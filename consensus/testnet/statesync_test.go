@@ -61,20 +61,26 @@ func TestJoinByStateSync(t *testing.T) {
 	// A transaction through the joined node commits, and every node
 	// agrees on the app hash after it.
 	res := submit(ctx, t, joined, s.Sign(t, buyer, &ledger.Transfer{To: id("dave"), Amount: 300}))
-	want, err := sameAppHash(ctx, net, res[0].Height)
+	sameAsValidators(ctx, t, net, joined, res[0].Height)
+}
+
+// sameAsValidators checks that joined commits height h with the app hash
+// every validator committed there.
+func sameAsValidators(ctx context.Context, t *testing.T, net *testnet.Net, joined *consensus.Node, h int64) {
+	t.Helper()
+	want, err := sameAppHash(ctx, net, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for joined.App().Height() < res[0].Height {
+	for joined.App().Height() < h {
 		select {
 		case <-ctx.Done():
 			t.Fatal(ctx.Err())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	got, err := joined.App().AppHashAt(res[0].Height)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("joined app hash at %d = %x (%v), validators %x", res[0].Height, got, err, want)
+	if got, err := joined.App().AppHashAt(h); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("joined app hash at %d = %x (%v), validators %x", h, got, err, want)
 	}
 }
 
