@@ -54,6 +54,14 @@ micro-units (a transaction from your account's balance). Every call is then
 paid from that escrow by a payment record this gateway signs and the serving
 provider collects.
 
+With two or more --chain-rpc (CometBFT RPC URLs of nodes of the chain) a new
+home does not replay the chain from genesis: it restores the newest state
+snapshot its peers offer (CometBFT state sync), verified by the light client
+from a trusted block that every --chain-rpc must name alike (a disagreement
+stops the join; --trust-height and --trust-hash give the block instead), then
+fetches the blocks after it. join prints the progress: the snapshot, its
+chunks, the blocks still behind.
+
 Without --genesis it follows no chain: it cannot pay providers and issues no
 bearer token, so its OpenAI API refuses every call (401); it says so at every
 start. A home's chain is chosen when it is made: to pay, set up another
