@@ -25,6 +25,7 @@ type App struct {
 
 	snapMu  sync.Mutex
 	restore *ledger.Restore // the snapshot being restored (OfferSnapshot)
+	synced  restoreProgress // what state sync restored so far, for SyncProgress
 
 	retain retention // RetainHeight's rules (SetRetain)
 }

@@ -58,6 +58,13 @@ type ChainConfig struct {
 	// reports its chain stalled (/healthz 503, tenzro_nodeInfo, metrics);
 	// 0 = ten blocks, at least 15s.
 	StallAfter time.Duration `toml:"stall_after" comment:"How long the height may stay put before the node reports its chain stalled (/healthz 503, tenzro_nodeInfo, metrics); \"0s\" = ten blocks, at least 15s."`
+	// StateSyncRPC are CometBFT RPC URLs of nodes of the chain; with two
+	// or more, a node with no state restores the newest snapshot instead
+	// of replaying the chain (StateSync). TrustHeight and TrustHash pin
+	// the trusted block; unset, the RPC servers must agree on it.
+	StateSyncRPC []string `toml:"state_sync_rpc" comment:"CometBFT RPC URLs (http://host:port) of at least two nodes of the chain: a node with no state yet restores the newest snapshot from its peers instead of replaying every block, verified by CometBFT's light client. Empty replays from genesis."`
+	TrustHeight  int64    `toml:"trust_height" comment:"The block state sync trusts, with trust_hash; 0 takes the newest snapshot's block as every state_sync_rpc server names it (refused if they disagree)."`
+	TrustHash    string   `toml:"trust_hash" comment:"The hash of the block at trust_height, hex."`
 }
 
 // DefaultChainConfig is the [chain] default for a node that is a chain
@@ -130,6 +137,14 @@ func (c ChainConfig) Validate(nodeRole string) error {
 	if c.BlockTime < 0 || c.BlockTime > time.Minute {
 		errs = append(errs, fmt.Errorf("chain.block_time: %s outside 0..1m", c.BlockTime))
 	}
+	if err := c.stateSync().validate(); err != nil {
+		errs = append(errs, fmt.Errorf("chain.state_sync_rpc, trust_height, trust_hash: %w", err))
+	}
+	for _, u := range c.StateSyncRPC {
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			errs = append(errs, fmt.Errorf("chain.state_sync_rpc: %q must be http://host:port", u))
+		}
+	}
 	if c.StallAfter < 0 {
 		errs = append(errs, fmt.Errorf("chain.stall_after: %s is negative", c.StallAfter))
 	}
@@ -149,7 +164,16 @@ func (c ChainConfig) Apply(cc Config, path func(string) string) Config {
 	cc.Follower = c.Role == ChainFollower
 	cc.StateVersions, cc.StallAfter = c.StateVersions, c.StallAfter
 	cc.SnapshotInterval, cc.SnapshotKeep, cc.RetainBlocks = c.SnapshotInterval, c.SnapshotKeep, c.RetainBlocks
+	cc.StateSync = c.stateSync()
 	return cc
+}
+
+// stateSync is the section's state sync, nil without RPC servers.
+func (c ChainConfig) stateSync() *StateSync {
+	if len(c.StateSyncRPC) == 0 && c.TrustHeight == 0 && c.TrustHash == "" {
+		return nil
+	}
+	return &StateSync{RPCServers: c.StateSyncRPC, TrustHeight: c.TrustHeight, TrustHash: c.TrustHash}
 }
 
 func checkTCP(a string) error {

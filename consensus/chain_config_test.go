@@ -33,6 +33,11 @@ func TestChainConfigValidate(t *testing.T) {
 		{"no snapshot kept", "chain.snapshot_keep", func(c *ChainConfig) { c.SnapshotKeep = 0 }},
 		{"one block retained", "chain.retain_blocks", func(c *ChainConfig) { c.RetainBlocks = 1 }},
 		{"negative retained blocks", "chain.retain_blocks", func(c *ChainConfig) { c.RetainBlocks = -5 }},
+		{"one state sync server", "chain.state_sync_rpc, trust_height, trust_hash", func(c *ChainConfig) { c.StateSyncRPC = []string{rpcA} }},
+		{"trust without servers", "chain.state_sync_rpc, trust_height, trust_hash", func(c *ChainConfig) { c.TrustHeight, c.TrustHash = 5, hash32 }},
+		{"trust height without hash", "chain.state_sync_rpc, trust_height, trust_hash", func(c *ChainConfig) { c.StateSyncRPC, c.TrustHeight = []string{rpcA, rpcB}, 5 }},
+		{"short trust hash", "chain.state_sync_rpc, trust_height, trust_hash", func(c *ChainConfig) { c.StateSyncRPC, c.TrustHeight, c.TrustHash = []string{rpcA, rpcB}, 5, "abcd" }},
+		{"state sync server without scheme", "chain.state_sync_rpc", func(c *ChainConfig) { c.StateSyncRPC = []string{rpcA, "127.0.0.1:2"} }},
 	} {
 		bad := good
 		bad.PersistentPeers = append([]string(nil), good.PersistentPeers...)
@@ -57,9 +62,24 @@ func TestChainConfigApply(t *testing.T) {
 	if got.GenesisFile != "/home/g.json" || got.BlockTime != 3*time.Second || !got.Follower || len(got.Peers) != 1 || got.P2PListen != c.P2PListen {
 		t.Fatalf("applied: %+v", got)
 	}
+	if got.StateSync != nil {
+		t.Fatalf("state sync %+v without RPC servers", got.StateSync)
+	}
 	c.RetainBlocks = 500
+	c.StateSyncRPC, c.TrustHeight, c.TrustHash = []string{rpcA, rpcB}, 7, hash32
+	if err := c.Validate("provider"); err != nil {
+		t.Fatalf("state sync section: %v", err)
+	}
 	got = c.Apply(Config{}, func(p string) string { return p })
 	if got.SnapshotInterval != 1000 || got.SnapshotKeep != 2 || got.RetainBlocks != 500 {
 		t.Fatalf("snapshot and retention settings applied as %d, %d, %d", got.SnapshotInterval, got.SnapshotKeep, got.RetainBlocks)
 	}
+	if ss := got.StateSync; ss == nil || len(ss.RPCServers) != 2 || ss.TrustHeight != 7 || ss.TrustHash != hash32 {
+		t.Fatalf("state sync applied as %+v", ss)
+	}
 }
+
+const (
+	rpcA, rpcB = "http://127.0.0.1:26657", "http://127.0.0.1:26658"
+	hash32     = "9039A0CB7B8DA3ED3CD9DC23CA0E6DE45070481FE8071085DF1C3D9F3469B446"
+)

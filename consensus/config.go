@@ -42,6 +42,10 @@ type Config struct {
 	// DefaultStallAfter of the block intervals).
 	WatchInterval time.Duration
 	StallAfter    time.Duration
+	// StateSync, with RPC servers, makes a node that has no state yet
+	// restore it from a peer's snapshot when the chain has one; nil
+	// replays the chain from genesis.
+	StateSync *StateSync
 
 	// base is the CometBFT config.toml LoadConfig read; the fields above
 	// are applied on top of it, every other setting is kept as written.
@@ -67,6 +71,9 @@ func (c Config) Validate() error {
 	}
 	if c.SnapshotInterval < 0 || c.SnapshotKeep < 0 || c.RetainBlocks < 0 {
 		return fmt.Errorf("consensus: config: negative snapshot interval, snapshot keep or retained blocks")
+	}
+	if err := c.StateSync.validate(); err != nil {
+		return err
 	}
 	if c.BlockTime < 0 || c.EmptyBlocksInterval < 0 || c.WatchInterval < 0 || c.StallAfter < 0 {
 		return fmt.Errorf("consensus: config: negative durations")

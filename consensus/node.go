@@ -31,6 +31,8 @@ type Node struct {
 	// and a restart can reopen them.
 	unclosed []dbm.DB
 
+	sync syncPlan // how this start restores state (setupStateSync)
+
 	watch     *watchdog
 	walFile   string // CometBFT's consensus WAL (head file), pruned while running
 	stopWatch context.CancelFunc
@@ -75,6 +77,9 @@ func New(cfg Config) (*Node, error) {
 		return nil, errors.Join(err, app.Close())
 	}
 	n := &Node{cfg: cfg, log: logger, app: app, walFile: ccfg.Consensus.WalFile()}
+	if err := n.setupStateSync(ccfg); err != nil {
+		return nil, errors.Join(err, app.Close())
+	}
 	dbProvider := func(ctx *cmtcfg.DBContext) (dbm.DB, error) {
 		db, err := openCometDB(ctx)
 		if err != nil {

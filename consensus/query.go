@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	abci "github.com/cometbft/cometbft/abci/types"
@@ -57,6 +58,10 @@ const MaxListed = 1000
 
 // Query answers a query at the requested height (0 = last committed).
 func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryResponse, error) {
+	if req.Path == SnapshotsQuery {
+		newest, _ := a.l.NewestSnapshot()
+		return &abci.QueryResponse{Value: []byte(strconv.FormatInt(newest, 10)), Height: a.l.Height()}, nil
+	}
 	var resp *abci.QueryResponse
 	height := req.Height
 	err := a.l.View(req.Height, func(t *trie.Trie, h int64) error {

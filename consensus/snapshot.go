@@ -79,6 +79,7 @@ func (a *App) OfferSnapshot(_ context.Context, req *abci.OfferSnapshotRequest) (
 	}
 	a.snapMu.Lock()
 	a.restore = r
+	a.synced = restoreProgress{height: m.Height, chunks: len(m.Chunks)}
 	a.snapMu.Unlock()
 	a.log.Info("consensus: restoring snapshot", "height", m.Height, "chunks", len(m.Chunks))
 	return &abci.OfferSnapshotResponse{Result: abci.OFFER_SNAPSHOT_RESULT_ACCEPT}, nil
@@ -98,6 +99,7 @@ func (a *App) ApplySnapshotChunk(_ context.Context, req *abci.ApplySnapshotChunk
 	switch {
 	case errors.Is(err, ledger.ErrSnapshotChunk):
 		a.log.Warn("consensus: snapshot chunk refused", "chunk", req.Index, "sender", req.Sender, "err", err)
+		a.synced.refused++
 		resp := &abci.ApplySnapshotChunkResponse{Result: abci.APPLY_SNAPSHOT_CHUNK_RESULT_RETRY, RefetchChunks: []uint32{req.Index}}
 		if req.Sender != "" {
 			resp.RejectSenders = []string{req.Sender}
@@ -108,7 +110,9 @@ func (a *App) ApplySnapshotChunk(_ context.Context, req *abci.ApplySnapshotChunk
 		a.restore = nil
 		return &abci.ApplySnapshotChunkResponse{Result: abci.APPLY_SNAPSHOT_CHUNK_RESULT_REJECT_SNAPSHOT}, nil
 	}
+	a.synced.applied = int(req.Index) + 1
 	if done {
+		a.synced.done = true
 		a.restore = nil
 		a.retain.floor = a.l.Height()
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,6 +24,8 @@ type followSpec struct {
 	// network: take the network name from the chain ID (tenzro-<network>)
 	// unless the operator named one.
 	networkFromChain bool
+	sync             syncFlags // state sync through the chain's RPC servers
+	out              io.Writer // where the state sync check is told; nil = nowhere
 }
 
 // followChain sets cfg up as a chain follower of s.genesis through s.peers
@@ -40,6 +43,13 @@ func followChain(cfg *node.Config, s followSpec) (*cmttypes.GenesisDoc, error) {
 		if err := checkChainPeer(p); err != nil {
 			return nil, fmt.Errorf("%s: %w", s.peersFlag, err)
 		}
+	}
+	out := s.out
+	if out == nil {
+		out = io.Discard
+	}
+	if err := s.sync.apply(out, &cfg.Chain, doc.ChainID); err != nil {
+		return nil, err
 	}
 	if s.networkFromChain {
 		// Devnet and testnet chains are named tenzro-<network>.

@@ -25,6 +25,7 @@ type initChainFlags struct {
 	peers     []string
 	chainFrom string
 	p2pListen string
+	sync      syncFlags
 }
 
 func (f *initChainFlags) register(fs *pflag.FlagSet) {
@@ -32,17 +33,18 @@ func (f *initChainFlags) register(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.peers, "persistent-peers", nil, "CometBFT peers to follow the chain through, NODE_ID@HOST:PORT (comma-separated or repeated; with --genesis)")
 	fs.StringVar(&f.chainFrom, "chain-from", "", "API URL of a running node of the network (http://host:port): its chain peers and libp2p addresses (with --genesis)")
 	fs.StringVar(&f.p2pListen, "chain-p2p-listen", "", "this node's CometBFT p2p listen address, tcp://host:port (default: a free port chosen now)")
+	f.sync.register(fs)
 }
 
 func (f *initChainFlags) follows() bool {
-	return f.genesis != "" || len(f.peers) > 0 || f.chainFrom != ""
+	return f.genesis != "" || len(f.peers) > 0 || f.chainFrom != "" || len(f.sync.rpc) > 0
 }
 
 // check names the flag that is missing or wrong.
 func (f *initChainFlags) check(role node.Role) error {
 	switch {
 	case f.genesis == "":
-		return errors.New("--persistent-peers and --chain-from need --genesis: the genesis.json of the chain to follow")
+		return errors.New("--persistent-peers, --chain-from and --chain-rpc need --genesis: the genesis.json of the chain to follow")
 	case len(f.peers) == 0 && f.chainFrom == "":
 		return errors.New("--genesis needs --persistent-peers NODE_ID@HOST:PORT,... or --chain-from URL (a running node's API): how to reach the chain")
 	case role == node.RoleValidator:
@@ -92,7 +94,7 @@ func initFollower(cmd *cobra.Command, cfg *node.Config, cf initChainFlags) (*fol
 		listen = cfg.Chain.P2PListen
 	}
 	doc, err := followChain(cfg, followSpec{genesis: cf.genesis, peers: peers, peersFlag: "--persistent-peers", p2pListen: listen,
-		networkFromChain: !cmd.Flags().Changed("network")})
+		networkFromChain: !cmd.Flags().Changed("network"), sync: cf.sync, out: cmd.OutOrStdout()})
 	if err != nil {
 		return nil, err
 	}

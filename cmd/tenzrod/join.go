@@ -30,6 +30,7 @@ type joinFlags struct {
 	chainPeers []string
 	chainP2P   string
 	deposit    string
+	sync       syncFlags
 }
 
 func newJoinCmd() *cobra.Command {
@@ -52,6 +53,14 @@ settler; --deposit opens, or tops up, your escrow with it by that many
 micro-units (a transaction from your account's balance). Every call is then
 paid from that escrow by a payment record this gateway signs and the serving
 provider collects.
+
+With two or more --chain-rpc (CometBFT RPC URLs of nodes of the chain) a new
+home does not replay the chain from genesis: it restores the newest state
+snapshot its peers offer (CometBFT state sync), verified by the light client
+from a trusted block that every --chain-rpc must name alike (a disagreement
+stops the join; --trust-height and --trust-hash give the block instead), then
+fetches the blocks after it. join prints the progress: the snapshot, its
+chunks, the blocks still behind.
 
 Without --genesis it follows no chain: it cannot pay providers and issues no
 bearer token, so its OpenAI API refuses every call (401); it says so at every
@@ -79,8 +88,8 @@ the config.`,
 			cfg, err := node.Load(home)
 			switch {
 			case err == nil:
-				if cmd.Flags().Changed("genesis") || cmd.Flags().Changed("account-key") {
-					return fmt.Errorf("join: %s exists, and --genesis and --account-key only set up a new home: give another --home (or remove %s) to set up a paying gateway", filepath.Join(home, node.ConfigFile), home)
+				if cmd.Flags().Changed("genesis") || cmd.Flags().Changed("account-key") || cmd.Flags().Changed("chain-rpc") {
+					return fmt.Errorf("join: %s exists, and --genesis, --account-key and --chain-rpc only set up a new home: give another --home (or remove %s) to set up a paying gateway", filepath.Join(home, node.ConfigFile), home)
 				}
 			case errors.Is(err, os.ErrNotExist):
 				if cfg, err = newJoinHome(cmd, home, nf, jf); err != nil {
@@ -110,6 +119,7 @@ the config.`,
 	cmd.Flags().StringSliceVar(&jf.chainPeers, "chain-peer", nil, "a validator's CometBFT address ID@HOST:PORT to follow the chain through (first run, with --genesis; repeatable)")
 	cmd.Flags().StringVar(&jf.chainP2P, "chain-p2p-listen", "", "this node's CometBFT listen address (default: a free loopback port)")
 	cmd.Flags().StringVar(&jf.deposit, "deposit", "", "micro-units to move from your account into your escrow with this gateway")
+	jf.sync.register(cmd.Flags())
 	nf.register(cmd.Flags(), node.RoleGateway)
 	return cmd
 }

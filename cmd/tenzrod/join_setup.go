@@ -33,8 +33,8 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 	switch {
 	case !fs.Changed("bootstrap"):
 		return node.Config{}, fmt.Errorf("--bootstrap is required the first time (no config at %s)", filepath.Join(home, node.ConfigFile))
-	case jf.genesis == "" && (jf.accountKey != "" || len(jf.chainPeers) > 0):
-		return node.Config{}, errors.New("--account-key and --chain-peer need --genesis (the chain they pay on)")
+	case jf.genesis == "" && (jf.accountKey != "" || len(jf.chainPeers) > 0 || len(jf.sync.rpc) > 0):
+		return node.Config{}, errors.New("--account-key, --chain-peer and --chain-rpc need --genesis (the chain they pay on)")
 	case jf.genesis == "" && fs.Changed("deposit"):
 		return node.Config{}, fmt.Errorf("--deposit needs --genesis: a gateway that follows no chain cannot pay providers and has no bearer token, so every call to its OpenAI API would be refused (401); nothing was written in %s;\n%s", home, howToPay)
 	case jf.genesis != "" && jf.accountKey == "":
@@ -54,7 +54,7 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 	var token string
 	if jf.genesis != "" {
 		var err error
-		if token, err = joinChain(&cfg, jf, !fs.Changed("network")); err != nil {
+		if token, err = joinChain(cmd.OutOrStdout(), &cfg, jf, !fs.Changed("network")); err != nil {
 			return node.Config{}, err
 		}
 	}
@@ -77,13 +77,13 @@ func newJoinHome(cmd *cobra.Command, home string, nf nodeFlags, jf joinFlags) (n
 
 // joinChain sets cfg up to follow the chain of jf.genesis and pay from the
 // account of jf.accountKey; it returns the new bearer token.
-func joinChain(cfg *node.Config, jf joinFlags, networkFromChain bool) (string, error) {
+func joinChain(out io.Writer, cfg *node.Config, jf joinFlags, networkFromChain bool) (string, error) {
 	key, err := consensus.ReadAccountKey(jf.accountKey)
 	if err != nil {
 		return "", fmt.Errorf("--account-key: %w", err)
 	}
 	if _, err := followChain(cfg, followSpec{genesis: jf.genesis, peers: jf.chainPeers, peersFlag: "--chain-peer", p2pListen: jf.chainP2P,
-		networkFromChain: networkFromChain}); err != nil {
+		networkFromChain: networkFromChain, sync: jf.sync, out: out}); err != nil {
 		return "", err
 	}
 	keyPEM, err := os.ReadFile(jf.accountKey)
@@ -142,15 +142,12 @@ func runJoined(ctx context.Context, out io.Writer, cfg node.Config, deposit uint
 			return err
 		}
 		me := terms.AccountOf(key.Public().(ed25519.PublicKey))
+		ready := func(ctx context.Context) bool { return consensus.Ready(ctx, n.Chain()) }
+		if err := waitSynced(ctx, out, n.Chain(), ready); err != nil {
+			return err
+		}
 		wait, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		for !consensus.Ready(wait, n.Chain()) {
-			select {
-			case <-wait.Done():
-				return errors.New("join: the chain did not catch up within 2 minutes (check --chain-peer)")
-			case <-time.After(200 * time.Millisecond):
-			}
-		}
 		if deposit > 0 {
 			sub, err := consensus.NewSubmitter(n.Chain(), key, log)
 			if err != nil {

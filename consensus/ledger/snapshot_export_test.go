@@ -17,5 +17,5 @@ func (l *Ledger) SnapshotNow() (SnapshotMeta, error) {
 	l.mu.Lock()
 	h, root := l.store.Height(), l.store.Root()
 	l.mu.Unlock()
-	return l.takeSnapshot(h, root)
+	return l.takeSnapshot(l.snap.store, h, root)
 }

@@ -97,9 +97,12 @@ func (l *Ledger) maybeSnapshot(height int64, root common.Hash) {
 		return
 	}
 	s.running, s.pin = true, root
+	// Read under l.mu (Commit holds it): SetSnapshots may replace them
+	// while this snapshot is being taken.
+	st, keep := s.store, s.keep
 	s.wg.Go(func() {
 		start := time.Now()
-		m, err := l.takeSnapshot(height, root)
+		m, err := l.takeSnapshot(st, height, root)
 		l.mu.Lock()
 		s.running, s.pin = false, common.Hash{}
 		if err == nil {
@@ -110,7 +113,7 @@ func (l *Ledger) maybeSnapshot(height int64, root common.Hash) {
 			l.log.Error("ledger: snapshot", "height", height, "err", err)
 			return
 		}
-		if err := s.store.prune(s.keep); err != nil {
+		if err := st.prune(keep); err != nil {
 			l.log.Error("ledger: prune snapshots", "err", err)
 		}
 		l.log.Info("ledger: snapshot taken", "height", height, "pairs", m.Pairs, "chunks", len(m.Chunks),
@@ -119,9 +122,9 @@ func (l *Ledger) maybeSnapshot(height int64, root common.Hash) {
 }
 
 // takeSnapshot writes the pairs of the state at root in chunks.
-func (l *Ledger) takeSnapshot(height int64, root common.Hash) (SnapshotMeta, error) {
+func (l *Ledger) takeSnapshot(st *snapshotStore, height int64, root common.Hash) (SnapshotMeta, error) {
 	m := SnapshotMeta{Height: height, AppHash: root}
-	w, err := l.snap.store.create(height)
+	w, err := st.create(height)
 	if err != nil {
 		return m, err
 	}

@@ -35,6 +35,9 @@ type Options struct {
 	// state-sync snapshots and block retention (consensus.Config); 0 takes
 	// no snapshots and keeps every block.
 	SnapshotInterval, SnapshotKeep, RetainBlocks int64
+	// RPC runs every validator's CometBFT RPC server on a loopback port
+	// (Net.RPCServers), for nodes that join by state sync.
+	RPC bool
 }
 
 // Net is a running network of validators.
@@ -44,6 +47,7 @@ type Net struct {
 	Operators   []ed25519.PrivateKey // validator operator account keys, by node index
 	Configs     []consensus.Config
 	Nodes       []*consensus.Node // nil while a node is stopped
+	RPCServers  []string          // the validators' CometBFT RPC URLs, with Options.RPC
 }
 
 // Start creates the homes under dir, writes one genesis, starts every
@@ -92,10 +96,19 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 			return nil, err
 		}
 		pub := op.Public().(ed25519.PublicKey) //nolint:forcetypeassert // ed25519's Public is documented to return this type
-		spec.Validators = append(spec.Validators, consensus.DevnetValidator{
+		v := consensus.DevnetValidator{
 			Home: filepath.Join(dir, fmt.Sprintf("v%d", i)), P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
 			Operator: terms.AccountOf(pub), Stake: opt.Stake,
-		})
+		}
+		if opt.RPC {
+			rpc, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			v.RPCListen = fmt.Sprintf("tcp://127.0.0.1:%d", rpc)
+			n.RPCServers = append(n.RPCServers, fmt.Sprintf("http://127.0.0.1:%d", rpc))
+		}
+		spec.Validators = append(spec.Validators, v)
 	}
 	cfgs, err := consensus.DevnetGenesis(spec)
 	if err != nil {
@@ -225,22 +238,20 @@ func freePort() (int, error) {
 // validator, starts it and waits until it has
 // synced to the validators' height; the caller stops it.
 func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, error) {
-	port, err := freePort()
+	return n.StartFollowerWith(ctx, home, nil)
+}
+
+// StartFollowerWith is StartFollower with edit applied to the follower's
+// configuration before it is built (nil edits nothing): a state sync
+// join, say.
+func (n *Net) StartFollowerWith(ctx context.Context, home string, edit func(*consensus.Config)) (*consensus.Node, error) {
+	cfg, err := n.FollowerConfig(home)
 	if err != nil {
 		return nil, err
 	}
-	var peers []string
-	for _, c := range n.Configs {
-		keys, err := consensus.InitHome(c.Home)
-		if err != nil {
-			return nil, err
-		}
-		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
+	if edit != nil {
+		edit(&cfg)
 	}
-	cfg := consensus.Config{Home: home, Moniker: "follower", P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
-		GenesisFile: n.GenesisFile, Peers: peers, Follower: true}
-	c0 := n.Configs[0]
-	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
 	nd, err := consensus.New(cfg)
 	if err != nil {
 		return nil, err
@@ -248,14 +259,36 @@ func (n *Net) StartFollower(ctx context.Context, home string) (*consensus.Node, 
 	if err := nd.Start(ctx); err != nil {
 		return nil, errors.Join(err, nd.Stop(ctx))
 	}
-	if err := waitCaughtUp(ctx, nd, n.MaxHeight()); err != nil {
+	if err := WaitCaughtUp(ctx, nd, n.MaxHeight()); err != nil {
 		return nil, errors.Join(err, nd.Stop(ctx))
 	}
 	return nd, nil
 }
 
-// waitCaughtUp waits until nd has left block sync and committed height h.
-func waitCaughtUp(ctx context.Context, nd *consensus.Node, h int64) error {
+// FollowerConfig is the configuration of a follower in home on a free
+// port that peers with every validator, in the validators' order.
+func (n *Net) FollowerConfig(home string) (consensus.Config, error) {
+	port, err := freePort()
+	if err != nil {
+		return consensus.Config{}, err
+	}
+	var peers []string
+	for _, c := range n.Configs {
+		keys, err := consensus.InitHome(c.Home)
+		if err != nil {
+			return consensus.Config{}, err
+		}
+		peers = append(peers, keys.NodeID+"@"+strings.TrimPrefix(c.P2PListen, "tcp://"))
+	}
+	cfg := consensus.Config{Home: home, Moniker: "follower", P2PListen: fmt.Sprintf("tcp://127.0.0.1:%d", port),
+		GenesisFile: n.GenesisFile, Peers: peers, Follower: true}
+	c0 := n.Configs[0]
+	cfg.BlockTime, cfg.Logger, cfg.WatchInterval, cfg.StallAfter = c0.BlockTime, c0.Logger, c0.WatchInterval, c0.StallAfter
+	return cfg, nil
+}
+
+// WaitCaughtUp waits until nd has left block sync and committed height h.
+func WaitCaughtUp(ctx context.Context, nd *consensus.Node, h int64) error {
 	for {
 		busy, err := nd.CatchingUp(ctx)
 		if err != nil {

@@ -71,7 +71,7 @@ func (p *Payments) Warming(ctx context.Context, payer terms.AccountID) (string, 
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if !consensus.Ready(ctx, p.chain) {
-		return fmt.Sprintf("this gateway's chain node is still catching up (at block %d), so the escrow it reads may be behind", p.chain.App().Height()), true
+		return fmt.Sprintf("this gateway's chain node is still catching up (%s), so the escrow it reads may be behind", p.chain.SyncProgress(ctx)), true
 	}
 	return "", false
 }
