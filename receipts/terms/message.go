@@ -111,9 +111,10 @@ func (m *Message) Check() error {
 	return nil
 }
 
-// Size is the number of bytes of text m carries, for request size limits.
+// Size is the number of bytes m carries besides its role (for a plain
+// message, its content's), for request size limits and price bounds.
 func (m *Message) Size() int {
-	n := len(m.Role) + len(m.Content) + len(m.Name) + len(m.ToolCallID)
+	n := len(m.Content) + len(m.Name) + len(m.ToolCallID)
 	for _, p := range m.Parts {
 		n += len(p.Type) + len(p.Text) + len(p.URL) + len(p.Detail) + len(p.Data) + len(p.Format)
 	}
