@@ -179,7 +179,7 @@ func parseContent(v json.RawMessage) (string, []ContentPart, error) {
 }
 
 func parseToolCalls(v json.RawMessage) ([]ToolCall, error) {
-	if empty(v) {
+	if t := string(bytes.TrimSpace(v)); t == "null" || t == "[]" {
 		return nil, nil
 	}
 	var js []json.RawMessage
