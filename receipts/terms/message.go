@@ -69,7 +69,7 @@ var roles = map[string]bool{"system": true, "developer": true, "user": true, "as
 // error names the offending field relative to the message.
 func (m *Message) Check() error {
 	if !roles[m.Role] {
-		return fieldErr("role", "%q is not system, developer, user, assistant or tool", m.Role)
+		return fieldErr("role", "role %q is not system, developer, user, assistant or tool", m.Role)
 	}
 	if m.Parts != nil && m.Content != "" {
 		return fieldErr("content", "both a string and parts")
