@@ -61,18 +61,24 @@ func TestCommitmentCoversPartsAndToolCalls(t *testing.T) {
 		"content beside calls":  func(in *input) { in.msgs[2].Content = "looking" },
 		"argument moved to id":  func(in *input) { calls(in)[0].ID, calls(in)[0].Arguments = `call_1{"at":1}`, "" },
 	}
-	base := partsInput().commit()
-	seen := map[[32]byte]string{base: "base"}
+	distinctCommits(t, partsInput, variants)
+	if partsInput().commit() != partsInput().commit() {
+		t.Error("the same request commits differently twice")
+	}
+}
+
+// distinctCommits checks that base and each variant of it commit
+// pairwise differently.
+func distinctCommits(t *testing.T, base func() input, variants map[string]func(*input)) {
+	t.Helper()
+	seen := map[[32]byte]string{base().commit(): "base"}
 	for name, v := range variants {
-		in := partsInput()
+		in := base()
 		v(&in)
 		got := in.commit()
 		if prev, dup := seen[got]; dup {
 			t.Errorf("%s commits the same as %s", name, prev)
 		}
 		seen[got] = name
-	}
-	if partsInput().commit() != base {
-		t.Error("the same request commits differently twice")
 	}
 }
