@@ -166,3 +166,36 @@ func FuzzMessageCBOR(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckRefusesTwoEncodings: a message built in code, or decoded from
+// CBOR, that could be written two ways, or says what its role cannot, is
+// refused, naming the field.
+func TestCheckRefusesTwoEncodings(t *testing.T) {
+	text := []ContentPart{{Type: PartText, Text: "a"}}
+	call := []ToolCall{{ID: "c", Name: "f"}}
+	for _, c := range []struct {
+		m     Message
+		field string
+	}{
+		{Message{Role: "user", Content: "a", Parts: text}, "content"},
+		{Message{Role: "user", Parts: []ContentPart{}}, "content"},
+		{Message{Role: "user", Parts: []ContentPart{{Type: PartText, Text: "a", URL: "u"}}}, "content[0].type"},
+		{Message{Role: "user", Parts: []ContentPart{{Type: PartImageURL, URL: "u", Format: "wav"}}}, "content[0].type"},
+		{Message{Role: "user", Parts: []ContentPart{{Type: PartInputAudio, Data: "AA", Format: "wav", Detail: "low"}}}, "content[0].type"},
+		{Message{Role: "user", Parts: make([]ContentPart, MaxParts+1)}, "content"},
+		{Message{Role: "user", ToolCalls: call}, "tool_calls"},
+		{Message{Role: "assistant", ToolCalls: make([]ToolCall, MaxToolCalls+1)}, "tool_calls"},
+		{Message{Role: "assistant", ToolCalls: []ToolCall{{ID: "c", Name: "f", Arguments: "\xff"}}}, "tool_calls[0].function.arguments"},
+		{Message{Role: "user", Content: "\xc3"}, "content"},
+		{Message{Role: "user", Content: "a", Name: string(make([]byte, 300))}, "name"},
+		{Message{Role: "assistant", ToolCallID: "c"}, "tool_call_id"},
+	} {
+		if err := c.m.Check(); FieldOf(err) != c.field {
+			t.Errorf("%+v: %v, want an error naming %q", c.m, err, c.field)
+		}
+	}
+	ok := Message{Role: "assistant", Name: "a", ToolCalls: call}
+	if err := ok.Check(); err != nil {
+		t.Fatalf("an assistant turn that only calls a tool: %v", err)
+	}
+}
