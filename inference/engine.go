@@ -40,7 +40,9 @@ type Sampling = terms.Sampling
 // GenerateRequest is one generation.
 type GenerateRequest struct {
 	// Messages are rendered with the model's chat template (with the
-	// assistant turn opened). If empty, Prompt is used as raw text.
+	// assistant turn opened), tool calls and tool answers included; an
+	// engine that reads text only joins text parts and refuses any other
+	// part, naming it. If empty, Prompt is used as raw text.
 	Messages []Message
 	Prompt   string
 	// PromptTokens, if set, is used as the prompt as-is (no template, no BOS).

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -99,4 +101,61 @@ func encodePrompt(tok *Tokenizer, chat *ChatTemplate, req inference.GenerateRequ
 		return tok.EncodePrompt(req.Prompt), nil
 	}
 	return nil, errors.New("llm: empty prompt")
+}
+
+// encodeChatInput encodes messages with the model's template, or with
+// native ChatML when it has none.
+func encodeChatInput(tok *Tokenizer, tmpl *ChatTemplate, msgs []inference.Message) ([]int, error) {
+	in, err := chatInputOf(msgs)
+	if err != nil {
+		return nil, err
+	}
+	if tmpl == nil {
+		plain := make([]inference.Message, len(msgs))
+		for i, m := range in.Messages {
+			if len(m.ToolCalls) > 0 {
+				return nil, fmt.Errorf("llm: message %d: tool calls need the model's chat template, and it has none", i)
+			}
+			plain[i] = inference.Message{Role: m.Role, Content: m.Content}
+		}
+		return tok.EncodeChat(ChatML, plain)
+	}
+	return tok.EncodeTemplate(tmpl, in)
+}
+
+// chatInputOf turns messages into what a chat template renders. Text
+// parts are joined with nothing between them, so parts encode exactly as
+// the string they spell; an image or audio part is refused, as this
+// engine reads text only. A tool call's arguments go to the template as
+// the JSON object they hold (templates print them with tojson, as
+// llama.cpp gives them), or as the string itself when they hold none.
+func chatInputOf(msgs []inference.Message) (ChatInput, error) {
+	in := ChatInput{AddGenerationPrompt: true, Messages: make([]ChatMessage, len(msgs))}
+	for i, m := range msgs {
+		text, ok := m.Text()
+		if !ok {
+			j, typ := m.NonText()
+			return ChatInput{}, &UnsupportedPartError{Message: i, Part: j, Type: typ}
+		}
+		cm := ChatMessage{Role: m.Role, Content: text, ToolCallID: m.ToolCallID, Name: m.Name}
+		for _, c := range m.ToolCalls {
+			args := json.RawMessage(c.Arguments)
+			if t := bytes.TrimSpace(args); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+				args, _ = json.Marshal(c.Arguments) //nolint:errcheck // a string always encodes
+			}
+			cm.ToolCalls = append(cm.ToolCalls, ToolCall{ID: c.ID, Name: c.Name, Arguments: args})
+		}
+		in.Messages[i] = cm
+	}
+	return in, nil
+}
+
+// UnsupportedPartError is a content part this engine cannot read.
+type UnsupportedPartError struct {
+	Message, Part int
+	Type          string
+}
+
+func (e *UnsupportedPartError) Error() string {
+	return fmt.Sprintf("llm: messages[%d].content[%d]: %s parts are not supported by this model", e.Message, e.Part, e.Type)
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 
 	"github.com/ardanlabs/jinja"
-
-	"github.com/tenzrod/tenzrod/inference"
 )
 
 // ChatTemplate is a model's tokenizer.chat_template compiled for a Jinja
@@ -166,17 +164,4 @@ func (t *Tokenizer) tokenText(id int) string {
 		return ""
 	}
 	return t.tokens[id]
-}
-
-// encodeChatInput encodes plain messages with the model's template, or
-// with native ChatML when it has none.
-func encodeChatInput(tok *Tokenizer, tmpl *ChatTemplate, msgs []inference.Message) ([]int, error) {
-	if tmpl == nil {
-		return tok.EncodeChat(ChatML, msgs)
-	}
-	in := ChatInput{AddGenerationPrompt: true, Messages: make([]ChatMessage, len(msgs))}
-	for i, m := range msgs {
-		in.Messages[i] = ChatMessage{Role: m.Role, Content: m.Content}
-	}
-	return tok.EncodeTemplate(tmpl, in)
 }

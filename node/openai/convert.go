@@ -91,12 +91,12 @@ func (cr *ChatRequest) toRequest() (*Request, *Error) {
 	if len(cr.Messages) == 0 {
 		return nil, BadRequest("messages", "messages must not be empty")
 	}
-	for i, m := range cr.Messages {
-		switch m.Role {
-		case "system", "user", "assistant", "developer":
-		default:
-			return nil, BadRequest("messages", "messages[%d].role %q is not system, developer, user or assistant", i, m.Role)
-		}
+	if e := cr.refuse(); e != nil {
+		return nil, e
+	}
+	msgs, e := parseMessages(cr.Messages)
+	if e != nil {
+		return nil, e
 	}
 	maxTok := cr.MaxCompletionTokens
 	if maxTok == nil {
@@ -106,7 +106,7 @@ func (cr *ChatRequest) toRequest() (*Request, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	req := &Request{Model: cr.Model, Chat: true, Messages: cr.Messages, Sampling: s, Stream: cr.Stream, Tenzro: cr.Tenzro}
+	req := &Request{Model: cr.Model, Chat: true, Messages: msgs, Sampling: s, Stream: cr.Stream, Tenzro: cr.Tenzro}
 	if cr.LogProbs {
 		req.TopLogProbs = 1
 		if cr.TopLogProbs != nil {

@@ -43,6 +43,11 @@ func FuzzRoutes(f *testing.F) {
 		`{"model":"m","messages":[],"n":2}`,
 		`{"model":"","messages":[{"role":"wizard","content":"hi"}]}`,
 		`{"model":"m","messages":[{"role":"user","content":"hi"}],"tenzro":{"strategy":"price"}}`,
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"h"},{"type":"text","text":"i"}]}]}`,
+		`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"u"}}]}]}`,
+		`{"model":"m","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"1"}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f"}}],"tool_choice":"auto"}`,
+		`{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"text"},"tool_choice":"none","tools":[]}`,
 		`[1,2,3]`, `{`, ``,
 	} {
 		f.Add([]byte(s), false)

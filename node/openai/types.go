@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-
-	"github.com/tenzrod/tenzrod/inference"
 )
 
 // GenerationParams are the request fields /v1/chat/completions and
@@ -26,13 +24,17 @@ type GenerationParams struct {
 
 // ChatRequest is the body of POST /v1/chat/completions. Fields OpenAI
 // defines that tenzrod does not use are accepted and ignored, as OpenAI
-// clients send many of them by default.
+// clients send many of them by default; those that would change the
+// answer are read (unsupported.go) and refused until they are served.
 type ChatRequest struct {
 	GenerationParams
-	Messages            []inference.Message `json:"messages"`
-	MaxCompletionTokens *int                `json:"max_completion_tokens,omitempty"`
-	LogProbs            bool                `json:"logprobs,omitempty"`
-	TopLogProbs         *int                `json:"top_logprobs,omitempty"`
+	// Messages are parsed one by one (terms.ParseMessage), so that an
+	// error names the message and field.
+	Messages            []json.RawMessage `json:"messages"`
+	MaxCompletionTokens *int              `json:"max_completion_tokens,omitempty"`
+	LogProbs            bool              `json:"logprobs,omitempty"`
+	TopLogProbs         *int              `json:"top_logprobs,omitempty"`
+	toolFields
 }
 
 // CompletionRequest is the body of POST /v1/completions.

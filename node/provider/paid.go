@@ -73,7 +73,7 @@ func worstPrice(offer gossip.ModelOffer, req *infer.Request) (uint64, error) {
 	in := uint64(len(req.Prompt) + len(req.Continuation))
 	for _, m := range req.Messages {
 		var carry uint64
-		if in, carry = bits.Add64(in, uint64(len(m.Content)+len(m.Role)), 0); carry != 0 {
+		if in, carry = bits.Add64(in, uint64(m.Size()+len(m.Role)), 0); carry != 0 {
 			return 0, errOverflow
 		}
 	}

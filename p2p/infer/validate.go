@@ -23,9 +23,6 @@ const (
 	MaxTemperature = 2
 )
 
-// Chat roles a request may carry.
-var roles = map[string]bool{"system": true, "developer": true, "user": true, "assistant": true}
-
 // Validate checks sizes and limits. Every error wraps ErrInvalidRequest and
 // names the offending field. A request that validates always encodes well
 // below DefaultMaxRequestSize.
@@ -92,13 +89,10 @@ func (r *Request) Validate() error {
 		return bad("%d messages, limit %d", len(r.Messages), MaxMessages)
 	}
 	for i, m := range r.Messages {
-		if !roles[m.Role] {
-			return bad("messages[%d]: role %q is not system, developer, user or assistant", i, m.Role)
+		if err := m.Check(); err != nil {
+			return bad("messages[%d].%v", i, err)
 		}
-		if !utf8.ValidString(m.Content) {
-			return bad("messages[%d]: content is not valid UTF-8", i)
-		}
-		text += len(m.Content)
+		text += m.Size()
 	}
 	s := r.Sampling
 	if math.IsNaN(s.Temperature) || s.Temperature < 0 || s.Temperature > MaxTemperature {

@@ -16,9 +16,53 @@ const (
 	RequestDomain = "tenzro/v1/request"
 )
 
+// messageWire is a message as its commitment covers it. The fields after
+// Content are omitted when empty, so a plain message commits exactly as
+// before they existed; a message given as parts commits to each part (its
+// type, order and fields), never to their joined text, because an
+// upstream engine sees the parts as they are.
 type messageWire struct {
-	Role    []byte `cbor:"1,keyasint"`
-	Content []byte `cbor:"2,keyasint"`
+	Role       []byte         `cbor:"1,keyasint"`
+	Content    []byte         `cbor:"2,keyasint"`
+	Parts      []partWire     `cbor:"3,keyasint,omitempty"`
+	Name       []byte         `cbor:"4,keyasint,omitempty"`
+	ToolCallID []byte         `cbor:"5,keyasint,omitempty"`
+	ToolCalls  []toolCallWire `cbor:"6,keyasint,omitempty"`
+}
+
+type partWire struct {
+	Type   []byte `cbor:"1,keyasint"`
+	Text   []byte `cbor:"2,keyasint,omitempty"`
+	URL    []byte `cbor:"3,keyasint,omitempty"`
+	Detail []byte `cbor:"4,keyasint,omitempty"`
+	Data   []byte `cbor:"5,keyasint,omitempty"`
+	Format []byte `cbor:"6,keyasint,omitempty"`
+}
+
+type toolCallWire struct {
+	ID        []byte `cbor:"1,keyasint"`
+	Name      []byte `cbor:"2,keyasint"`
+	Arguments []byte `cbor:"3,keyasint"`
+}
+
+func messageWireOf(m terms.Message) messageWire {
+	w := messageWire{Role: []byte(m.Role), Content: []byte(m.Content), Name: bytesOrNil(m.Name), ToolCallID: bytesOrNil(m.ToolCallID)}
+	for _, p := range m.Parts {
+		w.Parts = append(w.Parts, partWire{Type: []byte(p.Type), Text: bytesOrNil(p.Text), URL: bytesOrNil(p.URL),
+			Detail: bytesOrNil(p.Detail), Data: bytesOrNil(p.Data), Format: bytesOrNil(p.Format)})
+	}
+	for _, c := range m.ToolCalls {
+		w.ToolCalls = append(w.ToolCalls, toolCallWire{ID: []byte(c.ID), Name: []byte(c.Name), Arguments: []byte(c.Arguments)})
+	}
+	return w
+}
+
+// bytesOrNil keeps "" out of an omitempty field's encoding.
+func bytesOrNil(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
 }
 
 // inputWire is what InputCommitment hashes. Text travels as byte strings
@@ -52,7 +96,7 @@ func InputCommitment(modelID []byte, chat bool, messages []terms.Message, prompt
 	}
 	w.Messages = make([]messageWire, len(messages))
 	for i, m := range messages {
-		w.Messages[i] = messageWire{Role: []byte(m.Role), Content: []byte(m.Content)}
+		w.Messages[i] = messageWireOf(m)
 	}
 	w.Stop = make([][]byte, len(s.Stop))
 	for i, st := range s.Stop {

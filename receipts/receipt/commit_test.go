@@ -59,16 +59,7 @@ func TestInputCommitmentStableAndSensitive(t *testing.T) {
 		"stop":                   func(in *input) { in.s.Stop[0] = "\n" },
 		"no stop":                func(in *input) { in.s.Stop = nil },
 	}
-	seen := map[[32]byte]string{want: "base"}
-	for name, v := range variants {
-		in := testInput()
-		v(&in)
-		got := in.commit()
-		if prev, dup := seen[got]; dup {
-			t.Errorf("%s commits the same as %s", name, prev)
-		}
-		seen[got] = name
-	}
+	distinctCommits(t, testInput, variants)
 
 	// Equivalent inputs commit identically.
 	in := testInput()

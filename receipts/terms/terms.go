@@ -1,11 +1,5 @@
 package terms
 
-// Message is one chat message.
-type Message struct {
-	Role    string `json:"role"` // "system", "user", "assistant"
-	Content string `json:"content"`
-}
-
 // Sampling holds the sampling parameters of a request.
 type Sampling struct {
 	// Temperature 0 selects greedy decoding (argmax, lowest ID on ties).

@@ -29,7 +29,7 @@ type choice struct {
 func estimate(req *Request) pricing.Units {
 	n := len(req.Prompt)
 	for _, m := range req.Messages {
-		n += len(m.Content) + len(m.Role)
+		n += m.Size() + len(m.Role)
 	}
 	return pricing.Units{InputTokens: uint64(n), OutputTokens: uint64(req.Sampling.MaxTokens)}
 }

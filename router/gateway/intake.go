@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // Validate checks a request against every limit the infer protocol
@@ -32,15 +33,10 @@ func Validate(req *Request) error {
 			return bad("messages", "%d messages, limit %d", len(req.Messages), infer.MaxMessages)
 		}
 		for i, m := range req.Messages {
-			switch m.Role {
-			case "system", "developer", "user", "assistant":
-			default:
-				return bad(fmt.Sprintf("messages[%d].role", i), "role %q is not system, developer, user or assistant", m.Role)
+			if err := m.Check(); err != nil {
+				return bad(fmt.Sprintf("messages[%d].%s", i, terms.FieldOf(err)), "%v", err)
 			}
-			if !utf8.ValidString(m.Content) {
-				return bad(fmt.Sprintf("messages[%d].content", i), "content is not valid UTF-8")
-			}
-			text += len(m.Content)
+			text += m.Size()
 		}
 	} else if !utf8.ValidString(req.Prompt) {
 		return bad("prompt", "prompt is not valid UTF-8")

@@ -1,0 +1,91 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/tenzrod/tenzrod/inference"
+	"github.com/tenzrod/tenzrod/receipts/terms"
+)
+
+// parseMessages reads each message strictly (terms.ParseMessage): content
+// as a string or parts, tool calls and tool answers; an error is a 400
+// whose param names the message and field ("messages[1].content[0].type").
+func parseMessages(raws []json.RawMessage) ([]inference.Message, *Error) {
+	msgs := make([]inference.Message, len(raws))
+	for i, raw := range raws {
+		m, err := terms.ParseMessage(raw)
+		if err != nil {
+			param := fmt.Sprintf("messages[%d]", i)
+			if f := terms.FieldOf(err); f != "" {
+				param += "." + f
+			}
+			return nil, BadRequest(param, "messages[%d].%v", i, err)
+		}
+		// No provider announces image or audio input yet, and the
+		// embedded engine reads text only: a media part is refused here,
+		// naming it, rather than routed to be refused (or ignored) later.
+		if j, typ := m.NonText(); j >= 0 {
+			return nil, BadRequest(fmt.Sprintf("messages[%d].content[%d]", i, j),
+				"messages[%d].content[%d]: %s parts are not supported: no provider of this network announces %s input", i, j, typ, media(typ))
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+func media(partType string) string {
+	if partType == terms.PartInputAudio {
+		return "audio"
+	}
+	return "image"
+}
+
+// toolFields are the request fields of tool calling and structured
+// output. They are not served end to end yet (no provider announces them,
+// and the embedded engine neither constrains nor parses calls), so a
+// request that uses them is refused naming the field rather than
+// answered, and billed, as plain text. Their empty forms — no tools,
+// tool_choice "none", response_format "text" — ask for nothing beyond a
+// plain answer and are accepted.
+type toolFields struct {
+	Tools             json.RawMessage `json:"tools,omitempty"`
+	ToolChoice        json.RawMessage `json:"tool_choice,omitempty"`
+	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls,omitempty"`
+	ResponseFormat    json.RawMessage `json:"response_format,omitempty"`
+	Functions         json.RawMessage `json:"functions,omitempty"`
+	FunctionCall      json.RawMessage `json:"function_call,omitempty"`
+}
+
+func (t *toolFields) refuse() *Error {
+	for _, f := range []struct {
+		name  string
+		raw   json.RawMessage
+		plain []string
+	}{
+		{"tools", t.Tools, []string{"[]"}},
+		{"tool_choice", t.ToolChoice, []string{`"none"`}},
+		// Without tools, whether calls may be parallel changes nothing.
+		{"parallel_tool_calls", t.ParallelToolCalls, []string{"true", "false"}},
+		{"response_format", t.ResponseFormat, []string{`{"type":"text"}`}},
+		{"functions", t.Functions, []string{"[]"}},
+		{"function_call", t.FunctionCall, []string{`"none"`}},
+	} {
+		if c := compact(f.raw); len(f.raw) == 0 || c == "null" || slices.Contains(f.plain, c) {
+			continue
+		}
+		return BadRequest(f.name, "%s is not supported yet: the request would be answered as plain text", f.name)
+	}
+	return nil
+}
+
+// compact is raw without insignificant whitespace ("" when not JSON).
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return ""
+	}
+	return b.String()
+}
