@@ -62,7 +62,7 @@ func TestCommitmentCoversPartsAndToolCalls(t *testing.T) {
 		"argument moved to id":  func(in *input) { calls(in)[0].ID, calls(in)[0].Arguments = `call_1{"at":1}`, "" },
 	}
 	distinctCommits(t, partsInput, variants)
-	if partsInput().commit() != partsInput().commit() {
+	if a, b := partsInput(), partsInput(); a.commit() != b.commit() {
 		t.Error("the same request commits differently twice")
 	}
 }
