@@ -77,7 +77,7 @@ func DefaultChainConfig(validator bool) ChainConfig {
 	if validator {
 		r = ChainValidator
 	}
-	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:0", PersistentPeers: []string{},
+	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:0", PersistentPeers: []string{}, StateSyncRPC: []string{},
 		StateVersions: DefaultStateVersions, SnapshotInterval: ledger.DefaultSnapshotInterval, SnapshotKeep: ledger.DefaultSnapshotKeep}
 }
 
