@@ -68,6 +68,10 @@ type Announcement struct {
 	// signs this announcement (receipts/attest); only a provider whose
 	// attestation verifies is quoted at `tee`.
 	Attestation *attest.Attestation `cbor:"10,keyasint,omitempty" json:"attestation,omitempty"`
+	// NoRetention is the operator's signed claim that prompts and answers
+	// are not kept beyond serving them (OpenRouter's data_collection
+	// "deny" / zdr). It is a claim, shown as one: nothing can prove it.
+	NoRetention bool `cbor:"11,keyasint,omitempty" json:"no_retention,omitempty"`
 }
 
 // StandbyOffer is what a provider asks to stand by warm for a session.
@@ -92,6 +96,14 @@ type ModelOffer struct {
 	// TopK × Layers × tokens (see MoEShape). Omitted when nil, so a dense
 	// offer encodes as before.
 	MoE *MoEShape `cbor:"7,keyasint,omitempty" json:"moe,omitempty"`
+	// Params lists the request parameters beyond the base chat set that
+	// this offer honours ("tools", "response_format", "top_k", …; see
+	// offer_features.go), sorted, so a buyer's require_parameters and the
+	// router's capability filter read one announced claim.
+	Params []string `cbor:"8,keyasint,omitempty" json:"params,omitempty"`
+	// Quant is the served weights' quantization ("f32", "q8_0", …), as the
+	// model file states it; empty when the provider does not say.
+	Quant string `cbor:"9,keyasint,omitempty" json:"quant,omitempty"`
 }
 
 // RateCard prices an offer (the market's vocabulary, receipts/terms).
@@ -196,6 +208,9 @@ func (m *ModelOffer) check() error {
 		return fmt.Errorf("%w: verification must list 1..%d levels", errInvalid, maxVerifyLevels)
 	}
 	if err := m.MoE.check(); err != nil {
+		return err
+	}
+	if err := m.checkFeatures(); err != nil {
 		return err
 	}
 	seen := map[terms.Verification]bool{}
