@@ -28,12 +28,15 @@ func TestStandbyStreamsOnChain(t *testing.T) {
 	}
 	streams := chainview.Streams{Account: sub}
 	m := prov.Identity().MachineID()
-	if _, err := streams.Open(t.Context(), "alice", m, rate, deposit); err == nil {
+	if _, _, err := streams.Open(t.Context(), "alice", m, rate, deposit); err == nil {
 		t.Fatal("a stream from a payer that is no account")
 	}
-	id, err := streams.Open(t.Context(), c.payerID().String(), m, rate, deposit)
+	id, height, err := streams.Open(t.Context(), c.payerID().String(), m, rate, deposit)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if height <= 0 || height > c.chain.App().Height() {
+		t.Fatalf("stream committed at height %d, chain at %d", height, c.chain.App().Height())
 	}
 	h, err := terms.ParseHash(id)
 	if err != nil {

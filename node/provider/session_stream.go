@@ -35,6 +35,9 @@ func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignm
 		return errors.New("provider: a chain's successor stands by only against a standby stream")
 	}
 	id := terms.Hash32(a.StreamID)
+	if err := s.awaitHeight(ctx, a.StreamHeight); err != nil {
+		return fmt.Errorf("provider: stream %s committed at height %d: %w", id, a.StreamHeight, err)
+	}
 	st, ok, err := s.p.d.Chain.Stream(ctx, id)
 	switch {
 	case err != nil:
@@ -57,6 +60,26 @@ func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignm
 	s.mu.Unlock()
 	return nil
 }
+
+// awaitHeight waits until this node's copy of the chain has the block at
+// height h: a follower trails the gateway's node by a block or more, and
+// under load by several, so the wait follows the chain's progress rather
+// than a fixed time (the caller's ctx bounds it).
+func (s *standbyPay) awaitHeight(ctx context.Context, h int64) error {
+	app := s.p.d.Chain.App()
+	for app.Height() < h {
+		select {
+		case <-s.p.d.Clock.After(heightPoll):
+		case <-ctx.Done():
+			return fmt.Errorf("this node's chain is at %d: %w", app.Height(), ctx.Err())
+		}
+	}
+	return nil
+}
+
+// heightPoll is how often awaitHeight reads the height: a fraction of a
+// block, and a read is a lock and a load.
+const heightPoll = 50 * time.Millisecond
 
 // run claims every held stream's accrual each interval until ctx ends.
 func (s *standbyPay) run(ctx context.Context, interval time.Duration) {

@@ -27,6 +27,10 @@ type Assignment struct {
 	PrimaryMachine []byte
 	Payer          []byte
 	StreamID       []byte
+	// StreamHeight is the block that committed the stream, as the gateway
+	// saw it: a successor whose own copy of the chain is behind waits for
+	// that block instead of refusing an assignment funded a moment ago.
+	StreamHeight int64
 }
 
 // assignmentWire is an Assignment as signed and sent (a peer ID as bytes:
@@ -38,6 +42,7 @@ type assignmentWire struct {
 	PrimaryMachine []byte `cbor:"4,keyasint"`
 	Payer          []byte `cbor:"5,keyasint,omitempty"`
 	StreamID       []byte `cbor:"6,keyasint,omitempty"`
+	StreamHeight   int64  `cbor:"7,keyasint,omitempty"`
 }
 
 // Check validates an assignment's fields.
@@ -58,6 +63,8 @@ func (a *Assignment) Check() error {
 		return fmt.Errorf("stream ID of %d bytes, want %d or none", len(a.StreamID), HashSize)
 	case len(a.StreamID) != 0 && len(a.Payer) == 0:
 		return errors.New("a stream ID needs a payer")
+	case a.StreamHeight < 0 || (a.StreamHeight != 0 && len(a.StreamID) == 0):
+		return fmt.Errorf("stream height %d without a stream, or negative", a.StreamHeight)
 	}
 	if _, err := peer.IDFromBytes([]byte(a.PrimaryPeer)); err != nil {
 		return fmt.Errorf("primary peer: %w", err)
@@ -84,7 +91,7 @@ func SignAssignment(key crypto.PrivKey, a Assignment) (*SignedAssignment, error)
 		return nil, fmt.Errorf("sessioncache: assignment: %w", err)
 	}
 	enc, err := cborx.Marshal(&assignmentWire{SessionID: a.SessionID, ModelID: a.ModelID, PrimaryPeer: []byte(a.PrimaryPeer),
-		PrimaryMachine: a.PrimaryMachine, Payer: a.Payer, StreamID: a.StreamID})
+		PrimaryMachine: a.PrimaryMachine, Payer: a.Payer, StreamID: a.StreamID, StreamHeight: a.StreamHeight})
 	if err != nil {
 		return nil, fmt.Errorf("sessioncache: encode assignment: %w", err)
 	}
@@ -110,7 +117,7 @@ func (s *SignedAssignment) Verify(from peer.ID) (Assignment, error) {
 		return Assignment{}, fmt.Errorf("%w: assignment: %w", ErrMalformed, err)
 	}
 	a := Assignment{SessionID: w.SessionID, ModelID: w.ModelID, PrimaryPeer: peer.ID(w.PrimaryPeer),
-		PrimaryMachine: w.PrimaryMachine, Payer: w.Payer, StreamID: w.StreamID}
+		PrimaryMachine: w.PrimaryMachine, Payer: w.Payer, StreamID: w.StreamID, StreamHeight: w.StreamHeight}
 	if err := a.Check(); err != nil {
 		return Assignment{}, fmt.Errorf("%w: assignment: %w", ErrMalformed, err)
 	}

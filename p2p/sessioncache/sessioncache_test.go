@@ -225,10 +225,13 @@ func TestRejectAssignmentUnfunded(t *testing.T) {
 		t.Fatalf("funding check saw %+v; holder holds %d sessions", saw, s.hold.Len())
 	}
 	a := assignment("s", primary)
-	a.Payer, a.StreamID = bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+	a.Payer, a.StreamID, a.StreamHeight = bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32), 41
 	assigned(t, s, gw, a)
 	if got, _, ok := s.hold.Get("s"); !ok || !bytes.Equal(got.StreamID, a.StreamID) {
 		t.Fatalf("funded assignment not held: %+v", got)
+	}
+	if saw.StreamHeight != 41 {
+		t.Fatalf("funding check saw stream height %d, want the signed 41", saw.StreamHeight)
 	}
 }
 
@@ -265,11 +268,14 @@ func TestKeyPersists(t *testing.T) {
 func TestChecks(t *testing.T) {
 	primary := newMachine(t)
 	for name, a := range map[string]sessioncache.Assignment{
-		"no session": {ModelID: testModel, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID()},
-		"model":      {SessionID: "s", ModelID: []byte{1}, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID()},
-		"machine":    {SessionID: "s", ModelID: testModel, PrimaryPeer: primary.peer},
-		"peer":       {SessionID: "s", ModelID: testModel, PrimaryPeer: "x", PrimaryMachine: primary.machineID()},
-		"stream":     {SessionID: "s", ModelID: testModel, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID(), StreamID: make([]byte, 32)},
+		"no session":              {ModelID: testModel, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID()},
+		"model":                   {SessionID: "s", ModelID: []byte{1}, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID()},
+		"machine":                 {SessionID: "s", ModelID: testModel, PrimaryPeer: primary.peer},
+		"peer":                    {SessionID: "s", ModelID: testModel, PrimaryPeer: "x", PrimaryMachine: primary.machineID()},
+		"stream":                  {SessionID: "s", ModelID: testModel, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID(), StreamID: make([]byte, 32)},
+		"height without a stream": {SessionID: "s", ModelID: testModel, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID(), StreamHeight: 5},
+		"negative height": {SessionID: "s", ModelID: testModel, PrimaryPeer: primary.peer, PrimaryMachine: primary.machineID(),
+			Payer: make([]byte, 32), StreamID: make([]byte, 32), StreamHeight: -1},
 	} {
 		if _, err := sessioncache.SignAssignment(primary.key, a); err == nil {
 			t.Errorf("%s: bad assignment signed", name)

@@ -34,19 +34,19 @@ func (o Operators) Operator(ctx context.Context, p peer.ID, m identity.MachineID
 type Streams struct{ Account *consensus.Submitter }
 
 // Open implements gateway.StandbyStreams.
-func (s Streams) Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, error) {
+func (s Streams) Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, int64, error) {
 	p, err := terms.ParseAccountID(payer)
 	if err != nil {
-		return "", fmt.Errorf("chainview: standby stream: payer %q is not an account: %w", payer, err)
+		return "", 0, fmt.Errorf("chainview: standby stream: payer %q is not an account: %w", payer, err)
 	}
 	res, err := s.Account.Submit(ctx, &ledger.StreamOpen{Payer: p, Payee: payee, Rate: rate, Deposit: deposit})
 	if err != nil {
-		return "", fmt.Errorf("chainview: standby stream to %s: %w", payee, err)
+		return "", 0, fmt.Errorf("chainview: standby stream to %s: %w", payee, err)
 	}
 	if len(res.Data) != len(terms.Hash32{}) {
-		return "", fmt.Errorf("chainview: standby stream to %s: the chain returned a %d-byte stream ID", payee, len(res.Data))
+		return "", 0, fmt.Errorf("chainview: standby stream to %s: the chain returned a %d-byte stream ID", payee, len(res.Data))
 	}
-	return hex.EncodeToString(res.Data), nil
+	return hex.EncodeToString(res.Data), res.Height, nil
 }
 
 // Stop implements gateway.StandbyStreams.

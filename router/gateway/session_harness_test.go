@@ -120,15 +120,15 @@ func (c *chainStub) Operator(_ context.Context, p peer.ID, _ identity.MachineID)
 	return op, ok, nil
 }
 
-func (c *chainStub) Open(_ context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, error) {
+func (c *chainStub) Open(_ context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, int64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.unfunded {
-		return "", fmt.Errorf("ledger: code 5 (overdraft): stream deposit %d over the escrow's available 0", deposit)
+		return "", 0, fmt.Errorf("ledger: code 5 (overdraft): stream deposit %d over the escrow's available 0", deposit)
 	}
 	id := fmt.Sprintf("%064x", len(c.opened)+1)
 	c.opened = append(c.opened, streamOpen{id, payer, payee, rate, deposit})
-	return id, nil
+	return id, int64(len(c.opened)), nil
 }
 
 func (c *chainStub) Stop(_ context.Context, id string) error {

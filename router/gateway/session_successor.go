@@ -143,7 +143,7 @@ func standbyDeposit(rate uint64, horizon time.Duration) (uint64, bool) {
 // assignment naming the primary. reused is a successor already funded in
 // this session (its stream is kept).
 func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member) error {
-	fresh := false
+	fresh, height := false, int64(0)
 	if m.stream == "" && g.streams != nil && m.fee > 0 {
 		fresh = true
 		dep, ok := standbyDeposit(m.fee, g.cfg.Sessions.StandbyHorizon)
@@ -151,12 +151,12 @@ func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member
 			return fmt.Errorf("%w: standby deposit of %d an hour over %s overflows", errUnfunded, m.fee, g.cfg.Sessions.StandbyHorizon)
 		}
 		sctx, cancel := g.clock.WithTimeout(ctx, streamTimeout)
-		id, err := g.streams.Open(sctx, t.payer, m.machine, m.fee, dep)
+		id, h, err := g.streams.Open(sctx, t.payer, m.machine, m.fee, dep)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("%w: %w", errUnfunded, err)
 		}
-		m.stream = id
+		m.stream, height = id, h
 		g.sessionMetrics.streamsOpened.Inc()
 		t.opened = append(t.opened, m)
 	}
@@ -166,10 +166,17 @@ func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member
 	}
 	if m.stream != "" {
 		if b, err := hex.DecodeString(m.stream); err == nil {
-			a.StreamID = b
+			a.StreamID, a.StreamHeight = b, height
 		}
 	}
-	actx, cancel := g.clock.WithTimeout(ctx, successorTimeout)
+	// A successor given a fresh stream first waits for its own copy of the
+	// chain to reach the stream's block (a.StreamHeight), so its answer
+	// may take a follower's lag: under load that is several blocks.
+	bound := successorTimeout
+	if fresh {
+		bound += streamTimeout
+	}
+	actx, cancel := g.clock.WithTimeout(ctx, bound)
 	defer cancel()
 	start := g.clock.Now()
 	for {

@@ -89,6 +89,7 @@ type SessionAssignment struct {
 	PrimaryMachine []byte
 	Payer          []byte // the payer's account ID bytes; empty off chain
 	StreamID       []byte // the stream escrow paying the standby; empty when none
+	StreamHeight   int64  // the block that committed a stream opened for this assignment; 0 for an older one
 }
 
 // Successors reaches standby providers over /tenzro/session-cache/1.0.0.
@@ -112,8 +113,9 @@ type Operators interface {
 // successors from a payer's escrow, signed by this gateway as settler.
 type StandbyStreams interface {
 	// Open streams rate micro-units an hour, deposit at most, from payer's
-	// escrow to the operator of payee, and returns the stream's ID (hex).
-	Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, error)
+	// escrow to the operator of payee, and returns the stream's ID (hex)
+	// and the height of the block that committed it.
+	Open(ctx context.Context, payer string, payee identity.MachineID, rate, deposit uint64) (string, int64, error)
 	// Stop closes a stream: what accrued goes to the operator, the rest
 	// back to the escrow.
 	Stop(ctx context.Context, streamID string) error
