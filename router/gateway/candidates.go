@@ -36,7 +36,7 @@ func estimate(req *Request) pricing.Units {
 
 // candidates quotes the request at every eligible provider and ranks them.
 func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Candidate, map[peer.ID]choice, error) {
-	name, err := strategy.Parse(req.Strategy)
+	name, err := strategy.Parse(strategyFor(req))
 	if err != nil {
 		return nil, nil, &Error{Status: http.StatusBadRequest, Code: "invalid_strategy", Param: "tenzro.strategy", Message: err.Error()}
 	}
@@ -56,12 +56,18 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	now := g.clock.Now()
 	choices := map[peer.ID]choice{}
 	var cands []strategy.Candidate
+	var excluded []Exclusion
+	params := usedParams(req)
 	for _, o := range offers {
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
 			!inRegion(req.PinRegion, o.Region) ||
 			(req.turn != nil && !inRegion(req.turn.jurisdiction, o.Region)) ||
 			!routable(o, req) {
+			continue
+		}
+		if why := excludedBy(req.Prefs, o, params); why != "" {
+			excluded = append(excluded, Exclusion{Provider: o.Peer.String(), Reason: why})
 			continue
 		}
 		var id [32]byte
@@ -78,6 +84,9 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 			Up: o.Status == router.StatusUp, BreakerReady: g.breakers.Ready(o.Peer),
 		})
 	}
+	if len(cands) == 0 && len(excluded) > 0 {
+		return nil, nil, noneMeets(req.Model, excluded)
+	}
 	if len(cands) == 0 {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider",
 			Message:    "no provider of " + req.Model + " is warm and offers verification " + string(req.Verification) + " under the request's pins",
@@ -91,11 +100,14 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	if req.MaxPrice != nil {
 		f.MaxPrice = *req.MaxPrice
 	}
+	if mp := req.Prefs; mp != nil && mp.MaxPrice != nil && mp.MaxPrice.Total != nil && (f.MaxPrice == 0 || *mp.MaxPrice.Total < f.MaxPrice) {
+		f.MaxPrice = *mp.MaxPrice.Total
+	}
 	ranking, err := g.selector.Rank(name, cands, f)
 	if err != nil {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider", Message: err.Error(), RetryAfter: time.Second}
 	}
-	return ranking.Candidates(), choices, nil
+	return g.arrangeByPrefs(req.Prefs, ranking.Candidates(), choices), choices, nil
 }
 
 // neutralStanding is the standing of a provider the chain says nothing of
