@@ -9,6 +9,7 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/router/hedge"
 	"github.com/tenzrod/tenzrod/router/strategy"
 )
@@ -16,8 +17,15 @@ import (
 // maxFallbackModels bounds `models`: each is a full quote and race.
 const maxFallbackModels = 8
 
-// checkModels is intake's check of the fallback models.
-func checkModels(req *Request) error {
+// checkRouting is intake's check of the fallback models and the region
+// pin (a country code or a continent, any case).
+func checkRouting(req *Request) error {
+	if req.PinRegion != "" {
+		if err := gossip.CheckRegion(canonRegion(req.PinRegion)); err != nil {
+			return &Error{Status: http.StatusBadRequest, Code: "invalid_request", Param: "tenzro.region",
+				Message: fmt.Sprintf("region pin: %v (a country code such as DE or a continent such as Europe)", err)}
+		}
+	}
 	if len(req.Models) > maxFallbackModels {
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_request", Param: "models",
 			Message: fmt.Sprintf("%d fallback models, limit %d", len(req.Models), maxFallbackModels)}
