@@ -19,8 +19,10 @@ func QuantClass(ggufType string) string {
 		return "fp16"
 	case t == "bf16":
 		return "bf16"
-	case len(t) >= 2 && (t[0] == 'q' || strings.HasPrefix(t, "iq")) && strings.IndexAny(t, "12345678") >= 0:
-		return "int" + string(t[strings.IndexAny(t, "12345678")])
+	case t[0] == 'q' || strings.HasPrefix(t, "iq"):
+		if i := strings.IndexAny(t, "12345678"); i >= 0 {
+			return "int" + string(t[i])
+		}
 	}
 	return "unknown"
 }
