@@ -261,3 +261,35 @@ func TestRegionPinSpelling(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefsPreferredLatencyAndThroughput: providers the router measured
+// slower than a preferred cutoff go after those that meet it (the
+// cheaper one loses its place), and nobody is excluded for it.
+func TestPrefsPreferredLatencyAndThroughput(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		tokens := []string{"a", "b", "c", "d"}
+		slow := func(int, *infer.Request) script { return script{first: 300 * ms, gap: 100 * ms, tokens: tokens} }
+		m := newMarket(t, st, 2, testConfig(), slow, answer(5*ms, tokens...))
+		p := m.provs
+		for range 3 {
+			for _, i := range []int{0, 1} {
+				mustRoute(t, m, withPrefs(t, `{"only":["`+p[i].id.String()+`"]}`))
+			}
+		}
+		for _, js := range []string{`{"preferred_max_latency":0.1}`, `{"preferred_max_latency":{"p90":0.1}}`, `{"preferred_min_throughput":20}`} {
+			n := len(m.calls())
+			req := withPrefs(t, js)
+			req.NoHedge = true
+			if res := mustRoute(t, m, req); res.Provider.PeerID != p[1].id.String() {
+				t.Fatalf("%s: served by %s, want the faster p1", js, res.Provider.PeerID)
+			}
+			m.never(t, n, p[0].id)
+		}
+		// Nobody meets it: still served, by the cheapest.
+		req := withPrefs(t, `{"preferred_max_latency":0.001}`)
+		req.NoHedge = true
+		if res := mustRoute(t, m, req); res.Provider.PeerID != p[0].id.String() {
+			t.Fatalf("an unmet preference served by %s, want the cheaper p0", res.Provider.PeerID)
+		}
+	})
+}
