@@ -21,6 +21,9 @@ type choice struct {
 	// sur are the surcharges the quote used; the bill uses the same ones,
 	// so a governance change between quote and answer cannot reprice it.
 	sur pricing.Surcharges
+	// operator is the provider's operator account when the buyer's
+	// preferences name providers and the chain knows it.
+	operator string
 }
 
 // estimate bounds the request's units for quoting: every input byte counts
@@ -66,7 +69,8 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 			!routable(o, req) {
 			continue
 		}
-		if why := excludedBy(req.Prefs, o, params); why != "" {
+		op := g.operatorFor(ctx, req.Prefs, o)
+		if why := excludedBy(req.Prefs, o, op, params); why != "" {
 			excluded = append(excluded, Exclusion{Provider: o.Peer.String(), Reason: why})
 			continue
 		}
@@ -76,7 +80,7 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 		if err != nil {
 			continue
 		}
-		choices[o.Peer] = choice{offer: o, quote: q, sur: sur}
+		choices[o.Peer] = choice{offer: o, quote: q, sur: sur, operator: op}
 		lat := g.latency.Snapshot(o.Peer)
 		cands = append(cands, strategy.Candidate{
 			Peer: o.Peer, Price: q.Breakdown.Total, P95: lat.P95, Mean: lat.Mean, LatencyKnown: lat.Known(),

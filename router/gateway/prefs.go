@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"net/http"
@@ -24,13 +25,28 @@ type Exclusion struct {
 }
 
 // namesOffer reports whether entry (from order, only or ignore) names o: its
-// peer ID or its machine ID.
-func namesOffer(entry string, o router.Offer) bool {
-	return entry == o.Peer.String() || strings.EqualFold(entry, o.Machine.String())
+// peer ID, its machine ID, or its on-chain operator account op ("" when
+// unknown).
+func namesOffer(entry string, o router.Offer, op string) bool {
+	return entry == o.Peer.String() || strings.EqualFold(entry, o.Machine.String()) || op != "" && entry == op
 }
 
-func namedIn(list []string, o router.Offer) bool {
-	return slices.ContainsFunc(list, func(e string) bool { return namesOffer(e, o) })
+func namedIn(list []string, o router.Offer, op string) bool {
+	return slices.ContainsFunc(list, func(e string) bool { return namesOffer(e, o, op) })
+}
+
+// operatorFor is o's operator account when the preferences name
+// providers and the chain knows it: an operator's name in order, only or
+// ignore stands for every machine it registered.
+func (g *Gateway) operatorFor(ctx context.Context, p *prefs.Preferences, o router.Offer) string {
+	if g.operators == nil || p == nil || len(p.Order)+len(p.Only)+len(p.Ignore) == 0 {
+		return ""
+	}
+	op, ok, err := g.operators.Operator(ctx, o.Peer, o.Machine)
+	if err != nil || !ok {
+		return ""
+	}
+	return op
 }
 
 // usedParams are the announced parameter names (gossip.Param*) the request
@@ -63,17 +79,17 @@ func perMillion(p uint64) uint64 {
 // excludedBy is the preference of p that removes offer o, or "" when o
 // meets them all. Only the filters: order and the preferred cutoffs
 // reorder (arrangeByPrefs), they remove nobody.
-func excludedBy(p *prefs.Preferences, o router.Offer, params []string) string {
+func excludedBy(p *prefs.Preferences, o router.Offer, op string, params []string) string {
 	if p == nil {
 		return ""
 	}
-	if namedIn(p.Ignore, o) {
+	if namedIn(p.Ignore, o, op) {
 		return "ignore: the buyer ignores this provider"
 	}
-	if len(p.Only) > 0 && !namedIn(p.Only, o) {
+	if len(p.Only) > 0 && !namedIn(p.Only, o, op) {
 		return "only: not among the providers the buyer allows"
 	}
-	if !p.Fallbacks() && len(p.Order) > 0 && len(p.Only) == 0 && !namedIn(p.Order, o) {
+	if !p.Fallbacks() && len(p.Order) > 0 && len(p.Only) == 0 && !namedIn(p.Order, o, op) {
 		return "allow_fallbacks: not in order, and the buyer allows no fallback"
 	}
 	if p.RequireParameters {
@@ -153,8 +169,8 @@ func (g *Gateway) arrangeByPrefs(p *prefs.Preferences, cands []strategy.Candidat
 	}
 	if len(p.Order) > 0 {
 		rank := func(c strategy.Candidate) int {
-			o := choices[c.Peer].offer
-			if i := slices.IndexFunc(p.Order, func(e string) bool { return namesOffer(e, o) }); i >= 0 {
+			ch := choices[c.Peer]
+			if i := slices.IndexFunc(p.Order, func(e string) bool { return namesOffer(e, ch.offer, ch.operator) }); i >= 0 {
 				return i
 			}
 			return len(p.Order)

@@ -293,3 +293,26 @@ func TestPrefsPreferredLatencyAndThroughput(t *testing.T) {
 		}
 	})
 }
+
+// TestPrefsOperatorAccounts: an operator account in ignore, only or order
+// stands for every machine the chain says it operates.
+func TestPrefsOperatorAccounts(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newSessionMarket(t, st, 3, true, answer(ms, "p0"), answer(ms, "p1"), answer(ms, "p2"))
+		p := sm.provs
+		sm.chain.mu.Lock()
+		sm.chain.operators[p[1].id] = "op-0" // op-0 runs p0 and p1
+		sm.chain.mu.Unlock()
+		for js, want := range map[string]int{`{"ignore":["op-0"]}`: 2, `{"only":["op-2","op-1"]}`: 2, `{"order":["op-2"]}`: 2, `{"only":["op-0"]}`: 0} {
+			n := len(sm.calls())
+			req := withPrefs(t, js)
+			req.NoHedge = true
+			if res := mustRoute(t, sm.market, req); res.Provider.PeerID != p[want].id.String() {
+				t.Fatalf("%s: served by %s, want p%d", js, res.Provider.PeerID, want)
+			}
+			if js == `{"ignore":["op-0"]}` {
+				sm.never(t, n, p[0].id, p[1].id)
+			}
+		}
+	})
+}

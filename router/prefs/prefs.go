@@ -11,8 +11,8 @@ import (
 // Preferences are a request's provider preferences. The zero value
 // constrains nothing.
 type Preferences struct {
-	// Order lists providers (peer IDs or machine IDs) tried first, in
-	// this order, before the strategy's ranking.
+	// Order lists providers (peer IDs, machine IDs or operator accounts)
+	// tried first, in this order, before the strategy's ranking.
 	Order []string `json:"order,omitempty"`
 	// Only restricts the request to these providers; Ignore never uses
 	// these.
