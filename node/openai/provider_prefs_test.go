@@ -52,8 +52,8 @@ func TestRoutingPrefs(t *testing.T) {
 // sent with the body's tenzro.excluded beside the error.
 func TestErrorCarriesExcluded(t *testing.T) {
 	rec := httptest.NewRecorder()
-	writeError(rec, openaiError(&gateway.Error{Status: http.StatusServiceUnavailable, Code: "no_provider", Message: "m",
-		Excluded: []gateway.Exclusion{{Provider: "p", Reason: "ignore: x"}}}).(*Error))
+	writeError(rec, asError(openaiError(&gateway.Error{Status: http.StatusServiceUnavailable, Code: "no_provider", Message: "m",
+		Excluded: []gateway.Exclusion{{Provider: "p", Reason: "ignore: x"}}})))
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"tenzro":{"excluded":[{"provider":"p","reason":"ignore: x"}]}`) {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
