@@ -22,7 +22,8 @@ import (
 // providers over libp2p. ignore is obeyed (each provider ignored in turn,
 // the other serves); the parameters the providers announce satisfy
 // require_parameters with top_k; and a preference nobody meets is a 503
-// whose tenzro.excluded names each provider and the preference.
+// whose tenzro.excluded names each provider and the preference; models
+// falls back past a model nobody serves.
 func TestGatewayHonoursOpenRouterProvider(t *testing.T) {
 	gw, ps := testMarket(t, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -82,11 +83,18 @@ func TestGatewayHonoursOpenRouterProvider(t *testing.T) {
 			}
 		}
 	}
+	// OpenRouter's models: a model nobody serves falls back to the next.
+	fb := params
+	fb.Model = "nobody-serves-this"
+	res, err := client.Chat.Completions.New(ctx, fb, option.WithJSONSet("models", []string{"nobody-serves-this", DevnetModelName}))
+	if err != nil || res.Model != DevnetModelName {
+		t.Fatalf("models fallback: %v %+v", err, res)
+	}
 	// The same fields in tenzro; an unknown one there is a 400.
 	if got := servedBy(nil, option.WithJSONSet("tenzro", map[string]any{"only": []string{ids[1]}})); got != ids[1] {
 		t.Fatalf("tenzro.only: served by %s", got)
 	}
-	_, err := client.Chat.Completions.New(ctx, params, option.WithJSONSet("tenzro", map[string]any{"only": []string{ids[1]}, "bogus": 1}))
+	_, err = client.Chat.Completions.New(ctx, params, option.WithJSONSet("tenzro", map[string]any{"only": []string{ids[1]}, "bogus": 1}))
 	var ae *openai.Error
 	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
 		t.Fatalf("an unknown tenzro field: %v, want 400", err)
