@@ -13,6 +13,8 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/tenzrod/tenzrod/gossip"
+	"github.com/tenzrod/tenzrod/node/nodetest"
 	topenai "github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/router/gateway"
 )
@@ -98,5 +100,49 @@ func TestGatewayHonoursOpenRouterProvider(t *testing.T) {
 	var ae *openai.Error
 	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest {
 		t.Fatalf("an unknown tenzro field: %v, want 400", err)
+	}
+}
+
+// TestProviderAnnouncesFeatures: a provider announces the parameters its
+// engine honours, the quantization of the weights it loaded and, when its
+// operator sets no_retention, that claim; a gateway routes a
+// data_collection "deny" request to it alone. A provider configured with a
+// quantization its weights contradict never warms the model.
+func TestProviderAnnouncesFeatures(t *testing.T) {
+	dir, id := testModelDir(t)
+	m := DevnetModel(dir, id)
+	net := nodetest.Build(t, nodetest.Spec{Gateways: 1, Providers: 3}, func(t testing.TB, r nodetest.Role, i int, boot []string) *Node {
+		cfg := testConfig(t, Role(r), "software", boot)
+		if r == nodetest.RoleGateway {
+			cfg.Router.Buyers = []BuyerConfig{{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}}
+			return newNode(t, cfg)
+		}
+		mc := m
+		switch i {
+		case 0:
+			cfg.Provider.NoRetention = true
+		case 2:
+			mc.Quant = "q2_k" // not what the devnet weights are
+		}
+		cfg.Provider.Models = []ModelConfig{mc}
+		return newNode(t, cfg)
+	})
+	gw, ps := net.Gateways[0], net.Providers
+	nodetest.Eventually(t, 30*time.Second, "two providers warm at the gateway", func() bool { return warmOffers(gw, m.Name) == 2 })
+	for _, o := range gw.Table().Offers(m.Name) {
+		if o.Peer == ps[2].Host().ID() && o.State == gossip.StateWarm {
+			t.Fatal("the provider whose configured quant contradicts its weights warmed the model")
+		}
+		if o.Model.Quant == "" || !slices.Equal(o.Model.Params, []string{"logprobs", "seed", "stop", "top_k"}) ||
+			o.NoRetention != (o.Peer == ps[0].Host().ID()) {
+			t.Fatalf("offer of %s: quant %q params %v no_retention %v", o.Peer, o.Model.Quant, o.Model.Params, o.NoRetention)
+		}
+	}
+	code, body := postChat(t, gw, testToken, `{"model":"`+DevnetModelName+`","messages":[{"role":"user","content":"hi"}],"max_tokens":2,"provider":{"data_collection":"deny"}}`)
+	var got struct {
+		Tenzro topenai.TenzroInfo `json:"tenzro"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || code != http.StatusOK || got.Tenzro.Provider.PeerID != ps[0].Host().ID().String() {
+		t.Fatalf("data_collection deny: %d %s", code, body)
 	}
 }
