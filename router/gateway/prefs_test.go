@@ -249,6 +249,9 @@ func TestRegionPinSpelling(t *testing.T) {
 			t.Errorf("pin %q: %v", pin, err)
 		}
 	}
+	if err := validSession(&SessionRequest{Jurisdiction: "europe"}); err != nil {
+		t.Errorf("a session's jurisdiction in lower case: %v", err)
+	}
 	if inRegion("asia", "DE") {
 		t.Error("asia admits DE")
 	}
