@@ -177,6 +177,11 @@ func TestPrefsFilters(t *testing.T) {
 		if !strings.Contains(ge.Message, "quantizations removed 2") {
 			t.Fatalf("message %q does not name the filter", ge.Message)
 		}
+		// max_price as a bare number (tenzro's, X-Tenzro-Max-Price) caps
+		// the whole quote, as it always did.
+		if _, _, err := route(t, m, withPrefs(t, `{"max_price":1}`)); !errors.As(err, &ge) || ge.Status != http.StatusServiceUnavailable {
+			t.Fatalf("a total cap under every quote: %v, want a 503", err)
+		}
 	})
 }
 
