@@ -43,6 +43,9 @@ type Offer struct {
 	// Attested is what the provider's announced TEE attestation proved
 	// (verified by the gossip validator); nil when it carries none.
 	Attested *attest.Result
+	// NoRetention is the provider's signed claim, in its announcement,
+	// that it retains no prompts: a claim, not a proof.
+	NoRetention bool
 }
 
 // Serves reports whether the offer includes verification level. `tee` is
@@ -84,7 +87,7 @@ func (t *Table) offers(model string) []Offer {
 				continue
 			}
 			o := Offer{Peer: e.peer, Machine: e.machine, Backend: e.backend, Region: e.announce.Region, Model: m, Status: t.status(e, now),
-				Standby: e.announce.Standby, Attested: e.attested}
+				Standby: e.announce.Standby, Attested: e.attested, NoRetention: e.announce.NoRetention}
 			if hb := e.heartbeat; hb != nil {
 				o.InFlight, o.Capacity, o.QueueDepth = hb.InFlight, hb.Capacity, hb.QueueDepth
 				for _, s := range hb.Models {

@@ -23,6 +23,12 @@ type Request struct {
 	Tenzro json.RawMessage
 	// Header carries the request headers (X-Tenzro-*, Authorization).
 	Header http.Header
+	// Provider is OpenRouter's `provider` object, raw; Models the
+	// fallbacks after Model; Params the request parameters (gossip.Param*)
+	// the buyer set that the router cannot see in the rest (provider_prefs.go).
+	Provider json.RawMessage
+	Models   []string
+	Params   []string
 }
 
 // Delta is one piece of streamed output.

@@ -59,11 +59,16 @@ func (b GatewayBackend) Complete(ctx context.Context, req *Request, onDelta func
 	if oerr != nil {
 		return nil, oerr
 	}
+	pr, perr := routingPrefs(req.Provider, opts.Preferences)
+	if perr != nil {
+		return nil, perr
+	}
 	gr := &gateway.Request{
 		Model: req.Model, Chat: req.Chat, Messages: req.Messages, Prompt: req.Prompt, Sampling: req.Sampling,
 		TopLogProbs: req.TopLogProbs, Stream: req.Stream, Strategy: opts.Strategy, Verification: opts.Verification,
-		NoHedge: opts.Hedge != nil && !*opts.Hedge, MaxPrice: opts.MaxPrice, PinProvider: opts.Provider, PinRegion: opts.Region,
+		NoHedge: opts.Hedge != nil && !*opts.Hedge, PinProvider: opts.Provider, PinRegion: opts.Region,
 		AllowUnregistered: opts.AllowUnregistered, Payer: payer, Session: sessionRequest(opts.Session),
+		Prefs: pr, Models: req.Models, Params: req.Params,
 	}
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
 		return onDelta(Delta{Text: d.Text, LogProbs: d.LogProbs})
@@ -121,7 +126,7 @@ func openaiError(err error) error {
 	var ge *gateway.Error
 	if errors.As(err, &ge) {
 		return &Error{Status: ge.Status, Type: errorType(ge.Status), Code: ge.Code, Message: ge.Message, Param: ge.Param,
-			RetryAfter: int(ge.RetryAfter.Seconds())}
+			RetryAfter: int(ge.RetryAfter.Seconds()), Tenzro: excludedInfo(ge.Excluded)}
 	}
 	return err
 }

@@ -92,6 +92,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request, gr generation
 		return
 	}
 	req.Header = r.Header
+	gr.common().routing(req)
 	h.serve(w, r.Context(), req, idPrefix, gr.common().includeUsage())
 }
 
@@ -139,7 +140,11 @@ func writeError(w http.ResponseWriter, e *Error) {
 	if e.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
-	writeJSON(w, e.Status, map[string]any{"error": e})
+	body := map[string]any{"error": e}
+	if e.Tenzro != nil {
+		body["tenzro"] = e.Tenzro
+	}
+	writeJSON(w, e.Status, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/prefs"
 )
 
 // Options are a request's tenzro routing options, from the body's `tenzro`
@@ -17,13 +18,16 @@ type Options struct {
 	Strategy     string             `json:"strategy,omitempty"`     // price | latency | standing | random | weighted
 	Verification terms.Verification `json:"verification,omitempty"` // none | receipt | optimistic | tee
 	Hedge        *bool              `json:"hedge,omitempty"`        // false opts out of hedging
-	MaxPrice     *uint64            `json:"max_price,omitempty"`    // micro-units
 	Provider     string             `json:"provider,omitempty"`     // pin: peer ID
 	Region       string             `json:"region,omitempty"`       // pin: country code or continent
 	// AllowUnregistered opts in to providers the chain does not know.
 	AllowUnregistered bool `json:"allow_unregistered,omitempty"`
 	// Session makes the request a turn of a session (see SessionOptions).
 	Session *SessionOptions `json:"session,omitempty"`
+	// Preferences are OpenRouter's provider preferences, the same fields
+	// as the top-level `provider` object; max_price is also the bare
+	// number (the whole request's cap) it always was here.
+	prefs.Preferences
 }
 
 var (
@@ -51,7 +55,7 @@ func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
 		if err != nil {
 			return o, BadRequest("X-Tenzro-Max-Price", "X-Tenzro-Max-Price must be an integer number of micro-units")
 		}
-		o.MaxPrice = &p
+		o.MaxPrice = &prefs.MaxPrice{Total: &p}
 	}
 	if v := h.Get("X-Tenzro-Provider"); v != "" {
 		o.Provider = v
@@ -78,6 +82,9 @@ func ParseOptions(raw json.RawMessage, h http.Header) (Options, *Error) {
 		return o, BadRequest("tenzro.verification", "unknown verification level %q (%s)", o.Verification, terms.LevelNames())
 	}
 	o.Verification = level
+	if err := o.Preferences.Check(true); err != nil {
+		return o, BadRequest("tenzro", "tenzro options: %v", err)
+	}
 	if e := parseSession(&o, h); e != nil {
 		return o, e
 	}

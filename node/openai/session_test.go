@@ -62,7 +62,8 @@ func TestParseSession(t *testing.T) {
 // valid ID (or none) and a known continuity.
 func FuzzParseOptions(f *testing.F) {
 	for _, s := range []string{`{"session":{"id":"a","continuity":"required","jurisdiction":"DE"}}`, `{"session":{"continuity":true}}`,
-		`{"strategy":"price","session":null}`, `{"session":{"continuity":"x"}}`, `null`, `{`} {
+		`{"strategy":"price","session":null}`, `{"session":{"continuity":"x"}}`, `null`, `{`,
+		`{"order":["a"],"max_price":{"prompt":1},"sort":"throughput"}`, `{"max_price":5,"quantizations":["q8_0"]}`} {
 		f.Add([]byte(s), "")
 		f.Add([]byte(s), "sess-1")
 	}

@@ -20,6 +20,10 @@ type GenerationParams struct {
 	Stop          StopList        `json:"stop,omitempty"`
 	N             *int            `json:"n,omitempty"`
 	Tenzro        json.RawMessage `json:"tenzro,omitempty"`
+	// Provider and Models are OpenRouter's provider preferences and
+	// fallback models (provider_prefs.go).
+	Provider json.RawMessage `json:"provider,omitempty"`
+	Models   []string        `json:"models,omitempty"`
 }
 
 // ChatRequest is the body of POST /v1/chat/completions. Fields OpenAI
@@ -104,6 +108,8 @@ type Error struct {
 	Code    string `json:"code,omitempty"`
 	// RetryAfter, when set, is sent as the Retry-After header (seconds).
 	RetryAfter int `json:"-"`
+	// Tenzro, when set, is sent beside the error as the body's `tenzro`.
+	Tenzro *ErrorInfo `json:"-"`
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("openai: %d %s: %s", e.Status, e.Type, e.Message) }

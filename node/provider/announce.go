@@ -156,7 +156,7 @@ func (p *providerLoop) announce(ctx context.Context) {
 	an := &gossip.Announcement{
 		MachineID: m[:], Seq: p.nextSeq(), TimeMs: p.p.d.Clock.Now().UnixMilli(),
 		Models: offers, Region: cfg.Region, HardwareClass: cfg.HardwareClass, Capacity: cfg.Capacity,
-		Standby: p.p.sess.offer(), Experts: experts, Attestation: p.p.attest.forAnnouncement(sess),
+		Standby: p.p.sess.offer(), Experts: experts, Attestation: p.p.attest.forAnnouncement(sess), NoRetention: cfg.NoRetention,
 	}
 	if err := p.p.d.Gossip.Publish(ctx, sess, gossip.KindAnnounce, an); err != nil && ctx.Err() == nil {
 		p.p.d.Log.Warn("publish failed", "kind", gossip.KindAnnounce, "err", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -25,6 +26,10 @@ type Config struct {
 	HardwareClass string `toml:"hardware_class" comment:"Your hardware class; buyers see it labelled as your claim."`
 	// Capacity is the number of requests served concurrently.
 	Capacity uint32 `toml:"capacity" comment:"Requests served concurrently."`
+	// NoRetention is announced, signed, as this operator's claim that it
+	// keeps no prompts or answers: buyers asking data_collection "deny"
+	// or zdr are routed only to providers claiming it.
+	NoRetention bool `toml:"no_retention" comment:"Announce (signed, shown to buyers as your claim) that you retain no prompts or answers beyond serving them. Buyers asking for data_collection \"deny\" or zdr are routed only to providers that announce it."`
 	// AnnounceInterval is how often the announcement is repeated so that
 	// nodes joining later learn the provider without asking.
 	AnnounceInterval time.Duration `toml:"announce_interval" comment:"How often the announcement is repeated for nodes that join later."`
@@ -80,6 +85,10 @@ type ModelConfig struct {
 	Engine       string               `toml:"engine"`
 	Verification []terms.Verification `toml:"verification"`
 	RateCard     terms.RateCard       `toml:"rate_card"`
+	// Quant is the served weights' type, lower-case ("f16", "q8_0"): for
+	// an upstream engine what the operator declares; for the embedded
+	// engine read from the loaded weights, and if set here it must match.
+	Quant string `toml:"quant"`
 }
 
 // DefaultConfig returns provider defaults (no models).
@@ -192,7 +201,8 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 	if len(verif) == 0 {
 		verif = []terms.Verification{terms.VerifyNone}
 	}
-	o := gossip.ModelOffer{ModelID: id, Name: m.Name, WeightsHash: wh, Engine: m.Engine, RateCard: m.RateCard, Verification: verif}
+	o := gossip.ModelOffer{ModelID: id, Name: m.Name, WeightsHash: wh, Engine: m.Engine, RateCard: m.RateCard, Verification: verif,
+		Params: servedParams(), Quant: strings.ToLower(m.Quant)}
 	// Reuse the gossip validator's structural rules so config and wire agree.
 	an := gossip.Announcement{MachineID: make([]byte, 32), Region: "DE", HardwareClass: "x", Models: []gossip.ModelOffer{o}}
 	if err := an.Check(); err != nil {
@@ -245,4 +255,12 @@ func DevnetModel(dir, id string) ModelConfig {
 		Verification: []terms.Verification{terms.VerifyNone, terms.VerifyReceipt, terms.VerifyOptimistic},
 		RateCard:     terms.RateCard{InputTokens: 1, OutputTokens: 2, CachedTokens: 0, Minimum: 10},
 	}
+}
+
+// servedParams are the request parameters both engines honour today (the
+// embedded sampler and the upstream client pass each through), announced
+// so that a buyer's require_parameters can rely on them; sorted, as
+// announcements carry them.
+func servedParams() []string {
+	return []string{gossip.ParamLogprobs, gossip.ParamSeed, gossip.ParamStop, gossip.ParamTopK}
 }

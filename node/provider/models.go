@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -122,6 +123,13 @@ func (s *modelSet) load(ctx context.Context) {
 			continue
 		}
 		info := eng.Info()
+		if q := strings.ToLower(info.Quant); m.cfg.Quant != "" && !strings.EqualFold(m.cfg.Quant, q) {
+			m.err, m.state = fmt.Errorf("provider: model %s: quant %q configured, but the weights are %q", m.cfg.Name, m.cfg.Quant, q), gossip.StateCold
+			m.mu.Unlock()
+			s.log.Error("model load refused", "model", m.cfg.Name, "dir", m.dir, "err", m.err)
+			continue
+		}
+		m.offer.Quant = strings.ToLower(info.Quant)
 		m.eng = eng
 		m.offer.ModelID = info.ID[:]
 		if m.cfg.WeightsHash == "" {

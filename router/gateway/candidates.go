@@ -21,6 +21,9 @@ type choice struct {
 	// sur are the surcharges the quote used; the bill uses the same ones,
 	// so a governance change between quote and answer cannot reprice it.
 	sur pricing.Surcharges
+	// operator is the provider's operator account when the buyer's
+	// preferences name providers and the chain knows it.
+	operator string
 }
 
 // estimate bounds the request's units for quoting: every input byte counts
@@ -36,7 +39,7 @@ func estimate(req *Request) pricing.Units {
 
 // candidates quotes the request at every eligible provider and ranks them.
 func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Candidate, map[peer.ID]choice, error) {
-	name, err := strategy.Parse(req.Strategy)
+	name, err := strategy.Parse(strategyFor(req))
 	if err != nil {
 		return nil, nil, &Error{Status: http.StatusBadRequest, Code: "invalid_strategy", Param: "tenzro.strategy", Message: err.Error()}
 	}
@@ -56,6 +59,8 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	now := g.clock.Now()
 	choices := map[peer.ID]choice{}
 	var cands []strategy.Candidate
+	var excluded []Exclusion
+	params := usedParams(req)
 	for _, o := range offers {
 		if o.State != gossip.StateWarm || !o.Serves(req.Verification) ||
 			(req.PinProvider != "" && o.Peer.String() != req.PinProvider) ||
@@ -64,19 +69,27 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 			!routable(o, req) {
 			continue
 		}
+		op := g.operatorFor(ctx, req.Prefs, o)
+		if why := excludedBy(req.Prefs, o, op, params); why != "" {
+			excluded = append(excluded, Exclusion{Provider: o.Peer.String(), Reason: why})
+			continue
+		}
 		var id [32]byte
 		copy(id[:], o.Model.ModelID)
 		q, err := pricing.NewQuote(o.Peer, o.Machine, id, o.Model.RateCard, g.quoteUnits(units, o), req.Verification, sur, now.Add(router.QuoteTTL), pricing.Digest{})
 		if err != nil {
 			continue
 		}
-		choices[o.Peer] = choice{offer: o, quote: q, sur: sur}
+		choices[o.Peer] = choice{offer: o, quote: q, sur: sur, operator: op}
 		lat := g.latency.Snapshot(o.Peer)
 		cands = append(cands, strategy.Candidate{
 			Peer: o.Peer, Price: q.Breakdown.Total, P95: lat.P95, Mean: lat.Mean, LatencyKnown: lat.Known(),
 			Standing: g.standing(o), InFlight: o.InFlight, Capacity: o.Capacity,
 			Up: o.Status == router.StatusUp, BreakerReady: g.breakers.Ready(o.Peer),
 		})
+	}
+	if len(cands) == 0 && len(excluded) > 0 {
+		return nil, nil, noneMeets(req.Model, excluded)
 	}
 	if len(cands) == 0 {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider",
@@ -91,11 +104,14 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	if req.MaxPrice != nil {
 		f.MaxPrice = *req.MaxPrice
 	}
+	if mp := req.Prefs; mp != nil && mp.MaxPrice != nil && mp.MaxPrice.Total != nil && (f.MaxPrice == 0 || *mp.MaxPrice.Total < f.MaxPrice) {
+		f.MaxPrice = *mp.MaxPrice.Total
+	}
 	ranking, err := g.selector.Rank(name, cands, f)
 	if err != nil {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_provider", Message: err.Error(), RetryAfter: time.Second}
 	}
-	return ranking.Candidates(), choices, nil
+	return g.arrangeByPrefs(req.Prefs, ranking.Candidates(), choices), choices, nil
 }
 
 // neutralStanding is the standing of a provider the chain says nothing of

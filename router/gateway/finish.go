@@ -145,7 +145,11 @@ func (g *Gateway) finish(ctx context.Context, gone <-chan struct{}, req *Request
 	}
 	d := g.drain(s, gone, fwd)
 	if d.err == nil {
-		return withLogProbs(g.bill(ctx, req, s, d, sent.String(), false))
+		res, err := g.bill(ctx, req, s, d, sent.String(), false)
+		if err == nil && res != nil {
+			g.throughput.observe(s.choice.offer.Peer, res.CompletionTokens, g.clock.Since(s.start))
+		}
+		return withLogProbs(res, err)
 	}
 	if d.gone {
 		return nil, g.abandoned(ctx, req, s, d, sent.String(), false)

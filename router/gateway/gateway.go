@@ -108,15 +108,17 @@ type Gateway struct {
 	latency   *quantile.Set[peer.ID]
 	gaps      *gapTracker
 	samples   *latencyLog // the latest of what latency was fed, for plots
-	recent    *recentRing
-	breakers  *breaker.Set[peer.ID]
-	metrics   *Metrics
-	certs     *identity.CertCache
-	onCall    func(Call)
-	names     router.Names
-	limits    *limiter
-	watch     *breakerWatch
-	started   time.Time // when New ran, for the warm-up answer
+	// throughput is each provider's output tokens/s as measured here.
+	throughput *throughputs
+	recent     *recentRing
+	breakers   *breaker.Set[peer.ID]
+	metrics    *Metrics
+	certs      *identity.CertCache
+	onCall     func(Call)
+	names      router.Names
+	limits     *limiter
+	watch      *breakerWatch
+	started    time.Time // when New ran, for the warm-up answer
 	// tokenizers is read-only after New.
 	tokenizers map[inference.ModelID]TokenCounter
 	tracer     trace.Tracer
@@ -180,7 +182,7 @@ func New(cfg Config, d Deps) (*Gateway, error) {
 	g := &Gateway{cfg: cfg, transport: d.Transport, table: d.Table, ledger: d.Ledger, payments: d.Payments, clock: d.Clock, log: d.Log.With("component", "gateway"),
 		selector: sel, latency: lat, gaps: gaps, breakers: brs, metrics: m, certs: identity.NewCertCache(1024), onCall: d.OnCall, names: d.Names,
 		limits: newLimiter(d.Clock, cfg.BuyerDefaults, cfg.Buyers), tokenizers: d.Tokenizers, watch: w, started: d.Clock.Now(),
-		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing(),
+		tracer: tracerOf(d.Tracer), traced: d.Tracer != nil, samples: newLatencyLog(), recent: newRecentRing(), throughput: newThroughputs(),
 		sessions: newSessionTable(cfg.Sessions), sessionMetrics: sm, successors: d.Successors, operators: d.Operators, streams: d.Streams, store: d.SessionStore,
 		surcharges: d.Surcharges}
 	brs.OnChange(g.breakerChanged)
@@ -259,6 +261,31 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	raceOver := context.AfterFunc(buyer, cancel)
 	defer raceOver()
 	g.metrics.requests.Inc()
+	cands, choices, s, rep, err := g.raceModels(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if !raceOver() { // the buyer left during the race
+		s.halt()
+		return nil, fmt.Errorf("%w before the first token", errBuyerGone)
+	}
+	s.won.Store(true)
+	res, err := g.finish(ctx, buyer.Done(), req, cands, choices, s, onDelta)
+	if res != nil {
+		res.Attempts += len(rep.Tries)
+		res.Hedged = rep.HedgesDispatched > 0
+		if req.turn != nil && err == nil {
+			// The race's winner holds the session, a continuation's
+			// finisher notwithstanding: the turn's state is its.
+			res.Session = g.commitTurn(ctx, req.turn, s.choice, res.Continued)
+		}
+	}
+	return res, err
+}
+
+// raceModel quotes, ranks and races req's model: the winning stream, or
+// why none won.
+func (g *Gateway) raceModel(ctx context.Context, req *Request) ([]strategy.Candidate, map[peer.ID]choice, *stream, hedge.Report, error) {
 	qctx, quote := g.startSpan(ctx, SpanQuote)
 	cands, choices, err := g.candidatesWaiting(qctx, req)
 	if err == nil && req.turn != nil {
@@ -273,7 +300,7 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	}
 	endSpan(quote, err)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, hedge.Report{}, err
 	}
 	retries := g.cfg.MaxRetries
 	if retries == 0 {
@@ -296,24 +323,9 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 	g.metrics.record(rep)
 	traceRace(trace.SpanFromContext(ctx), rep)
 	if err != nil {
-		return nil, g.routeError(err, rep)
+		return nil, nil, nil, rep, g.routeError(err, rep)
 	}
-	if !raceOver() { // the buyer left during the race
-		s.halt()
-		return nil, fmt.Errorf("%w before the first token", errBuyerGone)
-	}
-	s.won.Store(true)
-	res, err := g.finish(ctx, buyer.Done(), req, cands, choices, s, onDelta)
-	if res != nil {
-		res.Attempts += len(rep.Tries)
-		res.Hedged = rep.HedgesDispatched > 0
-		if req.turn != nil && err == nil {
-			// The race's winner holds the session, a continuation's
-			// finisher notwithstanding: the turn's state is its.
-			res.Session = g.commitTurn(ctx, req.turn, s.choice, res.Continued)
-		}
-	}
-	return res, err
+	return cands, choices, s, rep, nil
 }
 
 func (g *Gateway) checkFunds(ctx context.Context, payer string, price uint64) error {

@@ -80,7 +80,7 @@ func Validate(req *Request) error {
 	if err := probe.Validate(); err != nil {
 		return bad("", "%v", err)
 	}
-	return nil
+	return checkRouting(req)
 }
 
 // maxModelLen bounds the model field: a name or a 64-digit hex ID.

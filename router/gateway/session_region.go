@@ -1,6 +1,10 @@
 package gateway
 
-import "golang.org/x/text/language"
+import (
+	"strings"
+
+	"golang.org/x/text/language"
+)
 
 // continentM49 maps the continent names providers may announce (see
 // gossip.CheckRegion) to their UN M.49 area, which x/text's region data
@@ -17,6 +21,7 @@ var continentM49 = map[string]string{
 // announcing only a continent does not satisfy a country pin: it may be
 // anywhere on it.
 func inRegion(j, region string) bool {
+	j = canonRegion(j)
 	if j == "" || region == j {
 		return true
 	}
@@ -30,4 +35,19 @@ func inRegion(j, region string) bool {
 	}
 	r, err := language.ParseRegion(region)
 	return err == nil && r.IsCountry() && a.Contains(r)
+}
+
+// canonRegion spells a buyer's pin as providers announce it: a country
+// code upper-case, a continent as gossip.CheckRegion names it ("europe"
+// and "EUROPE" are "Europe"); anything else unchanged.
+func canonRegion(j string) string {
+	if len(j) == 2 {
+		return strings.ToUpper(j)
+	}
+	for c := range continentM49 {
+		if strings.EqualFold(c, j) {
+			return c
+		}
+	}
+	return j
 }

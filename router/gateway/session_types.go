@@ -157,7 +157,7 @@ func validSession(s *SessionRequest) error {
 		return bad("tenzro.session.continuity", "continuity must be true, false or \"required\"")
 	}
 	if s.Jurisdiction != "" {
-		if err := gossip.CheckRegion(s.Jurisdiction); err != nil {
+		if err := gossip.CheckRegion(canonRegion(s.Jurisdiction)); err != nil {
 			return bad("tenzro.session.jurisdiction", "jurisdiction: %v", err)
 		}
 	}

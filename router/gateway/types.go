@@ -8,6 +8,7 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/infer"
 	"github.com/tenzrod/tenzrod/receipts/receipt"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/prefs"
 )
 
 // Request is one buyer request as the gateway routes it.
@@ -29,6 +30,15 @@ type Request struct {
 	// AllowUnregistered opts in to providers the chain does not know (at
 	// verification none only).
 	AllowUnregistered bool
+	// Prefs are the buyer's provider preferences (OpenRouter's `provider`
+	// object); nil constrains nothing.
+	Prefs *prefs.Preferences
+	// Params are request parameters (gossip.Param*) the API layer saw the
+	// buyer use beyond those the gateway sees itself (usedParams).
+	Params []string
+	// Models are fallbacks after Model, tried in turn when no provider
+	// of the one before could serve (OpenRouter's `models`).
+	Models []string
 
 	Payer string // the buyer's account at this node
 	// Probe marks a validator's synthetic probe call (reported as such to
@@ -109,6 +119,9 @@ type Error struct {
 	RetryAfter time.Duration
 	// Partial is set when some text had already been sent to the buyer.
 	Partial bool
+	// Excluded names each provider the buyer's preferences removed, when
+	// they removed every one.
+	Excluded []Exclusion
 	// heldBack: every candidate is held back by its breaker (a
 	// Retry-After, a backoff, an open cooldown) for RetryAfter; the
 	// request may wait it out (see retry.go).
