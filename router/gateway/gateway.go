@@ -271,6 +271,9 @@ func (g *Gateway) route(ctx context.Context, req *Request, onDelta func(Delta) e
 		traceCandidates(quote, cands)
 		err = g.checkFunds(qctx, req.Payer, cands[0].Price)
 	}
+	if err == nil {
+		err = g.reserveBudget(qctx, cands)
+	}
 	endSpan(quote, err)
 	if err != nil {
 		return nil, err
