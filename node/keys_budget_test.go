@@ -33,7 +33,7 @@ func keysMarket(t *testing.T) (*Node, Config) {
 		if r == nodetest.RoleGateway {
 			alice := BuyerConfig{Account: "alice", TokenSHA256: TokenHash(testToken), InitialCredit: 1_000_000}
 			alice.MaxConcurrent, alice.RatePerMinute = 64, 60_000
-			cfg.Router.Buyers = []BuyerConfig{alice}
+			cfg.Router.Buyers = []BuyerConfig{alice, {Account: "bob", TokenSHA256: TokenHash(otherToken), InitialCredit: 1_000}}
 			cfg.API.AdminTokenSHA256 = TokenHash(adminToken)
 			gwCfg = cfg
 		} else {
@@ -79,7 +79,7 @@ func chatStatus(url, token string) (int, string, error) {
 }
 
 // TestKeysBudgetThroughGateway: a key made at run time over RPC (the
-// operator's token only) with a budget of ten calls gets exactly ten of
+// operator's token, or the payer's own token for its keys) with a budget of ten calls gets exactly ten of
 // 50 concurrent calls through a real gateway to a real provider, the rest
 // 402 budget_exceeded before any provider is called; GET /v1/key and
 // tenzro_getBuyerUsage show the spend per model and provider; the spend
@@ -88,8 +88,16 @@ func chatStatus(url, token string) (int, string, error) {
 func TestKeysBudgetThroughGateway(t *testing.T) {
 	gw, cfg := keysMarket(t)
 	params := map[string]any{"payer": "alice", "label": "ci", "max_budget": 10 * keyCallPrice, "budget_duration": "30d"}
-	if msg := keysRPC(t, gw, testToken, "tenzro_createBuyerKey", params, nil); !strings.Contains(msg, "admin token") {
-		t.Fatalf("a buyer created a key: %q", msg)
+	if msg := keysRPC(t, gw, otherToken, "tenzro_createBuyerKey", params, nil); !strings.Contains(msg, "paid by that payer only") {
+		t.Fatalf("bob created a key paid by alice: %q", msg)
+	}
+	var own buyerkeys.Created
+	if msg := keysRPC(t, gw, testToken, "tenzro_createBuyerKey", map[string]any{"label": "alice's own"}, &own); msg != "" ||
+		own.Key.Payer != "alice" {
+		t.Fatalf("alice's token making a key of hers: %q %+v", msg, own.Key)
+	}
+	if msg := keysRPC(t, gw, own.Token, "tenzro_createBuyerKey", map[string]any{}, nil); !strings.Contains(msg, "admin token") {
+		t.Fatalf("a run-time key made a key: %q", msg)
 	}
 	var made buyerkeys.Created
 	if msg := keysRPC(t, gw, adminToken, "tenzro_createBuyerKey", params, &made); msg != "" || made.Token == "" {
@@ -167,17 +175,25 @@ func checkKeyUsage(t *testing.T, gw *Node, made buyerkeys.Created) {
 		d.LimitRemaining == nil || *d.LimitRemaining != 0 || d.LimitReset == nil || *d.LimitReset != "30d" {
 		t.Fatalf("GET /v1/key: %s", body)
 	}
-	for _, tok := range []string{adminToken, made.Token} {
+	for _, tok := range []string{adminToken, made.Token, testToken} {
 		var u buyerkeys.Usage
 		if msg := keysRPC(t, gw, tok, "tenzro_getBuyerUsage", map[string]string{"key": made.Key.ID}, &u); msg != "" {
 			t.Fatal(msg)
 		}
-		if u.Spent != 10*keyCallPrice || len(u.Days) != 1 || u.Days[0].Models[DevnetModelName].Calls != 10 ||
-			len(u.Days[0].Providers) != 1 {
+		// The calls may straddle a UTC midnight: two days then.
+		var model, provider buyerkeys.Tally
+		for _, d := range u.Days {
+			model.Calls += d.Models[DevnetModelName].Calls
+			for _, p := range d.Providers {
+				provider.Calls += p.Calls
+				provider.Amount += p.Amount
+			}
+		}
+		if u.Spent != 10*keyCallPrice || u.Calls != 10 || model.Calls != 10 || provider != (buyerkeys.Tally{Amount: 10 * keyCallPrice, Calls: 10}) {
 			t.Fatalf("usage as %s: %+v", tok, u)
 		}
 	}
-	if msg := keysRPC(t, gw, testToken, "tenzro_getBuyerUsage", map[string]string{"key": made.Key.ID}, nil); msg == "" {
+	if msg := keysRPC(t, gw, otherToken, "tenzro_getBuyerUsage", map[string]string{"key": made.Key.ID}, nil); msg == "" {
 		t.Fatal("another buyer read the key's usage")
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,7 +61,7 @@ func (f *buyerKeyFlags) apply(s *buyerkeys.Settings, fs *pflag.FlagSet) {
 func newBuyerKeysCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "buyer",
-		Short: "Buyer keys of a running gateway: create, list, update, revoke (the operator's admin token)",
+		Short: "Buyer keys of a running gateway: create, list, update, revoke (the operator's admin token, or a payer's token for its keys)",
 	}
 	var api, token, payer string
 	var kf buyerKeyFlags
@@ -89,13 +88,10 @@ func newBuyerKeysCmd() *cobra.Command {
 		return nil
 	}
 	create := &cobra.Command{
-		Use:   "create --api URL --payer ACCOUNT [--label L] [--max-budget N --budget-duration 30d] [limits]",
+		Use:   "create --api URL [--payer ACCOUNT] [--label L] [--max-budget N --budget-duration 30d] [limits]",
 		Short: "Create a key paid by ACCOUNT's escrow; its token is printed once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if payer == "" {
-				return errors.New("keys buyer create: --payer is required (the account whose escrow pays the key's calls)")
-			}
 			p := buyerkeys.CreateParams{Payer: payer}
 			kf.apply(&p.Settings, cmd.Flags())
 			var out buyerkeys.Created
@@ -162,9 +158,9 @@ func newBuyerKeysCmd() *cobra.Command {
 	for _, c := range []*cobra.Command{create, list, update, revoke} {
 		f := c.Flags()
 		f.StringVar(&api, "api", "http://127.0.0.1:8545", "the gateway's API URL")
-		f.StringVar(&token, "token", os.Getenv("TENZRO_ADMIN_TOKEN"), "the gateway operator's admin token (default $TENZRO_ADMIN_TOKEN)")
+		f.StringVar(&token, "token", os.Getenv("TENZRO_ADMIN_TOKEN"), "the gateway operator's admin token, or a payer's own [[router.buyers]] token for its keys (default $TENZRO_ADMIN_TOKEN)")
 	}
-	create.Flags().StringVar(&payer, "payer", "", "the account whose escrow pays the key's calls (off chain: a local account)")
+	create.Flags().StringVar(&payer, "payer", "", "the account whose escrow pays the key's calls (off chain: a local account); with a payer's token, that payer")
 	kf.register(create.Flags())
 	kf.register(update.Flags())
 	cmd.AddCommand(create, list, update, revoke)

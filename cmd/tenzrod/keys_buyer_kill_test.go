@@ -148,7 +148,7 @@ func TestKeysBuyerSpendSurvivesKill(t *testing.T) {
 	}
 	var u buyerkeys.Usage
 	if err := buyerRPC(api, keysAdminToken, "tenzro_getBuyerUsage", map[string]string{"key": id}, &u); err != nil ||
-		u.Calls != 2 || u.Days[0].Models[node.DevnetModelName].Calls != 2 {
+		u.Calls != 2 || u.Total != before.Usage || len(u.Days) == 0 || u.Days[len(u.Days)-1].Models[node.DevnetModelName].Calls == 0 {
 		t.Fatalf("usage after the kill: %+v %v", u, err)
 	}
 

@@ -20,8 +20,9 @@ type Callers interface {
 
 // API contributes the key methods: tenzro_createBuyerKey,
 // tenzro_listBuyerKeys, tenzro_updateBuyerKey and tenzro_revokeBuyerKey
-// for the operator (its admin token), and tenzro_getBuyerUsage for the
-// operator or the key's own holder.
+// for the operator (its admin token) or a payer for its own keys (its
+// [[router.buyers]] token), and tenzro_getBuyerUsage for those or the
+// key's own holder.
 type API struct {
 	Store   *Store // nil on a node with no gateway
 	Callers Callers
@@ -55,23 +56,59 @@ type Usage struct {
 // maxUsageDays bounds the days tenzro_getBuyerUsage returns.
 const maxUsageDays = 366
 
+// manager is who manages keys in a call: the operator (payer "": every
+// key) or a payer by its own [[router.buyers]] token (only keys it pays
+// for). A run-time key's token manages nothing, so a key with a budget
+// cannot make itself one without.
+func (a API) manager(ctx context.Context, name string) (string, error) {
+	if a.Store == nil {
+		return "", rpc.Unavailable("this node runs no gateway; it keeps no buyer keys")
+	}
+	h := rpc.Header(ctx)
+	admin, payer, err := a.Callers.Caller(h)
+	switch {
+	case err != nil:
+	case admin:
+		return "", nil
+	default:
+		if _, isKey := a.Store.Lookup(bearerHash(h)); !isKey {
+			return payer, nil
+		}
+	}
+	return "", rpc.Unauthorized("%s: the operator's admin token, or the payer's own [[router.buyers]] token for its keys", name)
+}
+
+// owned checks that the manager (payer; "" for the operator) may manage
+// key id: another payer's key is answered as no key.
+func (a API) owned(id, payer string) error {
+	k, ok := a.Store.Get(id)
+	if !ok || payer != "" && k.Payer != payer {
+		return rpc.InvalidParams("%v: %q", ErrNotFound, id)
+	}
+	return nil
+}
+
 // RegisterRPC contributes the methods.
 func (a API) RegisterRPC(s rpc.Registry) {
-	admin := func(name string, f func(json.RawMessage) (any, error)) {
+	manage := func(name string, f func(payer string, raw json.RawMessage) (any, error)) {
 		s.Register(name, func(ctx context.Context, raw json.RawMessage) (any, error) {
-			if a.Store == nil {
-				return nil, rpc.Unavailable("this node runs no gateway; it keeps no buyer keys")
+			payer, err := a.manager(ctx, name)
+			if err != nil {
+				return nil, err
 			}
-			if ok, _, err := a.Callers.Caller(rpc.Header(ctx)); err != nil || !ok {
-				return nil, rpc.Unauthorized("%s: the operator's admin token is required", name)
-			}
-			return f(raw)
+			return f(payer, raw)
 		})
 	}
-	admin("tenzro_createBuyerKey", func(raw json.RawMessage) (any, error) {
+	manage("tenzro_createBuyerKey", func(payer string, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[CreateParams](raw)
 		if err != nil {
 			return nil, err
+		}
+		if payer != "" {
+			if p.Payer != "" && p.Payer != payer {
+				return nil, rpc.Unauthorized("tenzro_createBuyerKey: a payer's token makes keys paid by that payer only (%s)", payer)
+			}
+			p.Payer = payer
 		}
 		k, tok, err := a.Store.Create(p.Payer, p.Settings)
 		if err != nil {
@@ -79,9 +116,12 @@ func (a API) RegisterRPC(s rpc.Registry) {
 		}
 		return Created{Key: k, Token: tok}, nil
 	})
-	admin("tenzro_listBuyerKeys", func(json.RawMessage) (any, error) {
+	manage("tenzro_listBuyerKeys", func(payer string, _ json.RawMessage) (any, error) {
 		out := []Status{}
 		for _, k := range a.Store.List() {
+			if payer != "" && k.Payer != payer {
+				continue
+			}
 			st, err := a.Store.Status(k.ID)
 			if err != nil {
 				return nil, keyError(err)
@@ -90,19 +130,25 @@ func (a API) RegisterRPC(s rpc.Registry) {
 		}
 		return out, nil
 	})
-	admin("tenzro_updateBuyerKey", func(raw json.RawMessage) (any, error) {
+	manage("tenzro_updateBuyerKey", func(payer string, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[UpdateParams](raw)
 		if err != nil {
+			return nil, err
+		}
+		if err := a.owned(p.ID, payer); err != nil {
 			return nil, err
 		}
 		k, err := a.Store.Update(p.ID, p.Settings)
 		return k, keyError(err)
 	})
-	admin("tenzro_revokeBuyerKey", func(raw json.RawMessage) (any, error) {
+	manage("tenzro_revokeBuyerKey", func(payer string, raw json.RawMessage) (any, error) {
 		p, err := rpc.Params[struct {
 			ID string `json:"id"`
 		}](raw)
 		if err != nil {
+			return nil, err
+		}
+		if err := a.owned(p.ID, payer); err != nil {
 			return nil, err
 		}
 		k, err := a.Store.Revoke(p.ID)
@@ -112,7 +158,7 @@ func (a API) RegisterRPC(s rpc.Registry) {
 }
 
 // usage answers tenzro_getBuyerUsage {key}: the operator reads any key's,
-// a key's holder its own (key may be omitted then).
+// a payer its own keys', a key's holder its own (key may be omitted then).
 func (a API) usage(ctx context.Context, raw json.RawMessage) (any, error) {
 	if a.Store == nil {
 		return nil, rpc.Unavailable("this node runs no gateway; it keeps no buyer keys")
@@ -124,14 +170,19 @@ func (a API) usage(ctx context.Context, raw json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := rpc.Header(ctx)
-	admin, _, _ := a.Callers.Caller(h)
-	if !admin {
-		own, ok := a.Store.Lookup(bearerHash(h))
-		if !ok || p.Key != "" && p.Key != own.ID {
-			return nil, rpc.Unauthorized("tenzro_getBuyerUsage: the key's own token or the operator's admin token")
+	if own, ok := a.Store.Lookup(bearerHash(rpc.Header(ctx))); ok {
+		if own.Revoked || p.Key != "" && p.Key != own.ID {
+			return nil, rpc.Unauthorized("tenzro_getBuyerUsage: a key's token reads that key's usage only, while it is not revoked")
 		}
 		p.Key = own.ID
+	} else {
+		payer, err := a.manager(ctx, "tenzro_getBuyerUsage")
+		if err != nil {
+			return nil, err
+		}
+		if err := a.owned(p.Key, payer); err != nil {
+			return nil, err
+		}
 	}
 	if p.Days <= 0 || p.Days > maxUsageDays {
 		p.Days = maxUsageDays
