@@ -197,3 +197,46 @@ func checkKeyUsage(t *testing.T, gw *Node, made buyerkeys.Created) {
 		t.Fatal("another buyer read the key's usage")
 	}
 }
+
+// TestKeysLimitsThroughGateway: a max_per_request below every provider's
+// price leaves none to call; the key's rate answers 429 with the
+// gateway's code and a Retry-After; update lifts both on the next
+// request; a model the key is not allowed is 403.
+func TestKeysLimitsThroughGateway(t *testing.T) {
+	gw, _ := keysMarket(t)
+	var made buyerkeys.Created
+	params := map[string]any{"payer": "alice", "rate_per_minute": 1, "max_per_request": keyCallPrice - 1}
+	if msg := keysRPC(t, gw, adminToken, "tenzro_createBuyerKey", params, &made); msg != "" {
+		t.Fatal(msg)
+	}
+	code, body, err := chatStatus(gw.APIURL(), made.Token)
+	if err != nil || code != http.StatusServiceUnavailable || !strings.Contains(body, "no_provider") {
+		t.Fatalf("under max_per_request %d: %d %s %v", keyCallPrice-1, code, body, err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, gw.APIURL()+"/v1/chat/completions",
+		strings.NewReader(`{"model":"tenzro-devnet","messages":[{"role":"user","content":"hi"}],"max_tokens":2}`))
+	req.Header.Set("Authorization", "Bearer "+made.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "rate_limit_exceeded") || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a second call at a rate of 1 a minute: %d %s (Retry-After %q)", resp.StatusCode, b, resp.Header.Get("Retry-After"))
+	}
+	settings := map[string]any{"id": made.Key.ID, "models": []string{DevnetModelName}}
+	if msg := keysRPC(t, gw, adminToken, "tenzro_updateBuyerKey", settings, nil); msg != "" {
+		t.Fatal(msg)
+	}
+	if code, body, err := chatStatus(gw.APIURL(), made.Token); err != nil || code != http.StatusOK {
+		t.Fatalf("after the update (no rate, no cap): %d %s %v", code, body, err)
+	}
+	settings["models"] = []string{"another-model"}
+	if msg := keysRPC(t, gw, adminToken, "tenzro_updateBuyerKey", settings, nil); msg != "" {
+		t.Fatal(msg)
+	}
+	if code, body, _ := chatStatus(gw.APIURL(), made.Token); code != http.StatusForbidden || !strings.Contains(body, "model_not_allowed") {
+		t.Fatalf("a model the key may not call: %d %s", code, body)
+	}
+}

@@ -34,6 +34,9 @@ func (e *BudgetError) Error() string {
 
 // LimitError refuses a call over the key's concurrency or rate.
 type LimitError struct {
+	// Code is the gateway's own for the same refusal of an account:
+	// concurrency_limit_exceeded or rate_limit_exceeded.
+	Code       string
 	What       string
 	RetryAfter time.Duration
 }
@@ -82,7 +85,7 @@ func (s *Store) Admit(hash string) (c *Call, k *Key, ok bool, err error) {
 		return nil, nil, true, &BudgetError{Budget: k.MaxBudget, Spent: spent, Reserved: lv.reserved, Reset: reset}
 	}
 	if k.MaxConcurrent > 0 && lv.inflight >= k.MaxConcurrent {
-		return nil, nil, true, &LimitError{What: fmt.Sprintf("the key's %d concurrent calls are in flight", k.MaxConcurrent), RetryAfter: time.Second}
+		return nil, nil, true, &LimitError{Code: "concurrency_limit_exceeded", What: fmt.Sprintf("the key's %d concurrent calls are in flight", k.MaxConcurrent), RetryAfter: time.Second}
 	}
 	if k.RatePerMinute > 0 {
 		cut := now.Add(-time.Minute)
@@ -90,7 +93,7 @@ func (s *Store) Admit(hash string) (c *Call, k *Key, ok bool, err error) {
 			lv.recent = lv.recent[1:]
 		}
 		if len(lv.recent) >= k.RatePerMinute {
-			return nil, nil, true, &LimitError{What: fmt.Sprintf("the key's rate of %d calls a minute is reached", k.RatePerMinute),
+			return nil, nil, true, &LimitError{Code: "rate_limit_exceeded", What: fmt.Sprintf("the key's rate of %d calls a minute is reached", k.RatePerMinute),
 				RetryAfter: max(lv.recent[0].Sub(cut), time.Second)}
 		}
 		lv.recent = append(lv.recent, now)

@@ -51,7 +51,7 @@ func KeyRefusal(err error) error {
 	case errors.As(err, &be):
 		return &Error{Status: http.StatusPaymentRequired, Code: "budget_exceeded", Message: be.Error()}
 	case errors.As(err, &le):
-		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: le.Error(), RetryAfter: le.RetryAfter}
+		return &Error{Status: http.StatusTooManyRequests, Code: le.Code, Message: le.Error(), RetryAfter: le.RetryAfter}
 	case errors.Is(err, buyerkeys.ErrRevoked):
 		return &Error{Status: http.StatusUnauthorized, Code: "invalid_api_key", Message: err.Error()}
 	}
