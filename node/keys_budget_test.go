@@ -189,7 +189,8 @@ func checkKeyUsage(t *testing.T, gw *Node, made buyerkeys.Created) {
 				provider.Amount += p.Amount
 			}
 		}
-		if u.Spent != 10*keyCallPrice || u.Calls != 10 || model.Calls != 10 || provider != (buyerkeys.Tally{Amount: 10 * keyCallPrice, Calls: 10}) {
+		if u.Spent != 10*keyCallPrice || u.Calls != 10 || model.Calls != 10 || provider != (buyerkeys.Tally{Amount: 10 * keyCallPrice, Calls: 10}) ||
+			u.Models[DevnetModelName] != provider || len(u.Providers) != 1 {
 			t.Fatalf("usage as %s: %+v", tok, u)
 		}
 	}

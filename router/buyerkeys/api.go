@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"math"
+	"math/bits"
 	"net/http"
 	"strings"
 
@@ -47,10 +49,35 @@ type UpdateParams struct {
 	Settings
 }
 
-// Usage is tenzro_getBuyerUsage's result.
+// Usage is tenzro_getBuyerUsage's result: the key's spend, and its billed
+// calls per model and per provider over the days returned, in all and
+// per UTC day.
 type Usage struct {
 	Status
-	Days []DayUsage `json:"days"`
+	Models    map[string]Tally `json:"models"`
+	Providers map[string]Tally `json:"providers"`
+	Days      []DayUsage       `json:"days"`
+}
+
+// sum adds each day's tallies into u's totals.
+func (u *Usage) sum() {
+	u.Models, u.Providers = map[string]Tally{}, map[string]Tally{}
+	for _, d := range u.Days {
+		for _, m := range []struct{ from, to map[string]Tally }{{d.Models, u.Models}, {d.Providers, u.Providers}} {
+			for name, t := range m.from {
+				m.to[name] = Tally{Amount: satAdd(m.to[name].Amount, t.Amount), Calls: satAdd(m.to[name].Calls, t.Calls)}
+			}
+		}
+	}
+}
+
+// satAdd adds, saturating: Billed checks each day's sums, but a total
+// over days read back is only shown, never billed.
+func satAdd(a, b uint64) uint64 {
+	if s, c := bits.Add64(a, b, 0); c == 0 {
+		return s
+	}
+	return math.MaxUint64
 }
 
 // maxUsageDays bounds the days tenzro_getBuyerUsage returns.
@@ -198,7 +225,9 @@ func (a API) usage(ctx context.Context, raw json.RawMessage) (any, error) {
 	if days == nil {
 		days = []DayUsage{}
 	}
-	return Usage{Status: st, Days: days}, nil
+	u := Usage{Status: st, Days: days}
+	u.sum()
+	return u, nil
 }
 
 // bearerHash is the SHA-256 (hex) of the request's bearer token, "" for
