@@ -22,9 +22,20 @@ import (
 // replaces as much of the call's reservation.
 func (c *Call) Billed(rd []byte, model, provider string, amount uint64) error {
 	s := c.s
+	// One key's bills are written in turn (each reads what the last
+	// wrote); other keys' bills and admissions go on meanwhile, so the
+	// synced writes of many keys share their fsyncs.
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	k, lv := s.keys[c.id], s.live[c.id]
+	s.mu.Unlock()
+	lv.wmu.Lock()
+	defer lv.wmu.Unlock()
+	s.dmu.RLock()
+	defer s.dmu.RUnlock()
+	s.mu.Lock()
+	closed, sp := s.closed, lv.spend
+	s.mu.Unlock()
+	if closed {
 		return ErrClosed
 	}
 	ctx := context.Background()
@@ -34,9 +45,7 @@ func (c *Call) Billed(rd []byte, model, provider string, amount uint64) error {
 	case has:
 		return nil
 	}
-	k, lv := s.keys[c.id], s.live[c.id]
 	now := s.clock.Now()
-	sp := lv.spend
 	d, _ := ParsePeriod(k.BudgetDuration)
 	if start, _ := periodOf(time.UnixMilli(k.CreatedMs), now, d); sp.PeriodStartMs != start.UnixMilli() {
 		sp.PeriodStartMs, sp.Period = start.UnixMilli(), 0
@@ -66,6 +75,8 @@ func (c *Call) Billed(rd []byte, model, provider string, amount uint64) error {
 	if err := s.writeBill(ctx, c.id, rd, uk, &sp, u); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	lv.spend = sp
 	took := min(amount, c.reserved)
 	c.reserved -= took

@@ -30,7 +30,10 @@ const TokenPrefix = "sk-tenzro-"
 // datastore whose every write is synced, and the in-flight state
 // (reservations, concurrency, rate) in memory. Safe for concurrent use.
 type Store struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// dmu keeps d open while a bill is written outside mu (held for
+	// reading); Close takes it to close d.
+	dmu    sync.RWMutex
 	d      ds.Batching
 	clock  clock.Clock
 	keys   map[string]*Key   // by ID
@@ -42,7 +45,8 @@ type Store struct {
 // live is a key's state in memory: its billed spend as stored, and what
 // is in flight.
 type live struct {
-	spend    spendRecord
+	wmu      sync.Mutex  // held while a bill of the key is written
+	spend    spendRecord // written under wmu and mu
 	reserved uint64
 	inflight int
 	recent   []time.Time // admissions in the last minute, oldest first
@@ -109,11 +113,14 @@ func (s *Store) Stop(context.Context) error { return s.Close() }
 // Close closes the datastore; later calls fail with ErrClosed.
 func (s *Store) Close() error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	was := s.closed
+	s.closed = true
+	s.mu.Unlock()
+	if was {
 		return nil
 	}
-	s.closed = true
+	s.dmu.Lock() // the bills being written end first
+	defer s.dmu.Unlock()
 	if err := s.d.Close(); err != nil {
 		return fmt.Errorf("buyerkeys: close: %w", err)
 	}
