@@ -2,13 +2,14 @@ package buyerkeys
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"time"
 )
 
 // ErrRevoked is a revoked key's refusal.
-var ErrRevoked = fmt.Errorf("buyerkeys: this key is revoked")
+var ErrRevoked = errors.New("buyerkeys: this key is revoked")
 
 // BudgetError refuses a call its key's budget cannot cover: the buyer is
 // told the budget, what is spent and held, and when the period resets.
@@ -22,14 +23,18 @@ type BudgetError struct {
 
 func (e *BudgetError) Error() string {
 	if e.PerRequest {
-		return fmt.Sprintf("budget_exceeded: this call's worst-case price %d is above the key's max_per_request %d micro-units", e.Worst, e.Budget)
+		return fmt.Sprintf("buyerkeys: this call's worst-case price %d is above the key's max_per_request %d micro-units", e.Worst, e.Budget)
 	}
 	reset := "never (the budget has no period)"
 	if !e.Reset.IsZero() {
 		reset = e.Reset.UTC().Format(time.RFC3339)
 	}
-	return fmt.Sprintf("budget_exceeded: the key's budget of %d micro-units has %d spent and %d held by calls in flight; this call's worst case is %d; the budget resets %s",
-		e.Budget, e.Spent, e.Reserved, e.Worst, reset)
+	worst := "" // refused at intake: the budget is spent, whatever the call costs
+	if e.Worst > 0 {
+		worst = fmt.Sprintf("; this call's worst case is %d", e.Worst)
+	}
+	return fmt.Sprintf("buyerkeys: the key's budget of %d micro-units has %d spent and %d held by calls in flight%s; the budget resets %s",
+		e.Budget, e.Spent, e.Reserved, worst, reset)
 }
 
 // LimitError refuses a call over the key's concurrency or rate.
