@@ -61,8 +61,9 @@ func newAPIServer(n *Node, ln net.Listener) (*apiServer, error) {
 	} else {
 		// The token is checked before the body is read: a client without
 		// one costs its headers, never a body buffer.
-		bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256)
+		bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256).WithKeys(n.keys)
 		openai.NewHandler(openai.NewGatewayBackend(n.gateway, bs), openai.WithAuth(bs.Auth)).Register(mux)
+		mux.HandleFunc("GET /v1/key", bs.KeyInfoHandler)
 	}
 	a.srv = &http.Server{
 		Handler:           intake.New(n.cfg.API.Bounds()).Wrap(mux),

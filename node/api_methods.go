@@ -13,6 +13,7 @@ import (
 	"github.com/tenzrod/tenzrod/node/openai"
 	"github.com/tenzrod/tenzrod/node/rpc"
 	"github.com/tenzrod/tenzrod/p2p"
+	"github.com/tenzrod/tenzrod/router/buyerkeys"
 	"github.com/tenzrod/tenzrod/router/gateway/gatewayapi"
 	"github.com/tenzrod/tenzrod/router/pricefeed"
 )
@@ -48,7 +49,7 @@ type NodeInfo struct {
 
 // rpcParts are the parts that contribute methods of their own.
 func (n *Node) rpcParts() []rpc.Contributor {
-	bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256)
+	bs := openai.NewBuyers(n.cfg.Router.BuyerAccounts(), n.cfg.API.AdminTokenSHA256).WithKeys(n.keys)
 	return []rpc.Contributor{
 		p2p.API{Host: n.host, OnFound: n.table.AddDHTProvider},
 		n.gossip,
@@ -62,6 +63,7 @@ func (n *Node) rpcParts() []rpc.Contributor {
 		gatewayapi.Recent{Gateway: n.gateway},
 		gatewayapi.Sessions{Gateway: n.gateway, Chain: n.chain, Callers: bs},
 		gatewayapi.Evidence{Store: n.store, Chain: n.chain, Callers: bs},
+		buyerkeys.API{Store: n.keys, Callers: bs},
 	}
 }
 

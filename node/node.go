@@ -25,6 +25,7 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/store"
 	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/buyerkeys"
 	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/gateway/otlp"
@@ -54,6 +55,7 @@ type Node struct {
 	outbox    *settle.Outbox       // the gateway's signed records, on a chain
 	payments  *chainview.Payments  // the gateway's escrow reads, on a chain
 	gateway   *gateway.Gateway     // every role but provider
+	keys      *buyerkeys.Store     // run-time buyer keys, with the gateway
 	validator *validator.Validator // validators with a chain
 	api       *apiServer
 	feed      *pricefeed.Feed // validators' price observations

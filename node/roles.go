@@ -21,6 +21,7 @@ import (
 	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 	"github.com/tenzrod/tenzrod/router"
+	"github.com/tenzrod/tenzrod/router/buyerkeys"
 	"github.com/tenzrod/tenzrod/router/chainview"
 	"github.com/tenzrod/tenzrod/router/gateway"
 	"github.com/tenzrod/tenzrod/router/gateway/otlp"
@@ -138,6 +139,11 @@ func (n *Node) buildGateway(acct *consensus.Submitter) error {
 		return err
 	}
 	n.parts = append(n.parts, gateway.NewSessionSweeper(n.gateway, n.clock))
+	// Keys made at run time, with their budgets' spend, outlive a restart.
+	if n.keys, err = buyerkeys.Open(n.cfg.Path(filepath.Join("data", "buyerkeys")), n.clock); err != nil {
+		return fmt.Errorf("node: %w", err)
+	}
+	n.parts = append(n.parts, n.keys)
 	if !isValidator {
 		return nil
 	}

@@ -58,7 +58,7 @@ func newKeysCmd() *cobra.Command {
 		},
 	}
 	show.Flags().StringVar(&home, "home", "", "node home directory (required)")
-	cmd.AddCommand(show, newAccountKeysCmd())
+	cmd.AddCommand(show, newAccountKeysCmd(), newBuyerKeysCmd())
 	return cmd
 }
 

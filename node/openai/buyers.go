@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+
+	"github.com/tenzrod/tenzrod/router/buyerkeys"
 )
 
 // ErrUnauthorized is returned for a missing or unknown bearer token.
@@ -25,6 +27,7 @@ func TokenHash(token string) string {
 type Buyers struct {
 	byHash map[string]string
 	admin  string // SHA-256 hex of the operator's token; "" for none
+	keys   *buyerkeys.Store
 }
 
 // NewBuyers builds the resolver from token hashes (hex SHA-256) to the
@@ -50,6 +53,9 @@ func (b *Buyers) Account(h http.Header) (string, error) {
 		if subtle.ConstantTimeCompare([]byte(hash), []byte(want)) == 1 {
 			return acct, nil
 		}
+	}
+	if acct, ok := b.keyAccount(want); ok {
+		return acct, nil
 	}
 	return "", ErrUnauthorized
 }

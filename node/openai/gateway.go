@@ -55,6 +55,11 @@ func (b GatewayBackend) Complete(ctx context.Context, req *Request, onDelta func
 	if err != nil {
 		return nil, &Error{Status: http.StatusUnauthorized, Type: "invalid_request_error", Code: "invalid_api_key", Message: err.Error()}
 	}
+	ctx, kc, err := b.buyers.admitKey(ctx, req.Header, req.Model)
+	if err != nil {
+		return nil, err
+	}
+	defer kc.done()
 	opts, oerr := ParseOptions(req.Tenzro, req.Header)
 	if oerr != nil {
 		return nil, oerr
@@ -70,6 +75,7 @@ func (b GatewayBackend) Complete(ctx context.Context, req *Request, onDelta func
 		AllowUnregistered: opts.AllowUnregistered, Payer: payer, Session: sessionRequest(opts.Session),
 		Prefs: pr, Models: req.Models, Params: req.Params,
 	}
+	kc.limit(gr)
 	res, err := b.gw.Route(ctx, gr, func(d gateway.Delta) error {
 		return onDelta(Delta{Text: d.Text, LogProbs: d.LogProbs})
 	})

@@ -162,6 +162,7 @@ func (g *Gateway) bill(ctx context.Context, req *Request, s *stream, d drained, 
 	} else {
 		endPayment(pspan, PaymentOffChain, false, nil) // no ledger: nothing keeps it (a test mode)
 	}
+	g.budgetBilled(ctx, rd[:], o, bd.Total)
 	g.metrics.paid(o.Peer, bd.Total)
 	g.report(s, true, bd.Total, units.InputTokens, units.OutputTokens)
 	res.Payment = rec

@@ -298,6 +298,9 @@ func (g *Gateway) raceModel(ctx context.Context, req *Request) ([]strategy.Candi
 		traceCandidates(quote, cands)
 		err = g.checkFunds(qctx, req.Payer, cands[0].Price)
 	}
+	if err == nil {
+		err = g.reserveBudget(qctx, cands)
+	}
 	endSpan(quote, err)
 	if err != nil {
 		return nil, nil, nil, hedge.Report{}, err
