@@ -91,19 +91,24 @@ func DefaultChainConfig(validator bool) ChainConfig {
 // config.toml. A block costs every node CPU and disk however empty it is,
 // so a chain with nothing to do makes one every 5 s instead of every
 // block_time: about a tenth of the blocks of a 500 ms devnet. What waits
-// on an idle chain is bounded by it: the mempool checks transactions at
-// the last block's time, so a stream claim sees at most 5 s less accrued
-// and a session certificate's start is 5 s further in the future than it
-// is (identity.ClockSkew is 30 s); the watchdog's stall alarm scales with
-// it (DefaultStallAfter). Settlement waits for nothing: a transaction is
-// proposed at once, and the block after one that changed the state comes
-// at once too, to prove it. Provider liveness is gossip, not blocks.
+// on an idle chain is bounded by it. A block's time is CometBFT's BFT time,
+// the median of the votes that committed the block before it, so the
+// empty block that ends a pause carries the time the pause began: chain
+// time trails the clock by up to two intervals. The mempool checks
+// transactions at the last block's time, so a stream claim sees up to
+// ~10 s less accrued and a session certificate's start lies up to ~10 s
+// further ahead than it does (identity.ClockSkew allows 30 s); the
+// watchdog's stall alarm scales with the interval (DefaultStallAfter).
+// Settlement waits for nothing: a transaction is proposed at once, and
+// the block after one that changed the state comes at once too, to prove
+// it. Provider liveness is gossip, not blocks.
 const DefaultEmptyBlocksInterval = 5 * time.Second
 
-// MaxEmptyBlocksInterval bounds the pause: the mempool's idea of the time
-// must stay within identity.ClockSkew of the clocks that sign receipts and
-// session certificates.
-const MaxEmptyBlocksInterval = 20 * time.Second
+// MaxEmptyBlocksInterval bounds the pause: chain time, which trails the
+// clock by up to two intervals when idle, must stay within
+// identity.ClockSkew (30 s) of the clocks that sign receipts and session
+// certificates, or the mempool refuses them as not yet valid.
+const MaxEmptyBlocksInterval = 10 * time.Second
 
 // DefaultStateVersions keeps about 8 minutes of 500 ms blocks, and an hour
 // at the 1 s default: room for any query a client makes of recent state.
