@@ -43,6 +43,11 @@ type ChainConfig struct {
 	// BlockTime is the pause after each block (timeout_commit); 0 keeps the
 	// chain home's config.toml value, or 1s without one.
 	BlockTime time.Duration `toml:"block_time" comment:"Pause after each block (timeout_commit); \"0s\" keeps the chain home's config.toml value (1s without one)."`
+	// EmptyBlocksInterval is how long a validator proposing with no
+	// transaction waits before it makes an empty block (CometBFT's
+	// create_empty_blocks_interval); 0 keeps the chain home's config.toml
+	// value.
+	EmptyBlocksInterval time.Duration `toml:"empty_blocks_interval" comment:"With no transaction waiting, make a block only this often (CometBFT's create_empty_blocks_interval; a transaction is proposed at once): an idle chain then costs little CPU and disk. Chain time, and the windows counted in blocks (disputes, withdrawals), move on only with blocks. \"0s\" keeps the chain home's config.toml value (tenzrod genesis and the devnet write 5s; 0s there makes a block every block_time)."`
 	// StateVersions is how many heights of application state are kept
 	// (queries with proofs at older heights answer "no state"); 0 keeps
 	// every version.
@@ -80,6 +85,30 @@ func DefaultChainConfig(validator bool) ChainConfig {
 	return ChainConfig{Role: r, Home: "chain", P2PListen: "tcp://0.0.0.0:0", PersistentPeers: []string{}, StateSyncRPC: []string{},
 		StateVersions: DefaultStateVersions, SnapshotInterval: ledger.DefaultSnapshotInterval, SnapshotKeep: ledger.DefaultSnapshotKeep}
 }
+
+// DefaultEmptyBlocksInterval is the pause of an idle chain between
+// blocks that tenzrod genesis and the devnet write into a validator's
+// config.toml. A block costs every node CPU and disk however empty it is,
+// so a chain with nothing to do makes one every 5 s instead of every
+// block_time: about a tenth of the blocks of a 500 ms devnet. What waits
+// on an idle chain is bounded by it. A block's time is CometBFT's BFT time,
+// the median of the votes that committed the block before it, so the
+// empty block that ends a pause carries the time the pause began: chain
+// time trails the clock by up to two intervals. The mempool checks
+// transactions at the last block's time, so a stream claim sees up to
+// ~10 s less accrued and a session certificate's start lies up to ~10 s
+// further ahead than it does (identity.ClockSkew allows 30 s); the
+// watchdog's stall alarm scales with the interval (DefaultStallAfter).
+// Settlement waits for nothing: a transaction is proposed at once, and
+// the block after one that changed the state comes at once too, to prove
+// it. Provider liveness is gossip, not blocks.
+const DefaultEmptyBlocksInterval = 5 * time.Second
+
+// MaxEmptyBlocksInterval bounds the pause: chain time, which trails the
+// clock by up to two intervals when idle, must stay within
+// identity.ClockSkew (30 s) of the clocks that sign receipts and session
+// certificates, or the mempool refuses them as not yet valid.
+const MaxEmptyBlocksInterval = 10 * time.Second
 
 // DefaultStateVersions keeps about 8 minutes of 500 ms blocks, and an hour
 // at the 1 s default: room for any query a client makes of recent state.
@@ -137,6 +166,9 @@ func (c ChainConfig) Validate(nodeRole string) error {
 	if c.BlockTime < 0 || c.BlockTime > time.Minute {
 		errs = append(errs, fmt.Errorf("chain.block_time: %s outside 0..1m", c.BlockTime))
 	}
+	if c.EmptyBlocksInterval < 0 || c.EmptyBlocksInterval > MaxEmptyBlocksInterval {
+		errs = append(errs, fmt.Errorf("chain.empty_blocks_interval: %s outside 0..%s", c.EmptyBlocksInterval, MaxEmptyBlocksInterval))
+	}
 	if err := c.stateSync().validate(); err != nil {
 		errs = append(errs, fmt.Errorf("chain.state_sync_rpc, trust_height, trust_hash: %w", err))
 	}
@@ -160,6 +192,9 @@ func (c ChainConfig) Apply(cc Config, path func(string) string) Config {
 	}
 	if c.BlockTime > 0 {
 		cc.BlockTime = c.BlockTime
+	}
+	if c.EmptyBlocksInterval > 0 {
+		cc.EmptyBlocksInterval = c.EmptyBlocksInterval
 	}
 	cc.Follower = c.Role == ChainFollower
 	cc.StateVersions, cc.StallAfter = c.StateVersions, c.StallAfter

@@ -28,6 +28,8 @@ func TestChainConfigValidate(t *testing.T) {
 		{"no home", "chain.home", func(c *ChainConfig) { c.Home = "" }},
 		{"negative stall", "chain.stall_after", func(c *ChainConfig) { c.StallAfter = -time.Second }},
 		{"slow blocks", "chain.block_time", func(c *ChainConfig) { c.BlockTime = time.Hour }},
+		{"negative idle interval", "chain.empty_blocks_interval", func(c *ChainConfig) { c.EmptyBlocksInterval = -time.Second }},
+		{"idle past the clock skew", "chain.empty_blocks_interval", func(c *ChainConfig) { c.EmptyBlocksInterval = time.Minute }},
 		{"one state version", "chain.state_versions", func(c *ChainConfig) { c.StateVersions = 1 }},
 		{"negative snapshot interval", "chain.snapshot_interval", func(c *ChainConfig) { c.SnapshotInterval = -1 }},
 		{"no snapshot kept", "chain.snapshot_keep", func(c *ChainConfig) { c.SnapshotKeep = 0 }},
@@ -54,13 +56,19 @@ func TestChainConfigValidate(t *testing.T) {
 }
 
 // TestChainConfigApply: the section's addresses, peers and genesis lie
-// over the chain home's own configuration; a zero block time keeps its.
+// over the chain home's own configuration; a zero block time or empty
+// blocks interval keeps its, a set one replaces it.
 func TestChainConfigApply(t *testing.T) {
 	c := DefaultChainConfig(false)
 	c.GenesisFile, c.PersistentPeers = "g.json", []string{strings.Repeat("a", 40) + "@127.0.0.1:1"}
-	got := c.Apply(Config{BlockTime: 3 * time.Second}, func(p string) string { return "/home/" + p })
-	if got.GenesisFile != "/home/g.json" || got.BlockTime != 3*time.Second || !got.Follower || len(got.Peers) != 1 || got.P2PListen != c.P2PListen {
+	got := c.Apply(Config{BlockTime: 3 * time.Second, EmptyBlocksInterval: 4 * time.Second}, func(p string) string { return "/home/" + p })
+	if got.GenesisFile != "/home/g.json" || got.BlockTime != 3*time.Second || got.EmptyBlocksInterval != 4*time.Second ||
+		!got.Follower || len(got.Peers) != 1 || got.P2PListen != c.P2PListen {
 		t.Fatalf("applied: %+v", got)
+	}
+	c.EmptyBlocksInterval = 7 * time.Second
+	if got := c.Apply(Config{EmptyBlocksInterval: 4 * time.Second}, func(p string) string { return p }); got.EmptyBlocksInterval != 7*time.Second {
+		t.Fatalf("empty blocks interval applied as %s, want the section's 7s", got.EmptyBlocksInterval)
 	}
 	if got.StateSync != nil {
 		t.Fatalf("state sync %+v without RPC servers", got.StateSync)

@@ -75,8 +75,11 @@ func (c Config) Validate() error {
 	if err := c.StateSync.validate(); err != nil {
 		return err
 	}
-	if c.BlockTime < 0 || c.EmptyBlocksInterval < 0 || c.WatchInterval < 0 || c.StallAfter < 0 {
+	if c.BlockTime < 0 || c.WatchInterval < 0 || c.StallAfter < 0 {
 		return fmt.Errorf("consensus: config: negative durations")
+	}
+	if c.EmptyBlocksInterval < 0 || c.EmptyBlocksInterval > MaxEmptyBlocksInterval {
+		return fmt.Errorf("consensus: config: create_empty_blocks_interval %s outside 0..%s", c.EmptyBlocksInterval, MaxEmptyBlocksInterval)
 	}
 	return nil
 }
@@ -100,6 +103,11 @@ func (c Config) cometConfig() (*cmtcfg.Config, error) {
 		cfg.RPC.ListenAddress = c.RPCListen
 		cfg.Consensus.TimeoutCommit = c.BlockTime
 		cfg.Consensus.CreateEmptyBlocksInterval = c.EmptyBlocksInterval
+		if c.EmptyBlocksInterval > 0 {
+			// Without empty blocks at all, the windows counted in blocks
+			// (disputes, withdrawals) would never close on an idle chain.
+			cfg.Consensus.CreateEmptyBlocks = true
+		}
 		return cfg, nil
 	}
 	cfg := cmtcfg.DefaultConfig()

@@ -27,14 +27,17 @@ type DevnetValidator struct {
 
 // Devnet describes a new network.
 type Devnet struct {
-	Dir                 string                     // the shared genesis.json is written here
-	ChainID             string                     // required
-	GenesisTime         time.Time                  // zero = now
-	Params              ledger.Params              // zero = DefaultParams()
-	Funded              map[terms.AccountID]uint64 // balances at genesis
-	Escrows             []ledger.GenesisEscrow     // spend escrows open at genesis
-	Validators          []DevnetValidator
-	BlockTime           time.Duration // timeout_commit; 0 = 1s
+	Dir         string                     // the shared genesis.json is written here
+	ChainID     string                     // required
+	GenesisTime time.Time                  // zero = now
+	Params      ledger.Params              // zero = DefaultParams()
+	Funded      map[terms.AccountID]uint64 // balances at genesis
+	Escrows     []ledger.GenesisEscrow     // spend escrows open at genesis
+	Validators  []DevnetValidator
+	BlockTime   time.Duration // timeout_commit; 0 = 1s
+	// EmptyBlocksInterval is the longest pause between blocks when no
+	// transaction waits (create_empty_blocks_interval); 0 makes a block
+	// every BlockTime. DefaultEmptyBlocksInterval is the idle default.
 	EmptyBlocksInterval time.Duration
 }
 

@@ -24,14 +24,16 @@ import (
 // stakes and funded accounts; config.toml files that LoadConfig reads back
 // into the returned configs, with every other validator as a peer; an
 // operator's edit of a setting Config does not carry survives into the
-// CometBFT configuration; and a follower refuses a validator's home.
+// CometBFT configuration, which waits out the empty-blocks interval on an
+// idle chain; an idle pause past the mempool's clock skew is refused; and
+// a follower refuses a validator's home.
 func TestDevnetGenesisHomes(t *testing.T) {
 	dir := t.TempDir()
 	op := func(i byte) terms.AccountID {
 		seed := sha256.Sum256([]byte{i})
 		return terms.AccountOf(ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey))
 	}
-	d := Devnet{Dir: dir, ChainID: "devnet-1", Params: ledger.DefaultParams(), BlockTime: 2 * time.Second,
+	d := Devnet{Dir: dir, ChainID: "devnet-1", Params: ledger.DefaultParams(), BlockTime: 2 * time.Second, EmptyBlocksInterval: 3 * time.Second,
 		Funded: map[terms.AccountID]uint64{op(9): 5_000, op(8): 7}}
 	for i := range 3 {
 		d.Validators = append(d.Validators, DevnetValidator{
@@ -68,7 +70,7 @@ func TestDevnetGenesisHomes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if loaded.P2PListen != d.Validators[i].P2PListen || loaded.RPCListen != d.Validators[i].RPCListen ||
-			loaded.BlockTime != 2*time.Second || len(loaded.Peers) != 2 || !slices.Equal(loaded.Peers, c.Peers) {
+			loaded.BlockTime != 2*time.Second || loaded.EmptyBlocksInterval != 3*time.Second || len(loaded.Peers) != 2 || !slices.Equal(loaded.Peers, c.Peers) {
 			t.Fatalf("home %d config %+v", i, loaded)
 		}
 		var want []string
@@ -100,6 +102,21 @@ func TestDevnetGenesisHomes(t *testing.T) {
 	ccfg, err := loaded.cometConfig()
 	if err != nil || ccfg.Mempool.Size != 1234 || ccfg.P2P.ListenAddress != d.Validators[0].P2PListen {
 		t.Fatalf("edited config: mempool %d p2p %s %v", ccfg.Mempool.Size, ccfg.P2P.ListenAddress, err)
+	}
+	if !ccfg.Consensus.CreateEmptyBlocks || ccfg.Consensus.CreateEmptyBlocksInterval != 3*time.Second || !ccfg.Consensus.WaitForTxs() {
+		t.Fatalf("idle blocks: create_empty_blocks %v every %s", ccfg.Consensus.CreateEmptyBlocks, ccfg.Consensus.CreateEmptyBlocksInterval)
+	}
+	// An idle pause past the clock skew the mempool can bear is refused,
+	// naming CometBFT's key.
+	slow := bytes.Replace(edited, []byte(`create_empty_blocks_interval = "3s"`), []byte(`create_empty_blocks_interval = "1m0s"`), 1)
+	if bytes.Equal(slow, edited) {
+		t.Fatal(`config.toml has no create_empty_blocks_interval = "3s"`)
+	}
+	if err := os.WriteFile(path, slow, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadConfig(cfgs[0].Home); err == nil || !strings.Contains(err.Error(), "create_empty_blocks_interval") {
+		t.Fatalf("a 1m idle pause: %v, want refused naming create_empty_blocks_interval", err)
 	}
 
 	f := Config{Home: cfgs[1].Home, Moniker: "f", P2PListen: "tcp://127.0.0.1:1", GenesisFile: filepath.Join(dir, "genesis.json"), Follower: true}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/trie"
 
 	"github.com/tenzrod/tenzrod/consensus/ledger"
+	"github.com/tenzrod/tenzrod/receipts/cborx"
 )
 
 // Query paths. Raw paths return the canonical CBOR state value (empty when
@@ -29,7 +30,10 @@ import (
 //	tally/<machine hex>/<hour>    HourTally          (raw)
 //	name/<model name>             NameRecord         (raw)
 //	params                        Params             (raw)
-//	meta                          ChainMeta          (raw)
+//	meta                          ChainMeta          (the state's, with the block's height and
+//	                                                  time filled in: the proof op proves the
+//	                                                  state's value; the height and time are
+//	                                                  the block header's)
 //	standing/<machine hex>        Standing           (JSON)
 //	validators                    []Validator        (JSON, at most MaxListed)
 //	records/<payer hex>           []SettledRecord    (JSON, at most MaxListed)
@@ -64,10 +68,10 @@ func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryRespo
 	}
 	var resp *abci.QueryResponse
 	height := req.Height
-	err := a.l.View(req.Height, func(t *trie.Trie, h int64) error {
-		height = h
+	err := a.l.ViewAt(req.Height, func(t *trie.Trie, at ledger.Stamp) error {
+		height = at.Height
 		var err error
-		resp, err = query(t, req.Path)
+		resp, err = query(t, at, req.Path)
 		return err
 	})
 	if err != nil {
@@ -77,9 +81,11 @@ func (a *App) Query(_ context.Context, req *abci.QueryRequest) (*abci.QueryRespo
 	return resp, nil
 }
 
-// recorder is a read-only kv that remembers the keys read.
+// recorder is a read-only kv that remembers the keys read, of the state
+// committed at the block at.
 type recorder struct {
 	kv   *ledger.TrieKV
+	at   ledger.Stamp
 	keys [][]byte
 	seen map[string]bool
 }
@@ -98,13 +104,13 @@ func (r *recorder) Del([]byte)         {}
 // and in the route builders: a path that names no route, or whose
 // segments do not parse, is CodeMalformed; every other error is the
 // state's or the proof's.
-func query(t *trie.Trie, path string) (*abci.QueryResponse, error) {
+func query(t *trie.Trie, at ledger.Stamp, path string) (*abci.QueryResponse, error) {
 	parts := strings.Split(path, "/")
 	r, ok := routes[parts[0]]
 	if !ok || len(parts)-1 != r.args {
 		return nil, reject(ledger.CodeMalformed, "unknown query path %q", path)
 	}
-	return r.serve(t, parts[1:])
+	return r.serve(t, at, parts[1:])
 }
 
 // rawKey answers the canonical value at key with its proof.
@@ -120,9 +126,10 @@ func rawKey(t *trie.Trie, key []byte) (*abci.QueryResponse, error) {
 	return &abci.QueryResponse{Key: key, Value: v, ProofOps: &cmtcrypto.ProofOps{Ops: []cmtcrypto.ProofOp{op}}}, nil
 }
 
-// computed runs f over a recording view and proves every key it read.
-func computed(t *trie.Trie, f func(*recorder) (any, error)) (*abci.QueryResponse, error) {
-	r := &recorder{kv: ledger.NewTrieKV(t), seen: map[string]bool{}}
+// computed runs f over a recording view of the state committed at the
+// block at and proves every key it read.
+func computed(t *trie.Trie, at ledger.Stamp, f func(*recorder) (any, error)) (*abci.QueryResponse, error) {
+	r := &recorder{kv: ledger.NewTrieKV(t), at: at, seen: map[string]bool{}}
 	v, err := f(r)
 	if err != nil {
 		return nil, err
@@ -140,6 +147,25 @@ func computed(t *trie.Trie, f func(*recorder) (any, error)) (*abci.QueryResponse
 		ops = append(ops, op)
 	}
 	return &abci.QueryResponse{Value: js, ProofOps: &cmtcrypto.ProofOps{Ops: ops}}, nil
+}
+
+// blockMeta answers the chain metadata with the height and time of the
+// block at: the state keeps only genesis's (ledger.ChainMeta), so the value
+// is re-encoded, and its one proof op proves the state's value.
+func blockMeta(t *trie.Trie, at ledger.Stamp, _ []string) (*abci.QueryResponse, error) {
+	res, err := rawKey(t, ledger.KeyMeta())
+	if err != nil || len(res.Value) == 0 {
+		return res, err
+	}
+	var m ledger.ChainMeta
+	if err := cborx.UnmarshalCanonical(res.Value, ledger.MaxValueBytes, &m); err != nil {
+		return nil, fmt.Errorf("consensus: chain metadata: %w", err)
+	}
+	m.Height, m.Time = at.Height, at.Time
+	if res.Value, err = cborx.Marshal(m); err != nil {
+		return nil, fmt.Errorf("consensus: encode chain metadata: %w", err)
+	}
+	return res, nil
 }
 
 // list decodes up to MaxListed values under prefix, reading each through r

@@ -16,13 +16,13 @@ import (
 // answered.
 type route struct {
 	args  int
-	serve func(t *trie.Trie, args []string) (*abci.QueryResponse, error)
+	serve func(t *trie.Trie, at ledger.Stamp, args []string) (*abci.QueryResponse, error)
 }
 
 // keyed is a raw route: key names the state key from the segments, and
 // its error, whatever it is, is the path's fault (CodeMalformed).
 func keyed(args int, key func(a []string) ([]byte, error)) route {
-	return route{args, func(t *trie.Trie, a []string) (*abci.QueryResponse, error) {
+	return route{args, func(t *trie.Trie, _ ledger.Stamp, a []string) (*abci.QueryResponse, error) {
 		k, err := key(a)
 		if err != nil {
 			return nil, badPath(err)
@@ -32,21 +32,22 @@ func keyed(args int, key func(a []string) ([]byte, error)) route {
 }
 
 // derived is a computed route: parse reads the segments into P (its error
-// is the path's fault) and f computes the answer over a recording view.
+// is the path's fault) and f computes the answer over a recording view of
+// the state committed at the block r.at.
 func derived[P any](args int, parse func(a []string) (P, error), f func(t *trie.Trie, r *recorder, p P) (any, error)) route {
-	return route{args, func(t *trie.Trie, a []string) (*abci.QueryResponse, error) {
+	return route{args, func(t *trie.Trie, at ledger.Stamp, a []string) (*abci.QueryResponse, error) {
 		p, err := parse(a)
 		if err != nil {
 			return nil, badPath(err)
 		}
-		return computed(t, func(r *recorder) (any, error) { return f(t, r, p) })
+		return computed(t, at, func(r *recorder) (any, error) { return f(t, r, p) })
 	}}
 }
 
 // ranged is a range-proven route over the index of the segments' first
 // part from height from to height to.
 func ranged[P any](parse func(string) (P, error), f func(t *trie.Trie, p P, from, to int64) (*abci.QueryResponse, error)) route {
-	return route{3, func(t *trie.Trie, a []string) (*abci.QueryResponse, error) {
+	return route{3, func(t *trie.Trie, _ ledger.Stamp, a []string) (*abci.QueryResponse, error) {
 		p, err := parse(a[0])
 		if err != nil {
 			return nil, badPath(err)
@@ -104,7 +105,7 @@ var routes = map[string]route{
 	}),
 	"name":            keyed(1, func(a []string) ([]byte, error) { return ledger.KeyName(a[0]), ledger.CheckName(a[0]) }),
 	"params":          fixed(ledger.KeyParams),
-	"meta":            fixed(ledger.KeyMeta),
+	"meta":            {0, blockMeta},
 	"supply":          fixed(ledger.KeySupply),
 	"stream":          hashKey(ledger.KeyStream),
 	"plan":            hashKey(ledger.KeyPlan),
@@ -112,7 +113,7 @@ var routes = map[string]route{
 	"disputeevidence": hashKey(ledger.KeyDisputeEvidence),
 	"modelholders":    hashKey(ledger.KeyModelHolders),
 	"standing": derived(1, machine, func(_ *trie.Trie, r *recorder, m identity.MachineID) (any, error) {
-		return ledger.ComputeStanding(r, m)
+		return ledger.ComputeStanding(r, m, r.at)
 	}),
 	"names": derived(0, none, func(t *trie.Trie, r *recorder, _ struct{}) (any, error) {
 		return list[ledger.NameRecord](t, r, ledger.NamePrefix())

@@ -41,7 +41,8 @@ func TestKeysAccountNew(t *testing.T) {
 
 // TestGenesisForValidatorHomes writes a genesis for two validator homes
 // made by `init` and checks the homes now run the chain with each other as
-// peers, and that the genesis names both validators and the funded account.
+// peers, idle blocks every consensus.DefaultEmptyBlocksInterval, and that
+// the genesis names both validators and the funded account.
 func TestGenesisForValidatorHomes(t *testing.T) {
 	base := t.TempDir()
 	homes := []string{filepath.Join(base, "v0"), filepath.Join(base, "v1")}
@@ -78,6 +79,10 @@ func TestGenesisForValidatorHomes(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(h, "account.key")); err != nil {
 			t.Errorf("no operator key: %v", err)
+		}
+		cc, err := cfg.Chain.NodeConfig(cfg.Path, "v")
+		if err != nil || cc.EmptyBlocksInterval != consensus.DefaultEmptyBlocksInterval {
+			t.Errorf("%s idle blocks every %s (%v), want %s", h, cc.EmptyBlocksInterval, err, consensus.DefaultEmptyBlocksInterval)
 		}
 	}
 	if _, err := runCLI(t, "genesis", "--chain-id", "x", "--dir", base, "--validator", homes[0], "--fund", "nothex=1"); err == nil {

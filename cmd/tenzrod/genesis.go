@@ -22,6 +22,7 @@ func newGenesisCmd() *cobra.Command {
 		validators   []string
 		funds        []string
 		blockTime    time.Duration
+		idle         time.Duration
 		stake        uint64
 	)
 	cmd := &cobra.Command{
@@ -42,7 +43,7 @@ and to auditors (tenzrod evidence verify --validators).`,
 			if chainID == "" || dir == "" || len(validators) == 0 {
 				return fmt.Errorf("--chain-id, --dir and at least one --validator are required")
 			}
-			spec := consensus.Devnet{Dir: dir, ChainID: chainID, BlockTime: blockTime, Funded: map[terms.AccountID]uint64{}}
+			spec := consensus.Devnet{Dir: dir, ChainID: chainID, BlockTime: blockTime, EmptyBlocksInterval: idle, Funded: map[terms.AccountID]uint64{}}
 			for _, f := range funds {
 				a, amt, ok := strings.Cut(f, "=")
 				id, err := terms.ParseAccountID(a)
@@ -96,6 +97,8 @@ and to auditors (tenzrod evidence verify --validators).`,
 	f.StringArrayVar(&validators, "validator", nil, "validator node home, optionally =HOST:PORT to advertise (repeat)")
 	f.StringArrayVar(&funds, "fund", nil, "ACCOUNT=AMOUNT funded at genesis, micro-units (repeat)")
 	f.DurationVar(&blockTime, "block-time", time.Second, "pause after each block (timeout_commit)")
+	f.DurationVar(&idle, "empty-blocks-interval", consensus.DefaultEmptyBlocksInterval,
+		"with no transaction waiting, make a block only this often (create_empty_blocks_interval; 0 = every block time)")
 	f.Uint64Var(&stake, "stake", 0, "each validator's stake in micro-units (0 = 100 voting power)")
 	return cmd
 }

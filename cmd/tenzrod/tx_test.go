@@ -54,7 +54,10 @@ func startTxNet(t *testing.T) *txNet {
 		t.Fatal(err)
 	}
 	if out, err := runCLI(t, "genesis", "--chain-id", "tenzro-tx-test", "--dir", filepath.Join(dir, "net"),
-		"--validator", home, "--fund", fmt.Sprintf("%s=%d", n.buyer, txBuyerFunds), "--block-time", "100ms"); err != nil {
+		"--validator", home, "--fund", fmt.Sprintf("%s=%d", n.buyer, txBuyerFunds), "--block-time", "100ms",
+		// Blocks every 100 ms, idle or not: the tests wait for block time
+		// to pass (stream accrual), which an idle chain's 5 s pause slows.
+		"--empty-blocks-interval", "0s"); err != nil {
 		t.Fatalf("genesis: %v\n%s", err, out)
 	}
 	if cfg, err = node.Load(home); err != nil {

@@ -24,7 +24,11 @@ func StandInBlockHash(height int64) terms.Hash32 {
 // atomically, and stages the new state; Commit makes it durable. height
 // must follow the last commit; hash is the block's hash, which seeds the
 // dispute committees drawn before its transactions run. A store failure is
-// an error and the block is not staged.
+// an error and the block is not staged. The block's height and time are
+// not written into the state (Commit keeps them beside it): a block with
+// nothing to do leaves the app hash as it was, and CometBFT then waits for
+// transactions (create_empty_blocks_interval) instead of making the next
+// block at once to prove a new one.
 func (l *Ledger) FinalizeHashed(height int64, blockTime time.Time, hash terms.Hash32, txs [][]byte) (BlockResult, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -54,22 +58,11 @@ func (l *Ledger) FinalizeHashed(height int64, blockTime time.Time, hash terms.Ha
 		changes = append(changes, ch...)
 		out.Txs[i] = res
 	}
-	meta := l.meta
-	if _, err := Load(kv, keyMeta, &meta); err != nil {
-		return BlockResult{}, err
-	}
-	meta.Height, meta.Time = height, blk.Time
-	if err := Save(kv, keyMeta, meta); err != nil {
-		return BlockResult{}, err
-	}
-	if kv.Err() != nil {
-		return BlockResult{}, kv.Err()
-	}
 	root, err := l.store.Stage(t, parent, height)
 	if err != nil {
 		return BlockResult{}, err
 	}
-	l.pendingRoot, l.pendingHeight, l.pending = root, height, true
+	l.pendingRoot, l.pendingHeight, l.pendingTime, l.pending = root, height, blk.Time, true
 	out.Changes, out.AppHash = mergeChanges(changes), root[:]
 	return out, nil
 }
@@ -97,13 +90,13 @@ func (l *Ledger) Commit() error {
 	if !l.pending {
 		return fmt.Errorf("ledger: commit without a finalized block")
 	}
-	if err := l.store.Commit(l.pendingRoot, l.pendingHeight); err != nil {
+	if err := l.store.Commit(l.pendingRoot, l.pendingHeight, l.pendingTime); err != nil {
 		return err
 	}
 	l.pending = false
-	l.meta.Height = l.pendingHeight
+	l.meta.Height, l.meta.Time = l.pendingHeight, l.pendingTime
 	l.resetCheck()
-	l.maybeSnapshot(l.pendingHeight, l.pendingRoot)
+	l.maybeSnapshot(Stamp{Height: l.pendingHeight, Time: l.pendingTime}, l.pendingRoot)
 	if l.keep > 0 && l.pendingHeight%max(1, l.keep/10) == 0 {
 		// A failed prune leaves more state than needed, never less: the
 		// block is committed either way.
@@ -127,21 +120,13 @@ func (l *Ledger) Check(raw []byte) error {
 	if l.check == nil {
 		return reject(CodeInternal, "no state yet")
 	}
-	blk := Block{Height: l.store.Height() + 1, Time: l.checkTime(), GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
+	// The last block's time is the best guess of the next one's.
+	blk := Block{Height: l.store.Height() + 1, Time: l.meta.Time, GenesisTime: l.meta.GenesisTime, sigs: l.sigs}
 	tx, err := DecodeTx(l.meta.ChainID, raw)
 	if err == nil {
 		_, err = Exec(l.check, blk, tx)
 	}
 	return err
-}
-
-// checkTime is the last block's time, the best guess of the next one's.
-func (l *Ledger) checkTime() int64 {
-	var m ChainMeta
-	if _, err := Load(l.check, keyMeta, &m); err != nil {
-		return l.meta.Time
-	}
-	return m.Time
 }
 
 // Prepare keeps, in order and within maxBytes, the transactions that

@@ -5,7 +5,10 @@
 // State lives in go-ethereum's Merkle-Patricia trie (hash scheme) over a
 // pebble database on disk (Store). Every block updates the trie
 // incrementally; its root is the app hash, so any value read from state
-// can be proven against a header.
+// can be proven against a header. A block's height and time are not in
+// the trie (Stamp: the store keeps them per height beside it), so a block
+// that changes nothing keeps the app hash, and an idle chain waits for
+// transactions instead of proving each new block with another.
 //
 // Transactions are canonical CBOR envelopes signed by Ed25519 account keys
 // over domain-separated bytes ("tenzro/v1/tx", chain ID, body) and carry a
@@ -104,7 +107,7 @@
 // Commit starts a goroutine that reads the root just committed (pinned
 // against Prune) and writes its key/value pairs in key order, in chunks of
 // at most 10 MB, each named by its SHA-256 in the snapshot's metadata
-// (SnapshotFormat 1); the newest few are kept beside the state directory.
+// (SnapshotFormat 2, with the block time); the newest few are kept beside the state directory.
 // Restore rebuilds the trie from the pairs of an offered snapshot and
 // adopts it only when the rebuilt root is the snapshot's app hash.
 package ledger

@@ -21,10 +21,11 @@ type Ledger struct {
 	mu    sync.Mutex
 	log   *slog.Logger
 	store *Store
-	meta  ChainMeta // as of the last commit (chain ID and genesis time fixed)
+	meta  ChainMeta // as of the last commit (chain ID and genesis time fixed), with its block's height and time
 
 	pendingRoot   common.Hash // staged by Finalize, written by Commit
 	pendingHeight int64
+	pendingTime   int64 // the staged block's time, unix seconds
 	pending       bool
 
 	check *Overlay // mempool state: committed state plus Check effects
@@ -80,6 +81,14 @@ func Open(dir string, logger *slog.Logger) (*Ledger, error) {
 		}
 		if _, err := Load(NewTrieKV(t), keyMeta, &l.meta); err != nil {
 			return nil, err
+		}
+		l.meta.Height = st.Height()
+		// A state committed by a version that kept the block time in the
+		// state has no time record: the state's own is the block's then.
+		if at, ok, err := st.TimeAt(st.Height()); err != nil {
+			return nil, err
+		} else if ok {
+			l.meta.Time = at
 		}
 	}
 	l.resetCheck()
@@ -140,6 +149,19 @@ func (l *Ledger) ChainID() string {
 // the last commit), passing the height it is of. The ledger is locked
 // while f runs, so f must not call back into it.
 func (l *Ledger) View(height int64, f func(t *trie.Trie, height int64) error) error {
+	return l.ViewAt(height, func(t *trie.Trie, at Stamp) error { return f(t, at.Height) })
+}
+
+// Stamp is a committed block's height and time (unix seconds): facts of
+// the block, kept beside the state and not in it, so that a block that
+// changes nothing leaves the app hash as it was.
+type Stamp struct {
+	Height int64
+	Time   int64
+}
+
+// ViewAt is View passing the block's height and time.
+func (l *Ledger) ViewAt(height int64, f func(t *trie.Trie, at Stamp) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if height == 0 {
@@ -153,7 +175,19 @@ func (l *Ledger) View(height int64, f func(t *trie.Trie, height int64) error) er
 	if err != nil {
 		return err
 	}
-	return f(t, height)
+	at, ok, err := l.store.TimeAt(height)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// Committed by a version that kept the block time in the state.
+		var m ChainMeta
+		if _, err := Load(NewTrieKV(t), keyMeta, &m); err != nil {
+			return err
+		}
+		at = m.Time
+	}
+	return f(t, Stamp{Height: height, Time: at})
 }
 
 func (l *Ledger) resetCheck() {
@@ -195,7 +229,7 @@ func (l *Ledger) InitChain(chainID string, genesisTime time.Time, initialHeight 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := l.store.Commit(root, height); err != nil {
+	if err := l.store.Commit(root, height, meta.Time); err != nil {
 		return nil, nil, err
 	}
 	l.meta = meta

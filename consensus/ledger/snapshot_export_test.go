@@ -15,7 +15,7 @@ func AppendSnapshotPair(b, key, val []byte) []byte { return appendPair(b, key, v
 // goroutine (SetSnapshots must have been called).
 func (l *Ledger) SnapshotNow() (SnapshotMeta, error) {
 	l.mu.Lock()
-	h, root := l.store.Height(), l.store.Root()
+	at, root := Stamp{Height: l.store.Height(), Time: l.meta.Time}, l.store.Root()
 	l.mu.Unlock()
-	return l.takeSnapshot(l.snap.store, h, root)
+	return l.takeSnapshot(l.snap.store, at, root)
 }

@@ -19,31 +19,41 @@ import (
 // spans two chunks. The node encoding of the trie is not part of it: the
 // restorer rebuilds the trie from the pairs, so the app hash it ends with
 // is computed, never taken from the sender.
-const SnapshotFormat uint32 = 1
+//
+// Format 2: as 1, with the block time in the metadata: the state no
+// longer holds it (Stamp).
+const SnapshotFormat uint32 = 2
 
 // SnapshotChunkMax bounds a chunk's size (CometBFT carries a chunk in one
 // p2p message).
 const SnapshotChunkMax = 10 << 20
 
-// SnapshotMeta describes one snapshot: the height and state root it is of,
-// how many pairs it holds and the SHA-256 of every chunk, in order. Its
-// encoding is the ABCI snapshot's metadata, and the SHA-256 of that
-// encoding is the snapshot's hash.
+// SnapshotMeta describes one snapshot: the height, block time and state
+// root it is of, how many pairs it holds and the SHA-256 of every chunk, in
+// order. Its encoding is the ABCI snapshot's metadata, and the SHA-256 of
+// that encoding is the snapshot's hash.
+//
+// The light client vouches for the app hash at the height, not for Time:
+// Time is the sender's word. A restored node uses it only as its latest
+// block's time until the next block (mempool checks, queries at that one
+// height), and refuses one before the chain's genesis.
 type SnapshotMeta struct {
 	Height  int64
+	Time    int64 // the block's, unix seconds
 	AppHash common.Hash
 	Pairs   uint64
 	Chunks  [][32]byte
 }
 
 // snapshotMetaFixed is the encoding's length before the chunk hashes:
-// height (8) ‖ app hash (32) ‖ pairs (8) ‖ chunk count (4).
-const snapshotMetaFixed = 8 + 32 + 8 + 4
+// height (8) ‖ time (8) ‖ app hash (32) ‖ pairs (8) ‖ chunk count (4).
+const snapshotMetaFixed = 8 + 8 + 32 + 8 + 4
 
 // Encode is the metadata's binary encoding.
 func (m SnapshotMeta) Encode() []byte {
 	b := make([]byte, 0, snapshotMetaFixed+32*len(m.Chunks))
 	b = binary.BigEndian.AppendUint64(b, nonNeg(m.Height))
+	b = binary.BigEndian.AppendUint64(b, nonNeg(m.Time))
 	b = append(b, m.AppHash[:]...)
 	b = binary.BigEndian.AppendUint64(b, m.Pairs)
 	b = binary.BigEndian.AppendUint32(b, uint32(min(len(m.Chunks), math.MaxUint32))) //nolint:gosec // bounded by min
@@ -60,8 +70,8 @@ func (m SnapshotMeta) Hash() []byte {
 }
 
 // DecodeSnapshotMeta decodes metadata received from a peer: the length
-// must match the chunk count exactly, the height be positive and at least
-// one chunk be named.
+// must match the chunk count exactly, the height be positive, the time
+// not past the largest and at least one chunk be named.
 func DecodeSnapshotMeta(b []byte) (SnapshotMeta, error) {
 	var m SnapshotMeta
 	if len(b) < snapshotMetaFixed {
@@ -71,10 +81,14 @@ func DecodeSnapshotMeta(b []byte) (SnapshotMeta, error) {
 	if !ok || h < 1 {
 		return m, fmt.Errorf("ledger: snapshot metadata names height %x", b[:8])
 	}
-	m.Height = h
-	m.AppHash = common.BytesToHash(b[8:40])
-	m.Pairs = binary.BigEndian.Uint64(b[40:48])
-	n := int(binary.BigEndian.Uint32(b[48:52]))
+	at, ok := heightOf(b[8:16])
+	if !ok {
+		return m, fmt.Errorf("ledger: snapshot metadata names time %x", b[8:16])
+	}
+	m.Height, m.Time = h, at
+	m.AppHash = common.BytesToHash(b[16:48])
+	m.Pairs = binary.BigEndian.Uint64(b[48:56])
+	n := int(binary.BigEndian.Uint32(b[56:60]))
 	if n == 0 {
 		return m, errors.New("ledger: snapshot metadata names no chunks")
 	}

@@ -121,12 +121,15 @@ func (r *Restore) finish() error {
 	case !ok:
 		return errors.New("ledger: restore: no chain metadata in the snapshot")
 	}
-	if meta.Height != r.meta.Height {
-		return fmt.Errorf("ledger: restore: the state is of height %d, the snapshot names %d", meta.Height, r.meta.Height)
+	// The app hash no longer names its height (an idle chain keeps one
+	// root for many); CometBFT's light client bound it to this height.
+	if r.meta.Time < meta.GenesisTime {
+		return fmt.Errorf("ledger: restore: the snapshot's block time %d is before the genesis's %d", r.meta.Time, meta.GenesisTime)
 	}
-	if err := l.store.writeHead(root, r.meta.Height); err != nil {
+	if err := l.store.writeHead(root, r.meta.Height, r.meta.Time); err != nil {
 		return err
 	}
+	meta.Height, meta.Time = r.meta.Height, r.meta.Time
 	l.meta = meta
 	l.resetCheck()
 	l.log.Info("ledger: state restored from snapshot", "height", r.meta.Height, "root", root, "pairs", r.pairs)

@@ -84,10 +84,11 @@ func (l *Ledger) SetSnapshots(interval, keep int64) error {
 	return nil
 }
 
-// maybeSnapshot starts a snapshot of root when height is due for one. A
-// snapshot still being taken makes it skip this one: snapshots are a
-// courtesy to joining nodes, blocks are not.
-func (l *Ledger) maybeSnapshot(height int64, root common.Hash) {
+// maybeSnapshot starts a snapshot of root, committed at the block at, when
+// its height is due for one. A snapshot still being taken makes it skip
+// this one: snapshots are a courtesy to joining nodes, blocks are not.
+func (l *Ledger) maybeSnapshot(at Stamp, root common.Hash) {
+	height := at.Height
 	s := &l.snap
 	if s.interval <= 0 || height%s.interval != 0 || s.stopped.Load() {
 		return
@@ -102,7 +103,7 @@ func (l *Ledger) maybeSnapshot(height int64, root common.Hash) {
 	st, keep := s.store, s.keep
 	s.wg.Go(func() {
 		start := time.Now()
-		m, err := l.takeSnapshot(st, height, root)
+		m, err := l.takeSnapshot(st, at, root)
 		l.mu.Lock()
 		s.running, s.pin = false, common.Hash{}
 		if err == nil {
@@ -121,10 +122,11 @@ func (l *Ledger) maybeSnapshot(height int64, root common.Hash) {
 	})
 }
 
-// takeSnapshot writes the pairs of the state at root in chunks.
-func (l *Ledger) takeSnapshot(st *snapshotStore, height int64, root common.Hash) (SnapshotMeta, error) {
-	m := SnapshotMeta{Height: height, AppHash: root}
-	w, err := st.create(height)
+// takeSnapshot writes the pairs of the state at root, committed at the
+// block at, in chunks.
+func (l *Ledger) takeSnapshot(st *snapshotStore, at Stamp, root common.Hash) (SnapshotMeta, error) {
+	m := SnapshotMeta{Height: at.Height, Time: at.Time, AppHash: root}
+	w, err := st.create(at.Height)
 	if err != nil {
 		return m, err
 	}

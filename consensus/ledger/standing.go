@@ -47,8 +47,9 @@ type Standing struct {
 	RebondDue   uint64 `json:"rebond_due,omitempty"` // what a re-bond must add to lift the bar
 }
 
-// computeStanding derives a provider's standing from state.
-func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
+// ComputeStanding derives a provider's standing from the state committed
+// at the block at.
+func ComputeStanding(s KV, m identity.MachineID, at Stamp) (Standing, error) {
 	var (
 		prov   Provider
 		params Params
@@ -68,9 +69,9 @@ func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
 		return Standing{}, err
 	}
 	st := Standing{
-		MachineID: m, Height: meta.Height, Bond: prov.Bond, MinServingBond: params.MinServingBond,
+		MachineID: m, Height: at.Height, Bond: prov.Bond, MinServingBond: params.MinServingBond,
 		UnbondAt: prov.UnbondAt, BondedBP: params.StandingBondedBP, AvailBP: params.StandingAvailBP,
-		CurrentHour: HourOf(meta.Time, meta.GenesisTime, params.HourSeconds), WindowHours: params.SLAWindowHours,
+		CurrentHour: HourOf(at.Time, meta.GenesisTime, params.HourSeconds), WindowHours: params.SLAWindowHours,
 	}
 	st.BondLive = prov.UnbondAt == 0 && prov.Bond >= params.MinServingBond
 	first := uint64(0)
@@ -89,7 +90,7 @@ func ComputeStanding(s KV, m identity.MachineID) (Standing, error) {
 		st.Hours = append(st.Hours, hv)
 	}
 	st.SlashedUntil, st.Barred, st.ConvictedAt, st.RebondDue = prov.SlashedUntil, prov.Barred, prov.ConvictedAt, prov.RebondDue
-	if st.BondLive && !st.Barred && st.WindowHours > 0 && meta.Time >= prov.SlashedUntil {
+	if st.BondLive && !st.Barred && st.WindowHours > 0 && at.Time >= prov.SlashedUntil {
 		st.StandingBP = st.BondedBP + mulDiv(st.AvailBP, st.AvailableHours, st.WindowHours)
 	}
 	return st, nil

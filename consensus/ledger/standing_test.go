@@ -14,9 +14,9 @@ import (
 func (c *chain) standing(m *machine) ledger.Standing {
 	c.T.Helper()
 	var st ledger.Standing
-	err := c.l.View(0, func(t *trie.Trie, _ int64) error {
+	err := c.l.ViewAt(0, func(t *trie.Trie, at ledger.Stamp) error {
 		var err error
-		st, err = ledger.ComputeStanding(ledger.NewTrieKV(t), m.machineID())
+		st, err = ledger.ComputeStanding(ledger.NewTrieKV(t), m.machineID(), at)
 		return err
 	})
 	if err != nil {

@@ -112,11 +112,15 @@ func (t HourTally) Available() bool {
 	return t.TotalPower > 0 && mulGT(t.AvailablePower, 3, t.TotalPower, 2)
 }
 
-// ChainMeta is the chain-wide bookkeeping kept in state.
+// ChainMeta is the chain-wide bookkeeping kept in state. Height and Time
+// are the block's: the state keeps those of genesis (InitChain), and
+// every reader (the meta query, Node.Meta) is given the block's own, which
+// the ledger keeps beside the state (Stamp) so that a block that changes
+// nothing leaves the app hash unchanged.
 type ChainMeta struct {
 	ChainID        string `cbor:"1,keyasint" json:"chain_id"`
 	GenesisTime    int64  `cbor:"2,keyasint" json:"genesis_time"` // unix seconds
-	Height         int64  `cbor:"3,keyasint" json:"height"`       // last finalized block
+	Height         int64  `cbor:"3,keyasint" json:"height"`       // the block's (see above)
 	Time           int64  `cbor:"4,keyasint" json:"time"`         // its time, unix seconds
 	NextProposalID uint64 `cbor:"5,keyasint" json:"next_proposal_id"`
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -20,6 +21,11 @@ import (
 var (
 	diskKeyHead   = []byte("tenzro-head")    // height (8) ‖ root (32) of the last commit
 	diskKeyRootAt = []byte("tenzro-root-at") // ‖ height (8) → root (32)
+	// The block time of each committed height lives here, beside the
+	// state and not in it: were it in the trie, every block would change
+	// the app hash, and CometBFT makes a block at once after one that
+	// changed it, so an idle chain would never idle.
+	diskKeyTimeAt = []byte("tenzro-time-at") // ‖ height (8) → unix seconds (8)
 )
 
 // Store is the authenticated state: a Merkle-Patricia trie whose nodes
@@ -30,6 +36,7 @@ type Store struct {
 	tdb    *triedb.Database
 	height int64
 	root   common.Hash
+	time   int64 // the block time of height; 0 when not recorded
 }
 
 // stateCacheMB is the state database's pebble cache. go-ethereum sizes
@@ -63,6 +70,9 @@ func OpenStore(dir string) (*Store, error) {
 			return nil, fmt.Errorf("ledger: state db head record names height %x, past the largest", head[:8])
 		}
 		s.height, s.root = h, common.BytesToHash(head[8:])
+		if s.time, _, err = s.timeRecord(h); err != nil {
+			return nil, err
+		}
 	case err == nil:
 		return nil, fmt.Errorf("ledger: state db head record is %d bytes, want 40", len(head))
 	}
@@ -83,6 +93,27 @@ func (s *Store) Close() error {
 // Height is the last committed height; Root its state root.
 func (s *Store) Height() int64     { return s.height }
 func (s *Store) Root() common.Hash { return s.root }
+
+// TimeAt returns the block time (unix seconds) committed with height h,
+// and false when none was: a height pruned, never committed, or committed
+// by a version that kept the time in the state.
+func (s *Store) TimeAt(h int64) (int64, bool, error) {
+	if h == s.height && s.time != 0 {
+		return s.time, true, nil
+	}
+	return s.timeRecord(h)
+}
+
+func (s *Store) timeRecord(h int64) (int64, bool, error) {
+	b, err := s.disk.Get(cat(string(diskKeyTimeAt), u64(nonNeg(h))))
+	switch {
+	case err != nil || len(b) == 0:
+		return 0, false, nil
+	case len(b) != 8:
+		return 0, false, fmt.Errorf("ledger: state db time record of height %d is %d bytes, want 8", h, len(b))
+	}
+	return int64(binary.BigEndian.Uint64(b)), true, nil //nolint:gosec // written from an int64 by writeHead
+}
 
 // RootAt returns the state root committed at height h.
 func (s *Store) RootAt(h int64) (common.Hash, error) {
@@ -121,28 +152,32 @@ func (s *Store) Stage(t *trie.Trie, parent common.Hash, height int64) (common.Ha
 }
 
 // Commit writes a staged root to disk and makes it the committed state of
-// height. Trie nodes go first and the head record last, so a crash in
-// between leaves the previous head intact.
-func (s *Store) Commit(root common.Hash, height int64) error {
+// height, whose block time is at (unix seconds). Trie nodes go first and
+// the head record last, so a crash in between leaves the previous head
+// intact. A root equal to the parent's (a block that changed nothing) has
+// no nodes to write.
+func (s *Store) Commit(root common.Hash, height, at int64) error {
 	if root != types.EmptyRootHash {
 		if err := s.tdb.Commit(root, false); err != nil {
 			return fmt.Errorf("ledger: write root %x: %w", root, err)
 		}
 	}
-	return s.writeHead(root, height)
+	return s.writeHead(root, height, at)
 }
 
-// writeHead records root as the state of height and makes it the head.
-func (s *Store) writeHead(root common.Hash, height int64) error {
+// writeHead records root and the block time at as the state of height and
+// makes it the head, in one write.
+func (s *Store) writeHead(root common.Hash, height, at int64) error {
 	b := s.disk.NewBatch()
 	head := append(u64(nonNeg(height)), root[:]...)
 	if err := errors.Join(
 		b.Put(cat(string(diskKeyRootAt), u64(nonNeg(height))), root[:]),
+		b.Put(cat(string(diskKeyTimeAt), u64(nonNeg(height))), u64(nonNeg(at))),
 		b.Put(diskKeyHead, head),
 		b.Write(),
 	); err != nil {
 		return fmt.Errorf("ledger: write head %d: %w", height, err)
 	}
-	s.height, s.root = height, root
+	s.height, s.root, s.time = height, root, at
 	return nil
 }

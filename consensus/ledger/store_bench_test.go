@@ -45,7 +45,7 @@ func BenchmarkStoreRecords(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := st.Commit(root, st.Height()+1); err != nil {
+			if err := st.Commit(root, st.Height()+1, st.Height()+1); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -13,14 +13,14 @@ type PruneStats struct {
 	KeptFrom     int64 // the oldest height whose state is still kept
 	KeptNodes    int   // trie nodes reachable from the kept roots
 	DeletedNodes int   // trie nodes no kept root reaches, deleted
-	DeletedRoots int   // root records of heights before KeptFrom, deleted
+	DeletedRoots int   // root records of heights before KeptFrom, deleted (their time records go with them)
 }
 
 // pruneWriteBatch bounds the deletes of one database write.
 const pruneWriteBatch = 10_000
 
 // Prune keeps the states of the last keep committed heights and deletes
-// every trie node none of their roots reaches, with the root records of
+// every trie node none of their roots reaches, with the root and time records of
 // older heights: state then grows with the live data, not with every
 // version. Queries at a pruned height answer "no state at height"; a
 // record range proven at a kept height still covers every record settled
@@ -69,7 +69,6 @@ func (s *Store) Prune(keep int64, pinned ...common.Hash) (PruneStats, error) {
 		return nil
 	}
 	pending := 0
-	rootAt := []byte(string(diskKeyRootAt))
 	for it.Next() {
 		k := it.Key()
 		switch {
@@ -78,13 +77,9 @@ func (s *Store) Prune(keep int64, pinned ...common.Hash) (PruneStats, error) {
 				continue
 			}
 			st.DeletedNodes++
-		case len(k) == len(rootAt)+8 && string(k[:len(rootAt)]) == string(rootAt):
-			// A root under a height past the largest is no root this store
-			// wrote: it is left alone.
-			if h, ok := heightOf(k[len(rootAt):]); !ok || h >= st.KeptFrom {
-				continue
-			}
+		case prunedHeight(k, diskKeyRootAt, st.KeptFrom):
 			st.DeletedRoots++
+		case prunedHeight(k, diskKeyTimeAt, st.KeptFrom):
 		default:
 			continue
 		}
@@ -102,6 +97,17 @@ func (s *Store) Prune(keep int64, pinned ...common.Hash) (PruneStats, error) {
 		return st, fmt.Errorf("ledger: prune: iterate: %w", err)
 	}
 	return st, flush()
+}
+
+// prunedHeight reports whether k is a per-height record under prefix of
+// a height before keptFrom. A record under a height past the largest is
+// none this store wrote: it is left alone.
+func prunedHeight(k, prefix []byte, keptFrom int64) bool {
+	if len(k) != len(prefix)+8 || string(k[:len(prefix)]) != string(prefix) {
+		return false
+	}
+	h, ok := heightOf(k[len(prefix):])
+	return ok && h < keptFrom
 }
 
 // markLive adds every node root reaches to live, skipping subtrees

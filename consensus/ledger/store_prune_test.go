@@ -31,7 +31,7 @@ func commitHeights(t *testing.T, st *ledger.Store, from, to int) map[int]common.
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Commit(root, int64(h)); err != nil {
+		if err := st.Commit(root, int64(h), int64(h)); err != nil {
 			t.Fatal(err)
 		}
 		roots[h] = root
@@ -50,7 +50,7 @@ func readAt(st *ledger.Store, root common.Hash, key string) ([]byte, error) {
 
 // TestStorePrune: pruning keeps exactly the last N versions, each whole
 // (every key of each kept height reads as committed), deletes the nodes
-// only older versions reached and their root records, survives a reopen,
+// only older versions reached and their root and time records, survives a reopen,
 // and the chain goes on committing on top of it.
 func TestStorePrune(t *testing.T) {
 	dir := t.TempDir()
@@ -73,6 +73,9 @@ func TestStorePrune(t *testing.T) {
 			if r, err := st.RootAt(int64(h)); err != nil || r != roots[h] {
 				t.Fatalf("root at %d: %x %v, want %x", h, r, err, roots[h])
 			}
+			if at, ok, err := st.TimeAt(int64(h)); err != nil || !ok || at != int64(h) {
+				t.Fatalf("time at %d: %d %v %v, want %d", h, at, ok, err, h)
+			}
 			if v, err := readAt(st, roots[h], "counter"); err != nil || string(v) != fmt.Sprint(h) {
 				t.Fatalf("counter at %d: %q %v", h, v, err)
 			}
@@ -85,6 +88,9 @@ func TestStorePrune(t *testing.T) {
 		for _, h := range []int{1, 30, 55} {
 			if _, err := st.RootAt(int64(h)); err == nil {
 				t.Errorf("root record of pruned height %d still there", h)
+			}
+			if _, ok, err := st.TimeAt(int64(h)); ok || err != nil {
+				t.Errorf("time record of pruned height %d: %v %v, want none", h, ok, err)
 			}
 		}
 	}

@@ -28,6 +28,10 @@ type Options struct {
 	Accounts    []ledger.GenesisAccount // funded at genesis
 	Stake       uint64                  // per validator; default 100 power
 	Logger      *slog.Logger            // default: discard
+	// EmptyBlocksInterval is the longest pause between blocks with no
+	// transaction (CometBFT's create_empty_blocks_interval); 0 makes a
+	// block every BlockTime.
+	EmptyBlocksInterval time.Duration
 	// WatchInterval and StallAfter set every node's watchdog
 	// (consensus.Config); 0 keeps the defaults.
 	WatchInterval, StallAfter time.Duration
@@ -78,7 +82,7 @@ func Start(ctx context.Context, dir string, opt Options) (*Net, error) {
 	}
 	n := &Net{ChainID: opt.ChainID}
 	spec := consensus.Devnet{Dir: dir, ChainID: opt.ChainID, GenesisTime: opt.GenesisTime, Params: *opt.Params,
-		Funded: map[terms.AccountID]uint64{}, BlockTime: opt.BlockTime}
+		Funded: map[terms.AccountID]uint64{}, BlockTime: opt.BlockTime, EmptyBlocksInterval: opt.EmptyBlocksInterval}
 	for _, a := range opt.Accounts {
 		if _, dup := spec.Funded[a.Account]; dup {
 			return nil, fmt.Errorf("testnet: account %s funded twice", a.Account)

@@ -33,7 +33,9 @@ const (
 	ValidatorChainBalance = 1_000_000_000
 )
 
-// devnetBlockTime is the devnet's timeout_commit.
+// devnetBlockTime is the devnet's timeout_commit: blocks with
+// transactions follow each other this fast. With none waiting, the
+// validators make a block every consensus.DefaultEmptyBlocksInterval.
 const devnetBlockTime = 500 * time.Millisecond
 
 // A devnet's followers (providers, gateways) keep the blocks of its last
@@ -106,7 +108,8 @@ func setupChain(o Options, cfgs []node.Config, ports []nodePorts) (chainInfo, er
 		return info, err
 	}
 	info.faucet = terms.AccountOf(faucetKey.Public().(ed25519.PublicKey))
-	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime, Params: devnetParams(),
+	spec := consensus.Devnet{Dir: o.Dir, ChainID: info.chainID, BlockTime: devnetBlockTime,
+		EmptyBlocksInterval: consensus.DefaultEmptyBlocksInterval, Params: devnetParams(),
 		Funded: map[terms.AccountID]uint64{info.buyer: BuyerChainBalance, info.faucet: FaucetChainBalance}}
 	var validators []int
 	for i := range cfgs {
