@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tenzrod/tenzrod/cmd/internal/devproc"
+	"github.com/tenzrod/tenzrod/cmd/internal/wan"
+	"github.com/tenzrod/tenzrod/cmd/tenzrod/devnet"
+	"github.com/tenzrod/tenzrod/consensus/chainapi"
+	"github.com/tenzrod/tenzrod/internal/netlab"
+)
+
+// TestWANNATTraversal runs a devnet in network namespaces: the validator
+// (relay, AutoNAT server) on the public internet, provider-0 behind an
+// easy NAT, provider-1 behind a hard one, the gateway behind an easy NAT
+// of its own (a laptop). Each provider is found and serves a paid call
+// pinned to it that settles on chain; the easy one ends on a direct
+// connection made by hole punching, the hard one stays on the relay,
+// where punching failed. Cleanup asserts every process stopped and every
+// namespace (so every veth and iptables rule) is gone.
+func TestWANNATTraversal(t *testing.T) {
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	w, err := wan.Up(ctx, bin, t.TempDir(), "tzwan", wan.Spec{Validators: 1, Providers: 2, Gateways: 1,
+		NAT: map[string]netlab.NAT{"provider-0": netlab.EasyNAT, "provider-1": netlab.HardNAT, "gateway-0": netlab.EasyNAT}})
+	if err != nil {
+		t.Fatalf("%v (this test needs root and `ip netns`; CI runs it as root)", err)
+	}
+	t.Cleanup(func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+		if t.Failed() {
+			for _, n := range w.Nodes {
+				b, _ := os.ReadFile(filepath.Join(n.Home, "node.log"))
+				t.Logf("%s (%s, %s): last lines of node.log:\n%s", n.Name, n.Host.NS, n.Host.IP, devproc.Tail(string(b), 25))
+			}
+		}
+	})
+	gw, v := w.Node("gateway-0"), w.Node("validator-0")
+	easy, hard := w.Node("provider-0"), w.Node("provider-1")
+
+	// Found and up at the gateway, through the relay the first time.
+	for _, p := range []*wan.Node{easy, hard} {
+		if d, ok := devproc.WaitUntil(60*time.Second, 200*time.Millisecond, func() bool { return wanStatus(gw, peerOf(p.NodeEntry)) == "up" }); !ok {
+			t.Fatalf("%s not up at the gateway after %s (status %q)", p.Name, d.Round(time.Second), wanStatus(gw, peerOf(p.NodeEntry)))
+		}
+	}
+	// A paid call pinned to each; a record each, settled on chain.
+	want := map[string]string{} // request digest → provider
+	for i, p := range []*wan.Node{easy, hard} {
+		r, err := wanPaidChat(ctx, gw, w.M, peerOf(p.NodeEntry), i)
+		if err != nil {
+			t.Fatalf("paid call to %s: %v", p.Name, err)
+		}
+		want[r.RequestDigest] = p.Name
+	}
+	settled := map[string]int{}
+	if d, ok := devproc.WaitUntil(60*time.Second, 250*time.Millisecond, func() bool {
+		var pv chainapi.PaymentsView
+		if v.RPC("tenzro_getPayments", chainapi.PaymentsParams{Payer: w.M.BuyerChainAccount}, &pv, 3*time.Second) != nil {
+			return false
+		}
+		clear(settled)
+		for _, r := range pv.Records {
+			settled[r.RequestDigest]++
+		}
+		return settledAll(settled, want)
+	}); !ok {
+		t.Fatalf("after %s settled %v, want every one of %v", d.Round(time.Second), settled, want)
+	}
+	for d, name := range want {
+		if settled[d] != 1 {
+			t.Errorf("%s's record %s settled %d times, want once", name, d, settled[d])
+		}
+	}
+
+	// Connection types: the easy NAT's provider ends direct, by a hole
+	// punch; the hard NAT's stays relayed after its punch failed.
+	if d, ok := devproc.WaitUntil(60*time.Second, 250*time.Millisecond, func() bool {
+		r, ok := wanRelayed(gw, peerOf(easy.NodeEntry))
+		return ok && !r
+	}); !ok {
+		t.Errorf("%s still relayed at the gateway after %s; hole punches: %s %v, gateway %v", easy.Name, d.Round(time.Second),
+			easy.Name, wanPunches(easy), wanPunches(gw))
+	}
+	if n := wanPunches(easy)["direct"] + wanPunches(gw)["direct"]; n < 1 {
+		t.Errorf("no hole punch to %s succeeded (%s %v, gateway %v)", easy.Name, easy.Name, wanPunches(easy), wanPunches(gw))
+	}
+	if d, ok := devproc.WaitUntil(60*time.Second, 250*time.Millisecond, func() bool { return wanPunches(hard)["failed"] >= 1 }); !ok {
+		t.Errorf("no failed hole punch from %s after %s: %v", hard.Name, d.Round(time.Second), wanPunches(hard))
+	}
+	if r, ok := wanRelayed(gw, peerOf(hard.NodeEntry)); !ok || !r {
+		t.Errorf("%s at the gateway: connected %v relayed %v, want a relayed connection", hard.Name, ok, r)
+	}
+	if n := wanPunches(hard)["direct"]; n != 0 {
+		t.Errorf("%v hole punches from behind the hard NAT succeeded, want none", n)
+	}
+}
+
+// wanPaidChat is one paid call at the gateway n, pinned to peer.
+func wanPaidChat(ctx context.Context, n *wan.Node, m devnet.Manifest, peer string, i int) (*signedRecord, error) {
+	return paidChat(ctx, n.API, m.BuyerToken, m.Model, chatOpts{pin: peer, n: i, noHedge: true, client: n.Client(60 * time.Second)})
+}
+
+// wanStatus is peer's status at n ("" if unknown).
+func wanStatus(n *wan.Node, peer string) string {
+	var ps []struct {
+		PeerID string `json:"peer_id"`
+		Status string `json:"status"`
+	}
+	if n.RPC("tenzro_listProviders", nil, &ps, 3*time.Second) != nil {
+		return ""
+	}
+	for _, p := range ps {
+		if p.PeerID == peer {
+			return p.Status
+		}
+	}
+	return ""
+}
+
+// wanRelayed is whether n's connections to peer all run through a relay,
+// and whether n is connected to it at all.
+func wanRelayed(n *wan.Node, peer string) (relayed, connected bool) {
+	var ps []struct {
+		PeerID  string `json:"peer_id"`
+		Relayed bool   `json:"relayed"`
+	}
+	if n.RPC("tenzro_listPeers", nil, &ps, 3*time.Second) != nil {
+		return false, false
+	}
+	for _, p := range ps {
+		if p.PeerID == peer {
+			return p.Relayed, true
+		}
+	}
+	return false, false
+}
+
+// wanPunches sums n's tenzro_p2p_hole_punches_total by result.
+func wanPunches(n *wan.Node) map[string]float64 {
+	out := map[string]float64{}
+	resp, err := n.Client(3 * time.Second).Get(n.API + "/metrics")
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	_ = devproc.Lines(resp.Body, "tenzro_p2p_hole_punches_total{", func(rest string) bool {
+		labels, val, _ := strings.Cut(rest, "} ")
+		f, _ := strconv.ParseFloat(val, 64)
+		for _, r := range []string{"direct", "failed"} {
+			if strings.Contains(labels, `result="`+r+`"`) {
+				out[r] += f
+			}
+		}
+		return true
+	})
+	return out
+}
