@@ -16,7 +16,7 @@ import (
 var loopback = regexp.MustCompile(`127\.0\.0\.1(:|/tcp/|/udp/)(\d+)`)
 
 // Relocate rewrites the config of each node of m for the host named by
-// its node name in hosts: every loopback address becomes the address of
+// its node name in hosts: every loopback address but CometBFT's RPC becomes the address of
 // the node that listens on that port (the devnet gave each node ports of
 // its own), so a node listens on its namespace's address and dials its
 // peers (bootstrap, chain peers) at theirs. A node behind NAT is told so
@@ -36,7 +36,7 @@ func Relocate(m devnet.Manifest, hosts map[string]netlab.Host) (map[string]strin
 			return nil, fmt.Errorf("wan: %w", err)
 		}
 		cfgs[i] = cfg
-		for _, s := range append([]string{cfg.API.Listen, cfg.Chain.P2PListen, cfg.Chain.RPCListen}, cfg.P2P.Listen...) {
+		for _, s := range append([]string{cfg.API.Listen, cfg.Chain.P2PListen}, cfg.P2P.Listen...) {
 			for _, mm := range loopback.FindAllStringSubmatch(s, -1) {
 				owner[proto(mm[1])+mm[2]] = h.IP.String()
 			}
@@ -62,7 +62,9 @@ func Relocate(m devnet.Manifest, hosts map[string]netlab.Host) (map[string]strin
 	apis := map[string]string{}
 	for i, n := range m.Nodes {
 		c := &cfgs[i]
-		c.API.Listen, c.Chain.P2PListen, c.Chain.RPCListen = move(c.API.Listen), move(c.Chain.P2PListen), move(c.Chain.RPCListen)
+		// CometBFT's RPC stays on loopback (it has no authentication); each
+		// namespace has a loopback of its own.
+		c.API.Listen, c.Chain.P2PListen = move(c.API.Listen), move(c.Chain.P2PListen)
 		moveAll(c.P2P.Listen)
 		moveAll(c.P2P.Bootstrap)
 		moveAll(c.Chain.PersistentPeers)
