@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ func TestWANNATTraversal(t *testing.T) {
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	begin := time.Now()
 	w, err := wan.Up(ctx, bin, t.TempDir(), "tzwan", wan.Spec{Validators: 1, Providers: 2, Gateways: 1,
 		NAT: map[string]netlab.NAT{"provider-0": netlab.EasyNAT, "provider-1": netlab.HardNAT, "gateway-0": netlab.EasyNAT}})
 	if err != nil {
@@ -44,6 +46,7 @@ func TestWANNATTraversal(t *testing.T) {
 			}
 		}
 	})
+	t.Logf("devnet written, stopped and started again in namespaces: %s", time.Since(begin).Round(time.Millisecond))
 	gw, v := w.Node("gateway-0"), w.Node("validator-0")
 	easy, hard := w.Node("provider-0"), w.Node("provider-1")
 
@@ -53,6 +56,7 @@ func TestWANNATTraversal(t *testing.T) {
 			t.Fatalf("%s not up at the gateway after %s (status %q)", p.Name, d.Round(time.Second), wanStatus(gw, peerOf(p.NodeEntry)))
 		}
 	}
+	t.Logf("both providers up at the gateway: %s", time.Since(begin).Round(time.Millisecond))
 	// A paid call pinned to each; a record each, settled on chain.
 	want := map[string]string{} // request digest → provider
 	for i, p := range []*wan.Node{easy, hard} {
@@ -76,6 +80,7 @@ func TestWANNATTraversal(t *testing.T) {
 	}); !ok {
 		t.Fatalf("after %s settled %v, want every one of %v", d.Round(time.Second), settled, want)
 	}
+	t.Logf("both calls settled: %s", time.Since(begin).Round(time.Millisecond))
 	for d, name := range want {
 		if settled[d] != 1 {
 			t.Errorf("%s's record %s settled %d times, want once", name, d, settled[d])
@@ -85,11 +90,18 @@ func TestWANNATTraversal(t *testing.T) {
 	// Connection types: the easy NAT's provider ends direct, by a hole
 	// punch; the hard NAT's stays relayed after its punch failed.
 	if d, ok := devproc.WaitUntil(60*time.Second, 250*time.Millisecond, func() bool {
-		r, ok := wanRelayed(gw, peerOf(easy.NodeEntry))
+		r, ok, _ := wanRelayed(gw, peerOf(easy.NodeEntry))
 		return ok && !r
 	}); !ok {
 		t.Errorf("%s still relayed at the gateway after %s; hole punches: %s %v, gateway %v", easy.Name, d.Round(time.Second),
 			easy.Name, wanPunches(easy), wanPunches(gw))
+	}
+	// The direct connection runs to the easy router's public address: the
+	// mapping the punch opened (the router lets in nothing unasked).
+	if _, _, addrs := wanRelayed(gw, peerOf(easy.NodeEntry)); !slices.ContainsFunc(addrs, func(a string) bool {
+		return strings.HasPrefix(a, "/ip4/"+easy.Host.Public.String()+"/") && !strings.Contains(a, "p2p-circuit")
+	}) {
+		t.Errorf("gateway's connections to %s: %v, want a direct one to its router %s", easy.Name, addrs, easy.Host.Public)
 	}
 	if n := wanPunches(easy)["direct"] + wanPunches(gw)["direct"]; n < 1 {
 		t.Errorf("no hole punch to %s succeeded (%s %v, gateway %v)", easy.Name, easy.Name, wanPunches(easy), wanPunches(gw))
@@ -97,12 +109,13 @@ func TestWANNATTraversal(t *testing.T) {
 	if d, ok := devproc.WaitUntil(60*time.Second, 250*time.Millisecond, func() bool { return wanPunches(hard)["failed"] >= 1 }); !ok {
 		t.Errorf("no failed hole punch from %s after %s: %v", hard.Name, d.Round(time.Second), wanPunches(hard))
 	}
-	if r, ok := wanRelayed(gw, peerOf(hard.NodeEntry)); !ok || !r {
+	if r, ok, _ := wanRelayed(gw, peerOf(hard.NodeEntry)); !ok || !r {
 		t.Errorf("%s at the gateway: connected %v relayed %v, want a relayed connection", hard.Name, ok, r)
 	}
 	if n := wanPunches(hard)["direct"]; n != 0 {
 		t.Errorf("%v hole punches from behind the hard NAT succeeded, want none", n)
 	}
+	t.Logf("hole punches: %s %v, %s %v, gateway %v", easy.Name, wanPunches(easy), hard.Name, wanPunches(hard), wanPunches(gw))
 }
 
 // wanPaidChat is one paid call at the gateway n, pinned to peer.
@@ -128,21 +141,23 @@ func wanStatus(n *wan.Node, peer string) string {
 }
 
 // wanRelayed is whether n's connections to peer all run through a relay,
-// and whether n is connected to it at all.
-func wanRelayed(n *wan.Node, peer string) (relayed, connected bool) {
+// whether n is connected to it at all, and the connections' remote
+// addresses.
+func wanRelayed(n *wan.Node, peer string) (relayed, connected bool, addrs []string) {
 	var ps []struct {
-		PeerID  string `json:"peer_id"`
-		Relayed bool   `json:"relayed"`
+		PeerID  string   `json:"peer_id"`
+		Addrs   []string `json:"addrs"`
+		Relayed bool     `json:"relayed"`
 	}
 	if n.RPC("tenzro_listPeers", nil, &ps, 3*time.Second) != nil {
-		return false, false
+		return false, false, nil
 	}
 	for _, p := range ps {
 		if p.PeerID == peer {
-			return p.Relayed, true
+			return p.Relayed, true, p.Addrs
 		}
 	}
-	return false, false
+	return false, false, nil
 }
 
 // wanPunches sums n's tenzro_p2p_hole_punches_total by result.
