@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/netip"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // PublicPrefix is the internet's address range. manet.IsPublicAddr must
@@ -115,9 +118,31 @@ func (l *Lab) Close() error {
 	l.mu.Unlock()
 	var errs []error
 	for i := len(nss) - 1; i >= 0; i-- {
-		if out, err := exec.Command("ip", "netns", "delete", nss[i]).CombinedOutput(); err != nil {
-			errs = append(errs, fmt.Errorf("netlab: ip netns delete %s: %w: %s", nss[i], err, bytes.TrimSpace(out)))
+		errs = append(errs, deleteNS(nss[i]))
+	}
+	return errors.Join(errs...)
+}
+
+// deleteNS deletes namespace ns. A process still inside would keep the
+// namespace, its veths and rules alive without a name, so each is killed
+// first (by its PID, as `ip netns pids` lists them) and named in the
+// error: its owner should have stopped it.
+func deleteNS(ns string) error {
+	var errs []error
+	out, err := exec.Command("ip", "netns", "pids", ns).CombinedOutput()
+	if err != nil {
+		errs = append(errs, fmt.Errorf("netlab: ip netns pids %s: %w: %s", ns, err, bytes.TrimSpace(out)))
+	}
+	for _, f := range strings.Fields(string(out)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			continue
 		}
+		errs = append(errs, fmt.Errorf("netlab: process %d still running in %s; killed", pid, ns))
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if out, err := exec.Command("ip", "netns", "delete", ns).CombinedOutput(); err != nil {
+		errs = append(errs, fmt.Errorf("netlab: ip netns delete %s: %w: %s", ns, err, bytes.TrimSpace(out)))
 	}
 	return errors.Join(errs...)
 }
@@ -129,31 +154,49 @@ func Sweep(prefix string) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
 	for _, ns := range left {
-		if out, err := exec.Command("ip", "netns", "delete", ns).CombinedOutput(); err != nil {
-			errs = append(errs, fmt.Errorf("netlab: sweep %s: %w: %s", ns, err, bytes.TrimSpace(out)))
+		// What a crashed run left is swept, processes included; only a
+		// namespace that cannot be deleted is an error.
+		if err := deleteNS(ns); err != nil {
+			if all, lerr := listNS(); lerr != nil || slices.Contains(all, ns) {
+				return fmt.Errorf("netlab: sweep: %w", errors.Join(err, lerr))
+			}
 		}
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // Leftovers are the namespaces named with prefix+"-" that exist now.
 // Every interface and rule of a Lab lives inside one of them, so none
 // left means nothing left.
 func Leftovers(prefix string) ([]string, error) {
+	all, err := listNS()
+	if err != nil {
+		return nil, err
+	}
+	var left []string
+	for _, ns := range all {
+		if strings.HasPrefix(ns, prefix+"-") {
+			left = append(left, ns)
+		}
+	}
+	return left, nil
+}
+
+// listNS is every named network namespace.
+func listNS() ([]string, error) {
 	out, err := exec.Command("ip", "netns", "list").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("netlab: ip netns list: %w: %s", err, bytes.TrimSpace(out))
 	}
-	var left []string
+	var all []string
 	for _, line := range strings.Split(string(out), "\n") {
 		// A line is "name" or "name (id: N)".
-		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(f[0], prefix+"-") {
-			left = append(left, f[0])
+		if f := strings.Fields(line); len(f) > 0 {
+			all = append(all, f[0])
 		}
 	}
-	return left, nil
+	return all, nil
 }
 
 // ipIn runs `ip -n ns args…`.

@@ -164,3 +164,41 @@ func TestLabNAT(t *testing.T) {
 		t.Errorf("a public host reached 192.0.2.1 outside the lab")
 	}
 }
+
+// TestLabSweep leaves a Lab behind with a process running inside, as a
+// killed run would, and checks that the next New of its prefix removes
+// both, and that a failed New says why.
+func TestLabSweep(t *testing.T) {
+	old, err := New("tzsw")
+	if err != nil {
+		t.Fatalf("%v (this test needs root and `ip netns`; CI runs it as root)", err)
+	}
+	h, err := old.AddPublic("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleeper := Command(h.NS, "sleep", "600")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- sleeper.Wait() }()
+
+	l := newLab(t, "tzsw") // sweeps old, never closed
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		_ = sleeper.Process.Kill()
+		t.Fatal("the process left in a swept namespace still runs 30 s later")
+	}
+	left, err := Leftovers("tzsw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0] != l.hub {
+		t.Errorf("after the sweep: %v, want only the new lab's %s", left, l.hub)
+	}
+	if _, err := New("Bad-Prefix"); err == nil {
+		t.Error("New accepted a prefix with capitals and a dash")
+	}
+}
