@@ -20,7 +20,7 @@ func Do(ns string, fn func() error) error {
 	if err != nil {
 		return fmt.Errorf("netlab: %w", err)
 	}
-	defer target.Close()
+	defer func() { _ = target.Close() }() // read-only: nothing to flush
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -30,7 +30,7 @@ func Do(ns string, fn func() error) error {
 			errc <- fmt.Errorf("netlab: %w", err)
 			return
 		}
-		defer self.Close()
+		defer func() { _ = self.Close() }()
 		if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
 			runtime.UnlockOSThread()
 			errc <- fmt.Errorf("netlab: setns %s: %w", ns, err)
