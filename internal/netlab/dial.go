@@ -49,14 +49,20 @@ func Do(ns string, fn func() error) error {
 	return <-errc
 }
 
-// DialContext dials addr on network from inside namespace ns.
-func DialContext(ctx context.Context, ns, network, addr string) (net.Conn, error) {
-	var c net.Conn
+// In is fn's result, run on a thread inside namespace ns (see Do).
+func In[T any](ns string, fn func() (T, error)) (T, error) {
+	var v T
 	err := Do(ns, func() error {
 		var err error
-		c, err = (&net.Dialer{}).DialContext(ctx, network, addr)
+		v, err = fn()
 		return err
 	})
+	return v, err
+}
+
+// DialContext dials addr on network from inside namespace ns.
+func DialContext(ctx context.Context, ns, network, addr string) (net.Conn, error) {
+	c, err := In(ns, func() (net.Conn, error) { return (&net.Dialer{}).DialContext(ctx, network, addr) })
 	if err != nil {
 		return nil, fmt.Errorf("netlab: dial %s in %s: %w", addr, ns, err)
 	}

@@ -34,12 +34,8 @@ func newLab(t *testing.T, prefix string) *Lab {
 // with the source address it came from, as the far side observed it.
 func udpEcho(t *testing.T, h Host) netip.AddrPort {
 	t.Helper()
-	var pc net.PacketConn
-	if err := Do(h.NS, func() error {
-		var err error
-		pc, err = net.ListenPacket("udp4", h.IP.String()+":0")
-		return err
-	}); err != nil {
+	pc, err := In(h.NS, func() (net.PacketConn, error) { return net.ListenPacket("udp4", h.IP.String()+":0") })
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pc.Close() })
@@ -60,12 +56,8 @@ func udpEcho(t *testing.T, h Host) netip.AddrPort {
 // echo and returns the source addresses they saw.
 func observed(t *testing.T, h Host, echoes []netip.AddrPort) []netip.AddrPort {
 	t.Helper()
-	var pc net.PacketConn
-	if err := Do(h.NS, func() error {
-		var err error
-		pc, err = net.ListenPacket("udp4", h.IP.String()+":40000")
-		return err
-	}); err != nil {
+	pc, err := In(h.NS, func() (net.PacketConn, error) { return net.ListenPacket("udp4", h.IP.String()+":40000") })
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer pc.Close()
@@ -137,12 +129,8 @@ func TestLabNAT(t *testing.T) {
 		t.Errorf("behind the hard NAT: the same port %v at all three destinations; want one per destination", seen)
 	}
 	// Public hosts reach one another directly.
-	var ln net.Listener
-	if err := Do(pubs[1].NS, func() error {
-		var err error
-		ln, err = net.Listen("tcp4", pubs[1].IP.String()+":0")
-		return err
-	}); err != nil {
+	ln, err := In(pubs[1].NS, func() (net.Listener, error) { return net.Listen("tcp4", pubs[1].IP.String()+":0") })
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
