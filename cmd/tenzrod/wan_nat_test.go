@@ -60,10 +60,26 @@ func TestWANNATTraversal(t *testing.T) {
 	// A paid call pinned to each; a record each, settled on chain.
 	want := map[string]string{} // request digest → provider
 	for i, p := range []*wan.Node{easy, hard} {
-		r, err := wanPaidChat(ctx, gw, w.M, peerOf(p.NodeEntry), i)
-		if err != nil {
-			t.Fatalf("paid call to %s: %v", p.Name, err)
+		// Up (its heartbeats reach the gateway through the validator's
+		// gossip) is not reachable: a provider behind NAT can be dialled
+		// only once it holds a relay slot and the gateway has learnt its
+		// circuit address (identify, the DHT), a moment later. A call
+		// before that fails unpaid, so the first one is retried.
+		if d, ok := devproc.WaitUntil(60*time.Second, 200*time.Millisecond, func() bool { return wanMetric(p, "tenzro_p2p_relay_reservations") >= 1 }); !ok {
+			t.Fatalf("%s holds no relay slot after %s", p.Name, d.Round(time.Second))
 		}
+		var r *signedRecord
+		var errs []string
+		if d, ok := devproc.WaitUntil(30*time.Second, 300*time.Millisecond, func() bool {
+			var err error
+			if r, err = wanPaidChat(ctx, gw, w.M, peerOf(p.NodeEntry), i); err != nil {
+				errs = append(errs, err.Error())
+			}
+			return err == nil
+		}); !ok {
+			t.Fatalf("no paid call to %s succeeded in %s: %v", p.Name, d.Round(time.Second), errs)
+		}
+		t.Logf("paid call to %s served after %d failed attempts %v", p.Name, len(errs), errs)
 		want[r.RequestDigest] = p.Name
 	}
 	settled := map[string]int{}
@@ -179,4 +195,20 @@ func wanPunches(n *wan.Node) map[string]float64 {
 		return true
 	})
 	return out
+}
+
+// wanMetric is the value of the unlabelled series name at n's /metrics
+// (-1 if n does not answer or has none).
+func wanMetric(n *wan.Node, name string) float64 {
+	resp, err := n.Client(3 * time.Second).Get(n.API + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	v := -1.0
+	_ = devproc.Lines(resp.Body, name+" ", func(rest string) bool {
+		v, _ = strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		return false
+	})
+	return v
 }
