@@ -63,8 +63,9 @@ func TestWANNATTraversal(t *testing.T) {
 		// Up (its heartbeats reach the gateway through the validator's
 		// gossip) is not reachable: a provider behind NAT can be dialled
 		// only once it holds a relay slot and the gateway has learnt its
-		// circuit address (identify, the DHT), a moment later. A call
-		// before that fails unpaid, so the first one is retried.
+		// circuit address (identify, the DHT), a moment later, and a
+		// gateway just started answers 503 warming_up until it has heard
+		// an offer. Such a call fails unpaid, so the first one is retried.
 		if d, ok := devproc.WaitUntil(60*time.Second, 200*time.Millisecond, func() bool { return wanMetric(p, "tenzro_p2p_relay_reservations") >= 1 }); !ok {
 			t.Fatalf("%s holds no relay slot after %s", p.Name, d.Round(time.Second))
 		}
