@@ -54,6 +54,12 @@
 // itself only once the host has a public address: on loopback a slot is
 // reserved and the relayed path works (dialled at the relay's address plus
 // /p2p-circuit), but no circuit address is announced and no hole is punched.
+// DCUtR counts an address observed by a single peer (identify), so one
+// public validator is enough for a host behind NAT to punch; the
+// namespace testbed (internal/netlab, TestWANNATTraversal in cmd/tenzrod)
+// shows it: through an endpoint-independent NAT the punch succeeds, through
+// one that draws a port per connection it fails and the relay carries the
+// calls.
 //
 // # DHT
 //

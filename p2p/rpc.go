@@ -18,6 +18,9 @@ type PeerView struct {
 	Direction string   `json:"direction"`
 	LatencyMs float64  `json:"latency_ms"`
 	Agent     string   `json:"agent,omitempty"`
+	// Relayed: every open connection to it runs through a circuit relay
+	// (a provider behind a NAT hole punching could not pass).
+	Relayed bool `json:"relayed"`
 }
 
 // FindParams are tenzro_findProviders' parameters.
@@ -47,7 +50,7 @@ func (a API) RegisterRPC(r rpc.Registry) {
 		out := []PeerView{}
 		for _, p := range a.Host.Peers() {
 			out = append(out, PeerView{PeerID: p.ID.String(), Addrs: p.Addrs, Direction: p.Direction,
-				LatencyMs: float64(p.Latency.Microseconds()) / 1000, Agent: p.AgentVersion})
+				LatencyMs: float64(p.Latency.Microseconds()) / 1000, Agent: p.AgentVersion, Relayed: p.Relayed})
 		}
 		return out, nil
 	})

@@ -55,6 +55,7 @@ type chatOpts struct {
 	onText    func() // called once, at a stream's first text
 	noHedge   bool
 	experts   *[]expertPart // where set, gets the answer's tenzro.experts
+	client    *http.Client  // nil: callClient (the WAN test's reaches into a namespace)
 }
 
 // paidChat makes one chat completion at api (a routing node's base URL)
@@ -74,7 +75,11 @@ func paidChat(ctx context.Context, api, token, model string, o chatOpts) (*signe
 		body["stream"] = true
 	}
 	devproc.Route{Provider: o.pin, NoHedge: o.noHedge}.Add(body)
-	resp, _, err := devproc.PostChat(ctx, callClient, api, token, "", body)
+	client := callClient
+	if o.client != nil {
+		client = o.client
+	}
+	resp, _, err := devproc.PostChat(ctx, client, api, token, "", body)
 	if err != nil {
 		return nil, err
 	}
