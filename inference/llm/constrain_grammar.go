@@ -38,6 +38,13 @@ func (t *Tokenizer) grammarVocab() *grammar.Vocab {
 // constraintGrammar is the grammar a request's answer must follow, or
 // nil for free text.
 func constraintGrammar(sp inference.Sampling) (*grammar.Grammar, error) {
+	if fns := calledFunctions(sp); fns != nil {
+		g, err := grammar.CompileToolCall(fns)
+		if err != nil {
+			return nil, fmt.Errorf("llm: tool_choice: %w", err)
+		}
+		return g, nil
+	}
 	if f := sp.Format; f != nil {
 		switch f.Type {
 		case terms.FormatJSONObject:
@@ -52,6 +59,19 @@ func constraintGrammar(sp inference.Sampling) (*grammar.Grammar, error) {
 		return nil, fmt.Errorf("llm: response_format type %q", f.Type)
 	}
 	return nil, nil
+}
+
+// calledFunctions are the functions an answer must call one of: every
+// tool under tool_choice "required", the named one under a function
+// choice; nil when the model may answer in text.
+func calledFunctions(sp inference.Sampling) []grammar.Function {
+	var fns []grammar.Function
+	for _, t := range sp.Tools {
+		if sp.ToolChoice == terms.ToolChoiceRequired || sp.ToolChoice == terms.ToolChoiceFunction && t.Name == sp.ToolName {
+			fns = append(fns, grammar.Function{Name: t.Name, Parameters: t.Parameters})
+		}
+	}
+	return fns
 }
 
 // constraint is a request's mask: the grammar's matcher and the budget.

@@ -120,3 +120,40 @@ func TestResampleAppliesMask(t *testing.T) {
 		t.Fatalf("the unconstrained answer %q resamples as if drawn under the mask", cheat.Text)
 	}
 }
+
+// TestToolChoiceConstrainsToACall: with tool_choice "required" the answer
+// is a call to a declared function with arguments valid under its
+// schema; with a named function, a call to that one.
+func TestToolChoiceConstrainsToACall(t *testing.T) {
+	e := open(t, tinyOptions(), llm.Options{Threads: 1})
+	weather := `{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city","days"],"additionalProperties":false}`
+	tools := []terms.Tool{{Name: "weather", Parameters: json.RawMessage(weather)}, {Name: "person", Parameters: json.RawMessage(personSchema)}}
+	vals := map[string]*jsonschema.Schema{"weather": compileValidator(t, weather), "person": compileValidator(t, personSchema)}
+	for i := range 10 {
+		sp := inference.Sampling{Temperature: 1, TopP: 1, Seed: uint64(i), MaxTokens: 80, Tools: tools, ToolChoice: terms.ToolChoiceRequired}
+		if i%2 == 1 {
+			sp.ToolChoice, sp.ToolName = terms.ToolChoiceFunction, "person"
+		}
+		res, err := e.Generate(context.Background(), inference.GenerateRequest{Messages: chat(fmt.Sprintf("call %d", i)), Sampling: sp}, func(inference.Token) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var call struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.Unmarshal([]byte(res.Text), &call); err != nil {
+			t.Fatalf("%q is not a call: %v", res.Text, err)
+		}
+		if val := vals[call.Name]; val == nil || i%2 == 1 && call.Name != "person" {
+			t.Fatalf("%q calls %q", res.Text, call.Name)
+		}
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(string(call.Arguments)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := vals[call.Name].Validate(inst); err != nil {
+			t.Fatalf("%q: arguments invalid: %v", res.Text, err)
+		}
+	}
+}
