@@ -81,7 +81,7 @@ func (c *compiler) object(s *object, path string, depth int) (int, error) {
 // array compiles "[" (item ("," item)*)? "]"; items absent or true is any
 // value.
 func (c *compiler) array(s *object, path string, depth int) (int, error) {
-	item := -1
+	var item int
 	if it, ok := s.get("items"); ok {
 		var err error
 		if item, err = c.node(it, at(path, "items"), depth+1); err != nil {

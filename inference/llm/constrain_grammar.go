@@ -2,37 +2,34 @@ package llm
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/grammar"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
-// vocabs holds each tokenizer's grammar vocabulary, built on first use:
-// the trie over every token's bytes is the costly part of a mask, and the
-// same for every request.
-var vocabs sync.Map // *Tokenizer → *grammar.Vocab
-
+// grammarVocab is the tokenizer's vocabulary for grammar masks: the trie
+// over every token's bytes is the costly part of a mask, and the same for
+// every request.
 func (t *Tokenizer) grammarVocab() *grammar.Vocab {
-	if v, ok := vocabs.Load(t); ok {
-		return v.(*grammar.Vocab)
-	}
-	pieces := make([][]byte, len(t.tokens))
-	var end []int
-	for id := range t.tokens {
-		if t.eog[id] {
-			end = append(end, id)
-			continue
+	t.grammarOnce.Do(func() {
+		pieces := make([][]byte, len(t.tokens))
+		var end []int
+		for id := range t.tokens {
+			if t.eog[id] {
+				end = append(end, id)
+				continue
+			}
+			// Only normal and byte tokens write answer text: a
+			// user-defined token would decode to its raw text but
+			// tokenize back as itself.
+			if t.types[id] == tokNormal || t.types[id] == tokByte {
+				pieces[id] = t.Piece(id)
+			}
 		}
-		// Only normal and byte tokens write answer text: a user-defined
-		// token would decode to its raw text but tokenize back as itself.
-		if t.types[id] == tokNormal || t.types[id] == tokByte {
-			pieces[id] = t.Piece(id)
-		}
-	}
-	v, _ := vocabs.LoadOrStore(t, grammar.NewVocab(pieces, end))
-	return v.(*grammar.Vocab)
+		t.grammar = grammar.NewVocab(pieces, end)
+	})
+	return t.grammar
 }
 
 // constraintGrammar is the grammar a request's answer must follow, or
