@@ -56,14 +56,7 @@ func FuzzGrammarAgainstValidator(f *testing.F) {
 	v := NewVocab(pieces, []int{end})
 	f.Fuzz(func(t *testing.T, schemaSeed, drawSeed uint64) {
 		schema := genSchema(rand.New(rand.NewPCG(schemaSeed, 3)), 3)
-		g, err := CompileSchema([]byte(schema))
-		if err != nil {
-			t.Fatalf("%s: %v", schema, err)
-		}
-		val, ok := validator(t, schema)
-		if !ok {
-			t.Fatalf("the validator refuses %s", schema)
-		}
+		g, val := compileBoth(t, schema)
 		rng := rand.New(rand.NewPCG(drawSeed, 4))
 		for range 4 {
 			out, _ := sample(t, g, v, pieces, end, rng, 400)

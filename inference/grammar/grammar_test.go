@@ -25,14 +25,7 @@ func TestSampledOutputsValidate(t *testing.T) {
 	pieces, end := testPieces()
 	v := NewVocab(pieces, []int{end})
 	for _, schema := range schemas {
-		g, err := CompileSchema([]byte(schema))
-		if err != nil {
-			t.Fatalf("%s: %v", schema, err)
-		}
-		val, ok := validator(t, schema)
-		if !ok {
-			t.Fatalf("the validator refuses %s", schema)
-		}
+		g, val := compileBoth(t, schema)
 		for seed := range 40 {
 			rng := rand.New(rand.NewPCG(uint64(seed), 1))
 			out, _ := sample(t, g, v, pieces, end, rng, 40+seed*5)

@@ -84,3 +84,18 @@ func mustValidate(t testing.TB, s *jsonschema.Schema, schema, out string) {
 		t.Fatalf("schema %s: output %q is invalid: %v", schema, out, err)
 	}
 }
+
+// compileBoth compiles schema with this package and with the validator;
+// both must accept it.
+func compileBoth(t testing.TB, schema string) (*Grammar, *jsonschema.Schema) {
+	t.Helper()
+	g, err := CompileSchema([]byte(schema))
+	if err != nil {
+		t.Fatalf("%s: %v", schema, err)
+	}
+	val, ok := validator(t, schema)
+	if !ok {
+		t.Fatalf("the validator refuses %s", schema)
+	}
+	return g, val
+}
