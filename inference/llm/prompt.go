@@ -121,10 +121,7 @@ func encodeChatInput(tok *Tokenizer, tmpl *ChatTemplate, msgs []inference.Messag
 	if tmpl == nil {
 		plain := make([]inference.Message, len(msgs))
 		for i, m := range in.Messages {
-			if len(m.ToolCalls) > 0 {
-				return nil, fmt.Errorf("llm: message %d: tool calls need the model's chat template, and it has none", i)
-			}
-			plain[i] = inference.Message{Role: m.Role, Content: m.Content}
+			plain[i] = inference.Message{Role: m.Role, Content: m.Content + chatMLToolCalls(m.ToolCalls)}
 		}
 		return tok.EncodeChat(ChatML, plain)
 	}

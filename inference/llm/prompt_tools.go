@@ -52,3 +52,19 @@ func withToolsSystem(msgs []inference.Message, tools []terms.Tool) []inference.M
 	}
 	return append([]inference.Message{{Role: "system", Content: b.String()}}, out...)
 }
+
+// chatMLToolCalls writes an assistant message's calls after its content
+// for a model without a chat template, in the Hermes <tool_call> form
+// its system message describes.
+func chatMLToolCalls(calls []ToolCall) string {
+	var b strings.Builder
+	for _, c := range calls {
+		name, _ := json.Marshal(c.Name) //nolint:errcheck // a string always encodes
+		b.WriteString("\n<tool_call>\n{\"name\": ")
+		b.Write(name)
+		b.WriteString(", \"arguments\": ")
+		b.Write(c.Arguments)
+		b.WriteString("}\n</tool_call>")
+	}
+	return b.String()
+}

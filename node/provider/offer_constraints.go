@@ -12,13 +12,13 @@ import (
 
 // constraintParams adds to an offer's params those its engine enforces
 // itself: the embedded engine masks its sampling by a response format's
-// grammar (inference/grammar), deterministically, so a committee replays
-// it. Tools are not announced until the engine renders and parses them.
+// or a forced tool call's grammar (inference/grammar), deterministically,
+// so a committee replays it, and renders tools with the chat template.
 func constraintParams(engine string, params []string) []string {
 	if engine != EngineEmbedded {
 		return params
 	}
-	out := append(slices.Clone(params), gossip.ParamResponseFormat)
+	out := append(slices.Clone(params), gossip.ParamResponseFormat, gossip.ParamTools)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
