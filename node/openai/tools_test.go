@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -86,6 +87,39 @@ func FuzzToolFields(f *testing.F) {
 		}
 		if (s.ToolChoice != "" || s.NoParallelToolCalls) && len(s.Tools) == 0 {
 			t.Fatalf("a tool choice without tools: %+v", s)
+		}
+	})
+}
+
+// FuzzCallStream: a provider's streamed text, cut anywhere, never panics
+// the tool-call streamer; when the text is a call, the deltas name it
+// once and their argument fragments spell exactly its arguments.
+// (The streamer serves forced calls, which the grammar makes compact.)
+func FuzzCallStream(f *testing.F) {
+	f.Add(`{"name":"f","arguments":{"a":[1,"}"]}}`, uint8(3))
+	f.Add(`{"name":"we\"ird","arguments":{}}`, uint8(1))
+	f.Add(`{"name":`, uint8(0))
+	f.Add(`not a call`, uint8(2))
+	f.Fuzz(func(t *testing.T, text string, cut uint8) {
+		c := &callStream{id: "x"}
+		var names []string
+		var args string
+		step := int(cut%7) + 1
+		for i := 0; i < len(text); i += step {
+			for _, d := range c.push(text[i:min(i+step, len(text))]) {
+				if d.Function.Name != "" {
+					names = append(names, d.Function.Name)
+				}
+				args += d.Function.Arguments
+			}
+		}
+		name, want, ok := toolCallOf(terms.Sampling{Tools: []terms.Tool{{Name: "f"}, {Name: `we"ird`}}}, text)
+		// The streamer reads the form a constrained call takes: compact,
+		// name first, nothing after.
+		quoted, _ := json.Marshal(name)
+		compactCall := ok && text == `{"name":`+string(quoted)+`,"arguments":`+want+`}`
+		if compactCall && (len(names) != 1 || names[0] != name || args != want) {
+			t.Fatalf("%q: names %v, arguments %q; want %q %q", text, names, args, name, want)
 		}
 	})
 }
