@@ -1,6 +1,9 @@
 package grammar
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"slices"
+)
 
 // Limits that keep a hostile schema's matcher bounded. A state that would
 // exceed them keeps its first stacks in a fixed order: every stack kept
@@ -31,17 +34,33 @@ func (g *Grammar) Start() State {
 type expander struct {
 	g    *Grammar
 	out  [][]int32
-	seen map[string]bool
+	seen map[string]bool // once out is long; a scan is cheaper before
 }
+
+// scanLimit is how many stacks are deduplicated by a scan before a map
+// takes over: most states have one to three.
+const scanLimit = 8
 
 func (x *expander) add(st []int32) {
 	if len(x.out) >= maxStacks {
 		return
 	}
-	k := key(st)
-	if x.seen == nil {
-		x.seen = map[string]bool{}
+	if len(x.out) < scanLimit {
+		for _, o := range x.out {
+			if slices.Equal(o, st) {
+				return
+			}
+		}
+		x.out = append(x.out, st)
+		return
 	}
+	if x.seen == nil {
+		x.seen = make(map[string]bool, 2*scanLimit)
+		for _, o := range x.out {
+			x.seen[key(o)] = true
+		}
+	}
+	k := key(st)
 	if x.seen[k] {
 		return
 	}
