@@ -200,7 +200,7 @@ func (e *Engine) prefill(ctx context.Context, seq *Sequence, tokens []int) ([][]
 // Score prefills prompt+output once and returns, for each output token, the
 // top-k log-probs of the distribution that predicted it.
 func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]inference.LogProb, error) {
-	top, _, err := e.score(ctx, prompt, output, k, nil)
+	top, _, err := e.score(ctx, prompt, output, k, nil, nil)
 	return top, err
 }
 
@@ -208,14 +208,15 @@ func (e *Engine) Score(ctx context.Context, prompt, output []int, k int) ([][]in
 // Sample draws from the recomputed logits under sp at that token's
 // position (len(prompt) + its index), as Generate would have; the output
 // token itself where SampleNear forgives it (a tie within rounding).
+// A constrained answer (a response format) is resampled under the mask
+// of the answer so far: see ResampleAnswer.
 func (e *Engine) Resample(ctx context.Context, prompt, output []int, k int, sp inference.Sampling) ([][]inference.LogProb, []int, error) {
-	if err := checkSampling(sp); err != nil {
-		return nil, nil, err
-	}
-	return e.score(ctx, prompt, output, k, &sp)
+	return e.ResampleAnswer(ctx, prompt, 0, output, k, sp)
 }
 
-func (e *Engine) score(ctx context.Context, prompt, output []int, k int, sp *inference.Sampling) ([][]inference.LogProb, []int, error) {
+// masks, when set, holds the allowed tokens of each output position (nil:
+// unconstrained).
+func (e *Engine) score(ctx context.Context, prompt, output []int, k int, sp *inference.Sampling, masks [][]int) ([][]inference.LogProb, []int, error) {
 	if len(prompt) == 0 {
 		return nil, nil, errors.New("llm: score: empty prompt")
 	}
@@ -249,7 +250,13 @@ func (e *Engine) score(ctx context.Context, prompt, output []int, k int, sp *inf
 				top[j] = TopLogProbs(logits[j], k)
 				if sp != nil {
 					id := output[first+j]
-					if d, near := sampleNear(logits[j], *sp, len(prompt)+first+j, id); d == id || near {
+					d, near := 0, false
+					if masks != nil {
+						d, near = sampleMasked(logits[j], masks[first+j], *sp, len(prompt)+first+j, id)
+					} else {
+						d, near = sampleNear(logits[j], *sp, len(prompt)+first+j, id)
+					}
+					if d == id || near {
 						draw[j] = id
 					} else {
 						draw[j] = d

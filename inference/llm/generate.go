@@ -48,10 +48,19 @@ func (e *Engine) Generate(ctx context.Context, req inference.GenerateRequest, em
 		res.FinishReason = inference.FinishLength
 		return res, nil
 	}
+	con, err := e.newConstraint(sp)
+	if err != nil {
+		return res, err
+	}
 	// Replay the continuation's text so held-back text and stop matching
 	// resume exactly where the first run left them.
 	ts := newTextStream(sp.Stop)
 	for _, t := range cont {
+		if con != nil {
+			if err := con.accept(t); err != nil {
+				return res, err
+			}
+		}
 		if e.m.Tok.IsEOG(t) {
 			res.FinishReason, res.StopToken = inference.FinishStop, t
 			return res, nil
@@ -76,7 +85,19 @@ func (e *Engine) Generate(ctx context.Context, req inference.GenerateRequest, em
 	text := make([]byte, 0, 256)
 	for produced := len(cont); ; {
 		pos := seq.Len()
-		id := Sample(last, sp, pos)
+		var id int
+		if con == nil {
+			id = Sample(last, sp, pos)
+		} else {
+			allowed, err := con.allowed(constraintBudget(sp, produced))
+			if err != nil {
+				return res, err
+			}
+			id, _ = sampleMasked(last, allowed, sp, pos, -1)
+			if err := con.accept(id); err != nil {
+				return res, err
+			}
+		}
 		tok := inference.Token{ID: id, Pos: pos}
 		if req.LogProbs > 0 {
 			tok.TopK = TopLogProbs(last, req.LogProbs)

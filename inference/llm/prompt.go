@@ -8,6 +8,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/inference/gguf"
+	"github.com/tenzrod/tenzrod/receipts/terms"
 )
 
 // PromptTokenizer is a model's tokenizer and chat format without its
@@ -96,27 +97,31 @@ func encodePrompt(tok *Tokenizer, chat *ChatTemplate, req inference.GenerateRequ
 		}
 		return append([]int(nil), req.PromptTokens...), nil
 	case len(req.Messages) > 0:
-		return encodeChatInput(tok, chat, req.Messages)
+		return encodeChatInput(tok, chat, req.Messages, req.Sampling.Tools)
 	case req.Prompt != "":
 		return tok.EncodePrompt(req.Prompt), nil
 	}
 	return nil, errors.New("llm: empty prompt")
 }
 
-// encodeChatInput encodes messages with the model's template, or with
-// native ChatML when it has none.
-func encodeChatInput(tok *Tokenizer, tmpl *ChatTemplate, msgs []inference.Message) ([]int, error) {
+// encodeChatInput encodes messages and tools with the model's template,
+// or with native ChatML when it has none (tools then described in the
+// system message).
+func encodeChatInput(tok *Tokenizer, tmpl *ChatTemplate, msgs []inference.Message, tools []terms.Tool) ([]int, error) {
+	if tmpl == nil {
+		msgs = withToolsSystem(msgs, tools)
+	}
 	in, err := chatInputOf(msgs)
 	if err != nil {
 		return nil, err
 	}
+	if len(tools) > 0 {
+		in.Tools = toolsJSON(tools)
+	}
 	if tmpl == nil {
 		plain := make([]inference.Message, len(msgs))
 		for i, m := range in.Messages {
-			if len(m.ToolCalls) > 0 {
-				return nil, fmt.Errorf("llm: message %d: tool calls need the model's chat template, and it has none", i)
-			}
-			plain[i] = inference.Message{Role: m.Role, Content: m.Content}
+			plain[i] = inference.Message{Role: m.Role, Content: m.Content + chatMLToolCalls(m.ToolCalls)}
 		}
 		return tok.EncodeChat(ChatML, plain)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tenzrod/tenzrod/inference/gguf"
+	"github.com/tenzrod/tenzrod/inference/grammar"
 )
 
 // Token types of tokenizer.ggml.token_type (llama.cpp's llama_token_type).
@@ -48,6 +49,11 @@ type Tokenizer struct {
 
 	mu    sync.Mutex
 	cache map[string][]int
+
+	// grammar is the vocabulary a response format's mask reads, built on
+	// first use (constrain_grammar.go).
+	grammarOnce sync.Once
+	grammar     *grammar.Vocab
 }
 
 // eogNames are end-of-generation tokens recognised by their text.

@@ -91,9 +91,6 @@ func (cr *ChatRequest) toRequest() (*Request, *Error) {
 	if len(cr.Messages) == 0 {
 		return nil, BadRequest("messages", "messages must not be empty")
 	}
-	if e := cr.refuse(); e != nil {
-		return nil, e
-	}
 	msgs, e := parseMessages(cr.Messages)
 	if e != nil {
 		return nil, e
@@ -104,6 +101,9 @@ func (cr *ChatRequest) toRequest() (*Request, *Error) {
 	}
 	s, e := cr.sampling(maxTok)
 	if e != nil {
+		return nil, e
+	}
+	if e := cr.applyTools(&s); e != nil {
 		return nil, e
 	}
 	req := &Request{Model: cr.Model, Chat: true, Messages: msgs, Sampling: s, Stream: cr.Stream, Tenzro: cr.Tenzro}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/tenzrod/tenzrod/inference"
 	"github.com/tenzrod/tenzrod/receipts/terms"
@@ -44,12 +43,7 @@ func media(partType string) string {
 }
 
 // toolFields are the request fields of tool calling and structured
-// output. They are not served end to end yet (no provider announces them,
-// and the embedded engine neither constrains nor parses calls), so a
-// request that uses them is refused naming the field rather than
-// answered, and billed, as plain text. Their empty forms — no tools,
-// tool_choice "none", response_format "text" — ask for nothing beyond a
-// plain answer and are accepted.
+// output, read into the request's Sampling by applyTools (tools.go).
 type toolFields struct {
 	Tools             json.RawMessage `json:"tools,omitempty"`
 	ToolChoice        json.RawMessage `json:"tool_choice,omitempty"`
@@ -57,28 +51,6 @@ type toolFields struct {
 	ResponseFormat    json.RawMessage `json:"response_format,omitempty"`
 	Functions         json.RawMessage `json:"functions,omitempty"`
 	FunctionCall      json.RawMessage `json:"function_call,omitempty"`
-}
-
-func (t *toolFields) refuse() *Error {
-	for _, f := range []struct {
-		name  string
-		raw   json.RawMessage
-		plain []string
-	}{
-		{"tools", t.Tools, []string{"[]"}},
-		{"tool_choice", t.ToolChoice, []string{`"none"`}},
-		// Without tools, whether calls may be parallel changes nothing.
-		{"parallel_tool_calls", t.ParallelToolCalls, []string{"true", "false"}},
-		{"response_format", t.ResponseFormat, []string{`{"type":"text"}`}},
-		{"functions", t.Functions, []string{"[]"}},
-		{"function_call", t.FunctionCall, []string{`"none"`}},
-	} {
-		if c := compact(f.raw); len(f.raw) == 0 || c == "null" || slices.Contains(f.plain, c) {
-			continue
-		}
-		return BadRequest(f.name, "%s is not supported yet: the request would be answered as plain text", f.name)
-	}
-	return nil
 }
 
 // compact is raw without insignificant whitespace ("" when not JSON).

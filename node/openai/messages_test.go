@@ -98,20 +98,22 @@ func TestContentPartsReachTheEngineAsTheirText(t *testing.T) {
 	}
 }
 
-// TestUnservedFieldsAreRefusedByName: media parts, tool calling and
-// structured output are answered 400 naming the field (or the part)
-// before any backend is asked, rather than answered as plain text and
-// billed; their empty forms ask for nothing and pass.
+// TestUnservedFieldsAreRefusedByName: media parts, the deprecated
+// functions, and malformed tool calling and structured output are
+// answered 400 naming the field (or the part) before any backend is
+// asked, rather than answered as plain text and billed; the empty forms
+// of tools and response_format ask for nothing and pass.
 func TestUnservedFieldsAreRefusedByName(t *testing.T) {
 	mux := http.NewServeMux()
 	NewHandler(echoBackend{t}).Register(mux)
 	const msg = `"messages":[{"role":"user","content":"hi"}]`
 	for _, c := range []struct{ body, param string }{
-		{`{"model":"m",` + msg + `,"tools":[{"type":"function","function":{"name":"f","parameters":{}}}]}`, "tools"},
+		// Served now (tools_test.go), but malformed forms are refused by name.
+		{`{"model":"m",` + msg + `,"tools":[{"type":"retrieval"}]}`, "tools[0]"},
 		{`{"model":"m",` + msg + `,"tool_choice":"required"}`, "tool_choice"},
 		{`{"model":"m",` + msg + `,"tool_choice":{"type":"function","function":{"name":"f"}}}`, "tool_choice"},
-		{`{"model":"m",` + msg + `,"response_format":{"type":"json_object"}}`, "response_format"},
-		{`{"model":"m",` + msg + `,"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}}}`, "response_format"},
+		{`{"model":"m",` + msg + `,"response_format":{"type":"yaml"}}`, "response_format.type"},
+		{`{"model":"m",` + msg + `,"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":7}}}}`, "response_format.json_schema.schema"},
 		{`{"model":"m",` + msg + `,"functions":[{"name":"f"}]}`, "functions"},
 		{`{"model":"m",` + msg + `,"function_call":"auto"}`, "function_call"},
 		{`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}`, "messages[1].content[1]"},

@@ -56,6 +56,10 @@ func finalBody(req *Request, res *Result, id string, created int64) body {
 	b := body{ID: id, Created: created, Model: res.Model, Usage: &u, Tenzro: res.Tenzro}
 	if req.Chat {
 		b.Object = "chat.completion"
+		if calls, ok := toolCallBody(req, res, id); ok {
+			b.Choices = calls
+			return b
+		}
 		c := chatChoice{Message: chatMessage{Role: "assistant", Content: res.Text}, FinishReason: res.FinishReason}
 		if req.TopLogProbs > 0 {
 			c.LogProbs = &logProbsContent{Content: res.LogProbs}
@@ -87,8 +91,9 @@ func textLogProbsOf(lps []terms.TokenLogProbs) *textLogProbs {
 }
 
 type chunkDelta struct {
-	Role    string  `json:"role,omitempty"`
-	Content *string `json:"content,omitempty"`
+	Role      string        `json:"role,omitempty"`
+	Content   *string       `json:"content,omitempty"`
+	ToolCalls []toolCallOut `json:"tool_calls,omitempty"`
 }
 
 type chatChunkChoice struct {

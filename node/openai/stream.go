@@ -65,6 +65,10 @@ func (h *Handler) stream(w http.ResponseWriter, ctx context.Context, req *Reques
 		return body{ID: id, Object: object, Created: created, Model: model, Choices: choices, Usage: usage, Tenzro: tenzro}
 	}
 	sentRole := false
+	var calls *callStream
+	if req.Chat && forcedCall(req.Sampling) {
+		calls = &callStream{id: id}
+	}
 	onDelta := func(d Delta) error {
 		if d.Text == "" && len(d.LogProbs) == 0 {
 			return nil
@@ -79,6 +83,12 @@ func (h *Handler) stream(w http.ResponseWriter, ctx context.Context, req *Reques
 			}
 			text := d.Text
 			c := chatChunkChoice{Delta: chunkDelta{Content: &text}}
+			if calls != nil {
+				c.Delta = chunkDelta{ToolCalls: calls.push(text)}
+				if c.Delta.ToolCalls == nil && len(d.LogProbs) == 0 {
+					return nil
+				}
+			}
 			if req.TopLogProbs > 0 {
 				c.LogProbs = &logProbsContent{Content: d.LogProbs}
 			}
@@ -102,6 +112,9 @@ func (h *Handler) stream(w http.ResponseWriter, ctx context.Context, req *Reques
 	}
 	model = res.Model
 	fr := res.FinishReason
+	if calls != nil && calls.started && fr == "stop" {
+		fr = finishToolCalls
+	}
 	if req.Chat {
 		if !sentRole {
 			empty := ""

@@ -29,7 +29,8 @@ type GenerationParams struct {
 // ChatRequest is the body of POST /v1/chat/completions. Fields OpenAI
 // defines that tenzrod does not use are accepted and ignored, as OpenAI
 // clients send many of them by default; those that would change the
-// answer are read (unsupported.go) and refused until they are served.
+// answer are read: tools and response_format into the sampling terms
+// (tools.go).
 type ChatRequest struct {
 	GenerationParams
 	// Messages are parsed one by one (terms.ParseMessage), so that an

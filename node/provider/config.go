@@ -203,6 +203,7 @@ func (m ModelConfig) Offer() (gossip.ModelOffer, error) {
 	}
 	o := gossip.ModelOffer{ModelID: id, Name: m.Name, WeightsHash: wh, Engine: m.Engine, RateCard: m.RateCard, Verification: verif,
 		Params: servedParams(), Quant: strings.ToLower(m.Quant)}
+	o.Params = constraintParams(m.Engine, o.Params)
 	// Reuse the gossip validator's structural rules so config and wire agree.
 	an := gossip.Announcement{MachineID: make([]byte, 32), Region: "DE", HardwareClass: "x", Models: []gossip.ModelOffer{o}}
 	if err := an.Check(); err != nil {

@@ -91,6 +91,9 @@ func (s *inferServer) handle(ctx context.Context, req *infer.Request, from peer.
 	if !offer.Serves(req.Verification) {
 		return nil, errFrame(http.StatusBadRequest, terms.CodeVerificationUnsupported, "verification %q is not offered for %s", req.Verification, offer.Name)
 	}
+	if e := refuseUnannounced(offer, req); e != nil {
+		return nil, e
+	}
 	if req.Verification == terms.VerifyTEE && !s.p.attest.binds(s.p.d.Session) {
 		return nil, errFrame(http.StatusBadRequest, terms.CodeVerificationUnsupported, "verification %q: no verified attestation binds this provider's current session key", req.Verification)
 	}

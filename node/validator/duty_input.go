@@ -81,7 +81,7 @@ func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence,
 	start := chunk * commit.StepsPerChunk
 	end := start + proofs[chunk].Steps()
 	prefix := append(prompt[:len(prompt):len(prompt)], output[:start]...)
-	scored, drawn, err := rescore(ctx, eng, prefix, output[start:end], in.Sampling)
+	scored, drawn, err := rescore(ctx, eng, prefix, start, output[start:end], in.Sampling)
 	if err != nil {
 		// An engine failure is this member's problem (retried next
 		// poll), never the provider's guilt.
@@ -121,8 +121,13 @@ func judge(ctx context.Context, eng inference.Engine, ev ledger.DisputeEvidence,
 
 // rescore recomputes the top-k log-probs that predicted each of output
 // after prefix, and, where the engine can say, the token its sampler
-// draws at each position under sp (nil otherwise).
-func rescore(ctx context.Context, eng inference.Engine, prefix, output []int, sp inference.Sampling) ([][]inference.LogProb, []int, error) {
+// draws at each position under sp (nil otherwise); prefix ends with the
+// answered tokens of the answer before output, which a response format's
+// mask depends on.
+func rescore(ctx context.Context, eng inference.Engine, prefix []int, answered int, output []int, sp inference.Sampling) ([][]inference.LogProb, []int, error) {
+	if rs, ok := eng.(inference.AnswerResampler); ok {
+		return rs.ResampleAnswer(ctx, prefix, answered, output, commit.TopK, sp)
+	}
 	if rs, ok := eng.(inference.Resampler); ok {
 		return rs.Resample(ctx, prefix, output, commit.TopK, sp)
 	}

@@ -80,12 +80,15 @@ type inputWire struct {
 	Seed         uint64        `cbor:"9,keyasint"`
 	MaxTokens    int64         `cbor:"10,keyasint"`
 	Stop         [][]byte      `cbor:"11,keyasint"`
+	// Format and Tools are omitted for a plain request (commit_format.go).
+	Format *formatWire `cbor:"12,keyasint,omitempty"`
+	Tools  *toolsWire  `cbor:"13,keyasint,omitempty"`
 }
 
 // InputCommitment commits to the exact input of a request: the model, the
 // chat flag, the messages (chat) or prompt (completion), the continuation
 // text (empty unless the request resumes an interrupted answer) and every
-// sampling parameter, stop sequences included. The gateway computes it over
+// sampling parameter, stop sequences, response format and tools included. The gateway computes it over
 // what it sends and the provider over what it receives; they must agree.
 // nil and empty slices commit identically.
 func InputCommitment(modelID []byte, chat bool, messages []terms.Message, prompt string, continuation string, s terms.Sampling) [32]byte {
@@ -98,6 +101,7 @@ func InputCommitment(modelID []byte, chat bool, messages []terms.Message, prompt
 	for i, m := range messages {
 		w.Messages[i] = messageWireOf(m)
 	}
+	w.Format, w.Tools = constraintWires(s)
 	w.Stop = make([][]byte, len(s.Stop))
 	for i, st := range s.Stop {
 		w.Stop[i] = []byte(st)

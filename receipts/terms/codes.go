@@ -39,6 +39,9 @@ const (
 	// sign its receipt or build its commitment.
 	CodeReceiptFailed    = "receipt_failed"
 	CodeCommitmentFailed = "commitment_failed"
+	// CodeParamUnsupported: the request uses a parameter (tools,
+	// response_format) the provider's offer does not announce.
+	CodeParamUnsupported = "param_unsupported"
 	// CodeCapacity: every engine slot is busy; retry after the hint.
 	CodeCapacity = "capacity"
 
@@ -69,5 +72,5 @@ const (
 var CapabilityCodes = map[string]bool{
 	CodeContinuationUnsupported: true, CodeModelNotServed: true, CodeVerificationUnsupported: true,
 	CodeCommitmentsUnavailable: true, CodeLogProbsUnavailable: true, CodeWrongNetwork: true,
-	CodePaymentRequired: true, CodeUnpaid: true,
+	CodePaymentRequired: true, CodeUnpaid: true, CodeParamUnsupported: true,
 }

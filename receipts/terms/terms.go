@@ -16,6 +16,19 @@ type Sampling struct {
 	MaxTokens int `json:"max_tokens"`
 	// Stop sequences end the output; the matched text is not returned.
 	Stop []string `json:"stop,omitempty"`
+	// Format, when set, constrains the answer to JSON (response_format):
+	// the embedded engine masks the logits by its grammar, and a
+	// committee replays the same mask.
+	Format *ResponseFormat `json:"response_format,omitempty"`
+	// Tools the model may call, rendered by the chat template; with
+	// ToolChoice "required" or "function" (naming ToolName) the answer is
+	// constrained to a call. Empty for a plain request, which encodes as
+	// before these fields existed.
+	Tools      []Tool `json:"tools,omitempty"`
+	ToolChoice string `json:"tool_choice,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	// NoParallelToolCalls is parallel_tool_calls: false.
+	NoParallelToolCalls bool `json:"no_parallel_tool_calls,omitempty"`
 }
 
 // Units are what a call consumed, in each dimension a rate card prices.

@@ -51,6 +51,9 @@ func (g *Gateway) candidates(ctx context.Context, req *Request) ([]strategy.Cand
 	if len(offers) == 0 {
 		return nil, nil, g.notAnnounced(req.Model, "")
 	}
+	if offers, err = capable(offers, req); err != nil {
+		return nil, nil, err
+	}
 	sur, err := g.Surcharges(ctx)
 	if err != nil {
 		return nil, nil, &Error{Status: http.StatusServiceUnavailable, Code: "no_surcharges", Message: err.Error(), RetryAfter: time.Second}
