@@ -133,7 +133,7 @@ func TestProviderAnnouncesFeatures(t *testing.T) {
 		if o.Peer == ps[2].Host().ID() && o.State == gossip.StateWarm {
 			t.Fatal("the provider whose configured quant contradicts its weights warmed the model")
 		}
-		if o.Model.Quant == "" || !slices.Equal(o.Model.Params, []string{"logprobs", "seed", "stop", "top_k"}) ||
+		if o.Model.Quant == "" || !slices.Equal(o.Model.Params, []string{"logprobs", "response_format", "seed", "stop", "tools", "top_k"}) ||
 			o.NoRetention != (o.Peer == ps[0].Host().ID()) {
 			t.Fatalf("offer of %s: quant %q params %v no_retention %v", o.Peer, o.Model.Quant, o.Model.Params, o.NoRetention)
 		}

@@ -65,6 +65,9 @@ func (b GatewayBackend) Complete(ctx context.Context, req *Request, onDelta func
 		return nil, oerr
 	}
 	pr, perr := routingPrefs(req.Provider, opts.Preferences)
+	if perr == nil {
+		pr, perr = kc.defaults(pr)
+	}
 	if perr != nil {
 		return nil, perr
 	}

@@ -3,10 +3,12 @@ package openai
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/tenzrod/tenzrod/router/buyerkeys"
 	"github.com/tenzrod/tenzrod/router/gateway"
+	"github.com/tenzrod/tenzrod/router/prefs"
 )
 
 // WithKeys makes b also know the run-time keys ks holds (nil: none).
@@ -41,11 +43,34 @@ func (kc keyCall) done() {
 	}
 }
 
+// defaults is the request's provider preferences, or, when it gives
+// none, the key's default preferences (OpenRouter's provider object,
+// parsed as a request's would be).
+func (kc keyCall) defaults(pr *prefs.Preferences) (*prefs.Preferences, *Error) {
+	if pr != nil || kc.key == nil || len(kc.key.Preferences) == 0 {
+		return pr, nil
+	}
+	d, err := prefs.Parse(kc.key.Preferences, false)
+	if err != nil {
+		// Checked when the key was made; a stored one that no longer
+		// parses is the operator's to fix, not the buyer's.
+		return nil, &Error{Status: http.StatusInternalServerError, Type: "server_error", Code: "key_preferences",
+			Message: "this key's default provider preferences do not parse: " + err.Error()}
+	}
+	return d, nil
+}
+
 // limit narrows the request to what the key allows: providers quoting
 // more than its max_per_request are left out, so the worst case reserved
 // is within it.
 func (kc keyCall) limit(gr *gateway.Request) {
-	if kc.key == nil || kc.key.MaxPerRequest == 0 {
+	if kc.key == nil {
+		return
+	}
+	// Fallback models the key may not call are left out, as the first
+	// model was checked at admission.
+	gr.Models = slices.DeleteFunc(gr.Models, func(m string) bool { return !kc.key.Allows(m) })
+	if kc.key.MaxPerRequest == 0 {
 		return
 	}
 	if gr.MaxPrice == nil || *gr.MaxPrice > kc.key.MaxPerRequest {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/receipts/cborx"
 	"github.com/tenzrod/tenzrod/receipts/terms"
+	"github.com/tenzrod/tenzrod/router/prefs"
 )
 
 // Bounds of a key's settings and of its stored record.
@@ -109,6 +110,9 @@ func (s *Settings) Validate() error {
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(s.Preferences, &obj); err != nil || obj == nil {
 			return fmt.Errorf("%w: preferences: a JSON object (OpenRouter's provider object)", ErrInvalid)
+		}
+		if _, err := prefs.Parse(s.Preferences, false); err != nil {
+			return fmt.Errorf("%w: preferences: %w", ErrInvalid, err)
 		}
 	}
 	return nil
