@@ -35,7 +35,8 @@ func TestVersionFlagAndCommandAgree(t *testing.T) {
 
 // TestGatewayCommandStartsInitsHome: init --role gateway says how to start
 // the gateway, and that command runs it until its context ends, its API
-// answering /healthz meanwhile.
+// answering /healthz meanwhile, and healthcheck --home finds it there;
+// once it stopped, healthcheck fails.
 func TestGatewayCommandStartsInitsHome(t *testing.T) {
 	home := t.TempDir()
 	api, err := freeport.Addr()
@@ -85,8 +86,15 @@ func TestGatewayCommandStartsInitsHome(t *testing.T) {
 			resp.Body.Close()
 		}
 	}
+	out, err = runCLI(t, "healthcheck", "--home", home)
+	if err != nil || !strings.Contains(out, `"role":"gateway"`) {
+		t.Fatalf("healthcheck of a running gateway: %v\n%s", err, out)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("gateway stop: %v", err)
+	}
+	if _, err := runCLI(t, "healthcheck", "--home", home); err == nil {
+		t.Fatal("healthcheck of a stopped gateway succeeded")
 	}
 }

@@ -37,6 +37,7 @@ Start a whole network on loopback with:  tenzrod devnet --dir .devnet`,
 		newGenesisCmd(),
 		newModelCmd(),
 		newVersionCmd(),
+		newHealthcheckCmd(),
 	)
 	return root
 }
