@@ -98,7 +98,8 @@ next:
 // on loopback; after a streamed call and a refused one, the gateway's
 // /metrics has the request, TTFT and inter-token histograms by model and
 // status and the token counters by model and provider, and every role's
-// tenzro_* families pass promlint (and promtool, where installed).
+// tenzro_* families pass promlint (and promtool, where installed); the
+// dashboard in docs/ reads only families the nodes export.
 func TestMetricsOfEveryRoleLintClean(t *testing.T) {
 	dir, id := testModelDir(t)
 	m := DevnetModel(dir, id)
@@ -167,15 +168,27 @@ func TestMetricsOfEveryRoleLintClean(t *testing.T) {
 		t.Errorf("prompt tokens %v, usage %d", s, acc.Usage.PromptTokens)
 	}
 	lintFamilies(t, "gateway", mfs)
+	exported := priceFeedFamilies(t)
+	for name := range mfs {
+		exported[name] = true
+	}
 	for role, n := range map[string]*Node{"validator": net.Validators[0], "provider": prov} {
 		_, body := send(t, n.APIURL()+"/metrics", "", "")
-		lintFamilies(t, role, tenzroFamilies(t, body))
+		rmfs := tenzroFamilies(t, body)
+		lintFamilies(t, role, rmfs)
+		for name := range rmfs {
+			exported[name] = true
+		}
 	}
+	// The chain's families are checked by TestChainMetricsLintClean; a
+	// breaker's state is exported from its first change, which no call
+	// here causes.
+	checkDashboard(t, "tenzro_", exported, "tenzro_chain_", "tenzro_router_breaker_state")
 }
 
 // TestChainMetricsLintClean: a validator of a real chain exports the
 // chain's height, rising with its blocks, beside its health gauges, all
-// lint-clean.
+// lint-clean and all the dashboard's chain panels read.
 func TestChainMetricsLintClean(t *testing.T) {
 	c := newChainNet(t, 1, 0, 0, testChainParams(60))
 	v := c.validators[0]
@@ -190,4 +203,9 @@ func TestChainMetricsLintClean(t *testing.T) {
 		t.Fatal("no tenzro_chain_stalled beside the height")
 	}
 	lintFamilies(t, "validator with a chain", mfs)
+	exported := map[string]bool{}
+	for name := range mfs {
+		exported[name] = true
+	}
+	checkDashboard(t, "tenzro_chain_", exported)
 }
