@@ -29,15 +29,9 @@ The config is read from HOME/config.toml (create it with ` + "`tenzrod init --ro
 or a first ` + "`tenzrod join`" + `); flags override it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireHome(home); err != nil {
-				return err
-			}
-			cfg, err := node.Load(home)
+			cfg, err := loadRoleHome(home, node.RoleGateway)
 			if err != nil {
 				return err
-			}
-			if cfg.Role != node.RoleGateway {
-				return fmt.Errorf("config: role: %s is configured as %q, not %q", home, cfg.Role, node.RoleGateway)
 			}
 			nf.apply(&cfg, cmd.Flags())
 			if !cfg.Chain.Enabled && len(cfg.Router.Buyers) == 0 {
