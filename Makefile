@@ -4,10 +4,12 @@ BIN       := bin/tenzrod
 FUZZTIME  ?= 3000x
 FUZZBUDGET ?= 30s
 DEVNET_DIR ?= .devnet
+DIST      ?= dist
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X github.com/tenzrod/tenzrod/node.Version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X github.com/tenzrod/tenzrod/node.Version=$(VERSION) -X main.buildCommit=$(COMMIT)
 
-.PHONY: all build devnet test vet lint unit properties fuzz bench clean
+.PHONY: all build devnet test vet lint unit properties fuzz bench clean release image check-packaging
 
 all: build
 
@@ -49,5 +51,17 @@ fuzz:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./gossip/ ./receipts/...
 
+## release: static binaries for linux/darwin x amd64/arm64 in dist/, with a CycloneDX SBOM each and SHA256SUMS
+release:
+	$(call timed,GO=$(GO) VERSION=$(VERSION) COMMIT=$(COMMIT) DIST=$(DIST) packaging/release,release)
+
+## image: the container image tenzrod:$(VERSION) (docker, else podman)
+image:
+	$$(command -v docker || command -v podman) build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t tenzrod:$(VERSION) .
+
+## check-packaging: systemd-analyze verify on the units; the image built and its /healthz asked, when a container tool can
+check-packaging:
+	$(call timed,GO=$(GO) packaging/check,check-packaging)
+
 clean:
-	rm -rf bin $(DEVNET_DIR)
+	rm -rf bin $(DEVNET_DIR) $(DIST)

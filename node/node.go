@@ -156,6 +156,9 @@ func New(ctx context.Context, cfg Config, o Options) (n *Node, err error) {
 		if err := consensus.RegisterHealthMetrics(n.reg, n.chain); err != nil {
 			return nil, err
 		}
+		if err := registerChainHeight(n.reg, n.chain); err != nil {
+			return nil, err
+		}
 	}
 	if n.attest, err = cfg.Attest.Policy(cfg.Path); err != nil {
 		return nil, fmt.Errorf("config: %w", err)

@@ -116,6 +116,7 @@ fixed 26656 for every home); --chain-p2p-listen sets it.`,
 			if follow {
 				return printFollowerNext(cmd.OutOrStdout(), cfg, fl)
 			}
+			fmt.Fprintf(cmd.OutOrStdout(), "start it     %s\n", startCommand(cfg))
 			return nil
 		},
 	}

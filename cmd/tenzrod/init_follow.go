@@ -158,7 +158,7 @@ func printFollowerNext(out io.Writer, cfg node.Config, f *follower) error {
 	fmt.Fprintf(out, "\nNext (API: any node of the network with the chain, e.g. --chain-from's):\n")
 	if cfg.Role != node.RoleProvider {
 		fmt.Fprintf(out, "  tenzrod tx transfer --api %s --key FUNDED_KEY --to %s --amount %s   # fund this node's account\n", api, account, amount)
-		fmt.Fprintf(out, "  tenzrod join --home %s\n", cfg.Home)
+		fmt.Fprintf(out, "  %s\n", startCommand(cfg))
 		return nil
 	}
 	bond := "the chain's min_serving_bond"
@@ -170,6 +170,6 @@ func printFollowerNext(out io.Writer, cfg node.Config, f *follower) error {
 	fmt.Fprintf(out, "  2. register this machine (its hardware, ML-DSA-65 and peer keys sign it):\n")
 	fmt.Fprintf(out, "     tenzrod tx register --api %s --home %s\n", api, cfg.Home)
 	fmt.Fprintf(out, "  3. start it:\n")
-	fmt.Fprintf(out, "     tenzrod provider --home %s\n", cfg.Home)
+	fmt.Fprintf(out, "     %s\n", startCommand(cfg))
 	return nil
 }

@@ -20,11 +20,14 @@ Prometheus at /metrics).
 Start a whole network on loopback with:  tenzrod devnet --dir .devnet`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(),
 	}
+	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(
 		newInitCmd(),
 		newRunCmd("validator", "Run a validator node", "Runs a validator: a libp2p node in DHT server mode that observes providers and, with [chain] enabled (see `tenzrod genesis`), a CometBFT validator of the ledger in-process."),
 		newRunCmd("provider", "Run a provider node", "Runs a provider: announces its models and rate card, heartbeats every 2 s, and provides its models in the DHT. With [chain] enabled it follows the ledger as a full node."),
+		newGatewayCmd(),
 		newJoinCmd(),
 		newDevnetCmd(),
 		newShellCmd(),
@@ -34,6 +37,7 @@ Start a whole network on loopback with:  tenzrod devnet --dir .devnet`,
 		newGenesisCmd(),
 		newModelCmd(),
 		newVersionCmd(),
+		newHealthcheckCmd(),
 	)
 	return root
 }

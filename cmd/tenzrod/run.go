@@ -26,15 +26,9 @@ func newRunCmd(role, short, long string) *cobra.Command {
 		Long:  long + "\n\nThe config is read from HOME/config.toml (create it with `tenzrod init --role " + role + "`); flags override it.",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := requireHome(home); err != nil {
-				return err
-			}
-			cfg, err := node.Load(home)
+			cfg, err := loadRoleHome(home, node.Role(role))
 			if err != nil {
 				return err
-			}
-			if cfg.Role != node.Role(role) {
-				return fmt.Errorf("config: role: %s is configured as %q, not %q", home, cfg.Role, role)
 			}
 			nf.apply(&cfg, cmd.Flags())
 			return runNode(cmd.Context(), cfg)
@@ -53,6 +47,21 @@ func newLogger(cfg node.Config) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// loadRoleHome loads the config of home, which must be one of role.
+func loadRoleHome(home string, role node.Role) (node.Config, error) {
+	if err := requireHome(home); err != nil {
+		return node.Config{}, err
+	}
+	cfg, err := node.Load(home)
+	if err != nil {
+		return node.Config{}, err
+	}
+	if cfg.Role != role {
+		return node.Config{}, fmt.Errorf("config: role: %s is configured as %q, not %q", home, cfg.Role, role)
+	}
+	return cfg, nil
 }
 
 // runNode runs a node until ctx ends (SIGINT/SIGTERM), then stops it.

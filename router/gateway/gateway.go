@@ -225,13 +225,15 @@ func (g *Gateway) Route(ctx context.Context, req *Request, onDelta func(Delta) e
 		req.Verification = terms.VerifyNone
 	}
 	start := g.clock.Now()
+	timer := g.metrics.timeRequest(g.clock, start)
 	ctx, span := g.startRoute(ctx, req)
-	res, err := g.route(ctx, req, onDelta)
+	res, err := g.route(ctx, req, timer.wrap(onDelta))
 	if t := req.turn; t != nil && (err != nil || res == nil || res.Session == nil) {
 		g.abortTurn(t)
 	}
 	endRoute(span, res, err)
 	g.remember(start, req, res, err)
+	timer.done(req, res, err)
 	return res, err
 }
 

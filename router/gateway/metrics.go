@@ -17,6 +17,8 @@ type Metrics struct {
 	expertsCapped                                                                                                                  prometheus.Counter
 	attempts                                                                                                                       *prometheus.CounterVec
 	paidTotal                                                                                                                      *prometheus.CounterVec
+	// req are the per-request families by model, status and provider.
+	req *requestMetrics
 
 	mu          sync.Mutex
 	perProvider map[peer.ID]*ProviderCounts
@@ -65,7 +67,9 @@ func counter(name, help string) prometheus.Counter {
 
 func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
-		requests:       counter("requests_total", "Requests routed."),
+		// Requests that reached routing, for Snapshot only: /metrics
+		// counts every request, by model and status, in req.
+		requests:       counter("routed_total", "Requests routed."),
 		hedges:         counter("hedges_dispatched_total", "Hedge attempts dispatched."),
 		hedgesWon:      counter("hedges_won_total", "Requests won by the hedge."),
 		deadlineMisses: counter("deadline_misses_total", "Requests that ran out of their deadline."),
@@ -82,9 +86,10 @@ func newMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		paidTotal: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "tenzro", Subsystem: "router", Name: "paid_micro_units_total",
 			Help: "Micro-units paid per provider."}, []string{"provider"}),
 		perProvider: map[peer.ID]*ProviderCounts{},
+		req:         newRequestMetrics(),
 	}
 	if reg != nil {
-		for _, c := range []prometheus.Collector{m.requests, m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.waitRetries, m.expertsCapped, m.attempts, m.paidTotal} {
+		for _, c := range append(m.req.collectors(), m.hedges, m.hedgesWon, m.deadlineMisses, m.failovers, m.continuations, m.badReceipts, m.buyersGone, m.limited, m.unsigned, m.waitRetries, m.expertsCapped, m.attempts, m.paidTotal) {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
