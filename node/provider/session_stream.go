@@ -63,23 +63,31 @@ func (s *standbyPay) fund(ctx context.Context, _ peer.ID, a sessioncache.Assignm
 
 // awaitHeight waits until this node's copy of the chain has the block at
 // height h: a follower trails the gateway's node by a block or more, and
-// under load by several, so the wait follows the chain's progress rather
-// than a fixed time (the caller's ctx bounds it).
+// under load by several. It waits at most behindWait in one exchange,
+// then answers ErrBehind (a retry), so the gateway asks again for as long
+// as it allows instead of the exchange running into its stream deadline.
 func (s *standbyPay) awaitHeight(ctx context.Context, h int64) error {
 	app := s.p.d.Chain.App()
+	give := s.p.d.Clock.After(behindWait)
 	for app.Height() < h {
 		select {
 		case <-s.p.d.Clock.After(heightPoll):
+		case <-give:
+			return fmt.Errorf("%w: at height %d", sessioncache.ErrBehind, app.Height())
 		case <-ctx.Done():
-			return fmt.Errorf("this node's chain is at %d: %w", app.Height(), ctx.Err())
+			return fmt.Errorf("%w: at height %d: %w", sessioncache.ErrBehind, app.Height(), ctx.Err())
 		}
 	}
 	return nil
 }
 
-// heightPoll is how often awaitHeight reads the height: a fraction of a
-// block, and a read is a lock and a load.
-const heightPoll = 50 * time.Millisecond
+// heightPoll is how often awaitHeight reads the height (a fraction of a
+// block; a read is a lock and a load); behindWait is well inside an
+// exchange's deadline.
+const (
+	heightPoll = 50 * time.Millisecond
+	behindWait = 3 * time.Second
+)
 
 // run claims every held stream's accrual each interval until ctx ends.
 func (s *standbyPay) run(ctx context.Context, interval time.Duration) {

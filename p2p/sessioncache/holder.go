@@ -17,6 +17,11 @@ import (
 	"github.com/tenzrod/tenzrod/receipts/identity"
 )
 
+// ErrBehind marks a refusal that only time cures: the successor's copy of
+// the chain has not reached the block that funded the assignment yet.
+// Its answer is CodeRetry, so the gateway asks again.
+var ErrBehind = errors.New("sessioncache: this node's chain is behind the assignment")
+
 // Rejection is a refusal with its counted reason.
 type Rejection struct {
 	Reason string

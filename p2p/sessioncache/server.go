@@ -96,7 +96,9 @@ func (s *Server) answer(ctx context.Context, from peer.ID, req *Request, log *sl
 	fail := func(err error) *Answer {
 		code := CodeRefused
 		var r *Rejection
-		if errors.As(err, &r) && r.Reason == ReasonUnassigned {
+		if errors.Is(err, ErrBehind) {
+			code = CodeRetry
+		} else if errors.As(err, &r) && r.Reason == ReasonUnassigned {
 			code = CodeUnknown
 		} else if !errors.As(err, &r) {
 			code = CodeRetry

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -19,6 +21,14 @@ func (s cacheSuccessors) Assign(ctx context.Context, to peer.ID, a SessionAssign
 
 func (s cacheSuccessors) Challenge(ctx context.Context, to peer.ID, sessionID string) (uint32, []byte, error) {
 	return sessioncache.Challenge(ctx, s.h, to, sessionID)
+}
+
+// behind reports a successor's answer that its chain has not reached the
+// stream's block yet: asked again until the assignment's bound, as long as
+// it keeps answering so.
+func behind(err error) bool {
+	var r *sessioncache.RefusedError
+	return errors.As(err, &r) && r.Code == sessioncache.CodeRetry && strings.Contains(r.Reason, sessioncache.ErrBehind.Error())
 }
 
 // CacheSuccessors is how a gateway on host h reaches standby successors.

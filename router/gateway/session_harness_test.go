@@ -12,6 +12,7 @@ import (
 
 	"github.com/tenzrod/tenzrod/gossip"
 	"github.com/tenzrod/tenzrod/p2p/infer"
+	"github.com/tenzrod/tenzrod/p2p/sessioncache"
 	"github.com/tenzrod/tenzrod/receipts/identity"
 	"github.com/tenzrod/tenzrod/receipts/terms"
 )
@@ -33,13 +34,14 @@ type successorNet struct {
 	assigns  []assignment
 	holds    map[peer.ID]map[string]uint32 // successor → session → turn
 	refuse   map[peer.ID]bool              // Assign fails
+	behind   map[peer.ID]bool              // Assign answers that its chain is behind (a retry)
 	lie      map[peer.ID]uint32            // Challenge answers this turn instead
 	asked    []peer.ID
 	assigned map[peer.ID]map[string]peer.ID // successor → session → primary
 }
 
 func newSuccessorNet() *successorNet {
-	return &successorNet{holds: map[peer.ID]map[string]uint32{}, refuse: map[peer.ID]bool{}, lie: map[peer.ID]uint32{},
+	return &successorNet{holds: map[peer.ID]map[string]uint32{}, refuse: map[peer.ID]bool{}, behind: map[peer.ID]bool{}, lie: map[peer.ID]uint32{},
 		assigned: map[peer.ID]map[string]peer.ID{}}
 }
 
@@ -48,6 +50,9 @@ func (n *successorNet) Assign(_ context.Context, to peer.ID, a SessionAssignment
 	defer n.mu.Unlock()
 	if n.refuse[to] {
 		return fmt.Errorf("sessioncache: %s refused the assignment", to)
+	}
+	if n.behind[to] {
+		return &sessioncache.RefusedError{Code: sessioncache.CodeRetry, Reason: fmt.Errorf("provider: stream committed at height 9: %w", sessioncache.ErrBehind).Error()}
 	}
 	n.assigns = append(n.assigns, assignment{to, a})
 	if n.assigned[to] == nil {

@@ -181,7 +181,7 @@ func (g *Gateway) engage(ctx context.Context, t *sessionTurn, primary, m *member
 	start := g.clock.Now()
 	for {
 		err := g.successors.Assign(actx, m.peer, a)
-		if err == nil || !fresh || g.clock.Since(start) >= assignSyncWait {
+		if err == nil || !fresh || (g.clock.Since(start) >= assignSyncWait && !behind(err)) {
 			return err
 		}
 		// A stream this gateway just saw committed may not be in the

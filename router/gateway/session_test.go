@@ -330,3 +330,31 @@ func TestAssignWaitsForTheSuccessorsChain(t *testing.T) {
 		}
 	})
 }
+
+// TestAssignWaitsWhileTheSuccessorIsBehind: a successor that answers
+// that its chain is behind the stream's block is asked again past
+// assignSyncWait, for as long as the assignment's bound allows, and is
+// assigned once it catches up; no other successor is funded meanwhile.
+func TestAssignWaitsWhileTheSuccessorIsBehind(t *testing.T) {
+	inBubble(t, func(t *testing.T, st *bubbleLedger) {
+		sm := newStandbyMarket(t, st, answer(ms, "ok"))
+		p1 := sm.provs[1].id
+		sm.net.mu.Lock()
+		sm.net.behind[p1] = true
+		sm.net.mu.Unlock()
+		go func() {
+			time.Sleep(3 * assignSyncWait) // a follower lagging well past the old fixed wait
+			sm.net.mu.Lock()
+			delete(sm.net.behind, p1)
+			sm.net.mu.Unlock()
+		}()
+		info := sm.mustTurn(t, &SessionRequest{Continuity: ContinuityOn})
+		if info.Successor == nil || info.Successor.Peer != p1.String() {
+			t.Fatalf("session %+v: want p1 once its chain caught up", info)
+		}
+		synctest.Wait()
+		if opened, stopped := sm.chain.streams(); len(opened) != 1 || stopped[opened[0].id] {
+			t.Fatalf("streams %+v stopped %v: one stream, to the successor that waited", opened, stopped)
+		}
+	})
+}
