@@ -11,7 +11,8 @@ import (
 // from the buyer through the gateway and a provider to an upstream engine
 // in OpenAI's shape, field by field, and is receipted and billed (the
 // gateway's and the provider's commitments to it agree); a request with
-// tools is refused naming the field before any provider is asked.
+// tools goes only to a provider announcing them, and a malformed one is
+// refused naming the field before any provider is asked.
 func TestPartsAndToolTurnsThroughTheMarket(t *testing.T) {
 	m := newFaultMarket(t, 1, nil)
 	fe, p := m.fakes[0], m.fronts[0]
@@ -43,14 +44,25 @@ func TestPartsAndToolTurnsThroughTheMarket(t *testing.T) {
 			t.Fatalf("the engine got messages\n%s\nwant\n%s", got, wantJSON)
 		}
 	})
-	m.run(t, "tools refused by name", func(t *testing.T) {
+	m.run(t, "tools only to a provider announcing them", func(t *testing.T) {
 		before, hits := m.ledger(t), fe.since()
 		a := m.askWith(t, false, nil, map[string]any{"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": "mul"}}}})
-		if a.status != http.StatusBadRequest || a.err["param"] != "tools" {
-			t.Fatalf("status %d, error %v; want 400 naming tools", a.status, a.err)
+		// The upstream front does not announce tools; the embedded
+		// provider does, and serves it.
+		a.servedBy(t, m.healthy)
+		if hits() != 0 {
+			t.Fatal("a request with tools reached an upstream engine that does not announce them")
+		}
+		m.billed(t, before, m.healthy, 1)
+	})
+	m.run(t, "malformed tools refused by name", func(t *testing.T) {
+		before, hits := m.ledger(t), fe.since()
+		a := m.askWith(t, false, nil, map[string]any{"tools": []any{map[string]any{"type": "function", "function": map[string]any{"name": ""}}}})
+		if a.status != http.StatusBadRequest || a.err["param"] == nil {
+			t.Fatalf("status %d, error %v; want 400 naming the field", a.status, a.err)
 		}
 		if hits() != 0 {
-			t.Fatal("a request with tools reached an engine")
+			t.Fatal("a malformed tools request reached an engine")
 		}
 		m.billed(t, before, p, 0)
 	})
