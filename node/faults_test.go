@@ -222,11 +222,18 @@ func TestFaultFailover(t *testing.T) {
 		// and the provider is used again.
 		fe.always(fault{reset: true})
 		hits, before := fe.since(), m.ledger(t)
-		var opened time.Time
+		var opened, fifth time.Time
 		for i := 1; i <= 8; i++ {
+			if i == 5 {
+				fifth = time.Now() // the breaker opens during this request, not before
+			}
 			m.ask(t, i%2 == 0, nil).servedBy(t, good)
-			if want := int64(min(i, 5)); hits() != want {
-				t.Fatalf("after %d requests the engine saw %d, want %d", i, hits(), want)
+			want := int64(min(i, 5))
+			// A request that ended within the cooldown (5 s) of the fifth's
+			// start ran while the breaker was open; on a loaded machine a
+			// later one may be the probe after the cooldown: one hit more.
+			if got := hits(); got != want && (i <= 5 || time.Since(fifth) < 5*time.Second || got != want+1) {
+				t.Fatalf("after %d requests the engine saw %d, want %d", i, got, want)
 			}
 			if i == 5 {
 				opened = time.Now() // the fifth failure in a row opened the breaker
